@@ -1,0 +1,415 @@
+/*
+ * sinpe.h -- token embedding plus sinusoidal positional encoding on OpenCL.
+ *
+ * sinpe computes the input stage of a Transformer,
+ *
+ *     out[r, :] = token_scale * E[id_r, :] + PE(pos_r)
+ *
+ * where PE(p) is the sinusoidal encoding of "Attention Is All You Need" in
+ * any of the layouts used by the major frameworks.  The encoding is generated
+ * on the device, accurate to float32 rounding (|error| <= 1.5e-7 against a
+ * float64 evaluation for positions below 2^24), kept device-resident in a
+ * table that is shared per spec and grown on demand, and added to the
+ * gathered embedding rows by one fused kernel.
+ *
+ * Usage (error handling elided; every call returns a sinpe_status):
+ *
+ *     sinpe_context *ctx;  sinpe_table *tab;  sinpe_spec spec;
+ *     sinpe_context_create(NULL, &ctx);             // SINPE_DEVICE or best device
+ *     sinpe_spec_init(&spec, 4096);                 // the paper's encoding, d = 4096
+ *     sinpe_table_create(ctx, &spec, 2048, &tab);   // rows 0..2047 on the device
+ *     sinpe_embed_args a;  sinpe_embed_args_init(&a);
+ *     a.n_seqs = 4; a.seq_len = 2048; a.ids = ids_mem;
+ *     a.weights = emb_mem; a.vocab = 32000; a.out = act_mem;
+ *     a.token_scale = 64.0f;                        // sqrt(d)
+ *     sinpe_enqueue_embed(tab, queue, &a, 0, NULL, &ev);
+ *     ...
+ *     sinpe_table_release(tab);  sinpe_context_release(ctx);
+ *
+ * Errors.  Every function that can fail returns a sinpe_status.  On failure
+ * nothing has been enqueued and no caller buffer has been touched; a message
+ * naming the offending argument (or holding the program build log) is kept
+ * per thread and returned by sinpe_last_error().  The library never prints,
+ * aborts or exits.
+ *
+ * Threads.  All functions may be called from any thread.  One context, and
+ * the tables made from it, may be used by several threads at once: enqueue
+ * calls serialise their kernel-argument set-up internally (clSetKernelArg on
+ * a shared kernel is not thread-safe in OpenCL), and table growth swaps the
+ * table buffer under a lock, so a concurrent enqueue sees either the old or
+ * the new rows, both correct.  Releasing a handle while another thread still
+ * uses it is the caller's error, as with any reference-counted object.
+ */
+#ifndef SINPE_H
+#define SINPE_H
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#ifdef __APPLE__
+#include <OpenCL/cl.h>
+#else
+#include <CL/cl.h>
+#endif
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32) && defined(SINPE_BUILDING_DLL)
+#define SINPE_API __declspec(dllexport)
+#elif defined(__GNUC__) || defined(__clang__)
+#define SINPE_API __attribute__((visibility("default")))
+#else
+#define SINPE_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Version                                                                  */
+/* ------------------------------------------------------------------------ */
+
+#define SINPE_VERSION_MAJOR 0
+#define SINPE_VERSION_MINOR 1
+#define SINPE_VERSION_PATCH 0
+#define SINPE_VERSION_NUMBER \
+    (SINPE_VERSION_MAJOR * 10000 + SINPE_VERSION_MINOR * 100 + SINPE_VERSION_PATCH)
+
+/* The version of the library actually linked, as MAJOR*10000+MINOR*100+PATCH. */
+SINPE_API unsigned sinpe_version_number(void);
+/* The same as "MAJOR.MINOR.PATCH"; a static string. */
+SINPE_API const char *sinpe_version_string(void);
+
+/* ------------------------------------------------------------------------ */
+/* Status                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Status codes.  0 is success.  sinpe's own codes lie in [-2099, -2001] and
+ * are pinned: they keep their values across releases.  Any other negative
+ * value is an OpenCL error code (CL_OUT_OF_RESOURCES, ...) passed through
+ * unchanged from the runtime call that failed.
+ */
+#define SINPE_STATUS_MAP(X)                                                      \
+    X(SUCCESS,              0,     "success")                                    \
+    X(NULL_ARGUMENT,        -2001, "a required pointer or handle is NULL")       \
+    X(INVALID_SPEC,         -2002, "the encoding spec is invalid")               \
+    X(INVALID_SHAPE,        -2003, "a size, count or stride is invalid")         \
+    X(BUFFER_TOO_SMALL,     -2004, "a buffer is too small for offset + extent")  \
+    X(INVALID_WAIT_LIST,    -2005, "the event wait list is inconsistent")        \
+    X(CONTEXT_MISMATCH,     -2006, "an object belongs to another OpenCL context")\
+    X(ID_OUT_OF_RANGE,      -2007, "a token id lies outside [0, vocab)")         \
+    X(DEVICE_NOT_FOUND,     -2008, "no usable OpenCL device was found")          \
+    X(BUILD_FAILED,         -2009, "the OpenCL program failed to build")         \
+    X(OUT_OF_HOST_MEMORY,   -2010, "host memory allocation failed")              \
+    X(TOO_LARGE,            -2011, "a size exceeds what the device or sinpe can hold") \
+    X(UNSUPPORTED,          -2012, "the device does not support the request")    \
+    X(INVALID_OPTION,       -2013, "an option or environment setting is invalid")
+
+typedef enum sinpe_status {
+#define SINPE_X_ENUM(name, value, text) SINPE_##name = value,
+    SINPE_STATUS_MAP(SINPE_X_ENUM)
+#undef SINPE_X_ENUM
+    SINPE_STATUS_FORCE_INT_ = 0x7fffffff
+} sinpe_status;
+
+/*
+ * A short static description of a status: sinpe's own codes give their text,
+ * OpenCL codes their CL_* name, anything else "unknown status".  Never NULL.
+ */
+SINPE_API const char *sinpe_status_string(sinpe_status status);
+
+/*
+ * The detail of the last failure on the calling thread: which argument was
+ * wrong and why, or the full program build log after SINPE_BUILD_FAILED.
+ * Empty ("") when the last call on this thread succeeded.  The string stays
+ * valid until the next sinpe call on the same thread.  Never NULL.
+ */
+SINPE_API const char *sinpe_last_error(void);
+
+/* ------------------------------------------------------------------------ */
+/* Context                                                                  */
+/* ------------------------------------------------------------------------ */
+
+typedef struct sinpe_context sinpe_context;
+
+/*
+ * How the angle p * w is carried to float32 accuracy.
+ *
+ *  SINPE_MATH_FLOAT  float32 only: the angle is formed exactly in double-float
+ *                    arithmetic (fma) and reduced in quarter turns; sin and cos
+ *                    are evaluated by sinpe's own polynomials.  Runs on every
+ *                    device, including those without fp64 (Intel integrated
+ *                    GPUs), and gives the same bits on every conforming device.
+ *  SINPE_MATH_FP64   the angle and sin/cos in double precision, rounded once
+ *                    to float.  Requires cl_khr_fp64 (else SINPE_UNSUPPORTED).
+ *  SINPE_MATH_AUTO   SINPE_MATH_FLOAT (the default: it is portable and exact
+ *                    to the same bar; FP64 is there for cross-checking).
+ *
+ * Both meet the accuracy bar stated at the top of this file.
+ */
+typedef enum sinpe_math {
+    SINPE_MATH_AUTO = 0,
+    SINPE_MATH_FLOAT = 1,
+    SINPE_MATH_FP64 = 2
+} sinpe_math;
+
+/* Parameters for context creation; fill with sinpe_context_options_init(). */
+typedef struct sinpe_context_options {
+    sinpe_math math;
+    /*
+     * Device selector used by sinpe_context_create(); NULL means "read the
+     * environment variable SINPE_DEVICE".  Either "P:D" (platform and device
+     * indices, as PYOPENCL_CTX) or a case-insensitive substring of the
+     * platform or device name ("nvidia", "pthread").  When neither is set,
+     * the first GPU is taken, else the first accelerator, else the first CPU.
+     */
+    const char *device;
+} sinpe_context_options;
+
+SINPE_API void sinpe_context_options_init(sinpe_context_options *options);
+
+/*
+ * Creates a context on a device sinpe picks itself (see
+ * sinpe_context_options.device), with its own cl_context.  All kernels are
+ * built here, so no enqueue ever compiles.  options may be NULL (defaults).
+ * Blocks.  Errors: SINPE_DEVICE_NOT_FOUND when no platform or device matches
+ * (or none exists), SINPE_INVALID_OPTION for a malformed selector,
+ * SINPE_BUILD_FAILED with the log in sinpe_last_error(), SINPE_UNSUPPORTED
+ * when SINPE_MATH_FP64 is requested on a device without fp64.
+ */
+SINPE_API sinpe_status sinpe_context_create(const sinpe_context_options *options,
+                                            sinpe_context **context);
+
+/*
+ * Creates a context inside the host's own cl_context and device.  sinpe
+ * retains both (and everything else it keeps), so the host may release its
+ * own references at any time; sinpe releases its references in
+ * sinpe_context_release().  Errors as sinpe_context_create(), plus
+ * SINPE_CONTEXT_MISMATCH when device is not part of cl_ctx.
+ */
+SINPE_API sinpe_status sinpe_context_create_from_cl(cl_context cl_ctx, cl_device_id device,
+                                                    const sinpe_context_options *options,
+                                                    sinpe_context **context);
+
+/*
+ * Drops the caller's reference.  The context is destroyed when the last
+ * table made from it is released too.  NULL is a no-op.
+ */
+SINPE_API void sinpe_context_release(sinpe_context *context);
+
+/*
+ * Borrowed views of the context's OpenCL objects (not retained: retain them
+ * yourself to keep them past sinpe_context_release()).  The queue is an
+ * in-order, profiling-enabled queue sinpe uses for table generation and the
+ * host-memory convenience call; hosts may enqueue on it too.
+ */
+SINPE_API cl_context sinpe_context_cl_context(const sinpe_context *context);
+SINPE_API cl_device_id sinpe_context_device(const sinpe_context *context);
+SINPE_API cl_command_queue sinpe_context_queue(const sinpe_context *context);
+/* The math path in use: SINPE_MATH_FLOAT or SINPE_MATH_FP64, never AUTO. */
+SINPE_API sinpe_math sinpe_context_math(const sinpe_context *context);
+
+/* ------------------------------------------------------------------------ */
+/* Encoding spec                                                            */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Where sin and cos go in a row of d columns.  With S sin columns and C cos
+ * columns (S = C = H = floor(d/2) unless the odd policy says otherwise):
+ *  INTERLEAVED    [sin w0, cos w0, sin w1, cos w1, ...]       (the paper, XLM)
+ *  SPLIT_SIN_COS  [sin w0 .. sin w(S-1) | cos w0 .. cos w(C-1)]  (t2t, fairseq)
+ *  SPLIT_COS_SIN  [cos w0 .. cos w(C-1) | sin w0 .. sin w(S-1)]  (diffusers flip, ggml)
+ */
+typedef enum sinpe_layout {
+    SINPE_LAYOUT_INTERLEAVED = 0,
+    SINPE_LAYOUT_SPLIT_SIN_COS = 1,
+    SINPE_LAYOUT_SPLIT_COS_SIN = 2
+} sinpe_layout;
+
+/*
+ * What an odd d = 2H + 1 means.
+ *  ZERO_LAST  H sin and H cos columns, then one all-zero last column
+ *             (fairseq, tensor2tensor, diffusers, ggml).
+ *  EXTRA_SIN  H + 1 sin columns and H cos columns; the exponent denominator
+ *             becomes d/2 - shift instead of H - shift (HF Marian's
+ *             sentinel = ceil(d/2), XLM's interleaved table).
+ *  ERROR      an odd d is rejected with SINPE_INVALID_SPEC (Whisper,
+ *             OpenNMT, CTranslate2).
+ */
+typedef enum sinpe_odd_dim {
+    SINPE_ODD_ZERO_LAST = 0,
+    SINPE_ODD_EXTRA_SIN = 1,
+    SINPE_ODD_ERROR = 2
+} sinpe_odd_dim;
+
+/*
+ * The encoding.  For frequency index k (0-based) and position p:
+ *
+ *     w_k     = angle_scale * base^(-k / D),     D = H - shift
+ *               (D = d/2 - shift under SINPE_ODD_EXTRA_SIN with odd d;
+ *                w_0 = angle_scale whatever D is, which is tensor2tensor's
+ *                max(H - 1, 1) guard for H = 1)
+ *     PE(p)   = sin(p * w_k) and cos(p * w_k), placed by layout and odd_dim.
+ *
+ * Fill with sinpe_spec_init(), which gives the paper: interleaved, base
+ * 10000, shift 0, angle_scale 1, odd d -> zero last column.
+ * Constraints (else SINPE_INVALID_SPEC, naming the field): 1 <= dim <= 65536,
+ * base > 0 and finite, angle_scale finite, shift finite, D > 0 whenever
+ * there are two or more frequencies, layout and odd_dim one of the enums.
+ */
+typedef struct sinpe_spec {
+    size_t dim;
+    sinpe_layout layout;
+    sinpe_odd_dim odd_dim;
+    double base;        /* max_timescale / min_timescale; 10000 in the paper */
+    double shift;       /* 0: paper, Marian, ggml; 1: t2t, fairseq, Whisper  */
+    double angle_scale; /* multiplies every w_k: t2t min_timescale, diffusers scale */
+} sinpe_spec;
+
+SINPE_API void sinpe_spec_init(sinpe_spec *spec, size_t dim);
+
+/* ------------------------------------------------------------------------ */
+/* Device-resident table                                                    */
+/* ------------------------------------------------------------------------ */
+
+typedef struct sinpe_table sinpe_table;
+
+/*
+ * Returns the table of rows [0, n) of PE for spec, n >= rows, as a
+ * row-major float32 cl_mem of n * dim values, generated on the device.
+ * Tables are cached per context and spec: a second create with an equal
+ * spec returns the same table with one more reference, grown to rows if it
+ * had fewer.  rows may be 0 (the rows are then made on first reserve, and
+ * enqueues compute every position on the fly).  Blocks until the rows are
+ * ready.  Errors: SINPE_NULL_ARGUMENT, SINPE_INVALID_SPEC, SINPE_TOO_LARGE
+ * (rows * dim * 4 over the device's CL_DEVICE_MAX_MEM_ALLOC_SIZE), OpenCL
+ * errors from allocation.
+ */
+SINPE_API sinpe_status sinpe_table_create(sinpe_context *context, const sinpe_spec *spec,
+                                          size_t rows, sinpe_table **table);
+
+/*
+ * Grows the table to at least rows rows (geometrically, to amortise growth).
+ * A smaller request is a no-op.  Blocks until the new rows are ready.  Safe
+ * while other threads enqueue with this table.  On failure (SINPE_TOO_LARGE,
+ * CL_MEM_OBJECT_ALLOCATION_FAILURE, ...) the old rows stay valid and in use.
+ */
+SINPE_API sinpe_status sinpe_table_reserve(sinpe_table *table, size_t rows);
+
+/*
+ * The current table buffer and its row count.  *mem is retained for the
+ * caller, who must clReleaseMemObject() it; it stays valid (and unchanged)
+ * even if the table grows afterwards.  Row p holds PE(p) in dim floats.
+ */
+SINPE_API sinpe_status sinpe_table_borrow(sinpe_table *table, cl_mem *mem, size_t *rows);
+
+/* The row count now held (0 for a NULL table). */
+SINPE_API size_t sinpe_table_rows(const sinpe_table *table);
+/* A copy of the spec the table was made for (normalised: the same values). */
+SINPE_API sinpe_spec sinpe_table_spec(const sinpe_table *table);
+
+/* Drops one reference; the last one frees the device buffer.  NULL is a no-op. */
+SINPE_API void sinpe_table_release(sinpe_table *table);
+
+/* ------------------------------------------------------------------------ */
+/* Fused embedding and the unfused pair                                     */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Arguments of the embedding calls; fill with sinpe_embed_args_init().
+ * All offsets, strides and counts are in elements, not bytes.
+ *
+ * Tokens form n_seqs sequences of seq_len tokens; token (b, t) is row
+ * r = b * seq_len + t of ids, positions and out.
+ *
+ *  ids        cl_int[n_seqs * seq_len] at ids_offset.
+ *  weights    float32 embedding table E, vocab rows, row r at
+ *             weights_offset + r * weights_stride (0 means dim).
+ *  out        float32 output, row r at out_offset + r * out_stride (0 means
+ *             dim), so that results land inside a wider activation buffer.
+ *             Only the dim columns of each row are written.
+ *  position   of token (b, t): start + t when positions is NULL, else
+ *             start + positions[positions_offset + r] (cl_int).  Any value
+ *             is valid: positions past the table's rows (or negative ones)
+ *             are computed on the fly with identical results.
+ *  bad_ids    optional cl_int counter: for each token whose id lies outside
+ *             [0, vocab) the kernel adds 1 to bad_ids[bad_ids_offset]
+ *             (atomically).  Zero it before, read it after the event.  Such
+ *             a token is never read from E: its embedding counts as zero.
+ */
+typedef struct sinpe_embed_args {
+    size_t n_seqs, seq_len;
+    cl_mem ids;       size_t ids_offset;
+    cl_mem weights;   size_t weights_offset;  size_t weights_stride;  size_t vocab;
+    cl_mem out;       size_t out_offset;      size_t out_stride;
+    float token_scale; /* 1 after init; sqrt(dim) in the paper */
+    cl_int start;
+    cl_mem positions; size_t positions_offset;
+    cl_mem bad_ids;   size_t bad_ids_offset;
+} sinpe_embed_args;
+
+SINPE_API void sinpe_embed_args_init(sinpe_embed_args *args);
+
+/*
+ * The fused call: out[r, :] = token_scale * E[id_r, :] + PE(pos_r), one
+ * kernel, one pass over memory.  Enqueued on the caller's queue (which must
+ * belong to the table's context and device) after the events in the wait
+ * list; *event, when event is not NULL, receives the kernel's event.
+ * Non-blocking.  Validation errors (nothing is enqueued):
+ *   SINPE_NULL_ARGUMENT   table, queue, args or a required buffer is NULL;
+ *   SINPE_INVALID_SHAPE   n_seqs, seq_len or vocab is 0, a stride < dim,
+ *                         vocab > 2^31 - 1, the row count over 2^31 - 1;
+ *   SINPE_BUFFER_TOO_SMALL  a buffer is smaller than offset + extent;
+ *   SINPE_INVALID_WAIT_LIST (0, non-NULL) or (n > 0, NULL);
+ *   SINPE_CONTEXT_MISMATCH  the queue or a buffer is from another context
+ *                         or device.
+ */
+SINPE_API sinpe_status sinpe_enqueue_embed(sinpe_table *table, cl_command_queue queue,
+                                           const sinpe_embed_args *args,
+                                           cl_uint num_events_in_wait_list,
+                                           const cl_event *event_wait_list, cl_event *event);
+
+/*
+ * First half of the unfused baseline: out[r, :] = token_scale * E[id_r, :],
+ * with the same arguments, checks and id handling as sinpe_enqueue_embed()
+ * (positions are ignored).
+ */
+SINPE_API sinpe_status sinpe_enqueue_gather(sinpe_table *table, cl_command_queue queue,
+                                            const sinpe_embed_args *args,
+                                            cl_uint num_events_in_wait_list,
+                                            const cl_event *event_wait_list, cl_event *event);
+
+/*
+ * Second half: out[r, :] += PE(pos_r) in place, for hosts that do their own
+ * gather.  Uses n_seqs, seq_len, out*, start and positions* only (ids and
+ * weights may be NULL).  gather followed by add_positions gives the same
+ * bits as sinpe_enqueue_embed().
+ */
+SINPE_API sinpe_status sinpe_enqueue_add_positions(sinpe_table *table, cl_command_queue queue,
+                                                   const sinpe_embed_args *args,
+                                                   cl_uint num_events_in_wait_list,
+                                                   const cl_event *event_wait_list,
+                                                   cl_event *event);
+
+/*
+ * Synchronous convenience on host memory: the fused computation with ids
+ * (n_seqs * seq_len), weights (vocab * dim floats, row-major) and out
+ * (n_seqs * seq_len * dim floats) in host memory, positions start + t, or
+ * start + positions[r] when positions is not NULL.  Uses the context's own
+ * queue and temporary device buffers; blocks until out is written.  Ids are
+ * checked on the host first: any id outside [0, vocab) gives
+ * SINPE_ID_OUT_OF_RANGE (naming the first one) and out is left untouched.
+ */
+SINPE_API sinpe_status sinpe_embed_host(sinpe_table *table, const int32_t *ids,
+                                        size_t n_seqs, size_t seq_len,
+                                        const float *weights, size_t vocab,
+                                        float token_scale, int32_t start,
+                                        const int32_t *positions, float *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SINPE_H */

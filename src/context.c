@@ -1,0 +1,227 @@
+/*
+ * context.c -- the sinpe context: an OpenCL context, device and queue,
+ * the built program, and the table cache.
+ */
+#include "sinpe_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void sinpe_context_options_init(sinpe_context_options *options)
+{
+    if (!options)
+        return;
+    memset(options, 0, sizeof *options);
+    options->math = SINPE_MATH_AUTO;
+    options->device = NULL;
+}
+
+static void context_destroy(sinpe_context *ctx)
+{
+    sinpe__program_release(&ctx->prog);
+    if (ctx->dummy)
+        clReleaseMemObject(ctx->dummy);
+    if (ctx->queue)
+        clReleaseCommandQueue(ctx->queue);
+    if (ctx->device)
+        clReleaseDevice(ctx->device);
+    if (ctx->cl_ctx)
+        clReleaseContext(ctx->cl_ctx);
+    pthread_mutex_destroy(&ctx->lock);
+    free(ctx);
+}
+
+/* Everything after the cl_context and device exist; takes ownership of them. */
+static sinpe_status context_finish(cl_context cl_ctx, cl_device_id dev,
+                                   const sinpe_context_options *options, sinpe_context **out)
+{
+    sinpe_context_options defaults;
+    sinpe_context *ctx;
+    sinpe_status st;
+    cl_int err;
+
+    if (!options) {
+        sinpe_context_options_init(&defaults);
+        options = &defaults;
+    }
+    ctx = calloc(1, sizeof *ctx);
+    if (!ctx) {
+        clReleaseDevice(dev);
+        clReleaseContext(cl_ctx);
+        return sinpe__fail(SINPE_OUT_OF_HOST_MEMORY, "no memory for a context");
+    }
+    pthread_mutex_init(&ctx->lock, NULL);
+    ctx->cl_ctx = cl_ctx;
+    ctx->device = dev;
+    ctx->refs = 1;
+
+    if ((st = sinpe__device_query(dev, &ctx->info)) != SINPE_SUCCESS)
+        goto fail;
+    switch (options->math) {
+    case SINPE_MATH_AUTO:
+    case SINPE_MATH_FLOAT:
+        ctx->math = SINPE_MATH_FLOAT;
+        break;
+    case SINPE_MATH_FP64:
+        if (!ctx->info.has_fp64) {
+            st = sinpe__fail(SINPE_UNSUPPORTED, "options.math: SINPE_MATH_FP64 requested but "
+                                                "device \"%s\" has no double precision",
+                             ctx->info.name);
+            goto fail;
+        }
+        ctx->math = SINPE_MATH_FP64;
+        break;
+    default:
+        st = sinpe__fail(SINPE_INVALID_OPTION, "options.math: unknown value %d",
+                         (int)options->math);
+        goto fail;
+    }
+    ctx->queue = clCreateCommandQueue(cl_ctx, dev, CL_QUEUE_PROFILING_ENABLE, &err);
+    if (err != CL_SUCCESS) {
+        st = sinpe__cl_fail(err, "clCreateCommandQueue");
+        goto fail;
+    }
+    ctx->dummy = clCreateBuffer(cl_ctx, CL_MEM_READ_WRITE, 64, NULL, &err);
+    if (err != CL_SUCCESS) {
+        st = sinpe__cl_fail(err, "clCreateBuffer");
+        goto fail;
+    }
+    if ((st = sinpe__program_build(cl_ctx, dev, ctx->math, &ctx->prog)) != SINPE_SUCCESS)
+        goto fail;
+    *out = ctx;
+    return SINPE_SUCCESS;
+fail:
+    context_destroy(ctx);
+    return st;
+}
+
+sinpe_status sinpe_context_create(const sinpe_context_options *options, sinpe_context **context)
+{
+    cl_platform_id platform;
+    cl_device_id dev;
+    cl_context cl_ctx;
+    cl_int err;
+
+    sinpe__clear_error();
+    SINPE_CHECK(!context, SINPE_NULL_ARGUMENT, "context: the output pointer is NULL");
+    *context = NULL;
+    SINPE_FORWARD(sinpe__device_pick(options ? options->device : NULL, &platform, &dev));
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)platform, 0};
+    cl_ctx = clCreateContext(props, 1, &dev, NULL, NULL, &err);
+    SINPE_CL_CHECK(err, "clCreateContext");
+    clRetainDevice(dev);
+    return context_finish(cl_ctx, dev, options, context);
+}
+
+sinpe_status sinpe_context_create_from_cl(cl_context cl_ctx, cl_device_id device,
+                                          const sinpe_context_options *options,
+                                          sinpe_context **context)
+{
+    cl_uint n = 0;
+    cl_device_id devs[64];
+    int found = 0;
+
+    sinpe__clear_error();
+    SINPE_CHECK(!context, SINPE_NULL_ARGUMENT, "context: the output pointer is NULL");
+    *context = NULL;
+    SINPE_CHECK(!cl_ctx, SINPE_NULL_ARGUMENT, "cl_ctx is NULL");
+    SINPE_CHECK(!device, SINPE_NULL_ARGUMENT, "device is NULL");
+    SINPE_CL_CHECK(clGetContextInfo(cl_ctx, CL_CONTEXT_NUM_DEVICES, sizeof n, &n, NULL),
+                   "clGetContextInfo(cl_ctx)");
+    if (n > 64)
+        n = 64;
+    SINPE_CL_CHECK(clGetContextInfo(cl_ctx, CL_CONTEXT_DEVICES, n * sizeof devs[0], devs, NULL),
+                   "clGetContextInfo(cl_ctx)");
+    for (cl_uint i = 0; i < n; i++)
+        found |= devs[i] == device;
+    SINPE_CHECK(!found, SINPE_CONTEXT_MISMATCH, "device is not a device of cl_ctx");
+    SINPE_CL_CHECK(clRetainContext(cl_ctx), "clRetainContext");
+    clRetainDevice(device);
+    return context_finish(cl_ctx, device, options, context);
+}
+
+void sinpe__context_retain(sinpe_context *ctx)
+{
+    pthread_mutex_lock(&ctx->lock);
+    ctx->refs++;
+    pthread_mutex_unlock(&ctx->lock);
+}
+
+void sinpe__context_unref(sinpe_context *ctx)
+{
+    unsigned left;
+    pthread_mutex_lock(&ctx->lock);
+    left = --ctx->refs;
+    pthread_mutex_unlock(&ctx->lock);
+    if (left == 0)
+        context_destroy(ctx);
+}
+
+void sinpe_context_release(sinpe_context *context)
+{
+    if (context)
+        sinpe__context_unref(context);
+}
+
+cl_context sinpe_context_cl_context(const sinpe_context *c) { return c ? c->cl_ctx : NULL; }
+cl_device_id sinpe_context_device(const sinpe_context *c) { return c ? c->device : NULL; }
+cl_command_queue sinpe_context_queue(const sinpe_context *c) { return c ? c->queue : NULL; }
+sinpe_math sinpe_context_math(const sinpe_context *c) { return c ? c->math : SINPE_MATH_AUTO; }
+
+sinpe_status sinpe__check_wait_list(cl_uint n, const cl_event *list)
+{
+    SINPE_CHECK(n > 0 && !list, SINPE_INVALID_WAIT_LIST,
+                "event_wait_list is NULL but num_events_in_wait_list is %u", n);
+    SINPE_CHECK(n == 0 && list, SINPE_INVALID_WAIT_LIST,
+                "event_wait_list is not NULL but num_events_in_wait_list is 0");
+    for (cl_uint i = 0; i < n; i++)
+        SINPE_CHECK(!list[i], SINPE_INVALID_WAIT_LIST, "event_wait_list[%u] is NULL", i);
+    return SINPE_SUCCESS;
+}
+
+static size_t pow2_at_least(size_t n)
+{
+    size_t p = 1;
+    while (p < n)
+        p <<= 1;
+    return p;
+}
+
+static size_t round_up(size_t n, size_t m) { return (n + m - 1) / m * m; }
+
+sinpe_status sinpe__context_launch(sinpe_context *ctx, cl_command_queue queue, int k,
+                                   cl_uint nargs, const void *const *args,
+                                   const size_t *sizes, size_t cols, size_t rows,
+                                   cl_uint nwait, const cl_event *wait, cl_event *event)
+{
+    cl_kernel kernel = ctx->prog.kernels[k];
+    size_t cap = ctx->prog.wg[k] < 256 ? ctx->prog.wg[k] : 256;
+    size_t local[2], global[2];
+    cl_int err = CL_SUCCESS;
+
+    if (cap < 1)
+        cap = 1;
+    local[0] = pow2_at_least(cols);
+    if (local[0] > cap)
+        local[0] = cap;
+    if (local[0] > ctx->info.max_item[0])
+        local[0] = ctx->info.max_item[0];
+    local[1] = cap / local[0];
+    if (local[1] > pow2_at_least(rows))
+        local[1] = pow2_at_least(rows);
+    if (local[1] > ctx->info.max_item[1])
+        local[1] = ctx->info.max_item[1];
+    if (local[1] < 1)
+        local[1] = 1;
+    global[0] = round_up(cols, local[0]);
+    global[1] = round_up(rows, local[1]);
+
+    pthread_mutex_lock(&ctx->lock);
+    for (cl_uint i = 0; i < nargs && err == CL_SUCCESS; i++)
+        err = clSetKernelArg(kernel, i, sizes[i], args[i]);
+    if (err == CL_SUCCESS)
+        err = clEnqueueNDRangeKernel(queue, kernel, 2, NULL, global, local, nwait, wait, event);
+    pthread_mutex_unlock(&ctx->lock);
+    SINPE_CL_CHECK(err, "clEnqueueNDRangeKernel");
+    return SINPE_SUCCESS;
+}

@@ -1,0 +1,182 @@
+/*
+ * device.c -- finding a device (SINPE_DEVICE, else GPU > accelerator > CPU)
+ * and reading the few facts sinpe's choices depend on.
+ */
+#include "sinpe_internal.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_PLATFORMS 16
+#define MAX_DEVICES 64
+
+typedef struct {
+    cl_platform_id platform;
+    cl_device_id device;
+    unsigned pi, di;   /* indices as "P:D" counts them */
+    cl_device_type type;
+    char name[512];    /* "platform name / device name" */
+} candidate;
+
+static unsigned list_devices(candidate *out, unsigned cap)
+{
+    cl_platform_id plats[MAX_PLATFORMS];
+    cl_uint np = 0, n = 0;
+    if (clGetPlatformIDs(MAX_PLATFORMS, plats, &np) != CL_SUCCESS)
+        return 0;
+    if (np > MAX_PLATFORMS)
+        np = MAX_PLATFORMS;
+    for (cl_uint p = 0; p < np; p++) {
+        cl_device_id devs[MAX_DEVICES];
+        cl_uint nd = 0;
+        char pname[200] = "";
+        if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, MAX_DEVICES, devs, &nd) != CL_SUCCESS)
+            continue;
+        clGetPlatformInfo(plats[p], CL_PLATFORM_NAME, sizeof pname - 1, pname, NULL);
+        if (nd > MAX_DEVICES)
+            nd = MAX_DEVICES;
+        for (cl_uint d = 0; d < nd && n < cap; d++) {
+            candidate *c = &out[n++];
+            char dname[256] = "";
+            c->platform = plats[p];
+            c->device = devs[d];
+            c->pi = p;
+            c->di = d;
+            c->type = 0;
+            clGetDeviceInfo(devs[d], CL_DEVICE_TYPE, sizeof c->type, &c->type, NULL);
+            clGetDeviceInfo(devs[d], CL_DEVICE_NAME, sizeof dname - 1, dname, NULL);
+            strcpy(c->name, pname);
+            strcat(c->name, " / ");
+            strcat(c->name, dname);
+        }
+    }
+    return n;
+}
+
+static int contains_nocase(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *hay; hay++) {
+        size_t i = 0;
+        while (i < n && hay[i] &&
+               tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
+            i++;
+        if (i == n)
+            return 1;
+    }
+    return n == 0;
+}
+
+/* "P", "P:D": 1 and the indices; 0 when sel is not of that form; -1 malformed. */
+static int parse_indices(const char *sel, unsigned *p, unsigned *d)
+{
+    const char *s = sel;
+    int seen_digit = 0, seen_colon = 0;
+    for (; *s; s++) {
+        if (isdigit((unsigned char)*s))
+            seen_digit = 1;
+        else if (*s == ':' && !seen_colon)
+            seen_colon = 1;
+        else
+            return 0;
+    }
+    if (!seen_digit)
+        return seen_colon ? -1 : 0;
+    char *end;
+    unsigned long a = strtoul(sel, &end, 10);
+    if (end == sel)
+        return -1;
+    *p = (unsigned)a;
+    *d = 0;
+    if (*end == ':') {
+        const char *q = end + 1;
+        if (!isdigit((unsigned char)*q))
+            return -1;
+        *d = (unsigned)strtoul(q, &end, 10);
+    }
+    return *end == '\0' ? 1 : -1;
+}
+
+sinpe_status sinpe__device_pick(const char *selector, cl_platform_id *platform,
+                                cl_device_id *device)
+{
+    candidate c[MAX_DEVICES];
+    unsigned n = list_devices(c, MAX_DEVICES);
+    const char *sel = selector && *selector ? selector : getenv("SINPE_DEVICE");
+    const char *from = selector && *selector ? "options.device" : "SINPE_DEVICE";
+    int pick = -1;
+
+    SINPE_CHECK(n == 0, SINPE_DEVICE_NOT_FOUND,
+                "no OpenCL platform with a device was found (is an ICD installed?)");
+    if (sel && *sel) {
+        unsigned pi, di;
+        int form = parse_indices(sel, &pi, &di);
+        SINPE_CHECK(form < 0, SINPE_INVALID_OPTION,
+                    "%s \"%s\" is malformed: use \"P:D\" indices or a name substring", from,
+                    sel);
+        for (unsigned i = 0; i < n && pick < 0; i++)
+            if (form ? c[i].pi == pi && c[i].di == di : contains_nocase(c[i].name, sel))
+                pick = (int)i;
+        SINPE_CHECK(pick < 0, SINPE_DEVICE_NOT_FOUND, "%s \"%s\" matches no device", from,
+                    sel);
+    } else {
+        static const cl_device_type order[] = {CL_DEVICE_TYPE_GPU, CL_DEVICE_TYPE_ACCELERATOR,
+                                               CL_DEVICE_TYPE_CPU};
+        for (unsigned t = 0; t < 3 && pick < 0; t++)
+            for (unsigned i = 0; i < n && pick < 0; i++)
+                if (c[i].type & order[t])
+                    pick = (int)i;
+        if (pick < 0)
+            pick = 0;
+    }
+    *platform = c[pick].platform;
+    *device = c[pick].device;
+    return SINPE_SUCCESS;
+}
+
+sinpe_status sinpe__device_query(cl_device_id device, sinpe__device_info *info)
+{
+    cl_platform_id plat;
+    cl_device_fp_config fp64 = 0;
+    char ver[128] = "";
+    size_t ext_len = 0;
+    memset(info, 0, sizeof *info);
+    SINPE_CL_CHECK(clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof info->name - 1, info->name,
+                                   NULL),
+                   "clGetDeviceInfo(CL_DEVICE_NAME)");
+    SINPE_CL_CHECK(clGetDeviceInfo(device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof info->max_alloc,
+                                   &info->max_alloc, NULL),
+                   "clGetDeviceInfo(CL_DEVICE_MAX_MEM_ALLOC_SIZE)");
+    SINPE_CL_CHECK(clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof info->max_wg,
+                                   &info->max_wg, NULL),
+                   "clGetDeviceInfo(CL_DEVICE_MAX_WORK_GROUP_SIZE)");
+    SINPE_CL_CHECK(clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof info->max_item,
+                                   info->max_item, NULL),
+                   "clGetDeviceInfo(CL_DEVICE_MAX_WORK_ITEM_SIZES)");
+    /* Absent on devices without fp64: a failure simply means "none". */
+    if (clGetDeviceInfo(device, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64, &fp64, NULL) !=
+        CL_SUCCESS)
+        fp64 = 0;
+    info->has_fp64 = fp64 != 0;
+    if (clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, 0, NULL, &ext_len) == CL_SUCCESS) {
+        char *ext = calloc(ext_len + 1, 1);
+        SINPE_CHECK(!ext, SINPE_OUT_OF_HOST_MEMORY, "no memory for the extension list");
+        if (clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, ext_len, ext, NULL) == CL_SUCCESS)
+            info->has_fp16 = strstr(ext, "cl_khr_fp16") != NULL;
+        free(ext);
+    }
+    SINPE_CL_CHECK(clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof plat, &plat, NULL),
+                   "clGetDeviceInfo(CL_DEVICE_PLATFORM)");
+    clGetPlatformInfo(plat, CL_PLATFORM_VERSION, sizeof ver - 1, ver, NULL);
+    /* "OpenCL M.m ..." */
+    info->cl_major = 1;
+    info->cl_minor = 2;
+    if (strncmp(ver, "OpenCL ", 7) == 0) {
+        char *end;
+        info->cl_major = (unsigned)strtoul(ver + 7, &end, 10);
+        if (*end == '.')
+            info->cl_minor = (unsigned)strtoul(end + 1, NULL, 10);
+    }
+    return SINPE_SUCCESS;
+}

@@ -1,0 +1,151 @@
+/*
+ * sinpe_internal.h -- what the src/ files share.  Dependencies point one way:
+ * status -> device -> context/program -> spec -> table -> embed -> host.
+ */
+#ifndef SINPE_INTERNAL_H
+#define SINPE_INTERNAL_H
+
+#include "sinpe.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+
+/* ---- status.c ------------------------------------------------------------ */
+
+/* Records a failure message for sinpe_last_error() and returns status. */
+sinpe_status sinpe__fail(sinpe_status status, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Records an OpenCL failure of call `what`, returns the cl code as a status. */
+sinpe_status sinpe__cl_fail(cl_int err, const char *what);
+/* Records a failure whose message is long (a build log). */
+sinpe_status sinpe__fail_long(sinpe_status status, const char *head, const char *body);
+/* Clears the calling thread's message: called on entry by public functions. */
+void sinpe__clear_error(void);
+
+/* Returns from the current function with a recorded failure when cond holds. */
+#define SINPE_CHECK(cond, status, ...)                 \
+    do {                                               \
+        if (cond)                                      \
+            return sinpe__fail((status), __VA_ARGS__); \
+    } while (0)
+
+/* Forwards a failed sinpe_status (the message is already recorded). */
+#define SINPE_FORWARD(expr)              \
+    do {                                 \
+        sinpe_status sinpe_s_ = (expr);  \
+        if (sinpe_s_ != SINPE_SUCCESS)   \
+            return sinpe_s_;             \
+    } while (0)
+
+/* Returns the OpenCL failure of call `what`. */
+#define SINPE_CL_CHECK(err, what)                 \
+    do {                                          \
+        cl_int sinpe_e_ = (err);                  \
+        if (sinpe_e_ != CL_SUCCESS)               \
+            return sinpe__cl_fail(sinpe_e_, what);\
+    } while (0)
+
+/* ---- device.c ------------------------------------------------------------ */
+
+/* Picks a device by selector (NULL or "" = SINPE_DEVICE, then GPU > ACC > CPU). */
+sinpe_status sinpe__device_pick(const char *selector, cl_platform_id *platform,
+                                cl_device_id *device);
+
+/* The facts about a device that sinpe's choices depend on. */
+typedef struct sinpe__device_info {
+    char name[256];
+    cl_ulong max_alloc;
+    size_t max_wg;
+    size_t max_item[3]; /* CL_DEVICE_MAX_WORK_ITEM_SIZES */
+    int has_fp64;
+    int has_fp16;
+    unsigned cl_major, cl_minor; /* platform version */
+} sinpe__device_info;
+
+sinpe_status sinpe__device_query(cl_device_id device, sinpe__device_info *info);
+
+/* ---- program.c ----------------------------------------------------------- */
+
+extern const char sinpe__kernel_source[];
+extern const unsigned long sinpe__kernel_source_len;
+
+enum sinpe__kernel_id {
+    SINPE_K_TABLE_FILL,
+    SINPE_K_EMBED,
+    SINPE_K_GATHER,
+    SINPE_K_ADD,
+    SINPE_K_COUNT
+};
+
+typedef struct sinpe__program {
+    cl_program program;
+    cl_kernel kernels[SINPE_K_COUNT];
+    size_t wg[SINPE_K_COUNT]; /* CL_KERNEL_WORK_GROUP_SIZE of each */
+} sinpe__program;
+
+sinpe_status sinpe__program_build(cl_context ctx, cl_device_id dev, sinpe_math math,
+                                  sinpe__program *prog);
+void sinpe__program_release(sinpe__program *prog);
+
+/* ---- context.c ----------------------------------------------------------- */
+
+struct sinpe_context {
+    cl_context cl_ctx;
+    cl_device_id device;
+    cl_command_queue queue;
+    sinpe__device_info info;
+    sinpe_math math;
+    sinpe__program prog;
+    cl_mem dummy; /* bound to unused buffer arguments */
+
+    pthread_mutex_t lock;       /* refs, the table cache, kernel arguments */
+    unsigned refs;              /* the caller's one + one per live table  */
+    struct sinpe_table *tables; /* cache, linked through sinpe_table.next */
+};
+
+/* Takes a reference / drops one (the last frees). ctx->lock not held. */
+void sinpe__context_retain(sinpe_context *ctx);
+void sinpe__context_unref(sinpe_context *ctx);
+
+/*
+ * Sets the arguments of kernel k and enqueues it over a 2D range, under the
+ * context lock (clSetKernelArg on a shared kernel is not thread-safe).
+ * args[i] points at the value of argument i, of size sizes[i].
+ */
+sinpe_status sinpe__context_launch(sinpe_context *ctx, cl_command_queue queue, int k,
+                                   cl_uint nargs, const void *const *args,
+                                   const size_t *sizes, size_t cols, size_t rows,
+                                   cl_uint nwait, const cl_event *wait, cl_event *event);
+
+/* Checks a wait list the way OpenCL should but pocl and oclgrind do not. */
+sinpe_status sinpe__check_wait_list(cl_uint n, const cl_event *list);
+
+/* ---- spec.c -------------------------------------------------------------- */
+
+sinpe_status sinpe__spec_validate(const sinpe_spec *spec);
+int sinpe__spec_equal(const sinpe_spec *a, const sinpe_spec *b);
+/* Fills desc[8 * dim] with the per-column descriptors read by pe_math.cl. */
+void sinpe__spec_columns(const sinpe_spec *spec, float *desc);
+
+/* ---- table.c ------------------------------------------------------------- */
+
+struct sinpe_table {
+    sinpe_context *ctx;
+    sinpe_spec spec;
+    cl_mem desc;          /* 8 floats per column, fixed */
+    unsigned refs;        /* under ctx->lock */
+    struct sinpe_table *next;
+
+    pthread_mutex_t grow; /* serialises growers */
+    pthread_mutex_t lock; /* guards mem and rows */
+    cl_mem mem;           /* NULL while rows == 0 */
+    size_t rows;
+};
+
+/* A consistent (mem, rows) pair; *mem is retained (or NULL when rows == 0). */
+void sinpe__table_snapshot(sinpe_table *t, cl_mem *mem, size_t *rows);
+
+#endif /* SINPE_INTERNAL_H */

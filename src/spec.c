@@ -1,0 +1,118 @@
+/*
+ * spec.c -- the encoding spec: defaults, validation, and the per-column
+ * descriptors that tell the kernels which frequency and phase each column has.
+ */
+#include "sinpe_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+/* dim limit: column indices stay well inside int and the descriptors small. */
+#define SINPE_MAX_DIM (1u << 20)
+
+void sinpe_spec_init(sinpe_spec *spec, size_t dim)
+{
+    if (!spec)
+        return;
+    memset(spec, 0, sizeof *spec);
+    spec->dim = dim;
+    spec->layout = SINPE_LAYOUT_INTERLEAVED;
+    spec->odd_dim = SINPE_ODD_ZERO_LAST;
+    spec->base = 10000.0;
+    spec->shift = 0.0;
+    spec->angle_scale = 1.0;
+}
+
+/* Column counts: S sin columns, C cos columns; D the exponent denominator. */
+static void spec_counts(const sinpe_spec *s, size_t *S, size_t *C, double *D)
+{
+    size_t h = s->dim / 2, odd = s->dim & 1;
+    int extra = s->odd_dim == SINPE_ODD_EXTRA_SIN && odd;
+    *S = h + (extra ? 1 : 0);
+    *C = h;
+    *D = (extra ? (double)s->dim / 2.0 : (double)h) - s->shift;
+}
+
+sinpe_status sinpe__spec_validate(const sinpe_spec *s)
+{
+    size_t S, C;
+    double D;
+    SINPE_CHECK(!s, SINPE_NULL_ARGUMENT, "spec is NULL");
+    SINPE_CHECK(s->dim < 1, SINPE_INVALID_SPEC, "spec.dim is 0: it must be at least 1");
+    SINPE_CHECK(s->dim > SINPE_MAX_DIM, SINPE_INVALID_SPEC, "spec.dim %zu exceeds %u", s->dim,
+                SINPE_MAX_DIM);
+    SINPE_CHECK((unsigned)s->layout > SINPE_LAYOUT_SPLIT_COS_SIN, SINPE_INVALID_SPEC,
+                "spec.layout %d is not a sinpe_layout", (int)s->layout);
+    SINPE_CHECK((unsigned)s->odd_dim > SINPE_ODD_ERROR, SINPE_INVALID_SPEC,
+                "spec.odd_dim %d is not a sinpe_odd_dim", (int)s->odd_dim);
+    SINPE_CHECK(s->odd_dim == SINPE_ODD_ERROR && (s->dim & 1), SINPE_INVALID_SPEC,
+                "spec.dim %zu is odd and spec.odd_dim is SINPE_ODD_ERROR", s->dim);
+    SINPE_CHECK(!(s->base > 0.0) || !isfinite(s->base), SINPE_INVALID_SPEC,
+                "spec.base must be finite and > 0 (got %g)", s->base);
+    SINPE_CHECK(!isfinite(s->shift), SINPE_INVALID_SPEC, "spec.shift must be finite");
+    SINPE_CHECK(!isfinite(s->angle_scale), SINPE_INVALID_SPEC,
+                "spec.angle_scale must be finite");
+    spec_counts(s, &S, &C, &D);
+    SINPE_CHECK((S > 1 || C > 1) && !(D > 0.0), SINPE_INVALID_SPEC,
+                "spec.shift %g leaves the exponent denominator %g <= 0 for dim %zu", s->shift, D,
+                s->dim);
+    return SINPE_SUCCESS;
+}
+
+int sinpe__spec_equal(const sinpe_spec *a, const sinpe_spec *b)
+{
+    return a->dim == b->dim && a->layout == b->layout && a->odd_dim == b->odd_dim &&
+           a->base == b->base && a->shift == b->shift && a->angle_scale == b->angle_scale;
+}
+
+/* x as the unevaluated sum f[0] + f[1] + f[2] of floats (72 bits). */
+static void split3(long double x, float *f)
+{
+    f[0] = (float)x;
+    x -= f[0];
+    f[1] = (float)x;
+    x -= f[1];
+    f[2] = (float)x;
+}
+
+/* x mod 4 in [0, 4). */
+static long double mod4(long double x)
+{
+    long double r = fmodl(x, 4.0L);
+    return r < 0 ? r + 4.0L : r;
+}
+
+void sinpe__spec_columns(const sinpe_spec *s, float *desc)
+{
+    const long double two_over_pi = 0.636619772367581343075535053490057448L;
+    size_t S, C;
+    double D;
+    spec_counts(s, &S, &C, &D);
+    for (size_t c = 0; c < s->dim; c++) {
+        float *d = desc + 8 * c;
+        size_t k = 0;
+        int kind = 0; /* 0 zero, 1 sin, 2 cos */
+        switch (s->layout) {
+        case SINPE_LAYOUT_INTERLEAVED:
+            k = c / 2;
+            kind = (c & 1) ? (k < C ? 2 : 0) : (k < S ? 1 : 0);
+            break;
+        case SINPE_LAYOUT_SPLIT_SIN_COS:
+            kind = c < S ? 1 : c < S + C ? 2 : 0;
+            k = c < S ? c : c - S;
+            break;
+        case SINPE_LAYOUT_SPLIT_COS_SIN:
+            kind = c < C ? 2 : c < S + C ? 1 : 0;
+            k = c < C ? c : c - C;
+            break;
+        }
+        memset(d, 0, 8 * sizeof *d);
+        if (kind == 0)
+            continue;
+        double w = s->angle_scale * (k == 0 ? 1.0 : pow(s->base, -(double)k / D));
+        long double q = (long double)w * two_over_pi;
+        split3(mod4(4096.0L * q), d);
+        d[3] = kind == 2 ? 1.0f : 0.0f;
+        split3(mod4(q), d + 4);
+    }
+}

@@ -1,0 +1,246 @@
+/*
+ * table.c -- the device-resident encoding table: shared per (context, spec),
+ * generated on the device, grown on demand.
+ */
+#include "sinpe_internal.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Positions are cl_int on the device, so a table never holds more rows. */
+#define SINPE_MAX_ROWS ((size_t)INT_MAX)
+
+static void table_free(sinpe_table *t)
+{
+    if (t->mem)
+        clReleaseMemObject(t->mem);
+    if (t->desc)
+        clReleaseMemObject(t->desc);
+    pthread_mutex_destroy(&t->grow);
+    pthread_mutex_destroy(&t->lock);
+    free(t);
+}
+
+static sinpe_status table_new(sinpe_context *ctx, const sinpe_spec *spec, sinpe_table **out)
+{
+    size_t bytes = spec->dim * 8 * sizeof(float);
+    float *desc;
+    cl_int err;
+    sinpe_table *t;
+
+    SINPE_CHECK(bytes > ctx->info.max_alloc, SINPE_TOO_LARGE,
+                "spec.dim %zu: the column descriptors exceed the device's max allocation",
+                spec->dim);
+    desc = malloc(bytes);
+    t = calloc(1, sizeof *t);
+    if (!desc || !t) {
+        free(desc);
+        free(t);
+        return sinpe__fail(SINPE_OUT_OF_HOST_MEMORY, "no memory for a table");
+    }
+    sinpe__spec_columns(spec, desc);
+    t->desc = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, desc,
+                             &err);
+    free(desc);
+    pthread_mutex_init(&t->grow, NULL);
+    pthread_mutex_init(&t->lock, NULL);
+    t->ctx = ctx;
+    t->spec = *spec;
+    t->refs = 1;
+    if (err != CL_SUCCESS) {
+        t->desc = NULL;
+        table_free(t);
+        return sinpe__cl_fail(err, "clCreateBuffer(table descriptors)");
+    }
+    *out = t;
+    return SINPE_SUCCESS;
+}
+
+sinpe_status sinpe_table_create(sinpe_context *context, const sinpe_spec *spec, size_t rows,
+                                sinpe_table **table)
+{
+    sinpe_table *t = NULL, *fresh = NULL;
+    sinpe_status st;
+
+    sinpe__clear_error();
+    SINPE_CHECK(!table, SINPE_NULL_ARGUMENT, "table: the output pointer is NULL");
+    *table = NULL;
+    SINPE_CHECK(!context, SINPE_NULL_ARGUMENT, "context is NULL");
+    SINPE_FORWARD(sinpe__spec_validate(spec));
+    SINPE_FORWARD(table_new(context, spec, &fresh));
+
+    pthread_mutex_lock(&context->lock);
+    for (t = context->tables; t; t = t->next)
+        if (sinpe__spec_equal(&t->spec, spec))
+            break;
+    if (t) {
+        t->refs++;
+    } else {
+        t = fresh;
+        fresh = NULL;
+        t->next = context->tables;
+        context->tables = t;
+        context->refs++;
+    }
+    pthread_mutex_unlock(&context->lock);
+    if (fresh)
+        table_free(fresh);
+
+    st = sinpe_table_reserve(t, rows);
+    if (st != SINPE_SUCCESS) {
+        sinpe_table_release(t);
+        return st;
+    }
+    *table = t;
+    return SINPE_SUCCESS;
+}
+
+void sinpe_table_release(sinpe_table *table)
+{
+    sinpe_context *ctx;
+    int last;
+    if (!table)
+        return;
+    ctx = table->ctx;
+    pthread_mutex_lock(&ctx->lock);
+    last = --table->refs == 0;
+    if (last) {
+        sinpe_table **p = &ctx->tables;
+        while (*p != table)
+            p = &(*p)->next;
+        *p = table->next;
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    if (last) {
+        table_free(table);
+        sinpe__context_unref(ctx);
+    }
+}
+
+/* The largest row count the device can hold for this dim. */
+static size_t max_rows(const sinpe_table *t)
+{
+    cl_ulong by_alloc = t->ctx->info.max_alloc / (t->spec.dim * sizeof(float));
+    return by_alloc < SINPE_MAX_ROWS ? (size_t)by_alloc : SINPE_MAX_ROWS;
+}
+
+/* Fills a new buffer of n rows: copies the old rows, generates the rest. */
+static sinpe_status table_build(sinpe_table *t, cl_mem old, size_t old_rows, size_t n,
+                                cl_mem *out)
+{
+    sinpe_context *ctx = t->ctx;
+    size_t dim = t->spec.dim;
+    cl_int err;
+    cl_event ev = NULL;
+    cl_mem mem = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, n * dim * sizeof(float), NULL,
+                                &err);
+    SINPE_CL_CHECK(err, "clCreateBuffer(table)");
+    if (old_rows) {
+        err = clEnqueueCopyBuffer(ctx->queue, old, mem, 0, 0, old_rows * dim * sizeof(float), 0,
+                                  NULL, NULL);
+        if (err != CL_SUCCESS) {
+            clReleaseMemObject(mem);
+            return sinpe__cl_fail(err, "clEnqueueCopyBuffer(table)");
+        }
+    }
+    cl_uint dim_arg = (cl_uint)dim, nrows = (cl_uint)(n - old_rows);
+    cl_int row0 = (cl_int)old_rows;
+    const void *args[] = {&mem, &dim_arg, &row0, &nrows, &t->desc};
+    const size_t sizes[] = {sizeof mem, sizeof dim_arg, sizeof row0, sizeof nrows,
+                            sizeof t->desc};
+    sinpe_status st = sinpe__context_launch(ctx, ctx->queue, SINPE_K_TABLE_FILL, 5, args, sizes,
+                                            dim, n - old_rows, 0, NULL, &ev);
+    if (st == SINPE_SUCCESS) {
+        /* The queue is in order: the copy has finished when the fill has. */
+        err = clWaitForEvents(1, &ev);
+        clReleaseEvent(ev);
+        if (err != CL_SUCCESS)
+            st = sinpe__cl_fail(err, "clWaitForEvents(table fill)");
+    }
+    if (st != SINPE_SUCCESS) {
+        clReleaseMemObject(mem);
+        return st;
+    }
+    *out = mem;
+    return SINPE_SUCCESS;
+}
+
+sinpe_status sinpe_table_reserve(sinpe_table *table, size_t rows)
+{
+    size_t have, want, limit;
+    cl_mem old = NULL, mem = NULL;
+    sinpe_status st = SINPE_SUCCESS;
+
+    sinpe__clear_error();
+    SINPE_CHECK(!table, SINPE_NULL_ARGUMENT, "table is NULL");
+    limit = max_rows(table);
+    SINPE_CHECK(rows > limit, SINPE_TOO_LARGE,
+                "rows %zu x dim %zu exceeds the device's limit of %zu rows for this dim", rows,
+                table->spec.dim, limit);
+
+    pthread_mutex_lock(&table->grow);
+    sinpe__table_snapshot(table, &old, &have);
+    if (rows > have) {
+        /* Grow by half again at least, in multiples of 64 rows, to amortise. */
+        want = have + have / 2;
+        if (want < rows)
+            want = rows;
+        want = (want + 63) / 64 * 64;
+        if (want > limit)
+            want = limit;
+        st = table_build(table, old, have, want, &mem);
+        if (st == SINPE_SUCCESS) {
+            pthread_mutex_lock(&table->lock);
+            if (table->mem)
+                clReleaseMemObject(table->mem);
+            table->mem = mem;
+            table->rows = want;
+            pthread_mutex_unlock(&table->lock);
+        }
+    }
+    pthread_mutex_unlock(&table->grow);
+    if (old)
+        clReleaseMemObject(old);
+    return st;
+}
+
+void sinpe__table_snapshot(sinpe_table *t, cl_mem *mem, size_t *rows)
+{
+    pthread_mutex_lock(&t->lock);
+    *mem = t->mem;
+    *rows = t->rows;
+    if (*mem)
+        clRetainMemObject(*mem);
+    pthread_mutex_unlock(&t->lock);
+}
+
+sinpe_status sinpe_table_borrow(sinpe_table *table, cl_mem *mem, size_t *rows)
+{
+    sinpe__clear_error();
+    SINPE_CHECK(!table, SINPE_NULL_ARGUMENT, "table is NULL");
+    SINPE_CHECK(!mem, SINPE_NULL_ARGUMENT, "mem: the output pointer is NULL");
+    SINPE_CHECK(!rows, SINPE_NULL_ARGUMENT, "rows: the output pointer is NULL");
+    sinpe__table_snapshot(table, mem, rows);
+    return SINPE_SUCCESS;
+}
+
+size_t sinpe_table_rows(const sinpe_table *table)
+{
+    size_t rows;
+    if (!table)
+        return 0;
+    pthread_mutex_lock((pthread_mutex_t *)&table->lock);
+    rows = table->rows;
+    pthread_mutex_unlock((pthread_mutex_t *)&table->lock);
+    return rows;
+}
+
+sinpe_spec sinpe_table_spec(const sinpe_table *table)
+{
+    sinpe_spec s;
+    if (table)
+        return table->spec;
+    memset(&s, 0, sizeof s);
+    return s;
+}
