@@ -1,0 +1,207 @@
+#!/bin/sh
+# install-deps.sh [--with GROUP]...
+#
+# Checks that what sinpe needs to build and test is present: a C compiler,
+# make, pkg-config, the OpenCL headers, the OpenCL ICD loader, at least one
+# installed OpenCL driver (ICD), and the Check unit-test framework.  When
+# everything is there it exits 0 at once, without touching apt.  Otherwise it
+# installs the Debian packages with apt-get, as root or through a sudo that
+# needs no password, or prints the command to run and exits 1.
+#
+# Optional groups, each installed only when missing:
+#   --with oclgrind   the OpenCL simulator (oclgrind)
+#   --with gnuplot    plotting for benchmark results (gnuplot-nox)
+#   --with clang      clang and its sanitizer runtimes
+# Several groups may be given as "--with a,b", "--with=a" or repeated flags.
+# The compiler checked is $CC when set, else cc (a missing clang is
+# installed along with the base packages).
+set -eu
+
+base_packages="ocl-icd-opencl-dev opencl-headers pocl-opencl-icd check pkg-config clinfo gcc make"
+
+usage() {
+    echo "usage: $0 [--with oclgrind|gnuplot|clang]..." >&2
+    exit "${1:-2}"
+}
+
+with_oclgrind=no
+with_gnuplot=no
+with_clang=no
+
+add_groups() {
+    old_ifs=$IFS
+    IFS=,
+    for group in $1; do
+        case $group in
+            oclgrind) with_oclgrind=yes ;;
+            gnuplot) with_gnuplot=yes ;;
+            clang) with_clang=yes ;;
+            *) echo "$0: unknown group '$group'" >&2; usage ;;
+        esac
+    done
+    IFS=$old_ifs
+}
+
+while [ "$#" -gt 0 ]; do
+    case $1 in
+        --with)
+            [ "$#" -ge 2 ] || usage
+            add_groups "$2"
+            shift 2
+            ;;
+        --with=*)
+            add_groups "${1#--with=}"
+            shift
+            ;;
+        -h | --help) usage 0 ;;
+        *) echo "$0: unknown argument '$1'" >&2; usage ;;
+    esac
+done
+
+cc=${CC:-cc}
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' HUP INT TERM
+
+# Each check prints nothing and succeeds when the thing is present.
+have_cc() { command -v "$cc" >/dev/null 2>&1; }
+have_make() { command -v make >/dev/null 2>&1; }
+have_pkg_config() { command -v pkg-config >/dev/null 2>&1; }
+have_check() { have_pkg_config && pkg-config --exists check; }
+
+have_cl_header() {
+    have_cc || return 1
+    printf '#define CL_TARGET_OPENCL_VERSION 120\n#include <CL/cl.h>\n' >"$tmp/cl.c"
+    "$cc" -E "$tmp/cl.c" >/dev/null 2>&1
+}
+
+# The unversioned libOpenCL.so, which only the loader's dev package ships.
+have_cl_loader() {
+    have_cc || return 1
+    path=$("$cc" -print-file-name=libOpenCL.so 2>/dev/null) || return 1
+    case $path in
+        /*) [ -e "$path" ] ;;
+        *) return 1 ;;
+    esac
+}
+
+# The ICD loader reads OCL_ICD_VENDORS when set, else /etc/OpenCL/vendors.
+have_icd() {
+    dir=${OCL_ICD_VENDORS:-/etc/OpenCL/vendors}
+    if [ -f "$dir" ]; then
+        return 0
+    fi
+    for icd in "$dir"/*.icd; do
+        if [ -e "$icd" ]; then
+            return 0
+        fi
+    done
+    return 1
+}
+
+have_oclgrind() { command -v oclgrind >/dev/null 2>&1; }
+have_gnuplot() { command -v gnuplot >/dev/null 2>&1; }
+
+# clang itself, and its sanitizer runtimes (a separate package on Debian).
+have_clang() {
+    command -v clang >/dev/null 2>&1 || return 1
+    printf 'int main(void) { return 0; }\n' >"$tmp/rt.c"
+    clang -fsanitize=address,undefined -o "$tmp/rt" "$tmp/rt.c" >/dev/null 2>&1
+}
+
+# Fills $missing with a description of everything absent, and $packages with
+# the Debian packages that provide it.
+survey() {
+    missing=
+    packages=
+    base_missing=no
+    cc_package=
+    if ! have_cc; then
+        missing="$missing, C compiler ($cc)"
+        base_missing=yes
+        case $cc in
+            *clang*) cc_package=" clang" ;;
+        esac
+    fi
+    have_make || { missing="$missing, make"; base_missing=yes; }
+    have_pkg_config || { missing="$missing, pkg-config"; base_missing=yes; }
+    have_cl_header || { missing="$missing, OpenCL headers (CL/cl.h)"; base_missing=yes; }
+    have_cl_loader || { missing="$missing, OpenCL ICD loader (libOpenCL.so)"; base_missing=yes; }
+    have_icd || { missing="$missing, an OpenCL driver (ICD)"; base_missing=yes; }
+    have_check || { missing="$missing, Check (check.pc)"; base_missing=yes; }
+    if [ "$base_missing" = yes ]; then
+        packages=$base_packages$cc_package
+    fi
+    if [ "$with_oclgrind" = yes ] && ! have_oclgrind; then
+        missing="$missing, oclgrind"
+        packages="$packages oclgrind"
+    fi
+    if [ "$with_gnuplot" = yes ] && ! have_gnuplot; then
+        missing="$missing, gnuplot"
+        packages="$packages gnuplot-nox"
+    fi
+    if [ "$with_clang" = yes ] && ! have_clang; then
+        missing="$missing, clang with sanitizer runtimes"
+        packages="$packages clang CLANG_RT"
+    fi
+    missing=${missing#, }
+    packages=${packages# }
+}
+
+# Debian 12 names the clang runtime package after the LLVM version; later
+# releases add an unversioned name that follows the default clang.
+clang_rt_package() {
+    if apt-cache show libclang-rt-dev >/dev/null 2>&1; then
+        echo libclang-rt-dev
+    else
+        echo libclang-rt-14-dev
+    fi
+}
+
+survey
+if [ -z "$missing" ]; then
+    echo "install-deps: all dependencies present"
+    exit 0
+fi
+echo "install-deps: missing: $missing"
+
+if [ "$(id -u)" -eq 0 ]; then
+    as_root=
+elif command -v sudo >/dev/null 2>&1 && sudo -n true >/dev/null 2>&1; then
+    as_root="sudo -n"
+else
+    as_root=none
+fi
+
+if [ "$as_root" = none ] || ! command -v apt-get >/dev/null 2>&1; then
+    case $packages in
+        *CLANG_RT*)
+            packages=$(echo "$packages" | sed "s/CLANG_RT/$(clang_rt_package)/")
+            ;;
+    esac
+    echo "install-deps: cannot install packages here (not root, no password-less sudo, or no apt-get)." >&2
+    echo "install-deps: on Debian or Ubuntu, run as root:" >&2
+    echo "    apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $packages" >&2
+    exit 1
+fi
+
+# $as_root is empty or "sudo -n"; it must split into words.
+# shellcheck disable=SC2086
+$as_root env DEBIAN_FRONTEND=noninteractive apt-get update
+case $packages in
+    *CLANG_RT*)
+        packages=$(echo "$packages" | sed "s/CLANG_RT/$(clang_rt_package)/")
+        ;;
+esac
+echo "install-deps: installing $packages"
+# shellcheck disable=SC2086
+$as_root env DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y --no-install-recommends $packages
+
+survey
+if [ -n "$missing" ]; then
+    echo "install-deps: still missing after installation: $missing" >&2
+    exit 1
+fi
+echo "install-deps: all dependencies present"
