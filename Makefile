@@ -63,7 +63,7 @@ INCLUDEDIR   ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 
 # Kernels, concatenated in this order into one program source.
-KERNELS = kernels/pe_math.cl kernels/table.cl kernels/embed.cl
+KERNELS = kernels/pe_math.cl kernels/dtype.cl kernels/table.cl kernels/embed.cl
 
 BUILD      = build
 LIB_OBJS   = $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/*.c)) $(BUILD)/kernels.o

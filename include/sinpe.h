@@ -105,7 +105,10 @@ SINPE_API const char *sinpe_version_string(void);
     X(OUT_OF_HOST_MEMORY,   -2010, "host memory allocation failed")              \
     X(TOO_LARGE,            -2011, "a size exceeds what the device or sinpe can hold") \
     X(UNSUPPORTED,          -2012, "the device does not support the request")    \
-    X(INVALID_OPTION,       -2013, "an option or environment setting is invalid")
+    X(INVALID_OPTION,       -2013, "an option or environment setting is invalid")   \
+    X(UNKNOWN_PRESET,       -2014, "the preset is not one of sinpe_preset")        \
+    X(INVALID_DTYPE,        -2015, "the storage type is not one of sinpe_dtype")   \
+    X(INVALID_PAD,          -2016, "the pad id or padding policy is invalid")
 
 typedef enum sinpe_status {
 #define SINPE_X_ENUM(name, value, text) SINPE_##name = value,
@@ -270,6 +273,64 @@ typedef struct sinpe_spec {
 
 SINPE_API void sinpe_spec_init(sinpe_spec *spec, size_t dim);
 
+/*
+ * Framework families.  sinpe_spec_preset() fills a spec that reproduces the
+ * named function exactly (to float32 rounding of its float64 value);
+ * sinpe_embed_args_preset() sets the token scale, position origin and
+ * padding that go with it.  Parameters a family exposes map onto the spec:
+ * base = max_timescale / min_timescale (max_period), angle_scale =
+ * min_timescale * scale, shift = downscale_freq_shift; change them after
+ * the preset if your model overrides the defaults.
+ *
+ *  VASWANI        "Attention Is All You Need" 3.5, the PyTorch tutorial,
+ *                 XLM create_sinusoidal_embeddings: interleaved, shift 0;
+ *                 odd d gets the extra sin column XLM defines. Args: sqrt(d), origin 0.
+ *  TENSOR2TENSOR  tensor2tensor common_attention.get_timing_signal_1d:
+ *                 [sin | cos], shift 1 with the max(H-1, 1) guard, odd d ->
+ *                 zero column.  Args: sqrt(d), origin 0 (start_index = args.start),
+ *                 pad id 0 has its embedding zeroed but keeps PE.
+ *  FAIRSEQ        fairseq SinusoidalPositionalEmbedding.get_embedding (and
+ *                 HF M2M100 / FSMT / Speech2Text): [sin | cos], shift 1, odd d
+ *                 -> zero column.  Args: sqrt(d), positions by make_positions
+ *                 from pad_id + 1, pad tokens get a zero PE row.
+ *  WHISPER        Whisper model.sinusoids (encoder): [sin | cos], shift 1,
+ *                 odd d is an error (SINPE_INVALID_SPEC).  Args: scale 1, origin 0.
+ *  MARIAN_HF      HF MarianSinusoidalPositionalEmbedding: [sin | cos] with
+ *                 ceil(d/2) sin columns, shift 0.  Args: sqrt(d), origin 0
+ *                 (+ past length via args.start).
+ *  OPENNMT        OpenNMT-tf SinusoidalPositionEncoder / CTranslate2:
+ *                 [sin | cos], shift 1, odd d is an error.  Args: sqrt(d), origin 1.
+ *  DIFFUSERS      diffusers embeddings.get_timestep_embedding with its
+ *                 defaults: [sin | cos], downscale_freq_shift 1, scale 1,
+ *                 max_period 10000, odd d -> zero column.
+ *  DIFFUSERS_FLIP the same with flip_sin_to_cos = True and
+ *                 downscale_freq_shift = 0 (Stable Diffusion's UNet Timesteps).
+ *  GGML_TIMESTEP  ggml ggml_timestep_embedding: [cos | sin], shift 0,
+ *                 max_period 10000, odd d -> zero column.
+ * The timestep presets leave the embed args at their init values.
+ */
+typedef enum sinpe_preset {
+    SINPE_PRESET_VASWANI = 1,
+    SINPE_PRESET_TENSOR2TENSOR = 2,
+    SINPE_PRESET_FAIRSEQ = 3,
+    SINPE_PRESET_WHISPER = 4,
+    SINPE_PRESET_MARIAN_HF = 5,
+    SINPE_PRESET_OPENNMT = 6,
+    SINPE_PRESET_DIFFUSERS = 7,
+    SINPE_PRESET_DIFFUSERS_FLIP = 8,
+    SINPE_PRESET_GGML_TIMESTEP = 9
+} sinpe_preset;
+
+/*
+ * Fills spec for preset and dim.  Errors: SINPE_NULL_ARGUMENT,
+ * SINPE_UNKNOWN_PRESET, SINPE_INVALID_SPEC (dim 0, or an odd dim for
+ * WHISPER and OPENNMT).
+ */
+SINPE_API sinpe_status sinpe_spec_preset(sinpe_spec *spec, sinpe_preset preset, size_t dim);
+
+/* The name of a preset ("fairseq"), or NULL for an unknown value. */
+SINPE_API const char *sinpe_preset_name(sinpe_preset preset);
+
 /* ------------------------------------------------------------------------ */
 /* Device-resident table                                                    */
 /* ------------------------------------------------------------------------ */
@@ -318,6 +379,48 @@ SINPE_API void sinpe_table_release(sinpe_table *table);
 /* ------------------------------------------------------------------------ */
 
 /*
+ * Storage types of the embedding weights and of the output, chosen
+ * independently.  Arithmetic is always float32 and the result is rounded
+ * once, at the store, to nearest even.  float16 is read and written with
+ * vload_half/vstore_half (core OpenCL, so no cl_khr_fp16 is needed: every
+ * device supports every type); subnormals are kept and values from 65520 up
+ * become infinity.  bfloat16 is stored as the upper 16 bits of a float32
+ * (cl_ushort), NaN stays NaN.
+ */
+typedef enum sinpe_dtype {
+    SINPE_F32 = 0,
+    SINPE_F16 = 1,
+    SINPE_BF16 = 2
+} sinpe_dtype;
+
+/*
+ * How positions are formed (see sinpe_embed_args).
+ *  INDEX    start + t, or start + positions[...] (the default).
+ *  FAIRSEQ  fairseq's make_positions, computed on the device per sequence:
+ *           a non-pad token gets start + pad_id + (number of non-pad tokens
+ *           up to and including it), a pad token gets pad_id.  Works for
+ *           left- and right-padded batches; args.positions must be NULL.
+ */
+typedef enum sinpe_position_rule {
+    SINPE_POSITIONS_INDEX = 0,
+    SINPE_POSITIONS_FAIRSEQ = 1
+} sinpe_position_rule;
+
+/*
+ * What a token equal to pad_id produces.
+ *  NONE            nothing special (pad_id unused unless the rule is FAIRSEQ).
+ *  ZERO_PE         token_scale * E[pad] with no PE added (fairseq's zero PE row).
+ *  ZERO_OUTPUT     an all-zero output row (LightSeq).
+ *  ZERO_EMBEDDING  PE only: the embedding counts as zero (tensor2tensor).
+ */
+typedef enum sinpe_pad_policy {
+    SINPE_PAD_NONE = 0,
+    SINPE_PAD_ZERO_PE = 1,
+    SINPE_PAD_ZERO_OUTPUT = 2,
+    SINPE_PAD_ZERO_EMBEDDING = 3
+} sinpe_pad_policy;
+
+/*
  * Arguments of the embedding calls; fill with sinpe_embed_args_init().
  * All offsets, strides and counts are in elements, not bytes.
  *
@@ -325,19 +428,35 @@ SINPE_API void sinpe_table_release(sinpe_table *table);
  * r = b * seq_len + t of ids, positions and out.
  *
  *  ids        cl_int[n_seqs * seq_len] at ids_offset.
- *  weights    float32 embedding table E, vocab rows, row r at
+ *  weights    embedding table E of weights_dtype, vocab rows, row r at
  *             weights_offset + r * weights_stride (0 means dim).
- *  out        float32 output, row r at out_offset + r * out_stride (0 means
- *             dim), so that results land inside a wider activation buffer.
- *             Only the dim columns of each row are written.
- *  position   of token (b, t): start + t when positions is NULL, else
- *             start + positions[positions_offset + r] (cl_int).  Any value
- *             is valid: positions past the table's rows (or negative ones)
- *             are computed on the fly with identical results.
+ *  out        output of out_dtype, row r at out_offset + r * out_stride (0
+ *             means dim), so that results land inside a wider activation
+ *             buffer.  Only the dim columns of each row are written.
+ *  position   of token (b, t), in int32 arithmetic that wraps:
+ *               start + t                        positions NULL
+ *               start + positions[off + r]       positions given, (B, S)
+ *               start + positions[off + t]       ... positions_broadcast != 0, (1, S)
+ *             plus seq_starts[seq_starts_offset + b] when seq_starts is
+ *             given (decode steps of sequences at different lengths),
+ *             minus pad_counts[pad_counts_offset + b] when pad_counts is
+ *             given (left-padding correction, FasterTransformer style), or
+ *             by position_rule FAIRSEQ.  Any value is valid: positions past
+ *             the table's rows (or negative ones) are computed on the fly
+ *             with identical results.
+ *  padding    pad_policy applied to tokens equal to pad_id, which must lie
+ *             in [0, vocab) (SINPE_INVALID_PAD otherwise).
+ *  shard      with vocab_shard != 0, weights hold the rows [vocab_start,
+ *             vocab_start + vocab) of a larger vocabulary: row id -
+ *             vocab_start is read, and ids outside the shard give a zero
+ *             embedding without counting as bad.  skip_pe != 0 leaves PE
+ *             out, so that exactly one shard adds it and the sum of the
+ *             shards' outputs (an all-reduce) equals the unsharded result.
  *  bad_ids    optional cl_int counter: for each token whose id lies outside
- *             [0, vocab) the kernel adds 1 to bad_ids[bad_ids_offset]
- *             (atomically).  Zero it before, read it after the event.  Such
- *             a token is never read from E: its embedding counts as zero.
+ *             [0, vocab) (only negative ids for a shard) the kernel adds 1
+ *             to bad_ids[bad_ids_offset] atomically.  Zero it before, read
+ *             it after the event.  Such a token is never read from E: its
+ *             embedding counts as zero.
  */
 typedef struct sinpe_embed_args {
     size_t n_seqs, seq_len;
@@ -348,9 +467,28 @@ typedef struct sinpe_embed_args {
     cl_int start;
     cl_mem positions; size_t positions_offset;
     cl_mem bad_ids;   size_t bad_ids_offset;
+    sinpe_dtype weights_dtype, out_dtype;     /* SINPE_F32 after init */
+    int positions_broadcast;
+    cl_mem seq_starts; size_t seq_starts_offset;
+    cl_mem pad_counts; size_t pad_counts_offset;
+    sinpe_position_rule position_rule;
+    sinpe_pad_policy pad_policy;
+    cl_int pad_id;
+    int vocab_shard;  size_t vocab_start;
+    int skip_pe;
 } sinpe_embed_args;
 
 SINPE_API void sinpe_embed_args_init(sinpe_embed_args *args);
+
+/*
+ * Sets token_scale, start, position_rule, pad_policy and pad_id as the
+ * preset's framework does (see sinpe_preset), leaving buffers and shapes
+ * alone.  pad_id is used by FAIRSEQ (its padding_idx, usually 1) and
+ * TENSOR2TENSOR (0 whatever is passed).  Errors: SINPE_NULL_ARGUMENT,
+ * SINPE_UNKNOWN_PRESET.
+ */
+SINPE_API sinpe_status sinpe_embed_args_preset(sinpe_embed_args *args, sinpe_preset preset,
+                                               size_t dim, cl_int pad_id);
 
 /*
  * The fused call: out[r, :] = token_scale * E[id_r, :] + PE(pos_r), one
@@ -364,7 +502,13 @@ SINPE_API void sinpe_embed_args_init(sinpe_embed_args *args);
  *   SINPE_BUFFER_TOO_SMALL  a buffer is smaller than offset + extent;
  *   SINPE_INVALID_WAIT_LIST (0, non-NULL) or (n > 0, NULL);
  *   SINPE_CONTEXT_MISMATCH  the queue or a buffer is from another context
- *                         or device.
+ *                         or device;
+ *   SINPE_INVALID_DTYPE   a dtype outside sinpe_dtype;
+ *   SINPE_INVALID_PAD     pad_id outside [0, vocab), an unknown pad_policy;
+ *   SINPE_INVALID_OPTION  an unknown position_rule, FAIRSEQ with positions,
+ *                         vocab_start + vocab over 2^31 - 1.
+ * With out_dtype F32 the result equals gather followed by add_positions bit
+ * for bit; with F16/BF16 output the unfused pair rounds twice.
  */
 SINPE_API sinpe_status sinpe_enqueue_embed(sinpe_table *table, cl_command_queue queue,
                                            const sinpe_embed_args *args,
@@ -383,9 +527,9 @@ SINPE_API sinpe_status sinpe_enqueue_gather(sinpe_table *table, cl_command_queue
 
 /*
  * Second half: out[r, :] += PE(pos_r) in place, for hosts that do their own
- * gather.  Uses n_seqs, seq_len, out*, start and positions* only (ids and
- * weights may be NULL).  gather followed by add_positions gives the same
- * bits as sinpe_enqueue_embed().
+ * gather.  Uses the shape, out*, the position fields and, when pad_policy is
+ * not NONE or the rule is FAIRSEQ, ids and pad_id (weights may be NULL;
+ * vocab, when 0, is not checked against pad_id).
  */
 SINPE_API sinpe_status sinpe_enqueue_add_positions(sinpe_table *table, cl_command_queue queue,
                                                    const sinpe_embed_args *args,
@@ -407,6 +551,27 @@ SINPE_API sinpe_status sinpe_embed_host(sinpe_table *table, const int32_t *ids,
                                         const float *weights, size_t vocab,
                                         float token_scale, int32_t start,
                                         const int32_t *positions, float *out);
+
+/* ------------------------------------------------------------------------ */
+/* Diffusion timesteps                                                      */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * out[n, :] = PE(timesteps[n]) for n in [0, count), with real (fractional)
+ * timesteps: the angle is angle_scale * t * w_k in the table's spec (use the
+ * DIFFUSERS or GGML_TIMESTEP presets).  timesteps is float32 at
+ * ts_offset; out row n at out_offset + n * out_stride (0 means dim) of
+ * out_dtype.  Accurate to float32 rounding of the float64 value while
+ * |t * angle_scale| < 2^24.  Errors as sinpe_enqueue_embed() (a timesteps
+ * buffer smaller than ts_offset + count gives SINPE_BUFFER_TOO_SMALL).
+ */
+SINPE_API sinpe_status sinpe_enqueue_timesteps(sinpe_table *table, cl_command_queue queue,
+                                               cl_mem timesteps, size_t ts_offset, size_t count,
+                                               cl_mem out, size_t out_offset, size_t out_stride,
+                                               sinpe_dtype out_dtype,
+                                               cl_uint num_events_in_wait_list,
+                                               const cl_event *event_wait_list,
+                                               cl_event *event);
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,7 @@
  * The host describes column c of a row by 8 floats (see src/spec.c):
  *   d.s0 + d.s1 + d.s2 = A = (4096 * q) mod 4      q = w_c * 2/pi, the angular
  *   d.s4 + d.s5 + d.s6 = B = q mod 4               frequency in quarter turns
+ *   d.s7 = q - B, the multiple of 4 that B dropped (for real arguments)
  *   d.s3 = phase in quarter turns (0 for sin, 1 for cos)
  * A zero column has every field 0 and yields +0 exactly.
  *
@@ -36,46 +37,41 @@ inline float2 sinpe_two_sum(float a, float b)
 
 #if SINPE_FP64
 
-inline float sinpe_pe(int p, float8 d)
+/* sin(pi/2 * (t + quadrant)) for t in double, |t| moderate. */
+inline float sinpe_sin_quarters(double t, int quadrant)
 {
-    double a = (double)d.s0 + (double)d.s1 + (double)d.s2;
-    double b = (double)d.s4 + (double)d.s5 + (double)d.s6;
-    double t = (double)(p >> 12) * a + (double)(p & 4095) * b;  /* |t| < 2^22 */
     double n = rint(t);
-    double f = t - n;                                         /* exact */
-    int quadrant = ((int)n + (int)d.s3) & 3;
-    double r = f * 1.5707963267948966;
+    quadrant = (quadrant + (int)fmod(n, 4.0)) & 3;
+    double r = (t - n) * 1.5707963267948966;
     double v = (quadrant & 1) ? cos(r) : sin(r);
     return (float)((quadrant & 2) ? -v : v);
 }
 
-#else
-
 inline float sinpe_pe(int p, float8 d)
 {
-    float m = (float)(p >> 12);
-    float b = (float)(p & 4095);
+    double a = (double)d.s0 + (double)d.s1 + (double)d.s2;
+    double b = (double)d.s4 + (double)d.s5 + (double)d.s6;
+    return sinpe_sin_quarters((double)(p >> 12) * a + (double)(p & 4095) * b, (int)d.s3);
+}
 
-    /* Exact products of the leading parts; their integer parts go to the quadrant. */
-    float h1 = m * d.s0, l1 = fma(m, d.s0, -h1);
-    float h2 = b * d.s4, l2 = fma(b, d.s4, -h2);
-    float n1 = rint(h1), n2 = rint(h2);
-    int quadrant = (int)n1 + (int)n2 + (int)d.s3;
+inline float sinpe_pe_real(float x, float8 d)
+{
+    double q = (double)d.s7 + (double)d.s4 + (double)d.s5 + (double)d.s6;
+    return sinpe_sin_quarters((double)x * q, (int)d.s3);
+}
 
-    /* The fraction, |f| < 2, in double-float. */
-    float2 s = sinpe_two_sum(h1 - n1, h2 - n2);
-    float2 u = sinpe_two_sum(s.x, l1);
-    float e = s.y + u.y;
-    s = sinpe_two_sum(u.x, l2);
-    e += s.y;
-    u = sinpe_two_sum(s.x, m * d.s1);
-    e += u.y;
-    s = sinpe_two_sum(u.x, b * d.s5);
-    e += s.y + (m * d.s2 + b * d.s6);
-    float n3 = rint(s.x);
+#else
+
+/*
+ * sin(pi/2 * (f + quadrant)) where f = s + e is a double-float fraction
+ * with |s| < 2^22 and |e| small against 1.
+ */
+inline float sinpe_sin_quarters(float s, float e, int quadrant)
+{
+    float n3 = rint(s);
     quadrant += (int)n3;
-    float fh = (s.x - n3) + e;             /* |fh| <= 1/2 (+ rounding) */
-    float fl = e - (fh - (s.x - n3));
+    float fh = (s - n3) + e;               /* |fh| <= 1/2 (+ rounding) */
+    float fl = e - (fh - (s - n3));
 
     /* r = f * pi/2 as rh + rl, |r| <= pi/4. */
     const float P1 = 1.57079637050628662109375f;    /* float(pi/2)      */
@@ -103,6 +99,53 @@ inline float sinpe_pe(int p, float8 d)
     int q = quadrant & 3;
     float v = (q & 1) ? cs : sn;
     return (q & 2) ? -v : v;
+}
+
+/*
+ * Integer positions: with p = 4096 m + b, t = m A + b B (mod 4).  The
+ * leading products are exact (fma) and their integer parts are peeled off
+ * into the quadrant before the fraction is summed in double-float.
+ */
+inline float sinpe_pe(int p, float8 d)
+{
+    float m = (float)(p >> 12);
+    float b = (float)(p & 4095);
+    float h1 = m * d.s0, l1 = fma(m, d.s0, -h1);
+    float h2 = b * d.s4, l2 = fma(b, d.s4, -h2);
+    float n1 = rint(h1), n2 = rint(h2);
+    int quadrant = (int)n1 + (int)n2 + (int)d.s3;
+
+    float2 s = sinpe_two_sum(h1 - n1, h2 - n2);
+    float2 u = sinpe_two_sum(s.x, l1);
+    float e = s.y + u.y;
+    s = sinpe_two_sum(u.x, l2);
+    e += s.y;
+    u = sinpe_two_sum(s.x, m * d.s1);
+    e += u.y;
+    s = sinpe_two_sum(u.x, b * d.s5);
+    e += s.y + (m * d.s2 + b * d.s6);
+    return sinpe_sin_quarters(s.x, e, quadrant);
+}
+
+/*
+ * Real arguments (diffusion timesteps): t = x (Q + B) with Q = d.s7 the
+ * multiple of 4 that B dropped; x Q and x B1 are exact products.
+ */
+inline float sinpe_pe_real(float x, float8 d)
+{
+    float h0 = x * d.s7, l0 = fma(x, d.s7, -h0);
+    float h1 = x * d.s4, l1 = fma(x, d.s4, -h1);
+    float n0 = rint(h0), n1 = rint(h1);
+    int quadrant = (int)fmod(n0, 4.0f) + (int)fmod(n1, 4.0f) + (int)d.s3;
+
+    float2 s = sinpe_two_sum(h0 - n0, h1 - n1);
+    float2 u = sinpe_two_sum(s.x, l0);
+    float e = s.y + u.y;
+    s = sinpe_two_sum(u.x, l1);
+    e += s.y;
+    u = sinpe_two_sum(s.x, x * d.s5);
+    e += u.y + x * d.s6;
+    return sinpe_sin_quarters(u.x, e, quadrant);
 }
 
 #endif

@@ -1,8 +1,9 @@
 /*
- * table.cl -- fills rows [row0, row0 + nrows) of the encoding table.
- * One work-item per element: global size (dim, nrows) rounded up to the
- * work-group size, hence the guard.
+ * table.cl -- generating the encoding: table rows, fairseq positions, and
+ * diffusion timestep embeddings.
  */
+
+/* Rows [row0, row0 + nrows): one work-item per element, guarded tail. */
 kernel void sinpe_table_fill(global float *restrict table, uint dim, int row0, uint nrows,
                              global const float8 *restrict desc)
 {
@@ -13,3 +14,62 @@ kernel void sinpe_table_fill(global float *restrict table, uint dim, int row0, u
     int p = row0 + (int)r;
     table[(size_t)p * dim + c] = sinpe_pe(p, desc[c]);
 }
+
+/*
+ * fairseq's make_positions per sequence: a non-pad token gets
+ * start + pad + (number of non-pad tokens up to and including it), a pad
+ * token gets pad.  One work-group per sequence: each work-item counts a
+ * contiguous segment, the counts are scanned in local memory, then each
+ * segment is written.  Local size must be a power of two (the host makes it so).
+ */
+kernel void sinpe_make_positions(global const int *restrict ids, ulong ids_off,
+                                 global int *restrict pos, uint seq_len, int pad, int start,
+                                 local int *scan)
+{
+    uint lid = get_local_id(0), wg = get_local_size(0);
+    size_t row0 = get_group_id(1) * (size_t)seq_len;
+    uint seg = (seq_len + wg - 1) / wg;
+    uint t0 = min(lid * seg, seq_len), t1 = min(t0 + seg, seq_len);
+    global const int *x = ids + ids_off + row0;
+    int count = 0;
+    for (uint t = t0; t < t1; t++)
+        count += x[t] != pad;
+    scan[lid] = count;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint off = 1; off < wg; off <<= 1) {
+        int v = lid >= off ? scan[lid - off] : 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        scan[lid] += v;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    int run = scan[lid] - count;
+    for (uint t = t0; t < t1; t++) {
+        int real = x[t] != pad;
+        run += real;
+        pos[row0 + t] = real ? start + pad + run : pad;
+    }
+}
+
+/* out[n, c] = PE(ts[n]) for real-valued timesteps; one work-item per element. */
+inline void sinpe_timesteps_body(const int ot, global const float *restrict ts, ulong ts_off,
+                                 global uchar *restrict out, ulong out_off, ulong out_stride,
+                                 uint dim, uint n, global const float8 *restrict desc)
+{
+    size_t c = get_global_id(0);
+    size_t i = get_global_id(1);
+    if (c >= dim || i >= n)
+        return;
+    sinpe_store1(sinpe_pe_real(ts[ts_off + i], desc[c]), out, out_off + i * out_stride + c, ot);
+}
+
+#define SINPE_TIMESTEPS_KERNEL(OT, NAME)                                                     \
+    kernel void sinpe_timesteps_##NAME(global const float *restrict ts, ulong ts_off,       \
+                                       global uchar *restrict out, ulong out_off,           \
+                                       ulong out_stride, uint dim, uint n,                  \
+                                       global const float8 *restrict desc)                  \
+    {                                                                                        \
+        sinpe_timesteps_body(OT, ts, ts_off, out, out_off, out_stride, dim, n, desc);        \
+    }
+SINPE_TIMESTEPS_KERNEL(SINPE_F32, f32)
+SINPE_TIMESTEPS_KERNEL(SINPE_F16, f16)
+SINPE_TIMESTEPS_KERNEL(SINPE_BF16, bf16)

@@ -168,17 +168,6 @@ cl_device_id sinpe_context_device(const sinpe_context *c) { return c ? c->device
 cl_command_queue sinpe_context_queue(const sinpe_context *c) { return c ? c->queue : NULL; }
 sinpe_math sinpe_context_math(const sinpe_context *c) { return c ? c->math : SINPE_MATH_AUTO; }
 
-sinpe_status sinpe__check_wait_list(cl_uint n, const cl_event *list)
-{
-    SINPE_CHECK(n > 0 && !list, SINPE_INVALID_WAIT_LIST,
-                "event_wait_list is NULL but num_events_in_wait_list is %u", n);
-    SINPE_CHECK(n == 0 && list, SINPE_INVALID_WAIT_LIST,
-                "event_wait_list is not NULL but num_events_in_wait_list is 0");
-    for (cl_uint i = 0; i < n; i++)
-        SINPE_CHECK(!list[i], SINPE_INVALID_WAIT_LIST, "event_wait_list[%u] is NULL", i);
-    return SINPE_SUCCESS;
-}
-
 static size_t pow2_at_least(size_t n)
 {
     size_t p = 1;
@@ -194,10 +183,8 @@ sinpe_status sinpe__context_launch(sinpe_context *ctx, cl_command_queue queue, i
                                    const size_t *sizes, size_t cols, size_t rows,
                                    cl_uint nwait, const cl_event *wait, cl_event *event)
 {
-    cl_kernel kernel = ctx->prog.kernels[k];
     size_t cap = ctx->prog.wg[k] < 256 ? ctx->prog.wg[k] : 256;
     size_t local[2], global[2];
-    cl_int err = CL_SUCCESS;
 
     if (cap < 1)
         cap = 1;
@@ -215,6 +202,18 @@ sinpe_status sinpe__context_launch(sinpe_context *ctx, cl_command_queue queue, i
         local[1] = 1;
     global[0] = round_up(cols, local[0]);
     global[1] = round_up(rows, local[1]);
+    return sinpe__context_launch_at(ctx, queue, k, nargs, args, sizes, global, local, nwait,
+                                    wait, event);
+}
+
+sinpe_status sinpe__context_launch_at(sinpe_context *ctx, cl_command_queue queue, int k,
+                                      cl_uint nargs, const void *const *args,
+                                      const size_t *sizes, const size_t *global,
+                                      const size_t *local, cl_uint nwait,
+                                      const cl_event *wait, cl_event *event)
+{
+    cl_kernel kernel = ctx->prog.kernels[k];
+    cl_int err = CL_SUCCESS;
 
     pthread_mutex_lock(&ctx->lock);
     for (cl_uint i = 0; i < nargs && err == CL_SUCCESS; i++)

@@ -10,11 +10,20 @@
 
 /* Must match sinpe_embed_params in kernels/embed.cl field for field. */
 typedef struct {
-    cl_ulong ids_off, e_off, e_stride, out_off, out_stride, pos_off, bad_off;
-    cl_int vocab, tab_rows, start, has_pos, has_bad;
-    cl_uint dim, seq_len, nrows;
+    cl_ulong ids_off, e_off, e_stride, out_off, out_stride, pos_off, bad_off, seq_start_off,
+        pad_count_off;
+    cl_int vocab, vocab_start, tab_rows, start, pad_id, pad_policy, flags;
+    cl_uint dim, seq_len, nrows, n_seqs, seq_group;
     cl_float scale;
 } embed_params;
+
+enum { F_POS = 1, F_BROADCAST = 2, F_BAD = 4, F_SEQ_START = 8, F_PAD_COUNT = 16,
+       F_SKIP_PE = 32, F_SHARD = 64 };
+
+/* Sequences that share positions are handled by one work-item, up to this many. */
+#define SEQ_GROUP 8
+
+enum { MODE_FUSED, MODE_GATHER, MODE_ADD };
 
 void sinpe_embed_args_init(sinpe_embed_args *args)
 {
@@ -22,9 +31,15 @@ void sinpe_embed_args_init(sinpe_embed_args *args)
         return;
     memset(args, 0, sizeof *args);
     args->token_scale = 1.0f;
+    args->weights_dtype = SINPE_F32;
+    args->out_dtype = SINPE_F32;
+    args->position_rule = SINPE_POSITIONS_INDEX;
+    args->pad_policy = SINPE_PAD_NONE;
 }
 
-/* a * b + c without overflow, or SIZE_MAX. */
+static size_t dtype_size(sinpe_dtype t) { return t == SINPE_F32 ? 4 : 2; }
+
+/* a * b + c, or SIZE_MAX on overflow. */
 static size_t mul_add(size_t a, size_t b, size_t c)
 {
     if (b && a > (SIZE_MAX - c) / b)
@@ -32,55 +47,107 @@ static size_t mul_add(size_t a, size_t b, size_t c)
     return a * b + c;
 }
 
-/*
- * Checks that buf belongs to ctx and holds `elems` elements of 4 bytes
- * starting at element `offset`.
- */
-static sinpe_status check_buffer(const sinpe_context *ctx, cl_mem buf, const char *name,
-                                 size_t offset, size_t elems)
+static sinpe_status check_dtype(sinpe_dtype t, const char *name)
 {
-    cl_context owner = NULL;
-    size_t bytes = 0, need;
-    SINPE_CHECK(!buf, SINPE_NULL_ARGUMENT, "args->%s is NULL", name);
-    cl_int err = clGetMemObjectInfo(buf, CL_MEM_CONTEXT, sizeof owner, &owner, NULL);
-    if (err == CL_SUCCESS)
-        err = clGetMemObjectInfo(buf, CL_MEM_SIZE, sizeof bytes, &bytes, NULL);
-    if (err != CL_SUCCESS)
-        return sinpe__fail((sinpe_status)err, "args->%s is not a valid buffer (%s)", name,
-                           sinpe_status_string((sinpe_status)err));
-    SINPE_CHECK(owner != ctx->cl_ctx, SINPE_CONTEXT_MISMATCH,
-                "args->%s belongs to another OpenCL context", name);
-    need = offset <= SIZE_MAX - elems ? mul_add(offset + elems, 4, 0) : SIZE_MAX;
-    SINPE_CHECK(need > bytes, SINPE_BUFFER_TOO_SMALL,
-                "args->%s holds %zu bytes but offset + extent needs %s%zu", name, bytes,
-                need == SIZE_MAX ? "more than " : "", need);
+    SINPE_CHECK((unsigned)t > SINPE_BF16, SINPE_INVALID_DTYPE,
+                "args->%s %d is not a sinpe_dtype", name, (int)t);
     return SINPE_SUCCESS;
 }
 
-static sinpe_status check_queue(const sinpe_context *ctx, cl_command_queue queue)
+/* The id-side fields: ids, weights, vocabulary, padding, bad-id counter. */
+static sinpe_status validate_ids(const sinpe_context *ctx, int mode, const sinpe_embed_args *a,
+                                 size_t dim, size_t n, embed_params *p)
 {
-    cl_context qctx = NULL;
-    cl_device_id qdev = NULL;
-    SINPE_CHECK(!queue, SINPE_NULL_ARGUMENT, "queue is NULL");
-    cl_int err = clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof qctx, &qctx, NULL);
-    if (err == CL_SUCCESS)
-        err = clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof qdev, &qdev, NULL);
-    if (err != CL_SUCCESS)
-        return sinpe__fail((sinpe_status)err, "queue is not a valid command queue (%s)",
-                           sinpe_status_string((sinpe_status)err));
-    SINPE_CHECK(qctx != ctx->cl_ctx, SINPE_CONTEXT_MISMATCH,
-                "queue belongs to another OpenCL context than the table");
-    SINPE_CHECK(qdev != ctx->device, SINPE_CONTEXT_MISMATCH,
-                "queue belongs to another device than the table");
+    int need_ids = mode != MODE_ADD || a->pad_policy != SINPE_PAD_NONE ||
+                   a->position_rule == SINPE_POSITIONS_FAIRSEQ;
+    int uses_pad = a->pad_policy != SINPE_PAD_NONE || a->position_rule == SINPE_POSITIONS_FAIRSEQ;
+
+    SINPE_CHECK((unsigned)a->pad_policy > SINPE_PAD_ZERO_EMBEDDING, SINPE_INVALID_PAD,
+                "args->pad_policy %d is not a sinpe_pad_policy", (int)a->pad_policy);
+    SINPE_CHECK(uses_pad && a->pad_id < 0, SINPE_INVALID_PAD, "args->pad_id %d is negative",
+                (int)a->pad_id);
+    if (mode != MODE_ADD || a->vocab) {
+        SINPE_CHECK(a->vocab == 0, SINPE_INVALID_SHAPE, "args->vocab is 0");
+        SINPE_CHECK(a->vocab > (size_t)INT_MAX, SINPE_INVALID_SHAPE,
+                    "args->vocab %zu exceeds 2^31 - 1", a->vocab);
+        SINPE_CHECK(a->vocab_shard && a->vocab_start > (size_t)INT_MAX - a->vocab,
+                    SINPE_INVALID_OPTION, "args->vocab_start + vocab exceeds 2^31 - 1");
+        size_t lo = a->vocab_shard ? a->vocab_start : 0;
+        SINPE_CHECK(a->pad_policy != SINPE_PAD_NONE &&
+                        ((size_t)a->pad_id < lo || (size_t)a->pad_id >= lo + a->vocab),
+                    SINPE_INVALID_PAD, "args->pad_id %d lies outside the vocabulary [%zu, %zu)",
+                    (int)a->pad_id, lo, lo + a->vocab);
+    }
+    if (need_ids)
+        SINPE_FORWARD(sinpe__check_buffer(ctx, a->ids, "args->ids", a->ids_offset, n, 4));
+    if (mode != MODE_ADD) {
+        size_t e_stride = a->weights_stride ? a->weights_stride : dim;
+        SINPE_FORWARD(check_dtype(a->weights_dtype, "weights_dtype"));
+        SINPE_CHECK(e_stride < dim, SINPE_INVALID_SHAPE,
+                    "args->weights_stride %zu is below dim %zu", e_stride, dim);
+        SINPE_FORWARD(sinpe__check_buffer(ctx, a->weights, "args->weights", a->weights_offset,
+                                          mul_add(a->vocab - 1, e_stride, dim),
+                                          dtype_size(a->weights_dtype)));
+        if (a->bad_ids)
+            SINPE_FORWARD(
+                sinpe__check_buffer(ctx, a->bad_ids, "args->bad_ids", a->bad_ids_offset, 1, 4));
+        p->e_off = a->weights_offset;
+        p->e_stride = e_stride;
+        p->bad_off = a->bad_ids_offset;
+        p->flags |= a->bad_ids ? F_BAD : 0;
+        p->flags |= a->vocab_shard ? F_SHARD : 0;
+        p->vocab_start = a->vocab_shard ? (cl_int)a->vocab_start : 0;
+    }
+    p->vocab = (cl_int)a->vocab;
+    p->ids_off = a->ids_offset;
+    p->pad_id = a->pad_id;
+    p->pad_policy = a->pad_policy;
     return SINPE_SUCCESS;
 }
 
-/* Validates args for kernel k and fills the kernel parameters. */
-static sinpe_status validate(const sinpe_table *t, int k, const sinpe_embed_args *a,
+/* The position-side fields. */
+static sinpe_status validate_positions(const sinpe_context *ctx, const sinpe_embed_args *a,
+                                       size_t n, embed_params *p)
+{
+    SINPE_CHECK((unsigned)a->position_rule > SINPE_POSITIONS_FAIRSEQ, SINPE_INVALID_OPTION,
+                "args->position_rule %d is not a sinpe_position_rule", (int)a->position_rule);
+    SINPE_CHECK(a->position_rule == SINPE_POSITIONS_FAIRSEQ && a->positions,
+                SINPE_INVALID_OPTION,
+                "args->positions must be NULL with SINPE_POSITIONS_FAIRSEQ (made on the device)");
+    if (a->positions) {
+        size_t extent = a->positions_broadcast ? a->seq_len : n;
+        SINPE_FORWARD(sinpe__check_buffer(ctx, a->positions, "args->positions",
+                                          a->positions_offset, extent, 4));
+        p->flags |= F_POS | (a->positions_broadcast ? F_BROADCAST : 0);
+        p->pos_off = a->positions_offset;
+    } else if (a->position_rule == SINPE_POSITIONS_INDEX) {
+        SINPE_CHECK((int64_t)a->start + (int64_t)(a->seq_len - 1) > INT_MAX,
+                    SINPE_INVALID_SHAPE,
+                    "args->start %d + seq_len - 1 exceeds the largest position 2^31 - 1",
+                    (int)a->start);
+    }
+    if (a->seq_starts) {
+        SINPE_FORWARD(sinpe__check_buffer(ctx, a->seq_starts, "args->seq_starts",
+                                          a->seq_starts_offset, a->n_seqs, 4));
+        p->flags |= F_SEQ_START;
+        p->seq_start_off = a->seq_starts_offset;
+    }
+    if (a->pad_counts) {
+        SINPE_FORWARD(sinpe__check_buffer(ctx, a->pad_counts, "args->pad_counts",
+                                          a->pad_counts_offset, a->n_seqs, 4));
+        p->flags |= F_PAD_COUNT;
+        p->pad_count_off = a->pad_counts_offset;
+    }
+    p->flags |= a->skip_pe ? F_SKIP_PE : 0;
+    p->start = a->start;
+    return SINPE_SUCCESS;
+}
+
+static sinpe_status validate(const sinpe_table *t, int mode, const sinpe_embed_args *a,
                              embed_params *p)
 {
     const sinpe_context *ctx = t->ctx;
-    size_t dim = t->spec.dim, n, e_stride, o_stride;
+    size_t dim = t->spec.dim, n, o_stride;
 
     SINPE_CHECK(!a, SINPE_NULL_ARGUMENT, "args is NULL");
     SINPE_CHECK(a->n_seqs == 0, SINPE_INVALID_SHAPE, "args->n_seqs is 0");
@@ -91,89 +158,122 @@ static sinpe_status validate(const sinpe_table *t, int k, const sinpe_embed_args
     o_stride = a->out_stride ? a->out_stride : dim;
     SINPE_CHECK(o_stride < dim, SINPE_INVALID_SHAPE, "args->out_stride %zu is below dim %zu",
                 o_stride, dim);
+    SINPE_FORWARD(check_dtype(a->out_dtype, "out_dtype"));
     memset(p, 0, sizeof *p);
-
-    if (k != SINPE_K_ADD) {
-        e_stride = a->weights_stride ? a->weights_stride : dim;
-        SINPE_CHECK(a->vocab == 0, SINPE_INVALID_SHAPE, "args->vocab is 0");
-        SINPE_CHECK(a->vocab > (size_t)INT_MAX, SINPE_INVALID_SHAPE,
-                    "args->vocab %zu exceeds 2^31 - 1", a->vocab);
-        SINPE_CHECK(e_stride < dim, SINPE_INVALID_SHAPE,
-                    "args->weights_stride %zu is below dim %zu", e_stride, dim);
-        SINPE_FORWARD(check_buffer(ctx, a->ids, "ids", a->ids_offset, n));
-        SINPE_FORWARD(check_buffer(ctx, a->weights, "weights", a->weights_offset,
-                                   mul_add(a->vocab - 1, e_stride, dim)));
-        if (a->bad_ids)
-            SINPE_FORWARD(check_buffer(ctx, a->bad_ids, "bad_ids", a->bad_ids_offset, 1));
-        p->ids_off = a->ids_offset;
-        p->e_off = a->weights_offset;
-        p->e_stride = e_stride;
-        p->vocab = (cl_int)a->vocab;
-        p->bad_off = a->bad_ids_offset;
-        p->has_bad = a->bad_ids != NULL;
-    }
-    if (k != SINPE_K_GATHER) {
-        if (a->positions)
-            SINPE_FORWARD(check_buffer(ctx, a->positions, "positions", a->positions_offset, n));
-        else
-            SINPE_CHECK((int64_t)a->start + (int64_t)(a->seq_len - 1) > INT_MAX,
-                        SINPE_INVALID_SHAPE,
-                        "args->start %d + seq_len - 1 exceeds the largest position 2^31 - 1",
-                        (int)a->start);
-        p->pos_off = a->positions_offset;
-        p->has_pos = a->positions != NULL;
-        p->start = a->start;
-    }
-    SINPE_FORWARD(check_buffer(ctx, a->out, "out", a->out_offset,
-                               mul_add(n - 1, o_stride, dim)));
+    SINPE_FORWARD(validate_ids(ctx, mode, a, dim, n, p));
+    if (mode != MODE_GATHER)
+        SINPE_FORWARD(validate_positions(ctx, a, n, p));
+    SINPE_FORWARD(sinpe__check_buffer(ctx, a->out, "args->out", a->out_offset,
+                                      mul_add(n - 1, o_stride, dim),
+                                      dtype_size(a->out_dtype)));
     p->out_off = a->out_offset;
     p->out_stride = o_stride;
     p->dim = (cl_uint)dim;
     p->seq_len = (cl_uint)a->seq_len;
+    p->n_seqs = (cl_uint)a->n_seqs;
     p->nrows = (cl_uint)n;
     p->scale = a->token_scale;
+    /* Group sequences only when every sequence sees the same position at t. */
+    p->seq_group = 1;
+    if (mode != MODE_GATHER && a->position_rule == SINPE_POSITIONS_INDEX &&
+        (!a->positions || a->positions_broadcast) && !a->seq_starts && !a->pad_counts)
+        p->seq_group = a->n_seqs < SEQ_GROUP ? (cl_uint)a->n_seqs : SEQ_GROUP;
     return SINPE_SUCCESS;
 }
 
-static sinpe_status enqueue(sinpe_table *t, int k, cl_command_queue queue,
+/* fairseq positions into a temporary buffer, one work-group per sequence. */
+static sinpe_status make_positions(sinpe_context *ctx, cl_command_queue queue,
+                                   const sinpe_embed_args *a, cl_mem *pos, cl_uint nwait,
+                                   const cl_event *wait, cl_event *done)
+{
+    size_t n = a->n_seqs * a->seq_len, wg = 1;
+    size_t cap = ctx->prog.wg[SINPE_K_MAKE_POS];
+    cl_int err;
+    while (wg * 2 <= cap && wg * 2 <= 256 && wg * 2 <= ctx->info.max_item[0])
+        wg *= 2;
+    *pos = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, n * sizeof(cl_int), NULL, &err);
+    SINPE_CL_CHECK(err, "clCreateBuffer(positions)");
+    cl_ulong ids_off = a->ids_offset;
+    cl_uint seq_len = (cl_uint)a->seq_len;
+    const void *args[] = {&a->ids, &ids_off, pos, &seq_len, &a->pad_id, &a->start, NULL};
+    const size_t sizes[] = {sizeof(cl_mem), sizeof ids_off, sizeof(cl_mem), sizeof seq_len,
+                            sizeof(cl_int), sizeof(cl_int), wg * sizeof(cl_int)};
+    const size_t global[2] = {wg, a->n_seqs}, local[2] = {wg, 1};
+    sinpe_status st = sinpe__context_launch_at(ctx, queue, SINPE_K_MAKE_POS, 7, args, sizes,
+                                               global, local, nwait, wait, done);
+    if (st != SINPE_SUCCESS) {
+        clReleaseMemObject(*pos);
+        *pos = NULL;
+    }
+    return st;
+}
+
+static sinpe_status enqueue(sinpe_table *t, int mode, cl_command_queue queue,
                             const sinpe_embed_args *a, cl_uint nwait, const cl_event *wait,
                             cl_event *event)
 {
     embed_params p;
-    cl_mem tab = NULL;
+    cl_mem tab = NULL, made_pos = NULL;
+    cl_event pos_done = NULL;
     size_t rows = 0;
     sinpe_status st;
+    int k;
 
     sinpe__clear_error();
     SINPE_CHECK(!t, SINPE_NULL_ARGUMENT, "table is NULL");
-    SINPE_FORWARD(check_queue(t->ctx, queue));
+    SINPE_FORWARD(sinpe__check_queue(t->ctx, queue));
     SINPE_FORWARD(sinpe__check_wait_list(nwait, wait));
-    SINPE_FORWARD(validate(t, k, a, &p));
+    SINPE_FORWARD(validate(t, mode, a, &p));
 
     sinpe_context *ctx = t->ctx;
-    if (k != SINPE_K_GATHER)
+    if (mode != MODE_GATHER && a->position_rule == SINPE_POSITIONS_FAIRSEQ) {
+        SINPE_FORWARD(make_positions(ctx, queue, a, &made_pos, nwait, wait, &pos_done));
+        p.flags |= F_POS;
+        p.pos_off = 0;
+        p.start = 0;
+        nwait = 1;
+        wait = &pos_done;
+    }
+    if (mode != MODE_GATHER)
         sinpe__table_snapshot(t, &tab, &rows);
     p.tab_rows = (cl_int)rows;
-    cl_mem dummy = ctx->dummy;
-    const cl_mem bufs[7] = {
-        k != SINPE_K_ADD ? a->ids : dummy,     k != SINPE_K_ADD ? a->weights : dummy,
-        a->out,                                tab ? tab : dummy,
-        t->desc,                               p.has_pos ? a->positions : dummy,
-        p.has_bad ? a->bad_ids : dummy,
+
+    cl_mem d = ctx->dummy;
+    const cl_mem bufs[9] = {
+        a->ids ? a->ids : d,
+        mode != MODE_ADD ? a->weights : d,
+        a->out,
+        tab ? tab : d,
+        t->desc,
+        made_pos ? made_pos : (p.flags & F_POS) ? a->positions : d,
+        (p.flags & F_BAD) ? a->bad_ids : d,
+        (p.flags & F_SEQ_START) ? a->seq_starts : d,
+        (p.flags & F_PAD_COUNT) ? a->pad_counts : d,
     };
-    const void *args[8];
-    size_t sizes[8];
-    for (int i = 0; i < 7; i++) {
+    const void *args[10];
+    size_t sizes[10];
+    for (int i = 0; i < 9; i++) {
         args[i] = &bufs[i];
         sizes[i] = sizeof(cl_mem);
     }
-    args[7] = &p;
-    sizes[7] = sizeof p;
-    /* One work-item per 4 columns of a token row. */
-    st = sinpe__context_launch(ctx, queue, k, 8, args, sizes, (t->spec.dim + 3) / 4, p.nrows,
-                               nwait, wait, event);
+    args[9] = &p;
+    sizes[9] = sizeof p;
+    if (mode == MODE_ADD)
+        k = SINPE_K_ADD + (int)a->out_dtype;
+    else
+        k = (mode == MODE_FUSED ? SINPE_K_EMBED : SINPE_K_GATHER) + 3 * (int)a->weights_dtype +
+            (int)a->out_dtype;
+    /* One work-item per 4 columns of a token index within a group of sequences. */
+    size_t groups = (a->n_seqs + p.seq_group - 1) / p.seq_group;
+    st = sinpe__context_launch(ctx, queue, k, 10, args, sizes, (t->spec.dim + 3) / 4,
+                               groups * a->seq_len, nwait, wait, event);
+    /* The enqueued commands keep their own hold on these. */
     if (tab)
-        clReleaseMemObject(tab); /* the enqueued kernel keeps its own hold */
+        clReleaseMemObject(tab);
+    if (made_pos)
+        clReleaseMemObject(made_pos);
+    if (pos_done)
+        clReleaseEvent(pos_done);
     return st;
 }
 
@@ -181,7 +281,7 @@ sinpe_status sinpe_enqueue_embed(sinpe_table *table, cl_command_queue queue,
                                  const sinpe_embed_args *args, cl_uint num_events_in_wait_list,
                                  const cl_event *event_wait_list, cl_event *event)
 {
-    return enqueue(table, SINPE_K_EMBED, queue, args, num_events_in_wait_list, event_wait_list,
+    return enqueue(table, MODE_FUSED, queue, args, num_events_in_wait_list, event_wait_list,
                    event);
 }
 
@@ -189,8 +289,8 @@ sinpe_status sinpe_enqueue_gather(sinpe_table *table, cl_command_queue queue,
                                   const sinpe_embed_args *args, cl_uint num_events_in_wait_list,
                                   const cl_event *event_wait_list, cl_event *event)
 {
-    return enqueue(table, SINPE_K_GATHER, queue, args, num_events_in_wait_list,
-                   event_wait_list, event);
+    return enqueue(table, MODE_GATHER, queue, args, num_events_in_wait_list, event_wait_list,
+                   event);
 }
 
 sinpe_status sinpe_enqueue_add_positions(sinpe_table *table, cl_command_queue queue,
@@ -198,6 +298,6 @@ sinpe_status sinpe_enqueue_add_positions(sinpe_table *table, cl_command_queue qu
                                          cl_uint num_events_in_wait_list,
                                          const cl_event *event_wait_list, cl_event *event)
 {
-    return enqueue(table, SINPE_K_ADD, queue, args, num_events_in_wait_list, event_wait_list,
+    return enqueue(table, MODE_ADD, queue, args, num_events_in_wait_list, event_wait_list,
                    event);
 }

@@ -7,12 +7,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const kernel_names[SINPE_K_COUNT] = {
-    [SINPE_K_TABLE_FILL] = "sinpe_table_fill",
-    [SINPE_K_EMBED] = "sinpe_embed",
-    [SINPE_K_GATHER] = "sinpe_gather",
-    [SINPE_K_ADD] = "sinpe_add_positions",
-};
+static const char *const dtype_names[3] = {"f32", "f16", "bf16"};
+
+/* The kernel function name of slot k, as the kernel files define it. */
+static void kernel_name(int k, char *buf, size_t n)
+{
+    if (k == SINPE_K_TABLE_FILL)
+        snprintf(buf, n, "sinpe_table_fill");
+    else if (k == SINPE_K_MAKE_POS)
+        snprintf(buf, n, "sinpe_make_positions");
+    else if (k < SINPE_K_EMBED)
+        snprintf(buf, n, "sinpe_timesteps_%s", dtype_names[k - SINPE_K_TIMESTEPS]);
+    else if (k < SINPE_K_GATHER)
+        snprintf(buf, n, "sinpe_embed_%s_%s", dtype_names[(k - SINPE_K_EMBED) / 3],
+                 dtype_names[(k - SINPE_K_EMBED) % 3]);
+    else if (k < SINPE_K_ADD)
+        snprintf(buf, n, "sinpe_gather_%s_%s", dtype_names[(k - SINPE_K_GATHER) / 3],
+                 dtype_names[(k - SINPE_K_GATHER) % 3]);
+    else
+        snprintf(buf, n, "sinpe_add_%s", dtype_names[k - SINPE_K_ADD]);
+}
 
 static sinpe_status build_failure(cl_program program, cl_device_id dev, cl_int err)
 {
@@ -52,7 +66,9 @@ sinpe_status sinpe__program_build(cl_context ctx, cl_device_id dev, sinpe_math m
         goto fail;
     }
     for (int k = 0; k < SINPE_K_COUNT; k++) {
-        prog->kernels[k] = clCreateKernel(prog->program, kernel_names[k], &err);
+        char name[64];
+        kernel_name(k, name, sizeof name);
+        prog->kernels[k] = clCreateKernel(prog->program, name, &err);
         if (err != CL_SUCCESS) {
             st = sinpe__cl_fail(err, "clCreateKernel");
             goto fail;

@@ -72,12 +72,15 @@ sinpe_status sinpe__device_query(cl_device_id device, sinpe__device_info *info);
 extern const char sinpe__kernel_source[];
 extern const unsigned long sinpe__kernel_source_len;
 
+/* Kernel slots; the typed families hold one kernel per storage type (pair). */
 enum sinpe__kernel_id {
-    SINPE_K_TABLE_FILL,
-    SINPE_K_EMBED,
-    SINPE_K_GATHER,
-    SINPE_K_ADD,
-    SINPE_K_COUNT
+    SINPE_K_TABLE_FILL = 0,
+    SINPE_K_MAKE_POS = 1,
+    SINPE_K_TIMESTEPS = 2,  /* + out dtype            */
+    SINPE_K_EMBED = 5,      /* + 3 * weights dtype + out dtype */
+    SINPE_K_GATHER = 14,    /* + 3 * weights dtype + out dtype */
+    SINPE_K_ADD = 23,       /* + out dtype            */
+    SINPE_K_COUNT = 26
 };
 
 typedef struct sinpe__program {
@@ -119,6 +122,19 @@ sinpe_status sinpe__context_launch(sinpe_context *ctx, cl_command_queue queue, i
                                    cl_uint nargs, const void *const *args,
                                    const size_t *sizes, size_t cols, size_t rows,
                                    cl_uint nwait, const cl_event *wait, cl_event *event);
+
+/* The same with an explicit local size (global sizes already multiples). */
+sinpe_status sinpe__context_launch_at(sinpe_context *ctx, cl_command_queue queue, int k,
+                                      cl_uint nargs, const void *const *args,
+                                      const size_t *sizes, const size_t *global,
+                                      const size_t *local, cl_uint nwait,
+                                      const cl_event *wait, cl_event *event);
+
+/* Checks that buf belongs to ctx and holds offset + elems elements of esize bytes. */
+sinpe_status sinpe__check_buffer(const sinpe_context *ctx, cl_mem buf, const char *name,
+                                 size_t offset, size_t elems, size_t esize);
+/* Checks that queue belongs to ctx's context and device. */
+sinpe_status sinpe__check_queue(const sinpe_context *ctx, cl_command_queue queue);
 
 /* Checks a wait list the way OpenCL should but pocl and oclgrind do not. */
 sinpe_status sinpe__check_wait_list(cl_uint n, const cl_event *list);

@@ -114,5 +114,6 @@ void sinpe__spec_columns(const sinpe_spec *s, float *desc)
         split3(mod4(4096.0L * q), d);
         d[3] = kind == 2 ? 1.0f : 0.0f;
         split3(mod4(q), d + 4);
+        d[7] = (float)(q - mod4(q)); /* exact while |q| < 2^24 */
     }
 }

@@ -1,0 +1,58 @@
+/*
+ * dtype.cl -- loads and stores of the storage types.  Arithmetic is always
+ * float; a value is rounded once, at the store.
+ *   0 = float32, 1 = float16 (vload_half/vstore_half only: NVIDIA has no
+ *   cl_khr_fp16), 2 = bfloat16 (kept as ushort, round to nearest even).
+ */
+#define SINPE_F32 0
+#define SINPE_F16 1
+#define SINPE_BF16 2
+
+inline ushort sinpe_to_bf16(float f)
+{
+    uint u = as_uint(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u)
+        return (ushort)((u >> 16) | 0x40u);         /* NaN stays a (quiet) NaN */
+    u += 0x7fffu + ((u >> 16) & 1u);                /* round to nearest even */
+    return (ushort)(u >> 16);
+}
+
+inline float4 sinpe_load4(global const uchar *base, size_t i, const int dt)
+{
+    if (dt == SINPE_F32)
+        return vload4(0, (global const float *)base + i);
+    if (dt == SINPE_F16)
+        return vload_half4(0, (global const half *)base + i);
+    return as_float4(convert_uint4(vload4(0, (global const ushort *)base + i)) << 16);
+}
+
+inline float sinpe_load1(global const uchar *base, size_t i, const int dt)
+{
+    if (dt == SINPE_F32)
+        return ((global const float *)base)[i];
+    if (dt == SINPE_F16)
+        return vload_half(0, (global const half *)base + i);
+    return as_float((uint)((global const ushort *)base)[i] << 16);
+}
+
+inline void sinpe_store4(float4 x, global uchar *base, size_t i, const int dt)
+{
+    if (dt == SINPE_F32)
+        vstore4(x, 0, (global float *)base + i);
+    else if (dt == SINPE_F16)
+        vstore_half4_rte(x, 0, (global half *)base + i);
+    else
+        vstore4((ushort4)(sinpe_to_bf16(x.x), sinpe_to_bf16(x.y), sinpe_to_bf16(x.z),
+                          sinpe_to_bf16(x.w)),
+                0, (global ushort *)base + i);
+}
+
+inline void sinpe_store1(float x, global uchar *base, size_t i, const int dt)
+{
+    if (dt == SINPE_F32)
+        ((global float *)base)[i] = x;
+    else if (dt == SINPE_F16)
+        vstore_half_rte(x, 0, (global half *)base + i);
+    else
+        ((global ushort *)base)[i] = sinpe_to_bf16(x);
+}

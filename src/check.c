@@ -1,0 +1,59 @@
+/*
+ * check.c -- argument checks shared by the enqueue calls.  They run before
+ * anything is enqueued and name the argument they reject.
+ */
+#include "sinpe_internal.h"
+
+#include <stdint.h>
+
+sinpe_status sinpe__check_wait_list(cl_uint n, const cl_event *list)
+{
+    /* pocl and oclgrind crash on these instead of returning an error. */
+    SINPE_CHECK(n > 0 && !list, SINPE_INVALID_WAIT_LIST,
+                "event_wait_list is NULL but num_events_in_wait_list is %u", n);
+    SINPE_CHECK(n == 0 && list, SINPE_INVALID_WAIT_LIST,
+                "event_wait_list is not NULL but num_events_in_wait_list is 0");
+    for (cl_uint i = 0; i < n; i++)
+        SINPE_CHECK(!list[i], SINPE_INVALID_WAIT_LIST, "event_wait_list[%u] is NULL", i);
+    return SINPE_SUCCESS;
+}
+
+sinpe_status sinpe__check_buffer(const sinpe_context *ctx, cl_mem buf, const char *name,
+                                 size_t offset, size_t elems, size_t esize)
+{
+    cl_context owner = NULL;
+    size_t bytes = 0, need = SIZE_MAX;
+    SINPE_CHECK(!buf, SINPE_NULL_ARGUMENT, "%s is NULL", name);
+    cl_int err = clGetMemObjectInfo(buf, CL_MEM_CONTEXT, sizeof owner, &owner, NULL);
+    if (err == CL_SUCCESS)
+        err = clGetMemObjectInfo(buf, CL_MEM_SIZE, sizeof bytes, &bytes, NULL);
+    if (err != CL_SUCCESS)
+        return sinpe__fail((sinpe_status)err, "%s is not a valid buffer (%s)", name,
+                           sinpe_status_string((sinpe_status)err));
+    SINPE_CHECK(owner != ctx->cl_ctx, SINPE_CONTEXT_MISMATCH,
+                "%s belongs to another OpenCL context", name);
+    if (offset <= SIZE_MAX - elems && offset + elems <= SIZE_MAX / esize)
+        need = (offset + elems) * esize;
+    SINPE_CHECK(need > bytes, SINPE_BUFFER_TOO_SMALL,
+                "%s holds %zu bytes but offset + extent needs %s%zu", name, bytes,
+                need == SIZE_MAX ? "more than " : "", need);
+    return SINPE_SUCCESS;
+}
+
+sinpe_status sinpe__check_queue(const sinpe_context *ctx, cl_command_queue queue)
+{
+    cl_context qctx = NULL;
+    cl_device_id qdev = NULL;
+    SINPE_CHECK(!queue, SINPE_NULL_ARGUMENT, "queue is NULL");
+    cl_int err = clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof qctx, &qctx, NULL);
+    if (err == CL_SUCCESS)
+        err = clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof qdev, &qdev, NULL);
+    if (err != CL_SUCCESS)
+        return sinpe__fail((sinpe_status)err, "queue is not a valid command queue (%s)",
+                           sinpe_status_string((sinpe_status)err));
+    SINPE_CHECK(qctx != ctx->cl_ctx, SINPE_CONTEXT_MISMATCH,
+                "queue belongs to another OpenCL context than the table");
+    SINPE_CHECK(qdev != ctx->device, SINPE_CONTEXT_MISMATCH,
+                "queue belongs to another device than the table");
+    return SINPE_SUCCESS;
+}

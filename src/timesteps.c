@@ -1,0 +1,40 @@
+/*
+ * timesteps.c -- diffusion timestep embeddings from real-valued timesteps.
+ */
+#include "sinpe_internal.h"
+
+#include <stdint.h>
+
+sinpe_status sinpe_enqueue_timesteps(sinpe_table *table, cl_command_queue queue,
+                                     cl_mem timesteps, size_t ts_offset, size_t count,
+                                     cl_mem out, size_t out_offset, size_t out_stride,
+                                     sinpe_dtype out_dtype, cl_uint num_events_in_wait_list,
+                                     const cl_event *event_wait_list, cl_event *event)
+{
+    sinpe__clear_error();
+    SINPE_CHECK(!table, SINPE_NULL_ARGUMENT, "table is NULL");
+    sinpe_context *ctx = table->ctx;
+    size_t dim = table->spec.dim, stride = out_stride ? out_stride : dim;
+    SINPE_FORWARD(sinpe__check_queue(ctx, queue));
+    SINPE_FORWARD(sinpe__check_wait_list(num_events_in_wait_list, event_wait_list));
+    SINPE_CHECK(count == 0, SINPE_INVALID_SHAPE, "count is 0");
+    SINPE_CHECK(count > (size_t)INT32_MAX, SINPE_INVALID_SHAPE, "count exceeds 2^31 - 1");
+    SINPE_CHECK(stride < dim, SINPE_INVALID_SHAPE, "out_stride %zu is below dim %zu", stride,
+                dim);
+    SINPE_CHECK((unsigned)out_dtype > SINPE_BF16, SINPE_INVALID_DTYPE,
+                "out_dtype %d is not a sinpe_dtype", (int)out_dtype);
+    SINPE_FORWARD(sinpe__check_buffer(ctx, timesteps, "timesteps", ts_offset, count, 4));
+    SINPE_CHECK((count - 1) > (SIZE_MAX - dim) / stride, SINPE_BUFFER_TOO_SMALL,
+                "out: count * out_stride overflows");
+    SINPE_FORWARD(sinpe__check_buffer(ctx, out, "out", out_offset, (count - 1) * stride + dim,
+                                      out_dtype == SINPE_F32 ? 4 : 2));
+
+    cl_ulong ts_off = ts_offset, o_off = out_offset, o_stride = stride;
+    cl_uint dim_arg = (cl_uint)dim, n = (cl_uint)count;
+    const void *args[] = {&timesteps, &ts_off, &out, &o_off, &o_stride, &dim_arg, &n,
+                          &table->desc};
+    const size_t sizes[] = {sizeof(cl_mem), sizeof ts_off, sizeof(cl_mem), sizeof o_off,
+                            sizeof o_stride, sizeof dim_arg, sizeof n, sizeof(cl_mem)};
+    return sinpe__context_launch(ctx, queue, SINPE_K_TIMESTEPS + (int)out_dtype, 8, args, sizes,
+                                 dim, count, num_events_in_wait_list, event_wait_list, event);
+}
