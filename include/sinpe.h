@@ -169,6 +169,22 @@ typedef struct sinpe_context_options {
      * the first GPU is taken, else the first accelerator, else the first CPU.
      */
     const char *device;
+    /*
+     * Non-zero skips the on-disk cache of program binaries for this context:
+     * the kernels are built from source and nothing is read or written.
+     * With 0 (the default) a context loads its kernels from the cache when a
+     * valid entry exists for this library version, kernel source, build
+     * options, platform, device and driver, and stores them there after a
+     * build from source.  The cache lives in $SINPE_CACHE_DIR when that is
+     * set (empty or "off" turns it off for the process), else in
+     * $XDG_CACHE_HOME/sinpe, else in $HOME/.cache/sinpe; the directory is
+     * made (mode 0700) on first use.  A damaged, foreign or unloadable entry
+     * is deleted and rebuilt; a cache that cannot be used is simply skipped,
+     * so the cache never makes a context creation fail.  (On pocl the first
+     * store asks pocl for binaries, which makes it compile every kernel at
+     * once: a one-time cost of seconds per library version.)
+     */
+    int no_disk_cache;
 } sinpe_context_options;
 
 SINPE_API void sinpe_context_options_init(sinpe_context_options *options);
@@ -331,6 +347,21 @@ SINPE_API sinpe_status sinpe_spec_preset(sinpe_spec *spec, sinpe_preset preset, 
 /* The name of a preset ("fairseq"), or NULL for an unknown value. */
 SINPE_API const char *sinpe_preset_name(sinpe_preset preset);
 
+/*
+ * Storage types of the embedding weights and of the output, chosen
+ * independently.  Arithmetic is always float32 and the result is rounded
+ * once, at the store, to nearest even.  float16 is read and written with
+ * vload_half/vstore_half (core OpenCL, so no cl_khr_fp16 is needed: every
+ * device supports every type); subnormals are kept and values from 65520 up
+ * become infinity.  bfloat16 is stored as the upper 16 bits of a float32
+ * (cl_ushort), NaN stays NaN.
+ */
+typedef enum sinpe_dtype {
+    SINPE_F32 = 0,
+    SINPE_F16 = 1,
+    SINPE_BF16 = 2
+} sinpe_dtype;
+
 /* ------------------------------------------------------------------------ */
 /* Device-resident table                                                    */
 /* ------------------------------------------------------------------------ */
@@ -366,6 +397,25 @@ SINPE_API sinpe_status sinpe_table_reserve(sinpe_table *table, size_t rows);
  */
 SINPE_API sinpe_status sinpe_table_borrow(sinpe_table *table, cl_mem *mem, size_t *rows);
 
+/*
+ * Writes rows of the encoding into a caller's buffer: row r of out (at
+ * out_offset + r * out_stride, 0 meaning dim, of out_dtype) receives
+ * PE(row0 + r) for r < nrows, with the same bits the table holds (rounded
+ * once to out_dtype).  For hosts that keep their own position table, and the
+ * measure of generation speed in the benchmark.  Non-blocking, as
+ * clEnqueue* calls.  Errors: SINPE_NULL_ARGUMENT, SINPE_INVALID_SHAPE
+ * (nrows 0, row0 + nrows - 1 over 2^31 - 1, out_stride < dim),
+ * SINPE_INVALID_DTYPE, SINPE_BUFFER_TOO_SMALL, SINPE_INVALID_WAIT_LIST,
+ * SINPE_CONTEXT_MISMATCH.
+ */
+SINPE_API sinpe_status sinpe_enqueue_table_rows(sinpe_table *table, cl_command_queue queue,
+                                                cl_int row0, size_t nrows, cl_mem out,
+                                                size_t out_offset, size_t out_stride,
+                                                sinpe_dtype out_dtype,
+                                                cl_uint num_events_in_wait_list,
+                                                const cl_event *event_wait_list,
+                                                cl_event *event);
+
 /* The row count now held (0 for a NULL table). */
 SINPE_API size_t sinpe_table_rows(const sinpe_table *table);
 /* A copy of the spec the table was made for (normalised: the same values). */
@@ -378,20 +428,6 @@ SINPE_API void sinpe_table_release(sinpe_table *table);
 /* Fused embedding and the unfused pair                                     */
 /* ------------------------------------------------------------------------ */
 
-/*
- * Storage types of the embedding weights and of the output, chosen
- * independently.  Arithmetic is always float32 and the result is rounded
- * once, at the store, to nearest even.  float16 is read and written with
- * vload_half/vstore_half (core OpenCL, so no cl_khr_fp16 is needed: every
- * device supports every type); subnormals are kept and values from 65520 up
- * become infinity.  bfloat16 is stored as the upper 16 bits of a float32
- * (cl_ushort), NaN stays NaN.
- */
-typedef enum sinpe_dtype {
-    SINPE_F32 = 0,
-    SINPE_F16 = 1,
-    SINPE_BF16 = 2
-} sinpe_dtype;
 
 /*
  * How positions are formed (see sinpe_embed_args).
@@ -433,7 +469,7 @@ typedef enum sinpe_pad_policy {
  *  out        output of out_dtype, row r at out_offset + r * out_stride (0
  *             means dim), so that results land inside a wider activation
  *             buffer.  Only the dim columns of each row are written.
- *  position   of token (b, t), in int32 arithmetic that wraps:
+ *  position   of token (b, t), in int32 arithmetic:
  *               start + t                        positions NULL
  *               start + positions[off + r]       positions given, (B, S)
  *               start + positions[off + t]       ... positions_broadcast != 0, (1, S)
@@ -441,11 +477,15 @@ typedef enum sinpe_pad_policy {
  *             given (decode steps of sequences at different lengths),
  *             minus pad_counts[pad_counts_offset + b] when pad_counts is
  *             given (left-padding correction, FasterTransformer style), or
- *             by position_rule FAIRSEQ.  Any value is valid: positions past
- *             the table's rows (or negative ones) are computed on the fly
- *             with identical results.
+ *             by position_rule FAIRSEQ.  Sums formed on the device (with a
+ *             positions, seq_starts or pad_counts buffer) wrap modulo 2^32;
+ *             implicit start + seq_len - 1 past 2^31 - 1 is rejected
+ *             (SINPE_INVALID_SHAPE).  Any resulting value is valid:
+ *             positions past the table's rows (or negative ones) are
+ *             computed on the fly with the same bits the table would hold.
  *  padding    pad_policy applied to tokens equal to pad_id, which must lie
- *             in [0, vocab) (SINPE_INVALID_PAD otherwise).
+ *             in [0, vocab), or be >= 0 for a shard, whose pad id may be held
+ *             by another shard (SINPE_INVALID_PAD otherwise).
  *  shard      with vocab_shard != 0, weights hold the rows [vocab_start,
  *             vocab_start + vocab) of a larger vocabulary: row id -
  *             vocab_start is read, and ids outside the shard give a zero
@@ -558,8 +598,8 @@ SINPE_API sinpe_status sinpe_embed_host(sinpe_table *table, const int32_t *ids,
 
 /*
  * out[n, :] = PE(timesteps[n]) for n in [0, count), with real (fractional)
- * timesteps: the angle is angle_scale * t * w_k in the table's spec (use the
- * DIFFUSERS or GGML_TIMESTEP presets).  timesteps is float32 at
+ * timesteps: the angle is t * w_k of the table's spec, w_k including
+ * angle_scale (use the DIFFUSERS or GGML_TIMESTEP presets).  timesteps is float32 at
  * ts_offset; out row n at out_offset + n * out_stride (0 means dim) of
  * out_dtype.  Accurate to float32 rounding of the float64 value while
  * |t * angle_scale| < 2^24.  Errors as sinpe_enqueue_embed() (a timesteps

@@ -9,13 +9,25 @@
  *   d.s3 = phase in quarter turns (0 for sin, 1 for cos)
  * A zero column has every field 0 and yields +0 exactly.
  *
- * With p = 4096 m + b (m = p >> 12, b = p & 4095, both exact in float), the
- * angle in quarter turns is t = m A + b B modulo 4, because m and b are
- * integers.  m A1 and b B1 are formed exactly with fma, integer parts are
- * peeled off into the quadrant, and the fraction is summed in double-float.
- * sin and cos of the reduced angle use sinpe's own polynomials, so no vendor
- * sin() with its 4-ulp allowance is involved, and every conforming device
- * (fma correctly rounded) produces the same bits.
+ * PE(p) for column c is defined as one angle addition,
+ *     p = 32 P + j,   PE(p) = Im( anchor(32 P) * step(j) ),
+ * where anchor(x) = exp(i (x w + phase)) is evaluated on the device in
+ * double-float and step(j) = exp(i j w) (j < 32) is made on the host in
+ * double precision (src/spec.c).  Table generation therefore evaluates one
+ * anchor per 32 rows and then spends a few flops per element, and a
+ * position computed on the fly (past the table's rows) goes through exactly
+ * the same operations, so it has the same bits as the table row would.
+ *
+ * The anchor: with x = 4096 m + b (m = x >> 12, b = x & 4095, both exact in
+ * float), the angle in quarter turns is t = m A + b B modulo 4, because m
+ * and b are integers.  m A1 and b B1 are formed exactly with fma, integer
+ * parts are peeled off into the quadrant, and the fraction is summed in
+ * double-float.  sin and cos of the reduced angle use sinpe's own
+ * polynomials, so no vendor sin() with its 4-ulp allowance is involved, and
+ * every conforming device (fma correctly rounded) produces the same bits.
+ *
+ * Error budget (absolute): anchor <= 2e-8, inner fma of the combination
+ * <= 3e-8, final rounding <= 3e-8: below the 1.5e-7 promised.
  *
  * Contraction must stay off: the error-free transformations below rely on
  * each operation being rounded on its own.
@@ -35,38 +47,63 @@ inline float2 sinpe_two_sum(float a, float b)
     return (float2)(s, e);
 }
 
-#if SINPE_FP64
+/* SINPE_STEP_SHIFT comes from the host's build options (src/sinpe_internal.h). */
+#define SINPE_STEP_ROWS (1 << SINPE_STEP_SHIFT)
 
-/* sin(pi/2 * (t + quadrant)) for t in double, |t| moderate. */
-inline float sinpe_sin_quarters(double t, int quadrant)
+/* (sin hi, sin lo, cos hi, cos lo) rotated by the quadrant. */
+inline float4 sinpe_rotate(float4 sc, int quadrant)
 {
-    double n = rint(t);
-    quadrant = (quadrant + (int)fmod(n, 4.0)) & 3;
-    double r = (t - n) * 1.5707963267948966;
-    double v = (quadrant & 1) ? cos(r) : sin(r);
-    return (float)((quadrant & 2) ? -v : v);
+    /* q: 0 (s, c)  1 (c, -s)  2 (-s, -c)  3 (-c, s); branch-free for vectorisers. */
+    int q = quadrant & 3;
+    float4 r = (q & 1) ? sc.zwxy : sc;
+    float ss = (q & 2) ? -1.0f : 1.0f;
+    float cs = (q == 1 || q == 2) ? -1.0f : 1.0f;
+    return r * (float4)(ss, ss, cs, cs);
 }
 
-inline float sinpe_pe(int p, float8 d)
+#if SINPE_FP64
+
+inline float4 sinpe_split_sc(double s, double c)
+{
+    float sh = (float)s, ch = (float)c;
+    return (float4)(sh, (float)(s - sh), ch, (float)(c - ch));
+}
+
+/* exp(i pi/2 (t + quadrant)) as two double-floats, t in double. */
+inline float4 sinpe_anchor_quarters(double t, int quadrant)
+{
+    double n = rint(t);
+    double r = (t - n) * 1.5707963267948966;
+    return sinpe_rotate(sinpe_split_sc(sin(r), cos(r)), quadrant + (int)fmod(n, 4.0));
+}
+
+inline float4 sinpe_anchor(int x, float8 d)
 {
     double a = (double)d.s0 + (double)d.s1 + (double)d.s2;
     double b = (double)d.s4 + (double)d.s5 + (double)d.s6;
-    return sinpe_sin_quarters((double)(p >> 12) * a + (double)(p & 4095) * b, (int)d.s3);
+    return sinpe_anchor_quarters((double)(x >> 12) * a + (double)(x & 4095) * b, (int)d.s3);
 }
 
-inline float sinpe_pe_real(float x, float8 d)
+inline float4 sinpe_anchor_real(float x, float8 d)
 {
     double q = (double)d.s7 + (double)d.s4 + (double)d.s5 + (double)d.s6;
-    return sinpe_sin_quarters((double)x * q, (int)d.s3);
+    return sinpe_anchor_quarters((double)x * q, (int)d.s3);
 }
 
 #else
 
+/* Fast two-sum: s + e == a + b exactly when |a| >= |b| (or a == 0). */
+inline float2 sinpe_fast_two_sum(float a, float b)
+{
+    float s = a + b;
+    return (float2)(s, b - (s - a));
+}
+
 /*
- * sin(pi/2 * (f + quadrant)) where f = s + e is a double-float fraction
- * with |s| < 2^22 and |e| small against 1.
+ * exp(i pi/2 (f + quadrant)) as two double-floats, where f = s + e is a
+ * double-float with |s| < 2^22 and |e| small against 1.
  */
-inline float sinpe_sin_quarters(float s, float e, int quadrant)
+inline float4 sinpe_anchor_quarters(float s, float e, int quadrant)
 {
     float n3 = rint(s);
     quadrant += (int)n3;
@@ -84,7 +121,7 @@ inline float sinpe_sin_quarters(float s, float e, int quadrant)
     float ps = -1.6666666666666666e-1f + rh2 * (8.3333333333333333e-3f
              + rh2 * (-1.9841269841269841e-4f + rh2 * (2.7557319223985891e-6f
              + rh2 * -2.5052108385441719e-8f)));
-    float sn = rh + (rh * rh2 * ps + (rl - 0.5f * rh2 * rl));
+    float2 sn = sinpe_fast_two_sum(rh, rh * rh2 * ps + (rl - 0.5f * rh2 * rl));
 
     /* cos r = 1 - r^2/2 + ... with r^2 = rh2 + sl + 2 rh rl. */
     float sl = fma(rh, rh, -rh2);
@@ -94,22 +131,16 @@ inline float sinpe_sin_quarters(float s, float e, int quadrant)
     float pc = 4.1666666666666667e-2f + rh2 * (-1.3888888888888889e-3f
              + rh2 * (2.4801587301587302e-5f + rh2 * (-2.7557319223985891e-7f
              + rh2 * 2.0876756987868099e-9f)));
-    float cs = ch + (cl + (rh2 * rh2 * pc - 0.5f * sl - rh * rl));
+    float2 cs = sinpe_fast_two_sum(ch, cl + (rh2 * rh2 * pc - 0.5f * sl - rh * rl));
 
-    int q = quadrant & 3;
-    float v = (q & 1) ? cs : sn;
-    return (q & 2) ? -v : v;
+    return sinpe_rotate((float4)(sn, cs), quadrant);
 }
 
-/*
- * Integer positions: with p = 4096 m + b, t = m A + b B (mod 4).  The
- * leading products are exact (fma) and their integer parts are peeled off
- * into the quadrant before the fraction is summed in double-float.
- */
-inline float sinpe_pe(int p, float8 d)
+/* The anchor at an integer x (a multiple of SINPE_STEP_ROWS in practice). */
+inline float4 sinpe_anchor(int x, float8 d)
 {
-    float m = (float)(p >> 12);
-    float b = (float)(p & 4095);
+    float m = (float)(x >> 12);
+    float b = (float)(x & 4095);
     float h1 = m * d.s0, l1 = fma(m, d.s0, -h1);
     float h2 = b * d.s4, l2 = fma(b, d.s4, -h2);
     float n1 = rint(h1), n2 = rint(h2);
@@ -124,14 +155,14 @@ inline float sinpe_pe(int p, float8 d)
     e += u.y;
     s = sinpe_two_sum(u.x, b * d.s5);
     e += s.y + (m * d.s2 + b * d.s6);
-    return sinpe_sin_quarters(s.x, e, quadrant);
+    return sinpe_anchor_quarters(s.x, e, quadrant);
 }
 
 /*
  * Real arguments (diffusion timesteps): t = x (Q + B) with Q = d.s7 the
  * multiple of 4 that B dropped; x Q and x B1 are exact products.
  */
-inline float sinpe_pe_real(float x, float8 d)
+inline float4 sinpe_anchor_real(float x, float8 d)
 {
     float h0 = x * d.s7, l0 = fma(x, d.s7, -h0);
     float h1 = x * d.s4, l1 = fma(x, d.s4, -h1);
@@ -145,7 +176,48 @@ inline float sinpe_pe_real(float x, float8 d)
     e += s.y;
     u = sinpe_two_sum(s.x, x * d.s5);
     e += u.y + x * d.s6;
-    return sinpe_sin_quarters(u.x, e, quadrant);
+    return sinpe_anchor_quarters(u.x, e, quadrant);
 }
 
 #endif
+
+/* Im(a * b) = sin(angle a + angle b) from two double-float (sin, cos) pairs. */
+inline float sinpe_combine(float4 a, float4 b)
+{
+    float small = a.x * b.w + a.y * b.z + (a.z * b.y + a.w * b.x);
+    return fma(a.x, b.z, fma(a.z, b.x, small));
+}
+
+/*
+ * The coefficient buffer, in planes so that neighbouring columns are
+ * neighbouring floats (vector loads on CPUs, coalesced loads on GPUs):
+ *   coef[f dim + c]                 field f (0..7) of column c's descriptor
+ *   coef[(8 + 32 k + j) dim + c]    component k (sin hi, sin lo, cos hi,
+ *                                   cos lo) of step(j) of column c
+ */
+inline float8 sinpe_desc(global const float *restrict coef, uint dim, int c)
+{
+    global const float *d = coef + c;
+    return (float8)(d[0], d[dim], d[2 * dim], d[3 * dim], d[4 * dim], d[5 * dim], d[6 * dim],
+                    d[7 * dim]);
+}
+
+inline float4 sinpe_step(global const float *restrict coef, uint dim, int j, int c)
+{
+    global const float *s = coef + (size_t)(8 + j) * dim + c;
+    size_t k = (size_t)SINPE_STEP_ROWS * dim;
+    return (float4)(s[0], s[k], s[2 * k], s[3 * k]);
+}
+
+/* PE(p) of column c: the definition every path uses. */
+inline float sinpe_pe(int p, int c, uint dim, global const float *restrict coef)
+{
+    float4 a = sinpe_anchor(p & ~(SINPE_STEP_ROWS - 1), sinpe_desc(coef, dim, c));
+    return sinpe_combine(a, sinpe_step(coef, dim, p & (SINPE_STEP_ROWS - 1), c));
+}
+
+inline float sinpe_pe_real(float x, int c, uint dim, global const float *restrict coef)
+{
+    float4 a = sinpe_anchor_real(x, sinpe_desc(coef, dim, c));
+    return a.x + a.y;
+}

@@ -3,17 +3,56 @@
  * diffusion timestep embeddings.
  */
 
-/* Rows [row0, row0 + nrows): one work-item per element, guarded tail. */
-kernel void sinpe_table_fill(global float *restrict table, uint dim, int row0, uint nrows,
-                             global const float8 *restrict desc)
+/*
+ * Rows of the encoding are generated in two passes so that both vectorise
+ * across work-items: the anchors of the blocks of SINPE_STEP_ROWS rows that
+ * the rows touch (one work-item each, written in four planes of
+ * nblocks * dim floats), then one work-item per element combining its
+ * block's anchor with its step: the operations of sinpe_pe().
+ */
+kernel void sinpe_table_anchors(global float *restrict anc, uint dim, int base, uint nblocks,
+                                global const float *restrict coef)
 {
-    size_t c = get_global_id(0);
-    size_t r = get_global_id(1);
+    size_t c = get_global_id(0), k = get_global_id(1);
+    if (c >= dim || k >= nblocks)
+        return;
+    float4 a = sinpe_anchor(base + (int)k * SINPE_STEP_ROWS, sinpe_desc(coef, dim, (int)c));
+    size_t plane = (size_t)nblocks * dim, i = k * dim + c;
+    anc[i] = a.x;
+    anc[plane + i] = a.y;
+    anc[2 * plane + i] = a.z;
+    anc[3 * plane + i] = a.w;
+}
+
+/* Row r of out = PE(row0 + r); anchors of blocks from row0's block on. */
+inline void sinpe_table_rows_body(const int ot, global uchar *restrict out, ulong out_off,
+                                  ulong out_stride, uint dim, int row0, uint nrows,
+                                  global const float *restrict coef,
+                                  global const float *restrict anc, uint nblocks)
+{
+    size_t c = get_global_id(0), r = get_global_id(1);
     if (c >= dim || r >= nrows)
         return;
     int p = row0 + (int)r;
-    table[(size_t)p * dim + c] = sinpe_pe(p, desc[c]);
+    size_t plane = (size_t)nblocks * dim;
+    size_t i = (size_t)((p >> SINPE_STEP_SHIFT) - (row0 >> SINPE_STEP_SHIFT)) * dim + c;
+    float4 a = (float4)(anc[i], anc[plane + i], anc[2 * plane + i], anc[3 * plane + i]);
+    float4 b = sinpe_step(coef, dim, p & (SINPE_STEP_ROWS - 1), (int)c);
+    sinpe_store1(sinpe_combine(a, b), out, out_off + r * out_stride + c, ot);
 }
+
+#define SINPE_TABLE_ROWS_KERNEL(OT, NAME)                                                     \
+    kernel void sinpe_table_rows_##NAME(global uchar *restrict out, ulong out_off,           \
+                                        ulong out_stride, uint dim, int row0, uint nrows,    \
+                                        global const float *restrict coef,                   \
+                                        global const float *restrict anc, uint nblocks)      \
+    {                                                                                         \
+        sinpe_table_rows_body(OT, out, out_off, out_stride, dim, row0, nrows, coef, anc,      \
+                              nblocks);                                                       \
+    }
+SINPE_TABLE_ROWS_KERNEL(SINPE_F32, f32)
+SINPE_TABLE_ROWS_KERNEL(SINPE_F16, f16)
+SINPE_TABLE_ROWS_KERNEL(SINPE_BF16, bf16)
 
 /*
  * fairseq's make_positions per sequence: a non-pad token gets
@@ -53,22 +92,22 @@ kernel void sinpe_make_positions(global const int *restrict ids, ulong ids_off,
 /* out[n, c] = PE(ts[n]) for real-valued timesteps; one work-item per element. */
 inline void sinpe_timesteps_body(const int ot, global const float *restrict ts, ulong ts_off,
                                  global uchar *restrict out, ulong out_off, ulong out_stride,
-                                 uint dim, uint n, global const float8 *restrict desc)
+                                 uint dim, uint n, global const float *restrict coef)
 {
     size_t c = get_global_id(0);
     size_t i = get_global_id(1);
     if (c >= dim || i >= n)
         return;
-    sinpe_store1(sinpe_pe_real(ts[ts_off + i], desc[c]), out, out_off + i * out_stride + c, ot);
+    sinpe_store1(sinpe_pe_real(ts[ts_off + i], (int)c, dim, coef), out, out_off + i * out_stride + c, ot);
 }
 
 #define SINPE_TIMESTEPS_KERNEL(OT, NAME)                                                     \
     kernel void sinpe_timesteps_##NAME(global const float *restrict ts, ulong ts_off,       \
                                        global uchar *restrict out, ulong out_off,           \
                                        ulong out_stride, uint dim, uint n,                  \
-                                       global const float8 *restrict desc)                  \
+                                       global const float *restrict coef)                  \
     {                                                                                        \
-        sinpe_timesteps_body(OT, ts, ts_off, out, out_off, out_stride, dim, n, desc);        \
+        sinpe_timesteps_body(OT, ts, ts_off, out, out_off, out_stride, dim, n, coef);        \
     }
 SINPE_TIMESTEPS_KERNEL(SINPE_F32, f32)
 SINPE_TIMESTEPS_KERNEL(SINPE_F16, f16)

@@ -86,7 +86,14 @@ static sinpe_status context_finish(cl_context cl_ctx, cl_device_id dev,
         st = sinpe__cl_fail(err, "clCreateBuffer");
         goto fail;
     }
-    if ((st = sinpe__program_build(cl_ctx, dev, ctx->math, &ctx->prog)) != SINPE_SUCCESS)
+    /*
+     * Columns per work-item of the embed kernels.  CPU runtimes (pocl)
+     * vectorise across work-items, so one column each keeps their loads
+     * contiguous; GPUs move 16-byte vectors per work-item best.
+     */
+    ctx->vec = (ctx->info.type & CL_DEVICE_TYPE_CPU) ? 1 : 4;
+    if ((st = sinpe__program_build(cl_ctx, dev, ctx->math, ctx->vec, !options->no_disk_cache,
+                                   &ctx->prog)) != SINPE_SUCCESS)
         goto fail;
     *out = ctx;
     return SINPE_SUCCESS;
@@ -178,36 +185,49 @@ static size_t pow2_at_least(size_t n)
 
 static size_t round_up(size_t n, size_t m) { return (n + m - 1) / m * m; }
 
+/* Local sizes for n[0..dims): powers of two within the kernel's limit, dim 0 first. */
+static void local_size(const sinpe_context *ctx, int k, cl_uint dims, const size_t *n,
+                       size_t *local, size_t *global)
+{
+    size_t cap = ctx->prog.wg[k] < 256 ? ctx->prog.wg[k] : 256;
+    if (cap < 1)
+        cap = 1;
+    for (cl_uint i = 0; i < dims; i++) {
+        size_t l = pow2_at_least(n[i]);
+        if (l > cap)
+            l = cap;
+        if (l > ctx->info.max_item[i])
+            l = ctx->info.max_item[i];
+        local[i] = l < 1 ? 1 : l;
+        cap /= local[i];
+        global[i] = round_up(n[i], local[i]);
+    }
+}
+
 sinpe_status sinpe__context_launch(sinpe_context *ctx, cl_command_queue queue, int k,
                                    cl_uint nargs, const void *const *args,
                                    const size_t *sizes, size_t cols, size_t rows,
                                    cl_uint nwait, const cl_event *wait, cl_event *event)
 {
-    size_t cap = ctx->prog.wg[k] < 256 ? ctx->prog.wg[k] : 256;
-    size_t local[2], global[2];
+    size_t n[2] = {cols, rows}, local[2], global[2];
+    local_size(ctx, k, 2, n, local, global);
+    return sinpe__context_launch_at(ctx, queue, k, 2, nargs, args, sizes, global, local, nwait,
+                                    wait, event);
+}
 
-    if (cap < 1)
-        cap = 1;
-    local[0] = pow2_at_least(cols);
-    if (local[0] > cap)
-        local[0] = cap;
-    if (local[0] > ctx->info.max_item[0])
-        local[0] = ctx->info.max_item[0];
-    local[1] = cap / local[0];
-    if (local[1] > pow2_at_least(rows))
-        local[1] = pow2_at_least(rows);
-    if (local[1] > ctx->info.max_item[1])
-        local[1] = ctx->info.max_item[1];
-    if (local[1] < 1)
-        local[1] = 1;
-    global[0] = round_up(cols, local[0]);
-    global[1] = round_up(rows, local[1]);
-    return sinpe__context_launch_at(ctx, queue, k, nargs, args, sizes, global, local, nwait,
+sinpe_status sinpe__context_launch3(sinpe_context *ctx, cl_command_queue queue, int k,
+                                    cl_uint nargs, const void *const *args, const size_t *sizes,
+                                    const size_t *n, cl_uint nwait, const cl_event *wait,
+                                    cl_event *event)
+{
+    size_t local[3], global[3];
+    local_size(ctx, k, 3, n, local, global);
+    return sinpe__context_launch_at(ctx, queue, k, 3, nargs, args, sizes, global, local, nwait,
                                     wait, event);
 }
 
 sinpe_status sinpe__context_launch_at(sinpe_context *ctx, cl_command_queue queue, int k,
-                                      cl_uint nargs, const void *const *args,
+                                      cl_uint work_dim, cl_uint nargs, const void *const *args,
                                       const size_t *sizes, const size_t *global,
                                       const size_t *local, cl_uint nwait,
                                       const cl_event *wait, cl_event *event)
@@ -219,7 +239,8 @@ sinpe_status sinpe__context_launch_at(sinpe_context *ctx, cl_command_queue queue
     for (cl_uint i = 0; i < nargs && err == CL_SUCCESS; i++)
         err = clSetKernelArg(kernel, i, sizes[i], args[i]);
     if (err == CL_SUCCESS)
-        err = clEnqueueNDRangeKernel(queue, kernel, 2, NULL, global, local, nwait, wait, event);
+        err = clEnqueueNDRangeKernel(queue, kernel, work_dim, NULL, global, local, nwait, wait,
+                                     event);
     pthread_mutex_unlock(&ctx->lock);
     SINPE_CL_CHECK(err, "clEnqueueNDRangeKernel");
     return SINPE_SUCCESS;

@@ -19,7 +19,25 @@ typedef struct {
     char name[512];    /* "platform name / device name" */
 } candidate;
 
+/*
+ * Some runtimes initialise their devices on the first clGetPlatformIDs and
+ * race when several threads make that first call at once (pocl segfaults):
+ * enumeration is serialised process-wide.
+ */
+static pthread_mutex_t enumerate_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static unsigned list_devices_locked(candidate *out, unsigned cap);
+
 static unsigned list_devices(candidate *out, unsigned cap)
+{
+    unsigned n;
+    pthread_mutex_lock(&enumerate_lock);
+    n = list_devices_locked(out, cap);
+    pthread_mutex_unlock(&enumerate_lock);
+    return n;
+}
+
+static unsigned list_devices_locked(candidate *out, unsigned cap)
 {
     cl_platform_id plats[MAX_PLATFORMS];
     cl_uint np = 0, n = 0;
@@ -154,6 +172,8 @@ sinpe_status sinpe__device_query(cl_device_id device, sinpe__device_info *info)
     SINPE_CL_CHECK(clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof info->max_item,
                                    info->max_item, NULL),
                    "clGetDeviceInfo(CL_DEVICE_MAX_WORK_ITEM_SIZES)");
+    SINPE_CL_CHECK(clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof info->type, &info->type, NULL),
+                   "clGetDeviceInfo(CL_DEVICE_TYPE)");
     /* Absent on devices without fp64: a failure simply means "none". */
     if (clGetDeviceInfo(device, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64, &fp64, NULL) !=
         CL_SUCCESS)

@@ -10,18 +10,15 @@
 
 /* Must match sinpe_embed_params in kernels/embed.cl field for field. */
 typedef struct {
-    cl_ulong ids_off, e_off, e_stride, out_off, out_stride, pos_off, bad_off, seq_start_off,
+    cl_ulong ids_off, e_off, e_stride, out_off, out_stride, pos_off, seq_start_off,
         pad_count_off;
     cl_int vocab, vocab_start, tab_rows, start, pad_id, pad_policy, flags;
-    cl_uint dim, seq_len, nrows, n_seqs, seq_group;
+    cl_uint dim, seq_len, n_seqs;
     cl_float scale;
 } embed_params;
 
-enum { F_POS = 1, F_BROADCAST = 2, F_BAD = 4, F_SEQ_START = 8, F_PAD_COUNT = 16,
-       F_SKIP_PE = 32, F_SHARD = 64 };
-
-/* Sequences that share positions are handled by one work-item, up to this many. */
-#define SEQ_GROUP 8
+enum { F_POS = 1, F_BROADCAST = 2, F_SEQ_START = 8, F_PAD_COUNT = 16, F_SKIP_PE = 32,
+       F_SHARD = 64 };
 
 enum { MODE_FUSED, MODE_GATHER, MODE_ADD };
 
@@ -72,11 +69,10 @@ static sinpe_status validate_ids(const sinpe_context *ctx, int mode, const sinpe
                     "args->vocab %zu exceeds 2^31 - 1", a->vocab);
         SINPE_CHECK(a->vocab_shard && a->vocab_start > (size_t)INT_MAX - a->vocab,
                     SINPE_INVALID_OPTION, "args->vocab_start + vocab exceeds 2^31 - 1");
-        size_t lo = a->vocab_shard ? a->vocab_start : 0;
-        SINPE_CHECK(a->pad_policy != SINPE_PAD_NONE &&
-                        ((size_t)a->pad_id < lo || (size_t)a->pad_id >= lo + a->vocab),
-                    SINPE_INVALID_PAD, "args->pad_id %d lies outside the vocabulary [%zu, %zu)",
-                    (int)a->pad_id, lo, lo + a->vocab);
+        /* A shard cannot know the whole vocabulary: its pad id may lie in another shard. */
+        SINPE_CHECK(uses_pad && !a->vocab_shard && (size_t)a->pad_id >= a->vocab,
+                    SINPE_INVALID_PAD, "args->pad_id %d lies outside the vocabulary [0, %zu)",
+                    (int)a->pad_id, a->vocab);
     }
     if (need_ids)
         SINPE_FORWARD(sinpe__check_buffer(ctx, a->ids, "args->ids", a->ids_offset, n, 4));
@@ -93,8 +89,6 @@ static sinpe_status validate_ids(const sinpe_context *ctx, int mode, const sinpe
                 sinpe__check_buffer(ctx, a->bad_ids, "args->bad_ids", a->bad_ids_offset, 1, 4));
         p->e_off = a->weights_offset;
         p->e_stride = e_stride;
-        p->bad_off = a->bad_ids_offset;
-        p->flags |= a->bad_ids ? F_BAD : 0;
         p->flags |= a->vocab_shard ? F_SHARD : 0;
         p->vocab_start = a->vocab_shard ? (cl_int)a->vocab_start : 0;
     }
@@ -171,13 +165,7 @@ static sinpe_status validate(const sinpe_table *t, int mode, const sinpe_embed_a
     p->dim = (cl_uint)dim;
     p->seq_len = (cl_uint)a->seq_len;
     p->n_seqs = (cl_uint)a->n_seqs;
-    p->nrows = (cl_uint)n;
     p->scale = a->token_scale;
-    /* Group sequences only when every sequence sees the same position at t. */
-    p->seq_group = 1;
-    if (mode != MODE_GATHER && a->position_rule == SINPE_POSITIONS_INDEX &&
-        (!a->positions || a->positions_broadcast) && !a->seq_starts && !a->pad_counts)
-        p->seq_group = a->n_seqs < SEQ_GROUP ? (cl_uint)a->n_seqs : SEQ_GROUP;
     return SINPE_SUCCESS;
 }
 
@@ -199,7 +187,7 @@ static sinpe_status make_positions(sinpe_context *ctx, cl_command_queue queue,
     const size_t sizes[] = {sizeof(cl_mem), sizeof ids_off, sizeof(cl_mem), sizeof seq_len,
                             sizeof(cl_int), sizeof(cl_int), wg * sizeof(cl_int)};
     const size_t global[2] = {wg, a->n_seqs}, local[2] = {wg, 1};
-    sinpe_status st = sinpe__context_launch_at(ctx, queue, SINPE_K_MAKE_POS, 7, args, sizes,
+    sinpe_status st = sinpe__context_launch_at(ctx, queue, SINPE_K_MAKE_POS, 2, 7, args, sizes,
                                                global, local, nwait, wait, done);
     if (st != SINPE_SUCCESS) {
         clReleaseMemObject(*pos);
@@ -208,13 +196,40 @@ static sinpe_status make_positions(sinpe_context *ctx, cl_command_queue queue,
     return st;
 }
 
+/* Adds the out-of-range ids to the caller's counter (its own small kernel). */
+static sinpe_status count_bad_ids(sinpe_context *ctx, cl_command_queue queue,
+                                  const sinpe_embed_args *a, cl_uint nwait, const cl_event *wait,
+                                  cl_event *done)
+{
+    cl_ulong ids_off = a->ids_offset, bad_off = a->bad_ids_offset;
+    cl_uint n = (cl_uint)(a->n_seqs * a->seq_len);
+    cl_int vocab = (cl_int)a->vocab, vocab_start = a->vocab_shard ? (cl_int)a->vocab_start : 0;
+    cl_int shard = a->vocab_shard != 0;
+    const void *args[] = {&a->ids, &ids_off, &n, &vocab, &vocab_start, &shard, &a->bad_ids,
+                          &bad_off};
+    const size_t sizes[] = {sizeof(cl_mem), sizeof ids_off, sizeof n, sizeof vocab,
+                            sizeof vocab_start, sizeof shard, sizeof(cl_mem), sizeof bad_off};
+    return sinpe__context_launch(ctx, queue, SINPE_K_COUNT_BAD, 8, args, sizes, n, 1, nwait,
+                                 wait, done);
+}
+
+/*
+ * The table-only kernels may be used when every position is start + t and
+ * all of them lie in the table's rows.
+ */
+static int positions_in_table(const sinpe_embed_args *a, size_t rows)
+{
+    return a->position_rule == SINPE_POSITIONS_INDEX && !a->positions && !a->seq_starts &&
+           !a->pad_counts && a->start >= 0 && (size_t)a->start + a->seq_len <= rows;
+}
+
 static sinpe_status enqueue(sinpe_table *t, int mode, cl_command_queue queue,
                             const sinpe_embed_args *a, cl_uint nwait, const cl_event *wait,
                             cl_event *event)
 {
     embed_params p;
     cl_mem tab = NULL, made_pos = NULL;
-    cl_event pos_done = NULL;
+    cl_event pre = NULL;
     size_t rows = 0;
     sinpe_status st;
     int k;
@@ -226,54 +241,66 @@ static sinpe_status enqueue(sinpe_table *t, int mode, cl_command_queue queue,
     SINPE_FORWARD(validate(t, mode, a, &p));
 
     sinpe_context *ctx = t->ctx;
+    /* Pre-passes chain through events: the caller's queue may be out of order. */
+    if (mode != MODE_ADD && a->bad_ids) {
+        SINPE_FORWARD(count_bad_ids(ctx, queue, a, nwait, wait, &pre));
+        nwait = 1;
+        wait = &pre;
+    }
     if (mode != MODE_GATHER && a->position_rule == SINPE_POSITIONS_FAIRSEQ) {
-        SINPE_FORWARD(make_positions(ctx, queue, a, &made_pos, nwait, wait, &pos_done));
+        cl_event made = NULL;
+        st = make_positions(ctx, queue, a, &made_pos, nwait, wait, &made);
+        if (pre)
+            clReleaseEvent(pre);
+        pre = made;
+        SINPE_FORWARD(st);
         p.flags |= F_POS;
         p.pos_off = 0;
         p.start = 0;
         nwait = 1;
-        wait = &pos_done;
+        wait = &pre;
     }
     if (mode != MODE_GATHER)
         sinpe__table_snapshot(t, &tab, &rows);
     p.tab_rows = (cl_int)rows;
+    int fast = positions_in_table(a, rows);
 
     cl_mem d = ctx->dummy;
-    const cl_mem bufs[9] = {
+    const cl_mem bufs[8] = {
         a->ids ? a->ids : d,
         mode != MODE_ADD ? a->weights : d,
         a->out,
         tab ? tab : d,
         t->desc,
         made_pos ? made_pos : (p.flags & F_POS) ? a->positions : d,
-        (p.flags & F_BAD) ? a->bad_ids : d,
         (p.flags & F_SEQ_START) ? a->seq_starts : d,
         (p.flags & F_PAD_COUNT) ? a->pad_counts : d,
     };
-    const void *args[10];
-    size_t sizes[10];
-    for (int i = 0; i < 9; i++) {
+    const void *args[9];
+    size_t sizes[9];
+    for (int i = 0; i < 8; i++) {
         args[i] = &bufs[i];
         sizes[i] = sizeof(cl_mem);
     }
-    args[9] = &p;
-    sizes[9] = sizeof p;
+    args[8] = &p;
+    sizes[8] = sizeof p;
+    int pair = 3 * (int)a->weights_dtype + (int)a->out_dtype;
     if (mode == MODE_ADD)
-        k = SINPE_K_ADD + (int)a->out_dtype;
+        k = SINPE_K_ADD + 2 * (int)a->out_dtype + fast;
+    else if (mode == MODE_GATHER)
+        k = SINPE_K_GATHER + pair;
     else
-        k = (mode == MODE_FUSED ? SINPE_K_EMBED : SINPE_K_GATHER) + 3 * (int)a->weights_dtype +
-            (int)a->out_dtype;
-    /* One work-item per 4 columns of a token index within a group of sequences. */
-    size_t groups = (a->n_seqs + p.seq_group - 1) / p.seq_group;
-    st = sinpe__context_launch(ctx, queue, k, 10, args, sizes, (t->spec.dim + 3) / 4,
-                               groups * a->seq_len, nwait, wait, event);
+        k = SINPE_K_EMBED + 2 * pair + fast;
+    /* Work-item (v, b, t): ctx->vec columns of token t of sequence b. */
+    const size_t n[3] = {(t->spec.dim + ctx->vec - 1) / ctx->vec, a->n_seqs, a->seq_len};
+    st = sinpe__context_launch3(ctx, queue, k, 9, args, sizes, n, nwait, wait, event);
     /* The enqueued commands keep their own hold on these. */
     if (tab)
         clReleaseMemObject(tab);
     if (made_pos)
         clReleaseMemObject(made_pos);
-    if (pos_done)
-        clReleaseEvent(pos_done);
+    if (pre)
+        clReleaseEvent(pre);
     return st;
 }
 

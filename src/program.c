@@ -1,5 +1,6 @@
 /*
- * program.c -- builds the embedded kernel source once per context.
+ * program.c -- builds the embedded kernel source once per context, or loads
+ * the binary of an earlier build from the disk cache (cache.c).
  */
 #include "sinpe_internal.h"
 
@@ -12,20 +13,26 @@ static const char *const dtype_names[3] = {"f32", "f16", "bf16"};
 /* The kernel function name of slot k, as the kernel files define it. */
 static void kernel_name(int k, char *buf, size_t n)
 {
-    if (k == SINPE_K_TABLE_FILL)
-        snprintf(buf, n, "sinpe_table_fill");
+    const char *const *d = dtype_names;
+    if (k == SINPE_K_TABLE_ANCHORS)
+        snprintf(buf, n, "sinpe_table_anchors");
+    else if (k < SINPE_K_MAKE_POS)
+        snprintf(buf, n, "sinpe_table_rows_%s", d[k - SINPE_K_TABLE_ROWS]);
     else if (k == SINPE_K_MAKE_POS)
         snprintf(buf, n, "sinpe_make_positions");
-    else if (k < SINPE_K_EMBED)
-        snprintf(buf, n, "sinpe_timesteps_%s", dtype_names[k - SINPE_K_TIMESTEPS]);
+    else if (k < SINPE_K_COUNT_BAD)
+        snprintf(buf, n, "sinpe_timesteps_%s", d[k - SINPE_K_TIMESTEPS]);
+    else if (k == SINPE_K_COUNT_BAD)
+        snprintf(buf, n, "sinpe_count_bad_ids");
     else if (k < SINPE_K_GATHER)
-        snprintf(buf, n, "sinpe_embed_%s_%s", dtype_names[(k - SINPE_K_EMBED) / 3],
-                 dtype_names[(k - SINPE_K_EMBED) % 3]);
+        snprintf(buf, n, "sinpe_embed_%s_%s%s", d[(k - SINPE_K_EMBED) / 6],
+                 d[(k - SINPE_K_EMBED) / 2 % 3], (k - SINPE_K_EMBED) % 2 ? "_fast" : "");
     else if (k < SINPE_K_ADD)
-        snprintf(buf, n, "sinpe_gather_%s_%s", dtype_names[(k - SINPE_K_GATHER) / 3],
-                 dtype_names[(k - SINPE_K_GATHER) % 3]);
+        snprintf(buf, n, "sinpe_gather_%s_%s", d[(k - SINPE_K_GATHER) / 3],
+                 d[(k - SINPE_K_GATHER) % 3]);
     else
-        snprintf(buf, n, "sinpe_add_%s", dtype_names[k - SINPE_K_ADD]);
+        snprintf(buf, n, "sinpe_add_%s%s", d[(k - SINPE_K_ADD) / 2],
+                 (k - SINPE_K_ADD) % 2 ? "_fast" : "");
 }
 
 static sinpe_status build_failure(cl_program program, cl_device_id dev, cl_int err)
@@ -45,43 +52,89 @@ static sinpe_status build_failure(cl_program program, cl_device_id dev, cl_int e
     return st;
 }
 
-sinpe_status sinpe__program_build(cl_context ctx, cl_device_id dev, sinpe_math math,
-                                  sinpe__program *prog)
+/* Creates every kernel of prog->program; on failure names the call in *what. */
+static cl_int make_kernels(cl_device_id dev, sinpe__program *prog, const char **what)
 {
-    const char *src = sinpe__kernel_source;
-    size_t len = (size_t)sinpe__kernel_source_len;
-    char options[128];
-    cl_int err;
-    sinpe_status st = SINPE_SUCCESS;
-
-    memset(prog, 0, sizeof *prog);
-    /* Never -cl-fast-relaxed-math: the encoding's accuracy depends on IEEE rounding. */
-    snprintf(options, sizeof options, "-cl-std=CL1.2 -DSINPE_FP64=%d",
-             math == SINPE_MATH_FP64 ? 1 : 0);
-    prog->program = clCreateProgramWithSource(ctx, 1, &src, &len, &err);
-    SINPE_CL_CHECK(err, "clCreateProgramWithSource");
-    err = clBuildProgram(prog->program, 1, &dev, options, NULL, NULL);
-    if (err != CL_SUCCESS) {
-        st = build_failure(prog->program, dev, err);
-        goto fail;
-    }
+    cl_int err = CL_SUCCESS;
     for (int k = 0; k < SINPE_K_COUNT; k++) {
         char name[64];
         kernel_name(k, name, sizeof name);
         prog->kernels[k] = clCreateKernel(prog->program, name, &err);
         if (err != CL_SUCCESS) {
-            st = sinpe__cl_fail(err, "clCreateKernel");
-            goto fail;
+            *what = "clCreateKernel";
+            return err;
         }
         err = clGetKernelWorkGroupInfo(prog->kernels[k], dev, CL_KERNEL_WORK_GROUP_SIZE,
                                        sizeof prog->wg[k], &prog->wg[k], NULL);
         if (err != CL_SUCCESS) {
-            st = sinpe__cl_fail(err, "clGetKernelWorkGroupInfo");
-            goto fail;
+            *what = "clGetKernelWorkGroupInfo";
+            return err;
         }
     }
+    return CL_SUCCESS;
+}
+
+/*
+ * A program from the disk cache, kernels and all; 0 on a miss.  A binary the
+ * runtime accepted but whose kernels cannot be made is deleted too, silently:
+ * the caller then builds from source, and any error is reported from there.
+ */
+static int load_cached(const sinpe__cache *cache, cl_context ctx, cl_device_id dev,
+                       const char *options, sinpe__program *prog)
+{
+    const char *what;
+    if (!(prog->program = sinpe__cache_load(cache, ctx, dev, options)))
+        return 0;
+    if (make_kernels(dev, prog, &what) == CL_SUCCESS) {
+        prog->from_disk = 1;
+        return 1;
+    }
+    sinpe__program_release(prog);
+    sinpe__cache_discard(cache);
+    return 0;
+}
+
+sinpe_status sinpe__program_build(cl_context ctx, cl_device_id dev, sinpe_math math,
+                                  unsigned vec, int disk_cache, sinpe__program *prog)
+{
+    const char *src = sinpe__kernel_source, *what = NULL;
+    size_t len = (size_t)sinpe__kernel_source_len;
+    char options[128];
+    sinpe__cache cache;
+    cl_int err;
+    sinpe_status st = SINPE_SUCCESS;
+
+    memset(prog, 0, sizeof *prog);
+    memset(&cache, 0, sizeof cache);
+    /* Never -cl-fast-relaxed-math: the encoding's accuracy depends on IEEE rounding. */
+    snprintf(options, sizeof options,
+             "-cl-std=CL1.2 -DSINPE_FP64=%d -DSINPE_STEP_SHIFT=%d -DSINPE_VEC=%u",
+             math == SINPE_MATH_FP64 ? 1 : 0, SINPE_STEP_SHIFT, vec);
+    if (disk_cache) {
+        sinpe__cache_open(&cache, dev, options);
+        if (load_cached(&cache, ctx, dev, options, prog))
+            goto done;
+    }
+    prog->program = clCreateProgramWithSource(ctx, 1, &src, &len, &err);
+    if (err != CL_SUCCESS) {
+        st = sinpe__cl_fail(err, "clCreateProgramWithSource");
+        goto fail;
+    }
+    err = clBuildProgram(prog->program, 1, &dev, options, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        st = build_failure(prog->program, dev, err);
+        goto fail;
+    }
+    if ((err = make_kernels(dev, prog, &what)) != CL_SUCCESS) {
+        st = sinpe__cl_fail(err, what);
+        goto fail;
+    }
+    sinpe__cache_store(&cache, prog->program, dev);
+done:
+    sinpe__cache_close(&cache);
     return SINPE_SUCCESS;
 fail:
+    sinpe__cache_close(&cache);
     sinpe__program_release(prog);
     return st;
 }

@@ -60,6 +60,7 @@ typedef struct sinpe__device_info {
     cl_ulong max_alloc;
     size_t max_wg;
     size_t max_item[3]; /* CL_DEVICE_MAX_WORK_ITEM_SIZES */
+    cl_device_type type;
     int has_fp64;
     int has_fp16;
     unsigned cl_major, cl_minor; /* platform version */
@@ -74,24 +75,59 @@ extern const unsigned long sinpe__kernel_source_len;
 
 /* Kernel slots; the typed families hold one kernel per storage type (pair). */
 enum sinpe__kernel_id {
-    SINPE_K_TABLE_FILL = 0,
-    SINPE_K_MAKE_POS = 1,
-    SINPE_K_TIMESTEPS = 2,  /* + out dtype            */
-    SINPE_K_EMBED = 5,      /* + 3 * weights dtype + out dtype */
-    SINPE_K_GATHER = 14,    /* + 3 * weights dtype + out dtype */
-    SINPE_K_ADD = 23,       /* + out dtype            */
-    SINPE_K_COUNT = 26
+    SINPE_K_TABLE_ANCHORS = 0,
+    SINPE_K_TABLE_ROWS = 1,  /* + out dtype                                */
+    SINPE_K_MAKE_POS = 4,
+    SINPE_K_TIMESTEPS = 5,   /* + out dtype                                */
+    SINPE_K_COUNT_BAD = 8,
+    SINPE_K_EMBED = 9,       /* + 2 * (3 * weights dtype + out dtype) + fast */
+    SINPE_K_GATHER = 27,     /* + 3 * weights dtype + out dtype            */
+    SINPE_K_ADD = 36,        /* + 2 * out dtype + fast                     */
+    SINPE_K_COUNT = 42
 };
 
 typedef struct sinpe__program {
     cl_program program;
     cl_kernel kernels[SINPE_K_COUNT];
     size_t wg[SINPE_K_COUNT]; /* CL_KERNEL_WORK_GROUP_SIZE of each */
+    int from_disk;            /* 1 when the binary came from the disk cache */
 } sinpe__program;
 
+/* Builds the kernels for dev; disk_cache != 0 tries the on-disk binary
+ * cache first and stores a binary built from source in it. */
 sinpe_status sinpe__program_build(cl_context ctx, cl_device_id dev, sinpe_math math,
-                                  sinpe__program *prog);
+                                  unsigned vec, int disk_cache, sinpe__program *prog);
 void sinpe__program_release(sinpe__program *prog);
+
+/* ---- cache.c ------------------------------------------------------------- */
+
+/* One entry of the on-disk cache of program binaries (layout in cache.c). */
+typedef struct sinpe__cache {
+    char *path;         /* "<dir>/<key>.bin"; NULL when there is no cache */
+    size_t dir_len;     /* path[0 .. dir_len) is the directory */
+    uint64_t key;       /* hash of the key material */
+    uint64_t key_bytes; /* its length */
+} sinpe__cache;
+
+/* Resolves the entry for the kernel source built with options on dev
+ * (path stays NULL when the cache is off or unusable).  Never fails loudly. */
+void sinpe__cache_open(sinpe__cache *cache, cl_device_id dev, const char *options);
+/* The entry's program, built for dev, or NULL; an entry that fails any
+ * check is deleted. */
+cl_program sinpe__cache_load(const sinpe__cache *cache, cl_context ctx, cl_device_id dev,
+                             const char *options);
+/* Replaces the entry with program's binary for dev (temp file + rename). */
+void sinpe__cache_store(const sinpe__cache *cache, cl_program program, cl_device_id dev);
+/* Deletes the entry. */
+void sinpe__cache_discard(const sinpe__cache *cache);
+void sinpe__cache_close(sinpe__cache *cache);
+
+/* The file layout, for tests that forge entries. */
+#define SINPE__CACHE_HEADER 48
+#define SINPE__CACHE_OFF_KEY 16
+#define SINPE__CACHE_OFF_SUM 40 /* sinpe__fnv1a(SINPE__FNV_BASIS, payload) */
+#define SINPE__FNV_BASIS UINT64_C(0xcbf29ce484222325)
+uint64_t sinpe__fnv1a(uint64_t h, const void *data, size_t n);
 
 /* ---- context.c ----------------------------------------------------------- */
 
@@ -101,6 +137,7 @@ struct sinpe_context {
     cl_command_queue queue;
     sinpe__device_info info;
     sinpe_math math;
+    unsigned vec;               /* columns per work-item of the embed kernels */
     sinpe__program prog;
     cl_mem dummy; /* bound to unused buffer arguments */
 
@@ -123,9 +160,15 @@ sinpe_status sinpe__context_launch(sinpe_context *ctx, cl_command_queue queue, i
                                    const size_t *sizes, size_t cols, size_t rows,
                                    cl_uint nwait, const cl_event *wait, cl_event *event);
 
-/* The same with an explicit local size (global sizes already multiples). */
+/* Over a 3D range n[0] x n[1] x n[2], local size derived likewise. */
+sinpe_status sinpe__context_launch3(sinpe_context *ctx, cl_command_queue queue, int k,
+                                    cl_uint nargs, const void *const *args, const size_t *sizes,
+                                    const size_t *n, cl_uint nwait, const cl_event *wait,
+                                    cl_event *event);
+
+/* With an explicit local size (global sizes already multiples of it). */
 sinpe_status sinpe__context_launch_at(sinpe_context *ctx, cl_command_queue queue, int k,
-                                      cl_uint nargs, const void *const *args,
+                                      cl_uint work_dim, cl_uint nargs, const void *const *args,
                                       const size_t *sizes, const size_t *global,
                                       const size_t *local, cl_uint nwait,
                                       const cl_event *wait, cl_event *event);
@@ -141,17 +184,26 @@ sinpe_status sinpe__check_wait_list(cl_uint n, const cl_event *list);
 
 /* ---- spec.c -------------------------------------------------------------- */
 
+/*
+ * Rows per anchor of the angle addition (kernels/pe_math.cl): the kernels
+ * get SINPE_STEP_SHIFT as a build option, so this is the one definition.
+ */
+#define SINPE_STEP_SHIFT 6
+#define SINPE_STEP_ROWS (1 << SINPE_STEP_SHIFT)
+
 sinpe_status sinpe__spec_validate(const sinpe_spec *spec);
 int sinpe__spec_equal(const sinpe_spec *a, const sinpe_spec *b);
-/* Fills desc[8 * dim] with the per-column descriptors read by pe_math.cl. */
-void sinpe__spec_columns(const sinpe_spec *spec, float *desc);
+/* Floats in the coefficient buffer of spec: column descriptors, then steps. */
+size_t sinpe__spec_coef_floats(const sinpe_spec *spec);
+/* Fills the coefficient buffer read by kernels/pe_math.cl. */
+void sinpe__spec_coefficients(const sinpe_spec *spec, float *coef);
 
 /* ---- table.c ------------------------------------------------------------- */
 
 struct sinpe_table {
     sinpe_context *ctx;
     sinpe_spec spec;
-    cl_mem desc;          /* 8 floats per column, fixed */
+    cl_mem desc;          /* coefficients (descriptors and steps), fixed */
     unsigned refs;        /* under ctx->lock */
     struct sinpe_table *next;
 
@@ -160,6 +212,15 @@ struct sinpe_table {
     cl_mem mem;           /* NULL while rows == 0 */
     size_t rows;
 };
+
+/*
+ * Enqueues PE(row0 + r) into row r of out (r < nrows) after the wait list;
+ * arguments already checked.  *event (may be NULL) is the last kernel's.
+ */
+sinpe_status sinpe__table_rows(sinpe_table *t, cl_command_queue queue, cl_int row0,
+                               size_t nrows, cl_mem out, size_t out_offset, size_t out_stride,
+                               sinpe_dtype out_dtype, cl_uint nwait, const cl_event *wait,
+                               cl_event *event);
 
 /* A consistent (mem, rows) pair; *mem is retained (or NULL when rows == 0). */
 void sinpe__table_snapshot(sinpe_table *t, cl_mem *mem, size_t *rows);

@@ -7,8 +7,8 @@
 #include <math.h>
 #include <string.h>
 
-/* dim limit: column indices stay well inside int and the descriptors small. */
-#define SINPE_MAX_DIM (1u << 20)
+/* dim limit: keeps the coefficient buffer (544 bytes a column) small. */
+#define SINPE_MAX_DIM 65536u
 
 void sinpe_spec_init(sinpe_spec *spec, size_t dim)
 {
@@ -82,14 +82,27 @@ static long double mod4(long double x)
     return r < 0 ? r + 4.0L : r;
 }
 
-void sinpe__spec_columns(const sinpe_spec *s, float *desc)
+size_t sinpe__spec_coef_floats(const sinpe_spec *s)
+{
+    return (8 + 4 * SINPE_STEP_ROWS) * s->dim;
+}
+
+/* x as the unevaluated sum hi + lo of two floats, stored plane apart. */
+static void split2(double x, float *f, size_t plane)
+{
+    f[0] = (float)x;
+    f[plane] = (float)(x - f[0]);
+}
+
+void sinpe__spec_coefficients(const sinpe_spec *s, float *coef)
 {
     const long double two_over_pi = 0.636619772367581343075535053490057448L;
-    size_t S, C;
+    size_t S, C, dim = s->dim, steps = SINPE_STEP_ROWS * dim;
     double D;
     spec_counts(s, &S, &C, &D);
-    for (size_t c = 0; c < s->dim; c++) {
-        float *d = desc + 8 * c;
+    memset(coef, 0, sinpe__spec_coef_floats(s) * sizeof *coef);
+    for (size_t c = 0; c < dim; c++) {
+        float d[8] = {0};
         size_t k = 0;
         int kind = 0; /* 0 zero, 1 sin, 2 cos */
         switch (s->layout) {
@@ -106,14 +119,23 @@ void sinpe__spec_columns(const sinpe_spec *s, float *desc)
             k = c < C ? c : c - C;
             break;
         }
-        memset(d, 0, 8 * sizeof *d);
-        if (kind == 0)
-            continue;
-        double w = s->angle_scale * (k == 0 ? 1.0 : pow(s->base, -(double)k / D));
-        long double q = (long double)w * two_over_pi;
-        split3(mod4(4096.0L * q), d);
-        d[3] = kind == 2 ? 1.0f : 0.0f;
-        split3(mod4(q), d + 4);
-        d[7] = (float)(q - mod4(q)); /* exact while |q| < 2^24 */
+        double w = 0.0;
+        if (kind != 0) {
+            w = s->angle_scale * (k == 0 ? 1.0 : pow(s->base, -(double)k / D));
+            long double q = (long double)w * two_over_pi;
+            split3(mod4(4096.0L * q), d);
+            d[3] = kind == 2 ? 1.0f : 0.0f;
+            split3(mod4(q), d + 4);
+            d[7] = (float)(q - mod4(q)); /* exact while |q| < 2^24 */
+        }
+        for (size_t f = 0; f < 8; f++)
+            coef[f * dim + c] = d[f];
+        /* step(j) = exp(i j w), the fine half of the angle addition, in
+         * double (its 1e-16 error is far below the float result's). */
+        for (size_t j = 0; j < SINPE_STEP_ROWS; j++) {
+            float *st = coef + (8 + j) * dim + c;
+            split2(sin((double)j * w), st, steps);
+            split2(cos((double)j * w), st + 2 * steps, steps);
+        }
     }
 }

@@ -24,13 +24,13 @@ static void table_free(sinpe_table *t)
 
 static sinpe_status table_new(sinpe_context *ctx, const sinpe_spec *spec, sinpe_table **out)
 {
-    size_t bytes = spec->dim * 8 * sizeof(float);
+    size_t bytes = sinpe__spec_coef_floats(spec) * sizeof(float);
     float *desc;
     cl_int err;
     sinpe_table *t;
 
     SINPE_CHECK(bytes > ctx->info.max_alloc, SINPE_TOO_LARGE,
-                "spec.dim %zu: the column descriptors exceed the device's max allocation",
+                "spec.dim %zu: the coefficients exceed the device's max allocation",
                 spec->dim);
     desc = malloc(bytes);
     t = calloc(1, sizeof *t);
@@ -39,7 +39,7 @@ static sinpe_status table_new(sinpe_context *ctx, const sinpe_spec *spec, sinpe_
         free(t);
         return sinpe__fail(SINPE_OUT_OF_HOST_MEMORY, "no memory for a table");
     }
-    sinpe__spec_columns(spec, desc);
+    sinpe__spec_coefficients(spec, desc);
     t->desc = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, desc,
                              &err);
     free(desc);
@@ -118,11 +118,12 @@ void sinpe_table_release(sinpe_table *table)
     }
 }
 
-/* The largest row count the device can hold for this dim. */
+/* The largest row count the device can hold for this dim, whole blocks only. */
 static size_t max_rows(const sinpe_table *t)
 {
     cl_ulong by_alloc = t->ctx->info.max_alloc / (t->spec.dim * sizeof(float));
-    return by_alloc < SINPE_MAX_ROWS ? (size_t)by_alloc : SINPE_MAX_ROWS;
+    size_t n = by_alloc < SINPE_MAX_ROWS ? (size_t)by_alloc : SINPE_MAX_ROWS;
+    return n / SINPE_STEP_ROWS * SINPE_STEP_ROWS;
 }
 
 /* Fills a new buffer of n rows: copies the old rows, generates the rest. */
@@ -131,8 +132,9 @@ static sinpe_status table_build(sinpe_table *t, cl_mem old, size_t old_rows, siz
 {
     sinpe_context *ctx = t->ctx;
     size_t dim = t->spec.dim;
-    cl_int err;
     cl_event ev = NULL;
+    cl_int err;
+    sinpe_status st;
     cl_mem mem = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, n * dim * sizeof(float), NULL,
                                 &err);
     SINPE_CL_CHECK(err, "clCreateBuffer(table)");
@@ -144,19 +146,14 @@ static sinpe_status table_build(sinpe_table *t, cl_mem old, size_t old_rows, siz
             return sinpe__cl_fail(err, "clEnqueueCopyBuffer(table)");
         }
     }
-    cl_uint dim_arg = (cl_uint)dim, nrows = (cl_uint)(n - old_rows);
-    cl_int row0 = (cl_int)old_rows;
-    const void *args[] = {&mem, &dim_arg, &row0, &nrows, &t->desc};
-    const size_t sizes[] = {sizeof mem, sizeof dim_arg, sizeof row0, sizeof nrows,
-                            sizeof t->desc};
-    sinpe_status st = sinpe__context_launch(ctx, ctx->queue, SINPE_K_TABLE_FILL, 5, args, sizes,
-                                            dim, n - old_rows, 0, NULL, &ev);
+    st = sinpe__table_rows(t, ctx->queue, (cl_int)old_rows, n - old_rows, mem, old_rows * dim,
+                           dim, SINPE_F32, 0, NULL, &ev);
     if (st == SINPE_SUCCESS) {
-        /* The queue is in order: the copy has finished when the fill has. */
+        /* The queue is in order: the copy has finished when the rows have. */
         err = clWaitForEvents(1, &ev);
         clReleaseEvent(ev);
         if (err != CL_SUCCESS)
-            st = sinpe__cl_fail(err, "clWaitForEvents(table fill)");
+            st = sinpe__cl_fail(err, "clWaitForEvents(table rows)");
     }
     if (st != SINPE_SUCCESS) {
         clReleaseMemObject(mem);
@@ -182,7 +179,8 @@ sinpe_status sinpe_table_reserve(sinpe_table *table, size_t rows)
     pthread_mutex_lock(&table->grow);
     sinpe__table_snapshot(table, &old, &have);
     if (rows > have) {
-        /* Grow by half again at least, in multiples of 64 rows, to amortise. */
+        /* Grow by half again at least, in whole blocks of 64 rows, to amortise;
+         * new rows then always start on an anchor (a multiple of 32). */
         want = have + have / 2;
         if (want < rows)
             want = rows;

@@ -1,0 +1,297 @@
+/*
+ * cache.c -- the on-disk cache of built program binaries.
+ *
+ * An entry is the file "<dir>/<key>.bin", where key is a 64-bit FNV-1a hash
+ * of everything the binary depends on: the library version, the kernel
+ * source, the build options, and the platform version, device name, driver
+ * version and device version.  Each part is hashed after its length, so no
+ * two different lists of parts hash the same bytes.  The file is a header
+ * followed by the binary the runtime returned (integers little-endian):
+ *
+ *      0  "SINPEBIN"
+ *      8  u32  format, FORMAT below (changes whenever the layout does)
+ *     12  u32  0
+ *     16  u64  key
+ *     24  u64  number of bytes the key hashed
+ *     32  u64  payload length
+ *     40  u64  FNV-1a 64 of the payload
+ *
+ * Nothing read is trusted.  A file whose header, length or checksum does not
+ * match, or whose binary the runtime rejects or cannot build, is deleted, and
+ * the caller builds from source and stores the result anew.  A write goes to
+ * a mkstemp file in the same directory that is renamed over the entry, so a
+ * reader never sees a partial file, however many processes start at once.
+ * Every failure here is silent: the cache may only ever save time.
+ */
+#include "sinpe_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define FORMAT 1u
+#define MAX_PAYLOAD ((uint64_t)1 << 30) /* no real binary comes near this */
+#define MAX_DEVICES 64
+
+static const char magic[8] = {'S', 'I', 'N', 'P', 'E', 'B', 'I', 'N'};
+
+uint64_t sinpe__fnv1a(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= UINT64_C(0x100000001b3);
+    }
+    return h;
+}
+
+static void put64(unsigned char *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint64_t get64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+/* Hashes one part of the key material: its length, then its bytes. */
+static void mix(sinpe__cache *c, const void *data, size_t n)
+{
+    unsigned char len[8];
+    put64(len, (uint64_t)n);
+    c->key = sinpe__fnv1a(sinpe__fnv1a(c->key, len, sizeof len), data, n);
+    c->key_bytes += sizeof len + (uint64_t)n;
+}
+
+/* A device (plat NULL) or platform string parameter, malloc'd; NULL on failure. */
+static char *info_string(cl_device_id dev, cl_platform_id plat, cl_uint param)
+{
+    size_t n = 0;
+    char *s;
+    cl_int err = plat ? clGetPlatformInfo(plat, param, 0, NULL, &n)
+                      : clGetDeviceInfo(dev, param, 0, NULL, &n);
+    if (err != CL_SUCCESS || !(s = calloc(n + 1, 1)))
+        return NULL;
+    err = plat ? clGetPlatformInfo(plat, param, n, s, NULL) : clGetDeviceInfo(dev, param, n, s, NULL);
+    if (err != CL_SUCCESS) {
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+/* The cache directory, malloc'd, or NULL when there is none. */
+static char *cache_dir(void)
+{
+    const char *env = getenv("SINPE_CACHE_DIR"), *tail = "";
+    char *dir;
+    if (env) {
+        if (!*env || strcmp(env, "off") == 0)
+            return NULL;
+    } else if ((env = getenv("XDG_CACHE_HOME")) != NULL && env[0] == '/') {
+        tail = "/sinpe"; /* the XDG spec says to ignore a relative value */
+    } else if ((env = getenv("HOME")) != NULL && env[0] == '/') {
+        tail = "/.cache/sinpe";
+    } else {
+        return NULL;
+    }
+    if ((dir = malloc(strlen(env) + strlen(tail) + 1)) != NULL)
+        strcat(strcpy(dir, env), tail);
+    return dir;
+}
+
+void sinpe__cache_open(sinpe__cache *c, cl_device_id dev, const char *options)
+{
+    /* The first is the platform's, the others the device's. */
+    static const cl_uint params[] = {CL_PLATFORM_VERSION, CL_DEVICE_NAME, CL_DRIVER_VERSION,
+                                     CL_DEVICE_VERSION};
+    const char *version = sinpe_version_string();
+    cl_platform_id plat = NULL;
+    char *dir, *s;
+    size_t len;
+
+    memset(c, 0, sizeof *c);
+    if (!(dir = cache_dir()))
+        return;
+    c->key = SINPE__FNV_BASIS;
+    mix(c, version, strlen(version));
+    mix(c, sinpe__kernel_source, (size_t)sinpe__kernel_source_len);
+    mix(c, options, strlen(options));
+    if (clGetDeviceInfo(dev, CL_DEVICE_PLATFORM, sizeof plat, &plat, NULL) != CL_SUCCESS)
+        goto fail;
+    for (size_t i = 0; i < sizeof params / sizeof params[0]; i++) {
+        if (!(s = info_string(dev, i == 0 ? plat : NULL, params[i])))
+            goto fail;
+        mix(c, s, strlen(s));
+        free(s);
+    }
+    /* Trailing slashes would double up ("/" becomes the empty prefix). */
+    for (len = strlen(dir); len > 0 && dir[len - 1] == '/'; len--)
+        ;
+    c->dir_len = len;
+    len += sizeof "/0123456789abcdef.bin";
+    if (!(c->path = malloc(len)))
+        goto fail;
+    snprintf(c->path, len, "%.*s/%016llx.bin", (int)c->dir_len, dir, (unsigned long long)c->key);
+    free(dir);
+    return;
+fail:
+    free(dir);
+    sinpe__cache_close(c);
+}
+
+void sinpe__cache_close(sinpe__cache *c)
+{
+    free(c->path);
+    memset(c, 0, sizeof *c);
+}
+
+void sinpe__cache_discard(const sinpe__cache *c)
+{
+    if (c->path)
+        unlink(c->path);
+}
+
+/* Reads (writing == 0) or writes exactly n bytes; 0 on success. */
+static int transfer(int fd, void *buf, size_t n, int writing)
+{
+    unsigned char *p = buf;
+    while (n > 0) {
+        ssize_t done = writing ? write(fd, p, n) : read(fd, p, n);
+        if (done < 0 && errno == EINTR)
+            continue;
+        if (done <= 0)
+            return -1;
+        p += done;
+        n -= (size_t)done;
+    }
+    return 0;
+}
+
+cl_program sinpe__cache_load(const sinpe__cache *c, cl_context ctx, cl_device_id dev,
+                             const char *options)
+{
+    unsigned char head[SINPE__CACHE_HEADER], *bin = NULL;
+    cl_program prog = NULL;
+    cl_int err, status = CL_SUCCESS;
+    struct stat sb;
+    uint64_t len;
+    int fd;
+
+    if (!c->path)
+        return NULL;
+    /* O_NONBLOCK: a FIFO planted under the name must not hang the caller. */
+    if ((fd = open(c->path, O_RDONLY | O_NONBLOCK)) < 0)
+        return NULL; /* the usual miss: no entry yet */
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || transfer(fd, head, sizeof head, 0) != 0)
+        goto fail;
+    len = get64(head + 32);
+    if (memcmp(head, magic, sizeof magic) != 0 || get64(head + 8) != FORMAT ||
+        get64(head + SINPE__CACHE_OFF_KEY) != c->key || get64(head + 24) != c->key_bytes ||
+        len == 0 || len > MAX_PAYLOAD || (uint64_t)sb.st_size != sizeof head + len)
+        goto fail;
+    if (!(bin = malloc((size_t)len)) || transfer(fd, bin, (size_t)len, 0) != 0 ||
+        sinpe__fnv1a(SINPE__FNV_BASIS, bin, (size_t)len) != get64(head + SINPE__CACHE_OFF_SUM))
+        goto fail;
+    {
+        size_t n = (size_t)len;
+        const unsigned char *p = bin;
+        prog = clCreateProgramWithBinary(ctx, 1, &dev, &n, &p, &status, &err);
+    }
+    if (err != CL_SUCCESS || status != CL_SUCCESS ||
+        clBuildProgram(prog, 1, &dev, options, NULL, NULL) != CL_SUCCESS)
+        goto fail;
+    close(fd);
+    free(bin);
+    return prog;
+fail:
+    if (prog)
+        clReleaseProgram(prog);
+    close(fd);
+    free(bin);
+    sinpe__cache_discard(c);
+    return NULL;
+}
+
+/* mkdir -p with mode 0700; errors surface when the file is created. */
+static void make_dirs(const char *path, size_t dir_len)
+{
+    char *d = malloc(dir_len + 1);
+    if (!d)
+        return;
+    memcpy(d, path, dir_len);
+    d[dir_len] = '\0';
+    for (size_t i = 1; i <= dir_len; i++) {
+        if (i < dir_len && d[i] != '/')
+            continue;
+        d[i] = '\0';
+        mkdir(d, 0700);
+        if (i < dir_len)
+            d[i] = '/';
+    }
+    free(d);
+}
+
+void sinpe__cache_store(const sinpe__cache *c, cl_program program, cl_device_id dev)
+{
+    cl_uint ndev = 0, idx;
+    cl_device_id devs[MAX_DEVICES];
+    size_t sizes[MAX_DEVICES], total = 0, tmp_len;
+    unsigned char *bins[MAX_DEVICES], *all = NULL, head[SINPE__CACHE_HEADER];
+    char *tmp = NULL;
+    int fd, ok;
+
+    if (!c->path ||
+        clGetProgramInfo(program, CL_PROGRAM_NUM_DEVICES, sizeof ndev, &ndev, NULL) != CL_SUCCESS ||
+        ndev == 0 || ndev > MAX_DEVICES ||
+        clGetProgramInfo(program, CL_PROGRAM_DEVICES, ndev * sizeof devs[0], devs, NULL) != CL_SUCCESS ||
+        clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, ndev * sizeof sizes[0], sizes, NULL) != CL_SUCCESS)
+        return;
+    for (idx = 0; idx < ndev && devs[idx] != dev; idx++)
+        ;
+    if (idx == ndev || sizes[idx] == 0)
+        return;
+    /* Room for every device's binary: not every runtime skips NULL entries. */
+    for (cl_uint i = 0; i < ndev; i++) {
+        if (sizes[i] > MAX_PAYLOAD - total)
+            return;
+        total += sizes[i];
+    }
+    if (!(all = malloc(total)))
+        return;
+    for (cl_uint i = 0; i < ndev; i++)
+        bins[i] = i == 0 ? all : bins[i - 1] + sizes[i - 1];
+    if (clGetProgramInfo(program, CL_PROGRAM_BINARIES, ndev * sizeof bins[0], bins, NULL) != CL_SUCCESS)
+        goto fail;
+    memset(head, 0, sizeof head);
+    memcpy(head, magic, sizeof magic);
+    put64(head + 8, FORMAT); /* the format, then the zero u32 */
+    put64(head + SINPE__CACHE_OFF_KEY, c->key);
+    put64(head + 24, c->key_bytes);
+    put64(head + 32, (uint64_t)sizes[idx]);
+    put64(head + SINPE__CACHE_OFF_SUM, sinpe__fnv1a(SINPE__FNV_BASIS, bins[idx], sizes[idx]));
+
+    make_dirs(c->path, c->dir_len);
+    tmp_len = strlen(c->path) + sizeof ".tmp.XXXXXX";
+    if (!(tmp = malloc(tmp_len)))
+        goto fail;
+    snprintf(tmp, tmp_len, "%s.tmp.XXXXXX", c->path);
+    if ((fd = mkstemp(tmp)) < 0)
+        goto fail;
+    ok = transfer(fd, head, sizeof head, 1) == 0 && transfer(fd, bins[idx], sizes[idx], 1) == 0;
+    ok = close(fd) == 0 && ok; /* close is the last chance to hear of a failed write */
+    if (!ok || rename(tmp, c->path) != 0)
+        unlink(tmp);
+fail:
+    free(tmp);
+    free(all);
+}

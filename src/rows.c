@@ -1,0 +1,72 @@
+/*
+ * rows.c -- generating rows of the encoding on the device: two passes, the
+ * anchors of the 64-row blocks the rows touch, then one work-item per element.
+ * Table growth and sinpe_enqueue_table_rows() both come here.
+ */
+#include "sinpe_internal.h"
+
+#include <limits.h>
+#include <stdint.h>
+
+sinpe_status sinpe__table_rows(sinpe_table *t, cl_command_queue queue, cl_int row0,
+                               size_t nrows, cl_mem out, size_t out_offset, size_t out_stride,
+                               sinpe_dtype out_dtype, cl_uint nwait, const cl_event *wait,
+                               cl_event *event)
+{
+    sinpe_context *ctx = t->ctx;
+    int64_t first = (int64_t)row0 >> SINPE_STEP_SHIFT;
+    int64_t last = ((int64_t)row0 + (int64_t)nrows - 1) >> SINPE_STEP_SHIFT;
+    size_t blocks = (size_t)(last - first + 1), dim = t->spec.dim;
+    cl_int base = (cl_int)(first * SINPE_STEP_ROWS), err;
+    cl_uint dim_arg = (cl_uint)dim, nblocks = (cl_uint)blocks, n = (cl_uint)nrows;
+    cl_ulong off = out_offset, stride = out_stride;
+    cl_event anchors_done = NULL;
+    sinpe_status st;
+
+    cl_mem anc = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, blocks * dim * 4 * sizeof(float),
+                                NULL, &err);
+    SINPE_CL_CHECK(err, "clCreateBuffer(anchors)");
+    const void *a1[] = {&anc, &dim_arg, &base, &nblocks, &t->desc};
+    const size_t s1[] = {sizeof anc, sizeof dim_arg, sizeof base, sizeof nblocks,
+                         sizeof t->desc};
+    st = sinpe__context_launch(ctx, queue, SINPE_K_TABLE_ANCHORS, 5, a1, s1, dim, blocks, nwait,
+                               wait, &anchors_done);
+    if (st == SINPE_SUCCESS) {
+        /* An event, not queue order: the caller's queue may be out of order. */
+        const void *a2[] = {&out, &off, &stride, &dim_arg, &row0, &n, &t->desc, &anc, &nblocks};
+        const size_t s2[] = {sizeof out, sizeof off, sizeof stride, sizeof dim_arg, sizeof row0,
+                             sizeof n, sizeof t->desc, sizeof anc, sizeof nblocks};
+        st = sinpe__context_launch(ctx, queue, SINPE_K_TABLE_ROWS + (int)out_dtype, 9, a2, s2,
+                                   dim, nrows, 1, &anchors_done, event);
+        clReleaseEvent(anchors_done);
+    }
+    clReleaseMemObject(anc); /* freed once the kernels that use it finish */
+    return st;
+}
+
+sinpe_status sinpe_enqueue_table_rows(sinpe_table *table, cl_command_queue queue, cl_int row0,
+                                      size_t nrows, cl_mem out, size_t out_offset,
+                                      size_t out_stride, sinpe_dtype out_dtype,
+                                      cl_uint num_events_in_wait_list,
+                                      const cl_event *event_wait_list, cl_event *event)
+{
+    sinpe__clear_error();
+    SINPE_CHECK(!table, SINPE_NULL_ARGUMENT, "table is NULL");
+    size_t dim = table->spec.dim, stride = out_stride ? out_stride : dim;
+    SINPE_FORWARD(sinpe__check_queue(table->ctx, queue));
+    SINPE_FORWARD(sinpe__check_wait_list(num_events_in_wait_list, event_wait_list));
+    SINPE_CHECK(nrows == 0, SINPE_INVALID_SHAPE, "nrows is 0");
+    SINPE_CHECK((int64_t)row0 + (int64_t)(nrows - 1) > INT_MAX || nrows > (size_t)INT_MAX,
+                SINPE_INVALID_SHAPE, "row0 %d + nrows - 1 exceeds the largest position 2^31 - 1",
+                (int)row0);
+    SINPE_CHECK(stride < dim, SINPE_INVALID_SHAPE, "out_stride %zu is below dim %zu", stride,
+                dim);
+    SINPE_CHECK((unsigned)out_dtype > SINPE_BF16, SINPE_INVALID_DTYPE,
+                "out_dtype %d is not a sinpe_dtype", (int)out_dtype);
+    SINPE_CHECK(nrows - 1 > (SIZE_MAX - dim) / stride, SINPE_BUFFER_TOO_SMALL,
+                "out: nrows * out_stride overflows");
+    SINPE_FORWARD(sinpe__check_buffer(table->ctx, out, "out", out_offset,
+                                      (nrows - 1) * stride + dim, out_dtype == SINPE_F32 ? 4 : 2));
+    return sinpe__table_rows(table, queue, row0, nrows, out, out_offset, stride, out_dtype,
+                             num_events_in_wait_list, event_wait_list, event);
+}
