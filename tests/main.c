@@ -1,0 +1,75 @@
+/*
+ * main.c -- runs every suite of the sinpe tests.
+ *
+ * The random seed comes from SINPE_TEST_SEED (decimal or 0x-hex) when set,
+ * else from the clock; it is printed first so that a failing run can be
+ * repeated exactly.  Check's own variables still apply: CK_RUN_SUITE and
+ * CK_RUN_CASE pick one suite or test case, CK_FORK=no runs in one process
+ * (handy under a debugger), CK_VERBOSITY=verbose lists every test.
+ *
+ * No OpenCL object may be created here: Check forks each test, and a pocl
+ * context made before the fork hangs the child.
+ */
+#include "test_util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+static int read_seed(uint64_t *seed)
+{
+    const char *env = getenv("SINPE_TEST_SEED");
+    if (env && *env) {
+        char *end = NULL;
+        errno = 0;
+        unsigned long long v = strtoull(env, &end, 0);
+        if (errno != 0 || end == env || *end != '\0') {
+            fprintf(stderr, "SINPE_TEST_SEED=\"%s\" is not a number\n", env);
+            return -1;
+        }
+        *seed = (uint64_t)v;
+        return 0;
+    }
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    *seed = ((uint64_t)ts.tv_sec * 1000000007ull) ^ (uint64_t)ts.tv_nsec ^
+            ((uint64_t)getpid() << 40);
+    return 0;
+}
+
+int main(void)
+{
+    if (read_seed(&tu_seed) != 0)
+        return EXIT_FAILURE;
+    printf("sinpe tests: seed %llu (SINPE_TEST_SEED=%llu repeats this run)\n",
+           (unsigned long long)tu_seed, (unsigned long long)tu_seed);
+    /* Keep the suites' contexts out of the user's cache directory (the cache
+     * suite sets its own directories). */
+    if (!getenv("SINPE_CACHE_DIR"))
+        setenv("SINPE_CACHE_DIR", "off", 1);
+    /* Flush before Check forks, or every child would print the line again. */
+    fflush(stdout);
+
+    SRunner *sr = srunner_create(suite_status());
+    srunner_add_suite(sr, suite_context());
+    srunner_add_suite(sr, suite_table());
+    srunner_add_suite(sr, suite_embed());
+    srunner_add_suite(sr, suite_errors());
+    srunner_add_suite(sr, suite_source());
+    srunner_add_suite(sr, suite_cache());
+    srunner_add_suite(sr, suite_presets());
+    srunner_add_suite(sr, suite_positions());
+    srunner_add_suite(sr, suite_dtype());
+    srunner_add_suite(sr, suite_timesteps());
+    srunner_add_suite(sr, suite_shard());
+
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+
+    if (failed)
+        printf("sinpe tests: %d failed (seed %llu)\n", failed, (unsigned long long)tu_seed);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

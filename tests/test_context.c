@@ -1,0 +1,503 @@
+/*
+ * test_context.c -- device selection, math paths, contexts made inside the
+ * host's own cl_context, accessors and lifetimes.
+ */
+#include "test_util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------ */
+/* Helpers                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static void get_info_str(cl_device_id dev, cl_platform_id plat, char *buf, size_t size,
+                         int platform_name)
+{
+    buf[0] = '\0';
+    if (platform_name)
+        TU_CL(clGetPlatformInfo(plat, CL_PLATFORM_NAME, size, buf, NULL));
+    else
+        TU_CL(clGetDeviceInfo(dev, CL_DEVICE_NAME, size, buf, NULL));
+    buf[size - 1] = '\0';
+}
+
+/* Whether a PoCL platform is installed; the name selectors below need it. */
+static int have_pocl(void)
+{
+    cl_platform_id plats[16];
+    cl_uint n = 0;
+    if (clGetPlatformIDs(16, plats, &n) != CL_SUCCESS)
+        return 0;
+    for (cl_uint i = 0; i < n && i < 16; i++) {
+        char name[256];
+        get_info_str(NULL, plats[i], name, sizeof name, 1);
+        if (tu_contains_nocase(name, "portable"))
+            return 1;
+    }
+    return 0;
+}
+
+/* The first device of the first platform: what "0:0" names. */
+static cl_device_id device_0_0(cl_platform_id *plat)
+{
+    cl_device_id dev = NULL;
+    cl_uint n = 0;
+    TU_CL(clGetPlatformIDs(1, plat, &n));
+    ck_assert_uint_ge(n, 1);
+    TU_CL(clGetDeviceIDs(*plat, CL_DEVICE_TYPE_ALL, 1, &dev, &n));
+    ck_assert_uint_ge(n, 1);
+    return dev;
+}
+
+static sinpe_status create_with(const char *device, sinpe_math math, sinpe_context **ctx)
+{
+    sinpe_context_options o;
+    sinpe_context_options_init(&o);
+    o.device = device;
+    o.math = math;
+    *ctx = NULL;
+    return sinpe_context_create(&o, ctx);
+}
+
+/* Builds a small table on ctx and checks an embedding through the
+ * context's own queue and through sinpe_embed_host(). */
+static void check_context_works(sinpe_context *ctx)
+{
+    enum { DIM = 24, NS = 2, SL = 9, VOCAB = 11 };
+    sinpe_spec spec = tu_spec(DIM, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ZERO_LAST, 1.0, 1e4, 1.0);
+    sinpe_table *tab = NULL;
+    tu_rng rng;
+    int32_t ids[NS * SL];
+    float w[VOCAB * DIM], out_host[NS * SL * DIM];
+    double ref[NS * SL * DIM];
+
+    tu_rng_init(&rng, "check_context_works");
+    for (size_t i = 0; i < NS * SL; i++)
+        ids[i] = tu_rng_int(&rng, 0, VOCAB - 1);
+    for (size_t i = 0; i < VOCAB * DIM; i++)
+        w[i] = tu_rng_float(&rng, -1.0f, 1.0f);
+    tu_ref_embed(&spec, NS, SL, ids, w, 0, DIM, VOCAB, 2.0f, 3, NULL, 1, 1, ref);
+
+    TU_OK(sinpe_table_create(ctx, &spec, 4, &tab));
+
+    /* The host-memory call uses the context's queue. */
+    tu_fill_poison(out_host, NS * SL * DIM);
+    TU_OK(sinpe_embed_host(tab, ids, NS, SL, w, VOCAB, 2.0f, 3, NULL, out_host));
+    tu_check_rows(out_host, 0, DIM, NS * SL, DIM, ref, TU_EMBED_TOL, TU_EMBED_TOL,
+                  "embed_host");
+
+    /* The enqueue path on sinpe's own queue with buffers in its cl_context. */
+    cl_command_queue q = sinpe_context_queue(ctx);
+    cl_mem ids_m = tu_buffer(ctx, sizeof ids, ids);
+    cl_mem w_m = tu_buffer(ctx, sizeof w, w);
+    cl_mem out_m = tu_poisoned_buffer(ctx, q, NS * SL * DIM);
+    sinpe_embed_args a;
+    sinpe_embed_args_init(&a);
+    a.n_seqs = NS;
+    a.seq_len = SL;
+    a.ids = ids_m;
+    a.weights = w_m;
+    a.vocab = VOCAB;
+    a.out = out_m;
+    a.token_scale = 2.0f;
+    a.start = 3;
+    TU_OK(sinpe_enqueue_embed(tab, q, &a, 0, NULL, NULL));
+    TU_CL(clFinish(q));
+    float *got = tu_read_floats(q, out_m, NS * SL * DIM);
+    tu_check_rows(got, 0, DIM, NS * SL, DIM, ref, TU_EMBED_TOL, TU_EMBED_TOL,
+                  "enqueue_embed on the context queue");
+    free(got);
+    clReleaseMemObject(ids_m);
+    clReleaseMemObject(w_m);
+    clReleaseMemObject(out_m);
+    sinpe_table_release(tab);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Device selection                                                         */
+/* ------------------------------------------------------------------------ */
+
+START_TEST(create_default_device)
+{
+    /* Without a selector: the first GPU, else accelerator, else CPU. */
+    unsetenv("SINPE_DEVICE");
+    cl_platform_id plats[16];
+    cl_uint np = 0;
+    TU_CL(clGetPlatformIDs(16, plats, &np));
+    cl_device_type have = 0;
+    for (cl_uint i = 0; i < np && i < 16; i++) {
+        cl_device_id devs[16];
+        cl_uint nd = 0;
+        if (clGetDeviceIDs(plats[i], CL_DEVICE_TYPE_ALL, 16, devs, &nd) != CL_SUCCESS)
+            continue;
+        for (cl_uint j = 0; j < nd && j < 16; j++) {
+            cl_device_type t = 0;
+            TU_CL(clGetDeviceInfo(devs[j], CL_DEVICE_TYPE, sizeof t, &t, NULL));
+            have |= t;
+        }
+    }
+    cl_device_type want = (have & CL_DEVICE_TYPE_GPU)           ? CL_DEVICE_TYPE_GPU
+                          : (have & CL_DEVICE_TYPE_ACCELERATOR) ? CL_DEVICE_TYPE_ACCELERATOR
+                                                                : CL_DEVICE_TYPE_CPU;
+
+    sinpe_context *ctx = NULL;
+    TU_OK(sinpe_context_create(NULL, &ctx));
+    ck_assert_ptr_nonnull(ctx);
+    cl_device_type got = 0;
+    TU_CL(clGetDeviceInfo(sinpe_context_device(ctx), CL_DEVICE_TYPE, sizeof got, &got, NULL));
+    ck_assert_msg(got & want, "default device has type 0x%llx, expected 0x%llx",
+                  (unsigned long long)got, (unsigned long long)want);
+    ck_assert_int_eq(sinpe_context_math(ctx), SINPE_MATH_FLOAT);
+    ck_assert_str_eq(sinpe_last_error(), "");
+    sinpe_context_release(ctx);
+}
+END_TEST
+
+static const char *const good_selectors[] = {"pthread", "PThread", "portable", "0:0"};
+
+START_TEST(create_with_selector)
+{
+    const char *sel = good_selectors[_i];
+    if (!have_pocl() && strcmp(sel, "0:0") != 0) {
+        printf("create_with_selector: no PoCL platform, \"%s\" not tried\n", sel);
+        return;
+    }
+    sinpe_context *ctx = NULL;
+    sinpe_status st = create_with(sel, SINPE_MATH_AUTO, &ctx);
+    ck_assert_msg(st == SINPE_SUCCESS, "device \"%s\": %d (%s): %s", sel, (int)st,
+                  sinpe_status_string(st), sinpe_last_error());
+    cl_device_id dev = sinpe_context_device(ctx);
+    cl_platform_id plat = NULL;
+    TU_CL(clGetDeviceInfo(dev, CL_DEVICE_PLATFORM, sizeof plat, &plat, NULL));
+    if (strcmp(sel, "0:0") == 0) {
+        cl_platform_id p0;
+        cl_device_id d0 = device_0_0(&p0);
+        ck_assert_msg(dev == d0 && plat == p0, "\"0:0\" picked another device");
+    } else {
+        char dname[512], pname[512];
+        get_info_str(dev, plat, dname, sizeof dname, 0);
+        get_info_str(dev, plat, pname, sizeof pname, 1);
+        ck_assert_msg(tu_contains_nocase(dname, sel) || tu_contains_nocase(pname, sel),
+                      "\"%s\" picked device \"%s\" of platform \"%s\"", sel, dname, pname);
+    }
+    sinpe_context_release(ctx);
+}
+END_TEST
+
+static const char *const missing_selectors[] = {"9:9", "0:99", "nonexistent-device"};
+
+START_TEST(create_selector_not_found)
+{
+    const char *sel = missing_selectors[_i];
+    sinpe_context *ctx = NULL;
+    TU_STATUS(create_with(sel, SINPE_MATH_AUTO, &ctx), SINPE_DEVICE_NOT_FOUND);
+    ck_assert_msg(strlen(sinpe_last_error()) > 0, "no message for device \"%s\"", sel);
+}
+END_TEST
+
+START_TEST(create_selector_malformed)
+{
+    sinpe_context *ctx = NULL;
+    TU_STATUS(create_with("1:", SINPE_MATH_AUTO, &ctx), SINPE_INVALID_OPTION);
+    ck_assert_msg(strlen(sinpe_last_error()) > 0, "no message for a malformed selector");
+}
+END_TEST
+
+START_TEST(create_selector_from_environment)
+{
+    /* options.device NULL reads SINPE_DEVICE; a non-NULL one overrides it. */
+    const char *saved = getenv("SINPE_DEVICE");
+    char *saved_copy = saved ? strdup(saved) : NULL;
+    sinpe_context *ctx = NULL;
+
+    ck_assert_int_eq(setenv("SINPE_DEVICE", "nonexistent-device", 1), 0);
+    TU_STATUS(sinpe_context_create(NULL, &ctx), SINPE_DEVICE_NOT_FOUND);
+    TU_STATUS(create_with(NULL, SINPE_MATH_AUTO, &ctx), SINPE_DEVICE_NOT_FOUND);
+
+    ck_assert_int_eq(setenv("SINPE_DEVICE", "1:", 1), 0);
+    TU_STATUS(sinpe_context_create(NULL, &ctx), SINPE_INVALID_OPTION);
+
+    ck_assert_int_eq(setenv("SINPE_DEVICE", "nonexistent-device", 1), 0);
+    TU_OK(create_with("0:0", SINPE_MATH_AUTO, &ctx));
+    sinpe_context_release(ctx);
+
+    ck_assert_int_eq(setenv("SINPE_DEVICE", "0:0", 1), 0);
+    TU_OK(sinpe_context_create(NULL, &ctx));
+    cl_platform_id p0;
+    ck_assert_msg(sinpe_context_device(ctx) == device_0_0(&p0),
+                  "SINPE_DEVICE=0:0 picked another device");
+    sinpe_context_release(ctx);
+
+    if (saved_copy)
+        setenv("SINPE_DEVICE", saved_copy, 1);
+    else
+        unsetenv("SINPE_DEVICE");
+    free(saved_copy);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* Math paths                                                               */
+/* ------------------------------------------------------------------------ */
+
+START_TEST(create_math_paths)
+{
+    static const sinpe_math asked[] = {SINPE_MATH_FLOAT, SINPE_MATH_FP64, SINPE_MATH_AUTO};
+    static const sinpe_math reported[] = {SINPE_MATH_FLOAT, SINPE_MATH_FP64, SINPE_MATH_FLOAT};
+    sinpe_context *ctx = NULL;
+    sinpe_status st = create_with(NULL, asked[_i], &ctx);
+    if (asked[_i] == SINPE_MATH_FP64 && st == SINPE_UNSUPPORTED) {
+        /* Only acceptable on a device without fp64. */
+        sinpe_context *probe = tu_context(SINPE_MATH_FLOAT);
+        ck_assert_msg(!tu_device_has_fp64(sinpe_context_device(probe)),
+                      "SINPE_MATH_FP64 refused on a device with cl_khr_fp64: %s",
+                      sinpe_last_error());
+        sinpe_context_release(probe);
+        return;
+    }
+    ck_assert_msg(st == SINPE_SUCCESS, "math %d: %d (%s): %s", (int)asked[_i], (int)st,
+                  sinpe_status_string(st), sinpe_last_error());
+    ck_assert_msg(sinpe_context_math(ctx) == reported[_i], "math %d reported as %d",
+                  (int)asked[_i], (int)sinpe_context_math(ctx));
+    sinpe_context_release(ctx);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* Host-owned cl_context                                                    */
+/* ------------------------------------------------------------------------ */
+
+START_TEST(create_from_cl_outlives_host_references)
+{
+    cl_platform_id plat;
+    cl_device_id dev = device_0_0(&plat);
+    cl_int err;
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)plat, 0};
+    cl_context clctx = clCreateContext(props, 1, &dev, NULL, NULL, &err);
+    ck_assert_msg(err == CL_SUCCESS, "clCreateContext: %d", (int)err);
+
+    sinpe_context_options o;
+    sinpe_context_options_init(&o);
+    o.math = _i == 0 ? SINPE_MATH_FLOAT : SINPE_MATH_FP64;
+    if (o.math == SINPE_MATH_FP64 && !tu_device_has_fp64(dev)) {
+        clReleaseContext(clctx);
+        return;
+    }
+    sinpe_context *ctx = NULL;
+    TU_OK(sinpe_context_create_from_cl(clctx, dev, &o, &ctx));
+    ck_assert_msg(sinpe_context_cl_context(ctx) == clctx, "not the host's cl_context");
+    ck_assert_msg(sinpe_context_device(ctx) == dev, "not the host's device");
+    ck_assert_int_eq(sinpe_context_math(ctx), o.math);
+
+    /* The host lets go of everything it made; sinpe holds its own references. */
+    TU_CL(clReleaseContext(clctx));
+    TU_CL(clReleaseDevice(dev));
+
+    check_context_works(ctx);
+    sinpe_context_release(ctx);
+}
+END_TEST
+
+START_TEST(create_from_cl_device_not_in_context)
+{
+    /* A sub-device is not part of a context made for its parent. */
+    cl_platform_id plat;
+    cl_device_id dev = device_0_0(&plat);
+    cl_uint units = 0;
+    TU_CL(clGetDeviceInfo(dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, NULL));
+    cl_device_partition_property part[] = {CL_DEVICE_PARTITION_EQUALLY, 1, 0};
+    cl_device_id sub[64];
+    cl_uint nsub = 0;
+    if (units < 2 || clCreateSubDevices(dev, part, 64, sub, &nsub) != CL_SUCCESS || nsub == 0) {
+        printf("create_from_cl_device_not_in_context: no sub-devices here, not tried\n");
+        return;
+    }
+    cl_int err;
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)plat, 0};
+    cl_context clctx = clCreateContext(props, 1, &dev, NULL, NULL, &err);
+    ck_assert_msg(err == CL_SUCCESS, "clCreateContext: %d", (int)err);
+
+    sinpe_context *ctx = NULL;
+    TU_STATUS(sinpe_context_create_from_cl(clctx, sub[0], NULL, &ctx), SINPE_CONTEXT_MISMATCH);
+    ck_assert_msg(strlen(sinpe_last_error()) > 0, "no message for a foreign device");
+
+    clReleaseContext(clctx);
+    for (cl_uint i = 0; i < nsub && i < 64; i++)
+        clReleaseDevice(sub[i]);
+}
+END_TEST
+
+START_TEST(create_from_cl_null_arguments)
+{
+    cl_platform_id plat;
+    cl_device_id dev = device_0_0(&plat);
+    cl_int err;
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)plat, 0};
+    cl_context clctx = clCreateContext(props, 1, &dev, NULL, NULL, &err);
+    ck_assert_msg(err == CL_SUCCESS, "clCreateContext: %d", (int)err);
+    sinpe_context *ctx = NULL;
+
+    TU_STATUS(sinpe_context_create_from_cl(NULL, dev, NULL, &ctx), SINPE_NULL_ARGUMENT);
+    TU_STATUS(sinpe_context_create_from_cl(clctx, NULL, NULL, &ctx), SINPE_NULL_ARGUMENT);
+    TU_STATUS(sinpe_context_create_from_cl(clctx, dev, NULL, NULL), SINPE_NULL_ARGUMENT);
+    clReleaseContext(clctx);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* Accessors and lifetime                                                   */
+/* ------------------------------------------------------------------------ */
+
+START_TEST(context_queue_properties)
+{
+    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
+    cl_command_queue q = sinpe_context_queue(ctx);
+    ck_assert_ptr_nonnull(q);
+    ck_assert_ptr_nonnull(sinpe_context_cl_context(ctx));
+    ck_assert_ptr_nonnull(sinpe_context_device(ctx));
+
+    cl_context qctx = NULL;
+    cl_device_id qdev = NULL;
+    cl_command_queue_properties props = 0;
+    TU_CL(clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof qctx, &qctx, NULL));
+    TU_CL(clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof qdev, &qdev, NULL));
+    TU_CL(clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL));
+    ck_assert_msg(qctx == sinpe_context_cl_context(ctx), "queue of another cl_context");
+    ck_assert_msg(qdev == sinpe_context_device(ctx), "queue of another device");
+    ck_assert_msg(props & CL_QUEUE_PROFILING_ENABLE, "queue without profiling");
+    ck_assert_msg(!(props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE), "queue is out of order");
+
+    cl_uint ndev = 0;
+    cl_device_id cdev = NULL;
+    TU_CL(clGetContextInfo(sinpe_context_cl_context(ctx), CL_CONTEXT_NUM_DEVICES, sizeof ndev,
+                           &ndev, NULL));
+    ck_assert_uint_ge(ndev, 1);
+    if (ndev == 1) {
+        TU_CL(clGetContextInfo(sinpe_context_cl_context(ctx), CL_CONTEXT_DEVICES, sizeof cdev,
+                               &cdev, NULL));
+        ck_assert_msg(cdev == sinpe_context_device(ctx), "device not in the cl_context");
+    }
+    sinpe_context_release(ctx);
+}
+END_TEST
+
+START_TEST(context_lives_while_tables_do)
+{
+    /* Releasing the context first keeps it alive for its tables. */
+    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
+    sinpe_spec spec = tu_spec(16, SINPE_LAYOUT_INTERLEAVED, SINPE_ODD_ZERO_LAST, 0.0, 1e4, 1.0);
+    sinpe_table *tab = NULL;
+    TU_OK(sinpe_table_create(ctx, &spec, 8, &tab));
+    cl_command_queue q = tu_queue(ctx); /* retains the cl_context for us */
+    cl_context clctx = sinpe_context_cl_context(ctx);
+    TU_CL(clRetainContext(clctx));
+    sinpe_context_release(ctx);
+
+    enum { SL = 20 };
+    double ref[SL * 16];
+    float host[SL * 16];
+    int32_t ids[SL];
+    float w[16] = {0};
+    for (size_t i = 0; i < SL; i++)
+        ids[i] = 0;
+    tu_ref_embed(&spec, 1, SL, ids, w, 0, 16, 1, 1.0f, 0, NULL, 0, 1, ref);
+
+    /* The host call runs on the (released) context's own queue. */
+    tu_fill_poison(host, SL * 16);
+    TU_OK(sinpe_embed_host(tab, ids, 1, SL, w, 1, 1.0f, 0, NULL, host));
+    tu_check_rows(host, 0, 16, SL, 16, ref, TU_EMBED_TOL, TU_EMBED_TOL,
+                  "embed_host after context release");
+
+    /* Growth still works: it needs the context's programs and queue. */
+    TU_OK(sinpe_table_reserve(tab, 100));
+    ck_assert_uint_ge(sinpe_table_rows(tab), 100);
+
+    float zeros[SL * 16] = {0};
+    cl_int err;
+    cl_mem out = clCreateBuffer(clctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof zeros,
+                                zeros, &err);
+    ck_assert_int_eq(err, CL_SUCCESS);
+    sinpe_embed_args a;
+    sinpe_embed_args_init(&a);
+    a.n_seqs = 1;
+    a.seq_len = SL;
+    a.out = out;
+    TU_OK(sinpe_enqueue_add_positions(tab, q, &a, 0, NULL, NULL));
+    TU_CL(clFinish(q));
+    float *got = tu_read_floats(q, out, SL * 16);
+    tu_check_rows(got, 0, 16, SL, 16, ref, TU_PE_TOL, 0.0, "add_positions after context release");
+    free(got);
+    clReleaseMemObject(out);
+    sinpe_table_release(tab);
+    clReleaseCommandQueue(q);
+    clReleaseContext(clctx);
+}
+END_TEST
+
+START_TEST(last_error_cleared_by_success)
+{
+    sinpe_context *ctx = NULL;
+    sinpe_table *tab = NULL;
+    sinpe_spec spec;
+    sinpe_spec_init(&spec, 8);
+    TU_STATUS(sinpe_table_create(NULL, &spec, 1, &tab), SINPE_NULL_ARGUMENT);
+    ck_assert_msg(strlen(sinpe_last_error()) > 0, "no message after a failure");
+
+    TU_OK(sinpe_context_create(NULL, &ctx));
+    ck_assert_msg(sinpe_last_error()[0] == '\0', "\"%s\" after a successful create",
+                  sinpe_last_error());
+
+    spec.dim = 0;
+    TU_STATUS(sinpe_table_create(ctx, &spec, 1, &tab), SINPE_INVALID_SPEC);
+    ck_assert_msg(strstr(sinpe_last_error(), "dim") != NULL,
+                  "the message for dim 0 does not name dim: \"%s\"", sinpe_last_error());
+
+    spec.dim = 8;
+    TU_OK(sinpe_table_create(ctx, &spec, 1, &tab));
+    ck_assert_msg(sinpe_last_error()[0] == '\0', "\"%s\" after a successful table create",
+                  sinpe_last_error());
+
+    TU_STATUS(sinpe_table_reserve(NULL, 4), SINPE_NULL_ARGUMENT);
+    TU_OK(sinpe_table_reserve(tab, 0));
+    ck_assert_msg(sinpe_last_error()[0] == '\0', "\"%s\" after a successful reserve",
+                  sinpe_last_error());
+
+    sinpe_table_release(tab);
+    sinpe_context_release(ctx);
+}
+END_TEST
+
+Suite *suite_context(void)
+{
+    Suite *s = suite_create("context");
+
+    TCase *tc = tcase_create("select");
+    tcase_set_timeout(tc, TU_TIMEOUT);
+    tcase_add_test(tc, create_default_device);
+    tcase_add_loop_test(tc, create_with_selector, 0,
+                        (int)(sizeof good_selectors / sizeof good_selectors[0]));
+    tcase_add_loop_test(tc, create_selector_not_found, 0,
+                        (int)(sizeof missing_selectors / sizeof missing_selectors[0]));
+    tcase_add_test(tc, create_selector_malformed);
+    tcase_add_test(tc, create_selector_from_environment);
+    tcase_add_loop_test(tc, create_math_paths, 0, 3);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("from_cl");
+    tcase_set_timeout(tc, TU_TIMEOUT);
+    tcase_add_loop_test(tc, create_from_cl_outlives_host_references, 0, 2);
+    tcase_add_test(tc, create_from_cl_device_not_in_context);
+    tcase_add_test(tc, create_from_cl_null_arguments);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("lifetime");
+    tcase_set_timeout(tc, TU_TIMEOUT);
+    tcase_add_test(tc, context_queue_properties);
+    tcase_add_test(tc, context_lives_while_tables_do);
+    tcase_add_test(tc, last_error_cleared_by_success);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,1060 @@
+/*
+ * test_embed.c -- the fused kernel and the unfused pair against the float64
+ * reference, with offsets, strides, positions, bad ids and events, plus the
+ * host-memory convenience call and concurrent use from several threads.
+ *
+ * Tolerance: |got - ref| <= 1e-6 * (1 + |ref|) (TU_EMBED_TOL), see
+ * test_util.h.  Outputs are poisoned with a NaN pattern before each run;
+ * afterwards every dim column of every row must hold a finite value close to
+ * the reference and every other element (before out_offset, between rows,
+ * after the last row) must still hold the poison.
+ */
+#include "test_util.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------ */
+/* One configuration, run end to end                                        */
+/* ------------------------------------------------------------------------ */
+
+typedef enum run_mode {
+    MODE_FUSED,   /* sinpe_enqueue_embed */
+    MODE_UNFUSED, /* sinpe_enqueue_gather, then sinpe_enqueue_add_positions */
+    MODE_GATHER   /* sinpe_enqueue_gather alone */
+} run_mode;
+
+static const char *const mode_names[] = {"fused", "unfused", "gather"};
+
+typedef struct ecase {
+    const char *name;
+    sinpe_spec spec;
+    size_t table_rows;
+    size_t n_seqs, seq_len, vocab;
+    size_t ids_offset, weights_offset, weights_stride, out_offset, out_stride;
+    float token_scale;
+    int32_t start;
+    int explicit_positions; /* else start + t */
+    size_t positions_offset;
+    int32_t pos_lo, pos_hi; /* explicit positions drawn from [pos_lo, pos_hi] */
+    int use_bad_ids;        /* pass a bad_ids counter */
+    size_t bad_ids_offset;
+    size_t n_bad; /* how many out-of-range ids to plant */
+} ecase;
+
+/* Host copies of one case's inputs and its output. */
+typedef struct ehost {
+    size_t rows, dim, wstride, ostride;
+    size_t n_ids, n_w, n_out, n_pos, n_bad_buf;
+    int32_t *ids, *pos, *bad;
+    float *w;
+} ehost;
+
+static const int32_t bad_values[] = {-1, INT32_MIN, INT32_MAX, -7, 0 /* vocab */, 0 /* vocab+3 */};
+
+static void make_inputs(const ecase *c, ehost *h)
+{
+    tu_rng rng;
+    tu_rng_init(&rng, c->name);
+    h->dim = c->spec.dim;
+    h->rows = c->n_seqs * c->seq_len;
+    h->wstride = c->weights_stride ? c->weights_stride : h->dim;
+    h->ostride = c->out_stride ? c->out_stride : h->dim;
+    /* Tight sizes: the last row ends exactly at the end of the buffer. */
+    h->n_ids = c->ids_offset + h->rows;
+    h->n_w = c->weights_offset + (c->vocab - 1) * h->wstride + h->dim;
+    h->n_out = c->out_offset + (h->rows - 1) * h->ostride + h->dim;
+    h->n_pos = c->positions_offset + h->rows;
+    h->n_bad_buf = c->bad_ids_offset + 2;
+
+    h->ids = tu_malloc(h->n_ids * sizeof *h->ids);
+    for (size_t i = 0; i < c->ids_offset; i++)
+        h->ids[i] = -5; /* read by mistake, these would count as bad */
+    for (size_t r = 0; r < h->rows; r++)
+        h->ids[c->ids_offset + r] = tu_rng_int(&rng, 0, (int32_t)c->vocab - 1);
+    for (size_t k = 0; k < c->n_bad; k++) {
+        size_t r = (k * 7919 + 3) % h->rows;
+        int32_t v = bad_values[k % (sizeof bad_values / sizeof bad_values[0])];
+        if (k % 6 == 4)
+            v = (int32_t)c->vocab;
+        if (k % 6 == 5)
+            v = (int32_t)c->vocab + 3;
+        h->ids[c->ids_offset + r] = v;
+    }
+
+    /* Padding in the embedding table is huge, so reading it shows. */
+    h->w = tu_malloc(h->n_w * sizeof *h->w);
+    for (size_t i = 0; i < h->n_w; i++)
+        h->w[i] = 1e30f;
+    for (size_t v = 0; v < c->vocab; v++)
+        for (size_t col = 0; col < h->dim; col++)
+            h->w[c->weights_offset + v * h->wstride + col] = tu_rng_float(&rng, -1.0f, 1.0f);
+
+    h->pos = tu_malloc(h->n_pos * sizeof *h->pos);
+    for (size_t i = 0; i < c->positions_offset; i++)
+        h->pos[i] = 1 << 29;
+    for (size_t r = 0; r < h->rows; r++)
+        h->pos[c->positions_offset + r] = tu_rng_int(&rng, c->pos_lo, c->pos_hi);
+
+    h->bad = tu_malloc(h->n_bad_buf * sizeof *h->bad);
+    for (size_t i = 0; i < h->n_bad_buf; i++)
+        h->bad[i] = 0x5A5A;
+    h->bad[c->bad_ids_offset] = 0;
+}
+
+static void free_inputs(ehost *h)
+{
+    free(h->ids);
+    free(h->w);
+    free(h->pos);
+    free(h->bad);
+}
+
+/* The reference of a case in the given mode: rows * dim values. */
+static double *reference(const ecase *c, const ehost *h, run_mode mode)
+{
+    double *ref = tu_malloc(h->rows * h->dim * sizeof *ref);
+    tu_ref_embed(&c->spec, c->n_seqs, c->seq_len, h->ids + c->ids_offset, h->w,
+                 c->weights_offset, h->wstride, c->vocab, c->token_scale, c->start,
+                 c->explicit_positions ? h->pos + c->positions_offset : NULL, 1,
+                 mode != MODE_GATHER, ref);
+    return ref;
+}
+
+/* Device buffers of a case. */
+typedef struct edev {
+    cl_mem ids, w, out, pos, bad;
+} edev;
+
+static void upload(sinpe_context *ctx, cl_command_queue q, const ehost *h, edev *d)
+{
+    d->ids = tu_buffer(ctx, h->n_ids * sizeof *h->ids, h->ids);
+    d->w = tu_buffer(ctx, h->n_w * sizeof *h->w, h->w);
+    d->out = tu_poisoned_buffer(ctx, q, h->n_out);
+    d->pos = tu_buffer(ctx, h->n_pos * sizeof *h->pos, h->pos);
+    d->bad = tu_buffer(ctx, h->n_bad_buf * sizeof *h->bad, h->bad);
+}
+
+static void release_dev(edev *d)
+{
+    clReleaseMemObject(d->ids);
+    clReleaseMemObject(d->w);
+    clReleaseMemObject(d->out);
+    clReleaseMemObject(d->pos);
+    clReleaseMemObject(d->bad);
+}
+
+static void fill_args(const ecase *c, const edev *d, sinpe_embed_args *a)
+{
+    sinpe_embed_args_init(a);
+    a->n_seqs = c->n_seqs;
+    a->seq_len = c->seq_len;
+    a->ids = d->ids;
+    a->ids_offset = c->ids_offset;
+    a->weights = d->w;
+    a->weights_offset = c->weights_offset;
+    a->weights_stride = c->weights_stride;
+    a->vocab = c->vocab;
+    a->out = d->out;
+    a->out_offset = c->out_offset;
+    a->out_stride = c->out_stride;
+    a->token_scale = c->token_scale;
+    a->start = c->start;
+    if (c->explicit_positions) {
+        a->positions = d->pos;
+        a->positions_offset = c->positions_offset;
+    }
+    if (c->use_bad_ids) {
+        a->bad_ids = d->bad;
+        a->bad_ids_offset = c->bad_ids_offset;
+    }
+}
+
+/* Enqueues a case in a mode on q and waits for it. */
+static void enqueue_mode(sinpe_table *tab, cl_command_queue q, const sinpe_embed_args *a,
+                         run_mode mode)
+{
+    if (mode == MODE_FUSED) {
+        /* No event requested: NULL must be accepted. */
+        TU_OK(sinpe_enqueue_embed(tab, q, a, 0, NULL, NULL));
+        TU_CL(clFinish(q));
+    } else if (mode == MODE_GATHER) {
+        cl_event ev = NULL;
+        TU_OK(sinpe_enqueue_gather(tab, q, a, 0, NULL, &ev));
+        ck_assert_ptr_nonnull(ev);
+        TU_CL(clWaitForEvents(1, &ev));
+        clReleaseEvent(ev);
+    } else {
+        /* The second call waits on the first through its wait list. */
+        cl_event ev1 = NULL, ev2 = NULL;
+        TU_OK(sinpe_enqueue_gather(tab, q, a, 0, NULL, &ev1));
+        ck_assert_ptr_nonnull(ev1);
+        TU_OK(sinpe_enqueue_add_positions(tab, q, a, 1, &ev1, &ev2));
+        ck_assert_ptr_nonnull(ev2);
+        TU_CL(clWaitForEvents(1, &ev2));
+        clReleaseEvent(ev1);
+        clReleaseEvent(ev2);
+    }
+}
+
+/* Runs c in mode on ctx and checks values, untouched gaps and the counter.
+ * Returns the raw output buffer (n_out floats, free() it) when keep is set. */
+static float *run_case(sinpe_context *ctx, const ecase *c, run_mode mode, int keep)
+{
+    char sbuf[256], what[512];
+    ehost h;
+    edev d;
+    sinpe_embed_args a;
+    sinpe_table *tab = NULL;
+
+    make_inputs(c, &h);
+    cl_command_queue q = tu_queue(ctx);
+    upload(ctx, q, &h, &d);
+    TU_OK(sinpe_table_create(ctx, &c->spec, c->table_rows, &tab));
+    fill_args(c, &d, &a);
+    enqueue_mode(tab, q, &a, mode);
+
+    float *got = tu_read_floats(q, d.out, h.n_out);
+    double *ref = reference(c, &h, mode);
+    snprintf(what, sizeof what, "%s (%s, %s)", c->name, mode_names[mode],
+             tu_spec_str(&c->spec, sbuf, sizeof sbuf));
+    tu_check_rows(got, c->out_offset, h.ostride, h.rows, h.dim, ref, TU_EMBED_TOL, TU_EMBED_TOL,
+                  what);
+    tu_check_layout(got, h.n_out, c->out_offset, h.ostride, h.rows, h.dim, what);
+
+    if (c->use_bad_ids) {
+        int32_t *bad = tu_malloc(h.n_bad_buf * sizeof *bad);
+        tu_read(q, d.bad, 0, h.n_bad_buf * sizeof *bad, bad);
+        ck_assert_msg(bad[c->bad_ids_offset] == (int32_t)c->n_bad,
+                      "%s: bad_ids counted %d, %zu planted", what, (int)bad[c->bad_ids_offset],
+                      c->n_bad);
+        for (size_t i = 0; i < h.n_bad_buf; i++)
+            if (i != c->bad_ids_offset)
+                ck_assert_msg(bad[i] == 0x5A5A, "%s: bad_ids[%zu] next to the counter changed",
+                              what, i);
+        free(bad);
+    }
+
+    free(ref);
+    release_dev(&d);
+    free_inputs(&h);
+    sinpe_table_release(tab);
+    clReleaseCommandQueue(q);
+    if (keep)
+        return got;
+    free(got);
+    return NULL;
+}
+
+/* A plain case: the paper's spec at dim, the given sizes, implicit positions. */
+static ecase base_case(const char *name, size_t dim)
+{
+    ecase c;
+    memset(&c, 0, sizeof c);
+    c.name = name;
+    sinpe_spec_init(&c.spec, dim);
+    c.table_rows = 32;
+    c.n_seqs = 3;
+    c.seq_len = 45;
+    c.vocab = 97;
+    c.token_scale = 1.0f;
+    return c;
+}
+
+static sinpe_math math_of(int i)
+{
+    return i ? SINPE_MATH_FP64 : SINPE_MATH_FLOAT;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Values                                                                   */
+/* ------------------------------------------------------------------------ */
+
+START_TEST(embed_basic)
+{
+    /* _i: mode (fused, unfused, gather) x math. */
+    sinpe_context *ctx = tu_context(math_of(_i / 3));
+    ecase c = base_case("embed_basic", 64);
+    c.token_scale = 8.0f; /* sqrt(64) */
+    run_case(ctx, &c, (run_mode)(_i % 3), 0);
+    sinpe_context_release(ctx);
+}
+END_TEST
+
+START_TEST(embed_offsets_and_strides)
+{
+    sinpe_context *ctx = tu_context(SINPE_MATH_FLOAT);
+    ecase c = base_case("embed_offsets_and_strides", 48);
+    c.spec.layout = SINPE_LAYOUT_SPLIT_SIN_COS;
+    c.spec.shift = 1.0;
+    c.ids_offset = 5;
+    c.weights_offset = 13;
+    c.weights_stride = 53;
+    c.out_offset = 7;
+    c.out_stride = 61;
+    c.token_scale = sqrtf(48.0f);
+    c.explicit_positions = 1;
+    c.positions_offset = 9;
+    c.pos_lo = -100;
+    c.pos_hi = 300;
+    c.use_bad_ids = 1;
+    c.bad_ids_offset = 3;
+    c.n_bad = 3;
+    run_case(ctx, &c, (run_mode)_i, 0);
+    sinpe_context_release(ctx);
+}
+END_TEST
+
+START_TEST(embed_negative_start)
+{
+    sinpe_context *ctx = tu_context(math_of(_i / 3));
+    ecase c = base_case("embed_negative_start", 40);
+    c.spec.layout = SINPE_LAYOUT_SPLIT_COS_SIN;
+    c.table_rows = 10;
+    c.n_seqs = 2;
+    c.seq_len = 64;
+    c.start = -40; /* positions -40 .. 23 */
+    c.token_scale = -0.5f;
+    c.out_stride = 41;
+    run_case(ctx, &c, (run_mode)(_i % 3), 0);
+    sinpe_context_release(ctx);
+}
+END_TEST
+
+START_TEST(embed_large_start)
+{
+    /* Implicit positions just below 2^24, far past a small table. */
+    sinpe_context *ctx = tu_context(math_of(_i / 2));
+    ecase c = base_case("embed_large_start", 30);
+    c.spec.base = 500000.0;
+    c.n_seqs = 2;
+    c.seq_len = 50;
+    c.start = 16777215 - 50;
+    run_case(ctx, &c, (run_mode)(_i % 2), 0);
+    sinpe_context_release(ctx);
+}
+END_TEST
+
+START_TEST(embed_explicit_positions)
+{
+    /* Explicit positions with an offset, and a start added to them; most
+     * lie outside the table, some negative. */
+    sinpe_context *ctx = tu_context(math_of(_i / 2));
+    ecase c = base_case("embed_explicit_positions", 66);
+    c.spec.layout = SINPE_LAYOUT_SPLIT_SIN_COS;
+    c.table_rows = 100;
+    c.explicit_positions = 1;
+    c.positions_offset = 3;
+    c.pos_lo = -5000;
+    c.pos_hi = 5000;
+    c.start = 17;
+    c.token_scale = 3.0f;
+    run_case(ctx, &c, (run_mode)(_i % 2), 0);
+    sinpe_context_release(ctx);
+}
+END_TEST
+
+START_TEST(embed_zero_row_table)
+{
+    sinpe_context *ctx = tu_context(SINPE_MATH_FLOAT);
+    ecase c = base_case("embed_zero_row_table", 32);
+    c.table_rows = 0;
+    c.start = 1000;
+    run_case(ctx, &c, (run_mode)_i, 0);
+    c.name = "embed_zero_row_table explicit";
+    c.explicit_positions = 1;
+    c.pos_lo = 0;
+    c.pos_hi = 40;
+    run_case(ctx, &c, (run_mode)_i, 0);
+    sinpe_context_release(ctx);
+}
+END_TEST
+
+/* Odd dims, every layout and policy, d = 1 and d = 4096 through the kernels. */
+static const struct {
+    size_t dim;
+    sinpe_layout layout;
+    sinpe_odd_dim odd;
+    double shift, base;
+    sinpe_math math;
+} shape_cases[] = {
+    {1, SINPE_LAYOUT_INTERLEAVED, SINPE_ODD_EXTRA_SIN, 0.0, 1e4, SINPE_MATH_FLOAT},
+    {1, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ZERO_LAST, 1.0, 1e4, SINPE_MATH_FP64},
+    {3, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_EXTRA_SIN, 1.0, 5e5, SINPE_MATH_FLOAT},
+    {3, SINPE_LAYOUT_SPLIT_COS_SIN, SINPE_ODD_ZERO_LAST, 0.0, 1e4, SINPE_MATH_FP64},
+    {7, SINPE_LAYOUT_SPLIT_COS_SIN, SINPE_ODD_EXTRA_SIN, 0.0, 1e4, SINPE_MATH_FLOAT},
+    {7, SINPE_LAYOUT_INTERLEAVED, SINPE_ODD_ZERO_LAST, 1.0, 5e5, SINPE_MATH_FP64},
+    {2, SINPE_LAYOUT_SPLIT_COS_SIN, SINPE_ODD_ZERO_LAST, 1.0, 1e4, SINPE_MATH_FLOAT},
+    {513, SINPE_LAYOUT_INTERLEAVED, SINPE_ODD_EXTRA_SIN, 1.0, 1e4, SINPE_MATH_FLOAT},
+    {513, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ZERO_LAST, 0.0, 5e5, SINPE_MATH_FP64},
+    {4096, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ZERO_LAST, 1.0, 5e5, SINPE_MATH_FLOAT},
+    {4096, SINPE_LAYOUT_INTERLEAVED, SINPE_ODD_ZERO_LAST, 0.0, 1e4, SINPE_MATH_FP64},
+};
+#define N_SHAPES ((int)(sizeof shape_cases / sizeof shape_cases[0]))
+
+START_TEST(embed_shapes)
+{
+    sinpe_context *ctx = tu_context(shape_cases[_i].math);
+    ecase c = base_case("embed_shapes", shape_cases[_i].dim);
+    c.spec = tu_spec(shape_cases[_i].dim, shape_cases[_i].layout, shape_cases[_i].odd,
+                     shape_cases[_i].shift, shape_cases[_i].base, 1.0);
+    size_t dim = c.spec.dim;
+    if (dim >= 4096) {
+        c.n_seqs = 2;
+        c.seq_len = 40;
+        c.vocab = 13;
+        c.table_rows = 30;
+    } else {
+        c.n_seqs = 2;
+        c.seq_len = 67;
+        c.table_rows = 50;
+    }
+    c.token_scale = sqrtf((float)dim);
+    c.out_stride = dim + 2;
+    c.out_offset = 1;
+    for (int m = 0; m < 3; m++)
+        run_case(ctx, &c, (run_mode)m, 0);
+    sinpe_context_release(ctx);
+}
+END_TEST
+
+START_TEST(embed_bad_ids)
+{
+    /* Out-of-range ids are counted and contribute a zero embedding: the fused
+     * and unfused rows equal PE, the gathered rows 0. */
+    sinpe_context *ctx = tu_context(SINPE_MATH_FLOAT);
+    ecase c = base_case("embed_bad_ids", 24);
+    c.vocab = 19;
+    c.use_bad_ids = 1;
+    c.bad_ids_offset = 4;
+    c.n_bad = 12; /* each of -1, INT32_MIN, INT32_MAX, -7, vocab, vocab+3 twice */
+    c.token_scale = 2.0f;
+    c.ids_offset = 2;
+    run_case(ctx, &c, (run_mode)_i, 0);
+    sinpe_context_release(ctx);
+}
+END_TEST
+
+START_TEST(positions_wrap_in_int32)
+{
+    /* Implicit start + t past INT32_MAX is a host-visible overflow and is
+     * rejected with nothing written; start + positions[r] (which only the
+     * device sees) wraps to INT32_MIN and gives the same bits as those
+     * wrapped positions given explicitly with start 0. */
+    enum { SL = 12, D = 16 };
+    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
+    sinpe_spec spec;
+    sinpe_spec_init(&spec, D);
+    sinpe_table *tab = NULL;
+    TU_OK(sinpe_table_create(ctx, &spec, 4, &tab));
+    cl_command_queue q = tu_queue(ctx);
+    int32_t start = INT32_MAX - 5;
+    int32_t wrapped[SL], index[SL];
+    for (size_t t = 0; t < SL; t++) {
+        wrapped[t] = (int32_t)((uint32_t)start + (uint32_t)t);
+        index[t] = (int32_t)t;
+    }
+    float zeros[SL * D] = {0};
+    cl_mem o_implicit = tu_buffer(ctx, sizeof zeros, zeros);
+    cl_mem o_offset = tu_buffer(ctx, sizeof zeros, zeros);
+    cl_mem o_explicit = tu_buffer(ctx, sizeof zeros, zeros);
+    cl_mem wm = tu_buffer(ctx, sizeof wrapped, wrapped);
+    cl_mem im = tu_buffer(ctx, sizeof index, index);
+    sinpe_embed_args a;
+    sinpe_embed_args_init(&a);
+    a.n_seqs = 1;
+    a.seq_len = SL;
+    a.out = o_implicit;
+    a.start = start;
+    ck_assert_int_eq(sinpe_enqueue_add_positions(tab, q, &a, 0, NULL, NULL),
+                     SINPE_INVALID_SHAPE);
+    ck_assert_msg(strstr(sinpe_last_error(), "start") != NULL, "message: %s",
+                  sinpe_last_error());
+    a.out = o_offset;
+    a.positions = im;
+    TU_OK(sinpe_enqueue_add_positions(tab, q, &a, 0, NULL, NULL));
+    a.out = o_explicit;
+    a.start = 0;
+    a.positions = wm;
+    TU_OK(sinpe_enqueue_add_positions(tab, q, &a, 0, NULL, NULL));
+    TU_CL(clFinish(q));
+    float *g_implicit = tu_read_floats(q, o_implicit, SL * D);
+    float *g_offset = tu_read_floats(q, o_offset, SL * D);
+    float *g_explicit = tu_read_floats(q, o_explicit, SL * D);
+    ck_assert_msg(memcmp(g_implicit, zeros, sizeof zeros) == 0,
+                  "a rejected call wrote to the output");
+    ck_assert_msg(memcmp(g_offset, g_explicit, sizeof zeros) == 0,
+                  "start + positions[r] past INT32_MAX differs from the wrapped positions");
+    free(g_implicit);
+    free(g_offset);
+    free(g_explicit);
+    clReleaseMemObject(o_implicit);
+    clReleaseMemObject(o_offset);
+    clReleaseMemObject(o_explicit);
+    clReleaseMemObject(wm);
+    clReleaseMemObject(im);
+    clReleaseCommandQueue(q);
+    sinpe_table_release(tab);
+    sinpe_context_release(ctx);
+}
+END_TEST
+
+START_TEST(add_positions_alone)
+{
+    /* ids and weights may be NULL (and vocab 0); out gets += PE in place. */
+    sinpe_context *ctx = tu_context(math_of(_i));
+    enum { NS = 3, SL = 21, DIM = 17, OFF = 5, STRIDE = 20 };
+    sinpe_spec spec = tu_spec(DIM, SINPE_LAYOUT_SPLIT_COS_SIN, SINPE_ODD_EXTRA_SIN, 1.0, 1e4, 1.0);
+    size_t rows = NS * SL, n = OFF + (rows - 1) * STRIDE + DIM;
+    tu_rng rng;
+    tu_rng_init(&rng, "add_positions_alone");
+
+    float *init = tu_malloc(n * sizeof *init);
+    tu_fill_poison(init, n);
+    for (size_t r = 0; r < rows; r++)
+        for (size_t col = 0; col < DIM; col++)
+            init[OFF + r * STRIDE + col] = tu_rng_float(&rng, -4.0f, 4.0f);
+    int32_t pos[2 + NS * SL];
+    for (size_t i = 0; i < 2 + rows; i++)
+        pos[i] = tu_rng_int(&rng, -300, 3000);
+
+    double *ref = tu_malloc(rows * DIM * sizeof *ref);
+    double pe[DIM];
+    for (size_t r = 0; r < rows; r++) {
+        tu_pe_row(&spec, (double)(-7 + pos[2 + r]), pe);
+        for (size_t col = 0; col < DIM; col++)
+            ref[r * DIM + col] = (double)init[OFF + r * STRIDE + col] + pe[col];
+    }
+
+    sinpe_table *tab = NULL;
+    TU_OK(sinpe_table_create(ctx, &spec, 200, &tab));
+    cl_command_queue q = tu_queue(ctx);
+    cl_mem out = tu_buffer(ctx, n * sizeof(float), init);
+    cl_mem pm = tu_buffer(ctx, sizeof pos, pos);
+    sinpe_embed_args a;
+    sinpe_embed_args_init(&a);
+    a.n_seqs = NS;
+    a.seq_len = SL;
+    a.out = out;
+    a.out_offset = OFF;
+    a.out_stride = STRIDE;
+    a.start = -7;
+    a.positions = pm;
+    a.positions_offset = 2;
+    cl_event ev = NULL;
+    TU_OK(sinpe_enqueue_add_positions(tab, q, &a, 0, NULL, &ev));
+    TU_CL(clWaitForEvents(1, &ev));
+    float *got = tu_read_floats(q, out, n);
+    tu_check_rows(got, OFF, STRIDE, rows, DIM, ref, TU_EMBED_TOL, TU_EMBED_TOL, "add_positions");
+    tu_check_layout(got, n, OFF, STRIDE, rows, DIM, "add_positions");
+
+    clReleaseEvent(ev);
+    free(got);
+    free(ref);
+    free(init);
+    clReleaseMemObject(out);
+    clReleaseMemObject(pm);
+    clReleaseCommandQueue(q);
+    sinpe_table_release(tab);
+    sinpe_context_release(ctx);
+}
+END_TEST
+
+START_TEST(fused_equals_unfused_bits)
+{
+    /* "gather followed by add_positions gives the same bits": compare whole
+     * output buffers, gaps included. */
+    static const struct {
+        size_t dim;
+        sinpe_layout layout;
+        sinpe_odd_dim odd;
+        float scale;
+        int explicit_positions;
+    } cfg[] = {
+        {64, SINPE_LAYOUT_INTERLEAVED, SINPE_ODD_ZERO_LAST, 8.0f, 0},
+        {7, SINPE_LAYOUT_SPLIT_COS_SIN, SINPE_ODD_EXTRA_SIN, 2.6457513f, 1},
+        {513, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ZERO_LAST, 22.649503f, 1},
+    };
+    sinpe_context *ctx = tu_context(math_of(_i));
+    for (size_t i = 0; i < sizeof cfg / sizeof cfg[0]; i++) {
+        ecase c = base_case("fused_equals_unfused_bits", cfg[i].dim);
+        c.spec = tu_spec(cfg[i].dim, cfg[i].layout, cfg[i].odd, 1.0, 1e4, 1.0);
+        c.token_scale = cfg[i].scale;
+        c.weights_stride = cfg[i].dim + 1;
+        c.out_stride = cfg[i].dim + 3;
+        c.out_offset = 2;
+        c.explicit_positions = cfg[i].explicit_positions;
+        c.pos_lo = -2000;
+        c.pos_hi = 100000;
+        c.start = 5;
+        c.use_bad_ids = 1;
+        c.n_bad = 2;
+        c.n_seqs = 2;
+        c.seq_len = 40;
+        float *fused = run_case(ctx, &c, MODE_FUSED, 1);
+        float *unfused = run_case(ctx, &c, MODE_UNFUSED, 1);
+        size_t n_out = c.out_offset + (c.n_seqs * c.seq_len - 1) * c.out_stride + cfg[i].dim;
+        for (size_t k = 0; k < n_out; k++) {
+            uint32_t fb, ub;
+            memcpy(&fb, &fused[k], sizeof fb);
+            memcpy(&ub, &unfused[k], sizeof ub);
+            ck_assert_msg(fb == ub,
+                          "dim %zu element %zu: fused %.9g (0x%08x) != unfused %.9g (0x%08x)",
+                          cfg[i].dim, k, (double)fused[k], (unsigned)fb, (double)unfused[k],
+                          (unsigned)ub);
+        }
+        free(fused);
+        free(unfused);
+    }
+    sinpe_context_release(ctx);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* Events                                                                   */
+/* ------------------------------------------------------------------------ */
+
+typedef sinpe_status (*enqueue_fn)(sinpe_table *, cl_command_queue, const sinpe_embed_args *,
+                                   cl_uint, const cl_event *, cl_event *);
+static const enqueue_fn enqueue_fns[] = {sinpe_enqueue_embed, sinpe_enqueue_gather,
+                                         sinpe_enqueue_add_positions};
+static const char *const enqueue_names[] = {"embed", "gather", "add_positions"};
+
+/* Inputs for the event tests: out is zero for add_positions (0 + PE), else
+ * poison. */
+typedef struct evsetup {
+    ecase c;
+    ehost h;
+    edev d;
+    sinpe_table *tab;
+    cl_command_queue q;
+    sinpe_embed_args a;
+} evsetup;
+
+static void ev_setup(sinpe_context *ctx, evsetup *s, int which)
+{
+    s->c = base_case("events", 16);
+    s->c.n_seqs = 2;
+    s->c.seq_len = 10;
+    s->c.vocab = 5;
+    make_inputs(&s->c, &s->h);
+    s->q = tu_queue(ctx);
+    upload(ctx, s->q, &s->h, &s->d);
+    if (which == 2) {
+        float *z = calloc(s->h.n_out, sizeof *z);
+        ck_assert_ptr_nonnull(z);
+        tu_write(s->q, s->d.out, 0, s->h.n_out * sizeof *z, z);
+        free(z);
+    }
+    TU_OK(sinpe_table_create(ctx, &s->c.spec, 8, &s->tab));
+    fill_args(&s->c, &s->d, &s->a);
+}
+
+static void ev_check(evsetup *s, int which)
+{
+    float *got = tu_read_floats(s->q, s->d.out, s->h.n_out);
+    double *ref = tu_malloc(s->h.rows * s->h.dim * sizeof *ref);
+    tu_ref_embed(&s->c.spec, s->c.n_seqs, s->c.seq_len, s->h.ids, s->h.w, 0, s->h.wstride,
+                 s->c.vocab, s->c.token_scale, s->c.start, NULL, which != 2, which != 1, ref);
+    tu_check_rows(got, 0, s->h.dim, s->h.rows, s->h.dim, ref, TU_EMBED_TOL, TU_EMBED_TOL,
+                  enqueue_names[which]);
+    free(ref);
+    free(got);
+}
+
+static void ev_teardown(evsetup *s)
+{
+    release_dev(&s->d);
+    free_inputs(&s->h);
+    sinpe_table_release(s->tab);
+    clReleaseCommandQueue(s->q);
+}
+
+START_TEST(event_is_returned_and_completes)
+{
+    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
+    evsetup s;
+    ev_setup(ctx, &s, _i);
+    cl_event ev = NULL;
+    TU_OK(enqueue_fns[_i](s.tab, s.q, &s.a, 0, NULL, &ev));
+    ck_assert_msg(ev != NULL, "%s returned no event", enqueue_names[_i]);
+    TU_CL(clWaitForEvents(1, &ev));
+
+    cl_int status = -1;
+    cl_command_type type = 0;
+    cl_command_queue evq = NULL;
+    TU_CL(clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL));
+    TU_CL(clGetEventInfo(ev, CL_EVENT_COMMAND_TYPE, sizeof type, &type, NULL));
+    TU_CL(clGetEventInfo(ev, CL_EVENT_COMMAND_QUEUE, sizeof evq, &evq, NULL));
+    ck_assert_msg(status == CL_COMPLETE, "event status %d after wait", (int)status);
+    ck_assert_msg(type == CL_COMMAND_NDRANGE_KERNEL, "%s event is of command type 0x%x, not a kernel",
+                  enqueue_names[_i], (unsigned)type);
+    ck_assert_msg(evq == s.q, "event of another queue");
+    ev_check(&s, _i);
+    clReleaseEvent(ev);
+    ev_teardown(&s);
+    sinpe_context_release(ctx);
+}
+END_TEST
+
+START_TEST(wait_list_holds_the_kernel)
+{
+    /* Nothing runs before the user event completes. */
+    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
+    evsetup s;
+    ev_setup(ctx, &s, _i);
+    cl_int err;
+    cl_event gate = clCreateUserEvent(sinpe_context_cl_context(ctx), &err);
+    ck_assert_int_eq(err, CL_SUCCESS);
+    cl_event ev = NULL;
+    TU_OK(enqueue_fns[_i](s.tab, s.q, &s.a, 1, &gate, &ev));
+    ck_assert_ptr_nonnull(ev);
+    TU_CL(clFlush(s.q));
+    tu_sleep_ms(300);
+
+    cl_int status = -1;
+    TU_CL(clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL));
+    ck_assert_msg(status == CL_QUEUED || status == CL_SUBMITTED,
+                  "%s ran before its wait list completed (status %d)", enqueue_names[_i],
+                  (int)status);
+
+    /* Read through a second queue that does not wait on the first.  The
+     * read is non-blocking: a runtime that orders it after the gated kernel
+     * (allowed for a buffer shared between queues) would otherwise hang. */
+    cl_command_queue q2 = tu_queue(ctx);
+    float *now = tu_malloc(s.h.n_out * sizeof *now);
+    cl_event rev = NULL;
+    TU_CL(clEnqueueReadBuffer(q2, s.d.out, CL_FALSE, 0, s.h.n_out * sizeof *now, now, 0, NULL,
+                              &rev));
+    TU_CL(clFlush(q2));
+    cl_int rstatus = -1;
+    for (int tries = 0; tries < 100; tries++) {
+        TU_CL(clGetEventInfo(rev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof rstatus, &rstatus,
+                             NULL));
+        if (rstatus == CL_COMPLETE)
+            break;
+        tu_sleep_ms(20);
+    }
+    int read_early = rstatus == CL_COMPLETE;
+    if (read_early && _i == 2) {
+        for (size_t k = 0; k < s.h.n_out; k++)
+            ck_assert_msg(now[k] == 0.0f, "add_positions wrote element %zu before the gate", k);
+    } else if (read_early) {
+        tu_check_all_poison(now, s.h.n_out, "output before the gate opened");
+    } else {
+        printf("wait_list_holds_the_kernel: the runtime orders the second queue's read after "
+               "the kernel; only the event status was checked\n");
+    }
+
+    TU_CL(clSetUserEventStatus(gate, CL_COMPLETE));
+    TU_CL(clWaitForEvents(1, &ev));
+    TU_CL(clWaitForEvents(1, &rev));
+    free(now);
+    clReleaseEvent(rev);
+    ev_check(&s, _i);
+    clReleaseEvent(ev);
+    clReleaseEvent(gate);
+    clReleaseCommandQueue(q2);
+    ev_teardown(&s);
+    sinpe_context_release(ctx);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* Host memory                                                              */
+/* ------------------------------------------------------------------------ */
+
+START_TEST(embed_host_matches_reference)
+{
+    sinpe_context *ctx = tu_context(math_of(_i));
+    enum { NS = 3, SL = 33, DIM = 50, VOCAB = 41 };
+    sinpe_spec spec = tu_spec(DIM, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ZERO_LAST, 1.0, 1e4, 1.0);
+    tu_rng rng;
+    tu_rng_init(&rng, "embed_host_matches_reference");
+    int32_t ids[NS * SL], pos[NS * SL];
+    float *w = tu_malloc(VOCAB * DIM * sizeof *w);
+    float *out = tu_malloc(NS * SL * DIM * sizeof *out);
+    double *ref = tu_malloc(NS * SL * DIM * sizeof *ref);
+    for (size_t i = 0; i < NS * SL; i++) {
+        ids[i] = tu_rng_int(&rng, 0, VOCAB - 1);
+        pos[i] = tu_rng_int(&rng, -50, 4000);
+    }
+    for (size_t i = 0; i < VOCAB * DIM; i++)
+        w[i] = tu_rng_float(&rng, -1.0f, 1.0f);
+    sinpe_table *tab = NULL;
+    TU_OK(sinpe_table_create(ctx, &spec, 20, &tab));
+
+    /* Implicit positions with a negative start. */
+    tu_fill_poison(out, NS * SL * DIM);
+    TU_OK(sinpe_embed_host(tab, ids, NS, SL, w, VOCAB, 7.0710678f, -9, NULL, out));
+    tu_ref_embed(&spec, NS, SL, ids, w, 0, DIM, VOCAB, 7.0710678f, -9, NULL, 1, 1, ref);
+    tu_check_rows(out, 0, DIM, NS * SL, DIM, ref, TU_EMBED_TOL, TU_EMBED_TOL,
+                  "embed_host implicit");
+
+    /* Explicit positions. */
+    tu_fill_poison(out, NS * SL * DIM);
+    TU_OK(sinpe_embed_host(tab, ids, NS, SL, w, VOCAB, 1.0f, 2, pos, out));
+    tu_ref_embed(&spec, NS, SL, ids, w, 0, DIM, VOCAB, 1.0f, 2, pos, 1, 1, ref);
+    tu_check_rows(out, 0, DIM, NS * SL, DIM, ref, TU_EMBED_TOL, TU_EMBED_TOL,
+                  "embed_host explicit");
+
+    free(w);
+    free(out);
+    free(ref);
+    sinpe_table_release(tab);
+    sinpe_context_release(ctx);
+}
+END_TEST
+
+START_TEST(embed_host_id_out_of_range)
+{
+    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
+    enum { SL = 20, DIM = 8, VOCAB = 10 };
+    static const int32_t bad[] = {VOCAB, -1, 777777};
+    sinpe_spec spec;
+    sinpe_spec_init(&spec, DIM);
+    sinpe_table *tab = NULL;
+    TU_OK(sinpe_table_create(ctx, &spec, 20, &tab));
+    float w[VOCAB * DIM] = {0}, out[SL * DIM];
+    int32_t ids[SL];
+    for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+        for (size_t i = 0; i < SL; i++)
+            ids[i] = (int32_t)(i % VOCAB);
+        ids[13] = bad[b];
+        tu_fill_poison(out, SL * DIM);
+        TU_STATUS(sinpe_embed_host(tab, ids, 1, SL, w, VOCAB, 1.0f, 0, NULL, out),
+                  SINPE_ID_OUT_OF_RANGE);
+        tu_check_all_poison(out, SL * DIM, "embed_host output after a bad id");
+        char val[32];
+        snprintf(val, sizeof val, "%d", (int)bad[b]);
+        ck_assert_msg(strstr(sinpe_last_error(), val) != NULL ||
+                          strstr(sinpe_last_error(), "13") != NULL,
+                      "message names neither id %s nor index 13: \"%s\"", val,
+                      sinpe_last_error());
+    }
+    sinpe_table_release(tab);
+    sinpe_context_release(ctx);
+}
+END_TEST
+
+START_TEST(embed_host_bad_arguments)
+{
+    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
+    enum { SL = 4, DIM = 8, VOCAB = 3 };
+    sinpe_spec spec;
+    sinpe_spec_init(&spec, DIM);
+    sinpe_table *tab = NULL;
+    TU_OK(sinpe_table_create(ctx, &spec, 4, &tab));
+    float w[VOCAB * DIM] = {0}, out[SL * DIM];
+    int32_t ids[SL] = {0, 1, 2, 0};
+    tu_fill_poison(out, SL * DIM);
+
+    TU_STATUS(sinpe_embed_host(NULL, ids, 1, SL, w, VOCAB, 1.0f, 0, NULL, out),
+              SINPE_NULL_ARGUMENT);
+    TU_STATUS(sinpe_embed_host(tab, NULL, 1, SL, w, VOCAB, 1.0f, 0, NULL, out),
+              SINPE_NULL_ARGUMENT);
+    TU_STATUS(sinpe_embed_host(tab, ids, 1, SL, NULL, VOCAB, 1.0f, 0, NULL, out),
+              SINPE_NULL_ARGUMENT);
+    TU_STATUS(sinpe_embed_host(tab, ids, 1, SL, w, VOCAB, 1.0f, 0, NULL, NULL),
+              SINPE_NULL_ARGUMENT);
+    TU_STATUS(sinpe_embed_host(tab, ids, 0, SL, w, VOCAB, 1.0f, 0, NULL, out),
+              SINPE_INVALID_SHAPE);
+    TU_STATUS(sinpe_embed_host(tab, ids, 1, 0, w, VOCAB, 1.0f, 0, NULL, out),
+              SINPE_INVALID_SHAPE);
+    /* vocab 0 is a shape error for the enqueue calls; here every id is also
+     * out of range, so either answer is consistent with the header. */
+    sinpe_status st = sinpe_embed_host(tab, ids, 1, SL, w, 0, 1.0f, 0, NULL, out);
+    ck_assert_msg(st == SINPE_INVALID_SHAPE || st == SINPE_ID_OUT_OF_RANGE,
+                  "embed_host with vocab 0 gave %d (%s)", (int)st, sinpe_status_string(st));
+    tu_check_all_poison(out, SL * DIM, "embed_host output after bad arguments");
+
+    /* And then a good call works. */
+    TU_OK(sinpe_embed_host(tab, ids, 1, SL, w, VOCAB, 1.0f, 0, NULL, out));
+    ck_assert_str_eq(sinpe_last_error(), "");
+    sinpe_table_release(tab);
+    sinpe_context_release(ctx);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* Threads                                                                  */
+/* ------------------------------------------------------------------------ */
+
+enum { TH_WORKERS = 3, TH_ITERS = 6, TH_DIM = 40, TH_SL = 30, TH_VOCAB = 23 };
+
+typedef struct worker {
+    int id;
+    sinpe_table *tab;
+    sinpe_spec spec;
+    cl_command_queue q;
+    cl_mem ids, w, out;
+    float weights[TH_VOCAB * TH_DIM];
+    char error[512]; /* first failure, empty if none */
+} worker;
+
+static void *worker_main(void *arg)
+{
+    worker *wk = arg;
+    char salt[32];
+    snprintf(salt, sizeof salt, "worker %d", wk->id);
+    tu_rng rng;
+    tu_rng_init(&rng, salt);
+    int32_t ids[TH_SL];
+    float got[TH_SL * TH_DIM];
+    double pe[TH_DIM];
+    for (int it = 0; it < TH_ITERS && !wk->error[0]; it++) {
+        for (size_t i = 0; i < TH_SL; i++)
+            ids[i] = tu_rng_int(&rng, 0, TH_VOCAB - 1);
+        int32_t start = tu_rng_int(&rng, -100, 20000);
+        cl_int err = clEnqueueWriteBuffer(wk->q, wk->ids, CL_TRUE, 0, sizeof ids, ids, 0, NULL,
+                                          NULL);
+        sinpe_embed_args a;
+        sinpe_embed_args_init(&a);
+        a.n_seqs = 1;
+        a.seq_len = TH_SL;
+        a.ids = wk->ids;
+        a.weights = wk->w;
+        a.vocab = TH_VOCAB;
+        a.out = wk->out;
+        a.start = start;
+        sinpe_status st = SINPE_SUCCESS;
+        if (it % 2 == 0) {
+            st = sinpe_enqueue_embed(wk->tab, wk->q, &a, 0, NULL, NULL);
+        } else {
+            st = sinpe_enqueue_gather(wk->tab, wk->q, &a, 0, NULL, NULL);
+            if (st == SINPE_SUCCESS)
+                st = sinpe_enqueue_add_positions(wk->tab, wk->q, &a, 0, NULL, NULL);
+        }
+        if (err != CL_SUCCESS || st != SINPE_SUCCESS) {
+            snprintf(wk->error, sizeof wk->error, "iteration %d: write %d, enqueue %d (%s): %s",
+                     it, (int)err, (int)st, sinpe_status_string(st), sinpe_last_error());
+            break;
+        }
+        err = clEnqueueReadBuffer(wk->q, wk->out, CL_TRUE, 0, sizeof got, got, 0, NULL, NULL);
+        if (err != CL_SUCCESS) {
+            snprintf(wk->error, sizeof wk->error, "iteration %d: read %d", it, (int)err);
+            break;
+        }
+        for (size_t t = 0; t < TH_SL && !wk->error[0]; t++) {
+            tu_pe_row(&wk->spec, (double)start + (double)t, pe);
+            for (size_t c = 0; c < TH_DIM; c++) {
+                double ref = (double)wk->weights[(size_t)ids[t] * TH_DIM + c] + pe[c];
+                double g = got[t * TH_DIM + c];
+                if (!(fabs(g - ref) <= TU_EMBED_TOL * (1.0 + fabs(ref)))) {
+                    snprintf(wk->error, sizeof wk->error,
+                             "iteration %d row %zu col %zu: got %.9g ref %.12g", it, t, c, g,
+                             ref);
+                    break;
+                }
+            }
+        }
+    }
+    return NULL;
+}
+
+typedef struct grower {
+    sinpe_table *tab;
+    sinpe_status status;
+    size_t rows;
+} grower;
+
+static void *grower_main(void *arg)
+{
+    grower *g = arg;
+    g->status = SINPE_SUCCESS;
+    for (size_t rows = 64; rows <= 40000 && g->status == SINPE_SUCCESS; rows *= 3)
+        g->status = sinpe_table_reserve(g->tab, rows);
+    g->rows = sinpe_table_rows(g->tab);
+    return NULL;
+}
+
+START_TEST(concurrent_enqueue_and_growth)
+{
+    /* Several threads enqueue with one table while another grows it. */
+    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
+    sinpe_spec spec = tu_spec(TH_DIM, SINPE_LAYOUT_INTERLEAVED, SINPE_ODD_ZERO_LAST, 0.0, 1e4, 1.0);
+    sinpe_table *tab = NULL;
+    TU_OK(sinpe_table_create(ctx, &spec, 16, &tab));
+    worker *wk = calloc(TH_WORKERS, sizeof *wk);
+    ck_assert_ptr_nonnull(wk);
+    tu_rng rng;
+    tu_rng_init(&rng, "concurrent_enqueue_and_growth");
+    for (int i = 0; i < TH_WORKERS; i++) {
+        wk[i].id = i;
+        wk[i].tab = tab;
+        wk[i].spec = spec;
+        wk[i].q = tu_queue(ctx);
+        for (size_t k = 0; k < TH_VOCAB * TH_DIM; k++)
+            wk[i].weights[k] = tu_rng_float(&rng, -1.0f, 1.0f);
+        wk[i].ids = tu_buffer(ctx, TH_SL * sizeof(int32_t), NULL);
+        wk[i].w = tu_buffer(ctx, sizeof wk[i].weights, wk[i].weights);
+        wk[i].out = tu_buffer(ctx, TH_SL * TH_DIM * sizeof(float), NULL);
+    }
+    grower g;
+    g.tab = tab;
+    pthread_t th[TH_WORKERS + 1];
+    for (int i = 0; i < TH_WORKERS; i++)
+        ck_assert_int_eq(pthread_create(&th[i], NULL, worker_main, &wk[i]), 0);
+    ck_assert_int_eq(pthread_create(&th[TH_WORKERS], NULL, grower_main, &g), 0);
+    for (int i = 0; i <= TH_WORKERS; i++)
+        ck_assert_int_eq(pthread_join(th[i], NULL), 0);
+
+    ck_assert_msg(g.status == SINPE_SUCCESS, "reserve during enqueues: %d (%s)", (int)g.status,
+                  sinpe_status_string(g.status));
+    ck_assert_uint_ge(g.rows, 40000 / 3);
+    for (int i = 0; i < TH_WORKERS; i++)
+        ck_assert_msg(wk[i].error[0] == '\0', "worker %d: %s", i, wk[i].error);
+
+    for (int i = 0; i < TH_WORKERS; i++) {
+        clReleaseMemObject(wk[i].ids);
+        clReleaseMemObject(wk[i].w);
+        clReleaseMemObject(wk[i].out);
+        clReleaseCommandQueue(wk[i].q);
+    }
+    free(wk);
+    sinpe_table_release(tab);
+    sinpe_context_release(ctx);
+}
+END_TEST
+
+Suite *suite_embed(void)
+{
+    Suite *s = suite_create("embed");
+
+    TCase *tc = tcase_create("values");
+    tcase_set_timeout(tc, TU_TIMEOUT);
+    tcase_add_loop_test(tc, embed_basic, 0, 6);
+    tcase_add_loop_test(tc, embed_offsets_and_strides, 0, 3);
+    tcase_add_loop_test(tc, embed_negative_start, 0, 6);
+    tcase_add_loop_test(tc, embed_large_start, 0, 4);
+    tcase_add_loop_test(tc, embed_explicit_positions, 0, 4);
+    tcase_add_loop_test(tc, embed_zero_row_table, 0, 3);
+    tcase_add_loop_test(tc, embed_shapes, 0, N_SHAPES);
+    tcase_add_loop_test(tc, embed_bad_ids, 0, 3);
+    tcase_add_loop_test(tc, add_positions_alone, 0, 2);
+    tcase_add_test(tc, positions_wrap_in_int32);
+    tcase_add_loop_test(tc, fused_equals_unfused_bits, 0, 2);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("events");
+    tcase_set_timeout(tc, TU_TIMEOUT);
+    tcase_add_loop_test(tc, event_is_returned_and_completes, 0, 3);
+    tcase_add_loop_test(tc, wait_list_holds_the_kernel, 0, 3);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("host");
+    tcase_set_timeout(tc, TU_TIMEOUT);
+    tcase_add_loop_test(tc, embed_host_matches_reference, 0, 2);
+    tcase_add_test(tc, embed_host_id_out_of_range);
+    tcase_add_test(tc, embed_host_bad_arguments);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("threads");
+    tcase_set_timeout(tc, TU_TIMEOUT);
+    tcase_add_test(tc, concurrent_enqueue_and_growth);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,683 @@
+/*
+ * test_errors.c -- every validation error with its exact status, the
+ * argument named in sinpe_last_error(), and nothing touched: after each
+ * rejected call the output still holds its poison and the bad-id counter its
+ * zero, even after clFinish on the queue.
+ */
+#include "test_util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { DIM = 16, NS = 2, SL = 5, VOCAB = 10, ROWS = NS * SL };
+
+/* A valid baseline made by the checked fixture (it runs in the forked child,
+ * so it may create OpenCL objects); each test breaks exactly one thing. */
+static sinpe_context *ctx;
+static sinpe_table *tab;
+static cl_command_queue q;
+static cl_mem ids_m, w_m, out_m, pos_m, bad_m;
+static sinpe_embed_args args;
+
+static void setup(void)
+{
+    int32_t ids[ROWS], pos[ROWS], zero = 0;
+    float w[VOCAB * DIM];
+    tu_rng rng;
+    tu_rng_init(&rng, "errors");
+    for (size_t i = 0; i < ROWS; i++) {
+        ids[i] = tu_rng_int(&rng, 0, VOCAB - 1);
+        pos[i] = tu_rng_int(&rng, 0, 100);
+    }
+    for (size_t i = 0; i < VOCAB * DIM; i++)
+        w[i] = tu_rng_float(&rng, -1.0f, 1.0f);
+
+    ctx = tu_context(SINPE_MATH_AUTO);
+    sinpe_spec spec;
+    sinpe_spec_init(&spec, DIM);
+    TU_OK(sinpe_table_create(ctx, &spec, 8, &tab));
+    q = tu_queue(ctx);
+    ids_m = tu_buffer(ctx, sizeof ids, ids);
+    w_m = tu_buffer(ctx, sizeof w, w);
+    out_m = tu_poisoned_buffer(ctx, q, ROWS * DIM);
+    pos_m = tu_buffer(ctx, sizeof pos, pos);
+    bad_m = tu_buffer(ctx, sizeof zero, &zero);
+
+    sinpe_embed_args_init(&args);
+    args.n_seqs = NS;
+    args.seq_len = SL;
+    args.ids = ids_m;
+    args.weights = w_m;
+    args.vocab = VOCAB;
+    args.out = out_m;
+    args.token_scale = 4.0f;
+    args.positions = pos_m;
+    args.bad_ids = bad_m;
+}
+
+static void teardown(void)
+{
+    clReleaseMemObject(ids_m);
+    clReleaseMemObject(w_m);
+    clReleaseMemObject(out_m);
+    clReleaseMemObject(pos_m);
+    clReleaseMemObject(bad_m);
+    clReleaseCommandQueue(q);
+    sinpe_table_release(tab);
+    sinpe_context_release(ctx);
+}
+
+/* Asserts that the baseline's output and counter were not touched. */
+static void check_untouched(const char *what)
+{
+    TU_CL(clFinish(q));
+    float *got = tu_read_floats(q, out_m, ROWS * DIM);
+    tu_check_all_poison(got, ROWS * DIM, what);
+    free(got);
+    int32_t bad = -1;
+    tu_read(q, bad_m, 0, sizeof bad, &bad);
+    ck_assert_msg(bad == 0, "%s: bad_ids counter changed to %d", what, (int)bad);
+}
+
+/* Marks a call that does not apply (the argument is not used by it). */
+#define NOT_USED ((sinpe_status)1)
+
+typedef sinpe_status (*enqueue_fn)(sinpe_table *, cl_command_queue, const sinpe_embed_args *,
+                                   cl_uint, const cl_event *, cl_event *);
+static const enqueue_fn fns[3] = {sinpe_enqueue_embed, sinpe_enqueue_gather,
+                                  sinpe_enqueue_add_positions};
+static const char *const fn_names[3] = {"enqueue_embed", "enqueue_gather",
+                                        "enqueue_add_positions"};
+
+/*
+ * Calls the three enqueue functions with (t, queue, a, wait list) and
+ * asserts their statuses (NOT_USED skips one).  When name is not NULL the
+ * message must contain it.  No event may come back from a failed call.
+ */
+static void expect3(sinpe_table *t, cl_command_queue queue, const sinpe_embed_args *a,
+                    cl_uint n_wait, const cl_event *wait, sinpe_status e_embed,
+                    sinpe_status e_gather, sinpe_status e_add, const char *name)
+{
+    const sinpe_status want[3] = {e_embed, e_gather, e_add};
+    for (int f = 0; f < 3; f++) {
+        if (want[f] == NOT_USED)
+            continue;
+        cl_event ev = NULL;
+        sinpe_status st = fns[f](t, queue, a, n_wait, wait, &ev);
+        ck_assert_msg(st == want[f], "%s returned %d (%s), expected %d (%s); last error: %s",
+                      fn_names[f], (int)st, sinpe_status_string(st), (int)want[f],
+                      sinpe_status_string(want[f]), sinpe_last_error());
+        if (st == SINPE_SUCCESS) {
+            if (ev)
+                clReleaseEvent(ev);
+            continue;
+        }
+        ck_assert_msg(strlen(sinpe_last_error()) > 0, "%s failed without a message", fn_names[f]);
+        if (name)
+            ck_assert_msg(strstr(sinpe_last_error(), name) != NULL,
+                          "%s: the message does not name \"%s\": \"%s\"", fn_names[f], name,
+                          sinpe_last_error());
+    }
+}
+
+#define S_OK SINPE_SUCCESS
+
+/* ------------------------------------------------------------------------ */
+/* Baseline and NULLs                                                       */
+/* ------------------------------------------------------------------------ */
+
+START_TEST(baseline_is_valid)
+{
+    /* Without this, every test below could pass for the wrong reason. */
+    expect3(tab, q, &args, 0, NULL, S_OK, S_OK, S_OK, NULL);
+    TU_CL(clFinish(q));
+    int32_t bad = -1;
+    tu_read(q, bad_m, 0, sizeof bad, &bad);
+    ck_assert_int_eq(bad, 0); /* every id valid, counted by embed and gather */
+}
+END_TEST
+
+START_TEST(null_handles)
+{
+    expect3(NULL, q, &args, 0, NULL, SINPE_NULL_ARGUMENT, SINPE_NULL_ARGUMENT,
+            SINPE_NULL_ARGUMENT, "table");
+    expect3(tab, NULL, &args, 0, NULL, SINPE_NULL_ARGUMENT, SINPE_NULL_ARGUMENT,
+            SINPE_NULL_ARGUMENT, "queue");
+    expect3(tab, q, NULL, 0, NULL, SINPE_NULL_ARGUMENT, SINPE_NULL_ARGUMENT,
+            SINPE_NULL_ARGUMENT, "args");
+    check_untouched("after NULL handles");
+}
+END_TEST
+
+START_TEST(null_buffers)
+{
+    sinpe_embed_args a = args;
+    a.ids = NULL;
+    expect3(tab, q, &a, 0, NULL, SINPE_NULL_ARGUMENT, SINPE_NULL_ARGUMENT, NOT_USED, "ids");
+    a = args;
+    a.weights = NULL;
+    expect3(tab, q, &a, 0, NULL, SINPE_NULL_ARGUMENT, SINPE_NULL_ARGUMENT, NOT_USED,
+            "weights");
+    a = args;
+    a.out = NULL;
+    expect3(tab, q, &a, 0, NULL, SINPE_NULL_ARGUMENT, SINPE_NULL_ARGUMENT, SINPE_NULL_ARGUMENT,
+            "out");
+    check_untouched("after NULL buffers");
+
+    /* add_positions does not need ids, weights or vocab. */
+    a = args;
+    a.ids = NULL;
+    a.weights = NULL;
+    a.vocab = 0;
+    a.positions = NULL;
+    a.bad_ids = NULL;
+    TU_OK(sinpe_enqueue_add_positions(tab, q, &a, 0, NULL, NULL));
+    TU_CL(clFinish(q));
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* Shapes                                                                   */
+/* ------------------------------------------------------------------------ */
+
+START_TEST(shape_zero_counts)
+{
+    sinpe_embed_args a = args;
+    a.n_seqs = 0;
+    expect3(tab, q, &a, 0, NULL, SINPE_INVALID_SHAPE, SINPE_INVALID_SHAPE, SINPE_INVALID_SHAPE,
+            "n_seqs");
+    a = args;
+    a.seq_len = 0;
+    expect3(tab, q, &a, 0, NULL, SINPE_INVALID_SHAPE, SINPE_INVALID_SHAPE, SINPE_INVALID_SHAPE,
+            "seq_len");
+    a = args;
+    a.vocab = 0;
+    expect3(tab, q, &a, 0, NULL, SINPE_INVALID_SHAPE, SINPE_INVALID_SHAPE, NOT_USED, "vocab");
+    check_untouched("after zero counts");
+}
+END_TEST
+
+START_TEST(shape_strides_below_dim)
+{
+    sinpe_embed_args a = args;
+    a.out_stride = DIM - 1;
+    expect3(tab, q, &a, 0, NULL, SINPE_INVALID_SHAPE, SINPE_INVALID_SHAPE, SINPE_INVALID_SHAPE,
+            "out_stride");
+    a = args;
+    a.weights_stride = DIM - 1;
+    expect3(tab, q, &a, 0, NULL, SINPE_INVALID_SHAPE, SINPE_INVALID_SHAPE, NOT_USED,
+            "weights_stride");
+    a = args;
+    a.out_stride = 1;
+    expect3(tab, q, &a, 0, NULL, SINPE_INVALID_SHAPE, SINPE_INVALID_SHAPE, SINPE_INVALID_SHAPE,
+            "out_stride");
+    check_untouched("after strides below dim");
+}
+END_TEST
+
+START_TEST(shape_over_int_range)
+{
+    /* Sizes are checked before buffers: the extents below would not even fit
+     * the buffers' sizes. */
+    sinpe_embed_args a = args;
+    a.vocab = (size_t)1 << 31; /* 2^31 - 1 is the largest vocab */
+    expect3(tab, q, &a, 0, NULL, SINPE_INVALID_SHAPE, SINPE_INVALID_SHAPE, NOT_USED, "vocab");
+    a = args;
+    a.n_seqs = (size_t)1 << 16;
+    a.seq_len = (size_t)1 << 15; /* 2^31 rows */
+    expect3(tab, q, &a, 0, NULL, SINPE_INVALID_SHAPE, SINPE_INVALID_SHAPE, SINPE_INVALID_SHAPE,
+            NULL);
+    a = args;
+    a.n_seqs = SIZE_MAX / 2; /* n_seqs * seq_len overflows size_t */
+    expect3(tab, q, &a, 0, NULL, SINPE_INVALID_SHAPE, SINPE_INVALID_SHAPE, SINPE_INVALID_SHAPE,
+            NULL);
+    check_untouched("after sizes over the int range");
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* Buffers too small                                                        */
+/* ------------------------------------------------------------------------ */
+
+START_TEST(buffer_too_small)
+{
+    /* Each case leaves the buffer one element short of offset + extent. */
+    sinpe_embed_args a = args;
+    cl_mem small = NULL;
+    const char *name = NULL;
+    sinpe_status e[3] = {SINPE_BUFFER_TOO_SMALL, SINPE_BUFFER_TOO_SMALL, SINPE_BUFFER_TOO_SMALL};
+    int small_out = 0;
+    switch (_i) {
+    case 0: /* ids: ROWS - 1 */
+        small = tu_buffer(ctx, (ROWS - 1) * sizeof(int32_t), NULL);
+        a.ids = small;
+        e[2] = NOT_USED;
+        name = "ids";
+        break;
+    case 1:
+        a.ids_offset = 1;
+        e[2] = NOT_USED;
+        name = "ids";
+        break;
+    case 2: /* weights: VOCAB * DIM - 1 */
+        small = tu_buffer(ctx, (VOCAB * DIM - 1) * sizeof(float), NULL);
+        a.weights = small;
+        e[2] = NOT_USED;
+        name = "weights";
+        break;
+    case 3:
+        a.weights_offset = 1;
+        e[2] = NOT_USED;
+        name = "weights";
+        break;
+    case 4: /* stride DIM + 1 needs (VOCAB - 1) * (DIM + 1) + DIM floats */
+        a.weights_stride = DIM + 1;
+        e[2] = NOT_USED;
+        name = "weights";
+        break;
+    case 5: /* out: ROWS * DIM - 1 */
+        small = tu_poisoned_buffer(ctx, q, ROWS * DIM - 1);
+        a.out = small;
+        small_out = 1;
+        name = "out";
+        break;
+    case 6:
+        a.out_offset = 1;
+        name = "out";
+        break;
+    case 7:
+        a.out_stride = DIM + 1;
+        name = "out";
+        break;
+    case 8: /* positions: ROWS - 1 (gather ignores positions) */
+        small = tu_buffer(ctx, (ROWS - 1) * sizeof(int32_t), NULL);
+        a.positions = small;
+        e[1] = NOT_USED;
+        name = "positions";
+        break;
+    case 9:
+        a.positions_offset = 1;
+        e[1] = NOT_USED;
+        name = "positions";
+        break;
+    case 10: /* bad_ids: one cl_int at offset 1 (add_positions ignores it) */
+        a.bad_ids_offset = 1;
+        e[2] = NOT_USED;
+        name = "bad_ids";
+        break;
+    default: /* a huge offset must not wrap around */
+        a.out_offset = SIZE_MAX - 3;
+        name = "out";
+        break;
+    }
+    expect3(tab, q, &a, 0, NULL, e[0], e[1], e[2], name);
+    check_untouched("after a buffer too small");
+    if (small_out) {
+        float *got = tu_read_floats(q, small, ROWS * DIM - 1);
+        tu_check_all_poison(got, ROWS * DIM - 1, "the short output buffer");
+        free(got);
+    }
+    if (small)
+        clReleaseMemObject(small);
+}
+END_TEST
+
+START_TEST(buffer_positions_broadcast_extent)
+{
+    /* Broadcast (1, S) positions need seq_len entries, not n_seqs * seq_len. */
+    int32_t pos[2 + SL] = {0};
+    cl_mem pm = tu_buffer(ctx, sizeof pos, pos);
+    sinpe_embed_args a = args;
+    a.positions = pm;
+    a.positions_offset = 3; /* one short */
+    a.positions_broadcast = 1;
+    expect3(tab, q, &a, 0, NULL, SINPE_BUFFER_TOO_SMALL, NOT_USED, SINPE_BUFFER_TOO_SMALL,
+            "positions");
+    a.positions_offset = 0;
+    a.positions_broadcast = 0; /* SL + 2 < ROWS entries */
+    expect3(tab, q, &a, 0, NULL, SINPE_BUFFER_TOO_SMALL, NOT_USED, SINPE_BUFFER_TOO_SMALL,
+            "positions");
+    check_untouched("after short positions");
+    a.positions_offset = 2;
+    a.positions_broadcast = 1;
+    expect3(tab, q, &a, 0, NULL, S_OK, S_OK, S_OK, NULL);
+    TU_CL(clFinish(q));
+    clReleaseMemObject(pm);
+}
+END_TEST
+
+START_TEST(buffer_exact_size_accepted)
+{
+    /* The tight extent, offset + (n - 1) * stride + dim, is enough. */
+    sinpe_embed_args a = args;
+    size_t wn = 3 + (VOCAB - 1) * (DIM + 2) + DIM;
+    size_t on = 5 + (ROWS - 1) * (DIM + 4) + DIM;
+    float *wh = calloc(wn, sizeof *wh);
+    ck_assert_ptr_nonnull(wh);
+    cl_mem w2 = tu_buffer(ctx, wn * sizeof(float), wh);
+    cl_mem o2 = tu_poisoned_buffer(ctx, q, on);
+    int32_t ids[1 + ROWS] = {0}, pos[2 + ROWS] = {0}, bad[3] = {0, 0, 0};
+    cl_mem i2 = tu_buffer(ctx, sizeof ids, ids);
+    cl_mem p2 = tu_buffer(ctx, sizeof pos, pos);
+    cl_mem b2 = tu_buffer(ctx, sizeof bad, bad);
+    a.weights = w2;
+    a.weights_offset = 3;
+    a.weights_stride = DIM + 2;
+    a.out = o2;
+    a.out_offset = 5;
+    a.out_stride = DIM + 4;
+    a.ids = i2;
+    a.ids_offset = 1;
+    a.positions = p2;
+    a.positions_offset = 2;
+    a.bad_ids = b2;
+    a.bad_ids_offset = 2;
+    expect3(tab, q, &a, 0, NULL, S_OK, S_OK, S_OK, NULL);
+    TU_CL(clFinish(q));
+    free(wh);
+    clReleaseMemObject(w2);
+    clReleaseMemObject(o2);
+    clReleaseMemObject(i2);
+    clReleaseMemObject(p2);
+    clReleaseMemObject(b2);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* Wait lists                                                               */
+/* ------------------------------------------------------------------------ */
+
+START_TEST(wait_list_inconsistent)
+{
+    /* Never forwarded: pocl and oclgrind crash on (1, NULL). */
+    cl_int err;
+    cl_event ev = clCreateUserEvent(sinpe_context_cl_context(ctx), &err);
+    ck_assert_int_eq(err, CL_SUCCESS);
+    TU_CL(clSetUserEventStatus(ev, CL_COMPLETE));
+    expect3(tab, q, &args, 1, NULL, SINPE_INVALID_WAIT_LIST, SINPE_INVALID_WAIT_LIST,
+            SINPE_INVALID_WAIT_LIST, NULL);
+    expect3(tab, q, &args, 0, &ev, SINPE_INVALID_WAIT_LIST, SINPE_INVALID_WAIT_LIST,
+            SINPE_INVALID_WAIT_LIST, NULL);
+    expect3(tab, q, &args, 3, NULL, SINPE_INVALID_WAIT_LIST, SINPE_INVALID_WAIT_LIST,
+            SINPE_INVALID_WAIT_LIST, NULL);
+    check_untouched("after inconsistent wait lists");
+    clReleaseEvent(ev);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* Context mismatch                                                         */
+/* ------------------------------------------------------------------------ */
+
+START_TEST(queue_from_other_context)
+{
+    cl_context other = tu_other_cl_context(ctx);
+    cl_int err;
+    cl_command_queue oq = clCreateCommandQueue(other, sinpe_context_device(ctx), 0, &err);
+    ck_assert_int_eq(err, CL_SUCCESS);
+    expect3(tab, oq, &args, 0, NULL, SINPE_CONTEXT_MISMATCH, SINPE_CONTEXT_MISMATCH,
+            SINPE_CONTEXT_MISMATCH, "queue");
+    TU_CL(clFinish(oq));
+    check_untouched("after a foreign queue");
+    clReleaseCommandQueue(oq);
+    clReleaseContext(other);
+}
+END_TEST
+
+START_TEST(buffer_from_other_context)
+{
+    /* _i picks the buffer: ids, weights, out, positions, bad_ids.  The
+     * foreign buffer has the right size, so only its context is wrong. */
+    static const char *const names[] = {"ids", "weights", "out", "positions", "bad_ids"};
+    cl_context other = tu_other_cl_context(ctx);
+    cl_int err;
+    cl_command_queue oq = clCreateCommandQueue(other, sinpe_context_device(ctx), 0, &err);
+    ck_assert_int_eq(err, CL_SUCCESS);
+    size_t bytes = _i == 1 ? VOCAB * DIM * sizeof(float)
+                   : _i == 2 ? ROWS * DIM * sizeof(float)
+                             : ROWS * sizeof(int32_t);
+    float *poison = tu_malloc(bytes);
+    tu_fill_poison(poison, bytes / sizeof(float));
+    cl_mem foreign = clCreateBuffer(other, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes,
+                                    poison, &err);
+    ck_assert_int_eq(err, CL_SUCCESS);
+
+    sinpe_embed_args a = args;
+    sinpe_status e[3] = {SINPE_CONTEXT_MISMATCH, SINPE_CONTEXT_MISMATCH, SINPE_CONTEXT_MISMATCH};
+    switch (_i) {
+    case 0:
+        a.ids = foreign;
+        e[2] = NOT_USED;
+        break;
+    case 1:
+        a.weights = foreign;
+        e[2] = NOT_USED;
+        break;
+    case 2:
+        a.out = foreign;
+        break;
+    case 3:
+        a.positions = foreign;
+        e[1] = NOT_USED;
+        break;
+    default:
+        a.bad_ids = foreign;
+        e[2] = NOT_USED;
+        break;
+    }
+    expect3(tab, q, &a, 0, NULL, e[0], e[1], e[2], names[_i]);
+    check_untouched("after a foreign buffer");
+    float *back = tu_malloc(bytes);
+    TU_CL(clEnqueueReadBuffer(oq, foreign, CL_TRUE, 0, bytes, back, 0, NULL, NULL));
+    ck_assert_msg(memcmp(back, poison, bytes) == 0, "the foreign %s buffer was written",
+                  names[_i]);
+    free(back);
+    free(poison);
+    clReleaseMemObject(foreign);
+    clReleaseCommandQueue(oq);
+    clReleaseContext(other);
+}
+END_TEST
+
+START_TEST(table_from_other_context_with_queue)
+{
+    /* A table of a second sinpe context used with this context's queue. */
+    sinpe_context *ctx2 = tu_context(SINPE_MATH_AUTO);
+    sinpe_spec spec;
+    sinpe_spec_init(&spec, DIM);
+    sinpe_table *tab2 = NULL;
+    TU_OK(sinpe_table_create(ctx2, &spec, 8, &tab2));
+    ck_assert_msg(tab2 != tab, "tables of two contexts are shared");
+    expect3(tab2, q, &args, 0, NULL, SINPE_CONTEXT_MISMATCH, SINPE_CONTEXT_MISMATCH,
+            SINPE_CONTEXT_MISMATCH, NULL);
+    check_untouched("after a table of another context");
+    sinpe_table_release(tab2);
+    sinpe_context_release(ctx2);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* Specs and table sizes                                                    */
+/* ------------------------------------------------------------------------ */
+
+static sinpe_spec bad_spec(int i, const char **field)
+{
+    sinpe_spec s;
+    sinpe_spec_init(&s, 64);
+    switch (i) {
+    case 0: s.dim = 0; *field = "dim"; break;
+    case 1: s.dim = 65537; *field = "dim"; break;
+    case 2: s.base = 0.0; *field = "base"; break;
+    case 3: s.base = -10000.0; *field = "base"; break;
+    case 4: s.base = NAN; *field = "base"; break;
+    case 5: s.base = INFINITY; *field = "base"; break;
+    case 6: s.angle_scale = NAN; *field = "angle_scale"; break;
+    case 7: s.angle_scale = -INFINITY; *field = "angle_scale"; break;
+    case 8: s.shift = NAN; *field = "shift"; break;
+    case 9: s.shift = INFINITY; *field = "shift"; break;
+    case 10: s.layout = (sinpe_layout)7; *field = "layout"; break;
+    case 11: s.layout = (sinpe_layout)-1; *field = "layout"; break;
+    case 12: s.odd_dim = (sinpe_odd_dim)3; *field = "odd_dim"; break;
+    case 13: /* H = 32 frequencies, D = 32 - 32 = 0 */
+        s.shift = 32.0; *field = "shift"; break;
+    case 14: /* D < 0 */
+        s.shift = 40.0; *field = "shift"; break;
+    case 15: /* D = 0 under EXTRA_SIN: d/2 - shift = 3.5 - 3.5 */
+        s.dim = 7; s.odd_dim = SINPE_ODD_EXTRA_SIN; s.shift = 3.5; *field = "shift"; break;
+    default: /* odd d rejected by policy */
+        s.dim = 7; s.odd_dim = SINPE_ODD_ERROR; *field = NULL; break;
+    }
+    return s;
+}
+#define N_BAD_SPECS 17
+
+START_TEST(spec_invalid)
+{
+    const char *field = NULL;
+    sinpe_spec s = bad_spec(_i, &field);
+    char sbuf[256];
+    sinpe_table *t = NULL;
+    sinpe_status st = sinpe_table_create(ctx, &s, 4, &t);
+    ck_assert_msg(st == SINPE_INVALID_SPEC, "spec %d [%s] gave %d (%s)", _i,
+                  tu_spec_str(&s, sbuf, sizeof sbuf), (int)st, sinpe_status_string(st));
+    ck_assert_msg(strlen(sinpe_last_error()) > 0, "spec %d: no message", _i);
+    if (field)
+        ck_assert_msg(strstr(sinpe_last_error(), field) != NULL,
+                      "spec %d: the message does not name %s: \"%s\"", _i, field,
+                      sinpe_last_error());
+}
+END_TEST
+
+START_TEST(spec_valid_edges)
+{
+    /* Accepted corners: one frequency with D <= 0, a negative angle_scale,
+     * a fractional shift, dim 1 and 65536 (the latter in test_table.c). */
+    static const struct {
+        size_t dim;
+        sinpe_odd_dim odd;
+        double shift, scale, base;
+    } ok[] = {
+        {2, SINPE_ODD_ZERO_LAST, 5.0, 1.0, 1e4},  /* one frequency: D unused */
+        {3, SINPE_ODD_ZERO_LAST, 1.0, 1.0, 1e4},  /* H = 1, D = 0 */
+        {1, SINPE_ODD_EXTRA_SIN, 1.0, 1.0, 1e4},  /* one sin column, D < 0 */
+        {1, SINPE_ODD_ZERO_LAST, 0.0, 1.0, 1e4},  /* no frequency at all */
+        {64, SINPE_ODD_ZERO_LAST, 0.5, -2.0, 1e4},
+        {64, SINPE_ODD_ZERO_LAST, -3.0, 1.0, 0.5}, /* base below 1 is finite and > 0 */
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        sinpe_spec s = tu_spec(ok[i].dim, SINPE_LAYOUT_SPLIT_SIN_COS, ok[i].odd, ok[i].shift,
+                               ok[i].base, ok[i].scale);
+        char sbuf[256];
+        sinpe_table *t = NULL;
+        sinpe_status st = sinpe_table_create(ctx, &s, 16, &t);
+        ck_assert_msg(st == SINPE_SUCCESS, "[%s] refused: %d (%s): %s",
+                      tu_spec_str(&s, sbuf, sizeof sbuf), (int)st, sinpe_status_string(st),
+                      sinpe_last_error());
+        cl_mem mem;
+        size_t rows;
+        TU_OK(sinpe_table_borrow(t, &mem, &rows));
+        float *got = tu_malloc(16 * s.dim * sizeof *got);
+        tu_read(q, mem, 0, 16 * s.dim * sizeof *got, got);
+        double *ref = tu_malloc(16 * s.dim * sizeof *ref);
+        for (size_t p = 0; p < 16; p++)
+            tu_pe_row(&s, (double)p, ref + p * s.dim);
+        tu_check_rows(got, 0, s.dim, 16, s.dim, ref, TU_PE_TOL, 0.0, sbuf);
+        free(got);
+        free(ref);
+        clReleaseMemObject(mem);
+        sinpe_table_release(t);
+    }
+}
+END_TEST
+
+START_TEST(table_null_arguments)
+{
+    sinpe_spec s;
+    sinpe_spec_init(&s, DIM);
+    sinpe_table *t = NULL;
+    cl_mem mem = NULL;
+    size_t rows = 0;
+    TU_STATUS(sinpe_table_create(ctx, NULL, 4, &t), SINPE_NULL_ARGUMENT);
+    TU_STATUS(sinpe_table_create(ctx, &s, 4, NULL), SINPE_NULL_ARGUMENT);
+    TU_STATUS(sinpe_table_borrow(tab, NULL, &rows), SINPE_NULL_ARGUMENT);
+    TU_STATUS(sinpe_table_borrow(tab, &mem, NULL), SINPE_NULL_ARGUMENT);
+}
+END_TEST
+
+START_TEST(table_too_large)
+{
+    cl_ulong max_alloc = tu_max_alloc(ctx);
+    size_t just_over = (size_t)(max_alloc / (DIM * sizeof(float))) + 1;
+    size_t before = sinpe_table_rows(tab);
+    cl_mem old_mem;
+    size_t old_rows;
+    TU_OK(sinpe_table_borrow(tab, &old_mem, &old_rows));
+
+    TU_STATUS(sinpe_table_reserve(tab, just_over), SINPE_TOO_LARGE);
+    TU_STATUS(sinpe_table_reserve(tab, SIZE_MAX), SINPE_TOO_LARGE);
+    TU_STATUS(sinpe_table_reserve(tab, SIZE_MAX / DIM + 1), SINPE_TOO_LARGE); /* wraps * dim */
+    ck_assert_msg(strlen(sinpe_last_error()) > 0, "no message for a reserve too large");
+    ck_assert_uint_eq(sinpe_table_rows(tab), before);
+
+    sinpe_spec s;
+    sinpe_spec_init(&s, 1000);
+    sinpe_table *t = NULL;
+    TU_STATUS(sinpe_table_create(ctx, &s, SIZE_MAX / 8, &t), SINPE_TOO_LARGE);
+    TU_STATUS(sinpe_table_create(ctx, &s, (size_t)(max_alloc / 4000) + 1, &t), SINPE_TOO_LARGE);
+
+    /* The table still works, with the same rows in the same buffer. */
+    cl_mem mem;
+    size_t rows;
+    TU_OK(sinpe_table_borrow(tab, &mem, &rows));
+    ck_assert_uint_eq(rows, old_rows);
+    ck_assert_msg(mem == old_mem, "a failed reserve replaced the table buffer");
+    float *got = tu_read_floats(q, mem, rows * DIM);
+    double *ref = tu_malloc(rows * DIM * sizeof *ref);
+    sinpe_spec ts;
+    sinpe_spec_init(&ts, DIM);
+    for (size_t p = 0; p < rows; p++)
+        tu_pe_row(&ts, (double)p, ref + p * DIM);
+    tu_check_rows(got, 0, DIM, rows, DIM, ref, TU_PE_TOL, 0.0, "table after a failed reserve");
+    free(got);
+    free(ref);
+    clReleaseMemObject(mem);
+    clReleaseMemObject(old_mem);
+    expect3(tab, q, &args, 0, NULL, S_OK, S_OK, S_OK, NULL);
+    TU_CL(clFinish(q));
+}
+END_TEST
+
+Suite *suite_errors(void)
+{
+    Suite *s = suite_create("errors");
+
+    TCase *tc = tcase_create("enqueue");
+    tcase_set_timeout(tc, TU_TIMEOUT);
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, baseline_is_valid);
+    tcase_add_test(tc, null_handles);
+    tcase_add_test(tc, null_buffers);
+    tcase_add_test(tc, shape_zero_counts);
+    tcase_add_test(tc, shape_strides_below_dim);
+    tcase_add_test(tc, shape_over_int_range);
+    tcase_add_loop_test(tc, buffer_too_small, 0, 12);
+    tcase_add_test(tc, buffer_positions_broadcast_extent);
+    tcase_add_test(tc, buffer_exact_size_accepted);
+    tcase_add_test(tc, wait_list_inconsistent);
+    tcase_add_test(tc, queue_from_other_context);
+    tcase_add_loop_test(tc, buffer_from_other_context, 0, 5);
+    tcase_add_test(tc, table_from_other_context_with_queue);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("spec");
+    tcase_set_timeout(tc, TU_TIMEOUT);
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_loop_test(tc, spec_invalid, 0, N_BAD_SPECS);
+    tcase_add_test(tc, spec_valid_edges);
+    tcase_add_test(tc, table_null_arguments);
+    tcase_add_test(tc, table_too_large);
+    suite_add_tcase(s, tc);
+    return s;
+}

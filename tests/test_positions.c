@@ -1,0 +1,925 @@
+/*
+ * test_positions.c -- the position sources of sinpe_embed_args (seq_starts,
+ * explicit (B, S) and broadcast (1, S) positions, pad_counts, fairseq's
+ * make_positions) and the padding policies, through the fused kernel and the
+ * unfused pair, against a float64 reference (tu_pe_row).
+ *
+ * Tolerances: TU_EMBED_TOL for embeddings, TU_PE_TOL where the output is PE
+ * alone; zeroed rows must be exactly zero, gather + add must equal the fused
+ * kernel bit for bit (float32 output).  Outputs are poisoned before each run;
+ * every element outside the written rows must keep the poison.
+ */
+#include "test_util.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum pmode {
+    PM_FUSED,   /* sinpe_enqueue_embed */
+    PM_UNFUSED, /* sinpe_enqueue_gather, then sinpe_enqueue_add_positions */
+    PM_ADD      /* sinpe_enqueue_add_positions alone, on a prefilled output */
+} pmode;
+
+static const char *const pmode_names[] = {"fused", "unfused", "add_positions"};
+
+/* One run: host inputs (without offsets) and the argument fields. */
+typedef struct pcase {
+    const char *name;
+    sinpe_spec spec;
+    size_t table_rows;
+    size_t n_seqs, seq_len, vocab;
+    size_t ids_offset, out_offset, out_stride; /* out_stride 0: dim */
+    float token_scale;
+    int32_t start;
+    const int32_t *ids; /* n_seqs * seq_len */
+    const float *w;     /* vocab * dim */
+    const int32_t *positions; /* seq_len values when broadcast, else n_seqs * seq_len */
+    size_t positions_offset;
+    int broadcast;
+    const int32_t *seq_starts; /* n_seqs */
+    size_t seq_starts_offset;
+    const int32_t *pad_counts; /* n_seqs */
+    size_t pad_counts_offset;
+    sinpe_position_rule rule;
+    sinpe_pad_policy policy;
+    int32_t pad_id;
+    int no_weights; /* PM_ADD only: weights NULL and vocab 0 */
+} pcase;
+
+static int same_bits(float a, float b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+static size_t n_rows(const pcase *c)
+{
+    return c->n_seqs * c->seq_len;
+}
+
+static size_t ostride(const pcase *c)
+{
+    return c->out_stride ? c->out_stride : c->spec.dim;
+}
+
+static size_t n_out(const pcase *c)
+{
+    return c->out_offset + (n_rows(c) - 1) * ostride(c) + c->spec.dim;
+}
+
+/* An int buffer holding junk in [0, offset) and then n values. */
+static cl_mem int_buffer(sinpe_context *ctx, const int32_t *v, size_t n, size_t offset,
+                         int32_t junk)
+{
+    int32_t *h = tu_malloc((offset + n) * sizeof *h);
+    for (size_t i = 0; i < offset; i++)
+        h[i] = junk;
+    memcpy(h + offset, v, n * sizeof *v);
+    cl_mem m = tu_buffer(ctx, (offset + n) * sizeof *h, h);
+    free(h);
+    return m;
+}
+
+/*
+ * Runs c in mode on tab and returns the whole output buffer (n_out(c)
+ * floats).  The output starts poisoned, or, for PM_ADD, holds prefill in the
+ * written rows (n_rows * dim values) and poison elsewhere.
+ */
+static float *run_pcase(sinpe_context *ctx, cl_command_queue q, sinpe_table *tab,
+                        const pcase *c, pmode mode, const float *prefill)
+{
+    size_t dim = c->spec.dim, n = n_rows(c), no = n_out(c);
+    cl_mem ids_m = int_buffer(ctx, c->ids, n, c->ids_offset, INT32_MIN);
+    cl_mem w_m = NULL, pos_m = NULL, ss_m = NULL, pc_m = NULL;
+    if (!(mode == PM_ADD && c->no_weights))
+        w_m = tu_buffer(ctx, c->vocab * dim * sizeof(float), c->w);
+    if (c->positions)
+        pos_m = int_buffer(ctx, c->positions, c->broadcast ? c->seq_len : n,
+                           c->positions_offset, 1 << 29);
+    if (c->seq_starts)
+        ss_m = int_buffer(ctx, c->seq_starts, c->n_seqs, c->seq_starts_offset, 1 << 28);
+    if (c->pad_counts)
+        pc_m = int_buffer(ctx, c->pad_counts, c->n_seqs, c->pad_counts_offset, 1 << 27);
+
+    float *init = tu_malloc(no * sizeof *init);
+    tu_fill_poison(init, no);
+    if (mode == PM_ADD)
+        for (size_t r = 0; r < n; r++)
+            memcpy(init + c->out_offset + r * ostride(c), prefill + r * dim, dim * sizeof *init);
+    cl_mem out_m = tu_buffer(ctx, no * sizeof *init, init);
+    free(init);
+
+    sinpe_embed_args a;
+    sinpe_embed_args_init(&a);
+    a.n_seqs = c->n_seqs;
+    a.seq_len = c->seq_len;
+    a.ids = ids_m;
+    a.ids_offset = c->ids_offset;
+    a.weights = w_m;
+    a.vocab = (mode == PM_ADD && c->no_weights) ? 0 : c->vocab;
+    a.out = out_m;
+    a.out_offset = c->out_offset;
+    a.out_stride = c->out_stride;
+    a.token_scale = c->token_scale;
+    a.start = c->start;
+    a.positions = pos_m;
+    a.positions_offset = c->positions_offset;
+    a.positions_broadcast = c->broadcast;
+    a.seq_starts = ss_m;
+    a.seq_starts_offset = c->seq_starts_offset;
+    a.pad_counts = pc_m;
+    a.pad_counts_offset = c->pad_counts_offset;
+    a.position_rule = c->rule;
+    a.pad_policy = c->policy;
+    a.pad_id = c->pad_id;
+
+    if (mode == PM_FUSED) {
+        TU_OK(sinpe_enqueue_embed(tab, q, &a, 0, NULL, NULL));
+    } else if (mode == PM_UNFUSED) {
+        cl_event ev = NULL;
+        TU_OK(sinpe_enqueue_gather(tab, q, &a, 0, NULL, &ev));
+        TU_OK(sinpe_enqueue_add_positions(tab, q, &a, 1, &ev, NULL));
+        clReleaseEvent(ev);
+    } else {
+        TU_OK(sinpe_enqueue_add_positions(tab, q, &a, 0, NULL, NULL));
+    }
+    TU_CL(clFinish(q));
+    float *got = tu_read_floats(q, out_m, no);
+
+    clReleaseMemObject(ids_m);
+    clReleaseMemObject(out_m);
+    if (w_m)
+        clReleaseMemObject(w_m);
+    if (pos_m)
+        clReleaseMemObject(pos_m);
+    if (ss_m)
+        clReleaseMemObject(ss_m);
+    if (pc_m)
+        clReleaseMemObject(pc_m);
+    return got;
+}
+
+/* The position of every token, in the header's int32 arithmetic. */
+static void ref_positions(const pcase *c, int32_t *pos)
+{
+    for (size_t b = 0; b < c->n_seqs; b++) {
+        uint32_t count = 0;
+        for (size_t t = 0; t < c->seq_len; t++) {
+            size_t r = b * c->seq_len + t;
+            uint32_t p;
+            if (c->rule == SINPE_POSITIONS_FAIRSEQ) {
+                /* fairseq utils.make_positions: cumsum(mask) * mask + padding_idx,
+                 * then args.start on the non-pad tokens. */
+                uint32_t mask = c->ids[r] != c->pad_id;
+                count += mask;
+                p = count * mask + (uint32_t)c->pad_id + (mask ? (uint32_t)c->start : 0u);
+            } else {
+                p = (uint32_t)c->start;
+                if (c->positions)
+                    p += (uint32_t)c->positions[c->broadcast ? t : r];
+                else
+                    p += (uint32_t)t;
+                if (c->seq_starts)
+                    p += (uint32_t)c->seq_starts[b];
+                if (c->pad_counts)
+                    p -= (uint32_t)c->pad_counts[b];
+            }
+            pos[r] = (int32_t)p;
+        }
+    }
+}
+
+static int is_pad(const pcase *c, size_t r)
+{
+    return c->policy != SINPE_PAD_NONE && c->ids[r] == c->pad_id;
+}
+
+/*
+ * The expected rows (n_rows * dim) of the fused computation, or, with
+ * prefill, of add_positions on prefill.  Rows whose value the header leaves
+ * open (add_positions on a ZERO_EMBEDDING pad) are NaN in ref and skipped.
+ */
+static double *ref_values(const pcase *c, const int32_t *pos, const float *prefill)
+{
+    size_t dim = c->spec.dim, n = n_rows(c);
+    double *ref = tu_malloc(n * dim * sizeof *ref);
+    double *pe = tu_malloc(dim * sizeof *pe);
+    for (size_t r = 0; r < n; r++) {
+        int32_t id = c->ids[r];
+        int pad = is_pad(c, r);
+        int valid = id >= 0 && (size_t)id < c->vocab;
+        tu_pe_row(&c->spec, (double)pos[r], pe);
+        for (size_t col = 0; col < dim; col++) {
+            double e;
+            if (prefill)
+                e = prefill[r * dim + col];
+            else if (valid && !(pad && c->policy == SINPE_PAD_ZERO_EMBEDDING))
+                e = (double)c->token_scale * (double)c->w[(size_t)id * dim + col];
+            else
+                e = 0.0;
+            double p = (pad && c->policy == SINPE_PAD_ZERO_PE) ? 0.0 : pe[col];
+            double v = e + p;
+            if (pad && c->policy == SINPE_PAD_ZERO_OUTPUT)
+                v = 0.0;
+            if (pad && prefill && c->policy == SINPE_PAD_ZERO_EMBEDDING)
+                v = NAN;
+            ref[r * dim + col] = v;
+        }
+    }
+    free(pe);
+    return ref;
+}
+
+/* Values, exact zeros of ZERO_OUTPUT pads, exact prefill of ZERO_PE pads
+ * under add_positions, and the untouched gaps. */
+static void check_output(const pcase *c, const float *got, const double *ref,
+                         const float *prefill, const char *what)
+{
+    size_t dim = c->spec.dim, n = n_rows(c), st = ostride(c);
+    for (size_t r = 0; r < n; r++) {
+        int pad = is_pad(c, r);
+        for (size_t col = 0; col < dim; col++) {
+            size_t i = c->out_offset + r * st + col;
+            double e = ref[r * dim + col];
+            if (isnan(e)) {
+                ck_assert_msg(!tu_is_poison(got[i]), "%s: row %zu col %zu never written", what,
+                              r, col);
+                continue;
+            }
+            if (pad && c->policy == SINPE_PAD_ZERO_OUTPUT)
+                ck_assert_msg(got[i] == 0.0f,
+                              "%s: pad row %zu col %zu is %.9g, ZERO_OUTPUT wants 0", what, r,
+                              col, (double)got[i]);
+            if (pad && prefill && c->policy == SINPE_PAD_ZERO_PE)
+                ck_assert_msg(same_bits(got[i], prefill[r * dim + col]),
+                              "%s: pad row %zu col %zu is %.9g, add_positions under ZERO_PE "
+                              "must leave %.9g",
+                              what, r, col, (double)got[i], (double)prefill[r * dim + col]);
+            double tol = TU_EMBED_TOL * (1.0 + fabs(e));
+            ck_assert_msg(fabs((double)got[i] - e) <= tol,
+                          "%s: row %zu (seq %zu, t %zu, id %d%s) col %zu: got %.9g, ref %.12g",
+                          what, r, r / c->seq_len, r % c->seq_len, (int)c->ids[r],
+                          pad ? ", pad" : "", col, (double)got[i], e);
+        }
+    }
+    tu_check_layout(got, n_out(c), c->out_offset, st, n, dim, what);
+}
+
+/* Runs c fused and unfused on a table of c->table_rows rows: the fused
+ * output against the reference, the unfused one bit for bit against it. */
+static void run_and_check(sinpe_context *ctx, cl_command_queue q, const pcase *c)
+{
+    char sbuf[256], what[512];
+    sinpe_table *tab = NULL;
+    TU_OK(sinpe_table_create(ctx, &c->spec, c->table_rows, &tab));
+    int32_t *pos = tu_malloc(n_rows(c) * sizeof *pos);
+    ref_positions(c, pos);
+    double *ref = ref_values(c, pos, NULL);
+
+    float *fused = run_pcase(ctx, q, tab, c, PM_FUSED, NULL);
+    snprintf(what, sizeof what, "%s (%s, %s)", c->name, pmode_names[PM_FUSED],
+             tu_spec_str(&c->spec, sbuf, sizeof sbuf));
+    check_output(c, fused, ref, NULL, what);
+
+    float *unfused = run_pcase(ctx, q, tab, c, PM_UNFUSED, NULL);
+    for (size_t i = 0; i < n_out(c); i++)
+        ck_assert_msg(same_bits(fused[i], unfused[i]),
+                      "%s: element %zu: gather + add_positions gave %.9g, fused %.9g", c->name,
+                      i, (double)unfused[i], (double)fused[i]);
+
+    free(fused);
+    free(unfused);
+    free(ref);
+    free(pos);
+    sinpe_table_release(tab);
+}
+
+static int32_t *random_ids(tu_rng *rng, size_t n, size_t vocab, int32_t avoid)
+{
+    int32_t *ids = tu_malloc(n * sizeof *ids);
+    for (size_t i = 0; i < n; i++) {
+        do
+            ids[i] = tu_rng_int(rng, 0, (int32_t)vocab - 1);
+        while (ids[i] == avoid);
+    }
+    return ids;
+}
+
+static float *random_weights(tu_rng *rng, size_t n)
+{
+    float *w = tu_malloc(n * sizeof *w);
+    for (size_t i = 0; i < n; i++)
+        w[i] = tu_rng_float(rng, -1.0f, 1.0f);
+    return w;
+}
+
+static int32_t *random_ints(tu_rng *rng, size_t n, int32_t lo, int32_t hi)
+{
+    int32_t *v = tu_malloc(n * sizeof *v);
+    for (size_t i = 0; i < n; i++)
+        v[i] = tu_rng_int(rng, lo, hi);
+    return v;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Position sources                                                         */
+/* ------------------------------------------------------------------------ */
+
+START_TEST(positions_seq_starts)
+{
+    tu_rng rng;
+    tu_rng_init(&rng, "positions_seq_starts");
+    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
+    cl_command_queue q = tu_queue(ctx);
+
+    pcase c;
+    memset(&c, 0, sizeof c);
+    c.name = "seq_starts";
+    c.spec = tu_spec(70, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ZERO_LAST, 1.0, 10000.0, 1.0);
+    c.table_rows = 64;
+    c.n_seqs = 5;
+    c.seq_len = 37;
+    c.vocab = 60;
+    c.ids_offset = 3;
+    c.out_offset = 2;
+    c.out_stride = 73;
+    c.token_scale = 2.5f;
+    c.start = -4;
+    int32_t *ids = random_ids(&rng, n_rows(&c), c.vocab, -1);
+    float *w = random_weights(&rng, c.vocab * c.spec.dim);
+    int32_t *ss = random_ints(&rng, c.n_seqs, 0, 3000);
+    ss[0] = 0;
+    ss[1] = 20; /* rows straddle the table's end */
+    c.ids = ids;
+    c.w = w;
+    c.seq_starts = ss;
+    c.seq_starts_offset = 3;
+    run_and_check(ctx, q, &c);
+
+    free(ids);
+    free(w);
+    free(ss);
+    clReleaseCommandQueue(q);
+    sinpe_context_release(ctx);
+}
+END_TEST
+
+START_TEST(positions_explicit)
+{
+    /* _i: 0 (B, S); 1 broadcast (1, S); 2 broadcast + seq_starts;
+     * 3 broadcast + pad_counts. */
+    static const char *const names[] = {"explicit (B,S)", "broadcast (1,S)",
+                                        "broadcast + seq_starts", "broadcast + pad_counts"};
+    tu_rng rng;
+    tu_rng_init(&rng, names[_i]);
+    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
+    cl_command_queue q = tu_queue(ctx);
+
+    pcase c;
+    memset(&c, 0, sizeof c);
+    c.name = names[_i];
+    c.spec = tu_spec(33, SINPE_LAYOUT_INTERLEAVED, SINPE_ODD_EXTRA_SIN, 0.0, 10000.0, 1.0);
+    c.table_rows = 100;
+    /* 11 sequences: more than one group of sequences sharing positions. */
+    c.n_seqs = _i == 0 ? 3 : 11;
+    c.seq_len = _i == 0 ? 29 : 23;
+    c.vocab = 40;
+    c.out_stride = 35;
+    c.token_scale = sqrtf(33.0f);
+    c.start = _i == 3 ? 5 : 0;
+    int32_t *ids = random_ids(&rng, n_rows(&c), c.vocab, -1);
+    float *w = random_weights(&rng, c.vocab * c.spec.dim);
+    int32_t *pos = _i == 0 ? random_ints(&rng, n_rows(&c), -50, 5000)
+                           : random_ints(&rng, c.seq_len, 0, 300);
+    int32_t *per_seq = random_ints(&rng, c.n_seqs, 0, 200);
+    c.ids = ids;
+    c.w = w;
+    c.positions = pos;
+    c.positions_offset = _i == 0 ? 4 : 6;
+    c.broadcast = _i != 0;
+    if (_i == 2) {
+        c.seq_starts = per_seq;
+        c.seq_starts_offset = 1;
+    } else if (_i == 3) {
+        c.pad_counts = per_seq;
+        c.pad_counts_offset = 2;
+    }
+    run_and_check(ctx, q, &c);
+
+    free(ids);
+    free(w);
+    free(pos);
+    free(per_seq);
+    clReleaseCommandQueue(q);
+    sinpe_context_release(ctx);
+}
+END_TEST
+
+START_TEST(positions_pad_counts)
+{
+    /* A left-padded batch corrected per row (FasterTransformer style); _i = 1
+     * adds per-sequence decode offsets too. */
+    tu_rng rng;
+    tu_rng_init(&rng, _i ? "pad_counts + seq_starts" : "pad_counts");
+    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
+    cl_command_queue q = tu_queue(ctx);
+
+    pcase c;
+    memset(&c, 0, sizeof c);
+    c.name = _i ? "pad_counts + seq_starts" : "pad_counts";
+    sinpe_spec_init(&c.spec, 48);
+    c.table_rows = 32;
+    c.n_seqs = 6;
+    c.seq_len = 31;
+    c.vocab = 50;
+    c.token_scale = sqrtf(48.0f);
+    c.pad_id = 0;
+    int32_t *ids = random_ids(&rng, n_rows(&c), c.vocab, 0);
+    int32_t *pc = random_ints(&rng, c.n_seqs, 0, (int32_t)c.seq_len);
+    pc[0] = 0;
+    pc[1] = (int32_t)c.seq_len; /* all pads */
+    pc[2] = (int32_t)c.seq_len - 1;
+    for (size_t b = 0; b < c.n_seqs; b++)
+        for (int32_t t = 0; t < pc[b]; t++)
+            ids[b * c.seq_len + (size_t)t] = 0;
+    int32_t *ss = random_ints(&rng, c.n_seqs, 0, 100);
+    float *w = random_weights(&rng, c.vocab * c.spec.dim);
+    c.ids = ids;
+    c.w = w;
+    c.pad_counts = pc;
+    c.pad_counts_offset = 7;
+    if (_i) {
+        c.seq_starts = ss;
+        c.seq_starts_offset = 0;
+    }
+    run_and_check(ctx, q, &c);
+
+    free(ids);
+    free(pc);
+    free(ss);
+    free(w);
+    clReleaseCommandQueue(q);
+    sinpe_context_release(ctx);
+}
+END_TEST
+
+/* Fills ids for a fairseq batch: sequence b gets pattern b % 6. */
+static void fairseq_batch(tu_rng *rng, int32_t *ids, size_t n_seqs, size_t seq_len,
+                          size_t vocab, int32_t pad)
+{
+    for (size_t b = 0; b < n_seqs; b++) {
+        int32_t *x = ids + b * seq_len;
+        size_t k = seq_len > 1 ? (size_t)tu_rng_int(rng, 1, (int32_t)seq_len - 1) : 0;
+        for (size_t t = 0; t < seq_len; t++) {
+            int32_t id;
+            do
+                id = tu_rng_int(rng, 0, (int32_t)vocab - 1);
+            while (id == pad);
+            switch (b % 6) {
+            case 1: /* left-padded */
+                if (t < k)
+                    id = pad;
+                break;
+            case 2: /* right-padded */
+                if (t >= seq_len - k)
+                    id = pad;
+                break;
+            case 3: /* all pads */
+                id = pad;
+                break;
+            case 4: /* pads anywhere */
+                if (tu_rng_unit(rng) < 0.3)
+                    id = pad;
+                break;
+            case 5: /* one real token, last */
+                if (t + 1 < seq_len)
+                    id = pad;
+                break;
+            default: /* unpadded */
+                break;
+            }
+            x[t] = id;
+        }
+    }
+}
+
+START_TEST(positions_fairseq)
+{
+    /* Long sequences make the device scan cross many segments. */
+    static const struct {
+        size_t n_seqs, seq_len;
+        int32_t pad, start;
+        sinpe_pad_policy policy;
+    } cfg[] = {
+        {6, 700, 1, 0, SINPE_PAD_ZERO_PE},
+        {7, 257, 0, 3, SINPE_PAD_NONE},
+        {4, 1, 1, 0, SINPE_PAD_ZERO_PE},
+        {6, 256, 2, -2, SINPE_PAD_ZERO_PE},
+    };
+    char name[64];
+    snprintf(name, sizeof name, "fairseq %zux%zu pad %d start %d", cfg[_i].n_seqs,
+             cfg[_i].seq_len, (int)cfg[_i].pad, (int)cfg[_i].start);
+    tu_rng rng;
+    tu_rng_init(&rng, name);
+    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
+    cl_command_queue q = tu_queue(ctx);
+
+    pcase c;
+    memset(&c, 0, sizeof c);
+    c.name = name;
+    c.spec = tu_spec(20, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ZERO_LAST, 1.0, 10000.0, 1.0);
+    c.table_rows = 64;
+    c.n_seqs = cfg[_i].n_seqs;
+    c.seq_len = cfg[_i].seq_len;
+    c.vocab = 40;
+    c.ids_offset = 5;
+    c.token_scale = sqrtf(20.0f);
+    c.start = cfg[_i].start;
+    c.rule = SINPE_POSITIONS_FAIRSEQ;
+    c.policy = cfg[_i].policy;
+    c.pad_id = cfg[_i].pad;
+    int32_t *ids = tu_malloc(n_rows(&c) * sizeof *ids);
+    fairseq_batch(&rng, ids, c.n_seqs, c.seq_len, c.vocab, c.pad_id);
+    float *w = random_weights(&rng, c.vocab * c.spec.dim);
+    c.ids = ids;
+    c.w = w;
+    run_and_check(ctx, q, &c);
+
+    free(ids);
+    free(w);
+    clReleaseCommandQueue(q);
+    sinpe_context_release(ctx);
+}
+END_TEST
+
+START_TEST(positions_beyond_table)
+{
+    /* A 16-row table; positions up to 2^24 - 1 (and negative ones) are made
+     * on the fly and must meet the same bar, then equal the rows a grown
+     * table holds, bit for bit. */
+    sinpe_spec specs[4];
+    sinpe_spec_init(&specs[0], 64);
+    specs[1] = tu_spec(33, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ZERO_LAST, 1.0, 10000.0, 1.0);
+    specs[2] = tu_spec(31, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_EXTRA_SIN, 0.0, 10000.0, 1.0);
+    specs[3] = tu_spec(16, SINPE_LAYOUT_SPLIT_COS_SIN, SINPE_ODD_ZERO_LAST, 0.0, 500.0, 2.5);
+    const sinpe_spec *spec = &specs[_i];
+    size_t dim = spec->dim;
+    char sbuf[256], what[400];
+    tu_spec_str(spec, sbuf, sizeof sbuf);
+    tu_rng rng;
+    tu_rng_init(&rng, sbuf);
+    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
+    cl_command_queue q = tu_queue(ctx);
+    sinpe_table *tab = NULL;
+    TU_OK(sinpe_table_create(ctx, spec, 16, &tab));
+
+    enum { NS = 2, SL = 48, N = NS * SL };
+    static const int32_t special[] = {0,        15,       16,        17,        4095,
+                                      4096,     4097,     65535,     65536,     (1 << 23) - 1,
+                                      1 << 23,  (1 << 24) - 2, (1 << 24) - 1, -1, -16,
+                                      -4096,    -4097,    -(1 << 20), -((1 << 24) - 1)};
+    const size_t n_special = sizeof special / sizeof special[0];
+    int32_t pos[N], ids[N];
+    float zero[64] = {0};
+    for (size_t r = 0; r < N; r++) {
+        pos[r] = r < n_special ? special[r] : tu_rng_int(&rng, 0, (1 << 24) - 1);
+        ids[r] = 0;
+    }
+
+    pcase c;
+    memset(&c, 0, sizeof c);
+    c.name = "beyond the table";
+    c.spec = *spec;
+    c.n_seqs = NS;
+    c.seq_len = SL;
+    c.vocab = 1;
+    c.token_scale = 1.0f;
+    c.ids = ids;
+    c.w = zero;
+    c.positions = pos;
+    float *got = run_pcase(ctx, q, tab, &c, PM_FUSED, NULL);
+    double pe[64];
+    for (size_t r = 0; r < N; r++) {
+        tu_pe_row(spec, (double)pos[r], pe);
+        for (size_t col = 0; col < dim; col++)
+            ck_assert_msg(fabs((double)got[r * dim + col] - pe[col]) <= TU_PE_TOL,
+                          "%s: position %d col %zu: got %.9g, ref %.12g", sbuf, (int)pos[r],
+                          col, (double)got[r * dim + col], pe[col]);
+    }
+    snprintf(what, sizeof what, "beyond the table, %s", sbuf);
+    tu_check_layout(got, n_out(&c), 0, dim, N, dim, what);
+    free(got);
+
+    /* Positions in [16, 2000) on the fly, then from the grown table. */
+    for (size_t r = 0; r < N; r++)
+        pos[r] = tu_rng_int(&rng, 16, 1999);
+    pos[0] = 16;
+    pos[1] = 1999;
+    got = run_pcase(ctx, q, tab, &c, PM_FUSED, NULL);
+    TU_OK(sinpe_table_reserve(tab, 2000));
+    cl_mem mem = NULL;
+    size_t held = 0;
+    TU_OK(sinpe_table_borrow(tab, &mem, &held));
+    ck_assert_uint_ge(held, 2000);
+    float *rows = tu_malloc(2000 * dim * sizeof *rows);
+    tu_read(q, mem, 0, 2000 * dim * sizeof *rows, rows);
+    for (size_t r = 0; r < N; r++)
+        for (size_t col = 0; col < dim; col++)
+            ck_assert_msg(got[r * dim + col] == rows[(size_t)pos[r] * dim + col],
+                          "%s: position %d col %zu: on the fly %.9g, table row %.9g", sbuf,
+                          (int)pos[r], col, (double)got[r * dim + col],
+                          (double)rows[(size_t)pos[r] * dim + col]);
+    free(rows);
+    free(got);
+    clReleaseMemObject(mem);
+    sinpe_table_release(tab);
+    clReleaseCommandQueue(q);
+    sinpe_context_release(ctx);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* Padding policies                                                         */
+/* ------------------------------------------------------------------------ */
+
+static const char *const policy_names[] = {"NONE", "ZERO_PE", "ZERO_OUTPUT", "ZERO_EMBEDDING"};
+
+START_TEST(pad_policies)
+{
+    /* _i % 4: the policy; _i / 4: positions by index with pad_counts, or by
+     * fairseq's rule.  Left and right padding share the batch. */
+    sinpe_pad_policy policy = (sinpe_pad_policy)(_i % 4);
+    int fairseq = _i / 4;
+    char name[96];
+    snprintf(name, sizeof name, "pad policy %s, %s positions", policy_names[policy],
+             fairseq ? "fairseq" : "index + pad_counts");
+    tu_rng rng;
+    tu_rng_init(&rng, name);
+    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
+    cl_command_queue q = tu_queue(ctx);
+
+    enum { NS = 6, SL = 24, VOCAB = 45, DIM = 30 };
+    const int32_t pad = 3;
+    /* Leading and trailing pads per sequence. */
+    static const int lead[NS] = {5, 0, 0, SL, 1, 0};
+    static const int trail[NS] = {0, 7, 0, 0, 2, SL - 1};
+    int32_t ids[NS * SL], pc[NS];
+    for (size_t b = 0; b < NS; b++) {
+        pc[b] = lead[b];
+        for (int t = 0; t < SL; t++) {
+            int32_t id;
+            do
+                id = tu_rng_int(&rng, 0, VOCAB - 1);
+            while (id == pad);
+            if (t < lead[b] || t >= SL - trail[b])
+                id = pad;
+            ids[b * SL + (size_t)t] = id;
+        }
+    }
+    float *w = random_weights(&rng, VOCAB * DIM);
+
+    pcase c;
+    memset(&c, 0, sizeof c);
+    c.name = name;
+    c.spec = tu_spec(DIM, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ZERO_LAST, 1.0, 10000.0, 1.0);
+    c.table_rows = 20;
+    c.n_seqs = NS;
+    c.seq_len = SL;
+    c.vocab = VOCAB;
+    c.out_offset = 1;
+    c.out_stride = DIM + 2;
+    c.token_scale = 1.75f;
+    c.ids = ids;
+    c.w = w;
+    c.rule = fairseq ? SINPE_POSITIONS_FAIRSEQ : SINPE_POSITIONS_INDEX;
+    if (!fairseq) {
+        c.pad_counts = pc;
+        c.start = 2;
+    }
+    c.policy = policy;
+    c.pad_id = pad;
+    run_and_check(ctx, q, &c);
+
+    /* add_positions alone, on a prefilled output: it reads the ids. */
+    sinpe_table *tab = NULL;
+    TU_OK(sinpe_table_create(ctx, &c.spec, c.table_rows, &tab));
+    int32_t pos[NS * SL];
+    ref_positions(&c, pos);
+    float *x = random_weights(&rng, NS * SL * DIM);
+    for (int no_weights = 0; no_weights < 2; no_weights++) {
+        c.no_weights = no_weights; /* weights NULL and vocab 0 are allowed */
+        double *ref = ref_values(&c, pos, x);
+        float *got = run_pcase(ctx, q, tab, &c, PM_ADD, x);
+        char what[160];
+        snprintf(what, sizeof what, "%s, add_positions%s", name,
+                 no_weights ? " without weights" : "");
+        check_output(&c, got, ref, x, what);
+        free(got);
+        free(ref);
+    }
+    free(x);
+    free(w);
+    sinpe_table_release(tab);
+    clReleaseCommandQueue(q);
+    sinpe_context_release(ctx);
+}
+END_TEST
+
+/* A valid baseline for the error tests, with a poisoned output. */
+typedef struct errfix {
+    sinpe_context *ctx;
+    cl_command_queue q;
+    sinpe_table *tab;
+    cl_mem ids, w, out, pos;
+    sinpe_embed_args a;
+} errfix;
+
+enum { E_NS = 2, E_SL = 9, E_VOCAB = 12, E_DIM = 8, E_N = E_NS * E_SL };
+
+static void errfix_init(errfix *f)
+{
+    int32_t ids[E_N], pos[E_N];
+    float w[E_VOCAB * E_DIM];
+    for (size_t i = 0; i < E_N; i++) {
+        ids[i] = (int32_t)(i % E_VOCAB);
+        pos[i] = (int32_t)i;
+    }
+    for (size_t i = 0; i < E_VOCAB * E_DIM; i++)
+        w[i] = (float)i * 0.01f;
+    f->ctx = tu_context(SINPE_MATH_AUTO);
+    f->q = tu_queue(f->ctx);
+    sinpe_spec spec;
+    sinpe_spec_init(&spec, E_DIM);
+    TU_OK(sinpe_table_create(f->ctx, &spec, 8, &f->tab));
+    f->ids = tu_buffer(f->ctx, sizeof ids, ids);
+    f->w = tu_buffer(f->ctx, sizeof w, w);
+    f->pos = tu_buffer(f->ctx, sizeof pos, pos);
+    f->out = tu_poisoned_buffer(f->ctx, f->q, E_N * E_DIM);
+    sinpe_embed_args_init(&f->a);
+    f->a.n_seqs = E_NS;
+    f->a.seq_len = E_SL;
+    f->a.ids = f->ids;
+    f->a.weights = f->w;
+    f->a.vocab = E_VOCAB;
+    f->a.out = f->out;
+}
+
+static void errfix_check_untouched(errfix *f, const char *what)
+{
+    TU_CL(clFinish(f->q));
+    float *got = tu_read_floats(f->q, f->out, E_N * E_DIM);
+    tu_check_all_poison(got, E_N * E_DIM, what);
+    free(got);
+}
+
+static void errfix_release(errfix *f)
+{
+    clReleaseMemObject(f->ids);
+    clReleaseMemObject(f->w);
+    clReleaseMemObject(f->pos);
+    clReleaseMemObject(f->out);
+    sinpe_table_release(f->tab);
+    clReleaseCommandQueue(f->q);
+    sinpe_context_release(f->ctx);
+}
+
+typedef sinpe_status (*enqueue_fn)(sinpe_table *, cl_command_queue, const sinpe_embed_args *,
+                                   cl_uint, const cl_event *, cl_event *);
+
+static const enqueue_fn enqueue_fns[3] = {sinpe_enqueue_embed, sinpe_enqueue_gather,
+                                          sinpe_enqueue_add_positions};
+static const char *const enqueue_names[3] = {"embed", "gather", "add_positions"};
+
+/* Expects status want from call k with args a, and the output untouched. */
+static void expect_rejected(errfix *f, int k, const sinpe_embed_args *a, sinpe_status want,
+                            const char *what)
+{
+    char msg[256];
+    cl_event ev = NULL;
+    sinpe_status st = enqueue_fns[k](f->tab, f->q, a, 0, NULL, &ev);
+    snprintf(msg, sizeof msg, "%s: %s", enqueue_names[k], what);
+    ck_assert_msg(st == want, "%s returned %d (%s), expected %d (%s)", msg, (int)st,
+                  sinpe_status_string(st), (int)want, sinpe_status_string(want));
+    ck_assert_msg(ev == NULL, "%s: a rejected call returned an event", msg);
+    ck_assert_msg(sinpe_last_error()[0] != '\0', "%s: no message in sinpe_last_error()", msg);
+    errfix_check_untouched(f, msg);
+}
+
+START_TEST(pad_id_invalid)
+{
+    errfix f;
+    errfix_init(&f);
+    const int32_t bad_pads[] = {-1, E_VOCAB, E_VOCAB + 5, INT32_MAX, INT32_MIN};
+    char what[128];
+    for (int pol = SINPE_PAD_ZERO_PE; pol <= SINPE_PAD_ZERO_EMBEDDING; pol++) {
+        for (size_t i = 0; i < sizeof bad_pads / sizeof bad_pads[0]; i++) {
+            for (int k = 0; k < 3; k++) {
+                sinpe_embed_args a = f.a;
+                a.pad_policy = (sinpe_pad_policy)pol;
+                a.pad_id = bad_pads[i];
+                snprintf(what, sizeof what, "policy %s, pad_id %d", policy_names[pol],
+                         (int)bad_pads[i]);
+                expect_rejected(&f, k, &a, SINPE_INVALID_PAD, what);
+            }
+        }
+    }
+    /* fairseq's rule uses the pad id whatever the policy. */
+    for (int k = 0; k < 3; k += 2) {
+        sinpe_embed_args a = f.a;
+        a.position_rule = SINPE_POSITIONS_FAIRSEQ;
+        a.pad_id = -1;
+        expect_rejected(&f, k, &a, SINPE_INVALID_PAD, "FAIRSEQ rule, policy NONE, pad_id -1");
+    }
+    /* Unknown policies. */
+    const int bad_policies[] = {4, -1, 1000};
+    for (size_t i = 0; i < 3; i++) {
+        for (int k = 0; k < 3; k++) {
+            sinpe_embed_args a = f.a;
+            a.pad_policy = (sinpe_pad_policy)bad_policies[i];
+            snprintf(what, sizeof what, "pad_policy %d", bad_policies[i]);
+            expect_rejected(&f, k, &a, SINPE_INVALID_PAD, what);
+        }
+    }
+    /* The edges of the vocabulary are valid. */
+    sinpe_embed_args a = f.a;
+    a.pad_policy = SINPE_PAD_ZERO_OUTPUT;
+    a.pad_id = E_VOCAB - 1;
+    TU_OK(sinpe_enqueue_embed(f.tab, f.q, &a, 0, NULL, NULL));
+    a.pad_id = 0;
+    TU_OK(sinpe_enqueue_embed(f.tab, f.q, &a, 0, NULL, NULL));
+    TU_CL(clFinish(f.q));
+    errfix_release(&f);
+}
+END_TEST
+
+START_TEST(fairseq_pad_id_past_vocab)
+{
+    /* The header: pad_id "must lie in [0, vocab) (SINPE_INVALID_PAD
+     * otherwise)"; fairseq's rule uses it even under policy NONE. */
+    errfix f;
+    errfix_init(&f);
+    for (int k = 0; k < 3; k += 2) {
+        sinpe_embed_args a = f.a;
+        a.position_rule = SINPE_POSITIONS_FAIRSEQ;
+        a.pad_id = E_VOCAB;
+        expect_rejected(&f, k, &a, SINPE_INVALID_PAD, "FAIRSEQ rule, policy NONE, pad_id vocab");
+    }
+    errfix_release(&f);
+}
+END_TEST
+
+START_TEST(fairseq_rule_with_positions)
+{
+    errfix f;
+    errfix_init(&f);
+    for (int k = 0; k < 3; k += 2) {
+        sinpe_embed_args a = f.a;
+        a.position_rule = SINPE_POSITIONS_FAIRSEQ;
+        a.pad_id = 1;
+        a.positions = f.pos;
+        expect_rejected(&f, k, &a, SINPE_INVALID_OPTION, "FAIRSEQ rule with positions");
+        a.pad_policy = SINPE_PAD_ZERO_PE;
+        a.positions_broadcast = 1;
+        expect_rejected(&f, k, &a, SINPE_INVALID_OPTION,
+                        "FAIRSEQ rule with broadcast positions");
+    }
+    const int bad_rules[] = {2, -1, 77};
+    for (size_t i = 0; i < 3; i++) {
+        for (int k = 0; k < 3; k += 2) {
+            sinpe_embed_args a = f.a;
+            a.position_rule = (sinpe_position_rule)bad_rules[i];
+            expect_rejected(&f, k, &a, SINPE_INVALID_OPTION, "unknown position_rule");
+        }
+    }
+    errfix_release(&f);
+}
+END_TEST
+
+Suite *suite_positions(void)
+{
+    Suite *s = suite_create("positions");
+
+    TCase *tc = tcase_create("sources");
+    tcase_set_timeout(tc, TU_TIMEOUT);
+    tcase_add_test(tc, positions_seq_starts);
+    tcase_add_loop_test(tc, positions_explicit, 0, 4);
+    tcase_add_loop_test(tc, positions_pad_counts, 0, 2);
+    tcase_add_loop_test(tc, positions_fairseq, 0, 4);
+    tcase_add_loop_test(tc, positions_beyond_table, 0, 4);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("padding");
+    tcase_set_timeout(tc, TU_TIMEOUT);
+    tcase_add_loop_test(tc, pad_policies, 0, 8);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("errors");
+    tcase_set_timeout(tc, TU_TIMEOUT);
+    tcase_add_test(tc, pad_id_invalid);
+    tcase_add_test(tc, fairseq_pad_id_past_vocab);
+    tcase_add_test(tc, fairseq_rule_with_positions);
+    suite_add_tcase(s, tc);
+    return s;
+}

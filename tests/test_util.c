@@ -1,0 +1,344 @@
+/* test_util.c -- random numbers, the float64 reference and OpenCL helpers. */
+#include "test_util.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+uint64_t tu_seed;
+
+/* ------------------------------------------------------------------------ */
+/* Random numbers                                                           */
+/* ------------------------------------------------------------------------ */
+
+static uint64_t splitmix64(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+void tu_rng_init(tu_rng *rng, const char *salt)
+{
+    /* FNV-1a of the salt, mixed with the seed. */
+    uint64_t h = 0xCBF29CE484222325ull;
+    for (const char *s = salt ? salt : ""; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 0x100000001B3ull;
+    }
+    rng->state = tu_seed ^ h;
+    (void)splitmix64(&rng->state);
+}
+
+uint64_t tu_rng_next(tu_rng *rng)
+{
+    return splitmix64(&rng->state);
+}
+
+double tu_rng_unit(tu_rng *rng)
+{
+    return (double)(tu_rng_next(rng) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+int32_t tu_rng_int(tu_rng *rng, int32_t lo, int32_t hi)
+{
+    uint64_t span = (uint64_t)((int64_t)hi - (int64_t)lo) + 1u;
+    return (int32_t)((int64_t)lo + (int64_t)(tu_rng_next(rng) % span));
+}
+
+float tu_rng_float(tu_rng *rng, float lo, float hi)
+{
+    return (float)((double)lo + ((double)hi - (double)lo) * tu_rng_unit(rng));
+}
+
+/* ------------------------------------------------------------------------ */
+/* float64 reference                                                        */
+/* ------------------------------------------------------------------------ */
+
+void tu_pe_row(const sinpe_spec *spec, double pos, double *row)
+{
+    size_t d = spec->dim;
+    size_t h = d / 2;
+    int extra_sin = (d % 2 == 1) && spec->odd_dim == SINPE_ODD_EXTRA_SIN;
+    size_t n_sin = extra_sin ? h + 1 : h;
+    size_t n_cos = h;
+    size_t n_freq = n_sin > n_cos ? n_sin : n_cos;
+    double denom = extra_sin ? (double)d / 2.0 - spec->shift : (double)h - spec->shift;
+
+    for (size_t c = 0; c < d; c++)
+        row[c] = 0.0; /* the ZERO_LAST column stays 0 */
+
+    for (size_t k = 0; k < n_freq; k++) {
+        double w = k == 0 ? spec->angle_scale
+                          : spec->angle_scale * pow(spec->base, -(double)k / denom);
+        double angle = pos * w;
+        size_t sin_col, cos_col;
+        switch (spec->layout) {
+        case SINPE_LAYOUT_INTERLEAVED:
+            sin_col = 2 * k;
+            cos_col = 2 * k + 1;
+            break;
+        case SINPE_LAYOUT_SPLIT_SIN_COS:
+            sin_col = k;
+            cos_col = n_sin + k;
+            break;
+        default: /* SINPE_LAYOUT_SPLIT_COS_SIN */
+            cos_col = k;
+            sin_col = n_cos + k;
+            break;
+        }
+        if (k < n_sin)
+            row[sin_col] = sin(angle);
+        if (k < n_cos)
+            row[cos_col] = cos(angle);
+    }
+}
+
+const char *tu_spec_str(const sinpe_spec *spec, char *buf, size_t size)
+{
+    static const char *const layouts[] = {"interleaved", "split_sin_cos", "split_cos_sin"};
+    static const char *const odds[] = {"zero_last", "extra_sin", "error"};
+    snprintf(buf, size, "dim=%zu layout=%s odd=%s shift=%g base=%g angle_scale=%g", spec->dim,
+             (unsigned)spec->layout < 3 ? layouts[spec->layout] : "?",
+             (unsigned)spec->odd_dim < 3 ? odds[spec->odd_dim] : "?", spec->shift, spec->base,
+             spec->angle_scale);
+    return buf;
+}
+
+sinpe_spec tu_spec(size_t dim, sinpe_layout layout, sinpe_odd_dim odd, double shift,
+                   double base, double angle_scale)
+{
+    sinpe_spec s;
+    sinpe_spec_init(&s, dim);
+    s.layout = layout;
+    s.odd_dim = odd;
+    s.shift = shift;
+    s.base = base;
+    s.angle_scale = angle_scale;
+    return s;
+}
+
+void tu_ref_embed(const sinpe_spec *spec, size_t n_seqs, size_t seq_len, const int32_t *ids,
+                  const float *weights, size_t weights_offset, size_t weights_stride,
+                  size_t vocab, float token_scale, int32_t start, const int32_t *positions,
+                  int with_emb, int with_pe, double *ref)
+{
+    size_t dim = spec->dim;
+    double *pe = tu_malloc(dim * sizeof *pe);
+    for (size_t b = 0; b < n_seqs; b++) {
+        for (size_t t = 0; t < seq_len; t++) {
+            size_t r = b * seq_len + t;
+            double *out = ref + r * dim;
+            int64_t pos = (int64_t)start + (positions ? (int64_t)positions[r] : (int64_t)t);
+            if (with_pe)
+                tu_pe_row(spec, (double)pos, pe);
+            int valid = with_emb && ids[r] >= 0 && (size_t)ids[r] < vocab;
+            const float *e = valid ? weights + weights_offset + (size_t)ids[r] * weights_stride
+                                   : NULL;
+            for (size_t c = 0; c < dim; c++) {
+                double v = e ? (double)token_scale * (double)e[c] : 0.0;
+                out[c] = v + (with_pe ? pe[c] : 0.0);
+            }
+        }
+    }
+    free(pe);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Comparisons and poison                                                   */
+/* ------------------------------------------------------------------------ */
+
+float tu_poison(void)
+{
+    uint32_t bits = TU_POISON_BITS;
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+int tu_is_poison(float value)
+{
+    uint32_t bits;
+    memcpy(&bits, &value, sizeof bits);
+    return bits == TU_POISON_BITS;
+}
+
+void tu_fill_poison(float *values, size_t n)
+{
+    float p = tu_poison();
+    for (size_t i = 0; i < n; i++)
+        values[i] = p;
+}
+
+void tu_check_rows(const float *got, size_t offset, size_t stride, size_t rows, size_t dim,
+                   const double *ref, double abs_tol, double rel_tol, const char *what)
+{
+    for (size_t r = 0; r < rows; r++) {
+        for (size_t c = 0; c < dim; c++) {
+            double g = (double)got[offset + r * stride + c];
+            double e = ref[r * dim + c];
+            double tol = abs_tol + rel_tol * fabs(e);
+            ck_assert_msg(fabs(g - e) <= tol,
+                          "%s: row %zu col %zu (element %zu): got %.9g, ref %.12g, "
+                          "|diff| %.3g > tol %.3g",
+                          what, r, c, offset + r * stride + c, g, e, fabs(g - e), tol);
+        }
+    }
+}
+
+void tu_check_layout(const float *buf, size_t n, size_t offset, size_t stride, size_t rows,
+                     size_t dim, const char *what)
+{
+    for (size_t i = 0; i < n; i++) {
+        int inside = 0;
+        if (i >= offset) {
+            size_t j = i - offset;
+            inside = j / stride < rows && j % stride < dim;
+        }
+        if (inside)
+            ck_assert_msg(!tu_is_poison(buf[i]),
+                          "%s: element %zu (row %zu col %zu) was never written", what, i,
+                          (i - offset) / stride, (i - offset) % stride);
+        else
+            ck_assert_msg(tu_is_poison(buf[i]),
+                          "%s: element %zu outside the written rows was overwritten "
+                          "(now %.9g)", what, i, (double)buf[i]);
+    }
+}
+
+void tu_check_all_poison(const float *buf, size_t n, const char *what)
+{
+    for (size_t i = 0; i < n; i++)
+        ck_assert_msg(tu_is_poison(buf[i]), "%s: element %zu was overwritten (now %.9g)", what,
+                      i, (double)buf[i]);
+}
+
+/* ------------------------------------------------------------------------ */
+/* OpenCL helpers                                                           */
+/* ------------------------------------------------------------------------ */
+
+sinpe_context *tu_context(sinpe_math math)
+{
+    sinpe_context_options options;
+    sinpe_context *ctx = NULL;
+    sinpe_context_options_init(&options);
+    options.math = math;
+    TU_OK(sinpe_context_create(&options, &ctx));
+    ck_assert_msg(ctx != NULL, "sinpe_context_create succeeded with a NULL context");
+    return ctx;
+}
+
+cl_command_queue tu_queue(sinpe_context *ctx)
+{
+    cl_int err = CL_SUCCESS;
+    cl_command_queue q = clCreateCommandQueue(sinpe_context_cl_context(ctx),
+                                              sinpe_context_device(ctx), 0, &err);
+    ck_assert_msg(err == CL_SUCCESS && q != NULL, "clCreateCommandQueue failed: %d", (int)err);
+    return q;
+}
+
+cl_mem tu_buffer(sinpe_context *ctx, size_t bytes, const void *host)
+{
+    cl_int err = CL_SUCCESS;
+    cl_mem_flags flags = CL_MEM_READ_WRITE | (host ? CL_MEM_COPY_HOST_PTR : 0);
+    cl_mem m = clCreateBuffer(sinpe_context_cl_context(ctx), flags, bytes, (void *)host, &err);
+    ck_assert_msg(err == CL_SUCCESS && m != NULL, "clCreateBuffer(%zu bytes) failed: %d", bytes,
+                  (int)err);
+    return m;
+}
+
+void tu_read(cl_command_queue queue, cl_mem mem, size_t offset, size_t bytes, void *dst)
+{
+    TU_CL(clEnqueueReadBuffer(queue, mem, CL_TRUE, offset, bytes, dst, 0, NULL, NULL));
+}
+
+void tu_write(cl_command_queue queue, cl_mem mem, size_t offset, size_t bytes, const void *src)
+{
+    TU_CL(clEnqueueWriteBuffer(queue, mem, CL_TRUE, offset, bytes, src, 0, NULL, NULL));
+}
+
+cl_mem tu_poisoned_buffer(sinpe_context *ctx, cl_command_queue queue, size_t n)
+{
+    float *host = tu_malloc(n * sizeof *host);
+    tu_fill_poison(host, n);
+    cl_mem m = tu_buffer(ctx, n * sizeof *host, NULL);
+    tu_write(queue, m, 0, n * sizeof *host, host);
+    free(host);
+    return m;
+}
+
+float *tu_read_floats(cl_command_queue queue, cl_mem mem, size_t n)
+{
+    float *host = tu_malloc(n * sizeof *host);
+    tu_read(queue, mem, 0, n * sizeof *host, host);
+    return host;
+}
+
+cl_context tu_other_cl_context(sinpe_context *ctx)
+{
+    cl_device_id dev = sinpe_context_device(ctx);
+    cl_platform_id plat = NULL;
+    cl_int err;
+    TU_CL(clGetDeviceInfo(dev, CL_DEVICE_PLATFORM, sizeof plat, &plat, NULL));
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)plat, 0};
+    cl_context other = clCreateContext(props, 1, &dev, NULL, NULL, &err);
+    ck_assert_msg(err == CL_SUCCESS && other != NULL, "clCreateContext failed: %d", (int)err);
+    return other;
+}
+
+cl_ulong tu_max_alloc(sinpe_context *ctx)
+{
+    cl_ulong v = 0;
+    TU_CL(clGetDeviceInfo(sinpe_context_device(ctx), CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof v, &v,
+                          NULL));
+    return v;
+}
+
+int tu_device_has_fp64(cl_device_id device)
+{
+    size_t n = 0;
+    if (clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, 0, NULL, &n) != CL_SUCCESS || n == 0)
+        return 0;
+    char *ext = tu_malloc(n + 1);
+    int has = 0;
+    if (clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, n, ext, NULL) == CL_SUCCESS) {
+        ext[n] = '\0';
+        has = strstr(ext, "cl_khr_fp64") != NULL;
+    }
+    free(ext);
+    return has;
+}
+
+int tu_contains_nocase(const char *haystack, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (const char *h = haystack; *h; h++) {
+        size_t i = 0;
+        while (i < n && h[i] &&
+               tolower((unsigned char)h[i]) == tolower((unsigned char)needle[i]))
+            i++;
+        if (i == n)
+            return 1;
+    }
+    return n == 0;
+}
+
+void tu_sleep_ms(long ms)
+{
+    struct timespec ts;
+    ts.tv_sec = ms / 1000;
+    ts.tv_nsec = (ms % 1000) * 1000000L;
+    while (nanosleep(&ts, &ts) != 0) {
+    }
+}
+
+void *tu_malloc(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    ck_assert_msg(p != NULL, "out of host memory (%zu bytes)", bytes);
+    return p;
+}

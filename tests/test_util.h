@@ -1,0 +1,203 @@
+/*
+ * test_util.h -- shared helpers of the sinpe test suite.
+ *
+ * The suite is one Check binary (tests/main.c holds main).  Check forks every
+ * test, and a pocl context created before a fork hangs the child, so every
+ * OpenCL object is made inside a test function or a checked fixture, never in
+ * main or an unchecked fixture.
+ *
+ * Helpers whose name starts with tu_ fail the running test through Check's
+ * assertions when an OpenCL or sinpe call they make fails; they must therefore
+ * be called from the test's own thread only.
+ */
+#ifndef SINPE_TEST_UTIL_H
+#define SINPE_TEST_UTIL_H
+
+#include "sinpe.h"
+
+#include <check.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One suite per concern, mirroring src/. */
+Suite *suite_status(void);
+Suite *suite_context(void);
+Suite *suite_table(void);
+Suite *suite_embed(void);
+Suite *suite_errors(void);
+Suite *suite_source(void);
+Suite *suite_cache(void);
+Suite *suite_presets(void);
+Suite *suite_positions(void);
+Suite *suite_dtype(void);
+Suite *suite_timesteps(void);
+Suite *suite_shard(void);
+
+/* Seconds allowed to a test that creates a context (cold pocl builds). */
+#define TU_TIMEOUT 300
+
+/* The accuracy bar of the header: |table - float64 PE| for |p| < 2^24. */
+#define TU_PE_TOL 1.5e-7
+
+/*
+ * The bar for computed embeddings in float32: |got - ref| <= 1e-6 * (1 + |ref|)
+ * against a float64 evaluation.  PE contributes at most 1.5e-7, the product
+ * token_scale * E one rounding (6e-8 relative) and the sum another, so 1e-6
+ * leaves a margin without hiding a wrong column, row or position.
+ */
+#define TU_EMBED_TOL 1e-6
+
+/* ------------------------------------------------------------------------ */
+/* Assertions                                                                */
+/* ------------------------------------------------------------------------ */
+
+/* Asserts that a sinpe call succeeds; the message carries the status text
+ * and sinpe_last_error(). */
+#define TU_OK(expr)                                                              \
+    do {                                                                         \
+        sinpe_status tu_st_ = (expr);                                            \
+        ck_assert_msg(tu_st_ == SINPE_SUCCESS, "%s failed: %d (%s): %s", #expr,  \
+                      (int)tu_st_, sinpe_status_string(tu_st_), sinpe_last_error()); \
+    } while (0)
+
+/* Asserts that a sinpe call returns exactly the status want. */
+#define TU_STATUS(expr, want)                                                    \
+    do {                                                                         \
+        sinpe_status tu_st_ = (expr);                                            \
+        sinpe_status tu_want_ = (want);                                          \
+        ck_assert_msg(tu_st_ == tu_want_, "%s returned %d (%s), expected %d (%s); last error: %s", \
+                      #expr, (int)tu_st_, sinpe_status_string(tu_st_), (int)tu_want_, \
+                      sinpe_status_string(tu_want_), sinpe_last_error());        \
+    } while (0)
+
+/* Asserts that an OpenCL call returning cl_int succeeds. */
+#define TU_CL(expr)                                                              \
+    do {                                                                         \
+        cl_int tu_err_ = (expr);                                                 \
+        ck_assert_msg(tu_err_ == CL_SUCCESS, "%s failed: %d", #expr, (int)tu_err_); \
+    } while (0)
+
+/* ------------------------------------------------------------------------ */
+/* Random numbers                                                           */
+/* ------------------------------------------------------------------------ */
+
+/* The run's seed, printed by main; every generator derives from it. */
+extern uint64_t tu_seed;
+
+typedef struct tu_rng {
+    uint64_t state;
+} tu_rng;
+
+/* A splitmix64 stream from the run's seed and a salt naming the use, so that
+ * each test draws the same numbers whatever other tests ran before it. */
+void tu_rng_init(tu_rng *rng, const char *salt);
+uint64_t tu_rng_next(tu_rng *rng);
+double tu_rng_unit(tu_rng *rng);                          /* [0, 1) */
+int32_t tu_rng_int(tu_rng *rng, int32_t lo, int32_t hi);  /* [lo, hi] */
+float tu_rng_float(tu_rng *rng, float lo, float hi);      /* [lo, hi) */
+
+/* ------------------------------------------------------------------------ */
+/* float64 reference                                                        */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Writes PE(pos) for spec into row[0 .. dim), in float64, from the header's
+ * formula: w_0 = angle_scale, w_k = angle_scale * base^(-k / D) with
+ * D = H - shift (d/2 - shift for EXTRA_SIN with odd d), sin and cos placed
+ * by layout, an odd d's last column zero under ZERO_LAST.
+ */
+void tu_pe_row(const sinpe_spec *spec, double pos, double *row);
+
+/* A short description of a spec for failure messages; returns buf. */
+const char *tu_spec_str(const sinpe_spec *spec, char *buf, size_t size);
+
+/* A spec from its fields. */
+sinpe_spec tu_spec(size_t dim, sinpe_layout layout, sinpe_odd_dim odd, double shift,
+                   double base, double angle_scale);
+
+/*
+ * The fused computation in float64 for rows r < n_seqs * seq_len:
+ *   ref[r * dim + c] = (with_emb ? token_scale * E[id_r][c] : 0)
+ *                    + (with_pe  ? PE(pos_r)[c] : 0)
+ * ids and positions point at the first used element (offsets applied);
+ * positions NULL means start + t.  An id outside [0, vocab) contributes a
+ * zero embedding.  E row v starts at weights[weights_offset + v * stride].
+ */
+void tu_ref_embed(const sinpe_spec *spec, size_t n_seqs, size_t seq_len, const int32_t *ids,
+                  const float *weights, size_t weights_offset, size_t weights_stride,
+                  size_t vocab, float token_scale, int32_t start, const int32_t *positions,
+                  int with_emb, int with_pe, double *ref);
+
+/* ------------------------------------------------------------------------ */
+/* Comparisons and poison                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* A quiet NaN with a payload no computation produces. */
+#define TU_POISON_BITS 0x7FC5A5A5u
+
+float tu_poison(void);
+int tu_is_poison(float value);
+void tu_fill_poison(float *values, size_t n);
+
+/*
+ * Asserts |got[offset + r * stride + c] - ref[r * dim + c]| <= abs_tol +
+ * rel_tol * |ref| for every r < rows, c < dim (a NaN never passes); what
+ * names the check in the message.
+ */
+void tu_check_rows(const float *got, size_t offset, size_t stride, size_t rows, size_t dim,
+                   const double *ref, double abs_tol, double rel_tol, const char *what);
+
+/*
+ * Asserts that every one of the n elements of buf that lies outside the rows
+ * [offset + r * stride, + dim), r < rows, still holds the poison pattern, and
+ * that none inside does.
+ */
+void tu_check_layout(const float *buf, size_t n, size_t offset, size_t stride, size_t rows,
+                     size_t dim, const char *what);
+
+/* Asserts that all n elements still hold the poison pattern. */
+void tu_check_all_poison(const float *buf, size_t n, const char *what);
+
+/* ------------------------------------------------------------------------ */
+/* OpenCL helpers                                                           */
+/* ------------------------------------------------------------------------ */
+
+/* A context with the given math path and the default device selection
+ * (options.device NULL: SINPE_DEVICE, else the best device). */
+sinpe_context *tu_context(sinpe_math math);
+
+/* An in-order queue of the test's own on the context's device. */
+cl_command_queue tu_queue(sinpe_context *ctx);
+
+/* A read-write buffer of bytes, copied from host when host is not NULL. */
+cl_mem tu_buffer(sinpe_context *ctx, size_t bytes, const void *host);
+
+/* Blocking transfers; offsets and sizes in bytes. */
+void tu_read(cl_command_queue queue, cl_mem mem, size_t offset, size_t bytes, void *dst);
+void tu_write(cl_command_queue queue, cl_mem mem, size_t offset, size_t bytes, const void *src);
+
+/* A buffer of n floats all holding the poison pattern. */
+cl_mem tu_poisoned_buffer(sinpe_context *ctx, cl_command_queue queue, size_t n);
+
+/* Reads n floats back into a new allocation (free() it). */
+float *tu_read_floats(cl_command_queue queue, cl_mem mem, size_t n);
+
+/* A second cl_context on the device of ctx (for mismatch tests). */
+cl_context tu_other_cl_context(sinpe_context *ctx);
+
+/* CL_DEVICE_MAX_MEM_ALLOC_SIZE of the context's device. */
+cl_ulong tu_max_alloc(sinpe_context *ctx);
+
+/* Whether a device reports cl_khr_fp64. */
+int tu_device_has_fp64(cl_device_id device);
+
+/* Case-insensitive substring test. */
+int tu_contains_nocase(const char *haystack, const char *needle);
+
+/* Sleeps for ms milliseconds. */
+void tu_sleep_ms(long ms);
+
+/* malloc that fails the test instead of returning NULL. */
+void *tu_malloc(size_t bytes);
+
+#endif /* SINPE_TEST_UTIL_H */
