@@ -9,10 +9,11 @@
  *
  * The body is branch-free on purpose (clamped indices, selects): CPU
  * runtimes vectorise across work-items only then.  Two variants of each
- * kernel exist: "_fast" reads every position from the table (the host uses
- * it when it can prove positions start + t lie in the table; they are
- * clamped anyway, so no read leaves it), the general one takes every
- * position source and computes positions outside the table on the fly.
+ * kernel exist: "_fast" reads every position from the table and knows no
+ * padding policy (the host uses it when it can prove positions start + t
+ * lie in the table and no policy is set; positions are clamped anyway, so
+ * no read leaves the table), the general one takes every position source
+ * and padding policy and computes positions outside the table on the fly.
  *
  * gather followed by add performs exactly the fused kernel's operations
  * (FP_CONTRACT is off, see pe_math.cl):
@@ -101,7 +102,7 @@ inline void sinpe_embed_body(const int mode, const int et, const int ot, const i
 
     int id = need_id ? ids[a.ids_off + r] : -1;
     int rel = (a.flags & SINPE_SHARD) ? id - a.vocab_start : id;
-    bool is_pad = a.pad_policy != SINPE_PAD_NONE && id == a.pad_id;
+    bool is_pad = !fast && a.pad_policy != SINPE_PAD_NONE && id == a.pad_id;
     bool ok = id >= 0 && rel >= 0 && rel < a.vocab &&
               !(is_pad && a.pad_policy == SINPE_PAD_ZERO_EMBEDDING);
     bool add_pe = want_pe && !(is_pad && a.pad_policy == SINPE_PAD_ZERO_PE);
@@ -169,7 +170,7 @@ kernel void sinpe_count_bad_ids(global const int *restrict ids, ulong ids_off, u
     }                                                                             \
     kernel void sinpe_gather_##ETN##_##OTN(SINPE_EMBED_ARGS)                      \
     {                                                                             \
-        sinpe_embed_body(SINPE_MODE_GATHER, ET, OT, 1, SINPE_EMBED_PASS);         \
+        sinpe_embed_body(SINPE_MODE_GATHER, ET, OT, 0, SINPE_EMBED_PASS);         \
     }
 
 SINPE_EMBED_KERNELS(SINPE_F32, f32, SINPE_F32, f32)

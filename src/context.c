@@ -189,7 +189,14 @@ static size_t round_up(size_t n, size_t m) { return (n + m - 1) / m * m; }
 static void local_size(const sinpe_context *ctx, int k, cl_uint dims, const size_t *n,
                        size_t *local, size_t *global)
 {
-    size_t cap = ctx->prog.wg[k] < 256 ? ctx->prog.wg[k] : 256;
+    /*
+     * CPU runtimes run a work-group as a loop on one core and pay per group:
+     * take the largest group the kernel allows.  GPUs want several groups
+     * per compute unit: 256 work-items keeps occupancy high everywhere.
+     */
+    size_t cap = ctx->prog.wg[k];
+    if (!(ctx->info.type & CL_DEVICE_TYPE_CPU) && cap > 256)
+        cap = 256;
     if (cap < 1)
         cap = 1;
     for (cl_uint i = 0; i < dims; i++) {

@@ -214,13 +214,14 @@ static sinpe_status count_bad_ids(sinpe_context *ctx, cl_command_queue queue,
 }
 
 /*
- * The table-only kernels may be used when every position is start + t and
- * all of them lie in the table's rows.
+ * The fast kernels may be used when every position is start + t, all of
+ * them lie in the table's rows, and no padding policy applies.
  */
-static int positions_in_table(const sinpe_embed_args *a, size_t rows)
+static int fast_kernels_apply(const sinpe_embed_args *a, size_t rows)
 {
     return a->position_rule == SINPE_POSITIONS_INDEX && !a->positions && !a->seq_starts &&
-           !a->pad_counts && a->start >= 0 && (size_t)a->start + a->seq_len <= rows;
+           !a->pad_counts && a->pad_policy == SINPE_PAD_NONE && a->start >= 0 &&
+           (size_t)a->start + a->seq_len <= rows;
 }
 
 static sinpe_status enqueue(sinpe_table *t, int mode, cl_command_queue queue,
@@ -263,7 +264,7 @@ static sinpe_status enqueue(sinpe_table *t, int mode, cl_command_queue queue,
     if (mode != MODE_GATHER)
         sinpe__table_snapshot(t, &tab, &rows);
     p.tab_rows = (cl_int)rows;
-    int fast = positions_in_table(a, rows);
+    int fast = fast_kernels_apply(a, rows);
 
     cl_mem d = ctx->dummy;
     const cl_mem bufs[8] = {
