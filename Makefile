@@ -6,6 +6,12 @@
 #   make test          the same without the dependency step
 #   make check-exports fail unless the .so exports exactly the public API
 #   make bench         build and run build/sinpe_bench with $(BENCH_ARGS)
+#   make bench-plot    bar charts of $(BENCH_JSON) in $(BENCH_PNG) (gnuplot)
+#   make bench-peers   numpy and PyTorch doing the same job, against $(BENCH_JSON)
+#   make check-oclgrind every kernel under oclgrind, then pocl (tests/grind)
+#   make check-asan    library, unit tests and grind with ASan + UBSan
+#   make check-stress  context churn and an 8-thread stress test
+#   make fuzz          libFuzzer on the argument checks, $(FUZZ_SECONDS) s
 #   make install       into $(DESTDIR)$(PREFIX); PREFIX defaults to /usr/local
 #   make uninstall     remove exactly what install put there
 #   make clean         remove build/
@@ -32,13 +38,13 @@ HAVE_OPENCL_PC := $(shell $(PKG_CONFIG) --exists OpenCL 2>/dev/null && echo yes)
 ifeq ($(HAVE_OPENCL_PC),yes)
 OPENCL_CFLAGS := $(shell $(PKG_CONFIG) --cflags OpenCL)
 OPENCL_LIBS   := $(shell $(PKG_CONFIG) --libs OpenCL)
-PC_REQUIRES_PRIVATE = OpenCL
-PC_LIBS_PRIVATE     = -lpthread -lm
+PC_REQUIRES   = OpenCL
+PC_LIBS_OPENCL =
 else
 OPENCL_CFLAGS :=
 OPENCL_LIBS   := -lOpenCL
-PC_REQUIRES_PRIVATE =
-PC_LIBS_PRIVATE     = -lOpenCL -lpthread -lm
+PC_REQUIRES   =
+PC_LIBS_OPENCL = -lOpenCL
 endif
 SYS_LIBS = $(OPENCL_LIBS) -lpthread -lm
 
@@ -78,7 +84,7 @@ PC_FILE    = $(BUILD)/sinpe.pc
 TEST_BIN   = $(BUILD)/sinpe_tests
 BENCH_BIN  = $(BUILD)/sinpe_bench
 
-.PHONY: all check test check-exports bench deps install uninstall clean FORCE
+.PHONY: all check test check-exports check-install bench deps install uninstall clean FORCE
 .DELETE_ON_ERROR:
 
 all: $(STATIC_LIB) $(SHARED_LIB) $(SO_LINKS) $(PC_FILE)
@@ -127,8 +133,8 @@ $(PC_FILE): sinpe.pc.in FORCE
 	     -e 's|@LIBDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))|g' \
 	     -e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))|g' \
 	     -e 's|@VERSION@|$(VERSION)|g' \
-	     -e 's|@REQUIRES_PRIVATE@|$(PC_REQUIRES_PRIVATE)|g' \
-	     -e 's|@LIBS_PRIVATE@|$(PC_LIBS_PRIVATE)|g' \
+	     -e 's|@REQUIRES@|$(PC_REQUIRES)|g' \
+	     -e 's|@LIBS_OPENCL@|$(PC_LIBS_OPENCL)|g' \
 	     sinpe.pc.in >$@.tmp
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; echo "generated $@"; fi
 
@@ -155,10 +161,141 @@ check: deps
 
 test: check-exports $(TEST_BIN)
 	CK_DEFAULT_TIMEOUT="$${CK_DEFAULT_TIMEOUT:-120}" ./$(TEST_BIN)
+	$(MAKE) check-install
+
+# check-install: install into a scratch prefix and build examples/embed_demo.c
+# with nothing but the installed header, library and pkg-config, as a user
+# would; the demo checks its results against float64 references.
+STAGE = $(CURDIR)/$(BUILD)/stage
+check-install:
+	rm -rf "$(STAGE)"
+	$(MAKE) install PREFIX="$(STAGE)"
+	PKG_CONFIG_PATH="$(STAGE)/lib/pkgconfig" sh -c \
+	  '$(CC) -std=c99 -Wall -Wextra -Werror examples/embed_demo.c \
+	   $$($(PKG_CONFIG) --cflags --libs sinpe) -lm -o $(BUILD)/embed_demo'
+	LD_LIBRARY_PATH="$(STAGE)/lib" ./$(BUILD)/embed_demo
+	$(MAKE) uninstall PREFIX="$(STAGE)"
+	test -z "$$(find "$(STAGE)" -type f)"
 
 bench: deps
 	$(MAKE) $(BENCH_BIN)
 	./$(BENCH_BIN) $(BENCH_ARGS)
+
+# bench-plot and bench-peers read the bench's JSON lines from $(BENCH_JSON),
+# running the bench (with $(BENCH_ARGS)) only when that file does not exist:
+# delete it, or name another, for fresh figures.
+BENCH_JSON ?= $(BUILD)/bench.jsonl
+BENCH_PNG  ?= bench/results.png
+PYTHON     ?= python3
+
+.PHONY: bench-plot bench-peers
+
+$(BENCH_JSON):
+	sh scripts/install-deps.sh
+	$(MAKE) $(BENCH_BIN)
+	@mkdir -p $(@D)
+	$(BENCH_BIN) $(BENCH_ARGS) --json $@.tmp
+	mv $@.tmp $@
+
+bench-plot:
+	sh scripts/install-deps.sh --with gnuplot
+	$(MAKE) $(BENCH_JSON)
+	sh bench/plot.sh $(BENCH_JSON) $(BENCH_PNG)
+
+# Debian's python3-numpy and python3-torch serve the system interpreter, so
+# that one is taken when $(PYTHON) cannot import numpy.
+bench-peers:
+	sh scripts/install-deps.sh --with peers
+	$(MAKE) $(BENCH_JSON)
+	@py=$(PYTHON); \
+	if ! $$py -c 'import numpy' 2>/dev/null && /usr/bin/python3 -c 'import numpy' 2>/dev/null; then \
+	    py=/usr/bin/python3; \
+	fi; \
+	echo "$$py bench/peers.py $(PEERS_ARGS) $(BENCH_JSON)"; \
+	$$py bench/peers.py $(PEERS_ARGS) $(BENCH_JSON)
+
+# --- analysis and stress checks --------------------------------------------
+#
+# Plain C programs (no Check) in tests/grind, tests/stress and tests/fuzz;
+# tests/grind/ref.c is the float64 reference they share.
+
+GRIND_OBJS  = $(BUILD)/tests/grind/grind.o $(BUILD)/tests/grind/ref.o
+STRESS_OBJS = $(BUILD)/tests/stress/churn.o $(BUILD)/tests/stress/threads.o
+GRIND_BIN   = $(BUILD)/grind
+STRESS_BINS = $(BUILD)/churn $(BUILD)/threads
+FUZZ_BIN    = $(BUILD)/fuzz_args
+
+$(BUILD)/tests/grind/%.o: DIR_CFLAGS = -Itests/grind
+$(BUILD)/tests/stress/%.o: DIR_CFLAGS = -Itests/grind -pthread
+$(BUILD)/tests/fuzz/%.o: DIR_CFLAGS = -Itests/grind
+
+-include $(GRIND_OBJS:.o=.d) $(STRESS_OBJS:.o=.d) $(BUILD)/tests/fuzz/fuzz_args.d
+
+$(GRIND_BIN): $(GRIND_OBJS) $(STATIC_LIB)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(GRIND_OBJS) $(STATIC_LIB) $(SYS_LIBS) $(LDLIBS)
+
+$(STRESS_BINS): $(BUILD)/%: $(BUILD)/tests/stress/%.o $(BUILD)/tests/grind/ref.o $(STATIC_LIB)
+	$(CC) $(CFLAGS) -pthread $(LDFLAGS) -o $@ $^ $(SYS_LIBS) $(LDLIBS)
+
+# oclgrind (with --check-api --data-races, see tests/grind/run.sh for
+# --uninitialized), then pocl with work-groups of at most 8, then plain pocl.
+check-oclgrind:
+	sh scripts/install-deps.sh --with oclgrind
+	$(MAKE) $(GRIND_BIN)
+	sh tests/grind/run.sh $(GRIND_BIN) $(BUILD)
+
+# The sanitizer build lives in its own directory.  The unit tests run with
+# CK_FORK=no: LeakSanitizer then checks once, when the one process exits,
+# rather than in every forked child, whose inherited pocl and LLVM state it
+# would report again and again; and the run is several times faster.  The
+# cost: Check's per-test timeouts need fork, so a hanging test hangs the run
+# (the CI job's own timeout then ends it).  Leak suppressions cover only the
+# ICD loader, pocl and LLVM (tests/asan/lsan.supp).
+ASAN_BUILD = build-asan
+SAN_FLAGS  = -fsanitize=address,undefined -fno-omit-frame-pointer \
+             -fno-sanitize-recover=undefined
+SAN_ENV    = ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1 \
+             LSAN_OPTIONS=suppressions=$(CURDIR)/tests/asan/lsan.supp:print_suppressions=0 \
+             UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+check-asan:
+	sh scripts/install-deps.sh
+	$(MAKE) BUILD=$(ASAN_BUILD) CFLAGS='-O1 -g -Wall -Wextra -Werror $(SAN_FLAGS)' \
+	    LDFLAGS='$(SAN_FLAGS)' $(ASAN_BUILD)/sinpe_tests $(ASAN_BUILD)/grind
+	$(SAN_ENV) CK_FORK=no ./$(ASAN_BUILD)/sinpe_tests
+	$(SAN_ENV) ./$(ASAN_BUILD)/grind
+
+# Resource churn (RSS and descriptors flat over 1,000 context and table
+# cycles) and 8 threads sharing a context; both print their figures.
+check-stress:
+	sh scripts/install-deps.sh
+	$(MAKE) $(STRESS_BINS)
+	./$(BUILD)/churn
+	./$(BUILD)/threads
+
+# libFuzzer needs clang.  The library is instrumented for coverage
+# (fuzzer-no-link) in its own directory; new inputs go to
+# $(FUZZ_BUILD)/corpus, the checked-in seeds in tests/fuzz/corpus are only read.
+FUZZ_BUILD   = build-fuzz
+FUZZ_SECONDS = 60
+FUZZ_CC      = clang
+FUZZ_CFLAGS  = -O1 -g -Wall -Wextra -Werror -fsanitize=fuzzer-no-link $(SAN_FLAGS)
+
+$(FUZZ_BIN): $(BUILD)/tests/fuzz/fuzz_args.o $(BUILD)/tests/grind/ref.o $(STATIC_LIB)
+	$(CC) $(CFLAGS) -fsanitize=fuzzer $(LDFLAGS) -o $@ $^ $(SYS_LIBS) $(LDLIBS)
+
+fuzz:
+	sh scripts/install-deps.sh --with clang
+	$(MAKE) BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) CFLAGS='$(FUZZ_CFLAGS)' $(FUZZ_BUILD)/fuzz_args
+	mkdir -p $(FUZZ_BUILD)/corpus
+	$(SAN_ENV) ./$(FUZZ_BUILD)/fuzz_args -max_total_time=$(FUZZ_SECONDS) \
+	    -artifact_prefix=$(FUZZ_BUILD)/ $(FUZZ_BUILD)/corpus tests/fuzz/corpus
+
+.PHONY: check-oclgrind check-asan check-stress fuzz clean-sanitizers
+
+clean: clean-sanitizers
+clean-sanitizers:
+	rm -rf $(ASAN_BUILD) $(FUZZ_BUILD)
 
 # --- installation ----------------------------------------------------------
 
