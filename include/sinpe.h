@@ -197,6 +197,9 @@ SINPE_API void sinpe_context_options_init(sinpe_context_options *options);
  * (or none exists), SINPE_INVALID_OPTION for a malformed selector,
  * SINPE_BUILD_FAILED with the log in sinpe_last_error(), SINPE_UNSUPPORTED
  * when SINPE_MATH_FP64 is requested on a device without fp64.
+ * For kernel development, the environment variable SINPE_KERNEL_SOURCE may
+ * name a file that replaces the embedded kernel source (the files of
+ * kernels/ concatenated in build order); the disk cache is then bypassed.
  */
 SINPE_API sinpe_status sinpe_context_create(const sinpe_context_options *options,
                                             sinpe_context **context);

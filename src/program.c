@@ -94,18 +94,52 @@ static int load_cached(const sinpe__cache *cache, cl_context ctx, cl_device_id d
     return 0;
 }
 
+/*
+ * Developers may replace the embedded kernels with the file named by
+ * SINPE_KERNEL_SOURCE (the kernel files concatenated); the disk cache is
+ * then bypassed, since its key describes the embedded source.
+ */
+static sinpe_status source_override(char **text, size_t *len)
+{
+    const char *path = getenv("SINPE_KERNEL_SOURCE");
+    FILE *f;
+    long n;
+    *text = NULL;
+    if (!path || !*path)
+        return SINPE_SUCCESS;
+    f = fopen(path, "rb");
+    SINPE_CHECK(!f, SINPE_INVALID_OPTION, "SINPE_KERNEL_SOURCE \"%s\" cannot be read", path);
+    if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0 ||
+        !(*text = malloc((size_t)n + 1)) || fread(*text, 1, (size_t)n, f) != (size_t)n) {
+        fclose(f);
+        free(*text);
+        *text = NULL;
+        return sinpe__fail(SINPE_INVALID_OPTION, "SINPE_KERNEL_SOURCE \"%s\" cannot be read",
+                           path);
+    }
+    fclose(f);
+    (*text)[n] = '\0';
+    *len = (size_t)n;
+    return SINPE_SUCCESS;
+}
+
 sinpe_status sinpe__program_build(cl_context ctx, cl_device_id dev, sinpe_math math,
                                   unsigned vec, int disk_cache, sinpe__program *prog)
 {
     const char *src = sinpe__kernel_source, *what = NULL;
     size_t len = (size_t)sinpe__kernel_source_len;
-    char options[128];
+    char options[128], *override;
     sinpe__cache cache;
     cl_int err;
     sinpe_status st = SINPE_SUCCESS;
 
     memset(prog, 0, sizeof *prog);
     memset(&cache, 0, sizeof cache);
+    SINPE_FORWARD(source_override(&override, &len));
+    if (override) {
+        src = override;
+        disk_cache = 0;
+    }
     /* Never -cl-fast-relaxed-math: the encoding's accuracy depends on IEEE rounding. */
     snprintf(options, sizeof options,
              "-cl-std=CL1.2 -DSINPE_FP64=%d -DSINPE_STEP_SHIFT=%d -DSINPE_VEC=%u",
@@ -132,10 +166,12 @@ sinpe_status sinpe__program_build(cl_context ctx, cl_device_id dev, sinpe_math m
     sinpe__cache_store(&cache, prog->program, dev);
 done:
     sinpe__cache_close(&cache);
+    free(override);
     return SINPE_SUCCESS;
 fail:
     sinpe__cache_close(&cache);
     sinpe__program_release(prog);
+    free(override);
     return st;
 }
 

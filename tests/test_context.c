@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ------------------------------------------------------------------------ */
 /* Helpers                                                                  */
@@ -470,6 +471,73 @@ START_TEST(last_error_cleared_by_success)
 }
 END_TEST
 
+/* Writes text to a fresh temporary file; returns its malloc'd path. */
+static char *temp_file(const char *text)
+{
+    char *path = strdup("/tmp/sinpe-src-XXXXXX");
+    int fd = mkstemp(path);
+    ck_assert_msg(fd >= 0, "mkstemp failed");
+    FILE *f = fdopen(fd, "w");
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+START_TEST(build_failure_returns_the_log)
+{
+    /* A program that cannot compile: the status says so, and the message
+     * carries the compiler's log, which names the offending identifier. */
+    char *path = temp_file("kernel void k(global float *x) { x[0] = no_such_symbol_q7; }\n");
+    setenv("SINPE_KERNEL_SOURCE", path, 1);
+    sinpe_context *ctx = (sinpe_context *)0x1;
+    TU_STATUS(sinpe_context_create(NULL, &ctx), SINPE_BUILD_FAILED);
+    ck_assert_msg(ctx == NULL, "a failed create left a handle");
+    ck_assert_msg(strstr(sinpe_last_error(), "no_such_symbol_q7") != NULL,
+                  "the build log is missing from the message: \"%s\"", sinpe_last_error());
+    unsetenv("SINPE_KERNEL_SOURCE");
+    unlink(path);
+    free(path);
+}
+END_TEST
+
+START_TEST(kernel_source_override)
+{
+    /* The kernel files concatenated in build order make a working context;
+     * an unreadable path is an option error. */
+    static const char *const files[] = {"kernels/pe_math.cl", "kernels/dtype.cl",
+                                        "kernels/table.cl", "kernels/embed.cl"};
+    size_t cap = 1 << 20, used = 0;
+    char *all = calloc(cap, 1);
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        FILE *f = fopen(files[i], "rb");
+        ck_assert_msg(f != NULL, "%s not found: run the tests from the repository root",
+                      files[i]);
+        used += fread(all + used, 1, cap - 1 - used, f);
+        fclose(f);
+    }
+    char *path = temp_file(all);
+    setenv("SINPE_KERNEL_SOURCE", path, 1);
+    sinpe_context *ctx = NULL;
+    sinpe_table *tab = NULL;
+    sinpe_spec spec;
+    sinpe_spec_init(&spec, 6);
+    TU_OK(sinpe_context_create(NULL, &ctx));
+    TU_OK(sinpe_table_create(ctx, &spec, 3, &tab));
+    ck_assert_uint_eq(sinpe_table_spec(tab).dim, 6);
+    sinpe_table_release(tab);
+    sinpe_context_release(ctx);
+
+    setenv("SINPE_KERNEL_SOURCE", "/nonexistent/sinpe/kernels.cl", 1);
+    TU_STATUS(sinpe_context_create(NULL, &ctx), SINPE_INVALID_OPTION);
+    ck_assert_msg(strstr(sinpe_last_error(), "SINPE_KERNEL_SOURCE") != NULL, "message: %s",
+                  sinpe_last_error());
+    unsetenv("SINPE_KERNEL_SOURCE");
+    unlink(path);
+    free(path);
+    free(all);
+}
+END_TEST
+
 Suite *suite_context(void)
 {
     Suite *s = suite_create("context");
@@ -498,6 +566,8 @@ Suite *suite_context(void)
     tcase_add_test(tc, context_queue_properties);
     tcase_add_test(tc, context_lives_while_tables_do);
     tcase_add_test(tc, last_error_cleared_by_success);
+    tcase_add_test(tc, build_failure_returns_the_log);
+    tcase_add_test(tc, kernel_source_override);
     suite_add_tcase(s, tc);
     return s;
 }
