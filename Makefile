@@ -161,6 +161,10 @@ check: deps
 
 test: check-exports $(TEST_BIN)
 	CK_DEFAULT_TIMEOUT="$${CK_DEFAULT_TIMEOUT:-120}" ./$(TEST_BIN)
+	@# The embedding suites again with the float4 kernels GPUs get.
+	for s in embed positions dtype shard; do \
+	  CK_RUN_SUITE=$$s SINPE_VEC=4 CK_DEFAULT_TIMEOUT="$${CK_DEFAULT_TIMEOUT:-120}" \
+	    ./$(TEST_BIN) || exit 1; done
 	$(MAKE) check-install
 
 # check-install: install into a scratch prefix and build examples/embed_demo.c
@@ -266,12 +270,14 @@ check-asan:
 	$(SAN_ENV) ./$(ASAN_BUILD)/grind
 
 # Resource churn (RSS and descriptors flat over 1,000 context and table
-# cycles) and 8 threads sharing a context; both print their figures.
+# cycles) and 8 threads sharing a context; both print their figures.  The
+# binary cache goes to a directory of the build, so that every context after
+# the first reads it (and the descriptor count covers that path too).
 check-stress:
 	sh scripts/install-deps.sh
 	$(MAKE) $(STRESS_BINS)
-	./$(BUILD)/churn
-	./$(BUILD)/threads
+	SINPE_CACHE_DIR=$(CURDIR)/$(BUILD)/stress-cache ./$(BUILD)/churn
+	SINPE_CACHE_DIR=$(CURDIR)/$(BUILD)/stress-cache ./$(BUILD)/threads
 
 # libFuzzer needs clang.  The library is instrumented for coverage
 # (fuzzer-no-link) in its own directory; new inputs go to

@@ -92,6 +92,10 @@ static sinpe_status context_finish(cl_context cl_ctx, cl_device_id dev,
      * contiguous; GPUs move 16-byte vectors per work-item best.
      */
     ctx->vec = (ctx->info.type & CL_DEVICE_TYPE_CPU) ? 1 : 4;
+    /* SINPE_VEC=1 or 4 forces the choice: tests run the GPU path on a CPU. */
+    const char *vec_env = getenv("SINPE_VEC");
+    if (vec_env && (strcmp(vec_env, "1") == 0 || strcmp(vec_env, "4") == 0))
+        ctx->vec = (unsigned)(vec_env[0] - '0');
     if ((st = sinpe__program_build(cl_ctx, dev, ctx->math, ctx->vec, !options->no_disk_cache,
                                    &ctx->prog)) != SINPE_SUCCESS)
         goto fail;
