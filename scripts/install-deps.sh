@@ -12,6 +12,9 @@
 #   --with oclgrind   the OpenCL simulator (oclgrind)
 #   --with gnuplot    plotting for benchmark results (gnuplot-nox)
 #   --with clang      clang and its sanitizer runtimes
+#   --with peers      numpy and PyTorch for bench/peers.py (python3-numpy, and
+#                     python3-torch where the archive has it: the peers
+#                     script runs without torch)
 # Several groups may be given as "--with a,b", "--with=a" or repeated flags.
 # The compiler checked is $CC when set, else cc (a missing clang is
 # installed along with the base packages).
@@ -20,13 +23,14 @@ set -eu
 base_packages="ocl-icd-opencl-dev opencl-headers pocl-opencl-icd check pkg-config clinfo gcc make"
 
 usage() {
-    echo "usage: $0 [--with oclgrind|gnuplot|clang]..." >&2
+    echo "usage: $0 [--with oclgrind|gnuplot|clang|peers]..." >&2
     exit "${1:-2}"
 }
 
 with_oclgrind=no
 with_gnuplot=no
 with_clang=no
+with_peers=no
 
 add_groups() {
     old_ifs=$IFS
@@ -36,6 +40,7 @@ add_groups() {
             oclgrind) with_oclgrind=yes ;;
             gnuplot) with_gnuplot=yes ;;
             clang) with_clang=yes ;;
+            peers) with_peers=yes ;;
             *) echo "$0: unknown group '$group'" >&2; usage ;;
         esac
     done
@@ -110,6 +115,17 @@ have_clang() {
     clang -fsanitize=address,undefined -o "$tmp/rt" "$tmp/rt.c" >/dev/null 2>&1
 }
 
+# Debian's python3-* packages serve the system interpreter, which a python3
+# earlier on PATH (a virtualenv, pyenv) may hide; either one will do.
+have_python_module() {
+    for py in python3 /usr/bin/python3; do
+        if command -v "$py" >/dev/null 2>&1 && "$py" -c "import $1" >/dev/null 2>&1; then
+            return 0
+        fi
+    done
+    return 1
+}
+
 # Fills $missing with a description of everything absent, and $packages with
 # the Debian packages that provide it.
 survey() {
@@ -145,6 +161,14 @@ survey() {
         missing="$missing, clang with sanitizer runtimes"
         packages="$packages clang CLANG_RT"
     fi
+    if [ "$with_peers" = yes ] && ! have_python_module numpy; then
+        missing="$missing, numpy"
+        packages="$packages python3-numpy"
+    fi
+    if [ "$with_peers" = yes ] && ! have_python_module torch && [ "$torch_unavailable" = no ]; then
+        missing="$missing, PyTorch"
+        packages="$packages TORCH"
+    fi
     missing=${missing#, }
     packages=${packages# }
 }
@@ -157,6 +181,23 @@ clang_rt_package() {
     else
         echo libclang-rt-14-dev
     fi
+}
+
+# PyTorch is optional: where the archive lacks python3-torch it is left out,
+# and not reported missing afterwards.
+torch_unavailable=no
+resolve_torch() {
+    case $packages in
+        *TORCH*)
+            if apt-cache show python3-torch >/dev/null 2>&1; then
+                packages=$(echo "$packages" | sed "s/TORCH/python3-torch/")
+            else
+                echo "install-deps: python3-torch is not in the package archive; bench/peers.py will time numpy alone"
+                packages=$(echo "$packages" | sed "s/ *TORCH//")
+                torch_unavailable=yes
+            fi
+            ;;
+    esac
 }
 
 survey
@@ -180,6 +221,10 @@ if [ "$as_root" = none ] || ! command -v apt-get >/dev/null 2>&1; then
             packages=$(echo "$packages" | sed "s/CLANG_RT/$(clang_rt_package)/")
             ;;
     esac
+    resolve_torch
+    if [ -z "$packages" ]; then
+        exit 0
+    fi
     echo "install-deps: cannot install packages here (not root, no password-less sudo, or no apt-get)." >&2
     echo "install-deps: on Debian or Ubuntu, run as root:" >&2
     echo "    apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $packages" >&2
@@ -194,6 +239,11 @@ case $packages in
         packages=$(echo "$packages" | sed "s/CLANG_RT/$(clang_rt_package)/")
         ;;
 esac
+resolve_torch
+if [ -z "$packages" ]; then
+    echo "install-deps: nothing more can be installed"
+    exit 0
+fi
 echo "install-deps: installing $packages"
 # shellcheck disable=SC2086
 $as_root env DEBIAN_FRONTEND=noninteractive \

@@ -1,0 +1,248 @@
+/*
+ * bench.h -- declarations shared by the files of the sinpe benchmark.
+ *
+ * The benchmark is a standalone program: it uses only the public API in
+ * sinpe.h plus plain OpenCL, creates its own profiling queue in the sinpe
+ * context, and measures its own bandwidth ceilings on the same device so
+ * that every figure it prints can be read against a roof measured in the
+ * same run.  It needs nothing but a C compiler, the OpenCL ICD loader and a
+ * driver.
+ */
+#ifndef SINPE_BENCH_H
+#define SINPE_BENCH_H
+
+#include "sinpe.h"
+
+#include <stdio.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The most events one timed call may produce (the unfused pair needs two,
+   a bracketed call its marker and its last command). */
+#define BENCH_MAX_EVENTS 2
+
+/* The model: vocabulary rows of the embedding table, and the rows of PE
+   the table cases generate. */
+#define BENCH_VOCAB 32000
+#define BENCH_TABLE_ROWS 8192
+
+/* Explicit positions place each sequence at a random offset in a context
+   of this many tokens, as a batch of requests of different ages would. */
+#define BENCH_CONTEXT 4096
+
+/* Exit statuses (0 is success). */
+#define BENCH_EXIT_ERROR 1    /* an OpenCL or sinpe call failed */
+#define BENCH_EXIT_USAGE 2    /* bad command line */
+#define BENCH_EXIT_MISMATCH 3 /* fused and unfused (or on-the-fly) outputs differ */
+
+/* Position modes, as bits of bench_opts.positions. */
+#define BENCH_POS_IMPLICIT 1u
+#define BENCH_POS_EXPLICIT 2u
+
+/* Storage types, as bits (1u << sinpe_dtype) of bench_opts.dtypes. */
+#define BENCH_N_DTYPES 3
+#define BENCH_DTYPES_ALL 7u
+
+/* Command-line settings. */
+typedef struct bench_opts {
+    int reps;            /* timed runs per case; 0: adaptive, BENCH_REPS_MIN..MAX */
+    int warmup;          /* untimed runs before the timed ones */
+    int quick;           /* smoke run: few reps, small ceiling buffers */
+    unsigned positions;  /* BENCH_POS_* bits; 0: explicit in fp32 only (the default) */
+    int full;            /* every storage type x positions mode x case */
+    unsigned dtypes;     /* 1u << SINPE_F32 etc. */
+    uint64_t seed;       /* seed of the token ids and positions */
+    const char *json_path;
+    const char *device;  /* sinpe device selector; NULL: SINPE_DEVICE or best */
+} bench_opts;
+
+/*
+ * Default repetition policy.  Without --reps each case runs at least
+ * BENCH_REPS_MIN timed calls and keeps going, up to BENCH_REPS_MAX, while
+ * its timed calls have used less than BENCH_CASE_BUDGET_S seconds: short
+ * cases get many samples, the big shapes stay at the minimum.
+ */
+#define BENCH_REPS_MIN 20
+#define BENCH_REPS_MAX 200
+#define BENCH_CASE_BUDGET_S 0.5
+#define BENCH_WARMUP 3
+
+/* State shared by the whole run. */
+typedef struct bench_env {
+    const bench_opts *opts;
+    sinpe_context *ctx;
+    cl_context cl_ctx;        /* borrowed from ctx */
+    cl_device_id device;      /* borrowed from ctx */
+    cl_command_queue queue;   /* the bench's own in-order profiling queue */
+    cl_program program;       /* the bench's helper kernels */
+    cl_kernel k_copy, k_write;
+    cl_kernel k_fill[BENCH_N_DTYPES]; /* by sinpe_dtype */
+    cl_ulong max_alloc;       /* CL_DEVICE_MAX_MEM_ALLOC_SIZE */
+    char device_name[256];
+    char platform_name[256];
+    char driver_version[128];
+    double copy_gbps;         /* ceilings measured at the start of the run */
+    double write_gbps;
+    unsigned serial;          /* makes every throw-away spec new */
+    FILE *json;               /* NULL without --json */
+} bench_env;
+
+/* How a case's median/min/max were taken. */
+typedef enum bench_timing {
+    BENCH_TIMING_DEVICE,  /* sum of the call's events, START to END */
+    BENCH_TIMING_BRACKET, /* END of the call's last event minus END of a marker */
+    BENCH_TIMING_HOST     /* no events: host wall clock */
+} bench_timing;
+
+/* Statistics of one timed case, all times in microseconds. */
+typedef struct bench_stats {
+    int reps;            /* timed calls */
+    double median_us;    /* device time (see timing) */
+    double min_us;
+    double max_us;
+    double wall_us;      /* median host wall clock: enqueue + clFinish */
+    bench_timing timing;
+} bench_stats;
+
+/*
+ * One thing to time.  run() enqueues one call on queue and returns the
+ * events that make up its device time; it may return none for a blocking
+ * host call.  With bracket set, events[0] is a marker command enqueued
+ * just before the call and events[n - 1] the call's last command: the
+ * device time is then END(last) - END(marker), which covers every command
+ * the call made in between, including ones whose events it does not return.
+ * after(), when not NULL, runs after each call outside the timed region (to
+ * free what run() made).  run() returns 0, or -1 after printing the error;
+ * *n_events counts the events made even then, so that the caller can
+ * release them.
+ */
+typedef struct bench_job {
+    int (*run)(void *user, cl_command_queue queue, cl_event *events, cl_uint *n_events);
+    void (*after)(void *user);
+    void *user;
+    int bracket;
+} bench_job;
+
+/* One result line: a row of the human table and one JSON object. */
+typedef struct bench_row {
+    const char *name;         /* case (bench_cases[], "table", "copy", ...) */
+    const char *phase;        /* ceilings: "start" or "end" of the run; else NULL */
+    const char *positions;    /* "implicit", "explicit", or NULL */
+    const char *shape;        /* shape name, or NULL */
+    const char *dtype;        /* storage of weights and output; NULL: none */
+    size_t seqs, seq_len, dim;
+    size_t distinct_positions;
+    double bytes;             /* the case's own bytes that must move */
+    double task_bytes;        /* fused mandatory bytes of the same shape (0: none) */
+    double speedup_device;    /* unfused rows: unfused / fused median device time */
+    double speedup_wall;      /* unfused rows: unfused / fused median wall time */
+    double vs_fp32;           /* fp16/bf16 rows: GB/s over fp32's, same case and shape */
+    double ref_us;            /* table: median of the write of the same bytes */
+    double vs_ref;            /* table: median_us / ref_us (goal <= 3) */
+    bench_stats stats;
+} bench_row;
+
+/* The traffic of one configuration, from which each case's bytes follow. */
+typedef struct bench_traffic {
+    double tokens;    /* tokens in the batch */
+    double distinct;  /* distinct positions among them */
+    double pe_row;    /* bytes of one table row: dim float32 values */
+    double in_row;    /* bytes of one embedding row in the weights' dtype */
+    double out_row;   /* bytes of one output row in the output's dtype */
+    int explicit_pos; /* positions read from a buffer (4 B per token) */
+} bench_traffic;
+
+/* The outputs a shape's cases write: fused and unfused are compared after
+   timing, add works in place on one of its own, and the on-the-fly output
+   is compared with the table path's. */
+enum { BENCH_OUT_FUSED, BENCH_OUT_UNFUSED, BENCH_OUT_ADD, BENCH_OUT_OTF, BENCH_N_OUT };
+
+/* The state a case's run() gets for one (dim, dtype, shape, positions). */
+typedef struct bench_shape_run {
+    sinpe_table *table;     /* holds every position the shape uses */
+    sinpe_table *otf_table; /* 0 rows: every position computed on the fly */
+    sinpe_embed_args args;  /* everything but out, which each case sets */
+    cl_mem out[BENCH_N_OUT];
+} bench_shape_run;
+
+/*
+ * The cases timed for every shape, in order.  fused comes first: the
+ * others' speedup and task bandwidth are read against it.  run() takes a
+ * bench_shape_run; bytes() gives what the case must move (report.c says
+ * how that feeds the GB/s columns).
+ */
+typedef struct bench_case {
+    const char *name;
+    int (*run)(void *user, cl_command_queue queue, cl_event *events, cl_uint *n_events);
+    double (*bytes)(const bench_traffic *t);
+    int out; /* BENCH_OUT_* */
+} bench_case;
+
+/* cases.c */
+extern const bench_case bench_cases[];
+extern const size_t bench_n_cases;
+double bench_bytes_fused(const bench_traffic *t);
+
+/* table.c: table generation at one dim, next to the write of the same bytes;
+   *ratio gets table time / write time (0 when skipped). */
+int bench_table_cases(bench_env *env, sinpe_table *table, size_t dim, double *ratio);
+
+/* check.c: compares two outputs of n elements of dtype, read back from the
+   device.  tol_ulps 0 asks for equal bytes; else see check.c. */
+typedef struct bench_diff {
+    size_t n;            /* elements compared */
+    size_t differ;       /* elements whose bytes differ */
+    size_t over;         /* elements beyond the tolerance (0: pass) */
+    double max_ulps;     /* largest difference, in ulps at magnitude M + 1 */
+} bench_diff;
+int bench_compare(bench_env *env, cl_mem a, cl_mem b, size_t n, sinpe_dtype dtype,
+                  double tol_ulps, bench_diff *diff);
+
+/* options.c: returns 0, -1 for --help, or BENCH_EXIT_USAGE after saying why. */
+int bench_parse_args(int argc, char **argv, bench_opts *opts);
+void bench_usage(FILE *f);
+
+/* timing.c */
+double bench_now_s(void);
+int bench_time(bench_env *env, const bench_job *job, bench_stats *stats);
+
+/* ceiling.c */
+int bench_kernels_build(bench_env *env);
+void bench_kernels_release(bench_env *env);
+/* Fills n elements of buf (of dtype) with values in [-1, 1) and waits. */
+int bench_fill(bench_env *env, cl_mem buf, size_t n, cl_uint seed, sinpe_dtype dtype);
+/* Enqueues the write-only kernel over bytes (a multiple of 16) of buf. */
+int bench_enqueue_write(bench_env *env, cl_command_queue queue, cl_mem buf, size_t bytes,
+                        cl_uint n_wait, const cl_event *wait, cl_event *event);
+/* Measures and reports the copy and write ceilings; the first call (at_end
+   0) sets env->copy_gbps and write_gbps, the second only reports (drift). */
+int bench_ceilings(bench_env *env, int at_end);
+
+/* report.c */
+const char *bench_dtype_name(sinpe_dtype dtype);
+size_t bench_dtype_size(sinpe_dtype dtype);
+void bench_report_header(const bench_env *env);
+void bench_report_row(bench_env *env, const bench_row *row);
+double bench_gbps(double bytes, double us);
+
+/*
+ * Error reporting.  Every OpenCL and sinpe call in the bench goes through
+ * CHECK, which prints the failing call with sinpe_status_string() (it names
+ * OpenCL codes too) and sinpe_last_error(), then jumps to the enclosing
+ * function's fail: label, which frees what was made and returns -1.
+ * CHECK_AS names the call itself, for errcode_ret out-parameters.
+ */
+void bench_error(const char *what, int status, const char *file, int line);
+
+#define CHECK_AS(what, status)                                        \
+    do {                                                              \
+        int check_status_ = (int)(status);                            \
+        if (check_status_ != 0) {                                     \
+            bench_error((what), check_status_, __FILE__, __LINE__);   \
+            goto fail;                                                \
+        }                                                             \
+    } while (0)
+
+#define CHECK(call) CHECK_AS(#call, call)
+
+#endif /* SINPE_BENCH_H */

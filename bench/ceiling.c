@@ -1,0 +1,244 @@
+/*
+ * ceiling.c -- the bench's own kernels: the copy and write-only bandwidth
+ * ceilings, and device-side fills for the embedding weights in each
+ * storage type.
+ *
+ * The ceilings are what a trivial kernel reaches on this device in this
+ * run: a float4 copy (every byte read once and written once) and a float4
+ * store of a constant, over buffers far larger than any cache.  They are
+ * roofs for the embedding cases, which read and write in the same
+ * proportions, and for table generation, which only writes; table.c also
+ * runs the write kernel over the table's own bytes, for its ratio.  Bytes
+ * count as 1e9 per GB.
+ */
+#include "bench.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char kernel_source[] =
+    "__kernel void bench_copy(__global const float4 *restrict src,\n"
+    "                         __global float4 *restrict dst)\n"
+    "{\n"
+    "    size_t i = get_global_id(0);\n"
+    "    dst[i] = src[i];\n"
+    "}\n"
+    "\n"
+    "__kernel void bench_write(__global float4 *restrict dst, float v)\n"
+    "{\n"
+    "    dst[get_global_id(0)] = (float4)(v);\n"
+    "}\n"
+    "\n"
+    /* Values in [-1, 1) from a hash of the index, so that 512 MiB of
+       weights need neither a host copy nor a transfer.  The half and
+       bfloat16 fills round the same float32 values to nearest even; half
+       goes through vstore_half, which needs no cl_khr_fp16. */
+    "float bench_value(size_t i, uint seed)\n"
+    "{\n"
+    "    uint x = ((uint)i ^ (uint)(i >> 32)) * 0x9E3779B9u ^ seed;\n"
+    "    x ^= x >> 16;  x *= 0x7FEB352Du;\n"
+    "    x ^= x >> 15;  x *= 0x846CA68Bu;\n"
+    "    x ^= x >> 16;\n"
+    "    return (float)(x >> 8) * (1.0f / 8388608.0f) - 1.0f;\n"
+    "}\n"
+    "\n"
+    "__kernel void bench_fill(__global float *restrict dst, uint seed)\n"
+    "{\n"
+    "    size_t i = get_global_id(0);\n"
+    "    dst[i] = bench_value(i, seed);\n"
+    "}\n"
+    "\n"
+    "__kernel void bench_fill_f16(__global half *restrict dst, uint seed)\n"
+    "{\n"
+    "    size_t i = get_global_id(0);\n"
+    "    vstore_half_rte(bench_value(i, seed), i, dst);\n"
+    "}\n"
+    "\n"
+    "__kernel void bench_fill_bf16(__global ushort *restrict dst, uint seed)\n"
+    "{\n"
+    "    size_t i = get_global_id(0);\n"
+    "    uint u = as_uint(bench_value(i, seed));\n"
+    "    dst[i] = (ushort)((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);\n"
+    "}\n";
+
+/* Prints the build log of the bench's own program. */
+static void print_build_log(const bench_env *env, cl_program program)
+{
+    size_t size = 0;
+    char log[8192];
+    if (clGetProgramBuildInfo(program, env->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &size) !=
+        CL_SUCCESS)
+        return;
+    if (size > sizeof log)
+        size = sizeof log;
+    if (clGetProgramBuildInfo(program, env->device, CL_PROGRAM_BUILD_LOG, size, log, NULL) ==
+        CL_SUCCESS) {
+        log[sizeof log - 1] = '\0';
+        fprintf(stderr, "build log:\n%s\n", log);
+    }
+}
+
+int bench_kernels_build(bench_env *env)
+{
+    const char *src = kernel_source;
+    cl_int err;
+
+    env->program = clCreateProgramWithSource(env->cl_ctx, 1, &src, NULL, &err);
+    CHECK_AS("clCreateProgramWithSource(bench kernels)", err);
+    err = clBuildProgram(env->program, 1, &env->device, "-cl-std=CL1.2", NULL, NULL);
+    if (err != CL_SUCCESS)
+        print_build_log(env, env->program);
+    CHECK_AS("clBuildProgram(bench kernels)", err);
+    env->k_copy = clCreateKernel(env->program, "bench_copy", &err);
+    CHECK_AS("clCreateKernel(bench_copy)", err);
+    env->k_write = clCreateKernel(env->program, "bench_write", &err);
+    CHECK_AS("clCreateKernel(bench_write)", err);
+    env->k_fill[SINPE_F32] = clCreateKernel(env->program, "bench_fill", &err);
+    CHECK_AS("clCreateKernel(bench_fill)", err);
+    env->k_fill[SINPE_F16] = clCreateKernel(env->program, "bench_fill_f16", &err);
+    CHECK_AS("clCreateKernel(bench_fill_f16)", err);
+    env->k_fill[SINPE_BF16] = clCreateKernel(env->program, "bench_fill_bf16", &err);
+    CHECK_AS("clCreateKernel(bench_fill_bf16)", err);
+    return 0;
+fail:
+    return -1;
+}
+
+void bench_kernels_release(bench_env *env)
+{
+    int i;
+    if (env->k_copy)
+        clReleaseKernel(env->k_copy);
+    if (env->k_write)
+        clReleaseKernel(env->k_write);
+    for (i = 0; i < BENCH_N_DTYPES; i++)
+        if (env->k_fill[i])
+            clReleaseKernel(env->k_fill[i]);
+    if (env->program)
+        clReleaseProgram(env->program);
+    memset(env->k_fill, 0, sizeof env->k_fill);
+    env->k_copy = env->k_write = NULL;
+    env->program = NULL;
+}
+
+int bench_fill(bench_env *env, cl_mem buf, size_t n, cl_uint seed, sinpe_dtype dtype)
+{
+    cl_kernel k = env->k_fill[dtype];
+    CHECK(clSetKernelArg(k, 0, sizeof buf, &buf));
+    CHECK(clSetKernelArg(k, 1, sizeof seed, &seed));
+    CHECK(clEnqueueNDRangeKernel(env->queue, k, 1, NULL, &n, NULL, 0, NULL, NULL));
+    CHECK(clFinish(env->queue));
+    return 0;
+fail:
+    return -1;
+}
+
+int bench_enqueue_write(bench_env *env, cl_command_queue queue, cl_mem buf, size_t bytes,
+                        cl_uint n_wait, const cl_event *wait, cl_event *event)
+{
+    size_t n_vec = bytes / (4 * sizeof(float));
+    float v = 1.0f;
+    CHECK(clSetKernelArg(env->k_write, 0, sizeof buf, &buf));
+    CHECK(clSetKernelArg(env->k_write, 1, sizeof v, &v));
+    CHECK(clEnqueueNDRangeKernel(queue, env->k_write, 1, NULL, &n_vec, NULL, n_wait, wait,
+                                 event));
+    return 0;
+fail:
+    return -1;
+}
+
+/* One kernel launch over n_vec float4 elements, with arguments already set. */
+typedef struct ceiling_job {
+    cl_kernel kernel;
+    size_t n_vec;
+} ceiling_job;
+
+static int run_ceiling(void *user, cl_command_queue queue, cl_event *events, cl_uint *n_events)
+{
+    ceiling_job *cj = user;
+    CHECK(clEnqueueNDRangeKernel(queue, cj->kernel, 1, NULL, &cj->n_vec, NULL, 0, NULL,
+                                 &events[0]));
+    *n_events = 1;
+    return 0;
+fail:
+    return -1;
+}
+
+/*
+ * Buffer size for the ceilings: 256 MiB (16 MiB with --quick), far above
+ * any last-level cache, but at most a quarter of the device's largest
+ * allocation.
+ */
+static size_t ceiling_bytes(const bench_env *env)
+{
+    const size_t mib = (size_t)1 << 20;
+    size_t bytes = (env->opts->quick ? 16 : 256) * mib;
+    size_t cap = (size_t)(env->max_alloc / 4) / mib * mib;
+    if (cap < mib)
+        cap = mib;
+    return bytes < cap ? bytes : cap;
+}
+
+/* Ceiling drift beyond this fraction between start and end gets a warning. */
+#define DRIFT_WARN 0.2
+
+int bench_ceilings(bench_env *env, int at_end)
+{
+    size_t bytes = ceiling_bytes(env);
+    cl_mem src = NULL, dst = NULL;
+    ceiling_job cj;
+    bench_job job = {run_ceiling, NULL, &cj, 0};
+    bench_row rows[2];
+    double gbps[2];
+    float v = 1.0f;
+    cl_int err;
+    int k;
+
+    src = clCreateBuffer(env->cl_ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
+    CHECK_AS("clCreateBuffer(ceiling source)", err);
+    dst = clCreateBuffer(env->cl_ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
+    CHECK_AS("clCreateBuffer(ceiling destination)", err);
+    /* Touch both buffers once, so first-use page faults stay out of the figures. */
+    if (bench_fill(env, src, bytes / sizeof(float), 1u, SINPE_F32) != 0 ||
+        bench_fill(env, dst, bytes / sizeof(float), 2u, SINPE_F32) != 0)
+        goto fail;
+    CHECK(clSetKernelArg(env->k_copy, 0, sizeof src, &src));
+    CHECK(clSetKernelArg(env->k_copy, 1, sizeof dst, &dst));
+    CHECK(clSetKernelArg(env->k_write, 0, sizeof dst, &dst));
+    CHECK(clSetKernelArg(env->k_write, 1, sizeof v, &v));
+
+    cj.n_vec = bytes / (4 * sizeof(float));
+    memset(rows, 0, sizeof rows);
+    for (k = 0; k < 2; k++) {
+        cj.kernel = k == 0 ? env->k_copy : env->k_write;
+        if (bench_time(env, &job, &rows[k].stats) != 0)
+            goto fail;
+        rows[k].name = k == 0 ? "copy" : "write";
+        rows[k].phase = at_end ? "end" : "start";
+        rows[k].bytes = k == 0 ? 2.0 * (double)bytes : (double)bytes; /* copy: read + write */
+        gbps[k] = bench_gbps(rows[k].bytes, rows[k].stats.median_us);
+    }
+    /* The cases are read against the start figures; the end rows' %copy and
+       %write columns then show how far the machine drifted meanwhile. */
+    if (!at_end) {
+        env->copy_gbps = gbps[0];
+        env->write_gbps = gbps[1];
+    }
+    for (k = 0; k < 2; k++)
+        bench_report_row(env, &rows[k]);
+    if (at_end && (fabs(gbps[0] / env->copy_gbps - 1.0) > DRIFT_WARN ||
+                   fabs(gbps[1] / env->write_gbps - 1.0) > DRIFT_WARN))
+        printf("warning: the ceilings moved by more than %.0f%% during the run; other load\n"
+               "on the machine makes these figures unreliable\n",
+               100.0 * DRIFT_WARN);
+
+    clReleaseMemObject(src);
+    clReleaseMemObject(dst);
+    return 0;
+fail:
+    if (src)
+        clReleaseMemObject(src);
+    if (dst)
+        clReleaseMemObject(dst);
+    return -1;
+}

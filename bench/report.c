@@ -1,0 +1,219 @@
+/*
+ * report.c -- the human table on stdout, one JSON object per line for
+ * --json, and error messages on stderr.
+ *
+ * Bandwidth figures.  Every row carries two byte counts:
+ *   bytes       the case's own traffic: what its kernels must read and
+ *               write (for unfused, the intermediate write and re-read of
+ *               the output included).  "GB/s" and "%copy" use these: how
+ *               well the case's kernels use the memory system.
+ *   task_bytes  the fused case's mandatory traffic for the same shape: the
+ *               least any implementation must move to produce the output.
+ *               "task GB/s" uses these for fused and unfused alike: how fast
+ *               the job gets done, so the two are directly comparable.
+ * For the fused case the two are the same.  GB is 1e9 bytes.  "%copy" and
+ * "%write" divide the case's own GB/s by the ceilings; the write ceiling is
+ * the roof for table generation, which only writes.
+ */
+#include "bench.h"
+
+#include <string.h>
+
+const char *bench_dtype_name(sinpe_dtype dtype)
+{
+    switch (dtype) {
+    case SINPE_F16:
+        return "fp16";
+    case SINPE_BF16:
+        return "bf16";
+    default:
+        return "fp32";
+    }
+}
+
+size_t bench_dtype_size(sinpe_dtype dtype)
+{
+    return dtype == SINPE_F32 ? 4 : 2;
+}
+
+double bench_gbps(double bytes, double us)
+{
+    return us > 0.0 ? bytes / (us * 1e3) : 0.0;
+}
+
+static double pct(double part, double whole)
+{
+    return whole > 0.0 ? 100.0 * part / whole : 0.0;
+}
+
+void bench_error(const char *what, int status, const char *file, int line)
+{
+    const char *detail = sinpe_last_error();
+    fprintf(stderr, "sinpe_bench: %s:%d: %s failed: %s (%d)\n", file, line, what,
+            sinpe_status_string((sinpe_status)status), status);
+    if (detail && detail[0])
+        fprintf(stderr, "sinpe_bench: detail: %s\n", detail);
+}
+
+#define ROW_HEAD "%-12s %-3s %-7s %-7s %4s %-4s %7s %4s %8s %8s %8s %8s %7s %5s %5s %7s %9s %5s\n"
+
+void bench_report_header(const bench_env *env)
+{
+    const bench_opts *o = env->opts;
+    printf("sinpe %s benchmark\n", sinpe_version_string());
+    printf("device:   %s\n", env->device_name);
+    printf("platform: %s, driver %s\n", env->platform_name, env->driver_version);
+    printf("math:     %s\n",
+           sinpe_context_math(env->ctx) == SINPE_MATH_FP64 ? "fp64" : "float");
+    printf("seed:     %llu\n", (unsigned long long)o->seed);
+    if (o->reps > 0)
+        printf("reps:     %d timed, %d warm-up\n", o->reps, o->warmup);
+    else
+        printf("reps:     %d to %d timed (%.1f s budget per case), %d warm-up\n",
+               BENCH_REPS_MIN, BENCH_REPS_MAX, BENCH_CASE_BUDGET_S, o->warmup);
+    if (o->full)
+        printf("matrix:   every case, storage type and positions mode (--full)\n");
+    else if (o->positions)
+        printf("matrix:   %s positions in every storage type; fused_otf in fp32 with\n"
+               "          implicit positions, decode and prefill only (--full: everywhere)\n",
+               o->positions == BENCH_POS_IMPLICIT   ? "implicit"
+               : o->positions == BENCH_POS_EXPLICIT ? "explicit"
+                                                    : "implicit and explicit");
+    else
+        printf("matrix:   fp32 with implicit and explicit positions, fp16 and bf16 with\n"
+               "          implicit ones; fused_otf in fp32 with implicit positions, decode\n"
+               "          and prefill only (--full: everything)\n");
+    printf("times in microseconds.  med/min/max: device time from profiling events,\n"
+           "START to END summed over a call's kernels; table and table_write: END of\n"
+           "the call minus END of a marker enqueued just before it (both kernels of\n"
+           "sinpe's two and the gap between them; see bench/table.c); table_create:\n"
+           "host wall clock, allocation included.  wall: median host wall clock per\n"
+           "call, enqueue + clFinish.\n"
+           "GB/s: the case's own bytes (fp16/bf16 rows count 2 B per value, PE rows\n"
+           "4 B); task: GB/s on the fused case's mandatory bytes for the same shape;\n"
+           "fused x: unfused time over fused time (device/wall); vs32: GB/s over the\n"
+           "fp32 row's of the same case and shape.  Shapes that fit in a cache can\n"
+           "exceed the ceilings, which stream from memory.  The ceilings run at the\n"
+           "start and again at the end; percentages use the start figures, so the end\n"
+           "rows show any drift.\n\n");
+    printf(ROW_HEAD, "case", "pos", "shape", "seqs", "dim", "type", "MiB", "reps", "med",
+           "min", "max", "wall", "GB/s", "%copy", "%wr", "task", "fused x", "vs32");
+    printf(ROW_HEAD, "", "", "", "x len", "", "", "", "", "us", "us", "us", "us", "", "", "",
+           "GB/s", "dev/wall", "");
+    fflush(stdout);
+}
+
+/* Writes s as a JSON string literal. */
+static void json_string(FILE *f, const char *s)
+{
+    if (!s) {
+        fputs("null", f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static void json_number_or_null(FILE *f, const char *key, double v)
+{
+    if (v > 0.0)
+        fprintf(f, ",\"%s\":%.4f", key, v);
+    else
+        fprintf(f, ",\"%s\":null", key);
+}
+
+static void json_row(const bench_env *env, const bench_row *r)
+{
+    FILE *f = env->json;
+    const bench_stats *s = &r->stats;
+    double gbps = bench_gbps(r->bytes, s->median_us);
+    double task_gbps = bench_gbps(r->task_bytes, s->median_us);
+
+    fputs("{\"device\":", f);
+    json_string(f, env->device_name);
+    fputs(",\"case\":", f);
+    json_string(f, r->name);
+    if (r->phase) {
+        fputs(",\"phase\":", f);
+        json_string(f, r->phase);
+    }
+    fputs(",\"positions\":", f);
+    json_string(f, r->positions);
+    fputs(",\"shape\":", f);
+    json_string(f, r->shape);
+    fprintf(f, ",\"seqs\":%zu,\"seq_len\":%zu,\"dim\":%zu,\"dtype\":", r->seqs, r->seq_len,
+            r->dim);
+    json_string(f, r->dtype);
+    fprintf(f, ",\"distinct_positions\":%zu", r->distinct_positions);
+    fprintf(f, ",\"timing\":\"%s\",\"reps\":%d",
+            s->timing == BENCH_TIMING_HOST      ? "host"
+            : s->timing == BENCH_TIMING_BRACKET ? "bracket"
+                                                : "device",
+            s->reps);
+    fprintf(f, ",\"median_us\":%.3f,\"min_us\":%.3f,\"max_us\":%.3f,\"wall_us\":%.3f",
+            s->median_us, s->min_us, s->max_us, s->wall_us);
+    fprintf(f, ",\"bytes\":%.0f,\"gbps\":%.4f", r->bytes, gbps);
+    fprintf(f, ",\"pct_of_copy\":%.2f,\"pct_of_write\":%.2f", pct(gbps, env->copy_gbps),
+            pct(gbps, env->write_gbps));
+    fprintf(f, ",\"task_bytes\":%.0f", r->task_bytes);
+    json_number_or_null(f, "task_gbps", task_gbps);
+    json_number_or_null(f, "speedup_device", r->speedup_device);
+    json_number_or_null(f, "speedup_wall", r->speedup_wall);
+    json_number_or_null(f, "vs_fp32", r->vs_fp32);
+    json_number_or_null(f, "write_us", r->ref_us);
+    json_number_or_null(f, "vs_write", r->vs_ref);
+    fprintf(f, ",\"seed\":%llu}\n", (unsigned long long)env->opts->seed);
+    fflush(f);
+}
+
+/* A time in a column of 8: one decimal below 10^4 us, none above. */
+static void fmt_us(char *buf, size_t size, double us)
+{
+    snprintf(buf, size, us < 1e4 ? "%.1f" : "%.0f", us);
+}
+
+void bench_report_row(bench_env *env, const bench_row *r)
+{
+    const bench_stats *s = &r->stats;
+    double gbps = bench_gbps(r->bytes, s->median_us);
+    /* Ceiling rows show when they ran where the others show their shape. */
+    const char *label = r->shape ? r->shape : r->phase ? r->phase : "-";
+    char seqs[48] = "-", dim[24] = "-", task[48] = "-", speedup[96] = "-", vs[32] = "-";
+    char mib[32], reps[24], med[32], lo[32], hi[32], wall[32], rate[32], pc[32], pw[32];
+
+    if (r->dim > 0)
+        snprintf(dim, sizeof dim, "%zu", r->dim);
+    if (r->seqs > 0)
+        snprintf(seqs, sizeof seqs, "%zux%zu", r->seqs, r->seq_len);
+    if (r->task_bytes > 0.0)
+        snprintf(task, sizeof task, "%.2f", bench_gbps(r->task_bytes, s->median_us));
+    if (r->speedup_device > 0.0)
+        snprintf(speedup, sizeof speedup, "%.2f/%.2f", r->speedup_device, r->speedup_wall);
+    if (r->vs_fp32 > 0.0)
+        snprintf(vs, sizeof vs, "%.2f", r->vs_fp32);
+    snprintf(mib, sizeof mib, "%.1f", r->bytes / (1024.0 * 1024.0));
+    snprintf(reps, sizeof reps, "%d", s->reps);
+    fmt_us(med, sizeof med, s->median_us);
+    fmt_us(lo, sizeof lo, s->min_us);
+    fmt_us(hi, sizeof hi, s->max_us);
+    fmt_us(wall, sizeof wall, s->wall_us);
+    snprintf(rate, sizeof rate, "%.2f", gbps);
+    snprintf(pc, sizeof pc, "%.1f", pct(gbps, env->copy_gbps));
+    snprintf(pw, sizeof pw, "%.1f", pct(gbps, env->write_gbps));
+
+    printf(ROW_HEAD, r->name, r->positions ? (r->positions[0] == 'e' ? "exp" : "imp") : "-",
+           label, seqs, dim, r->dtype ? r->dtype : "-", mib, reps, med, lo, hi, wall, rate, pc,
+           pw, task, speedup, vs);
+    fflush(stdout);
+    if (env->json)
+        json_row(env, r);
+}

@@ -1,0 +1,157 @@
+/*
+ * timing.c -- the one timing loop every case goes through.
+ */
+#include "bench.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+double bench_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Sorts v in place. */
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return (n % 2) ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static void release_events(cl_event *events, cl_uint n)
+{
+    cl_uint i;
+    for (i = 0; i < n; i++)
+        clReleaseEvent(events[i]);
+}
+
+static int event_time(cl_event ev, cl_profiling_info what, cl_ulong *t)
+{
+    cl_int exec = CL_COMPLETE;
+    CHECK(clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL));
+    CHECK_AS("the timed command (execution status)", exec);
+    CHECK(clGetEventProfilingInfo(ev, what, sizeof *t, t, NULL));
+    return 0;
+fail:
+    return -1;
+}
+
+/*
+ * Device time of one call in microseconds.  Normally the sum over its
+ * events of END - START: for the unfused pair this is gather plus add,
+ * leaving out the gap between the two kernels, so the figure is the
+ * kernels' own cost and not the queue's scheduling latency (the wall clock
+ * shows that).  A bracketed call (see bench_job) is END of its last event
+ * minus END of the marker before it instead, gaps included.
+ */
+static int device_us(const cl_event *events, cl_uint n, int bracket, double *us)
+{
+    cl_uint i;
+    double sum = 0.0;
+    cl_ulong start = 0, end = 0;
+    if (bracket) {
+        if (n < 2) {
+            bench_error("a bracketed call (fewer than two events)", SINPE_INVALID_SHAPE,
+                        __FILE__, __LINE__);
+            return -1;
+        }
+        if (event_time(events[0], CL_PROFILING_COMMAND_END, &start) != 0 ||
+            event_time(events[n - 1], CL_PROFILING_COMMAND_END, &end) != 0)
+            return -1;
+        *us = end > start ? (double)(end - start) * 1e-3 : 0.0;
+        return 0;
+    }
+    for (i = 0; i < n; i++) {
+        if (event_time(events[i], CL_PROFILING_COMMAND_START, &start) != 0 ||
+            event_time(events[i], CL_PROFILING_COMMAND_END, &end) != 0)
+            return -1;
+        sum += (double)(end - start) * 1e-3;
+    }
+    *us = sum;
+    return 0;
+}
+
+/*
+ * Runs job warm-up times untimed, then times it: a fixed number of calls
+ * with --reps, else between BENCH_REPS_MIN and BENCH_REPS_MAX calls within
+ * BENCH_CASE_BUDGET_S seconds.  Every call is followed by clFinish on the
+ * bench queue, so calls never overlap and each wall-clock sample covers one
+ * enqueue plus its completion.
+ */
+int bench_time(bench_env *env, const bench_job *job, bench_stats *stats)
+{
+    const bench_opts *o = env->opts;
+    int reps_min = o->reps > 0 ? o->reps : BENCH_REPS_MIN;
+    int reps_max = o->reps > 0 ? o->reps : BENCH_REPS_MAX;
+    double *dev = malloc((size_t)reps_max * sizeof *dev);
+    double *wall = malloc((size_t)reps_max * sizeof *wall);
+    double spent = 0.0;
+    int done = 0, i, host_timed = 0;
+
+    memset(stats, 0, sizeof *stats);
+    CHECK_AS("malloc (timing samples)", (dev && wall) ? 0 : SINPE_OUT_OF_HOST_MEMORY);
+
+    for (i = 0; i < o->warmup + reps_max; i++) {
+        cl_event events[BENCH_MAX_EVENTS];
+        cl_uint n_events = 0;
+        double t0, t1, us = 0.0;
+        int rc;
+        cl_int err;
+
+        t0 = bench_now_s();
+        if (job->run(job->user, env->queue, events, &n_events) != 0) {
+            /* run() reports the events it made before failing; drain them. */
+            clFinish(env->queue);
+            release_events(events, n_events);
+            goto fail;
+        }
+        err = clFinish(env->queue);
+        t1 = bench_now_s();
+
+        rc = err == CL_SUCCESS ? 0 : -1;
+        if (rc != 0)
+            bench_error("clFinish(bench queue)", err, __FILE__, __LINE__);
+        else if (n_events > 0)
+            rc = device_us(events, n_events, job->bracket, &us);
+        release_events(events, n_events);
+        if (job->after)
+            job->after(job->user);
+        if (rc != 0)
+            goto fail;
+
+        if (i < o->warmup)
+            continue;
+        wall[done] = (t1 - t0) * 1e6;
+        dev[done] = n_events > 0 ? us : wall[done];
+        host_timed = n_events == 0;
+        spent += t1 - t0;
+        done++;
+        if (done >= reps_min && spent >= BENCH_CASE_BUDGET_S)
+            break;
+    }
+
+    stats->reps = done;
+    stats->timing = host_timed   ? BENCH_TIMING_HOST
+                    : job->bracket ? BENCH_TIMING_BRACKET
+                                   : BENCH_TIMING_DEVICE;
+    stats->wall_us = median(wall, done);
+    stats->median_us = median(dev, done); /* sorted from here on */
+    stats->min_us = dev[0];
+    stats->max_us = dev[done - 1];
+    free(dev);
+    free(wall);
+    return 0;
+fail:
+    free(dev);
+    free(wall);
+    return -1;
+}
