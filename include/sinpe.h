@@ -200,8 +200,8 @@ SINPE_API void sinpe_context_options_init(sinpe_context_options *options);
  * For kernel development, the environment variable SINPE_KERNEL_SOURCE may
  * name a file that replaces the embedded kernel source (the files of
  * kernels/ concatenated in build order); the disk cache is then bypassed.
- * SINPE_VEC=1 or 4 forces the columns per work-item of the embedding
- * kernels (by default 1 on CPUs, 4 elsewhere), so both are testable anywhere.
+ * SINPE_VEC=1 forces one column per work-item in the embedding kernels
+ * instead of four (16-byte accesses, the default); the tests run both.
  */
 SINPE_API sinpe_status sinpe_context_create(const sinpe_context_options *options,
                                             sinpe_context **context);

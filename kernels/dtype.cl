@@ -17,6 +17,16 @@ inline ushort sinpe_to_bf16(float f)
     return (ushort)(u >> 16);
 }
 
+/* The same on four values at once, branch-free so that it vectorises. */
+inline ushort4 sinpe_to_bf16_4(float4 f)
+{
+    uint4 u = as_uint4(f);
+    uint4 rounded = (u + (uint4)(0x7fffu) + ((u >> 16) & (uint4)(1u))) >> 16;
+    uint4 quiet_nan = (u >> 16) | (uint4)(0x40u);
+    return convert_ushort4(select(rounded, quiet_nan, (u & (uint4)(0x7fffffffu)) >
+                                                          (uint4)(0x7f800000u)));
+}
+
 inline float4 sinpe_load4(global const uchar *base, size_t i, const int dt)
 {
     if (dt == SINPE_F32)
@@ -42,9 +52,7 @@ inline void sinpe_store4(float4 x, global uchar *base, size_t i, const int dt)
     else if (dt == SINPE_F16)
         vstore_half4_rte(x, 0, (global half *)base + i);
     else
-        vstore4((ushort4)(sinpe_to_bf16(x.x), sinpe_to_bf16(x.y), sinpe_to_bf16(x.z),
-                          sinpe_to_bf16(x.w)),
-                0, (global ushort *)base + i);
+        vstore4(sinpe_to_bf16_4(x), 0, (global ushort *)base + i);
 }
 
 inline void sinpe_store1(float x, global uchar *base, size_t i, const int dt)
