@@ -285,13 +285,13 @@ static sinpe_status enqueue(sinpe_table *t, int mode, cl_command_queue queue,
     }
     args[8] = &p;
     sizes[8] = sizeof p;
-    int pair = 3 * (int)a->weights_dtype + (int)a->out_dtype;
+    /* weights_dtype is checked (and meaningful) only when weights are read. */
     if (mode == MODE_ADD)
         k = SINPE_K_ADD + 2 * (int)a->out_dtype + fast;
     else if (mode == MODE_GATHER)
-        k = SINPE_K_GATHER + pair;
+        k = SINPE_K_GATHER + 3 * (int)a->weights_dtype + (int)a->out_dtype;
     else
-        k = SINPE_K_EMBED + 2 * pair + fast;
+        k = SINPE_K_EMBED + 2 * (3 * (int)a->weights_dtype + (int)a->out_dtype) + fast;
     /* Work-item (v, b, t): ctx->vec columns of token t of sequence b. */
     const size_t n[3] = {(t->spec.dim + ctx->vec - 1) / ctx->vec, a->n_seqs, a->seq_len};
     st = sinpe__context_launch3(ctx, queue, k, 9, args, sizes, n, nwait, wait, event);

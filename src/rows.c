@@ -56,7 +56,7 @@ sinpe_status sinpe_enqueue_table_rows(sinpe_table *table, cl_command_queue queue
     SINPE_FORWARD(sinpe__check_queue(table->ctx, queue));
     SINPE_FORWARD(sinpe__check_wait_list(num_events_in_wait_list, event_wait_list));
     SINPE_CHECK(nrows == 0, SINPE_INVALID_SHAPE, "nrows is 0");
-    SINPE_CHECK((int64_t)row0 + (int64_t)(nrows - 1) > INT_MAX || nrows > (size_t)INT_MAX,
+    SINPE_CHECK(nrows > (size_t)INT_MAX || (int64_t)row0 + (int64_t)(nrows - 1) > INT_MAX,
                 SINPE_INVALID_SHAPE, "row0 %d + nrows - 1 exceeds the largest position 2^31 - 1",
                 (int)row0);
     SINPE_CHECK(stride < dim, SINPE_INVALID_SHAPE, "out_stride %zu is below dim %zu", stride,

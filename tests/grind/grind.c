@@ -1,0 +1,903 @@
+/*
+ * grind.c -- every sinpe kernel at small sizes, each result compared with a
+ * float64 host reference (ref.c).
+ *
+ * Written to run under oclgrind (out-of-bounds accesses, data races,
+ * uninitialised reads) and under pocl with tiny work-groups, so the sizes are
+ * small and odd: dims 1, 3, 7, 13 beside even ones, token counts that are no
+ * multiple of any work-group size, offsets on every buffer, output strides
+ * wider than dim.  Covered: table fill (and growth), the fused kernel, gather
+ * and add_positions for every storage-type pair, explicit, broadcast and
+ * fairseq positions, seq_starts, pad_counts, every padding policy, vocabulary
+ * shards, out-of-range ids with the bad-id counter, positions past the table
+ * and negative ones, tables without rows, rows written into a caller's
+ * buffer (sinpe_enqueue_table_rows), timesteps, the host-memory call,
+ * and the same again on the fp64 path when the device has it.
+ *
+ * The device comes from SINPE_DEVICE or sinpe_context_create()'s default.
+ * GRIND_SEED (a number) changes the random data.  Prints one line per
+ * failed check (at most a few per case) and exits 1 when any failed.
+ */
+#include "ref.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TABLE_TOL 1.5e-7 /* the header's accuracy bar for table rows */
+#define REPORTS_PER_CASE 6
+
+static sinpe_context *ctx;
+static cl_command_queue queue;
+static uint64_t rng = 0x5eedULL;
+static int verbose; /* GRIND_VERBOSE=1: name each case before it runs */
+static long failures, checks;
+static int case_reports;
+static const char *case_name = "";
+
+#define MAX_TABLES 512
+static sinpe_table *tables[MAX_TABLES];
+static int n_tables;
+
+static void fail(const char *fmt, ...)
+{
+    va_list ap;
+    failures++;
+    if (case_reports++ >= REPORTS_PER_CASE)
+        return;
+    printf("FAIL [%s] ", case_name);
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    printf("\n");
+}
+
+static void begin_case(const char *name)
+{
+    case_name = name;
+    case_reports = 0;
+    if (verbose) {
+        printf("grind: %s\n", name);
+        fflush(stdout);
+    }
+}
+
+static int ok(sinpe_status st, const char *what)
+{
+    if (st == SINPE_SUCCESS)
+        return 1;
+    fail("%s returned %d (%s): %s", what, (int)st, sinpe_status_string(st), sinpe_last_error());
+    return 0;
+}
+
+static int cl_ok(cl_int err, const char *what)
+{
+    if (err == CL_SUCCESS)
+        return 1;
+    fail("%s failed with OpenCL error %d", what, (int)err);
+    return 0;
+}
+
+static void *xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p) {
+        fprintf(stderr, "grind: out of memory\n");
+        exit(2);
+    }
+    return p;
+}
+
+static cl_mem buffer_from(const void *host, size_t bytes)
+{
+    cl_int err;
+    cl_mem m = clCreateBuffer(sinpe_context_cl_context(ctx),
+                              CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, (void *)host,
+                              &err);
+    if (!cl_ok(err, "clCreateBuffer"))
+        return NULL;
+    return m;
+}
+
+static int read_back(cl_mem m, size_t bytes, void *dst)
+{
+    return cl_ok(clEnqueueReadBuffer(queue, m, CL_TRUE, 0, bytes, dst, 0, NULL, NULL),
+                 "clEnqueueReadBuffer");
+}
+
+static int write_to(cl_mem m, size_t bytes, const void *src)
+{
+    return cl_ok(clEnqueueWriteBuffer(queue, m, CL_TRUE, 0, bytes, src, 0, NULL, NULL),
+                 "clEnqueueWriteBuffer");
+}
+
+static void release_mem(cl_mem m)
+{
+    if (m)
+        clReleaseMemObject(m);
+}
+
+static sinpe_spec make_spec(size_t dim, sinpe_layout layout, sinpe_odd_dim odd, double shift,
+                            double base, double angle_scale)
+{
+    sinpe_spec s;
+    sinpe_spec_init(&s, dim);
+    s.layout = layout;
+    s.odd_dim = odd;
+    s.shift = shift;
+    s.base = base;
+    s.angle_scale = angle_scale;
+    return s;
+}
+
+static const char *spec_str(const sinpe_spec *s)
+{
+    static char buf[160];
+    static const char *const layouts[] = {"interleaved", "sin|cos", "cos|sin"};
+    static const char *const odds[] = {"zero_last", "extra_sin", "error"};
+    snprintf(buf, sizeof buf, "dim %zu %s %s shift %g base %g scale %g", s->dim,
+             layouts[s->layout % 3], odds[s->odd_dim % 3], s->shift, s->base, s->angle_scale);
+    return buf;
+}
+
+/* A table held until the end, so that sinpe's cache shares it between cases. */
+static sinpe_table *get_table(const sinpe_spec *spec, size_t rows)
+{
+    sinpe_table *t = NULL;
+    if (n_tables == MAX_TABLES) {
+        fprintf(stderr, "grind: raise MAX_TABLES\n");
+        exit(2);
+    }
+    if (!ok(sinpe_table_create(ctx, spec, rows, &t), "sinpe_table_create"))
+        return NULL;
+    tables[n_tables++] = t;
+    return t;
+}
+
+/*
+ * Compares out (o_elems elements of type t) with ref for rows r < rows at
+ * offset + r * stride; everything else must still hold the poison.
+ */
+static void compare_out(const char *mode, sinpe_dtype t, const void *out, size_t o_elems,
+                        size_t offset, size_t stride, size_t rows, size_t dim, const double *ref,
+                        const ref_inputs *in)
+{
+    for (size_t i = 0; i < o_elems; i++) {
+        size_t j = i - offset, r = j / stride, c = j % stride;
+        int inside = i >= offset && r < rows && c < dim;
+        checks++;
+        if (!inside) {
+            if (!ref_is_poison(t, out, i))
+                fail("%s: element %zu lies outside every output row but was written (%g)", mode,
+                     i, ref_load(t, out, i));
+            continue;
+        }
+        double got = ref_load(t, out, i), want = ref[r * dim + c];
+        if (!ref_close(t, got, want)) {
+            long pos = 0;
+            if (in)
+                pos = (long)ref_position(in, r / in->args->seq_len, r % in->args->seq_len);
+            fail("%s %s->%s %s: row %zu col %zu (element %zu, position %ld): got %.9g, "
+                 "ref %.12g",
+                 mode, ref_dtype_name(in ? in->args->weights_dtype : t), ref_dtype_name(t),
+                 in ? spec_str(in->spec) : "", r, c, i, pos, got, want);
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Table fill and growth                                                    */
+/* ------------------------------------------------------------------------ */
+
+static void check_table_rows(sinpe_table *t, const sinpe_spec *spec, const char *when)
+{
+    cl_mem mem = NULL;
+    size_t rows = 0, dim = spec->dim;
+    if (!ok(sinpe_table_borrow(t, &mem, &rows), "sinpe_table_borrow"))
+        return;
+    if (rows == 0) {
+        if (mem)
+            fail("%s: a table without rows borrowed a buffer", when);
+        release_mem(mem);
+        return;
+    }
+    float *got = xcalloc(rows * dim, sizeof *got);
+    double *row = xcalloc(dim, sizeof *row);
+    if (read_back(mem, rows * dim * sizeof *got, got)) {
+        for (size_t p = 0; p < rows; p++) {
+            ref_pe_row(spec, (double)p, row);
+            for (size_t c = 0; c < dim; c++) {
+                double g = got[p * dim + c];
+                checks++;
+                if (!(fabs(g - row[c]) <= TABLE_TOL))
+                    fail("%s: %s row %zu col %zu: got %.9g, ref %.12g", when, spec_str(spec), p,
+                         c, g, row[c]);
+            }
+        }
+    }
+    free(row);
+    free(got);
+    release_mem(mem);
+}
+
+static void table_case(const sinpe_spec *spec, size_t rows)
+{
+    begin_case("table");
+    sinpe_table *t = get_table(spec, rows);
+    if (!t)
+        return;
+    if (sinpe_table_rows(t) < rows)
+        fail("%s: %zu rows after create(%zu)", spec_str(spec), sinpe_table_rows(t), rows);
+    check_table_rows(t, spec, "create");
+    /* Growth copies the old rows and fills the rest from row0 != 0. */
+    size_t more = sinpe_table_rows(t) + 7;
+    if (ok(sinpe_table_reserve(t, more), "sinpe_table_reserve")) {
+        if (sinpe_table_rows(t) < more)
+            fail("%s: %zu rows after reserve(%zu)", spec_str(spec), sinpe_table_rows(t), more);
+        check_table_rows(t, spec, "reserve");
+    }
+    /* A smaller request changes nothing. */
+    size_t have = sinpe_table_rows(t);
+    if (ok(sinpe_table_reserve(t, 1), "sinpe_table_reserve(1)") && sinpe_table_rows(t) != have)
+        fail("reserve(1) changed the row count from %zu to %zu", have, sinpe_table_rows(t));
+}
+
+/* sinpe_enqueue_table_rows: rows of any int32 start into a caller's buffer. */
+static void table_rows_case(const sinpe_spec *spec, cl_int row0, size_t nrows, size_t out_off,
+                            size_t out_stride, sinpe_dtype ot)
+{
+    const size_t dim = spec->dim, stride = out_stride ? out_stride : dim;
+    const size_t o_elems = out_off + (nrows - 1) * stride + dim;
+    const size_t o_bytes = o_elems * ref_dtype_size(ot);
+    char label[96];
+    cl_event ev = NULL;
+
+    snprintf(label, sizeof label, "table_rows dim %zu from %d ->%s", dim, (int)row0,
+             ref_dtype_name(ot));
+    begin_case(label);
+    sinpe_table *tab = get_table(spec, 3);
+    if (!tab)
+        return;
+    unsigned char *out = xcalloc(o_elems, ref_dtype_size(ot));
+    ref_poison(ot, out, o_elems);
+    double *ref = xcalloc(nrows * dim, sizeof *ref);
+    cl_mem mem = buffer_from(out, o_bytes);
+    if (mem &&
+        ok(sinpe_enqueue_table_rows(tab, queue, row0, nrows, mem, out_off, out_stride, ot, 0,
+                                    NULL, &ev),
+           "sinpe_enqueue_table_rows") &&
+        cl_ok(clWaitForEvents(1, &ev), "clWaitForEvents(table_rows)") &&
+        read_back(mem, o_bytes, out)) {
+        for (size_t r = 0; r < nrows; r++)
+            ref_pe_row(spec, (double)row0 + (double)r, ref + r * dim);
+        compare_out("table_rows", ot, out, o_elems, out_off, stride, nrows, dim, ref, NULL);
+    }
+    if (ev)
+        clReleaseEvent(ev);
+    release_mem(mem);
+    free(out);
+    free(ref);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Embedding: fused, gather, add                                            */
+/* ------------------------------------------------------------------------ */
+
+enum { PADS_NONE, PADS_RIGHT, PADS_LEFT, PADS_RANDOM };
+
+typedef struct ecase {
+    const char *name;
+    sinpe_spec spec;
+    size_t table_rows;
+    sinpe_embed_args a; /* shapes and options; the buffers are made here */
+    int with_positions, with_bad, with_seq_starts, with_pad_counts;
+    int bad_mix;                  /* some ids outside the vocabulary */
+    int pads;                     /* where pad tokens go            */
+    int32_t pos_lo, pos_hi;       /* range of explicit positions    */
+    int add_without_weights;      /* add_positions with weights NULL and vocab 0 */
+    int on_context_queue;         /* enqueue on sinpe_context_queue */
+} ecase;
+
+static int32_t pick_id(const ecase *c, int32_t lo)
+{
+    return lo + ref_int(&rng, 0, (int32_t)c->a.vocab - 1);
+}
+
+static void fill_ids(const ecase *c, int32_t *ids)
+{
+    const sinpe_embed_args *a = &c->a;
+    size_t n = a->n_seqs * a->seq_len;
+    int32_t lo = a->vocab_shard ? (int32_t)a->vocab_start : 0;
+    int has_pad = c->pads != PADS_NONE;
+    static const int32_t wild[] = {-1, -7, INT32_MIN, INT32_MAX};
+
+    for (size_t i = 0; i < a->ids_offset; i++)
+        ids[i] = ref_int(&rng, -1000, 1000); /* never read */
+    for (size_t r = 0; r < n; r++) {
+        int32_t id = pick_id(c, lo);
+        if (has_pad && a->vocab > 1)
+            while (id == a->pad_id)
+                id = pick_id(c, lo);
+        if (c->bad_mix && ref_int(&rng, 0, 3) == 0) {
+            int k = ref_int(&rng, 0, 5);
+            if (k < 4)
+                id = wild[k];
+            else if (k == 4)
+                id = lo + (int32_t)a->vocab + ref_int(&rng, 0, 3);
+            else
+                id = a->vocab_shard ? lo - 1 - ref_int(&rng, 0, lo > 0 ? lo - 1 : 0) : -3;
+        }
+        ids[a->ids_offset + r] = id;
+    }
+    if (!has_pad)
+        return;
+    for (size_t b = 0; b < a->n_seqs; b++) {
+        size_t npad = (size_t)ref_int(&rng, 0, (int32_t)a->seq_len - 1);
+        if (b == 0)
+            npad = a->seq_len > 1 ? 1 : 0;
+        for (size_t t = 0; t < a->seq_len; t++) {
+            int pad = c->pads == PADS_RIGHT  ? t >= a->seq_len - npad
+                      : c->pads == PADS_LEFT ? t < npad
+                                             : ref_int(&rng, 0, 3) == 0;
+            if (pad)
+                ids[a->ids_offset + b * a->seq_len + t] = a->pad_id;
+        }
+    }
+}
+
+static int32_t *random_ints(size_t n, int32_t lo, int32_t hi)
+{
+    int32_t *v = xcalloc(n, sizeof *v);
+    for (size_t i = 0; i < n; i++)
+        v[i] = ref_int(&rng, lo, hi);
+    return v;
+}
+
+static void embed_case(const ecase *c)
+{
+    sinpe_embed_args a = c->a;
+    const size_t dim = c->spec.dim, n = a.n_seqs * a.seq_len;
+    const size_t e_stride = a.weights_stride ? a.weights_stride : dim;
+    const size_t o_stride = a.out_stride ? a.out_stride : dim;
+    const size_t w_elems = a.weights_offset + (a.vocab - 1) * e_stride + dim;
+    const size_t o_elems = a.out_offset + (n - 1) * o_stride + dim;
+    const size_t o_bytes = o_elems * ref_dtype_size(a.out_dtype);
+    const size_t pos_elems = a.positions_offset + (a.positions_broadcast ? a.seq_len : n);
+    cl_command_queue q = c->on_context_queue ? sinpe_context_queue(ctx) : queue;
+    cl_event ev_gather = NULL, ev = NULL;
+    long bad_want, bad_unused;
+    char label[128];
+
+    snprintf(label, sizeof label, "%s dim %zu %s->%s", c->name, dim,
+             ref_dtype_name(a.weights_dtype), ref_dtype_name(a.out_dtype));
+    begin_case(label);
+
+    sinpe_table *tab = get_table(&c->spec, c->table_rows);
+    if (!tab)
+        return;
+
+    /* Host copies of every buffer, offsets included. */
+    int32_t *ids = xcalloc(a.ids_offset + n, sizeof *ids);
+    fill_ids(c, ids);
+    unsigned char *w = xcalloc(w_elems, ref_dtype_size(a.weights_dtype));
+    for (size_t i = 0; i < w_elems; i++)
+        ref_store_random(a.weights_dtype, w, i, &rng);
+    int32_t *pos = c->with_positions ? random_ints(pos_elems, c->pos_lo, c->pos_hi) : NULL;
+    int32_t *ss = c->with_seq_starts ? random_ints(a.seq_starts_offset + a.n_seqs, 0, 300)
+                                     : NULL;
+    int32_t *pc = c->with_pad_counts
+                      ? random_ints(a.pad_counts_offset + a.n_seqs, 0, (int32_t)a.seq_len)
+                      : NULL;
+    int32_t *bad = c->with_bad ? random_ints(a.bad_ids_offset + 1, 100, 200) : NULL;
+    if (bad)
+        bad[a.bad_ids_offset] = 0;
+    unsigned char *poison = xcalloc(o_elems, ref_dtype_size(a.out_dtype));
+    ref_poison(a.out_dtype, poison, o_elems);
+    unsigned char *fused = xcalloc(o_elems, ref_dtype_size(a.out_dtype));
+    unsigned char *gathered = xcalloc(o_elems, ref_dtype_size(a.out_dtype));
+    unsigned char *added = xcalloc(o_elems, ref_dtype_size(a.out_dtype));
+    int32_t *bad_got = xcalloc(a.bad_ids_offset + 1, sizeof *bad_got);
+    double *ref = xcalloc(n * dim, sizeof *ref);
+
+    a.ids = buffer_from(ids, (a.ids_offset + n) * sizeof *ids);
+    a.weights = buffer_from(w, w_elems * ref_dtype_size(a.weights_dtype));
+    a.positions = pos ? buffer_from(pos, pos_elems * sizeof *pos) : NULL;
+    a.seq_starts = ss ? buffer_from(ss, (a.seq_starts_offset + a.n_seqs) * sizeof *ss) : NULL;
+    a.pad_counts = pc ? buffer_from(pc, (a.pad_counts_offset + a.n_seqs) * sizeof *pc) : NULL;
+    a.bad_ids = bad ? buffer_from(bad, (a.bad_ids_offset + 1) * sizeof *bad) : NULL;
+    a.out = buffer_from(poison, o_bytes);
+    if (!a.ids || !a.weights || !a.out || (pos && !a.positions) || (ss && !a.seq_starts) ||
+        (pc && !a.pad_counts) || (bad && !a.bad_ids))
+        goto done;
+
+    ref_inputs in = {&c->spec, &a, ids, pos, ss, pc, w, NULL};
+
+    /* The fused kernel. */
+    if (!ok(sinpe_enqueue_embed(tab, q, &a, 0, NULL, &ev), "sinpe_enqueue_embed"))
+        goto done;
+    if (!cl_ok(clWaitForEvents(1, &ev), "clWaitForEvents(embed)"))
+        goto done;
+    clReleaseEvent(ev);
+    ev = NULL;
+    if (!read_back(a.out, o_bytes, fused))
+        goto done;
+    ref_embed(&in, REF_FUSED, ref, &bad_want);
+    compare_out("fused", a.out_dtype, fused, o_elems, a.out_offset, o_stride, n, dim, ref, &in);
+    if (bad) {
+        if (!read_back(a.bad_ids, (a.bad_ids_offset + 1) * sizeof *bad, bad_got))
+            goto done;
+        checks++;
+        if (bad_got[a.bad_ids_offset] != bad_want)
+            fail("fused: bad_ids counter %d, expected %ld", (int)bad_got[a.bad_ids_offset],
+                 bad_want);
+        if (memcmp(bad_got, bad, a.bad_ids_offset * sizeof *bad) != 0)
+            fail("fused: bad_ids was written before bad_ids_offset");
+        if (!write_to(a.bad_ids, (a.bad_ids_offset + 1) * sizeof *bad, bad))
+            goto done;
+    }
+
+    /* gather, then add_positions waiting on it. */
+    if (!write_to(a.out, o_bytes, poison))
+        goto done;
+    if (!ok(sinpe_enqueue_gather(tab, q, &a, 0, NULL, &ev_gather), "sinpe_enqueue_gather"))
+        goto done;
+    if (!cl_ok(clWaitForEvents(1, &ev_gather), "clWaitForEvents(gather)") ||
+        !read_back(a.out, o_bytes, gathered))
+        goto done;
+    ref_embed(&in, REF_GATHER, ref, &bad_want);
+    compare_out("gather", a.out_dtype, gathered, o_elems, a.out_offset, o_stride, n, dim, ref,
+                &in);
+
+    sinpe_embed_args add = a;
+    if (c->add_without_weights) {
+        add.weights = NULL;
+        add.vocab = 0;
+    }
+    if (!ok(sinpe_enqueue_add_positions(tab, q, &add, 1, &ev_gather, &ev),
+            "sinpe_enqueue_add_positions"))
+        goto done;
+    if (!cl_ok(clWaitForEvents(1, &ev), "clWaitForEvents(add)") ||
+        !read_back(a.out, o_bytes, added))
+        goto done;
+    in.prev = gathered;
+    ref_embed(&in, REF_ADD, ref, &bad_unused);
+    compare_out("add", a.out_dtype, added, o_elems, a.out_offset, o_stride, n, dim, ref, &in);
+    if (bad) {
+        if (!read_back(a.bad_ids, (a.bad_ids_offset + 1) * sizeof *bad, bad_got))
+            goto done;
+        checks++;
+        if (bad_got[a.bad_ids_offset] != bad_want)
+            fail("gather + add: bad_ids counter %d, expected %ld (add must not count)",
+                 (int)bad_got[a.bad_ids_offset], bad_want);
+    }
+    /* With float32 output the pair performs the fused kernel's operations. */
+    if (a.out_dtype == SINPE_F32) {
+        checks++;
+        if (memcmp(added, fused, o_bytes) != 0) {
+            size_t i = 0;
+            while (i + 4 <= o_bytes && memcmp(added + i, fused + i, 4) == 0)
+                i += 4;
+            fail("gather + add differs from fused at element %zu: %.9g vs %.9g", i / 4,
+                 ref_load(SINPE_F32, added, i / 4), ref_load(SINPE_F32, fused, i / 4));
+        }
+    }
+
+done:
+    if (ev)
+        clReleaseEvent(ev);
+    if (ev_gather)
+        clReleaseEvent(ev_gather);
+    release_mem(a.ids);
+    release_mem(a.weights);
+    release_mem(a.positions);
+    release_mem(a.seq_starts);
+    release_mem(a.pad_counts);
+    release_mem(a.bad_ids);
+    release_mem(a.out);
+    free(ids);
+    free(w);
+    free(pos);
+    free(ss);
+    free(pc);
+    free(bad);
+    free(poison);
+    free(fused);
+    free(gathered);
+    free(added);
+    free(bad_got);
+    free(ref);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Case list                                                                */
+/* ------------------------------------------------------------------------ */
+
+enum {
+    CFG_PLAIN, CFG_OFFSETS, CFG_POSITIONS, CFG_BROADCAST, CFG_SEQ_STARTS, CFG_STARTS_AND_POS,
+    CFG_FAIRSEQ_RIGHT, CFG_FAIRSEQ_LEFT, CFG_ZERO_OUTPUT, CFG_ZERO_EMBEDDING, CFG_SHARD_SKIP,
+    CFG_SHARD_PAD, CFG_FAR, CFG_NO_ROWS, CFG_GROUPS, CFG_COUNT
+};
+
+static const size_t case_dims[] = {1, 3, 7, 13, 16, 8, 2, 5};
+
+static void setup_case(int cfg, int pair, ecase *c)
+{
+    size_t dim = case_dims[(size_t)(cfg + pair) % (sizeof case_dims / sizeof case_dims[0])];
+    sinpe_layout layout = (sinpe_layout)((cfg + pair) % 3);
+    sinpe_odd_dim odd = (cfg + pair) % 2 ? SINPE_ODD_EXTRA_SIN : SINPE_ODD_ZERO_LAST;
+    static const double bases[] = {10000.0, 100.0, 5000.5};
+    static const double scales[] = {1.0, 0.5, 2.0};
+    sinpe_embed_args *a = &c->a;
+
+    if (dim % 2 == 0 && cfg % 4 == 3)
+        odd = SINPE_ODD_ERROR;
+    memset(c, 0, sizeof *c);
+    c->spec = make_spec(dim, layout, odd, (double)(pair % 2), bases[cfg % 3],
+                        scales[(cfg / 3) % 3]);
+    c->table_rows = 16;
+    sinpe_embed_args_init(a);
+    a->weights_dtype = (sinpe_dtype)(pair / 3);
+    a->out_dtype = (sinpe_dtype)(pair % 3);
+    a->n_seqs = 2;
+    a->seq_len = 5;
+    a->vocab = 11;
+    a->token_scale = pair % 2 ? 2.5f : 1.0f;
+    c->pos_lo = -40;
+    c->pos_hi = 3000;
+    c->add_without_weights = pair % 2;
+
+    switch (cfg) {
+    case CFG_PLAIN:
+        c->name = "plain";
+        break;
+    case CFG_OFFSETS:
+        c->name = "offsets";
+        a->n_seqs = 3;
+        a->seq_len = 3;
+        a->ids_offset = 3;
+        a->weights_offset = 5;
+        a->weights_stride = dim + 3;
+        a->out_offset = 7;
+        a->out_stride = dim + 2;
+        a->bad_ids_offset = 2;
+        a->start = 4;
+        c->with_bad = 1;
+        c->bad_mix = 1;
+        break;
+    case CFG_POSITIONS:
+        c->name = "positions";
+        a->n_seqs = 3;
+        a->seq_len = 4;
+        a->positions_offset = 4;
+        a->start = -3;
+        c->with_positions = 1;
+        break;
+    case CFG_BROADCAST:
+        c->name = "broadcast";
+        a->n_seqs = 10; /* more than one group of sequences */
+        a->seq_len = 3;
+        a->positions_offset = 1;
+        a->positions_broadcast = 1;
+        a->out_stride = dim + 1;
+        c->with_positions = 1;
+        c->pos_lo = 0;
+        c->pos_hi = 200;
+        break;
+    case CFG_SEQ_STARTS:
+        c->name = "seq_starts+pad_counts";
+        a->n_seqs = 4;
+        a->seq_len = 6;
+        a->seq_starts_offset = 2;
+        a->pad_counts_offset = 3;
+        a->start = 2;
+        c->with_seq_starts = 1;
+        c->with_pad_counts = 1;
+        break;
+    case CFG_STARTS_AND_POS:
+        c->name = "positions+seq_starts";
+        a->n_seqs = 3;
+        a->seq_len = 3;
+        a->seq_starts_offset = 1;
+        a->positions_offset = 2;
+        a->positions_broadcast = pair % 2;
+        c->with_positions = 1;
+        c->with_seq_starts = 1;
+        c->with_pad_counts = pair % 2 == 0;
+        break;
+    case CFG_FAIRSEQ_RIGHT:
+        c->name = "fairseq right-padded, zero_pe";
+        a->n_seqs = 3;
+        a->seq_len = 13; /* several segments of a small work-group */
+        a->position_rule = SINPE_POSITIONS_FAIRSEQ;
+        a->pad_policy = SINPE_PAD_ZERO_PE;
+        a->pad_id = 1;
+        c->pads = PADS_RIGHT;
+        break;
+    case CFG_FAIRSEQ_LEFT:
+        c->name = "fairseq left-padded";
+        a->n_seqs = 2;
+        a->seq_len = 9;
+        a->ids_offset = 2;
+        a->position_rule = SINPE_POSITIONS_FAIRSEQ;
+        a->pad_id = 2;
+        a->start = 5;
+        c->pads = PADS_LEFT;
+        break;
+    case CFG_ZERO_OUTPUT:
+        c->name = "pad zero_output";
+        a->pad_policy = SINPE_PAD_ZERO_OUTPUT;
+        a->pad_id = 3;
+        a->out_offset = 1;
+        c->pads = PADS_RANDOM;
+        break;
+    case CFG_ZERO_EMBEDDING:
+        c->name = "pad zero_embedding";
+        a->pad_policy = SINPE_PAD_ZERO_EMBEDDING;
+        a->pad_id = 0;
+        a->start = 1;
+        c->pads = PADS_RANDOM;
+        break;
+    case CFG_SHARD_SKIP:
+        c->name = "shard, skip_pe";
+        a->n_seqs = 2;
+        a->seq_len = 7;
+        a->vocab = 7;
+        a->vocab_shard = 1;
+        a->vocab_start = 20;
+        a->skip_pe = 1;
+        a->bad_ids_offset = 1;
+        c->with_bad = 1;
+        c->bad_mix = 1;
+        break;
+    case CFG_SHARD_PAD:
+        c->name = "shard, pad zero_pe";
+        a->vocab = 6;
+        a->vocab_shard = 1;
+        a->vocab_start = 9;
+        a->pad_policy = SINPE_PAD_ZERO_PE;
+        a->pad_id = 11;
+        c->with_bad = 1;
+        c->bad_mix = 1;
+        c->pads = PADS_RANDOM;
+        break;
+    case CFG_FAR:
+        c->name = "far positions";
+        a->n_seqs = 1;
+        a->seq_len = 6;
+        a->start = pair % 2 ? -5000 : 16000000;
+        break;
+    case CFG_NO_ROWS:
+        c->name = "table without rows";
+        c->table_rows = 0;
+        c->spec.angle_scale = 0.75; /* a spec no other case shares */
+        a->n_seqs = 2;
+        a->seq_len = 3;
+        c->with_positions = 1;
+        c->pos_lo = -100;
+        c->pos_hi = 100;
+        break;
+    case CFG_GROUPS:
+        c->name = "sequence groups";
+        a->n_seqs = 9;
+        a->seq_len = 1;
+        a->start = 7;
+        c->on_context_queue = 1;
+        break;
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Timesteps and the host-memory call                                       */
+/* ------------------------------------------------------------------------ */
+
+static void timesteps_case(const sinpe_spec *spec, size_t count, size_t ts_off, size_t out_off,
+                           size_t out_stride, sinpe_dtype ot)
+{
+    const size_t dim = spec->dim, stride = out_stride ? out_stride : dim;
+    const size_t o_elems = out_off + (count - 1) * stride + dim;
+    const size_t o_bytes = o_elems * ref_dtype_size(ot);
+    char label[96];
+    cl_event ev = NULL;
+
+    snprintf(label, sizeof label, "timesteps dim %zu ->%s", dim, ref_dtype_name(ot));
+    begin_case(label);
+    sinpe_table *tab = get_table(spec, 4);
+    if (!tab)
+        return;
+    float *ts = xcalloc(ts_off + count, sizeof *ts);
+    for (size_t i = 0; i < ts_off + count; i++)
+        ts[i] = (float)(1020.0 * ref_unit(&rng) - 20.0);
+    ts[ts_off] = 0.0f;
+    if (count > 1)
+        ts[ts_off + 1] = 999.5f;
+    unsigned char *out = xcalloc(o_elems, ref_dtype_size(ot));
+    ref_poison(ot, out, o_elems);
+    double *ref = xcalloc(count * dim, sizeof *ref);
+    cl_mem ts_mem = buffer_from(ts, (ts_off + count) * sizeof *ts);
+    cl_mem out_mem = buffer_from(out, o_bytes);
+    if (ts_mem && out_mem &&
+        ok(sinpe_enqueue_timesteps(tab, queue, ts_mem, ts_off, count, out_mem, out_off,
+                                   out_stride, ot, 0, NULL, &ev),
+           "sinpe_enqueue_timesteps") &&
+        cl_ok(clWaitForEvents(1, &ev), "clWaitForEvents(timesteps)") &&
+        read_back(out_mem, o_bytes, out)) {
+        ref_timesteps(spec, ts + ts_off, count, ref);
+        compare_out("timesteps", ot, out, o_elems, out_off, stride, count, dim, ref, NULL);
+    }
+    if (ev)
+        clReleaseEvent(ev);
+    release_mem(ts_mem);
+    release_mem(out_mem);
+    free(ts);
+    free(out);
+    free(ref);
+}
+
+static void host_case(const sinpe_spec *spec, int with_positions)
+{
+    const size_t n_seqs = 2, seq_len = 3, vocab = 5, dim = spec->dim, n = n_seqs * seq_len;
+    int32_t ids[6], positions[6];
+    float weights[5 * 16], out[6 * 16];
+    double ref[6 * 16];
+    long bad;
+    sinpe_embed_args a;
+
+    begin_case(with_positions ? "embed_host with positions" : "embed_host");
+    if (dim > 16)
+        return;
+    sinpe_table *tab = get_table(spec, 8);
+    if (!tab)
+        return;
+    for (size_t r = 0; r < n; r++) {
+        ids[r] = ref_int(&rng, 0, (int32_t)vocab - 1);
+        positions[r] = ref_int(&rng, -10, 500);
+    }
+    for (size_t i = 0; i < vocab * dim; i++)
+        ref_store_random(SINPE_F32, weights, i, &rng);
+    if (!ok(sinpe_embed_host(tab, ids, n_seqs, seq_len, weights, vocab, 3.0f, 2,
+                             with_positions ? positions : NULL, out),
+            "sinpe_embed_host"))
+        return;
+    sinpe_embed_args_init(&a);
+    a.n_seqs = n_seqs;
+    a.seq_len = seq_len;
+    a.vocab = vocab;
+    a.token_scale = 3.0f;
+    a.start = 2;
+    /* ref_position only asks whether positions were given. */
+    a.positions = with_positions ? (cl_mem)ids : NULL;
+    ref_inputs in = {spec, &a, ids, positions, NULL, NULL, weights, NULL};
+    ref_embed(&in, REF_FUSED, ref, &bad);
+    compare_out("embed_host", SINPE_F32, out, n * dim, 0, dim, n, dim, ref, &in);
+}
+
+/* ------------------------------------------------------------------------ */
+
+static void run_all(int quick)
+{
+    static const size_t table_dims[] = {1, 2, 3, 7, 13, 16};
+    for (size_t i = 0; i < sizeof table_dims / sizeof table_dims[0]; i++) {
+        size_t d = table_dims[i];
+        sinpe_spec s = make_spec(d, (sinpe_layout)(i % 3),
+                                 i % 2 ? SINPE_ODD_EXTRA_SIN : SINPE_ODD_ZERO_LAST,
+                                 (double)(i % 2), i == 4 ? 100.0 : 10000.0,
+                                 i == 5 ? 0.25 : 1.0);
+        table_case(&s, quick ? 5 : 70);
+        if (quick && i >= 2)
+            break;
+    }
+
+    for (int ot = 0; ot < 3; ot++) {
+        sinpe_spec s = make_spec(ot == 0 ? 13 : 6, (sinpe_layout)ot, SINPE_ODD_EXTRA_SIN, 1.0,
+                                 10000.0, 1.0);
+        static const cl_int starts[] = {-37, 0, 1000};
+        table_rows_case(&s, starts[ot], ot == 0 ? 70 : 9, (size_t)ot, s.dim + (size_t)ot,
+                        (sinpe_dtype)ot);
+        if (quick)
+            break;
+    }
+    {
+        sinpe_spec s = make_spec(7, SINPE_LAYOUT_INTERLEAVED, SINPE_ODD_ZERO_LAST, 0.0, 10000.0,
+                                 1.0);
+        table_rows_case(&s, 16777000, 5, 0, 0, SINPE_F32); /* near 2^24 */
+    }
+
+    for (int cfg = 0; cfg < CFG_COUNT; cfg++) {
+        for (int pair = 0; pair < 9; pair++) {
+            ecase c;
+            /* Every pair for the first two configurations, three for the others. */
+            if (cfg > CFG_OFFSETS && pair % 3 != cfg % 3)
+                continue;
+            if (quick && pair != 0 && pair != 4)
+                continue;
+            setup_case(cfg, pair, &c);
+            embed_case(&c);
+        }
+    }
+
+    sinpe_spec ts_spec;
+    sinpe_spec_preset(&ts_spec, SINPE_PRESET_DIFFUSERS, 7);
+    for (int ot = 0; ot < 3; ot++) {
+        timesteps_case(&ts_spec, 5, (size_t)ot, (size_t)(2 * ot), ts_spec.dim + (size_t)ot,
+                       (sinpe_dtype)ot);
+        if (quick)
+            break;
+    }
+    sinpe_spec_preset(&ts_spec, SINPE_PRESET_GGML_TIMESTEP, 12);
+    ts_spec.angle_scale = 0.5;
+    timesteps_case(&ts_spec, 3, 1, 0, 0, SINPE_F32);
+    sinpe_spec_preset(&ts_spec, SINPE_PRESET_DIFFUSERS_FLIP, 13);
+    timesteps_case(&ts_spec, 4, 0, 3, 15, SINPE_F32);
+
+    sinpe_spec hs = make_spec(7, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ZERO_LAST, 1.0, 10000.0,
+                              1.0);
+    host_case(&hs, 0);
+    host_case(&hs, 1);
+}
+
+static void release_all(void)
+{
+    for (int i = 0; i < n_tables; i++)
+        sinpe_table_release(tables[i]);
+    n_tables = 0;
+    if (queue)
+        clReleaseCommandQueue(queue);
+    queue = NULL;
+    sinpe_context_release(ctx);
+    ctx = NULL;
+}
+
+static int open_context(sinpe_math math)
+{
+    sinpe_context_options opt;
+    cl_int err;
+    char name[256] = "";
+    sinpe_context_options_init(&opt);
+    opt.math = math;
+    sinpe_status st = sinpe_context_create(&opt, &ctx);
+    if (st == SINPE_UNSUPPORTED && math == SINPE_MATH_FP64) {
+        printf("grind: the device has no fp64; the fp64 path is not checked\n");
+        return 0;
+    }
+    case_name = "context";
+    if (!ok(st, "sinpe_context_create"))
+        return 0;
+    clGetDeviceInfo(sinpe_context_device(ctx), CL_DEVICE_NAME, sizeof name - 1, name, NULL);
+    queue = clCreateCommandQueue(sinpe_context_cl_context(ctx), sinpe_context_device(ctx), 0,
+                                 &err);
+    if (!cl_ok(err, "clCreateCommandQueue")) {
+        sinpe_context_release(ctx);
+        ctx = NULL;
+        return 0;
+    }
+    printf("grind: device \"%s\", math %s\n", name,
+           sinpe_context_math(ctx) == SINPE_MATH_FP64 ? "fp64" : "float");
+    fflush(stdout);
+    return 1;
+}
+
+int main(void)
+{
+    const char *seed = getenv("GRIND_SEED");
+    if (seed && *seed)
+        rng = strtoull(seed, NULL, 0);
+    verbose = getenv("GRIND_VERBOSE") && atoi(getenv("GRIND_VERBOSE")) > 0;
+    printf("grind: seed %llu\n", (unsigned long long)rng);
+
+    if (!open_context(SINPE_MATH_AUTO)) {
+        printf("grind: no context, nothing checked\n");
+        return 1;
+    }
+    run_all(0);
+    release_all();
+
+    if (open_context(SINPE_MATH_FP64)) {
+        run_all(1);
+        release_all();
+    }
+
+    printf("grind: %ld checks, %ld failures\n", checks, failures);
+    return failures == 0 ? 0 : 1;
+}

@@ -1,0 +1,286 @@
+/* ref.c -- the float64 host reference; see ref.h. */
+#include "ref.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---- random numbers ------------------------------------------------------ */
+
+uint64_t ref_next(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+double ref_unit(uint64_t *state)
+{
+    return (double)(ref_next(state) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+int32_t ref_int(uint64_t *state, int32_t lo, int32_t hi)
+{
+    if (hi <= lo)
+        return lo;
+    uint64_t span = (uint64_t)((int64_t)hi - (int64_t)lo) + 1u;
+    return (int32_t)((int64_t)lo + (int64_t)(ref_next(state) % span));
+}
+
+/* ---- the encoding -------------------------------------------------------- */
+
+void ref_pe_row(const sinpe_spec *s, double pos, double *row)
+{
+    size_t d = s->dim, half = d / 2;
+    int extra = (d % 2 == 1) && s->odd_dim == SINPE_ODD_EXTRA_SIN;
+    size_t n_sin = half + (extra ? 1 : 0), n_cos = half;
+    double denom = (extra ? (double)d / 2.0 : (double)half) - s->shift;
+
+    for (size_t c = 0; c < d; c++) {
+        size_t k = 0;
+        int kind = 0; /* 0: the zero column, 1: sin, 2: cos */
+        if (s->layout == SINPE_LAYOUT_INTERLEAVED) {
+            k = c / 2;
+            if (c % 2 == 0)
+                kind = k < n_sin ? 1 : 0;
+            else
+                kind = k < n_cos ? 2 : 0;
+        } else if (s->layout == SINPE_LAYOUT_SPLIT_SIN_COS) {
+            if (c < n_sin) {
+                kind = 1;
+                k = c;
+            } else if (c < n_sin + n_cos) {
+                kind = 2;
+                k = c - n_sin;
+            }
+        } else {
+            if (c < n_cos) {
+                kind = 2;
+                k = c;
+            } else if (c < n_sin + n_cos) {
+                kind = 1;
+                k = c - n_cos;
+            }
+        }
+        if (kind == 0) {
+            row[c] = 0.0;
+            continue;
+        }
+        double w = s->angle_scale * (k == 0 ? 1.0 : pow(s->base, -(double)k / denom));
+        row[c] = kind == 1 ? sin(pos * w) : cos(pos * w);
+    }
+}
+
+/* ---- storage types ------------------------------------------------------- */
+
+size_t ref_dtype_size(sinpe_dtype t) { return t == SINPE_F32 ? 4 : 2; }
+
+const char *ref_dtype_name(sinpe_dtype t)
+{
+    return t == SINPE_F32 ? "f32" : t == SINPE_F16 ? "f16" : t == SINPE_BF16 ? "bf16" : "?";
+}
+
+static double f16_value(uint16_t h)
+{
+    int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+    double v;
+    if (e == 0)
+        v = ldexp((double)m, -24);
+    else if (e == 31)
+        v = m ? NAN : INFINITY;
+    else
+        v = ldexp((double)(m + 1024), e - 25);
+    return (h & 0x8000) ? -v : v;
+}
+
+static double bf16_value(uint16_t h)
+{
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return (double)f;
+}
+
+double ref_load(sinpe_dtype t, const void *base, size_t i)
+{
+    if (t == SINPE_F32) {
+        float f;
+        memcpy(&f, (const unsigned char *)base + 4 * i, 4);
+        return (double)f;
+    }
+    uint16_t h;
+    memcpy(&h, (const unsigned char *)base + 2 * i, 2);
+    return t == SINPE_F16 ? f16_value(h) : bf16_value(h);
+}
+
+double ref_store_random(sinpe_dtype t, void *base, size_t i, uint64_t *rng)
+{
+    uint64_t r = ref_next(rng);
+    int zero = (r & 31) == 0;
+    if (t == SINPE_F32) {
+        float f = zero ? 0.0f : (float)(4.0 * ref_unit(rng) - 2.0);
+        memcpy((unsigned char *)base + 4 * i, &f, 4);
+        return (double)f;
+    }
+    uint16_t sign = (uint16_t)((r >> 5) & 1) << 15, h;
+    if (t == SINPE_F16) {
+        /* exponent field 9..16 is 2^-6 .. 2; field 0 a subnormal */
+        uint16_t e = ((r >> 6) & 15) == 0 ? 0 : (uint16_t)(9 + ((r >> 10) & 7));
+        h = (uint16_t)(sign | (uint16_t)(e << 10) | (uint16_t)((r >> 16) & 0x3ff));
+    } else {
+        uint16_t e = (uint16_t)(121 + ((r >> 10) & 7));
+        h = (uint16_t)(sign | (uint16_t)(e << 7) | (uint16_t)((r >> 16) & 0x7f));
+    }
+    if (zero)
+        h = 0;
+    memcpy((unsigned char *)base + 2 * i, &h, 2);
+    return ref_load(t, base, i);
+}
+
+#define POISON_F32 0x7FC5A5A5u
+#define POISON_F16 0x7E5Au /* a quiet float16 NaN */
+#define POISON_BF16 0x7FC5u
+
+void ref_poison(sinpe_dtype t, void *base, size_t n)
+{
+    unsigned char *p = base;
+    for (size_t i = 0; i < n; i++) {
+        if (t == SINPE_F32) {
+            uint32_t u = POISON_F32;
+            memcpy(p + 4 * i, &u, 4);
+        } else {
+            uint16_t h = t == SINPE_F16 ? POISON_F16 : POISON_BF16;
+            memcpy(p + 2 * i, &h, 2);
+        }
+    }
+}
+
+int ref_is_poison(sinpe_dtype t, const void *base, size_t i)
+{
+    const unsigned char *p = base;
+    if (t == SINPE_F32) {
+        uint32_t u;
+        memcpy(&u, p + 4 * i, 4);
+        return u == POISON_F32;
+    }
+    uint16_t h;
+    memcpy(&h, p + 2 * i, 2);
+    return h == (t == SINPE_F16 ? POISON_F16 : POISON_BF16);
+}
+
+/* Half the spacing of type t's values around magnitude x. */
+static double half_ulp(sinpe_dtype t, double x)
+{
+    int e;
+    if (t == SINPE_F32)
+        return 0.0;
+    if (t == SINPE_F16 && x < 0x1p-14)
+        return 0x1p-25;
+    if (t == SINPE_BF16 && x < 0x1p-126)
+        return 0x1p-134;
+    frexp(x, &e); /* x = f 2^e, f in [0.5, 1): the binade is 2^(e-1) */
+    return ldexp(1.0, e - 1 - (t == SINPE_F16 ? 10 : 7) - 1);
+}
+
+int ref_close(sinpe_dtype t, double got, double ref)
+{
+    if (isnan(got) || isnan(ref))
+        return 0;
+    if (isinf(got) || isinf(ref))
+        return got == ref;
+    double mag = fabs(got) > fabs(ref) ? fabs(got) : fabs(ref);
+    double tol = 1e-6 * (1.0 + fabs(ref)) + half_ulp(t, mag);
+    return fabs(got - ref) <= tol;
+}
+
+/* ---- the embedding ------------------------------------------------------- */
+
+int32_t ref_position(const ref_inputs *in, size_t b, size_t t)
+{
+    const sinpe_embed_args *a = in->args;
+    size_t r = b * a->seq_len + t;
+    uint32_t p;
+
+    if (a->position_rule == SINPE_POSITIONS_FAIRSEQ) {
+        /* make_positions: pad tokens get pad_id, the others start + pad_id
+         * + their rank among the sequence's non-pad tokens (from 1). */
+        const int32_t *ids = in->ids + a->ids_offset + b * a->seq_len;
+        if (ids[t] == a->pad_id) {
+            p = (uint32_t)a->pad_id;
+        } else {
+            uint32_t rank = 0;
+            for (size_t u = 0; u <= t; u++)
+                rank += ids[u] != a->pad_id;
+            p = (uint32_t)a->start + (uint32_t)a->pad_id + rank;
+        }
+    } else {
+        p = (uint32_t)a->start;
+        if (a->positions)
+            p += (uint32_t)in->positions[a->positions_offset + (a->positions_broadcast ? t : r)];
+        else
+            p += (uint32_t)t;
+    }
+    if (a->seq_starts)
+        p += (uint32_t)in->seq_starts[a->seq_starts_offset + b];
+    if (a->pad_counts)
+        p -= (uint32_t)in->pad_counts[a->pad_counts_offset + b];
+    return (int32_t)p;
+}
+
+void ref_embed(const ref_inputs *in, int mode, double *ref, long *bad)
+{
+    const sinpe_embed_args *a = in->args;
+    size_t dim = in->spec->dim, n = a->n_seqs * a->seq_len;
+    size_t e_stride = a->weights_stride ? a->weights_stride : dim;
+    size_t o_stride = a->out_stride ? a->out_stride : dim;
+    double pe[REF_MAX_DIM];
+    double *row = dim <= REF_MAX_DIM ? pe : NULL;
+    int need_ids = mode != REF_ADD || a->pad_policy != SINPE_PAD_NONE ||
+                   a->position_rule == SINPE_POSITIONS_FAIRSEQ;
+
+    *bad = 0;
+    if (!row)
+        return; /* see REF_MAX_DIM */
+    for (size_t r = 0; r < n; r++) {
+        size_t b = r / a->seq_len, t = r % a->seq_len;
+        int64_t id = need_ids ? in->ids[a->ids_offset + r] : 0;
+        /* add_positions with vocab 0 takes any vocab_start: keep id - lo in range. */
+        int64_t lo = !a->vocab_shard ? 0
+                     : a->vocab_start > (size_t)INT32_MAX ? (int64_t)INT32_MAX + 1
+                                                         : (int64_t)a->vocab_start;
+        int64_t rel = id - lo;
+        int in_vocab = id >= 0 && rel >= 0 && rel < (int64_t)a->vocab;
+        int is_pad = need_ids && a->pad_policy != SINPE_PAD_NONE && id == a->pad_id;
+        int use_emb = mode != REF_ADD && in_vocab &&
+                      !(is_pad && a->pad_policy == SINPE_PAD_ZERO_EMBEDDING);
+        int use_pe = mode != REF_GATHER && !a->skip_pe &&
+                     !(is_pad && a->pad_policy == SINPE_PAD_ZERO_PE);
+        int zero = is_pad && a->pad_policy == SINPE_PAD_ZERO_OUTPUT;
+
+        /* Out-of-range ids count as bad; for a shard only negative ones. */
+        if (mode != REF_ADD && (id < 0 || (!in_vocab && !a->vocab_shard)))
+            (*bad)++;
+        if (use_pe)
+            ref_pe_row(in->spec, (double)ref_position(in, b, t), row);
+        for (size_t c = 0; c < dim; c++) {
+            double v;
+            if (mode == REF_ADD)
+                v = ref_load(a->out_dtype, in->prev, a->out_offset + r * o_stride + c);
+            else if (use_emb)
+                v = (double)a->token_scale *
+                    ref_load(a->weights_dtype, in->weights,
+                             a->weights_offset + (size_t)rel * e_stride + c);
+            else
+                v = 0.0;
+            if (use_pe)
+                v += row[c];
+            ref[r * dim + c] = zero ? 0.0 : v;
+        }
+    }
+}
+
+void ref_timesteps(const sinpe_spec *spec, const float *ts, size_t count, double *ref)
+{
+    for (size_t i = 0; i < count; i++)
+        ref_pe_row(spec, (double)ts[i], ref + i * spec->dim);
+}
