@@ -10,11 +10,11 @@
  * A zero column has every field 0 and yields +0 exactly.
  *
  * PE(p) for column c is defined as one angle addition,
- *     p = 32 P + j,   PE(p) = Im( anchor(32 P) * step(j) ),
+ *     p = R P + j,   PE(p) = Im( anchor(R P) * step(j) ),   R = SINPE_STEP_ROWS,
  * where anchor(x) = exp(i (x w + phase)) is evaluated on the device in
- * double-float and step(j) = exp(i j w) (j < 32) is made on the host in
+ * double-float and step(j) = exp(i j w) (j < R) is made on the host in
  * double precision (src/spec.c).  Table generation therefore evaluates one
- * anchor per 32 rows and then spends a few flops per element, and a
+ * anchor per R rows and then spends a few flops per element, and a
  * position computed on the fly (past the table's rows) goes through exactly
  * the same operations, so it has the same bits as the table row would.
  *
@@ -133,7 +133,8 @@ inline float4 sinpe_anchor_quarters(float s, float e, int quadrant)
              + rh2 * 2.0876756987868099e-9f)));
     float2 cs = sinpe_fast_two_sum(ch, cl + (rh2 * rh2 * pc - 0.5f * sl - rh * rl));
 
-    return sinpe_rotate((float4)(sn, cs), quadrant);
+    /* Built from scalars: oclgrind 21.10 mishandles vectors built from vectors. */
+    return sinpe_rotate((float4)(sn.x, sn.y, cs.x, cs.y), quadrant);
 }
 
 /* The anchor at an integer x (a multiple of SINPE_STEP_ROWS in practice). */

@@ -1,6 +1,7 @@
 /*
  * rows.c -- generating rows of the encoding on the device: two passes, the
- * anchors of the 64-row blocks the rows touch, then one work-item per element.
+ * anchors of the SINPE_STEP_ROWS-row blocks the rows touch, then one work-item
+ * per element.
  * Table growth and sinpe_enqueue_table_rows() both come here.
  */
 #include "sinpe_internal.h"

@@ -7,7 +7,7 @@
 #include <math.h>
 #include <string.h>
 
-/* dim limit: keeps the coefficient buffer (544 bytes a column) small. */
+/* dim limit: keeps the coefficient buffer ((8 + 4 * 128) floats a column) modest. */
 #define SINPE_MAX_DIM 65536u
 
 void sinpe_spec_init(sinpe_spec *spec, size_t dim)
@@ -130,12 +130,17 @@ void sinpe__spec_coefficients(const sinpe_spec *s, float *coef)
         }
         for (size_t f = 0; f < 8; f++)
             coef[f * dim + c] = d[f];
-        /* step(j) = exp(i j w), the fine half of the angle addition, in
-         * double (its 1e-16 error is far below the float result's). */
+        /* step(j) = exp(i j w), the fine half of the angle addition, by a
+         * rotation recurrence in long double: two libm calls a column, and
+         * an error near j 2^-64, far below the float result's. */
+        long double s1 = sinl((long double)w), c1 = cosl((long double)w), sj = 0, cj = 1;
         for (size_t j = 0; j < SINPE_STEP_ROWS; j++) {
             float *st = coef + (8 + j) * dim + c;
-            split2(sin((double)j * w), st, steps);
-            split2(cos((double)j * w), st + 2 * steps, steps);
+            long double next_s = sj * c1 + cj * s1;
+            split2((double)sj, st, steps);
+            split2((double)cj, st + 2 * steps, steps);
+            cj = cj * c1 - sj * s1;
+            sj = next_s;
         }
     }
 }

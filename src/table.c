@@ -179,12 +179,12 @@ sinpe_status sinpe_table_reserve(sinpe_table *table, size_t rows)
     pthread_mutex_lock(&table->grow);
     sinpe__table_snapshot(table, &old, &have);
     if (rows > have) {
-        /* Grow by half again at least, in whole blocks of 64 rows, to amortise;
-         * new rows then always start on an anchor (a multiple of 32). */
+        /* Grow by half again at least, in whole anchor blocks, to amortise;
+         * new rows then always start on an anchor. */
         want = have + have / 2;
         if (want < rows)
             want = rows;
-        want = (want + 63) / 64 * 64;
+        want = (want + SINPE_STEP_ROWS - 1) / SINPE_STEP_ROWS * SINPE_STEP_ROWS;
         if (want > limit)
             want = limit;
         st = table_build(table, old, have, want, &mem);
