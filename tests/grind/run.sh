@@ -1,16 +1,16 @@
 #!/bin/sh
 # run.sh GRIND_BINARY LOG_DIR
 #
-# Runs the grind program five times and fails when any run fails:
+# Runs the grind program seven times and fails when any run fails:
 #
 #   1. under oclgrind (the simulator is the only platform: the oclgrind
-#      command preloads its runtime in place of the ICD loader), with
-#      --check-api --data-races and, where the simulator can handle the
-#      kernels, --uninitialized.  oclgrind exits 0 whatever it finds, so its
-#      report goes to LOG_DIR/oclgrind.log (oclgrind-vec4.log for the second
-#      run) and a non-empty log is a failure.  Twice: with SINPE_VEC=1 and
-#      SINPE_VEC=4, the two shapes of the embedding kernels (one column or
-#      four per work-item), whatever the default on the device;
+#      command preloads its runtime in place of the ICD loader), four times:
+#      each shape of the embedding kernels (SINPE_VEC=1 and 4) optimised with
+#      --check-api --data-races, and unoptimised with --uninitialized added
+#      (see below).  oclgrind exits 0 whatever it finds, so its reports go to
+#      LOG_DIR/oclgrind-*.log and a non-empty log is a failure.  (The
+#      --uninitialized plugin follows private and local values; a buffer
+#      left unwritten by an earlier kernel is caught by the value checks.)
 #   2. under pocl with POCL_MAX_WORK_GROUP_SIZE=8, so that every launch is
 #      split into many small work-groups with partial ones at the edges,
 #      again with both shapes;
@@ -22,11 +22,12 @@
 # the cache key does not cover OCLGRIND_BUILD_OPTIONS or oclgrind's plugins.
 #
 # --uninitialized and oclgrind 21.10 (Debian 12): the plugin of that release
-# stops with "Unsupported instruction: freeze" on optimised kernels (LLVM's
-# div/rem pairing emits freeze; support came after 21.10, upstream commit
-# ee3a739), and with -cl-opt-disable it crashes on a float4 built from two
-# float2 values.  On 21.10 the flag is therefore left out, with a note;
-# GRIND_UNINITIALIZED=1 forces it, GRIND_UNINITIALIZED=0 drops it.
+# stops on LLVM's freeze instruction in optimised kernels (support came after
+# 21.10, upstream commit ee3a739).  Kernels built with -cl-opt-disable have
+# none, so each width runs twice: optimised with --check-api --data-races,
+# and unoptimised (OCLGRIND_BUILD_OPTIONS=-cl-opt-disable) with
+# --uninitialized added.  Newer releases get --uninitialized on the
+# optimised runs too.  GRIND_UNINITIALIZED=0 drops the unoptimised runs.
 set -u
 
 bin=$1
@@ -48,28 +49,21 @@ step() {
 # --- 1. oclgrind ------------------------------------------------------------
 version=$(oclgrind --version 2>/dev/null | awk '/^Oclgrind/ { print $2; exit }')
 flags="--check-api --data-races"
-uninit=${GRIND_UNINITIALIZED:-auto}
-if [ "$uninit" = auto ]; then
-    case $version in
-        "" | 1[0-9].* | 2[01].*) uninit=0 ;;
-        *) uninit=1 ;;
-    esac
-fi
-if [ "$uninit" = 1 ]; then
-    flags="$flags --uninitialized"
-else
-    echo "note: oclgrind ${version:-of unknown version} runs without --uninitialized" \
-        "(its plugin cannot handle LLVM's freeze instruction; see tests/grind/run.sh)"
-fi
+case $version in
+    "" | 1[0-9].* | 2[01].*) ;;
+    *) flags="$flags --uninitialized" ;;
+esac
 
-for vec in 1 4; do
-    log=$logdir/oclgrind.log
-    [ "$vec" = 1 ] || log=$logdir/oclgrind-vec$vec.log
+# grind_oclgrind LOG BUILD_OPTIONS FLAGS...: one run; a failure or a
+# non-empty log fails the target.
+grind_oclgrind() {
+    log=$1
+    options=$2
+    shift 2
     rm -f "$log"
-    # $flags must split into words.
-    # shellcheck disable=SC2086
-    if ! step env -u SINPE_DEVICE SINPE_VEC=$vec oclgrind $flags --log "$log" "$bin"; then
-        echo "FAIL: the grind program failed under oclgrind (SINPE_VEC=$vec)"
+    if ! step env -u SINPE_DEVICE OCLGRIND_BUILD_OPTIONS="$options" \
+        oclgrind "$@" --log "$log" "$bin"; then
+        echo "FAIL: the grind program failed under oclgrind ($*, options '$options')"
         status=1
     fi
     # oclgrind writes its log only when it has something to say.
@@ -78,7 +72,19 @@ for vec in 1 4; do
         head -n 60 "$log"
         status=1
     fi
+}
+
+for vec in 1 4; do
+    export SINPE_VEC=$vec
+    # $flags must split into words.
+    # shellcheck disable=SC2086
+    grind_oclgrind "$logdir/oclgrind-vec$vec.log" "" $flags
+    if [ "${GRIND_UNINITIALIZED:-1}" != 0 ]; then
+        grind_oclgrind "$logdir/oclgrind-vec$vec-uninit.log" -cl-opt-disable \
+            --check-api --data-races --uninitialized
+    fi
 done
+unset SINPE_VEC
 
 # --- 2. and 3. pocl ---------------------------------------------------------
 pocl="Portable Computing Language"
