@@ -539,7 +539,12 @@ SINPE_API sinpe_status sinpe_embed_args_preset(sinpe_embed_args *args, sinpe_pre
  * The fused call: out[r, :] = token_scale * E[id_r, :] + PE(pos_r), one
  * kernel, one pass over memory.  Enqueued on the caller's queue (which must
  * belong to the table's context and device) after the events in the wait
- * list; *event, when event is not NULL, receives the kernel's event.
+ * list; *event, when event is not NULL, receives the event of the last
+ * command, which completes after all of the call's work.  Small pre-passes
+ * run first, chained by events (so out-of-order queues are fine), only when
+ * asked for: counting bad ids (bad_ids given) and the FAIRSEQ positions.
+ * Implicit positions inside the table without a padding policy take a
+ * leaner kernel than the other position sources (see README).
  * Non-blocking.  Validation errors (nothing is enqueued):
  *   SINPE_NULL_ARGUMENT   table, queue, args or a required buffer is NULL;
  *   SINPE_INVALID_SHAPE   n_seqs, seq_len or vocab is 0, a stride < dim,

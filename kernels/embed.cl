@@ -8,12 +8,18 @@
  * work-group size, hence the guard.
  *
  * The body is branch-free on purpose (clamped indices, selects): CPU
- * runtimes vectorise across work-items only then.  Two variants of each
- * kernel exist: "_fast" reads every position from the table and knows no
- * padding policy (the host uses it when it can prove positions start + t
- * lie in the table and no policy is set; positions are clamped anyway, so
- * no read leaves the table), the general one takes every position source
- * and padding policy and computes positions outside the table on the fly.
+ * runtimes vectorise across work-items only then, and not at all around a
+ * function call.  Each kernel therefore comes in parts:
+ *   "_fast"  every position from the table, no padding policy: the host
+ *            uses it when it can prove positions start + t lie in the table
+ *            and no policy is set (positions are clamped anyway, so no read
+ *            leaves the table);
+ *   (plain)  every position source and policy; writes only the elements
+ *            whose position lies in the table;
+ *   "_otf"   the same, writing only the elements whose position lies
+ *            outside it, computed on the fly.
+ * The host enqueues plain then _otf: every element is written once, by the
+ * same operations whichever part writes it.
  *
  * gather followed by add performs exactly the fused kernel's operations
  * (FP_CONTRACT is off, see pe_math.cl):
@@ -62,29 +68,29 @@ inline int sinpe_position(const sinpe_embed_params *a, global const int *restric
     return (int)p;
 }
 
-/* PE of column c at position p: the table row, else (general kernels) on the fly. */
-inline float sinpe_pe_at(const int fast, int p, int c, global const float *restrict tab,
+#define SINPE_PART_FAST 0
+#define SINPE_PART_TABLE 1
+#define SINPE_PART_OTF 2
+
+/* PE of column c at position p: on the fly in the _otf part, else the (clamped) table row. */
+inline float sinpe_pe_at(const int part, int p, int c, global const float *restrict tab,
                          int tab_rows, uint dim, global const float *restrict coef)
 {
-    bool in = p >= 0 && p < tab_rows;
-    int q = clamp(p, 0, max(tab_rows - 1, 0));
-    if (fast || in)
-        return tab[(size_t)q * dim + c];
-    return sinpe_pe(p, c, dim, coef);
+    if (part == SINPE_PART_OTF)
+        return sinpe_pe(p, c, dim, coef);
+    return tab[(size_t)clamp(p, 0, max(tab_rows - 1, 0)) * dim + c];
 }
 
-inline float4 sinpe_pe_at4(const int fast, int p, int c, global const float *restrict tab,
+inline float4 sinpe_pe_at4(const int part, int p, int c, global const float *restrict tab,
                            int tab_rows, uint dim, global const float *restrict coef)
 {
-    bool in = p >= 0 && p < tab_rows;
-    int q = clamp(p, 0, max(tab_rows - 1, 0));
-    if (fast || in)
-        return vload4(0, tab + (size_t)q * dim + c);
-    return (float4)(sinpe_pe(p, c, dim, coef), sinpe_pe(p, c + 1, dim, coef),
-                    sinpe_pe(p, c + 2, dim, coef), sinpe_pe(p, c + 3, dim, coef));
+    if (part == SINPE_PART_OTF)
+        return (float4)(sinpe_pe(p, c, dim, coef), sinpe_pe(p, c + 1, dim, coef),
+                        sinpe_pe(p, c + 2, dim, coef), sinpe_pe(p, c + 3, dim, coef));
+    return vload4(0, tab + (size_t)clamp(p, 0, max(tab_rows - 1, 0)) * dim + c);
 }
 
-inline void sinpe_embed_body(const int mode, const int et, const int ot, const int fast,
+inline void sinpe_embed_body(const int mode, const int et, const int ot, const int part,
                              global const int *restrict ids, global const uchar *restrict E,
                              global uchar *restrict out, global const float *restrict tab,
                              global const float *restrict coef, global const int *restrict pos,
@@ -97,8 +103,16 @@ inline void sinpe_embed_body(const int mode, const int et, const int ot, const i
     if (c >= (int)a.dim || b >= a.n_seqs || t >= a.seq_len)
         return;
     size_t r = b * a.seq_len + t;
+    const int fast = part == SINPE_PART_FAST;
     bool want_pe = mode != SINPE_MODE_GATHER && !(a.flags & SINPE_SKIP_PE);
     bool need_id = mode != SINPE_MODE_ADD || a.pad_policy != SINPE_PAD_NONE;
+    int p = fast ? a.start + (int)t : sinpe_position(&a, pos, seq_start, pad_count, b, t);
+    /* The table and on-the-fly parts split the elements between them. */
+    if (mode != SINPE_MODE_GATHER && part != SINPE_PART_FAST) {
+        bool in = !want_pe || (p >= 0 && p < a.tab_rows);
+        if (in != (part == SINPE_PART_TABLE))
+            return;
+    }
 
     int id = need_id ? ids[a.ids_off + r] : -1;
     int rel = (a.flags & SINPE_SHARD) ? id - a.vocab_start : id;
@@ -107,7 +121,6 @@ inline void sinpe_embed_body(const int mode, const int et, const int ot, const i
               !(is_pad && a.pad_policy == SINPE_PAD_ZERO_EMBEDDING);
     bool add_pe = want_pe && !(is_pad && a.pad_policy == SINPE_PAD_ZERO_PE);
     bool zero = is_pad && a.pad_policy == SINPE_PAD_ZERO_OUTPUT;
-    int p = fast ? a.start + (int)t : sinpe_position(&a, pos, seq_start, pad_count, b, t);
     size_t o = a.out_off + r * a.out_stride + c;
     size_t e = a.e_off + (size_t)(ok ? rel : 0) * a.e_stride + c;
 
@@ -118,7 +131,7 @@ inline void sinpe_embed_body(const int mode, const int et, const int ot, const i
         if (mode != SINPE_MODE_ADD)
             x = ok ? x : (float4)(0.0f);
         if (want_pe) {
-            float4 pe = sinpe_pe_at4(fast, p, c, tab, a.tab_rows, a.dim, coef);
+            float4 pe = sinpe_pe_at4(part, p, c, tab, a.tab_rows, a.dim, coef);
             x = add_pe ? x + pe : x;
         }
         sinpe_store4(zero ? (float4)(0.0f) : x, out, o, ot);
@@ -131,7 +144,7 @@ inline void sinpe_embed_body(const int mode, const int et, const int ot, const i
         if (mode != SINPE_MODE_ADD)
             x = ok ? x : 0.0f;
         if (want_pe) {
-            float pe = sinpe_pe_at(fast, p, c + j, tab, a.tab_rows, a.dim, coef);
+            float pe = sinpe_pe_at(part, p, c + j, tab, a.tab_rows, a.dim, coef);
             x = add_pe ? x + pe : x;
         }
         sinpe_store1(zero ? 0.0f : x, out, o + j, ot);
@@ -160,17 +173,21 @@ kernel void sinpe_count_bad_ids(global const int *restrict ids, ulong ids_off, u
 #define SINPE_EMBED_PASS ids, E, out, tab, coef, pos, seq_start, pad_count, a
 
 #define SINPE_EMBED_KERNELS(ET, ETN, OT, OTN)                                     \
-    kernel void sinpe_embed_##ETN##_##OTN(SINPE_EMBED_ARGS)                       \
-    {                                                                             \
-        sinpe_embed_body(SINPE_MODE_FUSED, ET, OT, 0, SINPE_EMBED_PASS);          \
-    }                                                                             \
     kernel void sinpe_embed_##ETN##_##OTN##_fast(SINPE_EMBED_ARGS)                \
     {                                                                             \
-        sinpe_embed_body(SINPE_MODE_FUSED, ET, OT, 1, SINPE_EMBED_PASS);          \
+        sinpe_embed_body(SINPE_MODE_FUSED, ET, OT, SINPE_PART_FAST, SINPE_EMBED_PASS); \
+    }                                                                             \
+    kernel void sinpe_embed_##ETN##_##OTN(SINPE_EMBED_ARGS)                       \
+    {                                                                             \
+        sinpe_embed_body(SINPE_MODE_FUSED, ET, OT, SINPE_PART_TABLE, SINPE_EMBED_PASS); \
+    }                                                                             \
+    kernel void sinpe_embed_##ETN##_##OTN##_otf(SINPE_EMBED_ARGS)                 \
+    {                                                                             \
+        sinpe_embed_body(SINPE_MODE_FUSED, ET, OT, SINPE_PART_OTF, SINPE_EMBED_PASS); \
     }                                                                             \
     kernel void sinpe_gather_##ETN##_##OTN(SINPE_EMBED_ARGS)                      \
     {                                                                             \
-        sinpe_embed_body(SINPE_MODE_GATHER, ET, OT, 0, SINPE_EMBED_PASS);         \
+        sinpe_embed_body(SINPE_MODE_GATHER, ET, OT, SINPE_PART_TABLE, SINPE_EMBED_PASS); \
     }
 
 SINPE_EMBED_KERNELS(SINPE_F32, f32, SINPE_F32, f32)
@@ -184,13 +201,17 @@ SINPE_EMBED_KERNELS(SINPE_BF16, bf16, SINPE_F16, f16)
 SINPE_EMBED_KERNELS(SINPE_BF16, bf16, SINPE_BF16, bf16)
 
 #define SINPE_ADD_KERNELS(OT, OTN)                                                \
-    kernel void sinpe_add_##OTN(SINPE_EMBED_ARGS)                                 \
-    {                                                                             \
-        sinpe_embed_body(SINPE_MODE_ADD, SINPE_F32, OT, 0, SINPE_EMBED_PASS);     \
-    }                                                                             \
     kernel void sinpe_add_##OTN##_fast(SINPE_EMBED_ARGS)                          \
     {                                                                             \
-        sinpe_embed_body(SINPE_MODE_ADD, SINPE_F32, OT, 1, SINPE_EMBED_PASS);     \
+        sinpe_embed_body(SINPE_MODE_ADD, SINPE_F32, OT, SINPE_PART_FAST, SINPE_EMBED_PASS); \
+    }                                                                             \
+    kernel void sinpe_add_##OTN(SINPE_EMBED_ARGS)                                 \
+    {                                                                             \
+        sinpe_embed_body(SINPE_MODE_ADD, SINPE_F32, OT, SINPE_PART_TABLE, SINPE_EMBED_PASS); \
+    }                                                                             \
+    kernel void sinpe_add_##OTN##_otf(SINPE_EMBED_ARGS)                           \
+    {                                                                             \
+        sinpe_embed_body(SINPE_MODE_ADD, SINPE_F32, OT, SINPE_PART_OTF, SINPE_EMBED_PASS); \
     }
 SINPE_ADD_KERNELS(SINPE_F32, f32)
 SINPE_ADD_KERNELS(SINPE_F16, f16)

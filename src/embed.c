@@ -264,7 +264,7 @@ static sinpe_status enqueue(sinpe_table *t, int mode, cl_command_queue queue,
     if (mode != MODE_GATHER)
         sinpe__table_snapshot(t, &tab, &rows);
     p.tab_rows = (cl_int)rows;
-    int fast = fast_kernels_apply(a, rows);
+    int part = fast_kernels_apply(a, rows) ? SINPE_PART_FAST : SINPE_PART_TABLE;
 
     cl_mem d = ctx->dummy;
     const cl_mem bufs[8] = {
@@ -287,14 +287,26 @@ static sinpe_status enqueue(sinpe_table *t, int mode, cl_command_queue queue,
     sizes[8] = sizeof p;
     /* weights_dtype is checked (and meaningful) only when weights are read. */
     if (mode == MODE_ADD)
-        k = SINPE_K_ADD + 2 * (int)a->out_dtype + fast;
+        k = SINPE_K_ADD + 3 * (int)a->out_dtype + part;
     else if (mode == MODE_GATHER)
         k = SINPE_K_GATHER + 3 * (int)a->weights_dtype + (int)a->out_dtype;
     else
-        k = SINPE_K_EMBED + 2 * (3 * (int)a->weights_dtype + (int)a->out_dtype) + fast;
+        k = SINPE_K_EMBED + 3 * (3 * (int)a->weights_dtype + (int)a->out_dtype) + part;
     /* Work-item (v, b, t): ctx->vec columns of token t of sequence b. */
     const size_t n[3] = {(t->spec.dim + ctx->vec - 1) / ctx->vec, a->n_seqs, a->seq_len};
-    st = sinpe__context_launch3(ctx, queue, k, 9, args, sizes, n, nwait, wait, event);
+    if (mode == MODE_GATHER || part == SINPE_PART_FAST) {
+        st = sinpe__context_launch3(ctx, queue, k, 9, args, sizes, n, nwait, wait, event);
+    } else {
+        /* Elements in the table, then (returning at once for the others) the
+         * elements past it, computed on the fly; chained by an event. */
+        cl_event table_done = NULL;
+        st = sinpe__context_launch3(ctx, queue, k, 9, args, sizes, n, nwait, wait, &table_done);
+        if (st == SINPE_SUCCESS) {
+            st = sinpe__context_launch3(ctx, queue, k + 1, 9, args, sizes, n, 1, &table_done,
+                                        event);
+            clReleaseEvent(table_done);
+        }
+    }
     /* The enqueued commands keep their own hold on these. */
     if (tab)
         clReleaseMemObject(tab);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 static const char *const dtype_names[3] = {"f32", "f16", "bf16"};
+static const char *const part_suffix[3] = {"_fast", "", "_otf"};
 
 /* The kernel function name of slot k, as the kernel files define it. */
 static void kernel_name(int k, char *buf, size_t n)
@@ -25,14 +26,14 @@ static void kernel_name(int k, char *buf, size_t n)
     else if (k == SINPE_K_COUNT_BAD)
         snprintf(buf, n, "sinpe_count_bad_ids");
     else if (k < SINPE_K_GATHER)
-        snprintf(buf, n, "sinpe_embed_%s_%s%s", d[(k - SINPE_K_EMBED) / 6],
-                 d[(k - SINPE_K_EMBED) / 2 % 3], (k - SINPE_K_EMBED) % 2 ? "_fast" : "");
+        snprintf(buf, n, "sinpe_embed_%s_%s%s", d[(k - SINPE_K_EMBED) / 9],
+                 d[(k - SINPE_K_EMBED) / 3 % 3], part_suffix[(k - SINPE_K_EMBED) % 3]);
     else if (k < SINPE_K_ADD)
         snprintf(buf, n, "sinpe_gather_%s_%s", d[(k - SINPE_K_GATHER) / 3],
                  d[(k - SINPE_K_GATHER) % 3]);
     else
-        snprintf(buf, n, "sinpe_add_%s%s", d[(k - SINPE_K_ADD) / 2],
-                 (k - SINPE_K_ADD) % 2 ? "_fast" : "");
+        snprintf(buf, n, "sinpe_add_%s%s", d[(k - SINPE_K_ADD) / 3],
+                 part_suffix[(k - SINPE_K_ADD) % 3]);
 }
 
 static sinpe_status build_failure(cl_program program, cl_device_id dev, cl_int err)

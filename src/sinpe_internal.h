@@ -73,17 +73,21 @@ sinpe_status sinpe__device_query(cl_device_id device, sinpe__device_info *info);
 extern const char sinpe__kernel_source[];
 extern const unsigned long sinpe__kernel_source_len;
 
-/* Kernel slots; the typed families hold one kernel per storage type (pair). */
+/*
+ * Kernel slots; the typed families hold one kernel per storage type (pair),
+ * the embed and add families three parts each (kernels/embed.cl).
+ */
+enum { SINPE_PART_FAST, SINPE_PART_TABLE, SINPE_PART_OTF };
 enum sinpe__kernel_id {
     SINPE_K_TABLE_ANCHORS = 0,
     SINPE_K_TABLE_ROWS = 1,  /* + out dtype                                */
     SINPE_K_MAKE_POS = 4,
     SINPE_K_TIMESTEPS = 5,   /* + out dtype                                */
     SINPE_K_COUNT_BAD = 8,
-    SINPE_K_EMBED = 9,       /* + 2 * (3 * weights dtype + out dtype) + fast */
-    SINPE_K_GATHER = 27,     /* + 3 * weights dtype + out dtype            */
-    SINPE_K_ADD = 36,        /* + 2 * out dtype + fast                     */
-    SINPE_K_COUNT = 42
+    SINPE_K_EMBED = 9,       /* + 3 * (3 * weights dtype + out dtype) + part */
+    SINPE_K_GATHER = 36,     /* + 3 * weights dtype + out dtype            */
+    SINPE_K_ADD = 45,        /* + 3 * out dtype + part                     */
+    SINPE_K_COUNT = 54
 };
 
 typedef struct sinpe__program {
