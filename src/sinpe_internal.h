@@ -227,6 +227,13 @@ sinpe_status sinpe__table_rows(sinpe_table *t, cl_command_queue queue, cl_int ro
                                sinpe_dtype out_dtype, cl_uint nwait, const cl_event *wait,
                                cl_event *event);
 
+/*
+ * Fault injection for the tests (never set by the library): while positive,
+ * each table allocation fails with CL_MEM_OBJECT_ALLOCATION_FAILURE and
+ * decrements it, so the out-of-memory path of growth can be exercised.
+ */
+extern int sinpe__fault_table_alloc;
+
 /* A consistent (mem, rows) pair; *mem is retained (or NULL when rows == 0). */
 void sinpe__table_snapshot(sinpe_table *t, cl_mem *mem, size_t *rows);
 

@@ -126,6 +126,8 @@ static size_t max_rows(const sinpe_table *t)
     return n / SINPE_STEP_ROWS * SINPE_STEP_ROWS;
 }
 
+int sinpe__fault_table_alloc;
+
 /* Fills a new buffer of n rows: copies the old rows, generates the rest. */
 static sinpe_status table_build(sinpe_table *t, cl_mem old, size_t old_rows, size_t n,
                                 cl_mem *out)
@@ -135,8 +137,14 @@ static sinpe_status table_build(sinpe_table *t, cl_mem old, size_t old_rows, siz
     cl_event ev = NULL;
     cl_int err;
     sinpe_status st;
-    cl_mem mem = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, n * dim * sizeof(float), NULL,
-                                &err);
+    cl_mem mem = NULL;
+    if (sinpe__fault_table_alloc > 0) {
+        sinpe__fault_table_alloc--;
+        err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
+    } else {
+        mem = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, n * dim * sizeof(float), NULL,
+                             &err);
+    }
     SINPE_CL_CHECK(err, "clCreateBuffer(table)");
     if (old_rows) {
         err = clEnqueueCopyBuffer(ctx->queue, old, mem, 0, 0, old_rows * dim * sizeof(float), 0,

@@ -5,6 +5,7 @@
  * zero, even after clFinish on the queue.
  */
 #include "test_util.h"
+#include "sinpe_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -649,6 +650,43 @@ START_TEST(table_too_large)
 }
 END_TEST
 
+START_TEST(table_growth_out_of_memory)
+{
+    /* A device allocation failure while growing (injected: pocl never
+     * fails it on demand) returns the OpenCL status and leaves the old
+     * buffer in place, intact and in use; the next reserve grows. */
+    size_t before = sinpe_table_rows(tab);
+    cl_mem old_mem, mem;
+    size_t old_rows, rows;
+    TU_OK(sinpe_table_borrow(tab, &old_mem, &old_rows));
+
+    sinpe__fault_table_alloc = 1;
+    TU_STATUS(sinpe_table_reserve(tab, before + 1000), CL_MEM_OBJECT_ALLOCATION_FAILURE);
+    ck_assert_int_eq(sinpe__fault_table_alloc, 0);
+    ck_assert_msg(strstr(sinpe_last_error(), "clCreateBuffer") != NULL, "message: %s",
+                  sinpe_last_error());
+    TU_OK(sinpe_table_borrow(tab, &mem, &rows));
+    ck_assert_uint_eq(rows, old_rows);
+    ck_assert_msg(mem == old_mem, "a failed growth replaced the table buffer");
+    float *got = tu_read_floats(q, mem, rows * DIM);
+    double *ref = tu_malloc(rows * DIM * sizeof *ref);
+    sinpe_spec ts;
+    sinpe_spec_init(&ts, DIM);
+    for (size_t p = 0; p < rows; p++)
+        tu_pe_row(&ts, (double)p, ref + p * DIM);
+    tu_check_rows(got, 0, DIM, rows, DIM, ref, TU_PE_TOL, 0.0, "table after a failed growth");
+    free(got);
+    free(ref);
+    clReleaseMemObject(mem);
+    clReleaseMemObject(old_mem);
+    expect3(tab, q, &args, 0, NULL, S_OK, S_OK, S_OK, NULL);
+
+    TU_OK(sinpe_table_reserve(tab, before + 1000));
+    ck_assert_uint_ge(sinpe_table_rows(tab), before + 1000);
+    TU_CL(clFinish(q));
+}
+END_TEST
+
 Suite *suite_errors(void)
 {
     Suite *s = suite_create("errors");
@@ -678,6 +716,7 @@ Suite *suite_errors(void)
     tcase_add_test(tc, spec_valid_edges);
     tcase_add_test(tc, table_null_arguments);
     tcase_add_test(tc, table_too_large);
+    tcase_add_test(tc, table_growth_out_of_memory);
     suite_add_tcase(s, tc);
     return s;
 }
