@@ -607,6 +607,31 @@ START_TEST(table_null_arguments)
 }
 END_TEST
 
+/*
+ * After a failed reserve: the table still holds old_rows correct rows in the
+ * same buffer (old_mem, released here) and still serves all three calls.
+ */
+static void expect_table_intact(cl_mem old_mem, size_t old_rows, const char *after)
+{
+    cl_mem mem;
+    size_t rows;
+    TU_OK(sinpe_table_borrow(tab, &mem, &rows));
+    ck_assert_uint_eq(rows, old_rows);
+    ck_assert_msg(mem == old_mem, "%s replaced the table buffer", after);
+    float *got = tu_read_floats(q, mem, rows * DIM);
+    double *ref = tu_malloc(rows * DIM * sizeof *ref);
+    sinpe_spec ts;
+    sinpe_spec_init(&ts, DIM);
+    for (size_t p = 0; p < rows; p++)
+        tu_pe_row(&ts, (double)p, ref + p * DIM);
+    tu_check_rows(got, 0, DIM, rows, DIM, ref, TU_PE_TOL, 0.0, after);
+    free(got);
+    free(ref);
+    clReleaseMemObject(mem);
+    clReleaseMemObject(old_mem);
+    expect3(tab, q, &args, 0, NULL, S_OK, S_OK, S_OK, NULL);
+}
+
 START_TEST(table_too_large)
 {
     cl_ulong max_alloc = tu_max_alloc(ctx);
@@ -628,24 +653,7 @@ START_TEST(table_too_large)
     TU_STATUS(sinpe_table_create(ctx, &s, SIZE_MAX / 8, &t), SINPE_TOO_LARGE);
     TU_STATUS(sinpe_table_create(ctx, &s, (size_t)(max_alloc / 4000) + 1, &t), SINPE_TOO_LARGE);
 
-    /* The table still works, with the same rows in the same buffer. */
-    cl_mem mem;
-    size_t rows;
-    TU_OK(sinpe_table_borrow(tab, &mem, &rows));
-    ck_assert_uint_eq(rows, old_rows);
-    ck_assert_msg(mem == old_mem, "a failed reserve replaced the table buffer");
-    float *got = tu_read_floats(q, mem, rows * DIM);
-    double *ref = tu_malloc(rows * DIM * sizeof *ref);
-    sinpe_spec ts;
-    sinpe_spec_init(&ts, DIM);
-    for (size_t p = 0; p < rows; p++)
-        tu_pe_row(&ts, (double)p, ref + p * DIM);
-    tu_check_rows(got, 0, DIM, rows, DIM, ref, TU_PE_TOL, 0.0, "table after a failed reserve");
-    free(got);
-    free(ref);
-    clReleaseMemObject(mem);
-    clReleaseMemObject(old_mem);
-    expect3(tab, q, &args, 0, NULL, S_OK, S_OK, S_OK, NULL);
+    expect_table_intact(old_mem, old_rows, "a failed reserve");
     TU_CL(clFinish(q));
 }
 END_TEST
@@ -656,8 +664,8 @@ START_TEST(table_growth_out_of_memory)
      * fails it on demand) returns the OpenCL status and leaves the old
      * buffer in place, intact and in use; the next reserve grows. */
     size_t before = sinpe_table_rows(tab);
-    cl_mem old_mem, mem;
-    size_t old_rows, rows;
+    cl_mem old_mem;
+    size_t old_rows;
     TU_OK(sinpe_table_borrow(tab, &old_mem, &old_rows));
 
     sinpe__fault_table_alloc = 1;
@@ -665,21 +673,7 @@ START_TEST(table_growth_out_of_memory)
     ck_assert_int_eq(sinpe__fault_table_alloc, 0);
     ck_assert_msg(strstr(sinpe_last_error(), "clCreateBuffer") != NULL, "message: %s",
                   sinpe_last_error());
-    TU_OK(sinpe_table_borrow(tab, &mem, &rows));
-    ck_assert_uint_eq(rows, old_rows);
-    ck_assert_msg(mem == old_mem, "a failed growth replaced the table buffer");
-    float *got = tu_read_floats(q, mem, rows * DIM);
-    double *ref = tu_malloc(rows * DIM * sizeof *ref);
-    sinpe_spec ts;
-    sinpe_spec_init(&ts, DIM);
-    for (size_t p = 0; p < rows; p++)
-        tu_pe_row(&ts, (double)p, ref + p * DIM);
-    tu_check_rows(got, 0, DIM, rows, DIM, ref, TU_PE_TOL, 0.0, "table after a failed growth");
-    free(got);
-    free(ref);
-    clReleaseMemObject(mem);
-    clReleaseMemObject(old_mem);
-    expect3(tab, q, &args, 0, NULL, S_OK, S_OK, S_OK, NULL);
+    expect_table_intact(old_mem, old_rows, "a failed growth");
 
     TU_OK(sinpe_table_reserve(tab, before + 1000));
     ck_assert_uint_ge(sinpe_table_rows(tab), before + 1000);
