@@ -19,7 +19,7 @@
 
 /* The most events one timed call may produce (the unfused pair needs two,
    a bracketed call its marker and its last command). */
-#define BENCH_MAX_EVENTS 2
+#define BENCH_MAX_EVENTS 3
 
 /* The model: vocabulary rows of the embedding table, and the rows of PE
    the table cases generate. */
@@ -74,6 +74,7 @@ typedef struct bench_env {
     cl_context cl_ctx;        /* borrowed from ctx */
     cl_device_id device;      /* borrowed from ctx */
     cl_command_queue queue;   /* the bench's own in-order profiling queue */
+    cl_mem marker;            /* 4 bytes that bracketing markers fill */
     cl_program program;       /* the bench's helper kernels */
     cl_kernel k_copy, k_write;
     cl_kernel k_fill[BENCH_N_DTYPES]; /* by sinpe_dtype */
@@ -107,10 +108,11 @@ typedef struct bench_stats {
 /*
  * One thing to time.  run() enqueues one call on queue and returns the
  * events that make up its device time; it may return none for a blocking
- * host call.  With bracket set, events[0] is a marker command enqueued
- * just before the call and events[n - 1] the call's last command: the
- * device time is then END(last) - END(marker), which covers every command
- * the call made in between, including ones whose events it does not return.
+ * host call.  With bracket set, bench_time() enqueues a marker just before
+ * the call and the device time is END(the call's last event) - END(marker),
+ * which covers every command the call made in between, including ones
+ * whose events it does not return (a sinpe call may enqueue several
+ * kernels and returns the last one's event).
  * after(), when not NULL, runs after each call outside the timed region (to
  * free what run() made).  run() returns 0, or -1 after printing the error;
  * *n_events counts the events made even then, so that the caller can

@@ -268,7 +268,7 @@ static int run_shape(bench_env *env, dim_state *ds, const dtype_state *ts, size_
     CHECK(clFinish(env->queue));
 
     for (c = 0; c < bench_n_cases; c++) {
-        bench_job job = {bench_cases[c].run, NULL, &sr, 0};
+        bench_job job = {bench_cases[c].run, NULL, &sr, 1};
         bench_row row;
         if (!case_selected(env->opts, c, ts->dtype, sh, explicit_pos))
             continue;
@@ -544,6 +544,8 @@ int main(int argc, char **argv)
     env.device = sinpe_context_device(env.ctx);
     env.queue = clCreateCommandQueue(env.cl_ctx, env.device, CL_QUEUE_PROFILING_ENABLE, &err);
     CHECK_AS("clCreateCommandQueue(profiling)", err);
+    env.marker = clCreateBuffer(env.cl_ctx, CL_MEM_READ_WRITE, sizeof(cl_int), NULL, &err);
+    CHECK_AS("clCreateBuffer(marker)", err);
     if (device_info(&env) != 0 || bench_kernels_build(&env) != 0)
         goto fail;
 
@@ -565,6 +567,8 @@ fail:
         rc = BENCH_EXIT_ERROR;
     }
     bench_kernels_release(&env);
+    if (env.marker)
+        clReleaseMemObject(env.marker);
     if (env.queue)
         clReleaseCommandQueue(env.queue);
     sinpe_context_release(env.ctx);

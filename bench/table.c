@@ -13,18 +13,14 @@
  *                 buffer included, the cost a first create really has.
  *
  * How table and table_write are timed.  sinpe_enqueue_table_rows() enqueues
- * two kernels (the anchors of every 64-row block, then the rows) and
+ * two kernels (the anchors of every 128-row block, then the rows) and
  * returns the event of the last one only, so START to END of that event
- * would miss the first kernel.  Each call is therefore bracketed on the
- * in-order bench queue: a 4-byte clEnqueueFillBuffer (the marker; a fill is
- * an ordinary command, profiled by every driver) is enqueued first, the call
- * waits on it, and the device time is END of the call's event minus END of
- * the marker.  The marker itself waits on a user event that is completed
- * only once the whole call has been enqueued, so the host's enqueue work
- * (sinpe allocates the anchors' buffer and sets arguments) stays outside
- * the bracket and only device-side gaps between commands fall inside.
- * table_write is bracketed the same way, so the ratio compares like with
- * like; its bracket holds one kernel, sinpe's two.
+ * would miss the first kernel.  Both rows are therefore bracketed (see
+ * bench_job): END of the call's event minus END of a marker enqueued just
+ * before it, the host's enqueue work (sinpe allocates the anchors' buffer
+ * and sets arguments) kept outside.  table_write is bracketed the same way,
+ * so the ratio compares like with like; its bracket holds one kernel,
+ * sinpe's two.
  */
 #include "bench.h"
 
@@ -35,7 +31,6 @@ typedef struct gen_job {
     bench_env *env;
     sinpe_table *table;
     cl_mem out;     /* rows * dim float32, already written */
-    cl_mem scratch; /* the marker's 4 bytes */
     size_t rows, dim;
     int sinpe;      /* 1: sinpe_enqueue_table_rows(), 0: the write kernel */
 } gen_job;
@@ -43,30 +38,16 @@ typedef struct gen_job {
 static int run_gen(void *user, cl_command_queue queue, cl_event *events, cl_uint *n_events)
 {
     gen_job *g = user;
-    cl_int zero = 0, err;
-    cl_event gate = clCreateUserEvent(g->env->cl_ctx, &err);
-    int rc = -1;
-
-    CHECK_AS("clCreateUserEvent(gate)", err);
-    CHECK(clEnqueueFillBuffer(queue, g->scratch, &zero, sizeof zero, 0, sizeof zero, 1, &gate,
-                              &events[0]));
-    *n_events = 1;
     if (g->sinpe)
-        CHECK(sinpe_enqueue_table_rows(g->table, queue, 0, g->rows, g->out, 0, 0, SINPE_F32, 1,
-                                       &events[0], &events[1]));
-    else if (bench_enqueue_write(g->env, queue, g->out, g->rows * g->dim * sizeof(float), 1,
-                                 &events[0], &events[1]) != 0)
+        CHECK(sinpe_enqueue_table_rows(g->table, queue, 0, g->rows, g->out, 0, 0, SINPE_F32, 0,
+                                       NULL, &events[0]));
+    else if (bench_enqueue_write(g->env, queue, g->out, g->rows * g->dim * sizeof(float), 0,
+                                 NULL, &events[0]) != 0)
         goto fail;
-    *n_events = 2;
-    rc = 0;
+    *n_events = 1;
+    return 0;
 fail:
-    /* Released even after a failure, so that the marker runs and the
-       caller's clFinish returns. */
-    if (gate) {
-        clSetUserEventStatus(gate, CL_COMPLETE);
-        clReleaseEvent(gate);
-    }
-    return rc;
+    return -1;
 }
 
 /* sinpe_table_create() of a new spec each call; the table is released by
@@ -135,8 +116,6 @@ int bench_table_cases(bench_env *env, sinpe_table *table, size_t dim, double *ra
     g.dim = dim;
     g.out = clCreateBuffer(env->cl_ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
     CHECK_AS("clCreateBuffer(table output)", err);
-    g.scratch = clCreateBuffer(env->cl_ctx, CL_MEM_READ_WRITE, sizeof(cl_int), NULL, &err);
-    CHECK_AS("clCreateBuffer(marker)", err);
     if (bench_fill(env, g.out, bytes / sizeof(float), 3u, SINPE_F32) != 0)
         goto fail;
 
@@ -179,12 +158,9 @@ int bench_table_cases(bench_env *env, sinpe_table *table, size_t dim, double *ra
     *ratio = table_row.vs_ref;
 
     clReleaseMemObject(g.out);
-    clReleaseMemObject(g.scratch);
     return 0;
 fail:
     if (g.out)
         clReleaseMemObject(g.out);
-    if (g.scratch)
-        clReleaseMemObject(g.scratch);
     return -1;
 }

@@ -81,6 +81,30 @@ static int device_us(const cl_event *events, cl_uint n, int bracket, double *us)
 }
 
 /*
+ * The marker that opens a bracketed call: a 4-byte fill held back by a user
+ * event (*gate) until the caller has enqueued the call behind it, so that
+ * the time the host spends enqueueing does not fall inside the bracket.
+ * The bench queue is in order: the call's commands start after the marker
+ * ends.
+ */
+static int open_bracket(bench_env *env, cl_event *gate, cl_event *marker)
+{
+    cl_int zero = 0, err;
+    *gate = clCreateUserEvent(env->cl_ctx, &err);
+    CHECK_AS("clCreateUserEvent(gate)", err);
+    err = clEnqueueFillBuffer(env->queue, env->marker, &zero, sizeof zero, 0, sizeof zero, 1,
+                              gate, marker);
+    if (err != CL_SUCCESS) {
+        clReleaseEvent(*gate);
+        *gate = NULL;
+    }
+    CHECK_AS("clEnqueueFillBuffer(marker)", err);
+    return 0;
+fail:
+    return -1;
+}
+
+/*
  * Runs job warm-up times untimed, then times it: a fixed number of calls
  * with --reps, else between BENCH_REPS_MIN and BENCH_REPS_MAX calls within
  * BENCH_CASE_BUDGET_S seconds.  Every call is followed by clFinish on the
@@ -107,8 +131,19 @@ int bench_time(bench_env *env, const bench_job *job, bench_stats *stats)
         int rc;
         cl_int err;
 
+        cl_event gate = NULL;
+        cl_uint made = 0;
+        if (job->bracket && open_bracket(env, &gate, &events[0]) != 0)
+            goto fail;
+        n_events = job->bracket ? 1 : 0;
         t0 = bench_now_s();
-        if (job->run(job->user, env->queue, events, &n_events) != 0) {
+        rc = job->run(job->user, env->queue, events + n_events, &made);
+        n_events += made;
+        if (gate) {
+            clSetUserEventStatus(gate, CL_COMPLETE);
+            clReleaseEvent(gate);
+        }
+        if (rc != 0) {
             /* run() reports the events it made before failing; drain them. */
             clFinish(env->queue);
             release_events(events, n_events);

@@ -1,11 +1,11 @@
 /*
  * embed.cl -- the fused embedding and the unfused pair (gather, add).
  *
- * Work-item (v, b, t) handles columns [SINPE_VEC v, SINPE_VEC (v + 1)) of
- * token t of sequence b.  The sequences of one t are neighbours in the
- * range, so a PE row is fetched from memory once per position and found in
- * cache by the other sequences.  Global sizes are rounded up to the
- * work-group size, hence the guard.
+ * Work-item (v, g, t) handles columns [SINPE_VEC v, SINPE_VEC (v + 1)) of
+ * token t of SINPE_SEQS sequences (see sinpe_embed_body).  The sequences of
+ * one t are neighbours in the range, so a PE row is fetched from memory once
+ * per position and found in cache by the other work-items.  Global sizes are
+ * rounded up to the work-group size, hence the guard.
  *
  * The body is branch-free on purpose (clamped indices, selects): CPU
  * runtimes vectorise across work-items only then, and not at all around a
@@ -14,12 +14,15 @@
  *            uses it when it can prove positions start + t lie in the table
  *            and no policy is set (positions are clamped anyway, so no read
  *            leaves the table);
- *   (plain)  every position source and policy; writes only the elements
- *            whose position lies in the table;
- *   "_otf"   the same, writing only the elements whose position lies
- *            outside it, computed on the fly.
- * The host enqueues plain then _otf: every element is written once, by the
- * same operations whichever part writes it.
+ *   (plain)  every position source and policy; built with SINPE_ONE_PASS=0
+ *            it writes only the elements whose position lies in the table,
+ *            with SINPE_ONE_PASS=1 (GPUs) it computes the others on the fly
+ *            behind a branch and is the only launch;
+ *   "_otf"   the two-pass complement: writes only the elements whose
+ *            position lies outside the table, computed on the fly.
+ * gather reads no position: it has _fast (no padding policy) and plain.
+ * Two-pass, the host enqueues plain then _otf.  Either way every element is
+ * written once, by the same operations whichever part writes it.
  *
  * gather followed by add performs exactly the fused kernel's operations
  * (FP_CONTRACT is off, see pe_math.cl):
@@ -72,24 +75,86 @@ inline int sinpe_position(const sinpe_embed_params *a, global const int *restric
 #define SINPE_PART_TABLE 1
 #define SINPE_PART_OTF 2
 
-/* PE of column c at position p: on the fly in the _otf part, else the (clamped) table row. */
-inline float sinpe_pe_at(const int part, int p, int c, global const float *restrict tab,
+#ifndef SINPE_SEQS
+#define SINPE_SEQS 1
+#endif
+#ifndef SINPE_ONE_PASS
+#define SINPE_ONE_PASS 0
+#endif
+
+/* One token of a work-item, before any row is read. */
+typedef struct {
+    size_t o, e; /* element offsets of column c in out and in E */
+    int p;       /* position */
+    bool live;   /* this kernel part writes the token */
+    bool ok, add_pe, zero, otf;
+} sinpe_token;
+
+/* Token t of sequence b.  A b past the last sequence (the last work-item
+   of a row of sequences) reads the last sequence's data and is not live. */
+inline sinpe_token sinpe_token_at(const int mode, const int part, global const int *restrict ids,
+                                  global const int *restrict pos,
+                                  global const int *restrict seq_start,
+                                  global const int *restrict pad_count,
+                                  const sinpe_embed_params *a, size_t b, uint t, int c)
+{
+    sinpe_token k;
+    const int fast = part == SINPE_PART_FAST;
+    bool real = b < a->n_seqs;
+    b = real ? b : a->n_seqs - 1;
+    size_t r = b * a->seq_len + t;
+    bool want_pe = mode != SINPE_MODE_GATHER && !(a->flags & SINPE_SKIP_PE);
+    bool need_id = mode != SINPE_MODE_ADD || a->pad_policy != SINPE_PAD_NONE;
+    k.p = fast || !want_pe ? a->start + (int)t
+                           : sinpe_position(a, pos, seq_start, pad_count, b, t);
+    bool in = fast || !want_pe || (k.p >= 0 && k.p < a->tab_rows);
+    k.otf = !in;
+    /* Two-pass mode: the table part writes the tokens in the table, _otf the others. */
+    k.live = real && (fast || SINPE_ONE_PASS || in == (part == SINPE_PART_TABLE));
+
+    int id = need_id ? ids[a->ids_off + r] : -1;
+    int rel = (a->flags & SINPE_SHARD) ? id - a->vocab_start : id;
+    bool is_pad = !fast && a->pad_policy != SINPE_PAD_NONE && id == a->pad_id;
+    k.ok = id >= 0 && rel >= 0 && rel < a->vocab &&
+           !(is_pad && a->pad_policy == SINPE_PAD_ZERO_EMBEDDING);
+    k.add_pe = want_pe && !(is_pad && a->pad_policy == SINPE_PAD_ZERO_PE);
+    k.zero = is_pad && a->pad_policy == SINPE_PAD_ZERO_OUTPUT;
+    k.o = a->out_off + r * a->out_stride + c;
+    k.e = a->e_off + (size_t)(k.ok ? rel : 0) * a->e_stride + c;
+    return k;
+}
+
+/* Whether a token's PE is computed rather than read: always in the _otf
+   part; in the one-pass table part for tokens past the table.  The
+   two-pass table part holds no call at all. */
+#define SINPE_COMPUTES(part, k) \
+    ((part) == SINPE_PART_OTF || (SINPE_ONE_PASS && (part) == SINPE_PART_TABLE && (k).otf))
+
+/* PE of column c at position p: computed, else the (clamped) table row. */
+inline float sinpe_pe_at(bool computes, int p, int c, global const float *restrict tab,
                          int tab_rows, uint dim, global const float *restrict coef)
 {
-    if (part == SINPE_PART_OTF)
+    if (computes)
         return sinpe_pe(p, c, dim, coef);
     return tab[(size_t)clamp(p, 0, max(tab_rows - 1, 0)) * dim + c];
 }
 
-inline float4 sinpe_pe_at4(const int part, int p, int c, global const float *restrict tab,
+inline float4 sinpe_pe_at4(bool computes, int p, int c, global const float *restrict tab,
                            int tab_rows, uint dim, global const float *restrict coef)
 {
-    if (part == SINPE_PART_OTF)
+    if (computes)
         return (float4)(sinpe_pe(p, c, dim, coef), sinpe_pe(p, c + 1, dim, coef),
                         sinpe_pe(p, c + 2, dim, coef), sinpe_pe(p, c + 3, dim, coef));
     return vload4(0, tab + (size_t)clamp(p, 0, max(tab_rows - 1, 0)) * dim + c);
 }
 
+/*
+ * Work-item (v, g, t): columns [SINPE_VEC v, SINPE_VEC (v + 1)) of token t
+ * of sequences [SINPE_SEQS g, SINPE_SEQS (g + 1)).  All the tokens' ids,
+ * then all their rows, are loaded before anything is stored, so a
+ * work-item keeps SINPE_SEQS row loads in flight; with implicit positions
+ * the PE row is loaded once for them all.
+ */
 inline void sinpe_embed_body(const int mode, const int et, const int ot, const int part,
                              global const int *restrict ids, global const uchar *restrict E,
                              global uchar *restrict out, global const float *restrict tab,
@@ -98,56 +163,58 @@ inline void sinpe_embed_body(const int mode, const int et, const int ot, const i
                              global const int *restrict pad_count, sinpe_embed_params a)
 {
     int c = (int)get_global_id(0) * SINPE_VEC;
-    size_t b = get_global_id(1);
+    size_t b0 = get_global_id(1) * SINPE_SEQS;
     uint t = (uint)get_global_id(2);
-    if (c >= (int)a.dim || b >= a.n_seqs || t >= a.seq_len)
+    if (c >= (int)a.dim || b0 >= a.n_seqs || t >= a.seq_len)
         return;
-    size_t r = b * a.seq_len + t;
     const int fast = part == SINPE_PART_FAST;
     bool want_pe = mode != SINPE_MODE_GATHER && !(a.flags & SINPE_SKIP_PE);
-    bool need_id = mode != SINPE_MODE_ADD || a.pad_policy != SINPE_PAD_NONE;
-    int p = fast ? a.start + (int)t : sinpe_position(&a, pos, seq_start, pad_count, b, t);
-    /* The table and on-the-fly parts split the elements between them. */
-    if (mode != SINPE_MODE_GATHER && part != SINPE_PART_FAST) {
-        bool in = !want_pe || (p >= 0 && p < a.tab_rows);
-        if (in != (part == SINPE_PART_TABLE))
-            return;
+    sinpe_token k[SINPE_SEQS];
+    bool any = false;
+    for (int s = 0; s < SINPE_SEQS; s++) {
+        k[s] = sinpe_token_at(mode, part, ids, pos, seq_start, pad_count, &a, b0 + s, t, c);
+        any |= k[s].live;
     }
-
-    int id = need_id ? ids[a.ids_off + r] : -1;
-    int rel = (a.flags & SINPE_SHARD) ? id - a.vocab_start : id;
-    bool is_pad = !fast && a.pad_policy != SINPE_PAD_NONE && id == a.pad_id;
-    bool ok = id >= 0 && rel >= 0 && rel < a.vocab &&
-              !(is_pad && a.pad_policy == SINPE_PAD_ZERO_EMBEDDING);
-    bool add_pe = want_pe && !(is_pad && a.pad_policy == SINPE_PAD_ZERO_PE);
-    bool zero = is_pad && a.pad_policy == SINPE_PAD_ZERO_OUTPUT;
-    size_t o = a.out_off + r * a.out_stride + c;
-    size_t e = a.e_off + (size_t)(ok ? rel : 0) * a.e_stride + c;
+    if (!any)
+        return;
 
 #if SINPE_VEC == 4
     if (c + 4 <= (int)a.dim) {
-        float4 x = mode == SINPE_MODE_ADD ? sinpe_load4(out, o, ot)
-                                           : a.scale * sinpe_load4(E, e, et);
-        if (mode != SINPE_MODE_ADD)
-            x = ok ? x : (float4)(0.0f);
-        if (want_pe) {
-            float4 pe = sinpe_pe_at4(part, p, c, tab, a.tab_rows, a.dim, coef);
-            x = add_pe ? x + pe : x;
+        float4 x[SINPE_SEQS], pe0 = (float4)(0.0f);
+        for (int s = 0; s < SINPE_SEQS; s++) {
+            x[s] = mode == SINPE_MODE_ADD ? sinpe_load4(out, k[s].o, ot)
+                                          : a.scale * sinpe_load4(E, k[s].e, et);
+            if (mode != SINPE_MODE_ADD)
+                x[s] = k[s].ok ? x[s] : (float4)(0.0f);
         }
-        sinpe_store4(zero ? (float4)(0.0f) : x, out, o, ot);
+        for (int s = 0; s < SINPE_SEQS && want_pe; s++) {
+            float4 pe = fast && s > 0 ? pe0
+                                      : sinpe_pe_at4(SINPE_COMPUTES(part, k[s]), k[s].p, c, tab,
+                                                     a.tab_rows, a.dim, coef);
+            pe0 = pe;
+            x[s] = k[s].add_pe ? x[s] + pe : x[s];
+        }
+        for (int s = 0; s < SINPE_SEQS; s++)
+            if (k[s].live)
+                sinpe_store4(k[s].zero ? (float4)(0.0f) : x[s], out, k[s].o, ot);
         return;
     }
 #endif
-    for (int j = 0; j < SINPE_VEC && c + j < (int)a.dim; j++) {
-        float x = mode == SINPE_MODE_ADD ? sinpe_load1(out, o + j, ot)
-                                          : a.scale * sinpe_load1(E, e + j, et);
-        if (mode != SINPE_MODE_ADD)
-            x = ok ? x : 0.0f;
-        if (want_pe) {
-            float pe = sinpe_pe_at(part, p, c + j, tab, a.tab_rows, a.dim, coef);
-            x = add_pe ? x + pe : x;
+    for (int s = 0; s < SINPE_SEQS; s++) {
+        if (!k[s].live)
+            continue;
+        for (int j = 0; j < SINPE_VEC && c + j < (int)a.dim; j++) {
+            float x = mode == SINPE_MODE_ADD ? sinpe_load1(out, k[s].o + j, ot)
+                                              : a.scale * sinpe_load1(E, k[s].e + j, et);
+            if (mode != SINPE_MODE_ADD)
+                x = k[s].ok ? x : 0.0f;
+            if (want_pe) {
+                float pe = sinpe_pe_at(SINPE_COMPUTES(part, k[s]), k[s].p, c + j, tab,
+                                       a.tab_rows, a.dim, coef);
+                x = k[s].add_pe ? x + pe : x;
+            }
+            sinpe_store1(k[s].zero ? 0.0f : x, out, k[s].o + j, ot);
         }
-        sinpe_store1(zero ? 0.0f : x, out, o + j, ot);
     }
 }
 
@@ -184,6 +251,10 @@ kernel void sinpe_count_bad_ids(global const int *restrict ids, ulong ids_off, u
     kernel void sinpe_embed_##ETN##_##OTN##_otf(SINPE_EMBED_ARGS)                 \
     {                                                                             \
         sinpe_embed_body(SINPE_MODE_FUSED, ET, OT, SINPE_PART_OTF, SINPE_EMBED_PASS); \
+    }                                                                             \
+    kernel void sinpe_gather_##ETN##_##OTN##_fast(SINPE_EMBED_ARGS)               \
+    {                                                                             \
+        sinpe_embed_body(SINPE_MODE_GATHER, ET, OT, SINPE_PART_FAST, SINPE_EMBED_PASS); \
     }                                                                             \
     kernel void sinpe_gather_##ETN##_##OTN(SINPE_EMBED_ARGS)                      \
     {                                                                             \

@@ -7,8 +7,8 @@
  * Rows of the encoding are generated in two passes so that both vectorise
  * across work-items: the anchors of the blocks of SINPE_STEP_ROWS rows that
  * the rows touch (one work-item each, written in four planes of
- * nblocks * dim floats), then one work-item per element combining its
- * block's anchor with its step: the operations of sinpe_pe().
+ * nblocks * dim floats), then the rows, each element its block's anchor
+ * combined with its step: the operations of sinpe_pe().
  */
 kernel void sinpe_table_anchors(global float *restrict anc, uint dim, int base, uint nblocks,
                                 global const float *restrict coef)
@@ -24,21 +24,47 @@ kernel void sinpe_table_anchors(global float *restrict anc, uint dim, int base, 
     anc[3 * plane + i] = a.w;
 }
 
-/* Row r of out = PE(row0 + r); anchors of blocks from row0's block on. */
+/*
+ * Rows row0 .. row0 + nrows - 1 of the encoding into out (row r at out_off +
+ * r out_stride); anchors of the blocks from row0's block on.  Work-item
+ * (c, g, h) computes column c of the rows at steps j = T g .. T g + T - 1 of
+ * blocks T h .. T h + T - 1 (relative to row0's block) that lie in the
+ * range, T = SINPE_ROW_TILE: T anchors and T steps loaded for T^2 values.
+ * GPUs take T = 4 (one anchor and one step per value made the kernel bound
+ * by cache traffic); CPUs T = 1, where the early return keeps the body
+ * free of conditional stores, which pocl does not vectorise.
+ */
+#ifndef SINPE_ROW_TILE
+#define SINPE_ROW_TILE 1
+#endif
 inline void sinpe_table_rows_body(const int ot, global uchar *restrict out, ulong out_off,
                                   ulong out_stride, uint dim, int row0, uint nrows,
                                   global const float *restrict coef,
                                   global const float *restrict anc, uint nblocks)
 {
-    size_t c = get_global_id(0), r = get_global_id(1);
-    if (c >= dim || r >= nrows)
+    const int T = SINPE_ROW_TILE;
+    size_t c = get_global_id(0), g = get_global_id(1), h = get_global_id(2);
+    if (c >= dim || g >= SINPE_STEP_ROWS / T || h * T >= nblocks)
         return;
-    int p = row0 + (int)r;
     size_t plane = (size_t)nblocks * dim;
-    size_t i = (size_t)((p >> SINPE_STEP_SHIFT) - (row0 >> SINPE_STEP_SHIFT)) * dim + c;
-    float4 a = (float4)(anc[i], anc[plane + i], anc[2 * plane + i], anc[3 * plane + i]);
-    float4 b = sinpe_step(coef, dim, p & (SINPE_STEP_ROWS - 1), (int)c);
-    sinpe_store1(sinpe_combine(a, b), out, out_off + r * out_stride + c, ot);
+    long base = (long)(row0 >> SINPE_STEP_SHIFT) * SINPE_STEP_ROWS;
+    float4 a[SINPE_ROW_TILE], b[SINPE_ROW_TILE];
+    for (int u = 0; u < T; u++) {
+        size_t i = min(h * T + u, (size_t)nblocks - 1) * dim + c;
+        a[u] = (float4)(anc[i], anc[plane + i], anc[2 * plane + i], anc[3 * plane + i]);
+        b[u] = sinpe_step(coef, dim, (int)g * T + u, (int)c);
+    }
+    for (int u = 0; u < T; u++)
+        for (int v = 0; v < T; v++) {
+            long p = base + (long)(h * T + u) * SINPE_STEP_ROWS + (long)(g * T + v);
+            if (p < row0 || p >= (long)row0 + nrows) {
+                if (T == 1)
+                    return;
+                continue;
+            }
+            sinpe_store1(sinpe_combine(a[u], b[v]), out,
+                         out_off + (size_t)(p - row0) * out_stride + c, ot);
+        }
 }
 
 #define SINPE_TABLE_ROWS_KERNEL(OT, NAME)                                                     \

@@ -31,6 +31,47 @@ static void context_destroy(sinpe_context *ctx)
     free(ctx);
 }
 
+/* An environment override of a tuning value: one of the allowed values, else dflt. */
+static unsigned env_choice(const char *name, const char *const *allowed, unsigned dflt)
+{
+    const char *v = getenv(name);
+    for (unsigned i = 0; v && allowed[i]; i++)
+        if (strcmp(v, allowed[i]) == 0)
+            return (unsigned)strtoul(v, NULL, 10);
+    return dflt;
+}
+
+/*
+ * The work shape of the embedding kernels, from the device type (measured
+ * choices; bench/RESULTS.md has the figures behind them).
+ *   CPU runtimes (pocl) vectorise across work-items and run a work-group as
+ *   a loop on one core: four columns per work-item (one column measured
+ *   11x slower with fp16 output), one sequence per work-item, the largest
+ *   work-group, and branch-free kernels, hence the two-pass split of
+ *   explicit positions.
+ *   The table rows kernel computes one value per work-item there.
+ *   GPUs: 16-byte vectors (four columns), several sequences per work-item
+ *   so that each thread keeps several independent row loads in flight,
+ *   work-groups of 256, one pass (a branch per token costs nothing), and
+ *   table rows in 4 x 4 tiles (fewer cache loads per value).
+ * SINPE_VEC, SINPE_SEQS, SINPE_ONE_PASS, SINPE_WG and SINPE_ROW_TILE
+ * override each choice:
+ * the tests run the GPU shapes on a CPU device, the benchmark sweeps them.
+ */
+static void tuning_pick(const sinpe__device_info *info, sinpe__tuning *t)
+{
+    static const char *const vecs[] = {"1", "4", NULL}, *const seqs[] = {"1", "2", "4", "8", NULL},
+                             *const bits[] = {"0", "1", NULL},
+                             *const tiles[] = {"1", "2", "4", NULL},
+                             *const wgs[] = {"0", "32", "64", "128", "256", "512", "1024", NULL};
+    int cpu = (info->type & CL_DEVICE_TYPE_CPU) != 0;
+    t->vec = env_choice("SINPE_VEC", vecs, 4);
+    t->seqs = env_choice("SINPE_SEQS", seqs, cpu ? 1 : 4);
+    t->one_pass = (int)env_choice("SINPE_ONE_PASS", bits, cpu ? 0 : 1);
+    t->wg_cap = env_choice("SINPE_WG", wgs, cpu ? 0 : 256);
+    t->row_tile = env_choice("SINPE_ROW_TILE", tiles, cpu ? 1 : 4);
+}
+
 /* Everything after the cl_context and device exist; takes ownership of them. */
 static sinpe_status context_finish(cl_context cl_ctx, cl_device_id dev,
                                    const sinpe_context_options *options, sinpe_context **out)
@@ -86,18 +127,8 @@ static sinpe_status context_finish(cl_context cl_ctx, cl_device_id dev,
         st = sinpe__cl_fail(err, "clCreateBuffer");
         goto fail;
     }
-    /*
-     * Columns per work-item of the embed kernels: 4, so that each work-item
-     * moves 16-byte vectors, which GPUs coalesce best and which keep the
-     * vload_half/vstore_half calls few enough for pocl to vectorise around
-     * them (one column per work-item measured 11x slower with fp16 output).
-     */
-    ctx->vec = 4;
-    /* SINPE_VEC=1 or 4 forces the choice: tests run the GPU path on a CPU. */
-    const char *vec_env = getenv("SINPE_VEC");
-    if (vec_env && (strcmp(vec_env, "1") == 0 || strcmp(vec_env, "4") == 0))
-        ctx->vec = (unsigned)(vec_env[0] - '0');
-    if ((st = sinpe__program_build(cl_ctx, dev, ctx->math, ctx->vec, !options->no_disk_cache,
+    tuning_pick(&ctx->info, &ctx->tune);
+    if ((st = sinpe__program_build(cl_ctx, dev, ctx->math, &ctx->tune, !options->no_disk_cache,
                                    &ctx->prog)) != SINPE_SUCCESS)
         goto fail;
     *out = ctx;
@@ -194,14 +225,10 @@ static size_t round_up(size_t n, size_t m) { return (n + m - 1) / m * m; }
 static void local_size(const sinpe_context *ctx, int k, cl_uint dims, const size_t *n,
                        size_t *local, size_t *global)
 {
-    /*
-     * CPU runtimes run a work-group as a loop on one core and pay per group:
-     * take the largest group the kernel allows.  GPUs want several groups
-     * per compute unit: 256 work-items keeps occupancy high everywhere.
-     */
+    /* The kernel's limit, under the device's cap (see tuning_pick). */
     size_t cap = ctx->prog.wg[k];
-    if (!(ctx->info.type & CL_DEVICE_TYPE_CPU) && cap > 256)
-        cap = 256;
+    if (ctx->tune.wg_cap && cap > ctx->tune.wg_cap)
+        cap = ctx->tune.wg_cap;
     if (cap < 1)
         cap = 1;
     for (cl_uint i = 0; i < dims; i++) {

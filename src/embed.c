@@ -289,16 +289,19 @@ static sinpe_status enqueue(sinpe_table *t, int mode, cl_command_queue queue,
     if (mode == MODE_ADD)
         k = SINPE_K_ADD + 3 * (int)a->out_dtype + part;
     else if (mode == MODE_GATHER)
-        k = SINPE_K_GATHER + 3 * (int)a->weights_dtype + (int)a->out_dtype;
+        k = SINPE_K_GATHER + 2 * (3 * (int)a->weights_dtype + (int)a->out_dtype) +
+            (a->pad_policy == SINPE_PAD_NONE ? SINPE_PART_FAST : SINPE_PART_TABLE);
     else
         k = SINPE_K_EMBED + 3 * (3 * (int)a->weights_dtype + (int)a->out_dtype) + part;
-    /* Work-item (v, b, t): ctx->vec columns of token t of sequence b. */
-    const size_t n[3] = {(t->spec.dim + ctx->vec - 1) / ctx->vec, a->n_seqs, a->seq_len};
-    if (mode == MODE_GATHER || part == SINPE_PART_FAST) {
+    /* Work-item (v, g, t): tune.vec columns of token t of tune.seqs sequences from g. */
+    const sinpe__tuning *tu = &ctx->tune;
+    const size_t n[3] = {(t->spec.dim + tu->vec - 1) / tu->vec,
+                         (a->n_seqs + tu->seqs - 1) / tu->seqs, a->seq_len};
+    if (mode == MODE_GATHER || part == SINPE_PART_FAST || tu->one_pass) {
         st = sinpe__context_launch3(ctx, queue, k, 9, args, sizes, n, nwait, wait, event);
     } else {
-        /* Elements in the table, then (returning at once for the others) the
-         * elements past it, computed on the fly; chained by an event. */
+        /* Elements in the table, then (skipping the others) the elements
+         * past it, computed on the fly; chained by an event. */
         cl_event table_done = NULL;
         st = sinpe__context_launch3(ctx, queue, k, 9, args, sizes, n, nwait, wait, &table_done);
         if (st == SINPE_SUCCESS) {

@@ -29,8 +29,8 @@ static void kernel_name(int k, char *buf, size_t n)
         snprintf(buf, n, "sinpe_embed_%s_%s%s", d[(k - SINPE_K_EMBED) / 9],
                  d[(k - SINPE_K_EMBED) / 3 % 3], part_suffix[(k - SINPE_K_EMBED) % 3]);
     else if (k < SINPE_K_ADD)
-        snprintf(buf, n, "sinpe_gather_%s_%s", d[(k - SINPE_K_GATHER) / 3],
-                 d[(k - SINPE_K_GATHER) % 3]);
+        snprintf(buf, n, "sinpe_gather_%s_%s%s", d[(k - SINPE_K_GATHER) / 6],
+                 d[(k - SINPE_K_GATHER) / 2 % 3], part_suffix[(k - SINPE_K_GATHER) % 2]);
     else
         snprintf(buf, n, "sinpe_add_%s%s", d[(k - SINPE_K_ADD) / 3],
                  part_suffix[(k - SINPE_K_ADD) % 3]);
@@ -125,11 +125,12 @@ static sinpe_status source_override(char **text, size_t *len)
 }
 
 sinpe_status sinpe__program_build(cl_context ctx, cl_device_id dev, sinpe_math math,
-                                  unsigned vec, int disk_cache, sinpe__program *prog)
+                                  const sinpe__tuning *tune, int disk_cache,
+                                  sinpe__program *prog)
 {
     const char *src = sinpe__kernel_source, *what = NULL;
     size_t len = (size_t)sinpe__kernel_source_len;
-    char options[128], *override;
+    char options[192], *override;
     sinpe__cache cache;
     cl_int err;
     sinpe_status st = SINPE_SUCCESS;
@@ -143,8 +144,10 @@ sinpe_status sinpe__program_build(cl_context ctx, cl_device_id dev, sinpe_math m
     }
     /* Never -cl-fast-relaxed-math: the encoding's accuracy depends on IEEE rounding. */
     snprintf(options, sizeof options,
-             "-cl-std=CL1.2 -DSINPE_FP64=%d -DSINPE_STEP_SHIFT=%d -DSINPE_VEC=%u",
-             math == SINPE_MATH_FP64 ? 1 : 0, SINPE_STEP_SHIFT, vec);
+             "-cl-std=CL1.2 -DSINPE_FP64=%d -DSINPE_STEP_SHIFT=%d -DSINPE_VEC=%u "
+             "-DSINPE_SEQS=%u -DSINPE_ONE_PASS=%d -DSINPE_ROW_TILE=%u",
+             math == SINPE_MATH_FP64 ? 1 : 0, SINPE_STEP_SHIFT, tune->vec, tune->seqs,
+             tune->one_pass, tune->row_tile);
     if (disk_cache) {
         sinpe__cache_open(&cache, dev, options);
         if (load_cached(&cache, ctx, dev, options, prog))

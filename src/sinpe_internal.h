@@ -75,7 +75,9 @@ extern const unsigned long sinpe__kernel_source_len;
 
 /*
  * Kernel slots; the typed families hold one kernel per storage type (pair),
- * the embed and add families three parts each (kernels/embed.cl).
+ * the embed and add families three parts each, the gather family two (fast
+ * and plain: it reads no position, so only a padding policy rules out
+ * _fast) (kernels/embed.cl).
  */
 enum { SINPE_PART_FAST, SINPE_PART_TABLE, SINPE_PART_OTF };
 enum sinpe__kernel_id {
@@ -85,9 +87,9 @@ enum sinpe__kernel_id {
     SINPE_K_TIMESTEPS = 5,   /* + out dtype                                */
     SINPE_K_COUNT_BAD = 8,
     SINPE_K_EMBED = 9,       /* + 3 * (3 * weights dtype + out dtype) + part */
-    SINPE_K_GATHER = 36,     /* + 3 * weights dtype + out dtype            */
-    SINPE_K_ADD = 45,        /* + 3 * out dtype + part                     */
-    SINPE_K_COUNT = 54
+    SINPE_K_GATHER = 36,     /* + 2 * (3 * weights dtype + out dtype) + part */
+    SINPE_K_ADD = 54,        /* + 3 * out dtype + part                     */
+    SINPE_K_COUNT = 63
 };
 
 typedef struct sinpe__program {
@@ -97,10 +99,30 @@ typedef struct sinpe__program {
     int from_disk;            /* 1 when the binary came from the disk cache */
 } sinpe__program;
 
+/*
+ * The shape of the embedding kernels' work, chosen per device (context.c)
+ * and compiled into the program:
+ *   vec       columns per work-item (1 or 4);
+ *   seqs      sequences per work-item at one position (1, 2, 4 or 8): its
+ *             loads are issued together, and the PE row is loaded once;
+ *   one_pass  1: the general kernels compute positions past the table
+ *             themselves, behind a branch (one launch); 0: they skip them
+ *             and an _otf pass follows (branch-free, for CPU vectorisers);
+ *   wg_cap    largest work-group the launches use (0: the kernel's limit);
+ *   row_tile  table rows: a work-item computes row_tile steps of row_tile
+ *             blocks (1, 2 or 4; kernels/table.cl).
+ */
+typedef struct sinpe__tuning {
+    unsigned vec, seqs, row_tile;
+    int one_pass;
+    size_t wg_cap;
+} sinpe__tuning;
+
 /* Builds the kernels for dev; disk_cache != 0 tries the on-disk binary
  * cache first and stores a binary built from source in it. */
 sinpe_status sinpe__program_build(cl_context ctx, cl_device_id dev, sinpe_math math,
-                                  unsigned vec, int disk_cache, sinpe__program *prog);
+                                  const sinpe__tuning *tune, int disk_cache,
+                                  sinpe__program *prog);
 void sinpe__program_release(sinpe__program *prog);
 
 /* ---- cache.c ------------------------------------------------------------- */
@@ -141,7 +163,7 @@ struct sinpe_context {
     cl_command_queue queue;
     sinpe__device_info info;
     sinpe_math math;
-    unsigned vec;               /* columns per work-item of the embed kernels */
+    sinpe__tuning tune;         /* work shape of the embed kernels */
     sinpe__program prog;
     cl_mem dummy; /* bound to unused buffer arguments */
 

@@ -5,9 +5,15 @@
 #
 #   1. under oclgrind (the simulator is the only platform: the oclgrind
 #      command preloads its runtime in place of the ICD loader), four times:
-#      each shape of the embedding kernels (SINPE_VEC=1 and 4) optimised with
+#      each of two work shapes of the embedding kernels optimised with
 #      --check-api --data-races, and unoptimised with --uninitialized added
-#      (see below).  oclgrind exits 0 whatever it finds, so its reports go to
+#      (see below).  The shapes (src/context.c, tuning_pick):
+#        scalar  SINPE_VEC=1 SINPE_SEQS=2 SINPE_ONE_PASS=0: one column and
+#                two sequences per work-item, two-pass explicit positions;
+#        gpu     SINPE_VEC=4 SINPE_SEQS=4 SINPE_ONE_PASS=1 SINPE_WG=256
+#                SINPE_ROW_TILE=4:
+#                what a GPU gets;
+#      the pocl default run below covers the CPU's own shape.  oclgrind exits 0 whatever it finds, so its reports go to
 #      LOG_DIR/oclgrind-*.log and a non-empty log is a failure.  (The
 #      --uninitialized plugin follows private and local values; a buffer
 #      left unwritten by an earlier kernel is caught by the value checks.)
@@ -74,24 +80,33 @@ grind_oclgrind() {
     fi
 }
 
-for vec in 1 4; do
-    export SINPE_VEC=$vec
-    # $flags must split into words.
+# shape_vars NAME: the environment of a work shape (see the top).
+shape_vars() {
+    case $1 in
+        scalar) echo "SINPE_VEC=1 SINPE_SEQS=2 SINPE_ONE_PASS=0" ;;
+        gpu) echo "SINPE_VEC=4 SINPE_SEQS=4 SINPE_ONE_PASS=1 SINPE_WG=256 SINPE_ROW_TILE=4" ;;
+    esac
+}
+for shape in scalar gpu; do
+    # The shape's assignments and $flags must split into words.
+    # shellcheck disable=SC2046,SC2163
+    export $(shape_vars $shape)
     # shellcheck disable=SC2086
-    grind_oclgrind "$logdir/oclgrind-vec$vec.log" "" $flags
+    grind_oclgrind "$logdir/oclgrind-$shape.log" "" $flags
     if [ "${GRIND_UNINITIALIZED:-1}" != 0 ]; then
-        grind_oclgrind "$logdir/oclgrind-vec$vec-uninit.log" -cl-opt-disable \
+        grind_oclgrind "$logdir/oclgrind-$shape-uninit.log" -cl-opt-disable \
             --check-api --data-races --uninitialized
     fi
+    unset SINPE_VEC SINPE_SEQS SINPE_ONE_PASS SINPE_WG SINPE_ROW_TILE
 done
-unset SINPE_VEC
 
 # --- 2. and 3. pocl ---------------------------------------------------------
 pocl="Portable Computing Language"
-for vec in 1 4; do
-    if ! step env SINPE_DEVICE="$pocl" SINPE_VEC=$vec POCL_MAX_WORK_GROUP_SIZE=8 "$bin"; then
+for shape in scalar gpu; do
+    # shellcheck disable=SC2046
+    if ! step env SINPE_DEVICE="$pocl" $(shape_vars $shape) POCL_MAX_WORK_GROUP_SIZE=8 "$bin"; then
         echo "FAIL: the grind program failed under pocl with work-groups of at most 8" \
-            "(SINPE_VEC=$vec)"
+            "($(shape_vars $shape))"
         status=1
     fi
 done
