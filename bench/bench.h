@@ -79,6 +79,7 @@ typedef struct bench_env {
     cl_kernel k_copy, k_write;
     cl_kernel k_fill[BENCH_N_DTYPES]; /* by sinpe_dtype */
     cl_ulong max_alloc;       /* CL_DEVICE_MAX_MEM_ALLOC_SIZE */
+    cl_device_type device_type;
     char device_name[256];
     char platform_name[256];
     char driver_version[128];

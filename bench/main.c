@@ -268,7 +268,12 @@ static int run_shape(bench_env *env, dim_state *ds, const dtype_state *ts, size_
     CHECK(clFinish(env->queue));
 
     for (c = 0; c < bench_n_cases; c++) {
-        bench_job job = {bench_cases[c].run, NULL, &sr, 1};
+        /* A sinpe call that enqueues more than one kernel (sinpe.h says which:
+           here, explicit positions on a CPU device) is bracketed; otherwise
+           each returned event counts START to END (unfused: gather plus add,
+           the gap between them left out). */
+        int multi = explicit_pos && (env->device_type & CL_DEVICE_TYPE_CPU);
+        bench_job job = {bench_cases[c].run, NULL, &sr, multi};
         bench_row row;
         if (!case_selected(env->opts, c, ts->dtype, sh, explicit_pos))
             continue;
@@ -493,6 +498,8 @@ static int device_info(bench_env *env)
                           env->driver_version, NULL));
     CHECK(clGetDeviceInfo(env->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof env->max_alloc,
                           &env->max_alloc, NULL));
+    CHECK(clGetDeviceInfo(env->device, CL_DEVICE_TYPE, sizeof env->device_type,
+                          &env->device_type, NULL));
     CHECK(clGetDeviceInfo(env->device, CL_DEVICE_PLATFORM, sizeof platform, &platform, NULL));
     CHECK(clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof env->platform_name,
                             env->platform_name, NULL));

@@ -200,8 +200,14 @@ SINPE_API void sinpe_context_options_init(sinpe_context_options *options);
  * For kernel development, the environment variable SINPE_KERNEL_SOURCE may
  * name a file that replaces the embedded kernel source (the files of
  * kernels/ concatenated in build order); the disk cache is then bypassed.
- * SINPE_VEC=1 forces one column per work-item in the embedding kernels
- * instead of four (16-byte accesses, the default); the tests run both.
+ * The work shape of the kernels is chosen from the device type (CPU
+ * runtimes: one token per work-item, branch-free two-pass kernels; GPUs:
+ * four sequences per work-item, one pass, tiled table rows; the reasons and
+ * the figures are in bench/RESULTS.md).  The environment variables
+ * SINPE_VEC (1 or 4 columns per work-item), SINPE_SEQS (1, 2, 4, 8),
+ * SINPE_ONE_PASS (0, 1), SINPE_WG (largest work-group, 0 for the kernel's
+ * limit) and SINPE_ROW_TILE (1, 2, 4) override each choice, for tests and
+ * tuning; the results are the same bits in every shape.
  */
 SINPE_API sinpe_status sinpe_context_create(const sinpe_context_options *options,
                                             sinpe_context **context);
@@ -543,6 +549,9 @@ SINPE_API sinpe_status sinpe_embed_args_preset(sinpe_embed_args *args, sinpe_pre
  * command, which completes after all of the call's work.  Small pre-passes
  * run first, chained by events (so out-of-order queues are fine), only when
  * asked for: counting bad ids (bad_ids given) and the FAIRSEQ positions.
+ * On a CPU device, positions other than implicit ones inside the table also
+ * take two kernels (the elements in the table, then the others computed on
+ * the fly); a GPU does both in one.
  * Implicit positions inside the table without a padding policy take a
  * leaner kernel than the other position sources (see README).
  * Non-blocking.  Validation errors (nothing is enqueued):

@@ -150,10 +150,10 @@ inline float4 sinpe_pe_at4(bool computes, int p, int c, global const float *rest
 
 /*
  * Work-item (v, g, t): columns [SINPE_VEC v, SINPE_VEC (v + 1)) of token t
- * of sequences [SINPE_SEQS g, SINPE_SEQS (g + 1)).  All the tokens' ids,
- * then all their rows, are loaded before anything is stored, so a
- * work-item keeps SINPE_SEQS row loads in flight; with implicit positions
- * the PE row is loaded once for them all.
+ * of sequences [S g, S (g + 1)), S = SINPE_SEQS in _fast kernels, else 1.
+ * All the tokens' ids, then all their rows, are loaded before anything is
+ * stored, so a work-item keeps S row loads in flight; the PE row (one
+ * position for all S) is loaded once.
  */
 inline void sinpe_embed_body(const int mode, const int et, const int ot, const int part,
                              global const int *restrict ids, global const uchar *restrict E,
@@ -162,16 +162,19 @@ inline void sinpe_embed_body(const int mode, const int et, const int ot, const i
                              global const int *restrict seq_start,
                              global const int *restrict pad_count, sinpe_embed_params a)
 {
+    const int fast = part == SINPE_PART_FAST;
+    /* Only _fast kernels take several sequences: the others may compute PE
+       on the fly, and S inlined copies of that cost GPUs their occupancy. */
+    const int S = fast ? SINPE_SEQS : 1;
     int c = (int)get_global_id(0) * SINPE_VEC;
-    size_t b0 = get_global_id(1) * SINPE_SEQS;
+    size_t b0 = get_global_id(1) * S;
     uint t = (uint)get_global_id(2);
     if (c >= (int)a.dim || b0 >= a.n_seqs || t >= a.seq_len)
         return;
-    const int fast = part == SINPE_PART_FAST;
     bool want_pe = mode != SINPE_MODE_GATHER && !(a.flags & SINPE_SKIP_PE);
     sinpe_token k[SINPE_SEQS];
     bool any = false;
-    for (int s = 0; s < SINPE_SEQS; s++) {
+    for (int s = 0; s < S; s++) {
         k[s] = sinpe_token_at(mode, part, ids, pos, seq_start, pad_count, &a, b0 + s, t, c);
         any |= k[s].live;
     }
@@ -181,26 +184,26 @@ inline void sinpe_embed_body(const int mode, const int et, const int ot, const i
 #if SINPE_VEC == 4
     if (c + 4 <= (int)a.dim) {
         float4 x[SINPE_SEQS], pe0 = (float4)(0.0f);
-        for (int s = 0; s < SINPE_SEQS; s++) {
+        for (int s = 0; s < S; s++) {
             x[s] = mode == SINPE_MODE_ADD ? sinpe_load4(out, k[s].o, ot)
                                           : a.scale * sinpe_load4(E, k[s].e, et);
             if (mode != SINPE_MODE_ADD)
                 x[s] = k[s].ok ? x[s] : (float4)(0.0f);
         }
-        for (int s = 0; s < SINPE_SEQS && want_pe; s++) {
+        for (int s = 0; s < S && want_pe; s++) {
             float4 pe = fast && s > 0 ? pe0
                                       : sinpe_pe_at4(SINPE_COMPUTES(part, k[s]), k[s].p, c, tab,
                                                      a.tab_rows, a.dim, coef);
             pe0 = pe;
             x[s] = k[s].add_pe ? x[s] + pe : x[s];
         }
-        for (int s = 0; s < SINPE_SEQS; s++)
+        for (int s = 0; s < S; s++)
             if (k[s].live)
                 sinpe_store4(k[s].zero ? (float4)(0.0f) : x[s], out, k[s].o, ot);
         return;
     }
 #endif
-    for (int s = 0; s < SINPE_SEQS; s++) {
+    for (int s = 0; s < S; s++) {
         if (!k[s].live)
             continue;
         for (int j = 0; j < SINPE_VEC && c + j < (int)a.dim; j++) {

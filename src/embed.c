@@ -264,7 +264,9 @@ static sinpe_status enqueue(sinpe_table *t, int mode, cl_command_queue queue,
     if (mode != MODE_GATHER)
         sinpe__table_snapshot(t, &tab, &rows);
     p.tab_rows = (cl_int)rows;
-    int part = fast_kernels_apply(a, rows) ? SINPE_PART_FAST : SINPE_PART_TABLE;
+    /* gather reads no position: only a padding policy rules its _fast part out. */
+    int fast = mode == MODE_GATHER ? a->pad_policy == SINPE_PAD_NONE : fast_kernels_apply(a, rows);
+    int part = fast ? SINPE_PART_FAST : SINPE_PART_TABLE;
 
     cl_mem d = ctx->dummy;
     const cl_mem bufs[8] = {
@@ -289,14 +291,15 @@ static sinpe_status enqueue(sinpe_table *t, int mode, cl_command_queue queue,
     if (mode == MODE_ADD)
         k = SINPE_K_ADD + 3 * (int)a->out_dtype + part;
     else if (mode == MODE_GATHER)
-        k = SINPE_K_GATHER + 2 * (3 * (int)a->weights_dtype + (int)a->out_dtype) +
-            (a->pad_policy == SINPE_PAD_NONE ? SINPE_PART_FAST : SINPE_PART_TABLE);
+        k = SINPE_K_GATHER + 2 * (3 * (int)a->weights_dtype + (int)a->out_dtype) + part;
     else
         k = SINPE_K_EMBED + 3 * (3 * (int)a->weights_dtype + (int)a->out_dtype) + part;
-    /* Work-item (v, g, t): tune.vec columns of token t of tune.seqs sequences from g. */
+    /* Work-item (v, g, t): tune.vec columns of token t of S sequences from S g;
+     * S is tune.seqs in the _fast kernels, else 1 (kernels/embed.cl). */
     const sinpe__tuning *tu = &ctx->tune;
-    const size_t n[3] = {(t->spec.dim + tu->vec - 1) / tu->vec,
-                         (a->n_seqs + tu->seqs - 1) / tu->seqs, a->seq_len};
+    size_t S = part == SINPE_PART_FAST ? tu->seqs : 1;
+    const size_t n[3] = {(t->spec.dim + tu->vec - 1) / tu->vec, (a->n_seqs + S - 1) / S,
+                         a->seq_len};
     if (mode == MODE_GATHER || part == SINPE_PART_FAST || tu->one_pass) {
         st = sinpe__context_launch3(ctx, queue, k, 9, args, sizes, n, nwait, wait, event);
     } else {
