@@ -82,17 +82,19 @@ inline int sinpe_position(const sinpe_embed_params *a, global const int *restric
 #define SINPE_ONE_PASS 0
 #endif
 
-/* One token of a work-item, before any row is read. */
+/* One token of a work-item. */
 typedef struct {
+    size_t r;    /* row of the token in ids and out */
     size_t o, e; /* element offsets of column c in out and in E */
     int p;       /* position */
     bool live;   /* this kernel part writes the token */
     bool ok, add_pe, zero, otf;
 } sinpe_token;
 
-/* Token t of sequence b.  A b past the last sequence (the last work-item
-   of a row of sequences) reads the last sequence's data and is not live. */
-inline sinpe_token sinpe_token_at(const int mode, const int part, global const int *restrict ids,
+/* Token t of sequence b: its position and whether this part writes it.  A
+   b past the last sequence (the last work-item of a row of sequences)
+   reads the last sequence's data and is not live. */
+inline sinpe_token sinpe_token_at(const int mode, const int part,
                                   global const int *restrict pos,
                                   global const int *restrict seq_start,
                                   global const int *restrict pad_count,
@@ -102,26 +104,33 @@ inline sinpe_token sinpe_token_at(const int mode, const int part, global const i
     const int fast = part == SINPE_PART_FAST;
     bool real = b < a->n_seqs;
     b = real ? b : a->n_seqs - 1;
-    size_t r = b * a->seq_len + t;
+    k.r = b * a->seq_len + t;
+    k.o = a->out_off + k.r * a->out_stride + c;
     bool want_pe = mode != SINPE_MODE_GATHER && !(a->flags & SINPE_SKIP_PE);
-    bool need_id = mode != SINPE_MODE_ADD || a->pad_policy != SINPE_PAD_NONE;
     k.p = fast || !want_pe ? a->start + (int)t
                            : sinpe_position(a, pos, seq_start, pad_count, b, t);
     bool in = fast || !want_pe || (k.p >= 0 && k.p < a->tab_rows);
     k.otf = !in;
     /* Two-pass mode: the table part writes the tokens in the table, _otf the others. */
     k.live = real && (fast || SINPE_ONE_PASS || in == (part == SINPE_PART_TABLE));
+    return k;
+}
 
-    int id = need_id ? ids[a->ids_off + r] : -1;
+/* The token's id: whether its row is read, and what is added or zeroed. */
+inline void sinpe_token_id(const int mode, const int part, global const int *restrict ids,
+                           const sinpe_embed_params *a, int c, sinpe_token *k)
+{
+    const int fast = part == SINPE_PART_FAST;
+    bool want_pe = mode != SINPE_MODE_GATHER && !(a->flags & SINPE_SKIP_PE);
+    bool need_id = mode != SINPE_MODE_ADD || a->pad_policy != SINPE_PAD_NONE;
+    int id = need_id ? ids[a->ids_off + k->r] : -1;
     int rel = (a->flags & SINPE_SHARD) ? id - a->vocab_start : id;
     bool is_pad = !fast && a->pad_policy != SINPE_PAD_NONE && id == a->pad_id;
-    k.ok = id >= 0 && rel >= 0 && rel < a->vocab &&
-           !(is_pad && a->pad_policy == SINPE_PAD_ZERO_EMBEDDING);
-    k.add_pe = want_pe && !(is_pad && a->pad_policy == SINPE_PAD_ZERO_PE);
-    k.zero = is_pad && a->pad_policy == SINPE_PAD_ZERO_OUTPUT;
-    k.o = a->out_off + r * a->out_stride + c;
-    k.e = a->e_off + (size_t)(k.ok ? rel : 0) * a->e_stride + c;
-    return k;
+    k->ok = id >= 0 && rel >= 0 && rel < a->vocab &&
+            !(is_pad && a->pad_policy == SINPE_PAD_ZERO_EMBEDDING);
+    k->add_pe = want_pe && !(is_pad && a->pad_policy == SINPE_PAD_ZERO_PE);
+    k->zero = is_pad && a->pad_policy == SINPE_PAD_ZERO_OUTPUT;
+    k->e = a->e_off + (size_t)(k->ok ? rel : 0) * a->e_stride + c;
 }
 
 /* Whether a token's PE is computed rather than read: always in the _otf
@@ -175,11 +184,13 @@ inline void sinpe_embed_body(const int mode, const int et, const int ot, const i
     sinpe_token k[SINPE_SEQS];
     bool any = false;
     for (int s = 0; s < S; s++) {
-        k[s] = sinpe_token_at(mode, part, ids, pos, seq_start, pad_count, &a, b0 + s, t, c);
+        k[s] = sinpe_token_at(mode, part, pos, seq_start, pad_count, &a, b0 + s, t, c);
         any |= k[s].live;
     }
     if (!any)
         return;
+    for (int s = 0; s < S; s++)
+        sinpe_token_id(mode, part, ids, &a, c, &k[s]);
 
 #if SINPE_VEC == 4
     if (c + 4 <= (int)a.dim) {
@@ -198,13 +209,13 @@ inline void sinpe_embed_body(const int mode, const int et, const int ot, const i
             x[s] = k[s].add_pe ? x[s] + pe : x[s];
         }
         for (int s = 0; s < S; s++)
-            if (k[s].live)
+            if (S == 1 || k[s].live) /* one token: live, or returned above */
                 sinpe_store4(k[s].zero ? (float4)(0.0f) : x[s], out, k[s].o, ot);
         return;
     }
 #endif
     for (int s = 0; s < S; s++) {
-        if (!k[s].live)
+        if (S > 1 && !k[s].live)
             continue;
         for (int j = 0; j < SINPE_VEC && c + j < (int)a.dim; j++) {
             float x = mode == SINPE_MODE_ADD ? sinpe_load1(out, k[s].o + j, ot)
