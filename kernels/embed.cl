@@ -2,7 +2,7 @@
  * embed.cl -- the fused embedding and the unfused pair (gather, add).
  *
  * Work-item (v, g, t) handles columns [SINPE_VEC v, SINPE_VEC (v + 1)) of
- * token t of SINPE_SEQS sequences (see sinpe_embed_body).  The sequences of
+ * token t of one or more sequences (see sinpe_embed_body).  The sequences of
  * one t are neighbours in the range, so a PE row is fetched from memory once
  * per position and found in cache by the other work-items.  Global sizes are
  * rounded up to the work-group size, hence the guard.
