@@ -64,6 +64,7 @@ int main(void)
     srunner_add_suite(sr, suite_dtype());
     srunner_add_suite(sr, suite_timesteps());
     srunner_add_suite(sr, suite_shard());
+    srunner_add_suite(sr, suite_shapes());
 
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

@@ -32,6 +32,7 @@ Suite *suite_positions(void);
 Suite *suite_dtype(void);
 Suite *suite_timesteps(void);
 Suite *suite_shard(void);
+Suite *suite_shapes(void);
 
 /* Seconds allowed to a test that creates a context (cold pocl builds). */
 #define TU_TIMEOUT 300

@@ -1,0 +1,224 @@
+/*
+ * test_shapes.c -- the work shape (src/context.c, tuning_pick) changes how
+ * the work is split, never a bit of the result: the same calls in a context
+ * of the device's own shape and in contexts with the overrides give equal
+ * bytes, for every kernel family and part and every output type.
+ *
+ * The shapes have an odd sequence count (5) against 2, 4 and 8 sequences
+ * per work-item, a dim of 4k + 2 (the scalar tail of four-column work-items),
+ * positions past the table (the on-the-fly parts), padding policies, and
+ * table rows that start and end inside 128-row blocks (partial tiles).
+ * The two runs of a comparison poison their outputs with different bytes,
+ * so an element left unwritten by either makes them differ.
+ */
+#include "test_util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define N_SEQS 5
+#define SEQ_LEN 37
+#define DIM 66
+#define VOCAB 50
+#define TABLE_ROWS 100
+#define ROW0 77   /* table rows case: rows ROW0 .. ROW0 + N_ROWS - 1 */
+#define N_ROWS 300
+#define ROW_STRIDE (DIM + 3)
+
+static const char *const shape_vars[5] = {"SINPE_VEC", "SINPE_SEQS", "SINPE_ONE_PASS",
+                                          "SINPE_WG", "SINPE_ROW_TILE"};
+static const char *const shapes[][5] = {
+    {"1", "8", "1", "32", "2"},  /* scalar, eight sequences, one pass */
+    {"4", "4", "1", "256", "4"}, /* a GPU's */
+    {"4", "2", "0", "64", "1"},  /* two sequences, two passes */
+};
+
+/* A context of the shape given (NULL: the device's own); the environment
+   is restored afterwards. */
+static sinpe_context *shape_context(const char *const *values)
+{
+    char *saved[5];
+    for (int i = 0; i < 5; i++) {
+        const char *v = getenv(shape_vars[i]);
+        saved[i] = v ? strdup(v) : NULL;
+        if (values)
+            setenv(shape_vars[i], values[i], 1);
+        else
+            unsetenv(shape_vars[i]);
+    }
+    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
+    for (int i = 0; i < 5; i++) {
+        if (saved[i])
+            setenv(shape_vars[i], saved[i], 1);
+        else
+            unsetenv(shape_vars[i]);
+        free(saved[i]);
+    }
+    return ctx;
+}
+
+typedef struct inputs {
+    int32_t ids[N_SEQS * SEQ_LEN];
+    int32_t pos[N_SEQS * SEQ_LEN];
+    float weights[VOCAB * DIM];
+    float init[N_SEQS * SEQ_LEN * DIM]; /* the output's contents before add_positions */
+} inputs;
+
+enum { CASE_FAST, CASE_EXPLICIT, CASE_EXPLICIT_PAD, CASE_CROSSING, CASE_GATHER, CASE_ADD,
+       CASE_ROWS, N_CASES };
+static const char *const case_names[N_CASES] = {
+    "implicit in the table", "explicit past the table", "explicit, pad ZERO_PE",
+    "implicit crossing the table's end, pad ZERO_OUTPUT", "gather, pad ZERO_EMBEDDING",
+    "add_positions", "table rows"};
+
+static size_t case_bytes(int c, sinpe_dtype dt)
+{
+    size_t elem = dt == SINPE_F32 ? 4 : 2;
+    return c == CASE_ROWS ? (size_t)N_ROWS * ROW_STRIDE * elem
+                          : (size_t)N_SEQS * SEQ_LEN * DIM * elem;
+}
+
+/* Runs case c with output type dt in ctx, into a buffer filled with the
+   byte poison; returns the output's bytes (malloc'd). */
+static unsigned char *run_case(sinpe_context *ctx, const inputs *in, int c, sinpe_dtype dt,
+                               unsigned char poison)
+{
+    size_t bytes = case_bytes(c, dt);
+    cl_command_queue q = tu_queue(ctx);
+    sinpe_spec spec;
+    sinpe_table *table = NULL;
+    sinpe_spec_init(&spec, DIM);
+    TU_OK(sinpe_table_create(ctx, &spec, TABLE_ROWS, &table));
+
+    cl_mem out = tu_buffer(ctx, bytes, NULL);
+    TU_CL(clEnqueueFillBuffer(q, out, &poison, 1, 0, bytes, 0, NULL, NULL));
+    if (c == CASE_ROWS) {
+        TU_OK(sinpe_enqueue_table_rows(table, q, ROW0, N_ROWS, out, 0, ROW_STRIDE, dt, 0, NULL,
+                                       NULL));
+    } else {
+        cl_mem ids = tu_buffer(ctx, sizeof in->ids, in->ids);
+        cl_mem pos = tu_buffer(ctx, sizeof in->pos, in->pos);
+        cl_mem w = tu_buffer(ctx, sizeof in->weights, in->weights);
+        sinpe_embed_args a;
+        sinpe_embed_args_init(&a);
+        a.n_seqs = N_SEQS;
+        a.seq_len = SEQ_LEN;
+        a.ids = ids;
+        a.weights = w;
+        a.vocab = VOCAB;
+        a.out = out;
+        a.out_dtype = dt;
+        a.token_scale = 1.75f;
+        a.start = 3;
+        a.pad_id = 7;
+        if (c == CASE_EXPLICIT || c == CASE_EXPLICIT_PAD) {
+            a.positions = pos;
+            a.start = 0;
+        }
+        if (c == CASE_EXPLICIT_PAD)
+            a.pad_policy = SINPE_PAD_ZERO_PE;
+        if (c == CASE_CROSSING) {
+            a.start = TABLE_ROWS - 20;
+            a.pad_policy = SINPE_PAD_ZERO_OUTPUT;
+        }
+        if (c == CASE_GATHER) {
+            a.pad_policy = SINPE_PAD_ZERO_EMBEDDING;
+            TU_OK(sinpe_enqueue_gather(table, q, &a, 0, NULL, NULL));
+        } else if (c == CASE_ADD) {
+            /* The same starting values in both runs (the output type's rounding of init). */
+            cl_mem init = tu_buffer(ctx, sizeof in->init, in->init);
+            sinpe_embed_args g = a;
+            g.weights = init;
+            g.vocab = N_SEQS * SEQ_LEN;
+            g.ids = pos; /* row r of init for token r: pos holds a permutation here */
+            g.token_scale = 1.0f;
+            TU_OK(sinpe_enqueue_gather(table, q, &g, 0, NULL, NULL));
+            TU_OK(sinpe_enqueue_add_positions(table, q, &a, 0, NULL, NULL));
+            TU_CL(clFinish(q));
+            clReleaseMemObject(init);
+        } else {
+            TU_OK(sinpe_enqueue_embed(table, q, &a, 0, NULL, NULL));
+        }
+        TU_CL(clFinish(q));
+        clReleaseMemObject(ids);
+        clReleaseMemObject(pos);
+        clReleaseMemObject(w);
+    }
+    unsigned char *got = malloc(bytes);
+    ck_assert_ptr_nonnull(got);
+    tu_read(q, out, 0, bytes, got);
+    clReleaseMemObject(out);
+    sinpe_table_release(table);
+    clReleaseCommandQueue(q);
+    return got;
+}
+
+/* Rows case: each row's dim elements equal, the stride gap of each left
+   as its own run's poison. */
+static void compare_rows(const unsigned char *a, const unsigned char *b, size_t elem,
+                         unsigned char pa, unsigned char pb, const char *what)
+{
+    for (size_t r = 0; r < N_ROWS; r++) {
+        const unsigned char *x = a + r * ROW_STRIDE * elem, *y = b + r * ROW_STRIDE * elem;
+        ck_assert_msg(memcmp(x, y, DIM * elem) == 0, "%s: row %zu differs", what, r);
+        for (size_t i = DIM * elem; r + 1 < N_ROWS && i < ROW_STRIDE * elem; i++)
+            ck_assert_msg(x[i] == pa && y[i] == pb, "%s: row %zu: the gap was written", what,
+                          r);
+    }
+}
+
+START_TEST(shapes_equal_bytes)
+{
+    inputs *in = malloc(sizeof *in);
+    tu_rng rng;
+    ck_assert_ptr_nonnull(in);
+    tu_rng_init(&rng, "shapes");
+    for (size_t i = 0; i < N_SEQS * SEQ_LEN; i++) {
+        in->ids[i] = tu_rng_int(&rng, 0, VOCAB - 1);
+        in->pos[i] = tu_rng_int(&rng, 0, 3 * TABLE_ROWS);
+    }
+    for (size_t i = 0; i < VOCAB * DIM; i++)
+        in->weights[i] = tu_rng_float(&rng, -2.0f, 2.0f);
+    for (size_t i = 0; i < N_SEQS * SEQ_LEN * DIM; i++)
+        in->init[i] = tu_rng_float(&rng, -2.0f, 2.0f);
+
+    sinpe_context *base = shape_context(NULL), *other = shape_context(shapes[_i]);
+    const sinpe_dtype dts[3] = {SINPE_F32, SINPE_F16, SINPE_BF16};
+    for (int c = 0; c < N_CASES; c++) {
+        /* add_positions reads init rows through a gather whose ids must be
+           in range: a permutation of the tokens. */
+        if (c == CASE_ADD)
+            for (int32_t i = 0; i < N_SEQS * SEQ_LEN; i++)
+                in->pos[i] = (i * 7) % (N_SEQS * SEQ_LEN);
+        for (int d = 0; d < 3; d++) {
+            char what[160];
+            snprintf(what, sizeof what, "%s, out %s, shape %s/%s/%s/%s/%s", case_names[c],
+                     d == 0 ? "f32" : d == 1 ? "f16" : "bf16", shapes[_i][0], shapes[_i][1],
+                     shapes[_i][2], shapes[_i][3], shapes[_i][4]);
+            unsigned char *a = run_case(base, in, c, dts[d], 0xA5);
+            unsigned char *b = run_case(other, in, c, dts[d], 0x5A);
+            if (c == CASE_ROWS)
+                compare_rows(a, b, dts[d] == SINPE_F32 ? 4 : 2, 0xA5, 0x5A, what);
+            else
+                ck_assert_msg(memcmp(a, b, case_bytes(c, dts[d])) == 0,
+                              "%s: the outputs differ (or one left elements unwritten)", what);
+            free(a);
+            free(b);
+        }
+    }
+    sinpe_context_release(base);
+    sinpe_context_release(other);
+    free(in);
+}
+END_TEST
+
+Suite *suite_shapes(void)
+{
+    Suite *s = suite_create("shapes");
+    TCase *tc = tcase_create("equal bytes");
+    tcase_set_timeout(tc, TU_TIMEOUT);
+    tcase_add_loop_test(tc, shapes_equal_bytes, 0, (int)(sizeof shapes / sizeof shapes[0]));
+    suite_add_tcase(s, tc);
+    return s;
+}
