@@ -204,7 +204,7 @@ SINPE_API void sinpe_context_options_init(sinpe_context_options *options);
  * runtimes: one token per work-item, branch-free two-pass kernels; GPUs:
  * four sequences per work-item, one pass, tiled table rows; the reasons and
  * the figures are in bench/RESULTS.md).  The environment variables
- * SINPE_VEC (1 or 4 columns per work-item), SINPE_SEQS (1, 2, 4, 8),
+ * SINPE_VEC (1, 4 or 8 columns per work-item), SINPE_SEQS (1, 2, 4, 8),
  * SINPE_ONE_PASS (0, 1), SINPE_WG (largest work-group, 0 for the kernel's
  * limit) and SINPE_ROW_TILE (1, 2, 4) override each choice, for tests and
  * tuning; the results are the same bits in every shape.

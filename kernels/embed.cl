@@ -192,25 +192,30 @@ inline void sinpe_embed_body(const int mode, const int et, const int ot, const i
     for (int s = 0; s < S; s++)
         sinpe_token_id(mode, part, ids, &a, c, &k[s]);
 
-#if SINPE_VEC == 4
-    if (c + 4 <= (int)a.dim) {
-        float4 x[SINPE_SEQS], pe0 = (float4)(0.0f);
-        for (int s = 0; s < S; s++) {
-            x[s] = mode == SINPE_MODE_ADD ? sinpe_load4(out, k[s].o, ot)
-                                          : a.scale * sinpe_load4(E, k[s].e, et);
-            if (mode != SINPE_MODE_ADD)
-                x[s] = k[s].ok ? x[s] : (float4)(0.0f);
-        }
-        for (int s = 0; s < S && want_pe; s++) {
-            float4 pe = fast && s > 0 ? pe0
-                                      : sinpe_pe_at4(SINPE_COMPUTES(part, k[s]), k[s].p, c, tab,
-                                                     a.tab_rows, a.dim, coef);
-            pe0 = pe;
-            x[s] = k[s].add_pe ? x[s] + pe : x[s];
-        }
+#if SINPE_VEC >= 4
+    /* SINPE_VEC / 4 independent 16-byte (fp32) or 8-byte (16-bit) accesses. */
+    if (c + SINPE_VEC <= (int)a.dim) {
+        float4 x[SINPE_SEQS][SINPE_VEC / 4], pe0[SINPE_VEC / 4];
+        for (int s = 0; s < S; s++)
+            for (int q = 0; q < SINPE_VEC / 4; q++) {
+                float4 v = mode == SINPE_MODE_ADD ? sinpe_load4(out, k[s].o + 4 * q, ot)
+                                                  : a.scale * sinpe_load4(E, k[s].e + 4 * q, et);
+                if (mode != SINPE_MODE_ADD)
+                    v = k[s].ok ? v : (float4)(0.0f);
+                x[s][q] = v;
+            }
+        for (int s = 0; s < S && want_pe; s++)
+            for (int q = 0; q < SINPE_VEC / 4; q++) {
+                float4 pe = fast && s > 0 ? pe0[q]
+                                          : sinpe_pe_at4(SINPE_COMPUTES(part, k[s]), k[s].p,
+                                                         c + 4 * q, tab, a.tab_rows, a.dim, coef);
+                pe0[q] = pe;
+                x[s][q] = k[s].add_pe ? x[s][q] + pe : x[s][q];
+            }
         for (int s = 0; s < S; s++)
             if (S == 1 || k[s].live) /* one token: live, or returned above */
-                sinpe_store4(k[s].zero ? (float4)(0.0f) : x[s], out, k[s].o, ot);
+                for (int q = 0; q < SINPE_VEC / 4; q++)
+                    sinpe_store4(k[s].zero ? (float4)(0.0f) : x[s][q], out, k[s].o + 4 * q, ot);
         return;
     }
 #endif

@@ -60,7 +60,7 @@ static unsigned env_choice(const char *name, const char *const *allowed, unsigne
  */
 static void tuning_pick(const sinpe__device_info *info, sinpe__tuning *t)
 {
-    static const char *const vecs[] = {"1", "4", NULL}, *const seqs[] = {"1", "2", "4", "8", NULL},
+    static const char *const vecs[] = {"1", "4", "8", NULL}, *const seqs[] = {"1", "2", "4", "8", NULL},
                              *const bits[] = {"0", "1", NULL},
                              *const tiles[] = {"1", "2", "4", NULL},
                              *const wgs[] = {"0", "32", "64", "128", "256", "512", "1024", NULL};

@@ -102,7 +102,7 @@ typedef struct sinpe__program {
 /*
  * The shape of the embedding kernels' work, chosen per device (context.c)
  * and compiled into the program:
- *   vec       columns per work-item (1 or 4);
+ *   vec       columns per work-item (1, 4 or 8);
  *   seqs      sequences per work-item at one position (1, 2, 4 or 8): its
  *             loads are issued together, and the PE row is loaded once;
  *   one_pass  1: the general kernels compute positions past the table

@@ -32,6 +32,7 @@ static const char *const shapes[][5] = {
     {"1", "8", "1", "32", "2"},  /* scalar, eight sequences, one pass */
     {"4", "4", "1", "256", "4"}, /* a GPU's */
     {"4", "2", "0", "64", "1"},  /* two sequences, two passes */
+    {"8", "4", "1", "128", "4"}, /* eight columns (two accesses) per work-item */
 };
 
 /* A context of the shape given (NULL: the device's own); the environment
