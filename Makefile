@@ -8,6 +8,7 @@
 #   make bench         build and run build/sinpe_bench with $(BENCH_ARGS)
 #   make bench-plot    bar charts of $(BENCH_JSON) in $(BENCH_PNG) (gnuplot)
 #   make bench-peers   numpy and PyTorch doing the same job, against $(BENCH_JSON)
+#   make bench-sweep   the benchmark once per work shape of the kernels, compared
 #   make check-oclgrind every kernel under oclgrind, then pocl (tests/grind)
 #   make check-asan    library, unit tests and grind with ASan + UBSan
 #   make check-stress  context churn and an 8-thread stress test
@@ -195,7 +196,12 @@ BENCH_JSON ?= $(BUILD)/bench.jsonl
 BENCH_PNG  ?= bench/results.png
 PYTHON     ?= python3
 
-.PHONY: bench-plot bench-peers
+.PHONY: bench-plot bench-peers bench-sweep
+
+# bench-sweep: is the work shape sinpe picks for this device the fastest?
+bench-sweep: deps
+	$(MAKE) $(BENCH_BIN)
+	sh bench/sweep.sh $(BENCH_BIN) $(BUILD)/sweep
 
 $(BENCH_JSON):
 	sh scripts/install-deps.sh
