@@ -42,28 +42,30 @@ static unsigned env_choice(const char *name, const char *const *allowed, unsigne
 }
 
 /*
- * The work shape of the embedding kernels, from the device type (measured
- * choices; bench/RESULTS.md has the figures behind them).
+ * The work shape of the kernels, from the device type (measured choices;
+ * bench/RESULTS.md has the figures behind them, `make bench-sweep` measures
+ * them on another device).
  *   CPU runtimes (pocl) vectorise across work-items and run a work-group as
  *   a loop on one core: four columns per work-item (one column measured
- *   11x slower with fp16 output), one sequence per work-item, the largest
- *   work-group, and branch-free kernels, hence the two-pass split of
- *   explicit positions.
- *   The table rows kernel computes one value per work-item there.
- *   GPUs: 16-byte vectors (four columns), several sequences per work-item
- *   so that each thread keeps several independent row loads in flight,
- *   work-groups of 256, one pass (a branch per token costs nothing), and
- *   table rows in 4 x 4 tiles (fewer cache loads per value).
+ *   11x slower with fp16 output), one token per work-item, the largest
+ *   work-group, branch-free two-pass general kernels (a call to the
+ *   evaluation stops the vectoriser), one table value per work-item.
+ *   GPUs: four columns (16-byte accesses), four sequences per work-item in
+ *   the _fast kernels so that each thread keeps four row loads in flight,
+ *   work-groups of 256, one-pass general kernels (the branch to the
+ *   evaluation costs nothing, a second launch does), table rows in 4 x 4
+ *   tiles (a quarter of the cache loads per value).
  * SINPE_VEC, SINPE_SEQS, SINPE_ONE_PASS, SINPE_WG and SINPE_ROW_TILE
- * override each choice:
- * the tests run the GPU shapes on a CPU device, the benchmark sweeps them.
+ * override each choice: the tests run the GPU shape on a CPU device, the
+ * sweep times every shape.  A value outside the allowed ones is ignored.
  */
 static void tuning_pick(const sinpe__device_info *info, sinpe__tuning *t)
 {
-    static const char *const vecs[] = {"1", "4", "8", NULL}, *const seqs[] = {"1", "2", "4", "8", NULL},
-                             *const bits[] = {"0", "1", NULL},
-                             *const tiles[] = {"1", "2", "4", NULL},
-                             *const wgs[] = {"0", "32", "64", "128", "256", "512", "1024", NULL};
+    static const char *const vecs[] = {"1", "4", "8", NULL};
+    static const char *const seqs[] = {"1", "2", "4", "8", NULL};
+    static const char *const bits[] = {"0", "1", NULL};
+    static const char *const tiles[] = {"1", "2", "4", NULL};
+    static const char *const wgs[] = {"0", "32", "64", "128", "256", "512", "1024", NULL};
     int cpu = (info->type & CL_DEVICE_TYPE_CPU) != 0;
     t->vec = env_choice("SINPE_VEC", vecs, 4);
     t->seqs = env_choice("SINPE_SEQS", seqs, cpu ? 1 : 4);
