@@ -192,7 +192,23 @@ inline void sinpe_embed_body(const int mode, const int et, const int ot, const i
     for (int s = 0; s < S; s++)
         sinpe_token_id(mode, part, ids, &a, c, &k[s]);
 
-#if SINPE_VEC >= 4
+#if SINPE_VEC == 4 && SINPE_SEQS == 1
+    /* One token, four columns, straight-line: pocl runs this form of the
+       general kernels 15% faster than the loops below with one iteration. */
+    if (c + 4 <= (int)a.dim) {
+        float4 x = mode == SINPE_MODE_ADD ? sinpe_load4(out, k[0].o, ot)
+                                          : a.scale * sinpe_load4(E, k[0].e, et);
+        if (mode != SINPE_MODE_ADD)
+            x = k[0].ok ? x : (float4)(0.0f);
+        if (want_pe) {
+            float4 pe = sinpe_pe_at4(SINPE_COMPUTES(part, k[0]), k[0].p, c, tab, a.tab_rows,
+                                     a.dim, coef);
+            x = k[0].add_pe ? x + pe : x;
+        }
+        sinpe_store4(k[0].zero ? (float4)(0.0f) : x, out, k[0].o, ot);
+        return;
+    }
+#elif SINPE_VEC >= 4
     /* SINPE_VEC / 4 independent 16-byte (fp32) or 8-byte (16-bit) accesses. */
     if (c + SINPE_VEC <= (int)a.dim) {
         float4 x[SINPE_SEQS][SINPE_VEC / 4], pe0[SINPE_VEC / 4];
