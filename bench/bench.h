@@ -190,6 +190,38 @@ double bench_bytes_fused(const bench_traffic *t);
    *ratio gets table time / write time (0 when skipped). */
 int bench_table_cases(bench_env *env, sinpe_table *table, size_t dim, double *ratio);
 
+/* verdict.c: the output checks over the run (they decide the exit status)
+   and the goals the figures are read against (reported only). */
+typedef struct check_tally {
+    int exact_runs, exact_bad;     /* float32 fused vs unfused, byte for byte */
+    int near_runs, near_bad;       /* 16-bit fused vs unfused, within tolerance */
+    double near_max_ulps;
+    double near_differ, near_n;    /* elements that differ, elements compared */
+    int otf_runs, otf_bad;         /* on the fly vs table, byte for byte */
+} check_tally;
+
+typedef struct bench_range {
+    int rows, met;
+    double min, max;
+} bench_range;
+
+#define BENCH_MAX_TABLE_DIMS 8
+typedef struct goal_tally {
+    bench_range pct_copy;          /* fused, fp32, implicit, prefill/mid: % of copy */
+    bench_range speedup;           /* unfused / fused device time, same rows */
+    bench_range decode_wall;       /* unfused / fused wall time, fp32 implicit decode */
+    bench_range vs_fp32[BENCH_N_DTYPES]; /* 16-bit GB/s over fp32's */
+    size_t n_table, table_dim[BENCH_MAX_TABLE_DIMS];
+    double table_ratio[BENCH_MAX_TABLE_DIMS];
+} goal_tally;
+
+int bench_check_shape(bench_env *env, bench_shape_run *sr, sinpe_dtype dtype, size_t n,
+                      int otf_ran, const char *what, check_tally *tally);
+int bench_report_checks(const check_tally *t);
+void bench_goal_row(const bench_env *env, goal_tally *g, const bench_row *row);
+void bench_goal_table(goal_tally *g, size_t dim, double ratio);
+void bench_report_goals(cl_device_type type, const goal_tally *g);
+
 /* check.c: compares two outputs of n elements of dtype, read back from the
    device.  tol_ulps 0 asks for equal bytes; else see check.c. */
 typedef struct bench_diff {

@@ -11,10 +11,11 @@
  *      storage type, shape in shapes[] and positions mode, every case in
  *      bench_cases[] (cases.c);
  *   3. the ceilings again, to show whether the machine stayed quiet.
- * After its cases, every shape checks its outputs (check.c): fused against
- * unfused (byte for byte in float32, within the double-rounding bound in
- * float16 and bfloat16), and the on-the-fly output against the table
- * path's, byte for byte.  Any failure decides the exit status.
+ * After its cases, every shape checks its outputs (verdict.c, check.c):
+ * fused against unfused (byte for byte in float32, within the
+ * double-rounding bound in float16 and bfloat16), and the on-the-fly output
+ * against the table path's, byte for byte.  Any failure decides the exit
+ * status.  The goals are read against the figures at the end (verdict.c).
  */
 #include "bench.h"
 
@@ -73,28 +74,6 @@ static size_t count_distinct(cl_int *v, size_t n)
     return d;
 }
 
-/* What the output checks found over the whole run. */
-typedef struct check_tally {
-    int exact_runs, exact_bad;     /* float32 fused vs unfused, byte for byte */
-    int near_runs, near_bad;       /* 16-bit fused vs unfused, within tolerance */
-    double near_max_ulps;
-    double near_differ, near_n;    /* elements that differ, elements compared */
-    int otf_runs, otf_bad;         /* on the fly vs table, byte for byte */
-} check_tally;
-
-/* The performance goals the figures are read against (they do not decide
-   the exit status): table generation within 3x the write of the same
-   bytes, and 16-bit storage within 10% of float32's GB/s. */
-#define GOAL_TABLE_RATIO 3.0
-#define GOAL_VS_FP32 0.9
-
-typedef struct goal_tally {
-    double table_ratio[N_DIMS];   /* 0: not measured */
-    int vs_rows[BENCH_N_DTYPES];  /* fused, unfused and add rows with a vs_fp32 */
-    int vs_met[BENCH_N_DTYPES];
-    double vs_min[BENCH_N_DTYPES], vs_max[BENCH_N_DTYPES];
-} goal_tally;
-
 /* The table of one dim, and the float32 GB/s the 16-bit rows are read
    against: [shape][explicit][case]. */
 typedef struct dim_state {
@@ -134,58 +113,6 @@ static int case_selected(const bench_opts *o, size_t c, sinpe_dtype dtype,
     if (bench_cases[c].out != BENCH_OUT_OTF || o->full)
         return 1;
     return dtype == SINPE_F32 && !explicit_pos && sh->seqs * sh->seq_len <= OTF_MAX_TOKENS;
-}
-
-/* Compares fused with unfused, and (when it ran) the on-the-fly output
-   with a fused run of the same spec from a table. */
-static int check_shape(bench_env *env, bench_shape_run *sr, sinpe_dtype dtype, size_t n,
-                       int otf_ran, const char *what, check_tally *tally)
-{
-    bench_diff d;
-    sinpe_embed_args a = sr->args;
-    int exact = dtype == SINPE_F32;
-
-    if (bench_compare(env, sr->out[BENCH_OUT_FUSED], sr->out[BENCH_OUT_UNFUSED], n, dtype,
-                      exact ? 0.0 : 2.0, &d) != 0)
-        return -1;
-    if (exact) {
-        tally->exact_runs++;
-        tally->exact_bad += d.differ > 0;
-        if (d.differ > 0)
-            printf("MISMATCH: fused and unfused outputs differ in %zu of %zu values (%s)\n",
-                   d.differ, d.n, what);
-    } else {
-        tally->near_runs++;
-        tally->near_bad += d.over > 0;
-        tally->near_differ += (double)d.differ;
-        tally->near_n += (double)d.n;
-        if (d.max_ulps > tally->near_max_ulps)
-            tally->near_max_ulps = d.max_ulps;
-        if (d.over > 0)
-            printf("MISMATCH: fused and unfused outputs differ beyond 2 ulps in %zu of %zu "
-                   "values (%s)\n",
-                   d.over, d.n, what);
-    }
-
-    if (!otf_ran)
-        return 0;
-    /* The on-the-fly table, now given its rows: the same spec from memory.
-       The unfused output has been compared and is free to take the result. */
-    CHECK(sinpe_table_reserve(sr->otf_table, sinpe_table_rows(sr->table)));
-    a.out = sr->out[BENCH_OUT_UNFUSED];
-    CHECK(sinpe_enqueue_embed(sr->otf_table, env->queue, &a, 0, NULL, NULL));
-    CHECK(clFinish(env->queue));
-    if (bench_compare(env, sr->out[BENCH_OUT_OTF], sr->out[BENCH_OUT_UNFUSED], n, dtype, 0.0,
-                      &d) != 0)
-        return -1;
-    tally->otf_runs++;
-    tally->otf_bad += d.differ > 0;
-    if (d.differ > 0)
-        printf("MISMATCH: on-the-fly and table outputs differ in %zu of %zu values (%s)\n",
-               d.differ, d.n, what);
-    return 0;
-fail:
-    return -1;
 }
 
 /*
@@ -307,21 +234,13 @@ static int run_shape(bench_env *env, dim_state *ds, const dtype_state *ts, size_
             else if (ds->fp32_gbps[si][explicit_pos][c] > 0.0)
                 row.vs_fp32 = gbps / ds->fp32_gbps[si][explicit_pos][c];
         }
-        if (row.vs_fp32 > 0.0 && bench_cases[c].out != BENCH_OUT_OTF) {
-            int d = (int)ts->dtype;
-            if (goals->vs_rows[d] == 0 || row.vs_fp32 < goals->vs_min[d])
-                goals->vs_min[d] = row.vs_fp32;
-            if (goals->vs_rows[d] == 0 || row.vs_fp32 > goals->vs_max[d])
-                goals->vs_max[d] = row.vs_fp32;
-            goals->vs_rows[d]++;
-            goals->vs_met[d] += row.vs_fp32 >= GOAL_VS_FP32;
-        }
+        bench_goal_row(env, goals, &row);
         bench_report_row(env, &row);
     }
 
     snprintf(what, sizeof what, "dim %zu, %s, %s, %s positions", ds->dim,
              bench_dtype_name(ts->dtype), sh->name, explicit_pos ? "explicit" : "implicit");
-    if (check_shape(env, &sr, ts->dtype, tokens * ds->dim, otf_ran, what, tally) != 0)
+    if (bench_check_shape(env, &sr, ts->dtype, tokens * ds->dim, otf_ran, what, tally) != 0)
         goto fail;
 
     sinpe_table_release(sr.otf_table);
@@ -420,6 +339,7 @@ static int run_dim(bench_env *env, size_t di, check_tally *tally, goal_tally *go
     size_t dim = dims[di];
     sinpe_spec spec;
     size_t i, rows = BENCH_CONTEXT; /* explicit positions lie below it */
+    double ratio;
     int d;
 
     CHECK_AS("calloc (dim state)", ds ? 0 : SINPE_OUT_OF_HOST_MEMORY);
@@ -431,8 +351,9 @@ static int run_dim(bench_env *env, size_t di, check_tally *tally, goal_tally *go
     sinpe_spec_init(&spec, dim);
     CHECK(sinpe_table_create(env->ctx, &spec, rows, &ds->table));
 
-    if (bench_table_cases(env, ds->table, dim, &goals->table_ratio[di]) != 0)
+    if (bench_table_cases(env, ds->table, dim, &ratio) != 0)
         goto fail;
+    bench_goal_table(goals, dim, ratio);
     for (d = 0; d < BENCH_N_DTYPES; d++)
         if (env->opts->dtypes & (1u << d))
             if (run_dtype(env, ds, (sinpe_dtype)d, tally, goals) != 0)
@@ -446,47 +367,6 @@ fail:
         sinpe_table_release(ds->table);
     free(ds);
     return -1;
-}
-
-static void report_goals(const goal_tally *g)
-{
-    size_t i;
-    int d;
-    printf("\ngoals (read against this run's figures; they do not set the exit status):\n");
-    for (i = 0; i < N_DIMS; i++)
-        if (g->table_ratio[i] > 0.0)
-            printf("  table generation, dim %zu: %.2fx the write of the same bytes "
-                   "(goal <= %.0f: %s)\n",
-                   dims[i], g->table_ratio[i], GOAL_TABLE_RATIO,
-                   g->table_ratio[i] <= GOAL_TABLE_RATIO ? "met" : "missed");
-    for (d = 0; d < BENCH_N_DTYPES; d++)
-        if (g->vs_rows[d] > 0)
-            printf("  %s GB/s over fp32's (fused, unfused, add): %.2f to %.2f; %d of %d rows "
-                   "at %.2f or more (goal)\n",
-                   bench_dtype_name((sinpe_dtype)d), g->vs_min[d], g->vs_max[d], g->vs_met[d],
-                   g->vs_rows[d], GOAL_VS_FP32);
-}
-
-/* The verdicts of the output checks; returns non-zero when one failed. */
-static int report_checks(const check_tally *t)
-{
-    printf("\noutput checks:\n");
-    if (t->exact_runs > 0)
-        printf("  fused == unfused, fp32, byte for byte:      %s (%d of %d shapes)\n",
-               t->exact_bad ? "no" : "yes", t->exact_runs - t->exact_bad, t->exact_runs);
-    if (t->near_runs > 0)
-        printf("  fused ~ unfused, fp16/bf16, within 2 ulps:  %s (%d of %d shapes; %.2f%% of "
-               "values differ, by at most %.2f ulp)\n",
-               t->near_bad ? "no" : "yes", t->near_runs - t->near_bad, t->near_runs,
-               t->near_n > 0.0 ? 100.0 * t->near_differ / t->near_n : 0.0, t->near_max_ulps);
-    if (t->otf_runs > 0)
-        printf("  fused_otf == fused from a table, bytes:     %s (%d of %d shapes)\n",
-               t->otf_bad ? "no" : "yes", t->otf_runs - t->otf_bad, t->otf_runs);
-    if (t->near_runs > 0)
-        printf("  (16-bit outputs: the unfused pair rounds twice, so it may differ from the\n"
-               "  fused result by up to 2 ulps at magnitude max(|fused|, |unfused|) + 1;\n"
-               "  see bench/check.c)\n");
-    return t->exact_bad || t->near_bad || t->otf_bad;
 }
 
 static int device_info(bench_env *env)
@@ -565,8 +445,8 @@ int main(int argc, char **argv)
     if (bench_ceilings(&env, 1) != 0)
         goto fail;
 
-    report_goals(&goals);
-    mismatch = report_checks(&tally);
+    bench_report_goals(env.device_type, &goals);
+    mismatch = bench_report_checks(&tally);
     rc = mismatch ? BENCH_EXIT_MISMATCH : 0;
 fail:
     if (env.json && fclose(env.json) != 0) {

@@ -1,0 +1,167 @@
+/*
+ * verdict.c -- what a run concludes: the output checks (fused against
+ * unfused, on the fly against the table) and the performance goals the
+ * figures are read against.  The checks decide the exit status; the goals
+ * do not, they are reported.
+ *
+ * Goals (from the benchmark's issue), on this run's own figures:
+ *   - fused >= GOAL_PCT_CPU % (CPU devices) or GOAL_PCT_GPU % (others) of
+ *     the copy ceiling on its mandatory bytes, fp32, implicit positions,
+ *     prefill and mid shapes; and >= GOAL_SPEEDUP x the unfused pair's
+ *     device time on the same rows;
+ *   - decode: fused >= GOAL_DECODE_WALL x unfused in wall time per call;
+ *   - table generation within GOAL_TABLE_RATIO x the write of its bytes;
+ *   - 16-bit storage within 10% of fp32's GB/s (fused, unfused, add).
+ */
+#include "bench.h"
+
+#include <string.h>
+
+#define GOAL_PCT_CPU 85.0
+#define GOAL_PCT_GPU 90.0
+#define GOAL_SPEEDUP 1.8
+#define GOAL_DECODE_WALL 2.0
+#define GOAL_TABLE_RATIO 3.0
+#define GOAL_VS_FP32 0.9
+
+static void range_add(bench_range *r, double v, double goal)
+{
+    if (r->rows == 0 || v < r->min)
+        r->min = v;
+    if (r->rows == 0 || v > r->max)
+        r->max = v;
+    r->rows++;
+    r->met += v >= goal;
+}
+
+void bench_goal_row(const bench_env *env, goal_tally *g, const bench_row *row)
+{
+    int fp32 = row->dtype && strcmp(row->dtype, "fp32") == 0;
+    int implicit = row->positions && strcmp(row->positions, "implicit") == 0;
+    int big = row->shape && (strcmp(row->shape, "prefill") == 0 || strcmp(row->shape, "mid") == 0);
+    int decode = row->shape && strcmp(row->shape, "decode") == 0;
+    double goal_pct = (env->device_type & CL_DEVICE_TYPE_CPU) ? GOAL_PCT_CPU : GOAL_PCT_GPU;
+
+    if (row->vs_fp32 > 0.0 && strcmp(row->name, "fused_otf") != 0) {
+        int d = strcmp(row->dtype, "fp16") == 0 ? SINPE_F16 : SINPE_BF16;
+        range_add(&g->vs_fp32[d], row->vs_fp32, GOAL_VS_FP32);
+    }
+    if (!fp32 || !implicit)
+        return;
+    if (big && strcmp(row->name, "fused") == 0 && env->copy_gbps > 0.0)
+        range_add(&g->pct_copy, 100.0 * bench_gbps(row->bytes, row->stats.median_us) /
+                                    env->copy_gbps, goal_pct);
+    if (big && row->speedup_device > 0.0)
+        range_add(&g->speedup, row->speedup_device, GOAL_SPEEDUP);
+    if (decode && row->speedup_wall > 0.0)
+        range_add(&g->decode_wall, row->speedup_wall, GOAL_DECODE_WALL);
+}
+
+void bench_goal_table(goal_tally *g, size_t dim, double ratio)
+{
+    if (g->n_table < BENCH_MAX_TABLE_DIMS && ratio > 0.0) {
+        g->table_dim[g->n_table] = dim;
+        g->table_ratio[g->n_table++] = ratio;
+    }
+}
+
+static void report_range(const char *what, const bench_range *r, const char *unit,
+                         double goal)
+{
+    if (r->rows > 0)
+        printf("  %s: %.2f%s to %.2f%s; %d of %d rows at %.2f%s or more (goal)\n", what, r->min,
+               unit, r->max, unit, r->met, r->rows, goal, unit);
+}
+
+void bench_report_goals(cl_device_type type, const goal_tally *g)
+{
+    printf("\ngoals (read against this run's figures; they do not set the exit status):\n");
+    report_range("fused % of copy, fp32, implicit, prefill and mid", &g->pct_copy, "%",
+                 (type & CL_DEVICE_TYPE_CPU) ? GOAL_PCT_CPU : GOAL_PCT_GPU);
+    report_range("fused over unfused, device time, same rows", &g->speedup, "x", GOAL_SPEEDUP);
+    report_range("fused over unfused, wall time, decode", &g->decode_wall, "x",
+                 GOAL_DECODE_WALL);
+    for (size_t i = 0; i < g->n_table; i++)
+        printf("  table generation, dim %zu: %.2fx the write of the same bytes "
+               "(goal <= %.0f: %s)\n",
+               g->table_dim[i], g->table_ratio[i], GOAL_TABLE_RATIO,
+               g->table_ratio[i] <= GOAL_TABLE_RATIO ? "met" : "missed");
+    report_range("fp16 GB/s over fp32's (fused, unfused, add)", &g->vs_fp32[SINPE_F16], "",
+                 GOAL_VS_FP32);
+    report_range("bf16 GB/s over fp32's (fused, unfused, add)", &g->vs_fp32[SINPE_BF16], "",
+                 GOAL_VS_FP32);
+}
+
+/* Compares fused with unfused, and (when it ran) the on-the-fly output
+   with a fused run of the same spec from a table. */
+int bench_check_shape(bench_env *env, bench_shape_run *sr, sinpe_dtype dtype, size_t n,
+                      int otf_ran, const char *what, check_tally *tally)
+{
+    bench_diff d;
+    sinpe_embed_args a = sr->args;
+    int exact = dtype == SINPE_F32;
+
+    if (bench_compare(env, sr->out[BENCH_OUT_FUSED], sr->out[BENCH_OUT_UNFUSED], n, dtype,
+                      exact ? 0.0 : 2.0, &d) != 0)
+        return -1;
+    if (exact) {
+        tally->exact_runs++;
+        tally->exact_bad += d.differ > 0;
+        if (d.differ > 0)
+            printf("MISMATCH: fused and unfused outputs differ in %zu of %zu values (%s)\n",
+                   d.differ, d.n, what);
+    } else {
+        tally->near_runs++;
+        tally->near_bad += d.over > 0;
+        tally->near_differ += (double)d.differ;
+        tally->near_n += (double)d.n;
+        if (d.max_ulps > tally->near_max_ulps)
+            tally->near_max_ulps = d.max_ulps;
+        if (d.over > 0)
+            printf("MISMATCH: fused and unfused outputs differ beyond 2 ulps in %zu of %zu "
+                   "values (%s)\n",
+                   d.over, d.n, what);
+    }
+
+    if (!otf_ran)
+        return 0;
+    /* The on-the-fly table, now given its rows: the same spec from memory.
+       The unfused output has been compared and is free to take the result. */
+    CHECK(sinpe_table_reserve(sr->otf_table, sinpe_table_rows(sr->table)));
+    a.out = sr->out[BENCH_OUT_UNFUSED];
+    CHECK(sinpe_enqueue_embed(sr->otf_table, env->queue, &a, 0, NULL, NULL));
+    CHECK(clFinish(env->queue));
+    if (bench_compare(env, sr->out[BENCH_OUT_OTF], sr->out[BENCH_OUT_UNFUSED], n, dtype, 0.0,
+                      &d) != 0)
+        return -1;
+    tally->otf_runs++;
+    tally->otf_bad += d.differ > 0;
+    if (d.differ > 0)
+        printf("MISMATCH: on-the-fly and table outputs differ in %zu of %zu values (%s)\n",
+               d.differ, d.n, what);
+    return 0;
+fail:
+    return -1;
+}
+
+/* The verdicts of the output checks; returns non-zero when one failed. */
+int bench_report_checks(const check_tally *t)
+{
+    printf("\noutput checks:\n");
+    if (t->exact_runs > 0)
+        printf("  fused == unfused, fp32, byte for byte:      %s (%d of %d shapes)\n",
+               t->exact_bad ? "no" : "yes", t->exact_runs - t->exact_bad, t->exact_runs);
+    if (t->near_runs > 0)
+        printf("  fused ~ unfused, fp16/bf16, within 2 ulps:  %s (%d of %d shapes; %.2f%% of "
+               "values differ, by at most %.2f ulp)\n",
+               t->near_bad ? "no" : "yes", t->near_runs - t->near_bad, t->near_runs,
+               t->near_n > 0.0 ? 100.0 * t->near_differ / t->near_n : 0.0, t->near_max_ulps);
+    if (t->otf_runs > 0)
+        printf("  fused_otf == fused from a table, bytes:     %s (%d of %d shapes)\n",
+               t->otf_bad ? "no" : "yes", t->otf_runs - t->otf_bad, t->otf_runs);
+    if (t->near_runs > 0)
+        printf("  (16-bit outputs: the unfused pair rounds twice, so it may differ from the\n"
+               "  fused result by up to 2 ulps at magnitude max(|fused|, |unfused|) + 1;\n"
+               "  see bench/check.c)\n");
+    return t->exact_bad || t->near_bad || t->otf_bad;
+}
