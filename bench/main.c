@@ -195,12 +195,12 @@ static int run_shape(bench_env *env, dim_state *ds, const dtype_state *ts, size_
     CHECK(clFinish(env->queue));
 
     for (c = 0; c < bench_n_cases; c++) {
-        /* A sinpe call that enqueues more than one kernel (sinpe.h says which:
-           here, explicit positions on a CPU device) is bracketed; otherwise
-           each returned event counts START to END (unfused: gather plus add,
-           the gap between them left out). */
-        int multi = explicit_pos && (env->device_type & CL_DEVICE_TYPE_CPU);
-        bench_job job = {bench_cases[c].run, NULL, &sr, multi};
+        /* A call with explicit positions may enqueue two kernels (sinpe.h:
+           two-pass on CPU devices, or with SINPE_ONE_PASS=0) and returns the
+           last one's event, so it is bracketed whatever the device; the
+           others count START to END of each returned event (unfused: gather
+           plus add, the gap between them left out). */
+        bench_job job = {bench_cases[c].run, NULL, &sr, explicit_pos};
         bench_row row;
         if (!case_selected(env->opts, c, ts->dtype, sh, explicit_pos))
             continue;
