@@ -157,6 +157,30 @@ inline float4 sinpe_pe_at4(bool computes, int p, int c, global const float *rest
     return vload4(0, tab + (size_t)clamp(p, 0, max(tab_rows - 1, 0)) * dim + c);
 }
 
+/* Four columns at offset off of token k's row: the scaled embedding (zero
+   for an id not held), or for add the output's values. */
+inline float4 sinpe_value4(const int mode, const int et, const int ot,
+                           global const uchar *restrict E, global uchar *restrict out,
+                           const sinpe_token *k, size_t off, float scale)
+{
+    if (mode == SINPE_MODE_ADD)
+        return sinpe_load4(out, k->o + off, ot);
+    float4 v = scale * sinpe_load4(E, k->e + off, et);
+    return k->ok ? v : (float4)(0.0f);
+}
+
+inline float4 sinpe_plus_pe4(const sinpe_token *k, float4 x, float4 pe)
+{
+    return k->add_pe ? x + pe : x;
+}
+
+/* Stores x (zero under the ZERO_OUTPUT policy) at offset off of k's output row. */
+inline void sinpe_put4(const int ot, global uchar *restrict out, const sinpe_token *k,
+                       size_t off, float4 x)
+{
+    sinpe_store4(k->zero ? (float4)(0.0f) : x, out, k->o + off, ot);
+}
+
 /*
  * Work-item (v, g, t): columns [SINPE_VEC v, SINPE_VEC (v + 1)) of token t
  * of sequences [S g, S (g + 1)), S = SINPE_SEQS in _fast kernels, else 1.
@@ -196,42 +220,34 @@ inline void sinpe_embed_body(const int mode, const int et, const int ot, const i
     /* One token, four columns, straight-line: pocl runs this form of the
        general kernels 15% faster than the loops below with one iteration. */
     if (c + 4 <= (int)a.dim) {
-        float4 x = mode == SINPE_MODE_ADD ? sinpe_load4(out, k[0].o, ot)
-                                          : a.scale * sinpe_load4(E, k[0].e, et);
-        if (mode != SINPE_MODE_ADD)
-            x = k[0].ok ? x : (float4)(0.0f);
-        if (want_pe) {
-            float4 pe = sinpe_pe_at4(SINPE_COMPUTES(part, k[0]), k[0].p, c, tab, a.tab_rows,
-                                     a.dim, coef);
-            x = k[0].add_pe ? x + pe : x;
-        }
-        sinpe_store4(k[0].zero ? (float4)(0.0f) : x, out, k[0].o, ot);
+        float4 x = sinpe_value4(mode, et, ot, E, out, &k[0], 0, a.scale);
+        if (want_pe)
+            x = sinpe_plus_pe4(&k[0], x,
+                               sinpe_pe_at4(SINPE_COMPUTES(part, k[0]), k[0].p, c, tab,
+                                            a.tab_rows, a.dim, coef));
+        sinpe_put4(ot, out, &k[0], 0, x);
         return;
     }
 #elif SINPE_VEC >= 4
-    /* SINPE_VEC / 4 independent 16-byte (fp32) or 8-byte (16-bit) accesses. */
+    /* SINPE_VEC / 4 independent 16-byte (fp32) or 8-byte (16-bit) accesses
+       per token; every token's loads are issued before any store. */
     if (c + SINPE_VEC <= (int)a.dim) {
         float4 x[SINPE_SEQS][SINPE_VEC / 4], pe0[SINPE_VEC / 4];
         for (int s = 0; s < S; s++)
-            for (int q = 0; q < SINPE_VEC / 4; q++) {
-                float4 v = mode == SINPE_MODE_ADD ? sinpe_load4(out, k[s].o + 4 * q, ot)
-                                                  : a.scale * sinpe_load4(E, k[s].e + 4 * q, et);
-                if (mode != SINPE_MODE_ADD)
-                    v = k[s].ok ? v : (float4)(0.0f);
-                x[s][q] = v;
-            }
+            for (int q = 0; q < SINPE_VEC / 4; q++)
+                x[s][q] = sinpe_value4(mode, et, ot, E, out, &k[s], 4 * q, a.scale);
         for (int s = 0; s < S && want_pe; s++)
             for (int q = 0; q < SINPE_VEC / 4; q++) {
                 float4 pe = fast && s > 0 ? pe0[q]
                                           : sinpe_pe_at4(SINPE_COMPUTES(part, k[s]), k[s].p,
                                                          c + 4 * q, tab, a.tab_rows, a.dim, coef);
                 pe0[q] = pe;
-                x[s][q] = k[s].add_pe ? x[s][q] + pe : x[s][q];
+                x[s][q] = sinpe_plus_pe4(&k[s], x[s][q], pe);
             }
         for (int s = 0; s < S; s++)
             if (S == 1 || k[s].live) /* one token: live, or returned above */
                 for (int q = 0; q < SINPE_VEC / 4; q++)
-                    sinpe_store4(k[s].zero ? (float4)(0.0f) : x[s][q], out, k[s].o + 4 * q, ot);
+                    sinpe_put4(ot, out, &k[s], 4 * q, x[s][q]);
         return;
     }
 #endif
