@@ -230,9 +230,11 @@ bench-peers:
 # --- analysis and stress checks --------------------------------------------
 #
 # Plain C programs (no Check) in tests/grind, tests/stress and tests/fuzz;
-# tests/grind/ref.c is the float64 reference they share.
+# tests/grind/ref.c is the float64 reference they share, tests/grind/harness.c
+# the error plumbing of grind and threads.
 
-GRIND_OBJS  = $(BUILD)/tests/grind/grind.o $(BUILD)/tests/grind/ref.o
+GRIND_OBJS  = $(BUILD)/tests/grind/grind.o $(BUILD)/tests/grind/ref.o \
+              $(BUILD)/tests/grind/harness.o
 STRESS_OBJS = $(BUILD)/tests/stress/churn.o $(BUILD)/tests/stress/threads.o
 GRIND_BIN   = $(BUILD)/grind
 STRESS_BINS = $(BUILD)/churn $(BUILD)/threads
@@ -248,7 +250,8 @@ $(GRIND_BIN): $(GRIND_OBJS) $(STATIC_LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(GRIND_OBJS) $(STATIC_LIB) $(SYS_LIBS) $(LDLIBS)
 
 $(STRESS_BINS): $(BUILD)/%: $(BUILD)/tests/stress/%.o $(BUILD)/tests/grind/ref.o $(STATIC_LIB)
-	$(CC) $(CFLAGS) -pthread $(LDFLAGS) -o $@ $^ $(SYS_LIBS) $(LDLIBS)
+	$(CC) $(CFLAGS) -pthread $(LDFLAGS) -o $@ $(filter %.o,$^) $(STATIC_LIB) $(SYS_LIBS) $(LDLIBS)
+$(BUILD)/threads: $(BUILD)/tests/grind/harness.o
 
 # oclgrind (with --check-api --data-races, see tests/grind/run.sh for
 # --uninitialized), then pocl with work-groups of at most 8, then plain pocl.

@@ -18,6 +18,7 @@
  * GRIND_SEED (a number) changes the random data.  Prints one line per
  * failed check (at most a few per case) and exits 1 when any failed.
  */
+#include "harness.h"
 #include "ref.h"
 
 #include <math.h>
@@ -41,7 +42,9 @@ static const char *case_name = "";
 static sinpe_table *tables[MAX_TABLES];
 static int n_tables;
 
-static void fail(const char *fmt, ...)
+const char *const harness_name = "grind";
+
+void fail(const char *fmt, ...)
 {
     va_list ap;
     failures++;
@@ -62,43 +65,6 @@ static void begin_case(const char *name)
         printf("grind: %s\n", name);
         fflush(stdout);
     }
-}
-
-static int ok(sinpe_status st, const char *what)
-{
-    if (st == SINPE_SUCCESS)
-        return 1;
-    fail("%s returned %d (%s): %s", what, (int)st, sinpe_status_string(st), sinpe_last_error());
-    return 0;
-}
-
-static int cl_ok(cl_int err, const char *what)
-{
-    if (err == CL_SUCCESS)
-        return 1;
-    fail("%s failed with OpenCL error %d", what, (int)err);
-    return 0;
-}
-
-static void *xcalloc(size_t n, size_t size)
-{
-    void *p = calloc(n ? n : 1, size ? size : 1);
-    if (!p) {
-        fprintf(stderr, "grind: out of memory\n");
-        exit(2);
-    }
-    return p;
-}
-
-static cl_mem buffer_from(const void *host, size_t bytes)
-{
-    cl_int err;
-    cl_mem m = clCreateBuffer(sinpe_context_cl_context(ctx),
-                              CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, (void *)host,
-                              &err);
-    if (!cl_ok(err, "clCreateBuffer"))
-        return NULL;
-    return m;
 }
 
 static int read_back(cl_mem m, size_t bytes, void *dst)
@@ -263,7 +229,7 @@ static void table_rows_case(const sinpe_spec *spec, cl_int row0, size_t nrows, s
     unsigned char *out = xcalloc(o_elems, ref_dtype_size(ot));
     ref_poison(ot, out, o_elems);
     double *ref = xcalloc(nrows * dim, sizeof *ref);
-    cl_mem mem = buffer_from(out, o_bytes);
+    cl_mem mem = buffer_from(ctx, out, o_bytes);
     if (mem &&
         ok(sinpe_enqueue_table_rows(tab, queue, row0, nrows, mem, out_off, out_stride, ot, 0,
                                     NULL, &ev),
@@ -401,13 +367,13 @@ static void embed_case(const ecase *c)
     int32_t *bad_got = xcalloc(a.bad_ids_offset + 1, sizeof *bad_got);
     double *ref = xcalloc(n * dim, sizeof *ref);
 
-    a.ids = buffer_from(ids, (a.ids_offset + n) * sizeof *ids);
-    a.weights = buffer_from(w, w_elems * ref_dtype_size(a.weights_dtype));
-    a.positions = pos ? buffer_from(pos, pos_elems * sizeof *pos) : NULL;
-    a.seq_starts = ss ? buffer_from(ss, (a.seq_starts_offset + a.n_seqs) * sizeof *ss) : NULL;
-    a.pad_counts = pc ? buffer_from(pc, (a.pad_counts_offset + a.n_seqs) * sizeof *pc) : NULL;
-    a.bad_ids = bad ? buffer_from(bad, (a.bad_ids_offset + 1) * sizeof *bad) : NULL;
-    a.out = buffer_from(poison, o_bytes);
+    a.ids = buffer_from(ctx, ids, (a.ids_offset + n) * sizeof *ids);
+    a.weights = buffer_from(ctx, w, w_elems * ref_dtype_size(a.weights_dtype));
+    a.positions = pos ? buffer_from(ctx, pos, pos_elems * sizeof *pos) : NULL;
+    a.seq_starts = ss ? buffer_from(ctx, ss, (a.seq_starts_offset + a.n_seqs) * sizeof *ss) : NULL;
+    a.pad_counts = pc ? buffer_from(ctx, pc, (a.pad_counts_offset + a.n_seqs) * sizeof *pc) : NULL;
+    a.bad_ids = bad ? buffer_from(ctx, bad, (a.bad_ids_offset + 1) * sizeof *bad) : NULL;
+    a.out = buffer_from(ctx, poison, o_bytes);
     if (!a.ids || !a.weights || !a.out || (pos && !a.positions) || (ss && !a.seq_starts) ||
         (pc && !a.pad_counts) || (bad && !a.bad_ids))
         goto done;
@@ -715,8 +681,8 @@ static void timesteps_case(const sinpe_spec *spec, size_t count, size_t ts_off, 
     unsigned char *out = xcalloc(o_elems, ref_dtype_size(ot));
     ref_poison(ot, out, o_elems);
     double *ref = xcalloc(count * dim, sizeof *ref);
-    cl_mem ts_mem = buffer_from(ts, (ts_off + count) * sizeof *ts);
-    cl_mem out_mem = buffer_from(out, o_bytes);
+    cl_mem ts_mem = buffer_from(ctx, ts, (ts_off + count) * sizeof *ts);
+    cl_mem out_mem = buffer_from(ctx, out, o_bytes);
     if (ts_mem && out_mem &&
         ok(sinpe_enqueue_timesteps(tab, queue, ts_mem, ts_off, count, out_mem, out_off,
                                    out_stride, ot, 0, NULL, &ev),

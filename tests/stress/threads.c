@@ -25,6 +25,7 @@
  *     and after clSetUserEventStatus the results must be right.
  * Exits 1 on any failure; prints the work done.
  */
+#include "harness.h"
 #include "ref.h"
 
 #include <math.h>
@@ -61,7 +62,9 @@ static void sleep_ms(long ms)
     nanosleep(&ts, NULL);
 }
 
-static void fail(const char *fmt, ...)
+const char *const harness_name = "threads";
+
+void fail(const char *fmt, ...)
 {
     va_list ap;
     pthread_mutex_lock(&mu);
@@ -80,41 +83,6 @@ static void count(long *what, long n)
     pthread_mutex_lock(&mu);
     *what += n;
     pthread_mutex_unlock(&mu);
-}
-
-static int ok(sinpe_status st, const char *what)
-{
-    if (st == SINPE_SUCCESS)
-        return 1;
-    fail("%s returned %d (%s): %s", what, (int)st, sinpe_status_string(st), sinpe_last_error());
-    return 0;
-}
-
-static int cl_ok(cl_int err, const char *what)
-{
-    if (err == CL_SUCCESS)
-        return 1;
-    fail("%s failed with OpenCL error %d", what, (int)err);
-    return 0;
-}
-
-static void *xcalloc(size_t n, size_t size)
-{
-    void *p = calloc(n ? n : 1, size ? size : 1);
-    if (!p) {
-        fprintf(stderr, "threads: out of memory\n");
-        exit(2);
-    }
-    return p;
-}
-
-static cl_mem buffer_from(const void *host, size_t bytes)
-{
-    cl_int err;
-    cl_mem m = clCreateBuffer(sinpe_context_cl_context(ctx),
-                              CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, (void *)host,
-                              &err);
-    return cl_ok(err, "clCreateBuffer") ? m : NULL;
 }
 
 static void release(cl_mem m)
@@ -198,17 +166,17 @@ static int job_make(job *j, const sinpe_spec *spec, uint64_t *rng, int f32_out)
         j->positions = xcalloc(np, sizeof *j->positions);
         for (size_t i = 0; i < np; i++)
             j->positions[i] = ref_int(rng, -50, 9000);
-        j->m_pos = buffer_from(j->positions, np * sizeof *j->positions);
+        j->m_pos = buffer_from(ctx, j->positions, np * sizeof *j->positions);
         a->positions = j->m_pos;
         if (!j->m_pos)
             return 0;
     }
     j->poison = xcalloc(j->o_elems, ref_dtype_size(a->out_dtype));
     ref_poison(a->out_dtype, j->poison, j->o_elems);
-    j->m_ids = buffer_from(j->ids, (a->ids_offset + j->n) * sizeof *j->ids);
-    j->m_w = buffer_from(j->w, j->w_elems * ref_dtype_size(a->weights_dtype));
-    j->m_out1 = buffer_from(j->poison, j->o_bytes);
-    j->m_out2 = buffer_from(j->poison, j->o_bytes);
+    j->m_ids = buffer_from(ctx, j->ids, (a->ids_offset + j->n) * sizeof *j->ids);
+    j->m_w = buffer_from(ctx, j->w, j->w_elems * ref_dtype_size(a->weights_dtype));
+    j->m_out1 = buffer_from(ctx, j->poison, j->o_bytes);
+    j->m_out2 = buffer_from(ctx, j->poison, j->o_bytes);
     a->ids = j->m_ids;
     a->weights = j->m_w;
     a->out = j->m_out1;
