@@ -549,9 +549,9 @@ SINPE_API sinpe_status sinpe_embed_args_preset(sinpe_embed_args *args, sinpe_pre
  * command, which completes after all of the call's work.  Small pre-passes
  * run first, chained by events (so out-of-order queues are fine), only when
  * asked for: counting bad ids (bad_ids given) and the FAIRSEQ positions.
- * On a CPU device, positions other than implicit ones inside the table also
- * take two kernels (the elements in the table, then the others computed on
- * the fly); a GPU does both in one.
+ * On a CPU device (or with SINPE_ONE_PASS=0), positions other than implicit
+ * ones inside the table also take two kernels (the elements in the table,
+ * then the others computed on the fly); a GPU does both in one.
  * Implicit positions inside the table without a padding policy take a
  * leaner kernel than the other position sources (see README).
  * Non-blocking.  Validation errors (nothing is enqueued):
