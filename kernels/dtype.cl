@@ -27,8 +27,27 @@ inline ushort4 sinpe_to_bf16_4(float4 f)
                                                           (uint4)(0x7f800000u)));
 }
 
-inline float4 sinpe_load4(global const uchar *base, size_t i, const int dt)
+/*
+ * Four values at element i.  With aligned (i a multiple of 4 and the buffer
+ * 16-byte aligned, established by the host) the access goes through a
+ * vector pointer: GPU compilers turn vload4 through a float pointer, whose
+ * alignment they cannot see, into four scalar accesses.  Builds with
+ * SINPE_ALIGNED_IO 0 (CPUs) never take that path.
+ */
+#ifndef SINPE_ALIGNED_IO
+#define SINPE_ALIGNED_IO 0
+#endif
+
+inline float4 sinpe_load4(global const uchar *base, size_t i, const int dt, bool aligned)
 {
+    if (SINPE_ALIGNED_IO && aligned) {
+        if (dt == SINPE_F32)
+            return *(global const float4 *)((global const float *)base + i);
+        ushort4 u = *(global const ushort4 *)((global const ushort *)base + i);
+        if (dt == SINPE_F16)
+            return vload_half4(0, (const half *)&u);
+        return as_float4(convert_uint4(u) << 16);
+    }
     if (dt == SINPE_F32)
         return vload4(0, (global const float *)base + i);
     if (dt == SINPE_F16)
@@ -45,8 +64,21 @@ inline float sinpe_load1(global const uchar *base, size_t i, const int dt)
     return as_float((uint)((global const ushort *)base)[i] << 16);
 }
 
-inline void sinpe_store4(float4 x, global uchar *base, size_t i, const int dt)
+inline void sinpe_store4(float4 x, global uchar *base, size_t i, const int dt, bool aligned)
 {
+    if (SINPE_ALIGNED_IO && aligned) {
+        ushort4 u;
+        if (dt == SINPE_F32) {
+            *(global float4 *)((global float *)base + i) = x;
+            return;
+        }
+        if (dt == SINPE_F16)
+            vstore_half4_rte(x, 0, (half *)&u);
+        else
+            u = sinpe_to_bf16_4(x);
+        *(global ushort4 *)((global ushort *)base + i) = u;
+        return;
+    }
     if (dt == SINPE_F32)
         vstore4(x, 0, (global float *)base + i);
     else if (dt == SINPE_F16)

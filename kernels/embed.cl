@@ -2,7 +2,8 @@
  * embed.cl -- the fused embedding and the unfused pair (gather, add).
  *
  * Work-item (v, g, t) handles columns [SINPE_VEC v, SINPE_VEC (v + 1)) of
- * token t of one or more sequences (see sinpe_embed_body).  The sequences of
+ * token t of sequence g (sinpe_embed_body), or in the _fast parts of the
+ * SINPE_SEQS sequences from SINPE_SEQS g (sinpe_fast_body).  The sequences of
  * one t are neighbours in the range, so a PE row is fetched from memory once
  * per position and found in cache by the other work-items.  Global sizes are
  * rounded up to the work-group size, hence the guard.
@@ -41,6 +42,7 @@
 #define SINPE_HAS_PAD_COUNT 16
 #define SINPE_SKIP_PE 32
 #define SINPE_SHARD 64
+#define SINPE_ALIGNED 128 /* four-column accesses are aligned (see sinpe_load4) */
 
 #define SINPE_PAD_NONE 0
 #define SINPE_PAD_ZERO_PE 1
@@ -82,18 +84,17 @@ inline int sinpe_position(const sinpe_embed_params *a, global const int *restric
 #define SINPE_ONE_PASS 0
 #endif
 
-/* One token of a work-item. */
+/* The token of a work-item of the general parts. */
 typedef struct {
     size_t r;    /* row of the token in ids and out */
     size_t o, e; /* element offsets of column c in out and in E */
     int p;       /* position */
     bool live;   /* this kernel part writes the token */
     bool ok, add_pe, zero, otf;
+    bool al;     /* four-column accesses are aligned */
 } sinpe_token;
 
-/* Token t of sequence b: its position and whether this part writes it.  A
-   b past the last sequence (the last work-item of a row of sequences)
-   reads the last sequence's data and is not live. */
+/* Token t of sequence b: its position and whether this part writes it. */
 inline sinpe_token sinpe_token_at(const int mode, const int part,
                                   global const int *restrict pos,
                                   global const int *restrict seq_start,
@@ -101,31 +102,27 @@ inline sinpe_token sinpe_token_at(const int mode, const int part,
                                   const sinpe_embed_params *a, size_t b, uint t, int c)
 {
     sinpe_token k;
-    const int fast = part == SINPE_PART_FAST;
-    bool real = b < a->n_seqs;
-    b = real ? b : a->n_seqs - 1;
     k.r = b * a->seq_len + t;
+    k.al = (a->flags & SINPE_ALIGNED) != 0;
     k.o = a->out_off + k.r * a->out_stride + c;
     bool want_pe = mode != SINPE_MODE_GATHER && !(a->flags & SINPE_SKIP_PE);
-    k.p = fast || !want_pe ? a->start + (int)t
-                           : sinpe_position(a, pos, seq_start, pad_count, b, t);
-    bool in = fast || !want_pe || (k.p >= 0 && k.p < a->tab_rows);
+    k.p = want_pe ? sinpe_position(a, pos, seq_start, pad_count, b, t) : a->start + (int)t;
+    bool in = !want_pe || (k.p >= 0 && k.p < a->tab_rows);
     k.otf = !in;
     /* Two-pass mode: the table part writes the tokens in the table, _otf the others. */
-    k.live = real && (fast || SINPE_ONE_PASS || in == (part == SINPE_PART_TABLE));
+    k.live = SINPE_ONE_PASS || in == (part == SINPE_PART_TABLE);
     return k;
 }
 
 /* The token's id: whether its row is read, and what is added or zeroed. */
-inline void sinpe_token_id(const int mode, const int part, global const int *restrict ids,
+inline void sinpe_token_id(const int mode, global const int *restrict ids,
                            const sinpe_embed_params *a, int c, sinpe_token *k)
 {
-    const int fast = part == SINPE_PART_FAST;
     bool want_pe = mode != SINPE_MODE_GATHER && !(a->flags & SINPE_SKIP_PE);
     bool need_id = mode != SINPE_MODE_ADD || a->pad_policy != SINPE_PAD_NONE;
     int id = need_id ? ids[a->ids_off + k->r] : -1;
-    int rel = (a->flags & SINPE_SHARD) ? id - a->vocab_start : id;
-    bool is_pad = !fast && a->pad_policy != SINPE_PAD_NONE && id == a->pad_id;
+    int rel = (int)((uint)id - (uint)a->vocab_start); /* vocab_start: 0 outside shards */
+    bool is_pad = a->pad_policy != SINPE_PAD_NONE && id == a->pad_id;
     k->ok = id >= 0 && rel >= 0 && rel < a->vocab &&
             !(is_pad && a->pad_policy == SINPE_PAD_ZERO_EMBEDDING);
     k->add_pe = want_pe && !(is_pad && a->pad_policy == SINPE_PAD_ZERO_PE);
@@ -148,13 +145,15 @@ inline float sinpe_pe_at(bool computes, int p, int c, global const float *restri
     return tab[(size_t)clamp(p, 0, max(tab_rows - 1, 0)) * dim + c];
 }
 
-inline float4 sinpe_pe_at4(bool computes, int p, int c, global const float *restrict tab,
-                           int tab_rows, uint dim, global const float *restrict coef)
+inline float4 sinpe_pe_at4(bool computes, bool aligned, int p, int c,
+                           global const float *restrict tab, int tab_rows, uint dim,
+                           global const float *restrict coef)
 {
     if (computes)
         return (float4)(sinpe_pe(p, c, dim, coef), sinpe_pe(p, c + 1, dim, coef),
                         sinpe_pe(p, c + 2, dim, coef), sinpe_pe(p, c + 3, dim, coef));
-    return vload4(0, tab + (size_t)clamp(p, 0, max(tab_rows - 1, 0)) * dim + c);
+    return sinpe_load4((global const uchar *)tab,
+                       (size_t)clamp(p, 0, max(tab_rows - 1, 0)) * dim + c, SINPE_F32, aligned);
 }
 
 /* Four columns at offset off of token k's row: the scaled embedding (zero
@@ -164,8 +163,8 @@ inline float4 sinpe_value4(const int mode, const int et, const int ot,
                            const sinpe_token *k, size_t off, float scale)
 {
     if (mode == SINPE_MODE_ADD)
-        return sinpe_load4(out, k->o + off, ot);
-    float4 v = scale * sinpe_load4(E, k->e + off, et);
+        return sinpe_load4(out, k->o + off, ot, k->al);
+    float4 v = scale * sinpe_load4(E, k->e + off, et, k->al);
     return k->ok ? v : (float4)(0.0f);
 }
 
@@ -178,15 +177,12 @@ inline float4 sinpe_plus_pe4(const sinpe_token *k, float4 x, float4 pe)
 inline void sinpe_put4(const int ot, global uchar *restrict out, const sinpe_token *k,
                        size_t off, float4 x)
 {
-    sinpe_store4(k->zero ? (float4)(0.0f) : x, out, k->o + off, ot);
+    sinpe_store4(k->zero ? (float4)(0.0f) : x, out, k->o + off, ot, k->al);
 }
 
 /*
- * Work-item (v, g, t): columns [SINPE_VEC v, SINPE_VEC (v + 1)) of token t
- * of sequences [S g, S (g + 1)), S = SINPE_SEQS in _fast kernels, else 1.
- * All the tokens' ids, then all their rows, are loaded before anything is
- * stored, so a work-item keeps S row loads in flight; the PE row (one
- * position for all S) is loaded once.
+ * The general parts: work-item (v, g, t) writes columns [SINPE_VEC v,
+ * SINPE_VEC (v + 1)) of token t of sequence g, if this part writes it.
  */
 inline void sinpe_embed_body(const int mode, const int et, const int ot, const int part,
                              global const int *restrict ids, global const uchar *restrict E,
@@ -195,77 +191,112 @@ inline void sinpe_embed_body(const int mode, const int et, const int ot, const i
                              global const int *restrict seq_start,
                              global const int *restrict pad_count, sinpe_embed_params a)
 {
-    const int fast = part == SINPE_PART_FAST;
-    /* Only _fast kernels take several sequences: the others may compute PE
-       on the fly, and S inlined copies of that cost GPUs their occupancy. */
-    const int S = fast ? SINPE_SEQS : 1;
+    int c = (int)get_global_id(0) * SINPE_VEC;
+    size_t b = get_global_id(1);
+    uint t = (uint)get_global_id(2);
+    if (c >= (int)a.dim || b >= a.n_seqs || t >= a.seq_len)
+        return;
+    bool want_pe = mode != SINPE_MODE_GATHER && !(a.flags & SINPE_SKIP_PE);
+    sinpe_token k = sinpe_token_at(mode, part, pos, seq_start, pad_count, &a, b, t, c);
+    if (!k.live)
+        return;
+    sinpe_token_id(mode, ids, &a, c, &k);
+    bool computes = SINPE_COMPUTES(part, k);
+
+#if SINPE_VEC >= 4
+    /* SINPE_VEC / 4 blocks of four columns, straight-line. */
+    if (c + SINPE_VEC <= (int)a.dim) {
+        for (int q = 0; q < SINPE_VEC / 4; q++) {
+            float4 x = sinpe_value4(mode, et, ot, E, out, &k, 4 * q, a.scale);
+            if (want_pe)
+                x = sinpe_plus_pe4(&k, x,
+                                   sinpe_pe_at4(computes, k.al, k.p, c + 4 * q, tab, a.tab_rows,
+                                                a.dim, coef));
+            sinpe_put4(ot, out, &k, 4 * q, x);
+        }
+        return;
+    }
+#endif
+    for (int j = 0; j < SINPE_VEC && c + j < (int)a.dim; j++) {
+        float x = mode == SINPE_MODE_ADD ? sinpe_load1(out, k.o + j, ot)
+                                          : a.scale * sinpe_load1(E, k.e + j, et);
+        if (mode != SINPE_MODE_ADD)
+            x = k.ok ? x : 0.0f;
+        if (want_pe) {
+            float pe = sinpe_pe_at(computes, k.p, c + j, tab, a.tab_rows, a.dim, coef);
+            x = k.add_pe ? x + pe : x;
+        }
+        sinpe_store1(k.zero ? 0.0f : x, out, k.o + j, ot);
+    }
+}
+
+/*
+ * The _fast parts (every position start + t in the table, no padding
+ * policy): work-item (v, g, t) writes columns [SINPE_VEC v, SINPE_VEC
+ * (v + 1)) of token t of the S = SINPE_SEQS sequences from S g.  Their ids,
+ * then all their rows, are loaded before anything is stored, so S row loads
+ * are in flight at once, and the PE row (one position for all S) is loaded
+ * once.  In the last group, sequences past the end repeat the last one: the
+ * same work-item writes the same values to the same place again, which
+ * keeps every store unconditional (CPU vectorisers need that).
+ */
+inline void sinpe_fast_body(const int mode, const int et, const int ot,
+                            global const int *restrict ids, global const uchar *restrict E,
+                            global uchar *restrict out, global const float *restrict tab,
+                            sinpe_embed_params a)
+{
+    const int S = SINPE_SEQS;
     int c = (int)get_global_id(0) * SINPE_VEC;
     size_t b0 = get_global_id(1) * S;
     uint t = (uint)get_global_id(2);
     if (c >= (int)a.dim || b0 >= a.n_seqs || t >= a.seq_len)
         return;
     bool want_pe = mode != SINPE_MODE_GATHER && !(a.flags & SINPE_SKIP_PE);
-    sinpe_token k[SINPE_SEQS];
-    bool any = false;
+    bool al = (a.flags & SINPE_ALIGNED) != 0;
+    size_t o[SINPE_SEQS], e[SINPE_SEQS];
+    bool ok[SINPE_SEQS];
     for (int s = 0; s < S; s++) {
-        k[s] = sinpe_token_at(mode, part, pos, seq_start, pad_count, &a, b0 + s, t, c);
-        any |= k[s].live;
+        size_t r = min(b0 + s, (size_t)a.n_seqs - 1) * a.seq_len + t;
+        o[s] = a.out_off + r * a.out_stride + c;
+        int id = mode == SINPE_MODE_ADD ? 0 : ids[a.ids_off + r];
+        int rel = (int)((uint)id - (uint)a.vocab_start); /* 0 outside shards */
+        ok[s] = id >= 0 && rel >= 0 && rel < a.vocab;
+        e[s] = a.e_off + (size_t)(ok[s] ? rel : 0) * a.e_stride + c;
     }
-    if (!any)
-        return;
-    for (int s = 0; s < S; s++)
-        sinpe_token_id(mode, part, ids, &a, c, &k[s]);
+    /* The row of position start + t: the host checked that it is in the
+       table; clamped all the same, so no read can leave it. */
+    size_t pe_at = (size_t)clamp(a.start + (int)t, 0, max(a.tab_rows - 1, 0)) * a.dim + c;
 
-#if SINPE_VEC == 4 && SINPE_SEQS == 1
-    /* One token, four columns, straight-line: pocl runs this form of the
-       general kernels 15% faster than the loops below with one iteration. */
-    if (c + 4 <= (int)a.dim) {
-        float4 x = sinpe_value4(mode, et, ot, E, out, &k[0], 0, a.scale);
-        if (want_pe)
-            x = sinpe_plus_pe4(&k[0], x,
-                               sinpe_pe_at4(SINPE_COMPUTES(part, k[0]), k[0].p, c, tab,
-                                            a.tab_rows, a.dim, coef));
-        sinpe_put4(ot, out, &k[0], 0, x);
-        return;
-    }
-#elif SINPE_VEC >= 4
-    /* SINPE_VEC / 4 independent 16-byte (fp32) or 8-byte (16-bit) accesses
-       per token; every token's loads are issued before any store. */
+#if SINPE_VEC >= 4
     if (c + SINPE_VEC <= (int)a.dim) {
-        float4 x[SINPE_SEQS][SINPE_VEC / 4], pe0[SINPE_VEC / 4];
+        float4 x[SINPE_SEQS][SINPE_VEC / 4];
         for (int s = 0; s < S; s++)
             for (int q = 0; q < SINPE_VEC / 4; q++)
-                x[s][q] = sinpe_value4(mode, et, ot, E, out, &k[s], 4 * q, a.scale);
-        for (int s = 0; s < S && want_pe; s++)
+                x[s][q] = mode == SINPE_MODE_ADD
+                              ? sinpe_load4(out, o[s] + 4 * q, ot, al)
+                              : (ok[s] ? a.scale * sinpe_load4(E, e[s] + 4 * q, et, al)
+                                       : (float4)(0.0f));
+        if (mode != SINPE_MODE_GATHER)
             for (int q = 0; q < SINPE_VEC / 4; q++) {
-                float4 pe = fast && s > 0 ? pe0[q]
-                                          : sinpe_pe_at4(SINPE_COMPUTES(part, k[s]), k[s].p,
-                                                         c + 4 * q, tab, a.tab_rows, a.dim, coef);
-                pe0[q] = pe;
-                x[s][q] = sinpe_plus_pe4(&k[s], x[s][q], pe);
+                float4 pe = sinpe_load4((global const uchar *)tab, pe_at + 4 * q, SINPE_F32, al);
+                for (int s = 0; s < S; s++)
+                    x[s][q] = want_pe ? x[s][q] + pe : x[s][q];
             }
         for (int s = 0; s < S; s++)
-            if (S == 1 || k[s].live) /* one token: live, or returned above */
-                for (int q = 0; q < SINPE_VEC / 4; q++)
-                    sinpe_put4(ot, out, &k[s], 4 * q, x[s][q]);
+            for (int q = 0; q < SINPE_VEC / 4; q++)
+                sinpe_store4(x[s][q], out, o[s] + 4 * q, ot, al);
         return;
     }
 #endif
-    for (int s = 0; s < S; s++) {
-        if (S > 1 && !k[s].live)
-            continue;
-        for (int j = 0; j < SINPE_VEC && c + j < (int)a.dim; j++) {
-            float x = mode == SINPE_MODE_ADD ? sinpe_load1(out, k[s].o + j, ot)
-                                              : a.scale * sinpe_load1(E, k[s].e + j, et);
-            if (mode != SINPE_MODE_ADD)
-                x = k[s].ok ? x : 0.0f;
-            if (want_pe) {
-                float pe = sinpe_pe_at(SINPE_COMPUTES(part, k[s]), k[s].p, c + j, tab,
-                                       a.tab_rows, a.dim, coef);
-                x = k[s].add_pe ? x + pe : x;
-            }
-            sinpe_store1(k[s].zero ? 0.0f : x, out, k[s].o + j, ot);
-        }
+    for (int j = 0; j < SINPE_VEC && c + j < (int)a.dim; j++) {
+        float x[SINPE_SEQS];
+        for (int s = 0; s < S; s++)
+            x[s] = mode == SINPE_MODE_ADD
+                       ? sinpe_load1(out, o[s] + j, ot)
+                       : (ok[s] ? a.scale * sinpe_load1(E, e[s] + j, et) : 0.0f);
+        float pe = mode == SINPE_MODE_GATHER ? 0.0f : tab[pe_at + j];
+        for (int s = 0; s < S; s++)
+            sinpe_store1(want_pe ? x[s] + pe : x[s], out, o[s] + j, ot);
     }
 }
 
@@ -293,7 +324,7 @@ kernel void sinpe_count_bad_ids(global const int *restrict ids, ulong ids_off, u
 #define SINPE_EMBED_KERNELS(ET, ETN, OT, OTN)                                     \
     kernel void sinpe_embed_##ETN##_##OTN##_fast(SINPE_EMBED_ARGS)                \
     {                                                                             \
-        sinpe_embed_body(SINPE_MODE_FUSED, ET, OT, SINPE_PART_FAST, SINPE_EMBED_PASS); \
+        sinpe_fast_body(SINPE_MODE_FUSED, ET, OT, ids, E, out, tab, a);            \
     }                                                                             \
     kernel void sinpe_embed_##ETN##_##OTN(SINPE_EMBED_ARGS)                       \
     {                                                                             \
@@ -305,7 +336,7 @@ kernel void sinpe_count_bad_ids(global const int *restrict ids, ulong ids_off, u
     }                                                                             \
     kernel void sinpe_gather_##ETN##_##OTN##_fast(SINPE_EMBED_ARGS)               \
     {                                                                             \
-        sinpe_embed_body(SINPE_MODE_GATHER, ET, OT, SINPE_PART_FAST, SINPE_EMBED_PASS); \
+        sinpe_fast_body(SINPE_MODE_GATHER, ET, OT, ids, E, out, tab, a);           \
     }                                                                             \
     kernel void sinpe_gather_##ETN##_##OTN(SINPE_EMBED_ARGS)                      \
     {                                                                             \
@@ -325,7 +356,7 @@ SINPE_EMBED_KERNELS(SINPE_BF16, bf16, SINPE_BF16, bf16)
 #define SINPE_ADD_KERNELS(OT, OTN)                                                \
     kernel void sinpe_add_##OTN##_fast(SINPE_EMBED_ARGS)                          \
     {                                                                             \
-        sinpe_embed_body(SINPE_MODE_ADD, SINPE_F32, OT, SINPE_PART_FAST, SINPE_EMBED_PASS); \
+        sinpe_fast_body(SINPE_MODE_ADD, SINPE_F32, OT, ids, E, out, tab, a);       \
     }                                                                             \
     kernel void sinpe_add_##OTN(SINPE_EMBED_ARGS)                                 \
     {                                                                             \

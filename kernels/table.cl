@@ -30,7 +30,7 @@ kernel void sinpe_table_anchors(global float *restrict anc, uint dim, int base, 
  * (c, g, h) computes column c of the rows at steps j = T g .. T g + T - 1 of
  * blocks T h .. T h + T - 1 (relative to row0's block) that lie in the
  * range, T = SINPE_ROW_TILE: T anchors and T steps loaded for T^2 values.
- * GPUs take T = 4 (one anchor and one step per value made the kernel bound
+ * GPUs take T = 8 (one anchor and one step per value made the kernel bound
  * by cache traffic); CPUs T = 1, where the early return keeps the body
  * free of conditional stores, which pocl does not vectorise.
  */

@@ -50,13 +50,15 @@ static unsigned env_choice(const char *name, const char *const *allowed, unsigne
  *   11x slower with fp16 output), one token per work-item, the largest
  *   work-group, branch-free two-pass general kernels (a call to the
  *   evaluation stops the vectoriser), one table value per work-item.
- *   GPUs: four columns (16-byte accesses), four sequences per work-item in
- *   the _fast kernels so that each thread keeps four row loads in flight,
- *   work-groups of 256, one-pass general kernels (the branch to the
- *   evaluation costs nothing, a second launch does), table rows in 4 x 4
- *   tiles (a quarter of the cache loads per value).
- * SINPE_VEC, SINPE_SEQS, SINPE_ONE_PASS, SINPE_WG and SINPE_ROW_TILE
- * override each choice: the tests run the GPU shape on a CPU device, the
+ *   GPUs: four columns, through vector pointers where the call's offsets
+ *   allow (16-byte fp32 accesses; vload4 compiles to four scalar ones),
+ *   four sequences per work-item in the _fast kernels so that each thread
+ *   keeps four row loads in flight, work-groups of 256, one-pass general
+ *   kernels (the branch to the evaluation costs nothing, a second launch
+ *   does), table rows in 8 x 8 tiles (an eighth of the cache loads per
+ *   value).
+ * SINPE_VEC, SINPE_SEQS, SINPE_ONE_PASS, SINPE_WG, SINPE_ROW_TILE and
+ * SINPE_ALIGNED_IO override each choice: the tests run the GPU shape on a CPU device, the
  * sweep times every shape.  A value outside the allowed ones is ignored.
  */
 static void tuning_pick(const sinpe__device_info *info, sinpe__tuning *t)
@@ -64,14 +66,15 @@ static void tuning_pick(const sinpe__device_info *info, sinpe__tuning *t)
     static const char *const vecs[] = {"1", "4", "8", NULL};
     static const char *const seqs[] = {"1", "2", "4", "8", NULL};
     static const char *const bits[] = {"0", "1", NULL};
-    static const char *const tiles[] = {"1", "2", "4", NULL};
+    static const char *const tiles[] = {"1", "2", "4", "8", NULL};
     static const char *const wgs[] = {"0", "32", "64", "128", "256", "512", "1024", NULL};
     int cpu = (info->type & CL_DEVICE_TYPE_CPU) != 0;
     t->vec = env_choice("SINPE_VEC", vecs, 4);
     t->seqs = env_choice("SINPE_SEQS", seqs, cpu ? 1 : 4);
     t->one_pass = (int)env_choice("SINPE_ONE_PASS", bits, cpu ? 0 : 1);
     t->wg_cap = env_choice("SINPE_WG", wgs, cpu ? 0 : 256);
-    t->row_tile = env_choice("SINPE_ROW_TILE", tiles, cpu ? 1 : 4);
+    t->row_tile = env_choice("SINPE_ROW_TILE", tiles, cpu ? 1 : 8);
+    t->aligned = (int)env_choice("SINPE_ALIGNED_IO", bits, cpu ? 0 : 1);
 }
 
 /* Everything after the cl_context and device exist; takes ownership of them. */

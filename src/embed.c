@@ -18,7 +18,7 @@ typedef struct {
 } embed_params;
 
 enum { F_POS = 1, F_BROADCAST = 2, F_SEQ_START = 8, F_PAD_COUNT = 16, F_SKIP_PE = 32,
-       F_SHARD = 64 };
+       F_SHARD = 64, F_ALIGNED = 128 };
 
 enum { MODE_FUSED, MODE_GATHER, MODE_ADD };
 
@@ -169,6 +169,31 @@ static sinpe_status validate(const sinpe_table *t, int mode, const sinpe_embed_a
     return SINPE_SUCCESS;
 }
 
+/* Whether buf's first byte is 16-byte aligned: always for memory the OpenCL
+ * runtime allocates; a CL_MEM_USE_HOST_PTR buffer may sit anywhere. */
+static int base_aligned(cl_mem buf)
+{
+    void *host = NULL;
+    if (clGetMemObjectInfo(buf, CL_MEM_HOST_PTR, sizeof host, &host, NULL) != CL_SUCCESS)
+        return 0;
+    return (uintptr_t)host % 16 == 0;
+}
+
+/*
+ * Whether every four-column access of the call is aligned to its size
+ * (kernels/dtype.cl): the dimension, element offsets and strides are
+ * multiples of 4 and the buffers' bases aligned.  The table is ours.
+ */
+static int accesses_aligned(const sinpe_context *ctx, int mode, const sinpe_embed_args *a,
+                            const embed_params *p)
+{
+    if (!ctx->tune.aligned || p->dim % 4 || p->out_off % 4 || p->out_stride % 4)
+        return 0;
+    if (mode != MODE_ADD && (p->e_off % 4 || p->e_stride % 4 || !base_aligned(a->weights)))
+        return 0;
+    return base_aligned(a->out);
+}
+
 /* fairseq positions into a temporary buffer, one work-group per sequence. */
 static sinpe_status make_positions(sinpe_context *ctx, cl_command_queue queue,
                                    const sinpe_embed_args *a, cl_mem *pos, cl_uint nwait,
@@ -264,6 +289,7 @@ static sinpe_status enqueue(sinpe_table *t, int mode, cl_command_queue queue,
     if (mode != MODE_GATHER)
         sinpe__table_snapshot(t, &tab, &rows);
     p.tab_rows = (cl_int)rows;
+    p.flags |= accesses_aligned(ctx, mode, a, &p) ? F_ALIGNED : 0;
     /* gather reads no position: only a padding policy rules its _fast part out. */
     int fast = mode == MODE_GATHER ? a->pad_policy == SINPE_PAD_NONE : fast_kernels_apply(a, rows);
     int part = fast ? SINPE_PART_FAST : SINPE_PART_TABLE;

@@ -145,9 +145,9 @@ sinpe_status sinpe__program_build(cl_context ctx, cl_device_id dev, sinpe_math m
     /* Never -cl-fast-relaxed-math: the encoding's accuracy depends on IEEE rounding. */
     snprintf(options, sizeof options,
              "-cl-std=CL1.2 -DSINPE_FP64=%d -DSINPE_STEP_SHIFT=%d -DSINPE_VEC=%u "
-             "-DSINPE_SEQS=%u -DSINPE_ONE_PASS=%d -DSINPE_ROW_TILE=%u",
+             "-DSINPE_SEQS=%u -DSINPE_ONE_PASS=%d -DSINPE_ROW_TILE=%u -DSINPE_ALIGNED_IO=%d",
              math == SINPE_MATH_FP64 ? 1 : 0, SINPE_STEP_SHIFT, tune->vec, tune->seqs,
-             tune->one_pass, tune->row_tile);
+             tune->one_pass, tune->row_tile, tune->aligned);
     if (disk_cache) {
         sinpe__cache_open(&cache, dev, options);
         if (load_cached(&cache, ctx, dev, options, prog))

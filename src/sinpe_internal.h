@@ -110,11 +110,13 @@ typedef struct sinpe__program {
  *             and an _otf pass follows (branch-free, for CPU vectorisers);
  *   wg_cap    largest work-group the launches use (0: the kernel's limit);
  *   row_tile  table rows: a work-item computes row_tile steps of row_tile
- *             blocks (1, 2 or 4; kernels/table.cl).
+ *             blocks (1, 2, 4 or 8; kernels/table.cl);
+ *   aligned   1: four-column accesses go through vector pointers when the
+ *             call's offsets and strides allow it (kernels/dtype.cl).
  */
 typedef struct sinpe__tuning {
     unsigned vec, seqs, row_tile;
-    int one_pass;
+    int one_pass, aligned;
     size_t wg_cap;
 } sinpe__tuning;
 
