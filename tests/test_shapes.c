@@ -5,7 +5,8 @@
  * bytes, for every kernel family and part and every output type.
  *
  * The shapes have an odd sequence count (5) against 2, 4 and 8 sequences
- * per work-item, a dim of 4k + 2 (the scalar tail of four-column work-items),
+ * per work-item, a dim of 4k + 2 (the scalar tail of four-column work-items)
+ * and one of 8k (whole vector accesses, aligned where the shape allows),
  * positions past the table (the on-the-fly parts), padding policies, and
  * table rows that start and end inside 128-row blocks (partial tiles).
  * The two runs of a comparison poison their outputs with different bytes,
@@ -19,28 +20,30 @@
 
 #define N_SEQS 5
 #define SEQ_LEN 37
-#define DIM 66
+#define MAX_DIM 66 /* the dims: 66, then 64 */
 #define VOCAB 50
 #define TABLE_ROWS 100
 #define ROW0 77   /* table rows case: rows ROW0 .. ROW0 + N_ROWS - 1 */
 #define N_ROWS 300
-#define ROW_STRIDE (DIM + 3)
+#define ROW_STRIDE(dim) ((dim) + 3)
+#define N_VARS 6
 
-static const char *const shape_vars[5] = {"SINPE_VEC", "SINPE_SEQS", "SINPE_ONE_PASS",
-                                          "SINPE_WG", "SINPE_ROW_TILE"};
-static const char *const shapes[][5] = {
-    {"1", "8", "1", "32", "2"},  /* scalar, eight sequences, one pass */
-    {"4", "4", "1", "256", "4"}, /* a GPU's */
-    {"4", "2", "0", "64", "1"},  /* two sequences, two passes */
-    {"8", "4", "1", "128", "4"}, /* eight columns (two accesses) per work-item */
+static const char *const shape_vars[N_VARS] = {"SINPE_VEC", "SINPE_SEQS", "SINPE_ONE_PASS",
+                                               "SINPE_WG",  "SINPE_ROW_TILE", "SINPE_ALIGNED_IO"};
+static const char *const shapes[][N_VARS] = {
+    {"1", "8", "1", "32", "2", "0"},  /* scalar, eight sequences, one pass */
+    {"4", "4", "1", "256", "8", "1"}, /* a GPU's */
+    {"4", "2", "0", "64", "1", "1"},  /* two sequences, two passes */
+    {"8", "4", "1", "128", "4", "1"}, /* eight columns (two accesses) per work-item */
 };
+#define N_SHAPES (int)(sizeof shapes / sizeof shapes[0])
 
 /* A context of the shape given (NULL: the device's own); the environment
    is restored afterwards. */
 static sinpe_context *shape_context(const char *const *values)
 {
-    char *saved[5];
-    for (int i = 0; i < 5; i++) {
+    char *saved[N_VARS];
+    for (int i = 0; i < N_VARS; i++) {
         const char *v = getenv(shape_vars[i]);
         saved[i] = v ? strdup(v) : NULL;
         if (values)
@@ -49,7 +52,7 @@ static sinpe_context *shape_context(const char *const *values)
             unsetenv(shape_vars[i]);
     }
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < N_VARS; i++) {
         if (saved[i])
             setenv(shape_vars[i], saved[i], 1);
         else
@@ -62,8 +65,8 @@ static sinpe_context *shape_context(const char *const *values)
 typedef struct inputs {
     int32_t ids[N_SEQS * SEQ_LEN];
     int32_t pos[N_SEQS * SEQ_LEN];
-    float weights[VOCAB * DIM];
-    float init[N_SEQS * SEQ_LEN * DIM]; /* the output's contents before add_positions */
+    float weights[VOCAB * MAX_DIM];
+    float init[N_SEQS * SEQ_LEN * MAX_DIM]; /* the output's contents before add_positions */
 } inputs;
 
 enum { CASE_FAST, CASE_EXPLICIT, CASE_EXPLICIT_PAD, CASE_CROSSING, CASE_GATHER, CASE_ADD,
@@ -73,30 +76,30 @@ static const char *const case_names[N_CASES] = {
     "implicit crossing the table's end, pad ZERO_OUTPUT", "gather, pad ZERO_EMBEDDING",
     "add_positions", "table rows"};
 
-static size_t case_bytes(int c, sinpe_dtype dt)
+static size_t case_bytes(int c, sinpe_dtype dt, size_t dim)
 {
     size_t elem = dt == SINPE_F32 ? 4 : 2;
-    return c == CASE_ROWS ? (size_t)N_ROWS * ROW_STRIDE * elem
-                          : (size_t)N_SEQS * SEQ_LEN * DIM * elem;
+    return c == CASE_ROWS ? (size_t)N_ROWS * ROW_STRIDE(dim) * elem
+                          : (size_t)N_SEQS * SEQ_LEN * dim * elem;
 }
 
 /* Runs case c with output type dt in ctx, into a buffer filled with the
    byte poison; returns the output's bytes (malloc'd). */
 static unsigned char *run_case(sinpe_context *ctx, const inputs *in, int c, sinpe_dtype dt,
-                               unsigned char poison)
+                               size_t dim, unsigned char poison)
 {
-    size_t bytes = case_bytes(c, dt);
+    size_t bytes = case_bytes(c, dt, dim);
     cl_command_queue q = tu_queue(ctx);
     sinpe_spec spec;
     sinpe_table *table = NULL;
-    sinpe_spec_init(&spec, DIM);
+    sinpe_spec_init(&spec, dim);
     TU_OK(sinpe_table_create(ctx, &spec, TABLE_ROWS, &table));
 
     cl_mem out = tu_buffer(ctx, bytes, NULL);
     TU_CL(clEnqueueFillBuffer(q, out, &poison, 1, 0, bytes, 0, NULL, NULL));
     if (c == CASE_ROWS) {
-        TU_OK(sinpe_enqueue_table_rows(table, q, ROW0, N_ROWS, out, 0, ROW_STRIDE, dt, 0, NULL,
-                                       NULL));
+        TU_OK(sinpe_enqueue_table_rows(table, q, ROW0, N_ROWS, out, 0, ROW_STRIDE(dim), dt, 0,
+                                       NULL, NULL));
     } else {
         cl_mem ids = tu_buffer(ctx, sizeof in->ids, in->ids);
         cl_mem pos = tu_buffer(ctx, sizeof in->pos, in->pos);
@@ -158,19 +161,23 @@ static unsigned char *run_case(sinpe_context *ctx, const inputs *in, int c, sinp
 /* Rows case: each row's dim elements equal, the stride gap of each left
    as its own run's poison. */
 static void compare_rows(const unsigned char *a, const unsigned char *b, size_t elem,
-                         unsigned char pa, unsigned char pb, const char *what)
+                         size_t dim, unsigned char pa, unsigned char pb, const char *what)
 {
     for (size_t r = 0; r < N_ROWS; r++) {
-        const unsigned char *x = a + r * ROW_STRIDE * elem, *y = b + r * ROW_STRIDE * elem;
-        ck_assert_msg(memcmp(x, y, DIM * elem) == 0, "%s: row %zu differs", what, r);
-        for (size_t i = DIM * elem; r + 1 < N_ROWS && i < ROW_STRIDE * elem; i++)
+        const unsigned char *x = a + r * ROW_STRIDE(dim) * elem;
+        const unsigned char *y = b + r * ROW_STRIDE(dim) * elem;
+        ck_assert_msg(memcmp(x, y, dim * elem) == 0, "%s: row %zu differs", what, r);
+        for (size_t i = dim * elem; r + 1 < N_ROWS && i < ROW_STRIDE(dim) * elem; i++)
             ck_assert_msg(x[i] == pa && y[i] == pb, "%s: row %zu: the gap was written", what,
                           r);
     }
 }
 
+/* Loop index: shape _i % N_SHAPES at dim 66, then at dim 64. */
 START_TEST(shapes_equal_bytes)
 {
+    const char *const *shape = shapes[_i % N_SHAPES];
+    size_t dim = _i < N_SHAPES ? 66 : 64;
     inputs *in = malloc(sizeof *in);
     tu_rng rng;
     ck_assert_ptr_nonnull(in);
@@ -179,12 +186,12 @@ START_TEST(shapes_equal_bytes)
         in->ids[i] = tu_rng_int(&rng, 0, VOCAB - 1);
         in->pos[i] = tu_rng_int(&rng, 0, 3 * TABLE_ROWS);
     }
-    for (size_t i = 0; i < VOCAB * DIM; i++)
+    for (size_t i = 0; i < VOCAB * dim; i++)
         in->weights[i] = tu_rng_float(&rng, -2.0f, 2.0f);
-    for (size_t i = 0; i < N_SEQS * SEQ_LEN * DIM; i++)
+    for (size_t i = 0; i < N_SEQS * SEQ_LEN * dim; i++)
         in->init[i] = tu_rng_float(&rng, -2.0f, 2.0f);
 
-    sinpe_context *base = shape_context(NULL), *other = shape_context(shapes[_i]);
+    sinpe_context *base = shape_context(NULL), *other = shape_context(shape);
     const sinpe_dtype dts[3] = {SINPE_F32, SINPE_F16, SINPE_BF16};
     for (int c = 0; c < N_CASES; c++) {
         /* add_positions reads init rows through a gather whose ids must be
@@ -194,15 +201,15 @@ START_TEST(shapes_equal_bytes)
                 in->pos[i] = (i * 7) % (N_SEQS * SEQ_LEN);
         for (int d = 0; d < 3; d++) {
             char what[160];
-            snprintf(what, sizeof what, "%s, out %s, shape %s/%s/%s/%s/%s", case_names[c],
-                     d == 0 ? "f32" : d == 1 ? "f16" : "bf16", shapes[_i][0], shapes[_i][1],
-                     shapes[_i][2], shapes[_i][3], shapes[_i][4]);
-            unsigned char *a = run_case(base, in, c, dts[d], 0xA5);
-            unsigned char *b = run_case(other, in, c, dts[d], 0x5A);
+            snprintf(what, sizeof what, "%s, out %s, dim %zu, shape %s/%s/%s/%s/%s/%s",
+                     case_names[c], d == 0 ? "f32" : d == 1 ? "f16" : "bf16", dim, shape[0],
+                     shape[1], shape[2], shape[3], shape[4], shape[5]);
+            unsigned char *a = run_case(base, in, c, dts[d], dim, 0xA5);
+            unsigned char *b = run_case(other, in, c, dts[d], dim, 0x5A);
             if (c == CASE_ROWS)
-                compare_rows(a, b, dts[d] == SINPE_F32 ? 4 : 2, 0xA5, 0x5A, what);
+                compare_rows(a, b, dts[d] == SINPE_F32 ? 4 : 2, dim, 0xA5, 0x5A, what);
             else
-                ck_assert_msg(memcmp(a, b, case_bytes(c, dts[d])) == 0,
+                ck_assert_msg(memcmp(a, b, case_bytes(c, dts[d], dim)) == 0,
                               "%s: the outputs differ (or one left elements unwritten)", what);
             free(a);
             free(b);
@@ -219,7 +226,7 @@ Suite *suite_shapes(void)
     Suite *s = suite_create("shapes");
     TCase *tc = tcase_create("equal bytes");
     tcase_set_timeout(tc, TU_TIMEOUT);
-    tcase_add_loop_test(tc, shapes_equal_bytes, 0, (int)(sizeof shapes / sizeof shapes[0]));
+    tcase_add_loop_test(tc, shapes_equal_bytes, 0, 2 * N_SHAPES);
     suite_add_tcase(s, tc);
     return s;
 }

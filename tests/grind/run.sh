@@ -84,7 +84,7 @@ grind_oclgrind() {
 shape_vars() {
     case $1 in
         scalar) echo "SINPE_VEC=1 SINPE_SEQS=2 SINPE_ONE_PASS=0" ;;
-        gpu) echo "SINPE_VEC=4 SINPE_SEQS=4 SINPE_ONE_PASS=1 SINPE_WG=256 SINPE_ROW_TILE=4" ;;
+        gpu) echo "SINPE_VEC=4 SINPE_SEQS=4 SINPE_ONE_PASS=1 SINPE_WG=256 SINPE_ROW_TILE=8 SINPE_ALIGNED_IO=1" ;;
     esac
 }
 for shape in scalar gpu; do
@@ -97,7 +97,7 @@ for shape in scalar gpu; do
         grind_oclgrind "$logdir/oclgrind-$shape-uninit.log" -cl-opt-disable \
             --check-api --data-races --uninitialized
     fi
-    unset SINPE_VEC SINPE_SEQS SINPE_ONE_PASS SINPE_WG SINPE_ROW_TILE
+    unset SINPE_VEC SINPE_SEQS SINPE_ONE_PASS SINPE_WG SINPE_ROW_TILE SINPE_ALIGNED_IO
 done
 
 # --- 2. and 3. pocl ---------------------------------------------------------
