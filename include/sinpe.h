@@ -202,7 +202,7 @@ SINPE_API void sinpe_context_options_init(sinpe_context_options *options);
  * kernels/ concatenated in build order); the disk cache is then bypassed.
  * The work shape of the kernels is chosen from the device type (CPU
  * runtimes: one token per work-item, branch-free two-pass kernels; GPUs:
- * four sequences per work-item, one pass, tiled table rows, vector-pointer
+ * two sequences per work-item, one pass, tiled table rows, vector-pointer
  * accesses; the reasons and the figures are in bench/RESULTS.md).  The
  * environment variables SINPE_VEC (1, 4 or 8 columns per work-item),
  * SINPE_SEQS (1, 2, 4, 8), SINPE_ONE_PASS (0, 1), SINPE_WG (largest

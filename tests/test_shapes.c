@@ -32,7 +32,7 @@ static const char *const shape_vars[N_VARS] = {"SINPE_VEC", "SINPE_SEQS", "SINPE
                                                "SINPE_WG",  "SINPE_ROW_TILE", "SINPE_ALIGNED_IO"};
 static const char *const shapes[][N_VARS] = {
     {"1", "8", "1", "32", "2", "0"},  /* scalar, eight sequences, one pass */
-    {"4", "4", "1", "256", "8", "1"}, /* a GPU's */
+    {"4", "2", "1", "256", "8", "1"}, /* a GPU's */
     {"4", "2", "0", "64", "1", "1"},  /* two sequences, two passes */
     {"8", "4", "1", "128", "4", "1"}, /* eight columns (two accesses) per work-item */
 };

@@ -10,8 +10,8 @@
 #      (see below).  The shapes (src/context.c, tuning_pick):
 #        scalar  SINPE_VEC=1 SINPE_SEQS=2 SINPE_ONE_PASS=0: one column and
 #                two sequences per work-item, two-pass explicit positions;
-#        gpu     SINPE_VEC=4 SINPE_SEQS=4 SINPE_ONE_PASS=1 SINPE_WG=256
-#                SINPE_ROW_TILE=4:
+#        gpu     SINPE_VEC=4 SINPE_SEQS=2 SINPE_ONE_PASS=1 SINPE_WG=256
+#                SINPE_ROW_TILE=8 SINPE_ALIGNED_IO=1:
 #                what a GPU gets;
 #      the pocl default run below covers the CPU's own shape.  oclgrind exits 0 whatever it finds, so its reports go to
 #      LOG_DIR/oclgrind-*.log and a non-empty log is a failure.  (The
@@ -84,7 +84,7 @@ grind_oclgrind() {
 shape_vars() {
     case $1 in
         scalar) echo "SINPE_VEC=1 SINPE_SEQS=2 SINPE_ONE_PASS=0" ;;
-        gpu) echo "SINPE_VEC=4 SINPE_SEQS=4 SINPE_ONE_PASS=1 SINPE_WG=256 SINPE_ROW_TILE=8 SINPE_ALIGNED_IO=1" ;;
+        gpu) echo "SINPE_VEC=4 SINPE_SEQS=2 SINPE_ONE_PASS=1 SINPE_WG=256 SINPE_ROW_TILE=8 SINPE_ALIGNED_IO=1" ;;
     esac
 }
 for shape in scalar gpu; do
