@@ -201,9 +201,10 @@ SINPE_API void sinpe_context_options_init(sinpe_context_options *options);
  * name a file that replaces the embedded kernel source (the files of
  * kernels/ concatenated in build order); the disk cache is then bypassed.
  * The work shape of the kernels is chosen from the device type (CPU
- * runtimes: one token per work-item, branch-free two-pass kernels; GPUs:
- * two sequences per work-item, one pass, tiled table rows, vector-pointer
- * accesses; the reasons and the figures are in bench/RESULTS.md).  The
+ * runtimes: four sequences per work-item where every position comes from
+ * the table, branch-free two-pass kernels otherwise; GPUs: two sequences,
+ * one pass, tiled table rows, vector-pointer accesses; the reasons and the
+ * figures are in bench/RESULTS.md).  The
  * environment variables SINPE_VEC (1, 4 or 8 columns per work-item),
  * SINPE_SEQS (1, 2, 4, 8), SINPE_ONE_PASS (0, 1), SINPE_WG (largest
  * work-group, 0 for the kernel's limit), SINPE_ROW_TILE (1, 2, 4, 8) and

@@ -4,7 +4,7 @@
  * of the device's own shape and in contexts with the overrides give equal
  * bytes, for every kernel family and part and every output type.
  *
- * The shapes have an odd sequence count (5) against 2, 4 and 8 sequences
+ * The shapes have an odd sequence count (5) against 1, 2, 4 and 8 sequences
  * per work-item, a dim of 4k + 2 (the scalar tail of four-column work-items)
  * and one of 8k (whole vector accesses, aligned where the shape allows),
  * positions past the table (the on-the-fly parts), padding policies, and
@@ -34,7 +34,7 @@ static const char *const shapes[][N_VARS] = {
     {"1", "8", "1", "32", "2", "0"},  /* scalar, eight sequences, one pass */
     {"4", "2", "1", "256", "8", "1"}, /* a GPU's */
     {"4", "2", "0", "64", "1", "1"},  /* two sequences, two passes */
-    {"8", "4", "1", "128", "4", "1"}, /* eight columns (two accesses) per work-item */
+    {"8", "1", "1", "128", "4", "1"}, /* eight columns (two accesses), one sequence */
 };
 #define N_SHAPES (int)(sizeof shapes / sizeof shapes[0])
 
