@@ -14,6 +14,7 @@
  */
 #include "test_util.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +84,18 @@ static size_t case_bytes(int c, sinpe_dtype dt, size_t dim)
                           : (size_t)N_SEQS * SEQ_LEN * dim * elem;
 }
 
+/* The arguments every case shares: N_SEQS x SEQ_LEN tokens of VOCAB rows. */
+static void embed_args(sinpe_embed_args *a, cl_mem ids, cl_mem weights, cl_mem out)
+{
+    sinpe_embed_args_init(a);
+    a->n_seqs = N_SEQS;
+    a->seq_len = SEQ_LEN;
+    a->ids = ids;
+    a->weights = weights;
+    a->vocab = VOCAB;
+    a->out = out;
+}
+
 /* Runs case c with output type dt in ctx, into a buffer filled with the
    byte poison; returns the output's bytes (malloc'd). */
 static unsigned char *run_case(sinpe_context *ctx, const inputs *in, int c, sinpe_dtype dt,
@@ -105,13 +118,7 @@ static unsigned char *run_case(sinpe_context *ctx, const inputs *in, int c, sinp
         cl_mem pos = tu_buffer(ctx, sizeof in->pos, in->pos);
         cl_mem w = tu_buffer(ctx, sizeof in->weights, in->weights);
         sinpe_embed_args a;
-        sinpe_embed_args_init(&a);
-        a.n_seqs = N_SEQS;
-        a.seq_len = SEQ_LEN;
-        a.ids = ids;
-        a.weights = w;
-        a.vocab = VOCAB;
-        a.out = out;
+        embed_args(&a, ids, w, out);
         a.out_dtype = dt;
         a.token_scale = 1.75f;
         a.start = 3;
@@ -221,12 +228,76 @@ START_TEST(shapes_equal_bytes)
 }
 END_TEST
 
+/*
+ * Vector-pointer accesses need 16-byte aligned buffers; a CL_MEM_USE_HOST_PTR
+ * buffer may sit anywhere, and the host must notice.  Weights in host memory
+ * 4 bytes past an aligned address, in a context with the aligned path on,
+ * against the device's own shape with an ordinary buffer.
+ */
+START_TEST(shapes_misaligned_host_memory)
+{
+    enum { DIM = 64, ROWS = 40, N = N_SEQS * SEQ_LEN };
+    static const char *const aligned_on[N_VARS] = {"4", "2", "1", "256", "8", "1"};
+    sinpe_context *base = shape_context(NULL), *other = shape_context(aligned_on);
+    tu_rng rng;
+    tu_rng_init(&rng, "misaligned");
+    float *store = tu_malloc((VOCAB * DIM + 8) * sizeof *store);
+    float *w = (float *)(((uintptr_t)store + 15) / 16 * 16) + 1; /* 4 bytes past 16 */
+    int32_t ids[N];
+    for (size_t i = 0; i < VOCAB * DIM; i++)
+        w[i] = tu_rng_float(&rng, -2.0f, 2.0f);
+    for (size_t i = 0; i < N; i++)
+        ids[i] = tu_rng_int(&rng, 0, VOCAB - 1);
+
+    float *out[2];
+    sinpe_context *ctxs[2] = {base, other};
+    for (int k = 0; k < 2; k++) {
+        sinpe_context *ctx = ctxs[k];
+        cl_command_queue q = tu_queue(ctx);
+        sinpe_spec spec;
+        sinpe_table *table = NULL;
+        cl_int err;
+        sinpe_spec_init(&spec, DIM);
+        TU_OK(sinpe_table_create(ctx, &spec, ROWS, &table));
+        cl_mem wbuf = k ? clCreateBuffer(sinpe_context_cl_context(ctx),
+                                         CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR,
+                                         VOCAB * DIM * sizeof *w, w, &err)
+                        : tu_buffer(ctx, VOCAB * DIM * sizeof *w, w);
+        if (k)
+            TU_CL(err);
+        cl_mem ibuf = tu_buffer(ctx, sizeof ids, ids);
+        cl_mem obuf = tu_buffer(ctx, (size_t)N * DIM * sizeof(float), NULL);
+        float poison = k ? -7.0f : 7.0f;
+        TU_CL(clEnqueueFillBuffer(q, obuf, &poison, sizeof poison, 0,
+                                  (size_t)N * DIM * sizeof(float), 0, NULL, NULL));
+        sinpe_embed_args a;
+        embed_args(&a, ibuf, wbuf, obuf);
+        a.token_scale = 8.0f;
+        TU_OK(sinpe_enqueue_embed(table, q, &a, 0, NULL, NULL));
+        out[k] = tu_read_floats(q, obuf, (size_t)N * DIM);
+        clReleaseMemObject(wbuf);
+        clReleaseMemObject(ibuf);
+        clReleaseMemObject(obuf);
+        sinpe_table_release(table);
+        clReleaseCommandQueue(q);
+    }
+    ck_assert_msg(memcmp(out[0], out[1], (size_t)N * DIM * sizeof(float)) == 0,
+                  "weights in misaligned host memory: the outputs differ");
+    free(out[0]);
+    free(out[1]);
+    free(store);
+    sinpe_context_release(base);
+    sinpe_context_release(other);
+}
+END_TEST
+
 Suite *suite_shapes(void)
 {
     Suite *s = suite_create("shapes");
     TCase *tc = tcase_create("equal bytes");
     tcase_set_timeout(tc, TU_TIMEOUT);
     tcase_add_loop_test(tc, shapes_equal_bytes, 0, 2 * N_SHAPES);
+    tcase_add_test(tc, shapes_misaligned_host_memory);
     suite_add_tcase(s, tc);
     return s;
 }
