@@ -41,7 +41,6 @@
 #define SINPE_HAS_SEQ_START 8
 #define SINPE_HAS_PAD_COUNT 16
 #define SINPE_SKIP_PE 32
-#define SINPE_SHARD 64
 #define SINPE_ALIGNED 128 /* four-column accesses are aligned (see sinpe_load4) */
 
 #define SINPE_PAD_NONE 0

@@ -18,7 +18,7 @@ typedef struct {
 } embed_params;
 
 enum { F_POS = 1, F_BROADCAST = 2, F_SEQ_START = 8, F_PAD_COUNT = 16, F_SKIP_PE = 32,
-       F_SHARD = 64, F_ALIGNED = 128 };
+       F_ALIGNED = 128 };
 
 enum { MODE_FUSED, MODE_GATHER, MODE_ADD };
 
@@ -89,7 +89,6 @@ static sinpe_status validate_ids(const sinpe_context *ctx, int mode, const sinpe
                 sinpe__check_buffer(ctx, a->bad_ids, "args->bad_ids", a->bad_ids_offset, 1, 4));
         p->e_off = a->weights_offset;
         p->e_stride = e_stride;
-        p->flags |= a->vocab_shard ? F_SHARD : 0;
         p->vocab_start = a->vocab_shard ? (cl_int)a->vocab_start : 0;
     }
     p->vocab = (cl_int)a->vocab;
