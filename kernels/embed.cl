@@ -216,16 +216,23 @@ inline void sinpe_embed_body(const int mode, const int et, const int ot, const i
         return;
     }
 #endif
-    for (int j = 0; j < SINPE_VEC && c + j < (int)a.dim; j++) {
-        float x = mode == SINPE_MODE_ADD ? sinpe_load1(out, k.o + j, ot)
-                                          : a.scale * sinpe_load1(E, k.e + j, et);
+    /* The last columns of a row, up to four at a time (see sinpe_load_part4). */
+    for (int j = 0; j < SINPE_VEC && c + j < (int)a.dim; j += 4) {
+        int n = min(min(SINPE_VEC - j, 4), (int)a.dim - c - j);
+        float4 x = mode == SINPE_MODE_ADD ? sinpe_load_part4(out, k.o + j, n, ot)
+                                           : a.scale * sinpe_load_part4(E, k.e + j, n, et);
         if (mode != SINPE_MODE_ADD)
-            x = k.ok ? x : 0.0f;
+            x = k.ok ? x : (float4)(0.0f);
         if (want_pe) {
-            float pe = sinpe_pe_at(computes, k.p, c + j, tab, a.tab_rows, a.dim, coef);
+            int p = k.p, r = a.tab_rows;
+            uint d = a.dim;
+            float4 pe = (float4)(sinpe_pe_at(computes, p, c + j, tab, r, d, coef),
+                                 n > 1 ? sinpe_pe_at(computes, p, c + j + 1, tab, r, d, coef) : 0.0f,
+                                 n > 2 ? sinpe_pe_at(computes, p, c + j + 2, tab, r, d, coef) : 0.0f,
+                                 n > 3 ? sinpe_pe_at(computes, p, c + j + 3, tab, r, d, coef) : 0.0f);
             x = k.add_pe ? x + pe : x;
         }
-        sinpe_store1(k.zero ? 0.0f : x, out, k.o + j, ot);
+        sinpe_store_part4(k.zero ? (float4)(0.0f) : x, out, k.o + j, n, ot);
     }
 }
 
@@ -274,13 +281,13 @@ inline void sinpe_embed_body(const int mode, const int et, const int ot, const i
     if (mode != SINPE_MODE_ADD)                                                         \
         x[s] = ok[s] ? a.scale * x[s] : (float4)(0.0f);                                 \
     sinpe_store4(want_pe ? x[s] + pe : x[s], out, o[s] + off, ot, al);
-#define SINPE_FAST_LOAD1(s)                                                             \
-    y[s] = mode == SINPE_MODE_ADD ? sinpe_load1(out, o[s] + j, ot)                      \
-                                  : sinpe_load1(E, e[s] + j, et);
-#define SINPE_FAST_STORE1(s)                                                            \
+#define SINPE_FAST_LOADN(s)                                                             \
+    x[s] = mode == SINPE_MODE_ADD ? sinpe_load_part4(out, o[s] + j, n, ot)               \
+                                  : sinpe_load_part4(E, e[s] + j, n, et);
+#define SINPE_FAST_STOREN(s)                                                            \
     if (mode != SINPE_MODE_ADD)                                                         \
-        y[s] = ok[s] ? a.scale * y[s] : 0.0f;                                           \
-    sinpe_store1(want_pe ? y[s] + pe1 : y[s], out, o[s] + j, ot);
+        x[s] = ok[s] ? a.scale * x[s] : (float4)(0.0f);                                 \
+    sinpe_store_part4(want_pe ? x[s] + pe : x[s], out, o[s] + j, n, ot);
 
 inline void sinpe_fast_body(const int mode, const int et, const int ot,
                             global const int *restrict ids, global const uchar *restrict E,
@@ -315,19 +322,22 @@ inline void sinpe_fast_body(const int mode, const int et, const int ot,
         return;
     }
 #endif
+    /* The last columns of a row, up to four at a time (see sinpe_load_part4). */
     SINPE_EACH_SEQ(SINPE_FAST_TOKEN)
-    for (int j = 0; j < SINPE_VEC && c + j < (int)a.dim; j++) {
-        float y[SINPE_SEQS];
-        float pe1 = mode == SINPE_MODE_GATHER ? 0.0f : tab[pe_at + j];
-        SINPE_EACH_SEQ(SINPE_FAST_LOAD1)
-        SINPE_EACH_SEQ(SINPE_FAST_STORE1)
+    for (int j = 0; j < SINPE_VEC && c + j < (int)a.dim; j += 4) {
+        int n = min(min(SINPE_VEC - j, 4), (int)a.dim - c - j);
+        float4 x[SINPE_SEQS], pe = (float4)(0.0f);
+        if (mode != SINPE_MODE_GATHER)
+            pe = sinpe_load_part4((global const uchar *)tab, pe_at + j, n, SINPE_F32);
+        SINPE_EACH_SEQ(SINPE_FAST_LOADN)
+        SINPE_EACH_SEQ(SINPE_FAST_STOREN)
     }
 }
 #undef SINPE_FAST_TOKEN
 #undef SINPE_FAST_LOAD4
 #undef SINPE_FAST_STORE4
-#undef SINPE_FAST_LOAD1
-#undef SINPE_FAST_STORE1
+#undef SINPE_FAST_LOADN
+#undef SINPE_FAST_STOREN
 #undef SINPE_EACH_SEQ
 
 /* Adds the number of ids outside the rows held to *bad (shards: negative ids only). */
