@@ -45,8 +45,9 @@ static unsigned env_choice(const char *name, const char *const *allowed, unsigne
  * The work shape of the kernels, from the device type (measured choices;
  * bench/RESULTS.md has the figures behind them, `make bench-sweep` measures
  * them on another device).
- *   CPU runtimes (pocl) vectorise across work-items and run a work-group as
- *   a loop on one core: four columns per work-item (one column measured
+ *   CPU runtimes (pocl) run a work-group as a loop on one core (these
+ *   bodies run as float4 code per work-item; pocl's loop vectoriser leaves
+ *   them alone): four columns per work-item (one column measured
  *   11x slower with fp16 output), four sequences per work-item in the
  *   _fast kernels (fused mid 32x512 d4096 21.5 against 32.3 ms with one;
  *   eight: 27 ms), the largest work-group, branch-free two-pass general
