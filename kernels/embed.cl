@@ -314,8 +314,9 @@ inline void sinpe_fast_body(const int mode, const int et, const int ot,
             float4 x[SINPE_SEQS], pe = (float4)(0.0f);
             if (mode != SINPE_MODE_GATHER)
                 pe = sinpe_load4((global const uchar *)tab, pe_at + off, SINPE_F32, al);
-            if (q == 0)
+            if (q == 0) {
                 SINPE_EACH_SEQ(SINPE_FAST_TOKEN)
+            }
             SINPE_EACH_SEQ(SINPE_FAST_LOAD4)
             SINPE_EACH_SEQ(SINPE_FAST_STORE4)
         }
