@@ -30,8 +30,9 @@ inline ushort4 sinpe_to_bf16_4(float4 f)
 /*
  * Four values at element i.  With aligned (i a multiple of 4 and the buffer
  * 16-byte aligned, established by the host) the access goes through a
- * vector pointer: GPU compilers turn vload4 through a float pointer, whose
- * alignment they cannot see, into four scalar accesses.  Builds with
+ * vector pointer: a GPU compiler cannot see the alignment of vload4
+ * through a float pointer, and NVIDIA's ran a minimal fused kernel that
+ * way at 75% of copy against 83.5% through float4 pointers.  Builds with
  * SINPE_ALIGNED_IO 0 (CPUs) never take that path.
  */
 #ifndef SINPE_ALIGNED_IO

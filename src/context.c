@@ -54,7 +54,7 @@ static unsigned env_choice(const char *name, const char *const *allowed, unsigne
  *   kernels (a call to the evaluation stops the vectoriser), one table
  *   value per work-item.
  *   GPUs: four columns, through vector pointers where the call's offsets
- *   allow (16-byte fp32 accesses; vload4 compiles to four scalar ones),
+ *   allow (16-byte fp32 accesses; vload4 through a float pointer ran 10% slower),
  *   two sequences per work-item in the _fast kernels so that each thread
  *   keeps two row loads in flight (four: fp16 8% slower, fp32 1% faster),
  *   work-groups of 256, one-pass general kernels (the branch to the
