@@ -103,15 +103,6 @@ inline void sinpe_store_part4(float4 x, global uchar *base, size_t i, int n, con
     SINPE_STORE_LANES((global ushort *)base + i, u, n);
 }
 
-inline float sinpe_load1(global const uchar *base, size_t i, const int dt)
-{
-    if (dt == SINPE_F32)
-        return ((global const float *)base)[i];
-    if (dt == SINPE_F16)
-        return vload_half(0, (global const half *)base + i);
-    return as_float((uint)((global const ushort *)base)[i] << 16);
-}
-
 inline void sinpe_store4(float4 x, global uchar *base, size_t i, const int dt, bool aligned)
 {
     if (SINPE_ALIGNED_IO && aligned) {
@@ -133,6 +124,22 @@ inline void sinpe_store4(float4 x, global uchar *base, size_t i, const int dt, b
         vstore_half4_rte(x, 0, (global half *)base + i);
     else
         vstore4(sinpe_to_bf16_4(x), 0, (global ushort *)base + i);
+}
+
+/* n values at element i: a whole vector (n == 4, aligned as for
+   sinpe_load4) or the end of a row (sinpe_load_part4). */
+inline float4 sinpe_load_n(global const uchar *base, size_t i, int n, const int dt, bool aligned)
+{
+    return n == 4 ? sinpe_load4(base, i, dt, aligned) : sinpe_load_part4(base, i, n, dt);
+}
+
+inline void sinpe_store_n(float4 x, global uchar *base, size_t i, int n, const int dt,
+                          bool aligned)
+{
+    if (n == 4)
+        sinpe_store4(x, base, i, dt, aligned);
+    else
+        sinpe_store_part4(x, base, i, n, dt);
 }
 
 inline void sinpe_store1(float x, global uchar *base, size_t i, const int dt)

@@ -272,22 +272,20 @@ inline void sinpe_embed_body(const int mode, const int et, const int ot, const i
         ok[s] = id >= 0 && rel >= 0 && rel < a.vocab;                                   \
         e[s] = a.e_off + (size_t)(ok[s] ? rel : 0) * a.e_stride + c;                    \
     }
-/* Four columns at offset off: the row (or for add the output), then the
-   scaled value or zero, plus PE, stored. */
-#define SINPE_FAST_LOAD4(s)                                                             \
-    x[s] = mode == SINPE_MODE_ADD ? sinpe_load4(out, o[s] + off, ot, al)                \
-                                  : sinpe_load4(E, e[s] + off, et, al);
-#define SINPE_FAST_STORE4(s)                                                            \
+/* The n columns from column offset at (n == 4 but at a row's end): the row
+   (or for add the output), then the scaled value or zero, plus PE, stored. */
+#define SINPE_FAST_LOAD(s)                                                              \
+    x[s] = mode == SINPE_MODE_ADD ? sinpe_load_n(out, o[s] + at, n, ot, al)             \
+                                  : sinpe_load_n(E, e[s] + at, n, et, al);
+#define SINPE_FAST_STORE(s)                                                             \
     if (mode != SINPE_MODE_ADD)                                                         \
         x[s] = ok[s] ? a.scale * x[s] : (float4)(0.0f);                                 \
-    sinpe_store4(want_pe ? x[s] + pe : x[s], out, o[s] + off, ot, al);
-#define SINPE_FAST_LOADN(s)                                                             \
-    x[s] = mode == SINPE_MODE_ADD ? sinpe_load_part4(out, o[s] + j, n, ot)               \
-                                  : sinpe_load_part4(E, e[s] + j, n, et);
-#define SINPE_FAST_STOREN(s)                                                            \
-    if (mode != SINPE_MODE_ADD)                                                         \
-        x[s] = ok[s] ? a.scale * x[s] : (float4)(0.0f);                                 \
-    sinpe_store_part4(want_pe ? x[s] + pe : x[s], out, o[s] + j, n, ot);
+    sinpe_store_n(want_pe ? x[s] + pe : x[s], out, o[s] + at, n, ot, al);
+/* The PE values of those columns, when the kernel adds any. */
+#define SINPE_FAST_PE()                                                                 \
+    (mode == SINPE_MODE_GATHER                                                          \
+         ? (float4)(0.0f)                                                               \
+         : sinpe_load_n((global const uchar *)tab, pe_at + at, n, SINPE_F32, al))
 
 inline void sinpe_fast_body(const int mode, const int et, const int ot,
                             global const int *restrict ids, global const uchar *restrict E,
@@ -310,15 +308,14 @@ inline void sinpe_fast_body(const int mode, const int et, const int ot,
 #if SINPE_VEC >= 4
     if (c + SINPE_VEC <= (int)a.dim) {
         for (int q = 0; q < SINPE_VEC / 4; q++) {
-            size_t off = 4 * q;
-            float4 x[SINPE_SEQS], pe = (float4)(0.0f);
-            if (mode != SINPE_MODE_GATHER)
-                pe = sinpe_load4((global const uchar *)tab, pe_at + off, SINPE_F32, al);
+            const int n = 4;
+            size_t at = 4 * q;
+            float4 x[SINPE_SEQS], pe = SINPE_FAST_PE();
             if (q == 0) {
                 SINPE_EACH_SEQ(SINPE_FAST_TOKEN)
             }
-            SINPE_EACH_SEQ(SINPE_FAST_LOAD4)
-            SINPE_EACH_SEQ(SINPE_FAST_STORE4)
+            SINPE_EACH_SEQ(SINPE_FAST_LOAD)
+            SINPE_EACH_SEQ(SINPE_FAST_STORE)
         }
         return;
     }
@@ -327,18 +324,16 @@ inline void sinpe_fast_body(const int mode, const int et, const int ot,
     SINPE_EACH_SEQ(SINPE_FAST_TOKEN)
     for (int j = 0; j < SINPE_VEC && c + j < (int)a.dim; j += 4) {
         int n = min(min(SINPE_VEC - j, 4), (int)a.dim - c - j);
-        float4 x[SINPE_SEQS], pe = (float4)(0.0f);
-        if (mode != SINPE_MODE_GATHER)
-            pe = sinpe_load_part4((global const uchar *)tab, pe_at + j, n, SINPE_F32);
-        SINPE_EACH_SEQ(SINPE_FAST_LOADN)
-        SINPE_EACH_SEQ(SINPE_FAST_STOREN)
+        size_t at = j;
+        float4 x[SINPE_SEQS], pe = SINPE_FAST_PE();
+        SINPE_EACH_SEQ(SINPE_FAST_LOAD)
+        SINPE_EACH_SEQ(SINPE_FAST_STORE)
     }
 }
 #undef SINPE_FAST_TOKEN
-#undef SINPE_FAST_LOAD4
-#undef SINPE_FAST_STORE4
-#undef SINPE_FAST_LOADN
-#undef SINPE_FAST_STOREN
+#undef SINPE_FAST_LOAD
+#undef SINPE_FAST_STORE
+#undef SINPE_FAST_PE
 #undef SINPE_EACH_SEQ
 
 /* Adds the number of ids outside the rows held to *bad (shards: negative ids only). */
