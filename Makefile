@@ -70,7 +70,8 @@ INCLUDEDIR   ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 
 # Kernels, concatenated in this order into one program source.
-KERNELS = kernels/pe_math.cl kernels/dtype.cl kernels/table.cl kernels/embed.cl
+KERNELS = kernels/pe_math.cl kernels/dtype.cl kernels/table.cl kernels/embed.cl \
+          kernels/embed_fast.cl
 
 BUILD      = build
 LIB_OBJS   = $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/*.c)) $(BUILD)/kernels.o
@@ -165,7 +166,7 @@ test: check-exports $(TEST_BIN)
 	@# The embedding suites again in the other work shapes (src/context.c,
 	@# tuning_pick): one column and two sequences per work-item, and a GPU's.
 	for shape in "SINPE_VEC=1 SINPE_SEQS=2" \
-	             "SINPE_SEQS=2 SINPE_ONE_PASS=1 SINPE_WG=256 SINPE_ROW_TILE=8 SINPE_ALIGNED_IO=1"; do \
+	             "SINPE_SEQS=2 SINPE_ONE_PASS=1 SINPE_WG=256 SINPE_ROW_TILE=8 SINPE_ALIGNED_IO=1 SINPE_COL_BF16=0"; do \
 	  for s in embed positions dtype shard table; do \
 	    env $$shape CK_RUN_SUITE=$$s CK_DEFAULT_TIMEOUT="$${CK_DEFAULT_TIMEOUT:-120}" \
 	      ./$(TEST_BIN) || exit 1; done; done

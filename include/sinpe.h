@@ -202,16 +202,18 @@ SINPE_API void sinpe_context_options_init(sinpe_context_options *options);
  * kernels/ concatenated in build order); the disk cache is then bypassed.
  * The work shape of the kernels is chosen from the device type (CPU
  * runtimes: four sequences per work-item where every position comes from
- * the table, branch-free two-pass kernels otherwise; GPUs: two sequences,
- * one pass, tiled table rows, vector-pointer accesses; the reasons and the
- * figures are in bench/RESULTS.md).  The
+ * the table, and scalar code the runtime vectorises when both weights and
+ * output are bf16; branch-free two-pass kernels otherwise; GPUs: two
+ * sequences, one pass, tiled table rows, vector-pointer accesses; the
+ * reasons and the figures are in bench/RESULTS.md).  The
  * environment variables SINPE_VEC (1, 4 or 8 columns per work-item),
  * SINPE_SEQS (1, 2, 4, 8), SINPE_ONE_PASS (0, 1), SINPE_WG (largest
  * work-group, 0 for the kernel's limit), SINPE_ROW_TILE (1, 2, 4, 8) and
  * SINPE_ALIGNED_IO (0, 1: accesses through vector pointers when a call's
  * offsets and strides are multiples of four elements and its buffers
- * 16-byte aligned) override each choice, for tests and tuning; the results
- * are the same bits in every shape.
+ * 16-byte aligned) and SINPE_COL_BF16 (0, 1: the scalar bf16 kernels)
+ * override each choice, for tests and tuning; the results are the same
+ * bits in every shape.
  */
 SINPE_API sinpe_status sinpe_context_create(const sinpe_context_options *options,
                                             sinpe_context **context);

@@ -11,13 +11,13 @@
 inline ushort sinpe_to_bf16(float f)
 {
     uint u = as_uint(f);
-    if ((u & 0x7fffffffu) > 0x7f800000u)
-        return (ushort)((u >> 16) | 0x40u);         /* NaN stays a (quiet) NaN */
-    u += 0x7fffu + ((u >> 16) & 1u);                /* round to nearest even */
-    return (ushort)(u >> 16);
+    uint rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16; /* round to nearest even */
+    uint quiet_nan = (u >> 16) | 0x40u;                    /* NaN stays a (quiet) NaN */
+    return (ushort)((u & 0x7fffffffu) > 0x7f800000u ? quiet_nan : rounded);
 }
 
-/* The same on four values at once, branch-free so that it vectorises. */
+/* The same on four values at once.  Both are branch-free: CPU runtimes
+   vectorise across work-items only then. */
 inline ushort4 sinpe_to_bf16_4(float4 f)
 {
     uint4 u = as_uint4(f);
@@ -140,6 +140,16 @@ inline void sinpe_store_n(float4 x, global uchar *base, size_t i, int n, const i
         sinpe_store4(x, base, i, dt, aligned);
     else
         sinpe_store_part4(x, base, i, n, dt);
+}
+
+/* One value at element i (the scalar kernels: CPU builds, bf16). */
+inline float sinpe_load1(global const uchar *base, size_t i, const int dt)
+{
+    if (dt == SINPE_F32)
+        return ((global const float *)base)[i];
+    if (dt == SINPE_F16)
+        return vload_half(i, (global const half *)base);
+    return as_float((uint)((global const ushort *)base)[i] << 16);
 }
 
 inline void sinpe_store1(float x, global uchar *base, size_t i, const int dt)

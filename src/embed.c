@@ -193,6 +193,14 @@ static int accesses_aligned(const sinpe_context *ctx, int mode, const sinpe_embe
     return base_aligned(a->out);
 }
 
+/* Whether a _fast kernel runs in scalar form, one column per work-item in
+   groups along the row: SINPE_TAKES_COL in kernels/embed_fast.cl. */
+static int takes_col(const sinpe__tuning *tu, int mode, const sinpe_embed_args *a)
+{
+    return tu->col_bf16 && mode != MODE_ADD && a->weights_dtype == SINPE_BF16 &&
+           a->out_dtype == SINPE_BF16;
+}
+
 /* fairseq positions into a temporary buffer, one work-group per sequence. */
 static sinpe_status make_positions(sinpe_context *ctx, cl_command_queue queue,
                                    const sinpe_embed_args *a, cl_mem *pos, cl_uint nwait,
@@ -319,21 +327,24 @@ static sinpe_status enqueue(sinpe_table *t, int mode, cl_command_queue queue,
         k = SINPE_K_GATHER + 2 * (3 * (int)a->weights_dtype + (int)a->out_dtype) + part;
     else
         k = SINPE_K_EMBED + 3 * (3 * (int)a->weights_dtype + (int)a->out_dtype) + part;
-    /* Work-item (v, g, t): tune.vec columns of token t of S sequences from S g;
-     * S is tune.seqs in the _fast kernels, else 1 (kernels/embed.cl). */
+    /* Work-item (v, g, t): V columns of token t of S sequences from S g;
+     * V is tune.vec, S tune.seqs in the _fast kernels and 1 elsewhere, both
+     * 1 for the scalar bf16 kernels (kernels/embed_fast.cl). */
     const sinpe__tuning *tu = &ctx->tune;
-    size_t S = part == SINPE_PART_FAST ? tu->seqs : 1;
-    const size_t n[3] = {(t->spec.dim + tu->vec - 1) / tu->vec, (a->n_seqs + S - 1) / S,
-                         a->seq_len};
+    int col = part == SINPE_PART_FAST && takes_col(tu, mode, a);
+    size_t V = col ? 1 : tu->vec, S = col ? 1 : part == SINPE_PART_FAST ? tu->seqs : 1;
+    const size_t n[3] = {(t->spec.dim + V - 1) / V, (a->n_seqs + S - 1) / S, a->seq_len};
     if (mode == MODE_GATHER || part == SINPE_PART_FAST || tu->one_pass) {
-        st = sinpe__context_launch3(ctx, queue, k, 9, args, sizes, n, nwait, wait, event);
+        st = sinpe__context_launch3(ctx, queue, k, 9, args, sizes, n, col ? 1 : 3, nwait, wait,
+                                    event);
     } else {
         /* Elements in the table, then (skipping the others) the elements
          * past it, computed on the fly; chained by an event. */
         cl_event table_done = NULL;
-        st = sinpe__context_launch3(ctx, queue, k, 9, args, sizes, n, nwait, wait, &table_done);
+        st = sinpe__context_launch3(ctx, queue, k, 9, args, sizes, n, 3, nwait, wait,
+                                    &table_done);
         if (st == SINPE_SUCCESS) {
-            st = sinpe__context_launch3(ctx, queue, k + 1, 9, args, sizes, n, 1, &table_done,
+            st = sinpe__context_launch3(ctx, queue, k + 1, 9, args, sizes, n, 3, 1, &table_done,
                                         event);
             clReleaseEvent(table_done);
         }

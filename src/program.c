@@ -130,7 +130,7 @@ sinpe_status sinpe__program_build(cl_context ctx, cl_device_id dev, sinpe_math m
 {
     const char *src = sinpe__kernel_source, *what = NULL;
     size_t len = (size_t)sinpe__kernel_source_len;
-    char options[192], *override;
+    char options[256], *override;
     sinpe__cache cache;
     cl_int err;
     sinpe_status st = SINPE_SUCCESS;
@@ -145,9 +145,10 @@ sinpe_status sinpe__program_build(cl_context ctx, cl_device_id dev, sinpe_math m
     /* Never -cl-fast-relaxed-math: the encoding's accuracy depends on IEEE rounding. */
     snprintf(options, sizeof options,
              "-cl-std=CL1.2 -DSINPE_FP64=%d -DSINPE_STEP_SHIFT=%d -DSINPE_VEC=%u "
-             "-DSINPE_SEQS=%u -DSINPE_ONE_PASS=%d -DSINPE_ROW_TILE=%u -DSINPE_ALIGNED_IO=%d",
+             "-DSINPE_SEQS=%u -DSINPE_ONE_PASS=%d -DSINPE_ROW_TILE=%u -DSINPE_ALIGNED_IO=%d "
+             "-DSINPE_COL_BF16=%d",
              math == SINPE_MATH_FP64 ? 1 : 0, SINPE_STEP_SHIFT, tune->vec, tune->seqs,
-             tune->one_pass, tune->row_tile, tune->aligned);
+             tune->one_pass, tune->row_tile, tune->aligned, tune->col_bf16);
     if (disk_cache) {
         sinpe__cache_open(&cache, dev, options);
         if (load_cached(&cache, ctx, dev, options, prog))

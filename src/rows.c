@@ -41,7 +41,7 @@ sinpe_status sinpe__table_rows(sinpe_table *t, cl_command_queue queue, cl_int ro
         size_t T = ctx->tune.row_tile;
         const size_t n3[3] = {dim, SINPE_STEP_ROWS / T, (blocks + T - 1) / T};
         st = sinpe__context_launch3(ctx, queue, SINPE_K_TABLE_ROWS + (int)out_dtype, 9, a2, s2,
-                                    n3, 1, &anchors_done, event);
+                                    n3, 3, 1, &anchors_done, event);
         clReleaseEvent(anchors_done);
     }
     clReleaseMemObject(anc); /* freed once the kernels that use it finish */

@@ -77,7 +77,7 @@ extern const unsigned long sinpe__kernel_source_len;
  * Kernel slots; the typed families hold one kernel per storage type (pair),
  * the embed and add families three parts each, the gather family two (fast
  * and plain: it reads no position, so only a padding policy rules out
- * _fast) (kernels/embed.cl).
+ * _fast) (kernels/embed.cl, kernels/embed_fast.cl).
  */
 enum { SINPE_PART_FAST, SINPE_PART_TABLE, SINPE_PART_OTF };
 enum sinpe__kernel_id {
@@ -112,11 +112,15 @@ typedef struct sinpe__program {
  *   row_tile  table rows: a work-item computes row_tile steps of row_tile
  *             blocks (1, 2, 4 or 8; kernels/table.cl);
  *   aligned   1: four-column accesses go through vector pointers when the
- *             call's offsets and strides allow it (kernels/dtype.cl).
+ *             call's offsets and strides allow it (kernels/dtype.cl);
+ *   col_bf16  1: the _fast kernels with bf16 and no fp16 data take one
+ *             column of one sequence per work-item, in scalar code
+ *             (kernels/embed_fast.cl, sinpe_col_body); vec and seqs do not
+ *             apply to them.
  */
 typedef struct sinpe__tuning {
     unsigned vec, seqs, row_tile;
-    int one_pass, aligned;
+    int one_pass, aligned, col_bf16;
     size_t wg_cap;
 } sinpe__tuning;
 
@@ -188,11 +192,12 @@ sinpe_status sinpe__context_launch(sinpe_context *ctx, cl_command_queue queue, i
                                    const size_t *sizes, size_t cols, size_t rows,
                                    cl_uint nwait, const cl_event *wait, cl_event *event);
 
-/* Over a 3D range n[0] x n[1] x n[2], local size derived likewise. */
+/* Over a 3D range n[0] x n[1] x n[2], local size derived likewise in the
+   first group_dims dimensions and 1 in the others. */
 sinpe_status sinpe__context_launch3(sinpe_context *ctx, cl_command_queue queue, int k,
                                     cl_uint nargs, const void *const *args, const size_t *sizes,
-                                    const size_t *n, cl_uint nwait, const cl_event *wait,
-                                    cl_event *event);
+                                    const size_t *n, cl_uint group_dims, cl_uint nwait,
+                                    const cl_event *wait, cl_event *event);
 
 /* With an explicit local size (global sizes already multiples of it). */
 sinpe_status sinpe__context_launch_at(sinpe_context *ctx, cl_command_queue queue, int k,

@@ -505,7 +505,8 @@ START_TEST(kernel_source_override)
     /* The kernel files concatenated in build order make a working context;
      * an unreadable path is an option error. */
     static const char *const files[] = {"kernels/pe_math.cl", "kernels/dtype.cl",
-                                        "kernels/table.cl", "kernels/embed.cl"};
+                                        "kernels/table.cl", "kernels/embed.cl",
+                                        "kernels/embed_fast.cl"};
     size_t cap = 1 << 20, used = 0;
     char *all = calloc(cap, 1);
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {

@@ -200,8 +200,9 @@ static void run_drun(sinpe_context *ctx, cl_command_queue q, const drun *r)
         }
         size_t t = row % r->seq_len;
         int32_t id = r->ids[row];
-        volatile float e = fr_load(r->w, (size_t)id * dim + col, r->wt);
-        volatile float prod = r->token_scale * e;
+        int held = id >= 0 && (size_t)id < r->vocab; /* an id not held embeds as zero */
+        volatile float e = held ? fr_load(r->w, (size_t)id * dim + col, r->wt) : 0.0f;
+        volatile float prod = held ? r->token_scale * e : 0.0f;
         volatile float x = prod;
         if (!r->skip_pe)
             x = prod + pe[((size_t)r->start + t) * dim + col];
@@ -220,7 +221,8 @@ static void run_drun(sinpe_context *ctx, cl_command_queue q, const drun *r)
             ck_assert_msg(raw == want,
                           "%s: row %zu col %zu: weight %.9g (stored 0x%x), x = %.9g "
                           "(0x%08x): device 0x%x, expected 0x%x",
-                          what, row, col, (double)e, (unsigned)fr_raw(r->w, (size_t)id * dim + col, r->wt),
+                          what, row, col, (double)e,
+                          held ? (unsigned)fr_raw(r->w, (size_t)id * dim + col, r->wt) : 0u,
                           (double)x, (unsigned)fr_f32_bits(x), (unsigned)raw, (unsigned)want);
         }
     }
@@ -270,6 +272,10 @@ START_TEST(dtype_pairs_random)
         int32_t ids[3 * 20];
         for (size_t i = 0; i < 60; i++)
             ids[i] = tu_rng_int(&rng, 0, (int32_t)vocab - 1);
+        /* Ids not held, in each sequence: below, just past and far past the vocabulary. */
+        ids[4] = -1;
+        ids[27] = (int32_t)vocab;
+        ids[53] = INT32_MAX;
         for (int si = 0; si < 2; si++) {
             drun r = {"random", wt, ot, dim, vocab, 3, 20, w, ids, scales[si], 5, 0, 3, dim + 5};
             run_drun(ctx, q, &r);
@@ -406,7 +412,8 @@ START_TEST(dtype_unfused_rounds_twice)
 {
     /* With 16-bit output the unfused pair stores scale * E rounded, then adds
      * PE to the rounded value and rounds again (the header says so); with
-     * float32 output both paths agree bit for bit. */
+     * float32 output both paths agree bit for bit.  The weights are stored
+     * in the output's type; one id is not held. */
     sinpe_dtype ot = dtypes[_i];
     tu_rng rng;
     tu_rng_init(&rng, "dtype_unfused_rounds_twice");
@@ -425,15 +432,19 @@ START_TEST(dtype_unfused_rounds_twice)
     tu_read(q, tmem, 0, sizeof pe, pe);
     clReleaseMemObject(tmem);
 
-    float w[VOCAB * DIM];
+    float w[VOCAB * DIM]; /* elements of type ot */
     int32_t ids[N];
     for (size_t i = 0; i < VOCAB * DIM; i++)
-        w[i] = tu_rng_float(&rng, -3.0f, 3.0f);
+        fr_store(w, i, ot, tu_rng_float(&rng, -3.0f, 3.0f));
     for (size_t i = 0; i < N; i++)
         ids[i] = tu_rng_int(&rng, 0, VOCAB - 1);
+    ids[N - 4] = VOCAB;
+    void *init = tu_malloc(N * DIM * osz);
+    fr_fill_poison(init, N * DIM, ot);
     cl_mem ids_m = tu_buffer(ctx, sizeof ids, ids);
     cl_mem w_m = tu_buffer(ctx, sizeof w, w);
-    cl_mem out_m = tu_buffer(ctx, N * DIM * osz, NULL);
+    cl_mem out_m = tu_buffer(ctx, N * DIM * osz, init);
+    free(init);
     sinpe_embed_args a;
     sinpe_embed_args_init(&a);
     a.n_seqs = NS;
@@ -443,6 +454,7 @@ START_TEST(dtype_unfused_rounds_twice)
     a.vocab = VOCAB;
     a.out = out_m;
     a.token_scale = 0.3f;
+    a.weights_dtype = ot;
     a.out_dtype = ot;
     cl_event ev = NULL;
     TU_OK(sinpe_enqueue_gather(tab, q, &a, 0, NULL, &ev));
@@ -453,7 +465,8 @@ START_TEST(dtype_unfused_rounds_twice)
     tu_read(q, out_m, 0, N * DIM * osz, got);
     for (size_t r = 0; r < N; r++) {
         for (size_t c = 0; c < DIM; c++) {
-            volatile float g = 0.3f * w[(size_t)ids[r] * DIM + c];
+            volatile float g = ids[r] < VOCAB ? 0.3f * fr_load(w, (size_t)ids[r] * DIM + c, ot)
+                                              : 0.0f;
             uint16_t gh = 0;
             float gs = g;
             if (ot != SINPE_F32) {

@@ -8,10 +8,11 @@
 #      each of two work shapes of the embedding kernels optimised with
 #      --check-api --data-races, and unoptimised with --uninitialized added
 #      (see below).  The shapes (src/context.c, tuning_pick):
-#        scalar  SINPE_VEC=1 SINPE_SEQS=2 SINPE_ONE_PASS=0: one column and
-#                two sequences per work-item, two-pass explicit positions;
+#        scalar  SINPE_VEC=1 SINPE_SEQS=2 SINPE_ONE_PASS=0 SINPE_COL_BF16=1:
+#                one column and two sequences per work-item, two-pass
+#                explicit positions, the CPU's scalar bf16 kernels;
 #        gpu     SINPE_VEC=4 SINPE_SEQS=2 SINPE_ONE_PASS=1 SINPE_WG=256
-#                SINPE_ROW_TILE=8 SINPE_ALIGNED_IO=1:
+#                SINPE_ROW_TILE=8 SINPE_ALIGNED_IO=1 SINPE_COL_BF16=0:
 #                what a GPU gets;
 #      the pocl default run below covers the CPU's own shape.  oclgrind exits 0 whatever it finds, so its reports go to
 #      LOG_DIR/oclgrind-*.log and a non-empty log is a failure.  (The
@@ -83,8 +84,8 @@ grind_oclgrind() {
 # shape_vars NAME: the environment of a work shape (see the top).
 shape_vars() {
     case $1 in
-        scalar) echo "SINPE_VEC=1 SINPE_SEQS=2 SINPE_ONE_PASS=0" ;;
-        gpu) echo "SINPE_VEC=4 SINPE_SEQS=2 SINPE_ONE_PASS=1 SINPE_WG=256 SINPE_ROW_TILE=8 SINPE_ALIGNED_IO=1" ;;
+        scalar) echo "SINPE_VEC=1 SINPE_SEQS=2 SINPE_ONE_PASS=0 SINPE_COL_BF16=1" ;;
+        gpu) echo "SINPE_VEC=4 SINPE_SEQS=2 SINPE_ONE_PASS=1 SINPE_WG=256 SINPE_ROW_TILE=8 SINPE_ALIGNED_IO=1 SINPE_COL_BF16=0" ;;
     esac
 }
 for shape in scalar gpu; do
@@ -97,7 +98,8 @@ for shape in scalar gpu; do
         grind_oclgrind "$logdir/oclgrind-$shape-uninit.log" -cl-opt-disable \
             --check-api --data-races --uninitialized
     fi
-    unset SINPE_VEC SINPE_SEQS SINPE_ONE_PASS SINPE_WG SINPE_ROW_TILE SINPE_ALIGNED_IO
+    unset SINPE_VEC SINPE_SEQS SINPE_ONE_PASS SINPE_WG SINPE_ROW_TILE SINPE_ALIGNED_IO \
+        SINPE_COL_BF16
 done
 
 # --- 2. and 3. pocl ---------------------------------------------------------
