@@ -110,14 +110,16 @@ inline void sinpe_fast_body(const int mode, const int et, const int ot,
  * of sequence b, in work-groups spanning columns only (the host sizes the
  * range and the groups to match).  pocl vectorises this body across
  * work-items (eight lanes), where the float4 body above runs bf16 rounding
- * as 128-bit integer work: fused and gather bf16 about 1.8x faster (mid
- * 32x512 d4096).  Measured cliffs, each about 4-17x slower: several
+ * as 128-bit integer work: fused and gather bf16 about 1.5-1.8x faster
+ * (mid 32x512 d4096).  Measured cliffs, each 2-17x slower: several
  * sequences per work-item (merged into 4-lane operations before the
  * work-item loop is formed, which then stays scalar), work-groups spanning
- * several sequences, and a guard on the column per work-item around the
- * step; hence a column guard decided per work-group (a group inside the
- * row takes a copy of the step without it).  add stays on the float4 body
- * (its scalar form measured 10% slower).
+ * several sequences, a guard on the column per work-item around the step,
+ * an early return, and the row's id read inside a guarded branch (the
+ * row's address then looks varying and is gathered).  Hence the id and
+ * offsets first, for every work-item, and a column guard decided per
+ * work-group (a group inside the row takes a copy of the step without
+ * it).  add stays on the float4 body (scalar: 20 against 14 ms).
  */
 #ifndef SINPE_COL_BF16
 #define SINPE_COL_BF16 0
@@ -145,8 +147,8 @@ inline void sinpe_col_body(const int mode, const int et, const int ot,
 {
     size_t c = get_global_id(0);
     bool live = get_global_id(1) < a.n_seqs && get_global_id(2) < a.seq_len;
-    /* The row's id and offsets, read for every work-item (clamped) and
-       before any branch: the vectoriser then sees them fixed along the row. */
+    /* The row's id and offsets, for every work-item (clamped) and before
+       any branch: the vectoriser then sees them fixed along the row. */
     size_t b = min(get_global_id(1), (size_t)a.n_seqs - 1);
     uint t = (uint)min(get_global_id(2), (size_t)a.seq_len - 1);
     size_t r = b * a.seq_len + t;
@@ -157,7 +159,7 @@ inline void sinpe_col_body(const int mode, const int et, const int ot,
     size_t pe = (size_t)clamp(a.start + (int)t, 0, max(a.tab_rows - 1, 0)) * a.dim + c;
     size_t o = a.out_off + r * a.out_stride + c;
     bool whole = (get_group_id(0) + 1) * get_local_size(0) <= a.dim;
-    if (!live)
+    if (!live) /* not a return: see above */
         ;
     else if (whole)
         sinpe_col_step(mode, et, ot, E, out, tab, &a, ok, e, pe, o);

@@ -67,9 +67,9 @@ static unsigned env_choice(const char *name, const char *const *allowed, unsigne
  *   evaluation costs nothing, a second launch does), table rows in 8 x 8
  *   tiles (an eighth of the cache loads per value).
  * SINPE_VEC, SINPE_SEQS, SINPE_ONE_PASS, SINPE_WG, SINPE_ROW_TILE,
- * SINPE_ALIGNED_IO and SINPE_COL_BF16 override each choice: the tests run the GPU shape on a
- * CPU device, the sweep times every shape.  A value outside the allowed
- * ones is ignored.
+ * SINPE_ALIGNED_IO and SINPE_COL_BF16 override each choice: the tests run
+ * the GPU shape on a CPU device, the sweep times every shape.  A value
+ * outside the allowed ones is ignored.
  */
 static void tuning_pick(const sinpe__device_info *info, sinpe__tuning *t)
 {
