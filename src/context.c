@@ -237,8 +237,24 @@ static size_t pow2_at_least(size_t n)
 
 static size_t round_up(size_t n, size_t m) { return (n + m - 1) / m * m; }
 
-/* Local sizes for n[0..dims): powers of two within the kernel's limit, dim 0
-   first, and 1 from dimension group_dims on. */
+/* The largest divisor of n not above limit. */
+static size_t largest_divisor(size_t n, size_t limit)
+{
+    for (size_t d = limit < n ? limit : n; d > 1; d--)
+        if (n % d == 0)
+            return d;
+    return 1;
+}
+
+/*
+ * Local sizes for n[0..dims): powers of two within the kernel's limit, dim 0
+ * first, and 1 from dimension group_dims on.  Groups along a row only
+ * (group_dims 1: the scalar kernels) take the largest divisor of n[0]
+ * instead, so that no group is partial: a partial group runs the guarded
+ * copy of their step, which pocl does not vectorise (bf16 fused mid
+ * 32x512: whole rows per group 3.1 ms at dim 768 and 4.3 ms at dim 1000,
+ * against 5.5 and 5.9 ms in groups of 1024).
+ */
 static void local_size(const sinpe_context *ctx, int k, cl_uint dims, cl_uint group_dims,
                        const size_t *n, size_t *local, size_t *global)
 {
@@ -249,11 +265,15 @@ static void local_size(const sinpe_context *ctx, int k, cl_uint dims, cl_uint gr
     if (cap < 1)
         cap = 1;
     for (cl_uint i = 0; i < dims; i++) {
+        size_t lim = cap < ctx->info.max_item[i] ? cap : ctx->info.max_item[i];
         size_t l = pow2_at_least(n[i]);
-        if (l > cap)
-            l = cap;
-        if (l > ctx->info.max_item[i])
-            l = ctx->info.max_item[i];
+        if (l > lim)
+            l = lim;
+        if (i == 0 && group_dims == 1) {
+            size_t d = largest_divisor(n[0], lim);
+            if (d >= 64 || d == n[0])
+                l = d;
+        }
         if (i >= group_dims)
             l = 1;
         local[i] = l < 1 ? 1 : l;
