@@ -102,6 +102,69 @@ inline void sinpe_fast_body(const int mode, const int et, const int ot,
 #undef SINPE_FAST_LOAD
 #undef SINPE_FAST_STORE
 #undef SINPE_FAST_PE
+
+/*
+ * The same for a call whose positions vary per sequence (explicit
+ * positions, sequence starts, pad counts) and no padding policy, in
+ * two-pass builds (CPUs): the table part, followed by the _otf part.  Each
+ * sequence has its own position and PE row; a sequence writes only if its
+ * position lies in the table (and it is not past the last one).  The
+ * general body, one token per work-item, took 45-47 ms for such a call's
+ * table part (mid 32x512 d4096) where a minimal kernel of this form took
+ * 25 ms.
+ */
+#define SINPE_POS_TOKEN(s)                                                              \
+    {                                                                                   \
+        size_t bs = min(b0 + (s), (size_t)a.n_seqs - 1);                                \
+        size_t r = bs * a.seq_len + t;                                                  \
+        o[s] = a.out_off + r * a.out_stride + c;                                        \
+        int id = mode == SINPE_MODE_ADD ? 0 : ids[a.ids_off + r];                       \
+        int rel = (int)((uint)id - (uint)a.vocab_start); /* 0 outside shards */         \
+        ok[s] = id >= 0 && rel >= 0 && rel < a.vocab;                                   \
+        e[s] = a.e_off + (size_t)(ok[s] ? rel : 0) * a.e_stride + c;                    \
+        int p = sinpe_position(&a, pos, seq_start, pad_count, bs, t);                   \
+        live[s] = b0 + (s) < a.n_seqs && (!want_pe || (p >= 0 && p < a.tab_rows));      \
+        pe_at[s] = (size_t)clamp(p, 0, max(a.tab_rows - 1, 0)) * a.dim + c;             \
+    }
+#define SINPE_POS_LOAD(s)                                                               \
+    x[s] = mode == SINPE_MODE_ADD ? sinpe_load_n(out, o[s] + at, n, ot, al)             \
+                                  : sinpe_load_n(E, e[s] + at, n, et, al);              \
+    pe[s] = sinpe_load_n((global const uchar *)tab, pe_at[s] + at, n, SINPE_F32, al);
+#define SINPE_POS_STORE(s)                                                              \
+    if (live[s]) {                                                                      \
+        if (mode != SINPE_MODE_ADD)                                                     \
+            x[s] = ok[s] ? a.scale * x[s] : (float4)(0.0f);                             \
+        sinpe_store_n(want_pe ? x[s] + pe[s] : x[s], out, o[s] + at, n, ot, al);        \
+    }
+
+inline void sinpe_fast_pos_body(const int mode, const int et, const int ot,
+                                global const int *restrict ids, global const uchar *restrict E,
+                                global uchar *restrict out, global const float *restrict tab,
+                                global const int *restrict pos,
+                                global const int *restrict seq_start,
+                                global const int *restrict pad_count, sinpe_embed_params a)
+{
+    int c = (int)get_global_id(0) * SINPE_VEC;
+    size_t b0 = get_global_id(1) * SINPE_SEQS;
+    uint t = (uint)get_global_id(2);
+    if (c >= (int)a.dim || b0 >= a.n_seqs || t >= a.seq_len)
+        return;
+    bool want_pe = !(a.flags & SINPE_SKIP_PE);
+    bool al = (a.flags & SINPE_ALIGNED) != 0;
+    size_t o[SINPE_SEQS], e[SINPE_SEQS], pe_at[SINPE_SEQS];
+    bool ok[SINPE_SEQS], live[SINPE_SEQS];
+    SINPE_EACH_SEQ(SINPE_POS_TOKEN)
+    for (int j = 0; j < SINPE_VEC && c + j < (int)a.dim; j += 4) {
+        int n = min(min(SINPE_VEC - j, 4), (int)a.dim - c - j);
+        size_t at = j;
+        float4 x[SINPE_SEQS], pe[SINPE_SEQS];
+        SINPE_EACH_SEQ(SINPE_POS_LOAD)
+        SINPE_EACH_SEQ(SINPE_POS_STORE)
+    }
+}
+#undef SINPE_POS_TOKEN
+#undef SINPE_POS_LOAD
+#undef SINPE_POS_STORE
 #undef SINPE_EACH_SEQ
 
 /*
@@ -167,11 +230,19 @@ inline void sinpe_col_body(const int mode, const int et, const int ot,
         sinpe_col_step(mode, et, ot, E, out, tab, &a, ok, e, pe, o);
 }
 
+/* Whether a _fast kernel is the table part of a call with positions per
+   sequence (two-pass builds only; the host decides the same way). */
+#define SINPE_FAST_POS(mode, a)                                                       \
+    (!SINPE_ONE_PASS && (mode) != SINPE_MODE_GATHER &&                                \
+     ((a).flags & (SINPE_HAS_POS | SINPE_HAS_SEQ_START | SINPE_HAS_PAD_COUNT)))
+
 /* The body of a _fast kernel. */
-#define SINPE_FAST(mode, et, ot)                                    \
-    if (SINPE_TAKES_COL(mode, et, ot))                              \
-        sinpe_col_body(mode, et, ot, ids, E, out, tab, a);          \
-    else                                                            \
+#define SINPE_FAST(mode, et, ot)                                                      \
+    if (SINPE_FAST_POS(mode, a))                                                      \
+        sinpe_fast_pos_body(mode, et, ot, ids, E, out, tab, pos, seq_start, pad_count, a); \
+    else if (SINPE_TAKES_COL(mode, et, ot))                                           \
+        sinpe_col_body(mode, et, ot, ids, E, out, tab, a);                            \
+    else                                                                              \
         sinpe_fast_body(mode, et, ot, ids, E, out, tab, a)
 
 /* Adds the number of ids outside the rows held to *bad (shards: negative ids only). */
