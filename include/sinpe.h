@@ -201,11 +201,10 @@ SINPE_API void sinpe_context_options_init(sinpe_context_options *options);
  * name a file that replaces the embedded kernel source (the files of
  * kernels/ concatenated in build order); the disk cache is then bypassed.
  * The work shape of the kernels is chosen from the device type (CPU
- * runtimes: four sequences per work-item where no padding policy applies
- * (positions outside the table then take a second, on-the-fly pass), and
- * scalar code the runtime vectorises when both weights and output are bf16
- * and every position comes from the table; branch-free two-pass kernels
- * otherwise; GPUs: two
+ * runtimes: four sequences per work-item, with a second, on-the-fly pass
+ * where positions are not known to lie in the table, and scalar code the
+ * runtime vectorises when both weights and output are bf16 and every
+ * position comes from the table; GPUs: two
  * sequences, one pass, tiled table rows, vector-pointer accesses; the
  * reasons and the figures are in bench/RESULTS.md).  The
  * environment variables SINPE_VEC (1, 4 or 8 columns per work-item),

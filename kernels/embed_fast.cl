@@ -104,23 +104,45 @@ inline void sinpe_fast_body(const int mode, const int et, const int ot,
 #undef SINPE_FAST_PE
 
 /*
- * The same for a call whose positions vary per sequence (explicit
- * positions, sequence starts, pad counts) and no padding policy, in
- * two-pass builds (CPUs): the table part, followed by the _otf part.  Each
- * sequence has its own position and PE row; a sequence writes only if its
- * position lies in the table (and it is not past the last one).  The
- * general body, one token per work-item, took 45-47 ms for such a call's
- * table part (mid 32x512 d4096) where a minimal kernel of this form took
- * 25 ms.
+ * The table part of the fused and add kernels in two-pass builds (CPUs),
+ * for every call that is not _fast (positions per sequence, padding
+ * policies, positions past the table), followed by the _otf part:
+ * work-item (v, g, t) as in sinpe_fast_body, but each of the S sequences
+ * has its own position, PE row and padding decision, and writes only if
+ * its position lies in the table (and it is not past the last sequence).
+ * The same operations as sinpe_embed_body (see sinpe_token_id).  The
+ * general body, one token per work-item, took 45-51 ms for an explicit
+ * table part (mid 32x512 d4096), this one 32 ms without a padding policy
+ * and 36 ms with one (one token step for both: 38 ms).
  */
 #define SINPE_POS_TOKEN(s)                                                              \
     {                                                                                   \
         size_t bs = min(b0 + (s), (size_t)a.n_seqs - 1);                                \
         size_t r = bs * a.seq_len + t;                                                  \
         o[s] = a.out_off + r * a.out_stride + c;                                        \
-        int id = mode == SINPE_MODE_ADD ? 0 : ids[a.ids_off + r];                       \
+        int id = need_id ? ids[a.ids_off + r] : -1;                                     \
+        int rel = (int)((uint)id - (uint)a.vocab_start); /* 0 outside shards */         \
+        bool is_pad = a.pad_policy != SINPE_PAD_NONE && id == a.pad_id;                 \
+        ok[s] = id >= 0 && rel >= 0 && rel < a.vocab &&                                 \
+                !(is_pad && a.pad_policy == SINPE_PAD_ZERO_EMBEDDING);                  \
+        add_pe[s] = want_pe && !(is_pad && a.pad_policy == SINPE_PAD_ZERO_PE);          \
+        zero[s] = is_pad && a.pad_policy == SINPE_PAD_ZERO_OUTPUT;                      \
+        e[s] = a.e_off + (size_t)(ok[s] ? rel : 0) * a.e_stride + c;                    \
+        int p = sinpe_position(&a, pos, seq_start, pad_count, bs, t);                   \
+        live[s] = b0 + (s) < a.n_seqs && (!want_pe || (p >= 0 && p < a.tab_rows));      \
+        pe_at[s] = (size_t)clamp(p, 0, max(a.tab_rows - 1, 0)) * a.dim + c;             \
+    }
+/* The same without a padding policy. */
+#define SINPE_POS_TOKEN_NOPAD(s)                                                        \
+    {                                                                                   \
+        size_t bs = min(b0 + (s), (size_t)a.n_seqs - 1);                                \
+        size_t r = bs * a.seq_len + t;                                                  \
+        o[s] = a.out_off + r * a.out_stride + c;                                        \
+        int id = mode == SINPE_MODE_ADD ? -1 : ids[a.ids_off + r];                      \
         int rel = (int)((uint)id - (uint)a.vocab_start); /* 0 outside shards */         \
         ok[s] = id >= 0 && rel >= 0 && rel < a.vocab;                                   \
+        add_pe[s] = want_pe;                                                            \
+        zero[s] = false;                                                                \
         e[s] = a.e_off + (size_t)(ok[s] ? rel : 0) * a.e_stride + c;                    \
         int p = sinpe_position(&a, pos, seq_start, pad_count, bs, t);                   \
         live[s] = b0 + (s) < a.n_seqs && (!want_pe || (p >= 0 && p < a.tab_rows));      \
@@ -134,10 +156,11 @@ inline void sinpe_fast_body(const int mode, const int et, const int ot,
     if (live[s]) {                                                                      \
         if (mode != SINPE_MODE_ADD)                                                     \
             x[s] = ok[s] ? a.scale * x[s] : (float4)(0.0f);                             \
-        sinpe_store_n(want_pe ? x[s] + pe[s] : x[s], out, o[s] + at, n, ot, al);        \
+        x[s] = add_pe[s] ? x[s] + pe[s] : x[s];                                         \
+        sinpe_store_n(zero[s] ? (float4)(0.0f) : x[s], out, o[s] + at, n, ot, al);      \
     }
 
-inline void sinpe_fast_pos_body(const int mode, const int et, const int ot,
+inline void sinpe_table_body(const int mode, const int et, const int ot,
                                 global const int *restrict ids, global const uchar *restrict E,
                                 global uchar *restrict out, global const float *restrict tab,
                                 global const int *restrict pos,
@@ -150,10 +173,15 @@ inline void sinpe_fast_pos_body(const int mode, const int et, const int ot,
     if (c >= (int)a.dim || b0 >= a.n_seqs || t >= a.seq_len)
         return;
     bool want_pe = !(a.flags & SINPE_SKIP_PE);
+    bool need_id = mode != SINPE_MODE_ADD || a.pad_policy != SINPE_PAD_NONE;
     bool al = (a.flags & SINPE_ALIGNED) != 0;
     size_t o[SINPE_SEQS], e[SINPE_SEQS], pe_at[SINPE_SEQS];
-    bool ok[SINPE_SEQS], live[SINPE_SEQS];
-    SINPE_EACH_SEQ(SINPE_POS_TOKEN)
+    bool ok[SINPE_SEQS], live[SINPE_SEQS], add_pe[SINPE_SEQS], zero[SINPE_SEQS];
+    if (a.pad_policy == SINPE_PAD_NONE) {
+        SINPE_EACH_SEQ(SINPE_POS_TOKEN_NOPAD)
+    } else {
+        SINPE_EACH_SEQ(SINPE_POS_TOKEN)
+    }
     for (int j = 0; j < SINPE_VEC && c + j < (int)a.dim; j += 4) {
         int n = min(min(SINPE_VEC - j, 4), (int)a.dim - c - j);
         size_t at = j;
@@ -163,6 +191,7 @@ inline void sinpe_fast_pos_body(const int mode, const int et, const int ot,
     }
 }
 #undef SINPE_POS_TOKEN
+#undef SINPE_POS_TOKEN_NOPAD
 #undef SINPE_POS_LOAD
 #undef SINPE_POS_STORE
 #undef SINPE_EACH_SEQ
@@ -230,20 +259,24 @@ inline void sinpe_col_body(const int mode, const int et, const int ot,
         sinpe_col_step(mode, et, ot, E, out, tab, &a, ok, e, pe, o);
 }
 
-/* Whether a _fast kernel is the table part of a call with positions per
-   sequence (two-pass builds only; the host decides the same way). */
-#define SINPE_FAST_POS(mode, a)                                                       \
-    (!SINPE_ONE_PASS && (mode) != SINPE_MODE_GATHER &&                                \
-     ((a).flags & (SINPE_HAS_POS | SINPE_HAS_SEQ_START | SINPE_HAS_PAD_COUNT)))
-
-/* The body of a _fast kernel. */
-#define SINPE_FAST(mode, et, ot)                                                      \
-    if (SINPE_FAST_POS(mode, a))                                                      \
-        sinpe_fast_pos_body(mode, et, ot, ids, E, out, tab, pos, seq_start, pad_count, a); \
-    else if (SINPE_TAKES_COL(mode, et, ot))                                           \
-        sinpe_col_body(mode, et, ot, ids, E, out, tab, a);                            \
-    else                                                                              \
+/* The body of a _fast kernel.  The scalar kernels hold their body alone: a
+   branch ahead of it, even one never taken, cost pocl's vectoriser 5x. */
+#define SINPE_FAST(mode, et, ot)                                    \
+    if (SINPE_TAKES_COL(mode, et, ot))                              \
+        sinpe_col_body(mode, et, ot, ids, E, out, tab, a);          \
+    else                                                            \
         sinpe_fast_body(mode, et, ot, ids, E, out, tab, a)
+
+/* The body of a plain (table part) fused or add kernel: in two-pass builds
+   sinpe_table_body (the host sizes its range for SINPE_SEQS sequences
+   per work-item), in one-pass builds the general body. */
+#if SINPE_ONE_PASS
+#define SINPE_TABLE_PART(mode, et, ot) \
+    sinpe_embed_body(mode, et, ot, SINPE_PART_TABLE, SINPE_EMBED_PASS)
+#else
+#define SINPE_TABLE_PART(mode, et, ot) \
+    sinpe_table_body(mode, et, ot, ids, E, out, tab, pos, seq_start, pad_count, a)
+#endif
 
 /* Adds the number of ids outside the rows held to *bad (shards: negative ids only). */
 kernel void sinpe_count_bad_ids(global const int *restrict ids, ulong ids_off, uint n,
@@ -273,7 +306,7 @@ kernel void sinpe_count_bad_ids(global const int *restrict ids, ulong ids_off, u
     }                                                                             \
     kernel void sinpe_embed_##ETN##_##OTN(SINPE_EMBED_ARGS)                       \
     {                                                                             \
-        sinpe_embed_body(SINPE_MODE_FUSED, ET, OT, SINPE_PART_TABLE, SINPE_EMBED_PASS); \
+        SINPE_TABLE_PART(SINPE_MODE_FUSED, ET, OT);                               \
     }                                                                             \
     kernel void sinpe_embed_##ETN##_##OTN##_otf(SINPE_EMBED_ARGS)                 \
     {                                                                             \
@@ -305,7 +338,7 @@ SINPE_EMBED_KERNELS(SINPE_BF16, bf16, SINPE_BF16, bf16)
     }                                                                             \
     kernel void sinpe_add_##OTN(SINPE_EMBED_ARGS)                                 \
     {                                                                             \
-        sinpe_embed_body(SINPE_MODE_ADD, SINPE_F32, OT, SINPE_PART_TABLE, SINPE_EMBED_PASS); \
+        SINPE_TABLE_PART(SINPE_MODE_ADD, SINPE_F32, OT);                          \
     }                                                                             \
     kernel void sinpe_add_##OTN##_otf(SINPE_EMBED_ARGS)                           \
     {                                                                             \

@@ -298,15 +298,13 @@ static sinpe_status enqueue(sinpe_table *t, int mode, cl_command_queue queue,
     p.tab_rows = (cl_int)rows;
     p.flags |= accesses_aligned(ctx, mode, a, &p) ? F_ALIGNED : 0;
     /* gather reads no position: only a padding policy rules its _fast part out.
-     * Two-pass builds also run positions that vary per sequence through the
-     * _fast kernel (SINPE_FAST_POS in kernels/embed_fast.cl), as the table
-     * part before _otf. */
+     * In two-pass builds the table part of the other fused and add calls
+     * also runs several sequences per work-item (SINPE_TABLE_PART in
+     * kernels/embed_fast.cl). */
     const sinpe__tuning *tu = &ctx->tune;
     int fast = mode == MODE_GATHER ? a->pad_policy == SINPE_PAD_NONE : fast_kernels_apply(a, rows);
-    int fast_pos = !fast && !tu->one_pass && mode != MODE_GATHER &&
-                   a->pad_policy == SINPE_PAD_NONE &&
-                   (p.flags & (F_POS | F_SEQ_START | F_PAD_COUNT)) != 0;
-    int part = fast || fast_pos ? SINPE_PART_FAST : SINPE_PART_TABLE;
+    int seqs_table = !fast && !tu->one_pass && mode != MODE_GATHER;
+    int part = fast ? SINPE_PART_FAST : SINPE_PART_TABLE;
 
     cl_mem d = ctx->dummy;
     const cl_mem bufs[8] = {
@@ -335,10 +333,11 @@ static sinpe_status enqueue(sinpe_table *t, int mode, cl_command_queue queue,
     else
         k = SINPE_K_EMBED + 3 * (3 * (int)a->weights_dtype + (int)a->out_dtype) + part;
     /* Work-item (v, g, t): V columns of token t of S sequences from S g;
-     * V is tune.vec, S tune.seqs in the _fast kernels and 1 elsewhere, both
-     * 1 for the scalar bf16 kernels (kernels/embed_fast.cl). */
-    int col = fast && part == SINPE_PART_FAST && takes_col(tu, mode, a);
-    size_t V = col ? 1 : tu->vec, S = col ? 1 : part == SINPE_PART_FAST ? tu->seqs : 1;
+     * V is tune.vec, S tune.seqs in the _fast kernels and in two-pass
+     * table parts (seqs_table), else 1; both 1 for the scalar bf16
+     * kernels (kernels/embed_fast.cl). */
+    int col = fast && takes_col(tu, mode, a);
+    size_t V = col ? 1 : tu->vec, S = col ? 1 : fast || seqs_table ? tu->seqs : 1;
     const size_t n[3] = {(t->spec.dim + V - 1) / V, (a->n_seqs + S - 1) / S, a->seq_len};
     if (mode == MODE_GATHER || fast || tu->one_pass) {
         st = sinpe__context_launch3(ctx, queue, k, 9, args, sizes, n, col ? 1 : 3, nwait, wait,
@@ -352,8 +351,8 @@ static sinpe_status enqueue(sinpe_table *t, int mode, cl_command_queue queue,
         st = sinpe__context_launch3(ctx, queue, k, 9, args, sizes, n, 3, nwait, wait,
                                     &table_done);
         if (st == SINPE_SUCCESS) {
-            st = sinpe__context_launch3(ctx, queue, k - part + SINPE_PART_OTF, 9, args, sizes,
-                                        n_otf, 3, 1, &table_done, event);
+            st = sinpe__context_launch3(ctx, queue, k + 1, 9, args, sizes, n_otf, 3, 1,
+                                        &table_done, event);
             clReleaseEvent(table_done);
         }
     }

@@ -302,7 +302,7 @@ START_TEST(embed_offsets_and_strides)
     c.pos_hi = 300;
     c.use_bad_ids = 1;
     c.bad_ids_offset = 3;
-    c.n_bad = 3;
+    c.n_bad = 6; /* each of bad_values once, vocab included */
     run_case(ctx, &c, (run_mode)_i, 0);
     sinpe_context_release(ctx);
 }

@@ -35,7 +35,8 @@ typedef struct pcase {
     float token_scale;
     int32_t start;
     const int32_t *ids; /* n_seqs * seq_len */
-    const float *w;     /* vocab * dim */
+    const float *w;     /* w_rows * dim */
+    size_t w_rows;      /* rows in w, past vocab too (0: vocab) */
     const int32_t *positions; /* seq_len values when broadcast, else n_seqs * seq_len */
     size_t positions_offset;
     int broadcast;
@@ -94,7 +95,7 @@ static float *run_pcase(sinpe_context *ctx, cl_command_queue q, sinpe_table *tab
     cl_mem ids_m = int_buffer(ctx, c->ids, n, c->ids_offset, INT32_MIN);
     cl_mem w_m = NULL, pos_m = NULL, ss_m = NULL, pc_m = NULL;
     if (!(mode == PM_ADD && c->no_weights))
-        w_m = tu_buffer(ctx, c->vocab * dim * sizeof(float), c->w);
+        w_m = tu_buffer(ctx, (c->w_rows ? c->w_rows : c->vocab) * dim * sizeof(float), c->w);
     if (c->positions)
         pos_m = int_buffer(ctx, c->positions, c->broadcast ? c->seq_len : n,
                            c->positions_offset, 1 << 29);
@@ -678,7 +679,15 @@ START_TEST(pad_policies)
             ids[b * SL + (size_t)t] = id;
         }
     }
-    float *w = random_weights(&rng, VOCAB * DIM);
+    /* Ids outside the vocabulary on tokens that are not pads: zero
+       embeddings.  The weights buffer holds a row past the vocabulary, huge,
+       so that reading it shows. */
+    ids[2 * SL + 3] = VOCAB;
+    ids[4 * SL + 10] = -1;
+    ids[5 * SL] = INT32_MAX;
+    float *w = random_weights(&rng, (VOCAB + 1) * DIM);
+    for (size_t i = 0; i < DIM; i++)
+        w[VOCAB * DIM + i] = 1e30f;
 
     pcase c;
     memset(&c, 0, sizeof c);
@@ -693,6 +702,7 @@ START_TEST(pad_policies)
     c.token_scale = 1.75f;
     c.ids = ids;
     c.w = w;
+    c.w_rows = VOCAB + 1;
     c.rule = fairseq ? SINPE_POSITIONS_FAIRSEQ : SINPE_POSITIONS_INDEX;
     if (!fairseq) {
         c.pad_counts = pc;
