@@ -51,7 +51,8 @@ static unsigned env_choice(const char *name, const char *const *allowed, unsigne
  *   11x slower with fp16 output), four sequences per work-item in the
  *   _fast kernels (fused mid 32x512 d4096 21.5 against 32.3 ms with one;
  *   eight: 27 ms) and in the table part of the other fused and add calls
- *   (explicit fused mid d4096 55.6 -> 42.9 ms), the largest work-group,
+ *   (explicit fused mid d4096 55.6 -> 42.9 ms; 36.7 ms once the on-the-fly
+ *   part took one token per work-item), the largest work-group,
  *   branch-free two-pass general kernels (a call to the evaluation stops
  *   the vectoriser), one table value per work-item.  The _fast fused and
  *   gather kernels with bf16 weights and output are the exception (when
