@@ -17,12 +17,16 @@
  *            and no policy is set (positions are clamped anyway, so no read
  *            leaves the table);
  *   (plain)  every position source and policy; built with SINPE_ONE_PASS=0
- *            it writes only the elements whose position lies in the table,
- *            with SINPE_ONE_PASS=1 (GPUs) it computes the others on the fly
- *            behind a branch and is the only launch;
+ *            (CPUs) it writes only the elements whose position lies in the
+ *            table, SINPE_SEQS sequences per work-item (sinpe_table_body
+ *            in embed_fast.cl); with SINPE_ONE_PASS=1 (GPUs) it computes
+ *            the others on the fly behind a branch and is the only launch
+ *            (sinpe_embed_body);
  *   "_otf"   the two-pass complement: writes only the elements whose
- *            position lies outside the table, computed on the fly.
- * gather reads no position: it has _fast (no padding policy) and plain.
+ *            position lies outside the table, computed on the fly, one
+ *            token per work-item (sinpe_otf_body in embed_fast.cl).
+ * gather reads no position: it has _fast (no padding policy) and plain
+ * (sinpe_embed_body).
  * Two-pass, the host enqueues plain then _otf.  Either way every element is
  * written once, by the same operations whichever part writes it.
  *
@@ -130,11 +134,10 @@ inline void sinpe_token_id(const int mode, global const int *restrict ids,
     k->e = a->e_off + (size_t)(k->ok ? rel : 0) * a->e_stride + c;
 }
 
-/* Whether a token's PE is computed rather than read: always in the _otf
-   part; in the one-pass table part for tokens past the table.  The
-   two-pass table part holds no call at all. */
-#define SINPE_COMPUTES(part, k) \
-    ((part) == SINPE_PART_OTF || (SINPE_ONE_PASS && (part) == SINPE_PART_TABLE && (k).otf))
+/* Whether sinpe_embed_body computes a token's PE rather than reading it:
+   in one-pass builds, for tokens past the table.  Two-pass builds hold no
+   call in it at all (their _otf part is sinpe_otf_body). */
+#define SINPE_COMPUTES(k) (SINPE_ONE_PASS && (k).otf)
 
 /* PE of column c at position p: computed, else the (clamped) table row. */
 inline float sinpe_pe_at(bool computes, int p, int c, global const float *restrict tab,
@@ -201,7 +204,7 @@ inline void sinpe_embed_body(const int mode, const int et, const int ot, const i
     if (!k.live)
         return;
     sinpe_token_id(mode, ids, &a, c, &k);
-    bool computes = SINPE_COMPUTES(part, k);
+    bool computes = SINPE_COMPUTES(k);
 
 #if SINPE_VEC >= 4
     /* SINPE_VEC / 4 blocks of four columns, straight-line. */

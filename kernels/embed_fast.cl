@@ -115,11 +115,20 @@ inline void sinpe_fast_body(const int mode, const int et, const int ot,
  * table part (mid 32x512 d4096), this one 32 ms without a padding policy
  * and 36 ms with one (one token step for both: 38 ms).
  */
+/* Sequence b0 + s (the last one past the end): its row and output offset,
+   then its id step (with or without a padding policy), then its position. */
+#define SINPE_POS_ROW(s)                                                                \
+    size_t bs = min(b0 + (s), (size_t)a.n_seqs - 1);                                    \
+    size_t r = bs * a.seq_len + t;                                                      \
+    o[s] = a.out_off + r * a.out_stride + c;
+#define SINPE_POS_AT(s)                                                                 \
+    e[s] = a.e_off + (size_t)(ok[s] ? rel : 0) * a.e_stride + c;                        \
+    int p = sinpe_position(&a, pos, seq_start, pad_count, bs, t);                       \
+    live[s] = b0 + (s) < a.n_seqs && (!want_pe || (p >= 0 && p < a.tab_rows));          \
+    pe_at[s] = (size_t)clamp(p, 0, max(a.tab_rows - 1, 0)) * a.dim + c;
 #define SINPE_POS_TOKEN(s)                                                              \
     {                                                                                   \
-        size_t bs = min(b0 + (s), (size_t)a.n_seqs - 1);                                \
-        size_t r = bs * a.seq_len + t;                                                  \
-        o[s] = a.out_off + r * a.out_stride + c;                                        \
+        SINPE_POS_ROW(s)                                                                \
         int id = need_id ? ids[a.ids_off + r] : -1;                                     \
         int rel = (int)((uint)id - (uint)a.vocab_start); /* 0 outside shards */         \
         bool is_pad = a.pad_policy != SINPE_PAD_NONE && id == a.pad_id;                 \
@@ -127,26 +136,18 @@ inline void sinpe_fast_body(const int mode, const int et, const int ot,
                 !(is_pad && a.pad_policy == SINPE_PAD_ZERO_EMBEDDING);                  \
         add_pe[s] = want_pe && !(is_pad && a.pad_policy == SINPE_PAD_ZERO_PE);          \
         zero[s] = is_pad && a.pad_policy == SINPE_PAD_ZERO_OUTPUT;                      \
-        e[s] = a.e_off + (size_t)(ok[s] ? rel : 0) * a.e_stride + c;                    \
-        int p = sinpe_position(&a, pos, seq_start, pad_count, bs, t);                   \
-        live[s] = b0 + (s) < a.n_seqs && (!want_pe || (p >= 0 && p < a.tab_rows));      \
-        pe_at[s] = (size_t)clamp(p, 0, max(a.tab_rows - 1, 0)) * a.dim + c;             \
+        SINPE_POS_AT(s)                                                                 \
     }
 /* The same without a padding policy. */
 #define SINPE_POS_TOKEN_NOPAD(s)                                                        \
     {                                                                                   \
-        size_t bs = min(b0 + (s), (size_t)a.n_seqs - 1);                                \
-        size_t r = bs * a.seq_len + t;                                                  \
-        o[s] = a.out_off + r * a.out_stride + c;                                        \
+        SINPE_POS_ROW(s)                                                                \
         int id = mode == SINPE_MODE_ADD ? -1 : ids[a.ids_off + r];                      \
         int rel = (int)((uint)id - (uint)a.vocab_start); /* 0 outside shards */         \
         ok[s] = id >= 0 && rel >= 0 && rel < a.vocab;                                   \
         add_pe[s] = want_pe;                                                            \
         zero[s] = false;                                                                \
-        e[s] = a.e_off + (size_t)(ok[s] ? rel : 0) * a.e_stride + c;                    \
-        int p = sinpe_position(&a, pos, seq_start, pad_count, bs, t);                   \
-        live[s] = b0 + (s) < a.n_seqs && (!want_pe || (p >= 0 && p < a.tab_rows));      \
-        pe_at[s] = (size_t)clamp(p, 0, max(a.tab_rows - 1, 0)) * a.dim + c;             \
+        SINPE_POS_AT(s)                                                                 \
     }
 #define SINPE_POS_LOAD(s)                                                               \
     x[s] = mode == SINPE_MODE_ADD ? sinpe_load_n(out, o[s] + at, n, ot, al)             \
@@ -190,6 +191,8 @@ inline void sinpe_table_body(const int mode, const int et, const int ot,
         SINPE_EACH_SEQ(SINPE_POS_STORE)
     }
 }
+#undef SINPE_POS_ROW
+#undef SINPE_POS_AT
 #undef SINPE_POS_TOKEN
 #undef SINPE_POS_TOKEN_NOPAD
 #undef SINPE_POS_LOAD
@@ -265,7 +268,9 @@ inline void sinpe_col_body(const int mode, const int et, const int ot,
  * outside the table, four columns at a time, computed on the fly; any other
  * token costs one check.  (Over a range of four-column blocks those checks
  * took 7.6 ms of a 45 ms explicit call whose positions all lay in the
- * table, mid 32x512 d4096.)  The operations of sinpe_embed_body.
+ * table, mid 32x512 d4096.)  The operations of sinpe_embed_body's row
+ * end, written out rather than shared: moving that body's steps into a
+ * function cost pocl 1.6-3x (bench/RESULTS.md, tuning log 26).
  */
 inline void sinpe_otf_body(const int mode, const int et, const int ot,
                            global const int *restrict ids, global const uchar *restrict E,

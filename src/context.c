@@ -240,23 +240,26 @@ static size_t pow2_at_least(size_t n)
 
 static size_t round_up(size_t n, size_t m) { return (n + m - 1) / m * m; }
 
-/* The largest divisor of n not above limit. */
-static size_t largest_divisor(size_t n, size_t limit)
+/* The largest divisor of n in [lo, hi], or 0.  By quotient, smallest
+   first: a row that fits takes one step, and no search runs past n / lo
+   (launches call this on the hot path). */
+static size_t divisor_within(size_t n, size_t lo, size_t hi)
 {
-    for (size_t d = limit < n ? limit : n; d > 1; d--)
-        if (n % d == 0)
-            return d;
-    return 1;
+    for (size_t q = (n + hi - 1) / hi; q > 0 && n / q >= lo; q++)
+        if (n % q == 0)
+            return n / q;
+    return 0;
 }
 
 /*
  * Local sizes for n[0..dims): powers of two within the kernel's limit, dim 0
- * first, and 1 from dimension group_dims on.  Groups along a row only
- * (group_dims 1: the scalar kernels) take the largest divisor of n[0]
+ * first, and 1 from dimension group_dims on.  Groups along dimension 0
+ * only (group_dims 1: the scalar kernels' rows, the _otf part's single
+ * tokens) take the largest divisor of n[0] of at least 64 (or n[0] itself)
  * instead, so that no group is partial: a partial group runs the guarded
- * copy of their step, which pocl does not vectorise (bf16 fused mid
- * 32x512: whole rows per group 3.1 ms at dim 768 and 4.3 ms at dim 1000,
- * against 5.5 and 5.9 ms in groups of 1024).
+ * copy of the scalar kernels' step, which pocl does not vectorise (bf16
+ * fused mid 32x512: whole rows per group 3.1 ms at dim 768 and 4.3 ms at
+ * dim 1000, against 5.5 and 5.9 ms in groups of 1024).
  */
 static void local_size(const sinpe_context *ctx, int k, cl_uint dims, cl_uint group_dims,
                        const size_t *n, size_t *local, size_t *global)
@@ -273,8 +276,8 @@ static void local_size(const sinpe_context *ctx, int k, cl_uint dims, cl_uint gr
         if (l > lim)
             l = lim;
         if (i == 0 && group_dims == 1) {
-            size_t d = largest_divisor(n[0], lim);
-            if (d >= 64 || d == n[0])
+            size_t d = divisor_within(n[0], n[0] < 64 ? n[0] : 64, lim);
+            if (d)
                 l = d;
         }
         if (i >= group_dims)

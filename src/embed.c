@@ -297,13 +297,8 @@ static sinpe_status enqueue(sinpe_table *t, int mode, cl_command_queue queue,
         sinpe__table_snapshot(t, &tab, &rows);
     p.tab_rows = (cl_int)rows;
     p.flags |= accesses_aligned(ctx, mode, a, &p) ? F_ALIGNED : 0;
-    /* gather reads no position: only a padding policy rules its _fast part out.
-     * In two-pass builds the table part of the other fused and add calls
-     * also runs several sequences per work-item (SINPE_TABLE_PART in
-     * kernels/embed_fast.cl). */
-    const sinpe__tuning *tu = &ctx->tune;
+    /* gather reads no position: only a padding policy rules its _fast part out. */
     int fast = mode == MODE_GATHER ? a->pad_policy == SINPE_PAD_NONE : fast_kernels_apply(a, rows);
-    int seqs_table = !fast && !tu->one_pass && mode != MODE_GATHER;
     int part = fast ? SINPE_PART_FAST : SINPE_PART_TABLE;
 
     cl_mem d = ctx->dummy;
@@ -332,14 +327,17 @@ static sinpe_status enqueue(sinpe_table *t, int mode, cl_command_queue queue,
         k = SINPE_K_GATHER + 2 * (3 * (int)a->weights_dtype + (int)a->out_dtype) + part;
     else
         k = SINPE_K_EMBED + 3 * (3 * (int)a->weights_dtype + (int)a->out_dtype) + part;
-    /* Work-item (v, g, t): V columns of token t of S sequences from S g;
-     * V is tune.vec, S tune.seqs in the _fast kernels and in two-pass
-     * table parts (seqs_table), else 1; both 1 for the scalar bf16
-     * kernels (kernels/embed_fast.cl). */
+    /* The body that runs (kernels/embed.cl, embed_fast.cl): the _fast one
+     * (or its scalar bf16 form, col); the one-token general body (one-pass
+     * builds, the gather's plain part); else, in two-pass builds, the
+     * four-sequence table part and then the per-token _otf part.
+     * Work-item (v, g, t): V columns of token t of S sequences from S g. */
+    const sinpe__tuning *tu = &ctx->tune;
+    int general = !fast && (mode == MODE_GATHER || tu->one_pass);
     int col = fast && takes_col(tu, mode, a);
-    size_t V = col ? 1 : tu->vec, S = col ? 1 : fast || seqs_table ? tu->seqs : 1;
+    size_t V = col ? 1 : tu->vec, S = col || general ? 1 : tu->seqs;
     const size_t n[3] = {(t->spec.dim + V - 1) / V, (a->n_seqs + S - 1) / S, a->seq_len};
-    if (mode == MODE_GATHER || fast || tu->one_pass) {
+    if (fast || general) {
         st = sinpe__context_launch3(ctx, queue, k, 9, args, sizes, n, col ? 1 : 3, nwait, wait,
                                     event);
     } else {

@@ -103,18 +103,21 @@ typedef struct sinpe__program {
  * The shape of the embedding kernels' work, chosen per device (context.c)
  * and compiled into the program:
  *   vec       columns per work-item (1, 4 or 8);
- *   seqs      sequences per work-item at one position (1, 2, 4 or 8): its
- *             loads are issued together, and the PE row is loaded once;
+ *   seqs      sequences per work-item at one position (1, 2, 4 or 8) in
+ *             the _fast kernels and the two-pass table parts: their loads
+ *             are issued together (and the _fast PE row loaded once);
  *   one_pass  1: the general kernels compute positions past the table
- *             themselves, behind a branch (one launch); 0: they skip them
- *             and an _otf pass follows (branch-free, for CPU vectorisers);
+ *             themselves, behind a branch (one launch); 0: the table part
+ *             skips them and an _otf pass (one token per work-item)
+ *             follows;
  *   wg_cap    largest work-group the launches use (0: the kernel's limit);
  *   row_tile  table rows: a work-item computes row_tile steps of row_tile
  *             blocks (1, 2, 4 or 8; kernels/table.cl);
  *   aligned   1: four-column accesses go through vector pointers when the
  *             call's offsets and strides allow it (kernels/dtype.cl);
- *   col_bf16  1: the _fast kernels with bf16 and no fp16 data take one
- *             column of one sequence per work-item, in scalar code
+ *   col_bf16  1: the _fast fused and gather kernels with bf16 weights and
+ *             output take one column of one sequence per work-item, in
+ *             scalar code
  *             (kernels/embed_fast.cl, sinpe_col_body); vec and seqs do not
  *             apply to them.
  */
