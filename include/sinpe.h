@@ -204,7 +204,9 @@ SINPE_API void sinpe_context_options_init(sinpe_context_options *options);
  * runtimes: four sequences per work-item, with a second, on-the-fly pass
  * where positions are not known to lie in the table, and scalar code the
  * runtime vectorises when both weights and output are bf16 and every
- * position comes from the table; GPUs: two
+ * position comes from the table, and non-temporal stores for outputs of
+ * 32 MiB or more that the table-only embed and gather calls write with
+ * aligned offsets and strides; GPUs: two
  * sequences, one pass, tiled table rows, vector-pointer accesses; the
  * reasons and the figures are in bench/RESULTS.md).  The
  * environment variables SINPE_VEC (1, 4 or 8 columns per work-item),
@@ -212,9 +214,10 @@ SINPE_API void sinpe_context_options_init(sinpe_context_options *options);
  * work-group, 0 for the kernel's limit), SINPE_ROW_TILE (1, 2, 4, 8) and
  * SINPE_ALIGNED_IO (0, 1: accesses through vector pointers when a call's
  * offsets and strides are multiples of four elements and its buffers
- * 16-byte aligned) and SINPE_COL_BF16 (0, 1: the scalar bf16 kernels)
- * override each choice, for tests and tuning; the results are the same
- * bits in every shape.
+ * 16-byte aligned), SINPE_COL_BF16 (0, 1: the scalar bf16 kernels) and
+ * SINPE_STREAM (0: never; 1: outputs of 32 MiB or more; 2: every call that
+ * can) override each choice, for tests and tuning; the results are the
+ * same bits in every shape.
  */
 SINPE_API sinpe_status sinpe_context_create(const sinpe_context_options *options,
                                             sinpe_context **context);

@@ -18,7 +18,8 @@
  *
  * The per-sequence steps are written out by SINPE_EACH_SEQ rather than
  * looped: pocl ran the loop form of this body 20% slower (mid 32x512
- * d4096, four sequences: 26 against 21.5 ms).
+ * d4096, four sequences: 26 against 21.5 ms).  With stream (the _stream
+ * kernels) whole vectors are stored non-temporally (sinpe_stream4).
  */
 #if SINPE_SEQS == 1
 #define SINPE_EACH_SEQ(X) X(0)
@@ -48,14 +49,18 @@
 #define SINPE_FAST_STORE(s)                                                             \
     if (mode != SINPE_MODE_ADD)                                                         \
         x[s] = ok[s] ? a.scale * x[s] : (float4)(0.0f);                                 \
-    sinpe_store_n(want_pe ? x[s] + pe : x[s], out, o[s] + at, n, ot, al);
+    x[s] = want_pe ? x[s] + pe : x[s];                                                  \
+    if (stream && n == 4)                                                               \
+        sinpe_stream4(x[s], out, o[s] + at, ot);                                        \
+    else                                                                                \
+        sinpe_store_n(x[s], out, o[s] + at, n, ot, al);
 /* The PE values of those columns, when the kernel adds any. */
 #define SINPE_FAST_PE()                                                                 \
     (mode == SINPE_MODE_GATHER                                                          \
          ? (float4)(0.0f)                                                               \
          : sinpe_load_n((global const uchar *)tab, pe_at + at, n, SINPE_F32, al))
 
-inline void sinpe_fast_body(const int mode, const int et, const int ot,
+inline void sinpe_fast_body(const int mode, const int et, const int ot, const int stream,
                             global const int *restrict ids, global const uchar *restrict E,
                             global uchar *restrict out, global const float *restrict tab,
                             sinpe_embed_params a)
@@ -304,13 +309,15 @@ inline void sinpe_otf_body(const int mode, const int et, const int ot,
     }
 }
 
-/* The body of a _fast kernel.  The scalar kernels hold their body alone: a
-   branch ahead of it, even one never taken, cost pocl's vectoriser 5x. */
-#define SINPE_FAST(mode, et, ot)                                    \
+/* The body of a _fast or _stream kernel.  The scalar kernels hold their
+   body alone: a branch ahead of it, even one never taken, cost pocl's
+   vectoriser 5x.  They store plainly in _stream kernels too: bf16 is
+   compute-bound there (non-temporal stores measured no faster). */
+#define SINPE_FAST(mode, et, ot, stream)                            \
     if (SINPE_TAKES_COL(mode, et, ot))                              \
         sinpe_col_body(mode, et, ot, ids, E, out, tab, a);          \
     else                                                            \
-        sinpe_fast_body(mode, et, ot, ids, E, out, tab, a)
+        sinpe_fast_body(mode, et, ot, stream, ids, E, out, tab, a)
 
 /* The body of a plain (table part) fused or add kernel: in two-pass builds
    sinpe_table_body (the host sizes its range for SINPE_SEQS sequences
@@ -347,7 +354,7 @@ kernel void sinpe_count_bad_ids(global const int *restrict ids, ulong ids_off, u
 #define SINPE_EMBED_KERNELS(ET, ETN, OT, OTN)                                     \
     kernel void sinpe_embed_##ETN##_##OTN##_fast(SINPE_EMBED_ARGS)                \
     {                                                                             \
-        SINPE_FAST(SINPE_MODE_FUSED, ET, OT);                  \
+        SINPE_FAST(SINPE_MODE_FUSED, ET, OT, 0);                                  \
     }                                                                             \
     kernel void sinpe_embed_##ETN##_##OTN(SINPE_EMBED_ARGS)                       \
     {                                                                             \
@@ -360,27 +367,46 @@ kernel void sinpe_count_bad_ids(global const int *restrict ids, ulong ids_off, u
     }                                                                             \
     kernel void sinpe_gather_##ETN##_##OTN##_fast(SINPE_EMBED_ARGS)               \
     {                                                                             \
-        SINPE_FAST(SINPE_MODE_GATHER, ET, OT);                 \
+        SINPE_FAST(SINPE_MODE_GATHER, ET, OT, 0);                                 \
     }                                                                             \
     kernel void sinpe_gather_##ETN##_##OTN(SINPE_EMBED_ARGS)                      \
     {                                                                             \
         sinpe_embed_body(SINPE_MODE_GATHER, ET, OT, SINPE_PART_TABLE, SINPE_EMBED_PASS); \
     }
 
-SINPE_EMBED_KERNELS(SINPE_F32, f32, SINPE_F32, f32)
-SINPE_EMBED_KERNELS(SINPE_F32, f32, SINPE_F16, f16)
-SINPE_EMBED_KERNELS(SINPE_F32, f32, SINPE_BF16, bf16)
-SINPE_EMBED_KERNELS(SINPE_F16, f16, SINPE_F32, f32)
-SINPE_EMBED_KERNELS(SINPE_F16, f16, SINPE_F16, f16)
-SINPE_EMBED_KERNELS(SINPE_F16, f16, SINPE_BF16, bf16)
-SINPE_EMBED_KERNELS(SINPE_BF16, bf16, SINPE_F32, f32)
-SINPE_EMBED_KERNELS(SINPE_BF16, bf16, SINPE_F16, f16)
-SINPE_EMBED_KERNELS(SINPE_BF16, bf16, SINPE_BF16, bf16)
+/* The _fast fused and gather kernels with non-temporal stores: only in
+   builds with SINPE_STREAM (the host creates them only then). */
+#if SINPE_STREAM
+#define SINPE_STREAM_KERNELS(ET, ETN, OT, OTN)                                    \
+    kernel void sinpe_embed_##ETN##_##OTN##_stream(SINPE_EMBED_ARGS)              \
+    {                                                                             \
+        SINPE_FAST(SINPE_MODE_FUSED, ET, OT, 1);                                  \
+    }                                                                             \
+    kernel void sinpe_gather_##ETN##_##OTN##_stream(SINPE_EMBED_ARGS)             \
+    {                                                                             \
+        SINPE_FAST(SINPE_MODE_GATHER, ET, OT, 1);                                 \
+    }
+#else
+#define SINPE_STREAM_KERNELS(ET, ETN, OT, OTN)
+#endif
+#define SINPE_PAIR_KERNELS(ET, ETN, OT, OTN) \
+    SINPE_EMBED_KERNELS(ET, ETN, OT, OTN)    \
+    SINPE_STREAM_KERNELS(ET, ETN, OT, OTN)
+
+SINPE_PAIR_KERNELS(SINPE_F32, f32, SINPE_F32, f32)
+SINPE_PAIR_KERNELS(SINPE_F32, f32, SINPE_F16, f16)
+SINPE_PAIR_KERNELS(SINPE_F32, f32, SINPE_BF16, bf16)
+SINPE_PAIR_KERNELS(SINPE_F16, f16, SINPE_F32, f32)
+SINPE_PAIR_KERNELS(SINPE_F16, f16, SINPE_F16, f16)
+SINPE_PAIR_KERNELS(SINPE_F16, f16, SINPE_BF16, bf16)
+SINPE_PAIR_KERNELS(SINPE_BF16, bf16, SINPE_F32, f32)
+SINPE_PAIR_KERNELS(SINPE_BF16, bf16, SINPE_F16, f16)
+SINPE_PAIR_KERNELS(SINPE_BF16, bf16, SINPE_BF16, bf16)
 
 #define SINPE_ADD_KERNELS(OT, OTN)                                                \
     kernel void sinpe_add_##OTN##_fast(SINPE_EMBED_ARGS)                          \
     {                                                                             \
-        SINPE_FAST(SINPE_MODE_ADD, SINPE_F32, OT);             \
+        SINPE_FAST(SINPE_MODE_ADD, SINPE_F32, OT, 0);                             \
     }                                                                             \
     kernel void sinpe_add_##OTN(SINPE_EMBED_ARGS)                                 \
     {                                                                             \

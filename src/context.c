@@ -61,7 +61,16 @@ static unsigned env_choice(const char *name, const char *const *allowed, unsigne
  *   rounding is integer work, and in 128-bit operations it was the
  *   bottleneck): fused mid 32x512 d4096 bf16 22.0 -> 15.4 ms.  With fp32
  *   or fp16 data the float4 body stays ahead (memory-bound, or conversions
- *   through calls the vectoriser cannot widen).
+ *   through calls the vectoriser cannot widen).  Large outputs of the
+ *   _fast fused and gather calls are stored non-temporally (stream 1):
+ *   a plain store reads each line before writing it, which costs a
+ *   memory-bound kernel a third of its traffic (fused mid 32x512 d4096
+ *   fp32 21.1 -> 13.8 ms, gather alike; a 256 MiB copy 21.8 -> 16.0 ms).
+ *   Below SINPE_STREAM_BYTES they store plainly: the kernel gains nothing
+ *   measurable there (decode), and the caller's next step finds the output
+ *   in cache (an add after a streamed decode gather: 24 -> 103 us at
+ *   d1024).  add reads its output first, and streamed stores made it 3x
+ *   slower.
  *   GPUs: four columns, through vector pointers where the call's offsets
  *   allow (16-byte fp32 accesses; vload4 through a float pointer ran 10% slower),
  *   two sequences per work-item in the _fast kernels so that each thread
@@ -69,9 +78,11 @@ static unsigned env_choice(const char *name, const char *const *allowed, unsigne
  *   work-groups of 256, one-pass general kernels (the branch to the
  *   evaluation costs nothing, a second launch does), table rows in 8 x 8
  *   tiles (an eighth of the cache loads per value).
+ *   Non-temporal stores are a clang builtin that GPU compilers lack.
  * SINPE_VEC, SINPE_SEQS, SINPE_ONE_PASS, SINPE_WG, SINPE_ROW_TILE,
- * SINPE_ALIGNED_IO and SINPE_COL_BF16 override each choice: the tests run
- * the GPU shape on a CPU device, the sweep times every shape.  A value
+ * SINPE_ALIGNED_IO, SINPE_COL_BF16 and SINPE_STREAM override each choice:
+ * the tests run the GPU shape on a CPU device and stream every call they
+ * can, the sweep times every shape.  A value
  * outside the allowed ones is ignored.
  */
 static void tuning_pick(const sinpe__device_info *info, sinpe__tuning *t)
@@ -79,6 +90,7 @@ static void tuning_pick(const sinpe__device_info *info, sinpe__tuning *t)
     static const char *const vecs[] = {"1", "4", "8", NULL};
     static const char *const seqs[] = {"1", "2", "4", "8", NULL};
     static const char *const bits[] = {"0", "1", NULL};
+    static const char *const trits[] = {"0", "1", "2", NULL};
     static const char *const tiles[] = {"1", "2", "4", "8", NULL};
     static const char *const wgs[] = {"0", "32", "64", "128", "256", "512", "1024", NULL};
     int cpu = (info->type & CL_DEVICE_TYPE_CPU) != 0;
@@ -89,6 +101,7 @@ static void tuning_pick(const sinpe__device_info *info, sinpe__tuning *t)
     t->row_tile = env_choice("SINPE_ROW_TILE", tiles, cpu ? 1 : 8);
     t->aligned = (int)env_choice("SINPE_ALIGNED_IO", bits, cpu ? 0 : 1);
     t->col_bf16 = (int)env_choice("SINPE_COL_BF16", bits, cpu ? 1 : 0);
+    t->stream = (int)env_choice("SINPE_STREAM", trits, cpu ? 1 : 0);
 }
 
 /* Everything after the cl_context and device exist; takes ownership of them. */

@@ -178,19 +178,21 @@ static int base_aligned(cl_mem buf)
     return (uintptr_t)host % 16 == 0;
 }
 
-/*
- * Whether every four-column access of the call is aligned to its size
- * (kernels/dtype.cl): the dimension, element offsets and strides are
- * multiples of 4 and the buffers' bases aligned.  The table is ours.
- */
-static int accesses_aligned(const sinpe_context *ctx, int mode, const sinpe_embed_args *a,
-                            const embed_params *p)
+/* Whether every four-column store of the call is aligned to its size
+   (kernels/dtype.cl): the dimension, offset and stride are multiples of 4
+   and the output's base aligned. */
+static int stores_aligned(const sinpe_embed_args *a, const embed_params *p)
 {
-    if (!ctx->tune.aligned || p->dim % 4 || p->out_off % 4 || p->out_stride % 4)
-        return 0;
+    return p->dim % 4 == 0 && p->out_off % 4 == 0 && p->out_stride % 4 == 0 &&
+           base_aligned(a->out);
+}
+
+/* The same for every access: the weights' too.  The table is ours. */
+static int accesses_aligned(int mode, const sinpe_embed_args *a, const embed_params *p)
+{
     if (mode != MODE_ADD && (p->e_off % 4 || p->e_stride % 4 || !base_aligned(a->weights)))
         return 0;
-    return base_aligned(a->out);
+    return stores_aligned(a, p);
 }
 
 /* Whether a _fast kernel runs in scalar form, one column per work-item in
@@ -199,6 +201,14 @@ static int takes_col(const sinpe__tuning *tu, int mode, const sinpe_embed_args *
 {
     return tu->col_bf16 && mode != MODE_ADD && a->weights_dtype == SINPE_BF16 &&
            a->out_dtype == SINPE_BF16;
+}
+
+/* Whether a _fast fused or gather call with aligned stores stores
+   non-temporally (tune.stream, sinpe__tuning). */
+static int streams(const sinpe__tuning *tu, const sinpe_embed_args *a, size_t dim)
+{
+    size_t bytes = a->n_seqs * a->seq_len * dim * dtype_size(a->out_dtype);
+    return tu->stream == 2 || (tu->stream == 1 && bytes >= SINPE_STREAM_BYTES);
 }
 
 /* fairseq positions into a temporary buffer, one work-group per sequence. */
@@ -296,10 +306,12 @@ static sinpe_status enqueue(sinpe_table *t, int mode, cl_command_queue queue,
     if (mode != MODE_GATHER)
         sinpe__table_snapshot(t, &tab, &rows);
     p.tab_rows = (cl_int)rows;
-    p.flags |= accesses_aligned(ctx, mode, a, &p) ? F_ALIGNED : 0;
+    p.flags |= ctx->tune.aligned && accesses_aligned(mode, a, &p) ? F_ALIGNED : 0;
     /* gather reads no position: only a padding policy rules its _fast part out. */
     int fast = mode == MODE_GATHER ? a->pad_policy == SINPE_PAD_NONE : fast_kernels_apply(a, rows);
     int part = fast ? SINPE_PART_FAST : SINPE_PART_TABLE;
+    if (fast && mode != MODE_ADD && stores_aligned(a, &p) && streams(&ctx->tune, a, p.dim))
+        part = SINPE_PART_STREAM;
 
     cl_mem d = ctx->dummy;
     const cl_mem bufs[8] = {
@@ -322,18 +334,17 @@ static sinpe_status enqueue(sinpe_table *t, int mode, cl_command_queue queue,
     sizes[8] = sizeof p;
     /* weights_dtype is checked (and meaningful) only when weights are read. */
     if (mode == MODE_ADD)
-        k = SINPE_K_ADD + 3 * (int)a->out_dtype + part;
-    else if (mode == MODE_GATHER)
-        k = SINPE_K_GATHER + 2 * (3 * (int)a->weights_dtype + (int)a->out_dtype) + part;
+        k = SINPE_K_ADD + SINPE_PARTS * (int)a->out_dtype + part;
     else
-        k = SINPE_K_EMBED + 3 * (3 * (int)a->weights_dtype + (int)a->out_dtype) + part;
+        k = (mode == MODE_GATHER ? SINPE_K_GATHER : SINPE_K_EMBED) +
+            SINPE_PARTS * (3 * (int)a->weights_dtype + (int)a->out_dtype) + part;
     /* The body that runs (kernels/embed.cl, embed_fast.cl): the _fast one
      * (or its scalar bf16 form, col); the one-token general body (one-pass
      * builds, the gather's plain part); else, in two-pass builds, the
      * four-sequence table part and then the per-token _otf part.
      * Work-item (v, g, t): V columns of token t of S sequences from S g. */
     const sinpe__tuning *tu = &ctx->tune;
-    int general = !fast && (mode == MODE_GATHER || tu->one_pass);
+    int general = !fast && (mode == MODE_GATHER || tu->one_pass); /* _stream is fast */
     int col = fast && takes_col(tu, mode, a);
     size_t V = col ? 1 : tu->vec, S = col || general ? 1 : tu->seqs;
     const size_t n[3] = {(t->spec.dim + V - 1) / V, (a->n_seqs + S - 1) / S, a->seq_len};

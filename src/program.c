@@ -9,7 +9,7 @@
 #include <string.h>
 
 static const char *const dtype_names[3] = {"f32", "f16", "bf16"};
-static const char *const part_suffix[3] = {"_fast", "", "_otf"};
+static const char *const part_suffix[SINPE_PARTS] = {"_fast", "", "_otf", "_stream"};
 
 /* The kernel function name of slot k, as the kernel files define it. */
 static void kernel_name(int k, char *buf, size_t n)
@@ -25,15 +25,26 @@ static void kernel_name(int k, char *buf, size_t n)
         snprintf(buf, n, "sinpe_timesteps_%s", d[k - SINPE_K_TIMESTEPS]);
     else if (k == SINPE_K_COUNT_BAD)
         snprintf(buf, n, "sinpe_count_bad_ids");
-    else if (k < SINPE_K_GATHER)
-        snprintf(buf, n, "sinpe_embed_%s_%s%s", d[(k - SINPE_K_EMBED) / 9],
-                 d[(k - SINPE_K_EMBED) / 3 % 3], part_suffix[(k - SINPE_K_EMBED) % 3]);
-    else if (k < SINPE_K_ADD)
-        snprintf(buf, n, "sinpe_gather_%s_%s%s", d[(k - SINPE_K_GATHER) / 6],
-                 d[(k - SINPE_K_GATHER) / 2 % 3], part_suffix[(k - SINPE_K_GATHER) % 2]);
-    else
-        snprintf(buf, n, "sinpe_add_%s%s", d[(k - SINPE_K_ADD) / 3],
-                 part_suffix[(k - SINPE_K_ADD) % 3]);
+    else if (k < SINPE_K_ADD) {
+        int i = k < SINPE_K_GATHER ? k - SINPE_K_EMBED : k - SINPE_K_GATHER;
+        snprintf(buf, n, "sinpe_%s_%s_%s%s", k < SINPE_K_GATHER ? "embed" : "gather",
+                 d[i / (3 * SINPE_PARTS)], d[i / SINPE_PARTS % 3], part_suffix[i % SINPE_PARTS]);
+    } else
+        snprintf(buf, n, "sinpe_add_%s%s", d[(k - SINPE_K_ADD) / SINPE_PARTS],
+                 part_suffix[(k - SINPE_K_ADD) % SINPE_PARTS]);
+}
+
+/* Whether the kernel files define slot k in a build with this tuning. */
+static int kernel_exists(int k, const sinpe__tuning *tune)
+{
+    int part = (k - SINPE_K_EMBED) % SINPE_PARTS;
+    if (k < SINPE_K_EMBED)
+        return 1;
+    if (part == SINPE_PART_OTF)
+        return k < SINPE_K_GATHER || k >= SINPE_K_ADD;
+    if (part == SINPE_PART_STREAM)
+        return k < SINPE_K_ADD && tune->stream;
+    return 1;
 }
 
 static sinpe_status build_failure(cl_program program, cl_device_id dev, cl_int err)
@@ -54,11 +65,14 @@ static sinpe_status build_failure(cl_program program, cl_device_id dev, cl_int e
 }
 
 /* Creates every kernel of prog->program; on failure names the call in *what. */
-static cl_int make_kernels(cl_device_id dev, sinpe__program *prog, const char **what)
+static cl_int make_kernels(cl_device_id dev, const sinpe__tuning *tune, sinpe__program *prog,
+                           const char **what)
 {
     cl_int err = CL_SUCCESS;
     for (int k = 0; k < SINPE_K_COUNT; k++) {
         char name[64];
+        if (!kernel_exists(k, tune))
+            continue;
         kernel_name(k, name, sizeof name);
         prog->kernels[k] = clCreateKernel(prog->program, name, &err);
         if (err != CL_SUCCESS) {
@@ -81,12 +95,12 @@ static cl_int make_kernels(cl_device_id dev, sinpe__program *prog, const char **
  * the caller then builds from source, and any error is reported from there.
  */
 static int load_cached(const sinpe__cache *cache, cl_context ctx, cl_device_id dev,
-                       const char *options, sinpe__program *prog)
+                       const char *options, const sinpe__tuning *tune, sinpe__program *prog)
 {
     const char *what;
     if (!(prog->program = sinpe__cache_load(cache, ctx, dev, options)))
         return 0;
-    if (make_kernels(dev, prog, &what) == CL_SUCCESS) {
+    if (make_kernels(dev, tune, prog, &what) == CL_SUCCESS) {
         prog->from_disk = 1;
         return 1;
     }
@@ -146,12 +160,12 @@ sinpe_status sinpe__program_build(cl_context ctx, cl_device_id dev, sinpe_math m
     snprintf(options, sizeof options,
              "-cl-std=CL1.2 -DSINPE_FP64=%d -DSINPE_STEP_SHIFT=%d -DSINPE_VEC=%u "
              "-DSINPE_SEQS=%u -DSINPE_ONE_PASS=%d -DSINPE_ROW_TILE=%u -DSINPE_ALIGNED_IO=%d "
-             "-DSINPE_COL_BF16=%d",
+             "-DSINPE_COL_BF16=%d -DSINPE_STREAM=%d",
              math == SINPE_MATH_FP64 ? 1 : 0, SINPE_STEP_SHIFT, tune->vec, tune->seqs,
-             tune->one_pass, tune->row_tile, tune->aligned, tune->col_bf16);
+             tune->one_pass, tune->row_tile, tune->aligned, tune->col_bf16, tune->stream != 0);
     if (disk_cache) {
         sinpe__cache_open(&cache, dev, options);
-        if (load_cached(&cache, ctx, dev, options, prog))
+        if (load_cached(&cache, ctx, dev, options, tune, prog))
             goto done;
     }
     prog->program = clCreateProgramWithSource(ctx, 1, &src, &len, &err);
@@ -164,7 +178,7 @@ sinpe_status sinpe__program_build(cl_context ctx, cl_device_id dev, sinpe_math m
         st = build_failure(prog->program, dev, err);
         goto fail;
     }
-    if ((err = make_kernels(dev, prog, &what)) != CL_SUCCESS) {
+    if ((err = make_kernels(dev, tune, prog, &what)) != CL_SUCCESS) {
         st = sinpe__cl_fail(err, what);
         goto fail;
     }

@@ -75,21 +75,22 @@ extern const unsigned long sinpe__kernel_source_len;
 
 /*
  * Kernel slots; the typed families hold one kernel per storage type (pair),
- * the embed and add families three parts each, the gather family two (fast
- * and plain: it reads no position, so only a padding policy rules out
- * _fast) (kernels/embed.cl, kernels/embed_fast.cl).
+ * the embed, gather and add families SINPE_PARTS slots each
+ * (kernels/embed.cl, kernels/embed_fast.cl).  Some slots stay empty: gather
+ * reads no position (no _otf part), add never streams, and _stream kernels
+ * exist only in builds with tune.stream.
  */
-enum { SINPE_PART_FAST, SINPE_PART_TABLE, SINPE_PART_OTF };
+enum { SINPE_PART_FAST, SINPE_PART_TABLE, SINPE_PART_OTF, SINPE_PART_STREAM, SINPE_PARTS };
 enum sinpe__kernel_id {
     SINPE_K_TABLE_ANCHORS = 0,
     SINPE_K_TABLE_ROWS = 1,  /* + out dtype                                */
     SINPE_K_MAKE_POS = 4,
     SINPE_K_TIMESTEPS = 5,   /* + out dtype                                */
     SINPE_K_COUNT_BAD = 8,
-    SINPE_K_EMBED = 9,       /* + 3 * (3 * weights dtype + out dtype) + part */
-    SINPE_K_GATHER = 36,     /* + 2 * (3 * weights dtype + out dtype) + part */
-    SINPE_K_ADD = 54,        /* + 3 * out dtype + part                     */
-    SINPE_K_COUNT = 63
+    SINPE_K_EMBED = 9,       /* + 4 * (3 * weights dtype + out dtype) + part */
+    SINPE_K_GATHER = 45,     /* + 4 * (3 * weights dtype + out dtype) + part */
+    SINPE_K_ADD = 81,        /* + 4 * out dtype + part                     */
+    SINPE_K_COUNT = 93
 };
 
 typedef struct sinpe__program {
@@ -119,13 +120,21 @@ typedef struct sinpe__program {
  *             output take one column of one sequence per work-item, in
  *             scalar code
  *             (kernels/embed_fast.cl, sinpe_col_body); vec and seqs do not
- *             apply to them.
+ *             apply to them;
+ *   stream    the _fast fused and gather calls store non-temporally
+ *             (their _stream kernels, kernels/dtype.cl sinpe_stream4):
+ *             0 never, 1 when the call writes at least SINPE_STREAM_BYTES
+ *             and its accesses are aligned, 2 whenever they are aligned.
  */
 typedef struct sinpe__tuning {
     unsigned vec, seqs, row_tile;
-    int one_pass, aligned, col_bf16;
+    int one_pass, aligned, col_bf16, stream;
     size_t wg_cap;
 } sinpe__tuning;
+
+/* The smallest output that tune.stream 1 writes non-temporally: smaller ones
+   are likely read again soon, from cache (context.c has the figures). */
+#define SINPE_STREAM_BYTES ((size_t)32 << 20)
 
 /* Builds the kernels for dev; disk_cache != 0 tries the on-disk binary
  * cache first and stores a binary built from source in it. */

@@ -421,6 +421,23 @@ START_TEST(embed_shapes)
 }
 END_TEST
 
+START_TEST(embed_large_output)
+{
+    /* _i: mode.  A 32 MiB output, aligned: the size from which CPU builds
+     * store the _fast kernels' output non-temporally (SINPE_STREAM 1, the
+     * default there); the tests' small outputs take plain stores unless
+     * SINPE_STREAM=2. */
+    sinpe_context *ctx = tu_context(SINPE_MATH_FLOAT);
+    ecase c = base_case("embed_large_output", 1024);
+    c.n_seqs = 8;
+    c.seq_len = 1024;
+    c.table_rows = 1024;
+    c.token_scale = 32.0f;
+    run_case(ctx, &c, (run_mode)_i, 0);
+    sinpe_context_release(ctx);
+}
+END_TEST
+
 START_TEST(embed_bad_ids)
 {
     /* Out-of-range ids are counted and contribute a zero embedding: the fused
@@ -1033,6 +1050,7 @@ Suite *suite_embed(void)
     tcase_add_loop_test(tc, embed_explicit_positions, 0, 4);
     tcase_add_loop_test(tc, embed_zero_row_table, 0, 3);
     tcase_add_loop_test(tc, embed_shapes, 0, N_SHAPES);
+    tcase_add_loop_test(tc, embed_large_output, 0, 3);
     tcase_add_loop_test(tc, embed_bad_ids, 0, 3);
     tcase_add_loop_test(tc, add_positions_alone, 0, 2);
     tcase_add_test(tc, positions_wrap_in_int32);

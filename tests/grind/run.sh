@@ -13,7 +13,9 @@
 #                explicit positions, the CPU's scalar bf16 kernels;
 #        gpu     SINPE_VEC=4 SINPE_SEQS=2 SINPE_ONE_PASS=1 SINPE_WG=256
 #                SINPE_ROW_TILE=8 SINPE_ALIGNED_IO=1 SINPE_COL_BF16=0:
-#                what a GPU gets;
+#                what a GPU gets, plus SINPE_STREAM=2 (every aligned _fast
+#                fused or gather call takes its _stream kernel: GPUs never
+#                do, but this way those kernels are checked too);
 #      the pocl default run below covers the CPU's own shape.  oclgrind exits 0 whatever it finds, so its reports go to
 #      LOG_DIR/oclgrind-*.log and a non-empty log is a failure.  (The
 #      --uninitialized plugin follows private and local values; a buffer
@@ -85,7 +87,7 @@ grind_oclgrind() {
 shape_vars() {
     case $1 in
         scalar) echo "SINPE_VEC=1 SINPE_SEQS=2 SINPE_ONE_PASS=0 SINPE_COL_BF16=1" ;;
-        gpu) echo "SINPE_VEC=4 SINPE_SEQS=2 SINPE_ONE_PASS=1 SINPE_WG=256 SINPE_ROW_TILE=8 SINPE_ALIGNED_IO=1 SINPE_COL_BF16=0" ;;
+        gpu) echo "SINPE_VEC=4 SINPE_SEQS=2 SINPE_ONE_PASS=1 SINPE_WG=256 SINPE_ROW_TILE=8 SINPE_ALIGNED_IO=1 SINPE_COL_BF16=0 SINPE_STREAM=2" ;;
     esac
 }
 for shape in scalar gpu; do
@@ -99,7 +101,7 @@ for shape in scalar gpu; do
             --check-api --data-races --uninitialized
     fi
     unset SINPE_VEC SINPE_SEQS SINPE_ONE_PASS SINPE_WG SINPE_ROW_TILE SINPE_ALIGNED_IO \
-        SINPE_COL_BF16
+        SINPE_COL_BF16 SINPE_STREAM
 done
 
 # --- 2. and 3. pocl ---------------------------------------------------------
