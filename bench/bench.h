@@ -77,6 +77,7 @@ typedef struct bench_env {
     cl_mem marker;            /* 4 bytes that bracketing markers fill */
     cl_program program;       /* the bench's helper kernels */
     cl_kernel k_copy, k_write;
+    cl_kernel k_copy_stream, k_write_stream; /* NULL without the builtin */
     cl_kernel k_fill[BENCH_N_DTYPES]; /* by sinpe_dtype */
     cl_ulong max_alloc;       /* CL_DEVICE_MAX_MEM_ALLOC_SIZE */
     cl_device_type device_type;
@@ -85,6 +86,8 @@ typedef struct bench_env {
     char driver_version[128];
     double copy_gbps;         /* ceilings measured at the start of the run */
     double write_gbps;
+    double copy_stream_gbps;  /* the same with streamed stores (0: not measured) */
+    double write_stream_gbps;
     unsigned serial;          /* makes every throw-away spec new */
     FILE *json;               /* NULL without --json */
 } bench_env;
@@ -208,6 +211,7 @@ typedef struct bench_range {
 #define BENCH_MAX_TABLE_DIMS 8
 typedef struct goal_tally {
     bench_range pct_copy;          /* fused, fp32, implicit, prefill/mid: % of copy */
+    bench_range pct_stream;        /* the same against the streamed copy */
     bench_range speedup;           /* unfused / fused device time, same rows */
     bench_range decode_wall;       /* unfused / fused wall time, fp32 implicit decode */
     bench_range vs_fp32[BENCH_N_DTYPES]; /* 16-bit GB/s over fp32's */

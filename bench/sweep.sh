@@ -18,7 +18,7 @@ out=${2:-build/sweep}
 shapes=${SWEEP_SHAPES:-"default SINPE_SEQS=1 SINPE_SEQS=2 SINPE_SEQS=4 SINPE_SEQS=8
     SINPE_VEC=8 SINPE_WG=128 SINPE_WG=512 SINPE_ONE_PASS=0 SINPE_ONE_PASS=1
     SINPE_ROW_TILE=1 SINPE_ROW_TILE=4 SINPE_ROW_TILE=8 SINPE_ALIGNED_IO=0
-    SINPE_ALIGNED_IO=1 SINPE_COL_BF16=0 SINPE_COL_BF16=1"}
+    SINPE_ALIGNED_IO=1 SINPE_COL_BF16=0 SINPE_COL_BF16=1 SINPE_STREAM=0 SINPE_STREAM=2"}
 
 if [ ! -x "$bench" ]; then
     echo "sweep.sh: $bench is not built (make build/sinpe_bench)" >&2
@@ -63,7 +63,7 @@ FNR == 1 {
 }
 {
     c = str("case")
-    if (c == "-" || c == "copy" || c == "write" || c == "table_create")
+    if (c == "-" || c ~ /^(copy|write)/ || c == "table_create")
         next
     key = sprintf("%-10s %-3s %-7s %4s %-4s", c, substr(str("positions"), 1, 3), str("shape"),
                   num("dim"), str("dtype"))
