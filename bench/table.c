@@ -155,8 +155,8 @@ int bench_table_cases(bench_env *env, sinpe_table *table, size_t dim, double *ra
            dim, table_row.stats.median_us, (double)bytes / (1024.0 * 1024.0), table_row.vs_ref,
            table_row.vs_ref <= 3.0 ? "met" : "missed");
     if (env->write_stream_gbps > 0.0 && table_row.stats.median_us > 0.0)
-        printf("  (%.2fx a streamed write at the write_stream ceiling's rate; sinpe writes\n"
-               "  tables with plain stores)\n",
+        printf("  (%.2fx the same bytes at the streamed write ceiling's rate; table rows\n"
+               "  are written with plain stores)\n",
                env->write_stream_gbps / bench_gbps((double)bytes, table_row.stats.median_us));
     fflush(stdout);
     *ratio = table_row.vs_ref;
