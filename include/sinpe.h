@@ -206,7 +206,8 @@ SINPE_API void sinpe_context_options_init(sinpe_context_options *options);
  * runtime vectorises when both weights and output are bf16 and every
  * position comes from the table, and non-temporal stores for outputs of
  * 32 MiB or more that the table-only embed and gather calls write with
- * aligned offsets and strides; GPUs: two
+ * aligned offsets and strides (multiples of four elements, eight for
+ * 16-bit output); GPUs: two
  * sequences, one pass, tiled table rows, vector-pointer accesses; the
  * reasons and the figures are in bench/RESULTS.md).  The
  * environment variables SINPE_VEC (1, 4 or 8 columns per work-item),

@@ -178,21 +178,31 @@ static int base_aligned(cl_mem buf)
     return (uintptr_t)host % 16 == 0;
 }
 
-/* Whether every four-column store of the call is aligned to its size
-   (kernels/dtype.cl): the dimension, offset and stride are multiples of 4
-   and the output's base aligned. */
-static int stores_aligned(const sinpe_embed_args *a, const embed_params *p)
+/* Whether every store of unit elements is aligned to its size: the
+   dimension, output offset and stride are multiples of unit and the
+   output's base 16-byte aligned. */
+static int stores_aligned(const sinpe_embed_args *a, const embed_params *p, cl_ulong unit)
 {
-    return p->dim % 4 == 0 && p->out_off % 4 == 0 && p->out_stride % 4 == 0 &&
+    return p->dim % unit == 0 && p->out_off % unit == 0 && p->out_stride % unit == 0 &&
            base_aligned(a->out);
 }
 
-/* The same for every access: the weights' too.  The table is ours. */
+/* Whether every four-column access of the call is aligned to its size
+   (kernels/dtype.cl): the weights' too.  The table is ours. */
 static int accesses_aligned(int mode, const sinpe_embed_args *a, const embed_params *p)
 {
     if (mode != MODE_ADD && (p->e_off % 4 || p->e_stride % 4 || !base_aligned(a->weights)))
         return 0;
-    return stores_aligned(a, p);
+    return stores_aligned(a, p, 4);
+}
+
+/* The element multiple that the stores of a _stream kernel need for their
+   16-byte alignment: four floats, or eight values of a 16-bit type, which
+   those kernels write eight columns per work-item (kernels/embed_fast.cl,
+   sinpe_stream16_body). */
+static cl_ulong stream_unit(sinpe_dtype out_dtype)
+{
+    return out_dtype == SINPE_F32 ? 4 : 8;
 }
 
 /* Whether a _fast kernel runs in scalar form, one column per work-item in
@@ -310,7 +320,8 @@ static sinpe_status enqueue(sinpe_table *t, int mode, cl_command_queue queue,
     /* gather reads no position: only a padding policy rules its _fast part out. */
     int fast = mode == MODE_GATHER ? a->pad_policy == SINPE_PAD_NONE : fast_kernels_apply(a, rows);
     int part = fast ? SINPE_PART_FAST : SINPE_PART_TABLE;
-    if (fast && mode != MODE_ADD && stores_aligned(a, &p) && streams(&ctx->tune, a, p.dim))
+    if (fast && mode != MODE_ADD && stores_aligned(a, &p, stream_unit(a->out_dtype)) &&
+        streams(&ctx->tune, a, p.dim))
         part = SINPE_PART_STREAM;
 
     cl_mem d = ctx->dummy;
@@ -339,14 +350,17 @@ static sinpe_status enqueue(sinpe_table *t, int mode, cl_command_queue queue,
         k = (mode == MODE_GATHER ? SINPE_K_GATHER : SINPE_K_EMBED) +
             SINPE_PARTS * (3 * (int)a->weights_dtype + (int)a->out_dtype) + part;
     /* The body that runs (kernels/embed.cl, embed_fast.cl): the _fast one
-     * (or its scalar bf16 form, col); the one-token general body (one-pass
+     * (or its scalar bf16 form, col, or for _stream kernels with 16-bit
+     * output its eight-column form, wide); the one-token general body (one-pass
      * builds, the gather's plain part); else, in two-pass builds, the
      * four-sequence table part and then the per-token _otf part.
      * Work-item (v, g, t): V columns of token t of S sequences from S g. */
     const sinpe__tuning *tu = &ctx->tune;
     int general = !fast && (mode == MODE_GATHER || tu->one_pass); /* _stream is fast */
-    int col = fast && takes_col(tu, mode, a);
-    size_t V = col ? 1 : tu->vec, S = col || general ? 1 : tu->seqs;
+    int wide = part == SINPE_PART_STREAM && a->out_dtype != SINPE_F32;
+    int col = fast && !wide && takes_col(tu, mode, a);
+    size_t V = col ? 1 : wide ? 8 : tu->vec;
+    size_t S = col || general ? 1 : tu->seqs;
     const size_t n[3] = {(t->spec.dim + V - 1) / V, (a->n_seqs + S - 1) / S, a->seq_len};
     if (fast || general) {
         st = sinpe__context_launch3(ctx, queue, k, 9, args, sizes, n, col ? 1 : 3, nwait, wait,

@@ -277,9 +277,9 @@ START_TEST(dtype_pairs_random)
         ids[27] = (int32_t)vocab;
         ids[53] = INT32_MAX;
         /* The second run's output is aligned at dim 64 (offset and stride
-           multiples of four): the vector-pointer and streamed stores. */
+           multiples of eight): the vector-pointer and streamed stores. */
         for (int si = 0; si < 2; si++) {
-            size_t off = si ? 4 : 3, stride = dim + (si ? 4 : 5);
+            size_t off = si ? 8 : 3, stride = dim + (si ? 8 : 5);
             drun r = {"random", wt, ot, dim, vocab, 3, 20, w, ids, scales[si], 5, 0, off, stride};
             run_drun(ctx, q, &r);
         }
@@ -362,50 +362,56 @@ START_TEST(dtype_edges)
     int denorm = device_has_denorm(ctx);
 
     /* The edge values, then (where kept) subnormal floats, padded with 1s to
-     * whole rows of dim 6: columns 0-3 take the vector path, 4-5 the tail. */
-    enum { DIM = 6, MAXV = 96 };
-    uint32_t raw[MAXV];
-    size_t nv = 0;
-    if (wt == SINPE_F32) {
-        for (size_t i = 0; i < sizeof edge_f32 / sizeof edge_f32[0]; i++)
-            raw[nv++] = edge_f32[i];
-        if (denorm)
-            for (size_t i = 0; i < sizeof edge_f32_denorm / sizeof edge_f32_denorm[0]; i++)
-                raw[nv++] = edge_f32_denorm[i];
-    } else if (wt == SINPE_F16) {
-        for (size_t i = 0; i < sizeof edge_f16 / sizeof edge_f16[0]; i++)
-            raw[nv++] = edge_f16[i];
-    } else {
-        for (size_t i = 0; i < sizeof edge_bf16 / sizeof edge_bf16[0]; i++)
-            raw[nv++] = edge_bf16[i];
-        if (denorm)
-            for (size_t i = 0; i < sizeof edge_bf16_denorm / sizeof edge_bf16_denorm[0]; i++)
-                raw[nv++] = edge_bf16_denorm[i];
+     * whole rows: of dim 6, where columns 0-3 take the vector path and 4-5
+     * the tail, and of dim 8 with an aligned output (offset and stride
+     * multiples of eight), where whole vectors take the vector-pointer and
+     * streamed stores in the shapes that have them. */
+    enum { MAXV = 96 };
+    for (size_t dim = 6; dim <= 8; dim += 2) {
+        uint32_t raw[MAXV];
+        size_t nv = 0;
+        if (wt == SINPE_F32) {
+            for (size_t i = 0; i < sizeof edge_f32 / sizeof edge_f32[0]; i++)
+                raw[nv++] = edge_f32[i];
+            if (denorm)
+                for (size_t i = 0; i < sizeof edge_f32_denorm / sizeof edge_f32_denorm[0]; i++)
+                    raw[nv++] = edge_f32_denorm[i];
+        } else if (wt == SINPE_F16) {
+            for (size_t i = 0; i < sizeof edge_f16 / sizeof edge_f16[0]; i++)
+                raw[nv++] = edge_f16[i];
+        } else {
+            for (size_t i = 0; i < sizeof edge_bf16 / sizeof edge_bf16[0]; i++)
+                raw[nv++] = edge_bf16[i];
+            if (denorm)
+                for (size_t i = 0; i < sizeof edge_bf16_denorm / sizeof edge_bf16_denorm[0]; i++)
+                    raw[nv++] = edge_bf16_denorm[i];
+        }
+        size_t vocab = (nv + dim - 1) / dim;
+        void *w = tu_malloc(vocab * dim * 4);
+        for (size_t i = 0; i < vocab * dim; i++) {
+            uint32_t v = i < nv ? raw[i] : (wt == SINPE_F32 ? 0x3F800000u
+                                            : wt == SINPE_F16 ? 0x3C00u : 0x3F80u);
+            if (wt == SINPE_F32)
+                ((uint32_t *)w)[i] = v;
+            else
+                ((uint16_t *)w)[i] = (uint16_t)v;
+        }
+        /* Every row once per sequence, in two sequences (one reversed). */
+        int32_t *ids = tu_malloc(2 * vocab * sizeof *ids);
+        for (size_t t = 0; t < vocab; t++) {
+            ids[t] = (int32_t)t;
+            ids[vocab + t] = (int32_t)(vocab - 1 - t);
+        }
+        /* Without PE the rounding of the weight itself shows; with PE (positions
+         * from 0, so sin columns of row 0 add exactly 0) the sum is rounded. */
+        for (int with_pe = 0; with_pe < 2; with_pe++) {
+            size_t off = dim == 8 ? 8 : 1, stride = dim == 8 ? 16 : dim + 1;
+            drun r = {"edges", wt, ot, dim, vocab, 2, vocab, w, ids, 1.0f, 0, !with_pe, off, stride};
+            run_drun(ctx, q, &r);
+        }
+        free(ids);
+        free(w);
     }
-    size_t vocab = (nv + DIM - 1) / DIM;
-    void *w = tu_malloc(vocab * DIM * 4);
-    for (size_t i = 0; i < vocab * DIM; i++) {
-        uint32_t v = i < nv ? raw[i] : (wt == SINPE_F32 ? 0x3F800000u
-                                        : wt == SINPE_F16 ? 0x3C00u : 0x3F80u);
-        if (wt == SINPE_F32)
-            ((uint32_t *)w)[i] = v;
-        else
-            ((uint16_t *)w)[i] = (uint16_t)v;
-    }
-    /* Every row once per sequence, in two sequences (one reversed). */
-    int32_t *ids = tu_malloc(2 * vocab * sizeof *ids);
-    for (size_t t = 0; t < vocab; t++) {
-        ids[t] = (int32_t)t;
-        ids[vocab + t] = (int32_t)(vocab - 1 - t);
-    }
-    /* Without PE the rounding of the weight itself shows; with PE (positions
-     * from 0, so sin columns of row 0 add exactly 0) the sum is rounded. */
-    for (int with_pe = 0; with_pe < 2; with_pe++) {
-        drun r = {"edges", wt, ot, DIM, vocab, 2, vocab, w, ids, 1.0f, 0, !with_pe, 1, DIM + 1};
-        run_drun(ctx, q, &r);
-    }
-    free(ids);
-    free(w);
     clReleaseCommandQueue(q);
     sinpe_context_release(ctx);
 }
