@@ -71,7 +71,7 @@ PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 
 # Kernels, concatenated in this order into one program source.
 KERNELS = kernels/pe_math.cl kernels/dtype.cl kernels/table.cl kernels/embed.cl \
-          kernels/embed_fast.cl
+          kernels/embed_fast.cl kernels/embed_two_pass.cl kernels/embed_kernels.cl
 
 BUILD      = build
 LIB_OBJS   = $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/*.c)) $(BUILD)/kernels.o

@@ -19,12 +19,15 @@
  *   (plain)  every position source and policy; built with SINPE_ONE_PASS=0
  *            (CPUs) it writes only the elements whose position lies in the
  *            table, SINPE_SEQS sequences per work-item (sinpe_table_body
- *            in embed_fast.cl); with SINPE_ONE_PASS=1 (GPUs) it computes
+ *            in embed_two_pass.cl); with SINPE_ONE_PASS=1 (GPUs) it computes
  *            the others on the fly behind a branch and is the only launch
  *            (sinpe_embed_body);
  *   "_otf"   the two-pass complement: writes only the elements whose
  *            position lies outside the table, computed on the fly, one
- *            token per work-item (sinpe_otf_body in embed_fast.cl).
+ *            token per work-item (sinpe_otf_body in embed_two_pass.cl);
+ *   "_stream" (builds with SINPE_STREAM: CPUs) the _fast fused and gather
+ *            parts with non-temporal stores, for large aligned outputs
+ *            (embed_fast.cl).
  * gather reads no position: it has _fast (no padding policy) and plain
  * (sinpe_embed_body).
  * Two-pass, the host enqueues plain then _otf.  Either way every element is

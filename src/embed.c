@@ -349,7 +349,7 @@ static sinpe_status enqueue(sinpe_table *t, int mode, cl_command_queue queue,
     else
         k = (mode == MODE_GATHER ? SINPE_K_GATHER : SINPE_K_EMBED) +
             SINPE_PARTS * (3 * (int)a->weights_dtype + (int)a->out_dtype) + part;
-    /* The body that runs (kernels/embed.cl, embed_fast.cl): the _fast one
+    /* The body that runs (kernels/embed*.cl): the _fast one
      * (or its scalar bf16 form, col, or for _stream kernels with 16-bit
      * output its eight-column form, wide); the one-token general body (one-pass
      * builds, the gather's plain part); else, in two-pass builds, the

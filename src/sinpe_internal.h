@@ -76,7 +76,7 @@ extern const unsigned long sinpe__kernel_source_len;
 /*
  * Kernel slots; the typed families hold one kernel per storage type (pair),
  * the embed, gather and add families SINPE_PARTS slots each
- * (kernels/embed.cl, kernels/embed_fast.cl).  Some slots stay empty: gather
+ * (kernels/embed*.cl).  Some slots stay empty: gather
  * reads no position (no _otf part), add never streams, and _stream kernels
  * exist only in builds with tune.stream.
  */

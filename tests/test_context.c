@@ -504,9 +504,10 @@ START_TEST(kernel_source_override)
 {
     /* The kernel files concatenated in build order make a working context;
      * an unreadable path is an option error. */
-    static const char *const files[] = {"kernels/pe_math.cl", "kernels/dtype.cl",
-                                        "kernels/table.cl", "kernels/embed.cl",
-                                        "kernels/embed_fast.cl"};
+    static const char *const files[] = {"kernels/pe_math.cl",        "kernels/dtype.cl",
+                                        "kernels/table.cl",          "kernels/embed.cl",
+                                        "kernels/embed_fast.cl",     "kernels/embed_two_pass.cl",
+                                        "kernels/embed_kernels.cl"};
     size_t cap = 1 << 20, used = 0;
     char *all = calloc(cap, 1);
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
