@@ -16,27 +16,31 @@ inline ushort sinpe_to_bf16(float f)
     return (ushort)((u & 0x7fffffffu) > 0x7f800000u ? quiet_nan : rounded);
 }
 
-/* The same on four values at once.  Both are branch-free: CPU runtimes
-   vectorise across work-items only then. */
-inline ushort4 sinpe_to_bf16_4(float4 f)
-{
-    uint4 u = as_uint4(f);
-    uint4 rounded = (u + (uint4)(0x7fffu) + ((u >> 16) & (uint4)(1u))) >> 16;
-    uint4 quiet_nan = (u >> 16) | (uint4)(0x40u);
-    return convert_ushort4(select(rounded, quiet_nan, (u & (uint4)(0x7fffffffu)) >
-                                                          (uint4)(0x7f800000u)));
-}
-
-/* Four values rounded to a 16-bit storage type (fp16 or bf16), as bits. */
-inline ushort4 sinpe_to_16_4(float4 x, const int dt)
-{
-    ushort4 u;
-    if (dt == SINPE_F16)
-        vstore_half4_rte(x, 0, (half *)&u);
-    else
-        u = sinpe_to_bf16_4(x);
-    return u;
-}
+/* The same on N values at once (sinpe_to_bf16_4, sinpe_to_bf16_8), and N
+   values rounded to either 16-bit type, as bits (sinpe_to_16_4,
+   sinpe_to_16_8).  All are branch-free: CPU runtimes vectorise across
+   work-items only then. */
+#define SINPE_TO_16_N(N)                                                                  \
+    inline ushort##N sinpe_to_bf16_##N(float##N f)                                       \
+    {                                                                                     \
+        uint##N u = as_uint##N(f);                                                        \
+        uint##N rounded = (u + (uint##N)(0x7fffu) + ((u >> 16) & (uint##N)(1u))) >> 16;   \
+        uint##N quiet_nan = (u >> 16) | (uint##N)(0x40u);                                 \
+        return convert_ushort##N(                                                         \
+            select(rounded, quiet_nan, (u & (uint##N)(0x7fffffffu)) > (uint##N)(0x7f800000u))); \
+    }                                                                                     \
+    inline ushort##N sinpe_to_16_##N(float##N x, const int dt)                           \
+    {                                                                                     \
+        ushort##N u;                                                                      \
+        if (dt == SINPE_F16)                                                              \
+            vstore_half##N##_rte(x, 0, (half *)&u);                                       \
+        else                                                                              \
+            u = sinpe_to_bf16_##N(x);                                                     \
+        return u;                                                                         \
+    }
+SINPE_TO_16_N(4)
+SINPE_TO_16_N(8)
+#undef SINPE_TO_16_N
 
 /*
  * Four values at element i.  With aligned (i a multiple of 4 and the buffer
@@ -173,16 +177,7 @@ inline float8 sinpe_load8(global const uchar *base, size_t i, const int dt)
 
 inline void sinpe_stream8_16(float8 x, global uchar *base, size_t i, const int dt)
 {
-    ushort8 u;
-    if (dt == SINPE_F16) {
-        vstore_half8_rte(x, 0, (half *)&u);
-    } else {
-        uint8 b = as_uint8(x);
-        uint8 rounded = (b + (uint8)(0x7fffu) + ((b >> 16) & (uint8)(1u))) >> 16;
-        uint8 quiet_nan = (b >> 16) | (uint8)(0x40u);
-        u = convert_ushort8(select(rounded, quiet_nan, (b & (uint8)(0x7fffffffu)) >
-                                                           (uint8)(0x7f800000u)));
-    }
+    ushort8 u = sinpe_to_16_8(x, dt);
 #ifdef SINPE_NT_STORE
     __builtin_nontemporal_store(u, (global ushort8 *)((global ushort *)base + i));
 #else

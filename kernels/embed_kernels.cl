@@ -4,7 +4,6 @@
  * embed_two_pass.cl).
  */
 
-
 /* The body of a _fast or _stream kernel (the conditions are constants).
    _stream kernels with 16-bit output take eight columns per work-item,
    bf16 pairs included (fused bf16 mid d4096: 10.9-12.8 ms against 14.6-14.9

@@ -320,8 +320,9 @@ static sinpe_status enqueue(sinpe_table *t, int mode, cl_command_queue queue,
     /* gather reads no position: only a padding policy rules its _fast part out. */
     int fast = mode == MODE_GATHER ? a->pad_policy == SINPE_PAD_NONE : fast_kernels_apply(a, rows);
     int part = fast ? SINPE_PART_FAST : SINPE_PART_TABLE;
-    if (fast && mode != MODE_ADD && stores_aligned(a, &p, stream_unit(a->out_dtype)) &&
-        streams(&ctx->tune, a, p.dim))
+    /* The size first: the alignment check asks the runtime about the buffer. */
+    if (fast && mode != MODE_ADD && streams(&ctx->tune, a, p.dim) &&
+        stores_aligned(a, &p, stream_unit(a->out_dtype)))
         part = SINPE_PART_STREAM;
 
     cl_mem d = ctx->dummy;

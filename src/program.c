@@ -37,9 +37,9 @@ static void kernel_name(int k, char *buf, size_t n)
 /* Whether the kernel files define slot k in a build with this tuning. */
 static int kernel_exists(int k, const sinpe__tuning *tune)
 {
-    int part = (k - SINPE_K_EMBED) % SINPE_PARTS;
     if (k < SINPE_K_EMBED)
         return 1;
+    int part = (k - SINPE_K_EMBED) % SINPE_PARTS;
     if (part == SINPE_PART_OTF)
         return k < SINPE_K_GATHER || k >= SINPE_K_ADD;
     if (part == SINPE_PART_STREAM)
