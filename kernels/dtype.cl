@@ -16,18 +16,21 @@ inline ushort sinpe_to_bf16(float f)
     return (ushort)((u & 0x7fffffffu) > 0x7f800000u ? quiet_nan : rounded);
 }
 
-/* The same on N values at once (sinpe_to_bf16_4, sinpe_to_bf16_8), and N
-   values rounded to either 16-bit type, as bits (sinpe_to_16_4,
-   sinpe_to_16_8).  All are branch-free: CPU runtimes vectorise across
-   work-items only then. */
+/* The same on N values at once, as 32-bit lanes (sinpe_bf16_bits_4 and _8)
+   or narrowed (sinpe_to_bf16_4 and _8), and N values rounded to either
+   16-bit type, as bits (sinpe_to_16_4, sinpe_to_16_8).  All are
+   branch-free: CPU runtimes vectorise across work-items only then. */
 #define SINPE_TO_16_N(N)                                                                  \
-    inline ushort##N sinpe_to_bf16_##N(float##N f)                                       \
+    inline uint##N sinpe_bf16_bits_##N(float##N f)                                       \
     {                                                                                     \
         uint##N u = as_uint##N(f);                                                        \
         uint##N rounded = (u + (uint##N)(0x7fffu) + ((u >> 16) & (uint##N)(1u))) >> 16;   \
         uint##N quiet_nan = (u >> 16) | (uint##N)(0x40u);                                 \
-        return convert_ushort##N(                                                         \
-            select(rounded, quiet_nan, (u & (uint##N)(0x7fffffffu)) > (uint##N)(0x7f800000u))); \
+        return select(rounded, quiet_nan, (u & (uint##N)(0x7fffffffu)) > (uint##N)(0x7f800000u)); \
+    }                                                                                     \
+    inline ushort##N sinpe_to_bf16_##N(float##N f)                                       \
+    {                                                                                     \
+        return convert_ushort##N(sinpe_bf16_bits_##N(f));                                 \
     }                                                                                     \
     inline ushort##N sinpe_to_16_##N(float##N x, const int dt)                           \
     {                                                                                     \
@@ -177,6 +180,18 @@ inline float8 sinpe_load8(global const uchar *base, size_t i, const int dt)
 
 inline void sinpe_stream8_16(float8 x, global uchar *base, size_t i, const int dt)
 {
+#if defined(SINPE_NT_STORE) && defined(__ENDIAN_LITTLE__)
+    /* bf16 packed by hand: given the narrowing below, clang folds it into
+       a truncating store (vpmovdw on x86) and drops the non-temporal hint,
+       so bf16 outputs were stored plainly (pocl 3.1).  Lane 2k is the low
+       half of word k. */
+    if (dt == SINPE_BF16) {
+        uint8 r = sinpe_bf16_bits_8(x);
+        __builtin_nontemporal_store(r.even | (r.odd << 16),
+                                    (global uint4 *)((global ushort *)base + i));
+        return;
+    }
+#endif
     ushort8 u = sinpe_to_16_8(x, dt);
 #ifdef SINPE_NT_STORE
     __builtin_nontemporal_store(u, (global ushort8 *)((global ushort *)base + i));
