@@ -205,7 +205,7 @@ SINPE_API void sinpe_context_options_init(sinpe_context_options *options);
  * where positions are not known to lie in the table, and scalar code the
  * runtime vectorises when both weights and output are bf16 and every
  * position comes from the table, and non-temporal stores for outputs of
- * 32 MiB or more that the table-only embed and gather calls write with
+ * 16 MiB or more that the table-only embed and gather calls write with
  * aligned offsets and strides (multiples of four elements, eight for
  * 16-bit output); GPUs: two
  * sequences, one pass, tiled table rows, vector-pointer accesses; the
@@ -216,7 +216,7 @@ SINPE_API void sinpe_context_options_init(sinpe_context_options *options);
  * SINPE_ALIGNED_IO (0, 1: accesses through vector pointers when a call's
  * offsets and strides are multiples of four elements and its buffers
  * 16-byte aligned), SINPE_COL_BF16 (0, 1: the scalar bf16 kernels) and
- * SINPE_STREAM (0: never; 1: outputs of 32 MiB or more; 2: every call that
+ * SINPE_STREAM (0: never; 1: outputs of 16 MiB or more; 2: every call that
  * can) override each choice, for tests and tuning; the results are the
  * same bits in every shape.
  */

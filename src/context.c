@@ -66,10 +66,12 @@ static unsigned env_choice(const char *name, const char *const *allowed, unsigne
  *   a plain store reads each line before writing it, which costs a
  *   memory-bound kernel a third of its traffic (fused mid 32x512 d4096
  *   fp32 21.1 -> 13.8 ms, gather alike; a 256 MiB copy 21.8 -> 16.0 ms).
- *   Below SINPE_STREAM_BYTES they store plainly: the kernel gains nothing
- *   measurable there (decode), and the caller's next step finds the output
- *   in cache (an add after a streamed decode gather: 24 -> 103 us at
- *   d1024).  add reads its output first, and streamed stores made it 3x
+ *   Below SINPE_STREAM_BYTES (16 MiB) they store plainly: the kernel gains
+ *   nothing measurable there (decode), and the caller's next step finds
+ *   the output in cache (an add after a streamed decode gather: 24 -> 103
+ *   us at d1024).  At 16 MiB streaming pays even for a caller that reads
+ *   the output next (fp16 prefill 4x2048 d1024: fused 1.79 -> 1.05 ms, the
+ *   gather + add pair 2.04 -> 2.02 ms).  add reads its output first, and streamed stores made it 3x
  *   slower.  Streamed 16-bit outputs take eight columns per work-item and
  *   one 16-byte store per sequence (fused fp16 mid d4096 13.0 -> 7.4 ms,
  *   bf16 14.6 -> 10.9-12.8 ms against the scalar body).

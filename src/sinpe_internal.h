@@ -134,7 +134,7 @@ typedef struct sinpe__tuning {
 
 /* The smallest output that tune.stream 1 writes non-temporally: smaller ones
    are likely read again soon, from cache (context.c has the figures). */
-#define SINPE_STREAM_BYTES ((size_t)32 << 20)
+#define SINPE_STREAM_BYTES ((size_t)16 << 20)
 
 /* Builds the kernels for dev; disk_cache != 0 tries the on-disk binary
  * cache first and stores a binary built from source in it. */
