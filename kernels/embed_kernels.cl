@@ -22,11 +22,11 @@
    sinpe_table_body (the host sizes its range for SINPE_SEQS sequences
    per work-item), in one-pass builds the general body. */
 #if SINPE_ONE_PASS
-#define SINPE_TABLE_PART(mode, et, ot) \
+#define SINPE_TABLE_PART(mode, et, ot, stream) \
     sinpe_embed_body(mode, et, ot, SINPE_PART_TABLE, SINPE_EMBED_PASS)
 #else
-#define SINPE_TABLE_PART(mode, et, ot) \
-    sinpe_table_body(mode, et, ot, ids, E, out, tab, pos, seq_start, pad_count, a)
+#define SINPE_TABLE_PART(mode, et, ot, stream) \
+    sinpe_table_body(mode, et, ot, stream, ids, E, out, tab, pos, seq_start, pad_count, a)
 #endif
 
 /* Adds the number of ids outside the rows held to *bad (shards: negative ids only). */
@@ -57,7 +57,7 @@ kernel void sinpe_count_bad_ids(global const int *restrict ids, ulong ids_off, u
     }                                                                             \
     kernel void sinpe_embed_##ETN##_##OTN(SINPE_EMBED_ARGS)                       \
     {                                                                             \
-        SINPE_TABLE_PART(SINPE_MODE_FUSED, ET, OT);                               \
+        SINPE_TABLE_PART(SINPE_MODE_FUSED, ET, OT, 0);                            \
     }                                                                             \
     kernel void sinpe_embed_##ETN##_##OTN##_otf(SINPE_EMBED_ARGS)                 \
     {                                                                             \
@@ -73,8 +73,18 @@ kernel void sinpe_count_bad_ids(global const int *restrict ids, ulong ids_off, u
         sinpe_embed_body(SINPE_MODE_GATHER, ET, OT, SINPE_PART_TABLE, SINPE_EMBED_PASS); \
     }
 
-/* The _fast fused and gather kernels with non-temporal stores: only in
-   builds with SINPE_STREAM (the host creates them only then). */
+/* The _fast fused and gather kernels, and the fused table part of
+   two-pass builds, with non-temporal stores: only in builds with
+   SINPE_STREAM (the host creates them only then). */
+#if SINPE_ONE_PASS
+#define SINPE_TABLE_STREAM_KERNEL(ET, ETN, OT, OTN)
+#else
+#define SINPE_TABLE_STREAM_KERNEL(ET, ETN, OT, OTN)                               \
+    kernel void sinpe_embed_##ETN##_##OTN##_table_stream(SINPE_EMBED_ARGS)        \
+    {                                                                             \
+        SINPE_TABLE_PART(SINPE_MODE_FUSED, ET, OT, 1);                            \
+    }
+#endif
 #if SINPE_STREAM
 #define SINPE_STREAM_KERNELS(ET, ETN, OT, OTN)                                    \
     kernel void sinpe_embed_##ETN##_##OTN##_stream(SINPE_EMBED_ARGS)              \
@@ -84,7 +94,8 @@ kernel void sinpe_count_bad_ids(global const int *restrict ids, ulong ids_off, u
     kernel void sinpe_gather_##ETN##_##OTN##_stream(SINPE_EMBED_ARGS)             \
     {                                                                             \
         SINPE_FAST(SINPE_MODE_GATHER, ET, OT, 1);                                 \
-    }
+    }                                                                             \
+    SINPE_TABLE_STREAM_KERNEL(ET, ETN, OT, OTN)
 #else
 #define SINPE_STREAM_KERNELS(ET, ETN, OT, OTN)
 #endif
@@ -109,7 +120,7 @@ SINPE_PAIR_KERNELS(SINPE_BF16, bf16, SINPE_BF16, bf16)
     }                                                                             \
     kernel void sinpe_add_##OTN(SINPE_EMBED_ARGS)                                 \
     {                                                                             \
-        SINPE_TABLE_PART(SINPE_MODE_ADD, SINPE_F32, OT);                          \
+        SINPE_TABLE_PART(SINPE_MODE_ADD, SINPE_F32, OT, 0);                       \
     }                                                                             \
     kernel void sinpe_add_##OTN##_otf(SINPE_EMBED_ARGS)                           \
     {                                                                             \

@@ -16,7 +16,18 @@
  * general body, one token per work-item, took 45-51 ms for an explicit
  * table part (mid 32x512 d4096), this one 32 ms without a padding policy
  * and 36 ms with one (one token step for both: 38 ms).
+ *
+ * A work-item takes SINPE_TABLE_VEC columns (16 on CPUs), not SINPE_VEC:
+ * each sequence's position, id and checks are paid once per 16 columns
+ * (explicit fused mid d4096, positions at random offsets: 36 -> 31 ms;
+ * the explicit add 23 -> 16.5 ms; fp16 fused 32 -> 18 ms).  With stream
+ * (the fused _table_stream kernels, for outputs the host would stream),
+ * whole rows of eight columns are computed as float8 and stored
+ * non-temporally, four fp32 or eight 16-bit values per store: 31 -> 20 ms.
  */
+#ifndef SINPE_TABLE_VEC
+#define SINPE_TABLE_VEC SINPE_VEC
+#endif
 /* Sequence b0 + s (the last one past the end): its row and output offset,
    then its id step (with or without a padding policy), then its position. */
 #define SINPE_POS_ROW(s)                                                                \
@@ -62,15 +73,31 @@
         x[s] = add_pe[s] ? x[s] + pe[s] : x[s];                                         \
         sinpe_store_n(zero[s] ? (float4)(0.0f) : x[s], out, o[s] + at, n, ot, al);      \
     }
+/* The streamed form (fused only): eight columns. */
+#define SINPE_POS_LOAD8(s)                                                              \
+    x[s] = sinpe_load8(E, e[s] + at, et);                                               \
+    pe[s] = vload8(0, tab + pe_at[s] + at);
+#define SINPE_POS_STORE8(s)                                                             \
+    if (live[s]) {                                                                      \
+        x[s] = ok[s] ? a.scale * x[s] : (float8)(0.0f);                                 \
+        x[s] = add_pe[s] ? x[s] + pe[s] : x[s];                                         \
+        x[s] = zero[s] ? (float8)(0.0f) : x[s];                                         \
+        if (ot == SINPE_F32) {                                                          \
+            sinpe_stream4(x[s].lo, (global float *)out + o[s] + at);                    \
+            sinpe_stream4(x[s].hi, (global float *)out + o[s] + at + 4);                \
+        } else {                                                                        \
+            sinpe_stream8_16(x[s], out, o[s] + at, ot);                                 \
+        }                                                                               \
+    }
 
-inline void sinpe_table_body(const int mode, const int et, const int ot,
+inline void sinpe_table_body(const int mode, const int et, const int ot, const int stream,
                                 global const int *restrict ids, global const uchar *restrict E,
                                 global uchar *restrict out, global const float *restrict tab,
                                 global const int *restrict pos,
                                 global const int *restrict seq_start,
                                 global const int *restrict pad_count, sinpe_embed_params a)
 {
-    int c = (int)get_global_id(0) * SINPE_VEC;
+    int c = (int)get_global_id(0) * SINPE_TABLE_VEC;
     size_t b0 = get_global_id(1) * SINPE_SEQS;
     uint t = (uint)get_global_id(2);
     if (c >= (int)a.dim || b0 >= a.n_seqs || t >= a.seq_len)
@@ -85,12 +112,23 @@ inline void sinpe_table_body(const int mode, const int et, const int ot,
     } else {
         SINPE_EACH_SEQ(SINPE_POS_TOKEN)
     }
+#if SINPE_TABLE_VEC >= 8
+    if (stream && mode == SINPE_MODE_FUSED && c + SINPE_TABLE_VEC <= (int)a.dim) {
+        for (int q = 0; q < SINPE_TABLE_VEC / 8; q++) {
+            size_t at = 8 * q;
+            float8 x[SINPE_SEQS], pe[SINPE_SEQS];
+            SINPE_EACH_SEQ(SINPE_POS_LOAD8)
+            SINPE_EACH_SEQ(SINPE_POS_STORE8)
+        }
+        return;
+    }
+#endif
     /* Whole vectors apart from the row's end, as in sinpe_fast_body: with
        n a constant the loads and stores lose their lane checks (explicit
        fused mid d4096: 34.4 -> 31.0 ms in the harness). */
-#if SINPE_VEC >= 4
-    if (c + SINPE_VEC <= (int)a.dim) {
-        for (int q = 0; q < SINPE_VEC / 4; q++) {
+#if SINPE_TABLE_VEC >= 4
+    if (c + SINPE_TABLE_VEC <= (int)a.dim) {
+        for (int q = 0; q < SINPE_TABLE_VEC / 4; q++) {
             const int n = 4;
             size_t at = 4 * q;
             float4 x[SINPE_SEQS], pe[SINPE_SEQS];
@@ -100,8 +138,8 @@ inline void sinpe_table_body(const int mode, const int et, const int ot,
         return;
     }
 #endif
-    for (int j = 0; j < SINPE_VEC && c + j < (int)a.dim; j += 4) {
-        int n = min(min(SINPE_VEC - j, 4), (int)a.dim - c - j);
+    for (int j = 0; j < SINPE_TABLE_VEC && c + j < (int)a.dim; j += 4) {
+        int n = min(min(SINPE_TABLE_VEC - j, 4), (int)a.dim - c - j);
         size_t at = j;
         float4 x[SINPE_SEQS], pe[SINPE_SEQS];
         SINPE_EACH_SEQ(SINPE_POS_LOAD)
@@ -114,6 +152,8 @@ inline void sinpe_table_body(const int mode, const int et, const int ot,
 #undef SINPE_POS_TOKEN_NOPAD
 #undef SINPE_POS_LOAD
 #undef SINPE_POS_STORE
+#undef SINPE_POS_LOAD8
+#undef SINPE_POS_STORE8
 #undef SINPE_EACH_SEQ
 
 /*

@@ -52,7 +52,9 @@ static unsigned env_choice(const char *name, const char *const *allowed, unsigne
  *   _fast kernels (fused mid 32x512 d4096 21.5 against 32.3 ms with one;
  *   eight: 27 ms) and in the table part of the other fused and add calls
  *   (explicit fused mid d4096 55.6 -> 42.9 ms; 36.7 ms once the on-the-fly
- *   part took one token per work-item), the largest work-group,
+ *   part took one token per work-item), where a work-item takes sixteen
+ *   columns (table_vec; 36 -> 31 ms, explicit add 23 -> 16.5 ms), the
+ *   largest work-group,
  *   branch-free two-pass general kernels (a call to the evaluation stops
  *   the vectoriser), one table value per work-item.  The _fast fused and
  *   gather kernels with bf16 weights and output are the exception (when
@@ -62,7 +64,8 @@ static unsigned env_choice(const char *name, const char *const *allowed, unsigne
  *   bottleneck): fused mid 32x512 d4096 bf16 22.0 -> 15.4 ms.  With fp32
  *   or fp16 data the float4 body stays ahead (memory-bound, or conversions
  *   through calls the vectoriser cannot widen).  Large outputs of the
- *   _fast fused and gather calls are stored non-temporally (stream 1):
+ *   _fast fused and gather calls and of the fused table part are stored
+ *   non-temporally (stream 1):
  *   a plain store reads each line before writing it, which costs a
  *   memory-bound kernel a third of its traffic (fused mid 32x512 d4096
  *   fp32 21.1 -> 13.8 ms, gather alike; a 256 MiB copy 21.8 -> 16.0 ms).
@@ -71,10 +74,11 @@ static unsigned env_choice(const char *name, const char *const *allowed, unsigne
  *   the output in cache (an add after a streamed decode gather: 24 -> 103
  *   us at d1024).  At 16 MiB streaming pays even for a caller that reads
  *   the output next (fp16 prefill 4x2048 d1024: fused 1.79 -> 1.05 ms, the
- *   gather + add pair 2.04 -> 2.02 ms).  add reads its output first, and streamed stores made it 3x
- *   slower.  Streamed 16-bit outputs take eight columns per work-item and
- *   one 16-byte store per sequence (fused fp16 mid d4096 13.0 -> 7.4 ms,
- *   bf16 14.6 -> 10.9-12.8 ms against the scalar body).
+ *   gather + add pair 2.04 -> 2.02 ms).  add reads its output first, and
+ *   streamed stores made it 3x slower.  Streamed 16-bit outputs take
+ *   eight columns per work-item and one 16-byte store per sequence (fused
+ *   fp16 mid d4096 13.0 -> 7.4 ms, bf16 14.6 -> 10.9-12.8 ms against the
+ *   scalar body).
  *   GPUs: four columns, through vector pointers where the call's offsets
  *   allow (16-byte fp32 accesses; vload4 through a float pointer ran 10% slower),
  *   two sequences per work-item in the _fast kernels so that each thread
@@ -84,8 +88,9 @@ static unsigned env_choice(const char *name, const char *const *allowed, unsigne
  *   tiles (an eighth of the cache loads per value).
  *   GPUs do not stream (stream 0): their stores do not read the line
  *   first, and nothing was measured there.
- * SINPE_VEC, SINPE_SEQS, SINPE_ONE_PASS, SINPE_WG, SINPE_ROW_TILE,
- * SINPE_ALIGNED_IO, SINPE_COL_BF16 and SINPE_STREAM override each choice:
+ * SINPE_VEC, SINPE_TABLE_VEC, SINPE_SEQS, SINPE_ONE_PASS, SINPE_WG,
+ * SINPE_ROW_TILE, SINPE_ALIGNED_IO, SINPE_COL_BF16 and SINPE_STREAM
+ * override each choice:
  * the tests run the GPU shape on a CPU device and stream every call they
  * can, the sweep times every shape.  A value
  * outside the allowed ones is ignored.
@@ -93,6 +98,7 @@ static unsigned env_choice(const char *name, const char *const *allowed, unsigne
 static void tuning_pick(const sinpe__device_info *info, sinpe__tuning *t)
 {
     static const char *const vecs[] = {"1", "4", "8", NULL};
+    static const char *const table_vecs[] = {"1", "4", "8", "16", NULL};
     static const char *const seqs[] = {"1", "2", "4", "8", NULL};
     static const char *const bits[] = {"0", "1", NULL};
     static const char *const trits[] = {"0", "1", "2", NULL};
@@ -100,6 +106,7 @@ static void tuning_pick(const sinpe__device_info *info, sinpe__tuning *t)
     static const char *const wgs[] = {"0", "32", "64", "128", "256", "512", "1024", NULL};
     int cpu = (info->type & CL_DEVICE_TYPE_CPU) != 0;
     t->vec = env_choice("SINPE_VEC", vecs, 4);
+    t->table_vec = env_choice("SINPE_TABLE_VEC", table_vecs, cpu ? 16 : 4);
     t->seqs = env_choice("SINPE_SEQS", seqs, cpu ? 4 : 2);
     t->one_pass = (int)env_choice("SINPE_ONE_PASS", bits, cpu ? 0 : 1);
     t->wg_cap = env_choice("SINPE_WG", wgs, cpu ? 0 : 256);

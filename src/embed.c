@@ -196,10 +196,10 @@ static int accesses_aligned(int mode, const sinpe_embed_args *a, const embed_par
     return stores_aligned(a, p, 4);
 }
 
-/* The element multiple that the stores of a _stream kernel need for their
-   16-byte alignment: four floats, or eight values of a 16-bit type, which
-   those kernels write eight columns per work-item (kernels/embed_fast.cl,
-   sinpe_stream16_body). */
+/* The element multiple that the stores of a _stream or _table_stream kernel
+   need for their 16-byte alignment: four floats, or eight values of a 16-bit
+   type, which those kernels write eight at a time (kernels/embed_fast.cl,
+   sinpe_stream16_body; kernels/embed_two_pass.cl). */
 static cl_ulong stream_unit(sinpe_dtype out_dtype)
 {
     return out_dtype == SINPE_F32 ? 4 : 8;
@@ -213,8 +213,8 @@ static int takes_col(const sinpe__tuning *tu, int mode, const sinpe_embed_args *
            a->out_dtype == SINPE_BF16;
 }
 
-/* Whether a _fast fused or gather call with aligned stores stores
-   non-temporally (tune.stream, sinpe__tuning). */
+/* Whether a call that can stream (with aligned stores) does: by the size
+   of its output (tune.stream, sinpe__tuning). */
 static int streams(const sinpe__tuning *tu, const sinpe_embed_args *a, size_t dim)
 {
     size_t bytes = a->n_seqs * a->seq_len * dim * dtype_size(a->out_dtype);
@@ -318,12 +318,15 @@ static sinpe_status enqueue(sinpe_table *t, int mode, cl_command_queue queue,
     p.tab_rows = (cl_int)rows;
     p.flags |= ctx->tune.aligned && accesses_aligned(mode, a, &p) ? F_ALIGNED : 0;
     /* gather reads no position: only a padding policy rules its _fast part out. */
+    const sinpe__tuning *tu = &ctx->tune;
     int fast = mode == MODE_GATHER ? a->pad_policy == SINPE_PAD_NONE : fast_kernels_apply(a, rows);
+    int general = !fast && (mode == MODE_GATHER || tu->one_pass); /* else a table part */
     int part = fast ? SINPE_PART_FAST : SINPE_PART_TABLE;
-    /* The size first: the alignment check asks the runtime about the buffer. */
-    if (fast && mode != MODE_ADD && streams(&ctx->tune, a, p.dim) &&
+    /* Streamed: the _fast fused and gather calls, the fused table part.
+       The size first: the alignment check asks the runtime about the buffer. */
+    if ((fast ? mode != MODE_ADD : mode == MODE_FUSED && !general) && streams(tu, a, p.dim) &&
         stores_aligned(a, &p, stream_unit(a->out_dtype)))
-        part = SINPE_PART_STREAM;
+        part = fast ? SINPE_PART_STREAM : SINPE_PART_TABLE_STREAM;
 
     cl_mem d = ctx->dummy;
     const cl_mem bufs[8] = {
@@ -354,13 +357,12 @@ static sinpe_status enqueue(sinpe_table *t, int mode, cl_command_queue queue,
      * (or its scalar bf16 form, col, or for _stream kernels with 16-bit
      * output its eight-column form, wide); the one-token general body (one-pass
      * builds, the gather's plain part); else, in two-pass builds, the
-     * four-sequence table part and then the per-token _otf part.
-     * Work-item (v, g, t): V columns of token t of S sequences from S g. */
-    const sinpe__tuning *tu = &ctx->tune;
-    int general = !fast && (mode == MODE_GATHER || tu->one_pass); /* _stream is fast */
+     * four-sequence table part (table_vec columns) and then the per-token
+     * _otf part.  Work-item (v, g, t): V columns of token t of S sequences
+     * from S g. */
     int wide = part == SINPE_PART_STREAM && a->out_dtype != SINPE_F32;
     int col = fast && !wide && takes_col(tu, mode, a);
-    size_t V = col ? 1 : wide ? 8 : tu->vec;
+    size_t V = col ? 1 : wide ? 8 : (!fast && !general) ? tu->table_vec : tu->vec;
     size_t S = col || general ? 1 : tu->seqs;
     const size_t n[3] = {(t->spec.dim + V - 1) / V, (a->n_seqs + S - 1) / S, a->seq_len};
     if (fast || general) {
@@ -377,8 +379,8 @@ static sinpe_status enqueue(sinpe_table *t, int mode, cl_command_queue queue,
         st = sinpe__context_launch3(ctx, queue, k, 9, args, sizes, n, 3, nwait, wait,
                                     &table_done);
         if (st == SINPE_SUCCESS) {
-            st = sinpe__context_launch3(ctx, queue, k + 1, 9, args, sizes, n_otf, 1, 1,
-                                        &table_done, event);
+            st = sinpe__context_launch3(ctx, queue, k - part + SINPE_PART_OTF, 9, args, sizes,
+                                        n_otf, 1, 1, &table_done, event);
             clReleaseEvent(table_done);
         }
     }

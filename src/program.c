@@ -9,7 +9,8 @@
 #include <string.h>
 
 static const char *const dtype_names[3] = {"f32", "f16", "bf16"};
-static const char *const part_suffix[SINPE_PARTS] = {"_fast", "", "_otf", "_stream"};
+static const char *const part_suffix[SINPE_PARTS] = {"_fast", "", "_otf", "_stream",
+                                                      "_table_stream"};
 
 /* The kernel function name of slot k, as the kernel files define it. */
 static void kernel_name(int k, char *buf, size_t n)
@@ -44,6 +45,8 @@ static int kernel_exists(int k, const sinpe__tuning *tune)
         return k < SINPE_K_GATHER || k >= SINPE_K_ADD;
     if (part == SINPE_PART_STREAM)
         return k < SINPE_K_ADD && tune->stream;
+    if (part == SINPE_PART_TABLE_STREAM)
+        return k < SINPE_K_GATHER && tune->stream && !tune->one_pass;
     return 1;
 }
 
@@ -159,10 +162,11 @@ sinpe_status sinpe__program_build(cl_context ctx, cl_device_id dev, sinpe_math m
     /* Never -cl-fast-relaxed-math: the encoding's accuracy depends on IEEE rounding. */
     snprintf(options, sizeof options,
              "-cl-std=CL1.2 -DSINPE_FP64=%d -DSINPE_STEP_SHIFT=%d -DSINPE_VEC=%u "
-             "-DSINPE_SEQS=%u -DSINPE_ONE_PASS=%d -DSINPE_ROW_TILE=%u -DSINPE_ALIGNED_IO=%d "
-             "-DSINPE_COL_BF16=%d -DSINPE_STREAM=%d",
-             math == SINPE_MATH_FP64 ? 1 : 0, SINPE_STEP_SHIFT, tune->vec, tune->seqs,
-             tune->one_pass, tune->row_tile, tune->aligned, tune->col_bf16, tune->stream != 0);
+             "-DSINPE_TABLE_VEC=%u -DSINPE_SEQS=%u -DSINPE_ONE_PASS=%d -DSINPE_ROW_TILE=%u "
+             "-DSINPE_ALIGNED_IO=%d -DSINPE_COL_BF16=%d -DSINPE_STREAM=%d",
+             math == SINPE_MATH_FP64 ? 1 : 0, SINPE_STEP_SHIFT, tune->vec, tune->table_vec,
+             tune->seqs, tune->one_pass, tune->row_tile, tune->aligned, tune->col_bf16,
+             tune->stream != 0);
     if (disk_cache) {
         sinpe__cache_open(&cache, dev, options);
         if (load_cached(&cache, ctx, dev, options, tune, prog))

@@ -77,20 +77,28 @@ extern const unsigned long sinpe__kernel_source_len;
  * Kernel slots; the typed families hold one kernel per storage type (pair),
  * the embed, gather and add families SINPE_PARTS slots each
  * (kernels/embed*.cl).  Some slots stay empty: gather
- * reads no position (no _otf part), add never streams, and _stream kernels
- * exist only in builds with tune.stream.
+ * reads no position (no _otf part), add never streams, _stream kernels
+ * exist only in builds with tune.stream, and _table_stream kernels (the
+ * fused table part, streamed) only in those that are also two-pass.
  */
-enum { SINPE_PART_FAST, SINPE_PART_TABLE, SINPE_PART_OTF, SINPE_PART_STREAM, SINPE_PARTS };
+enum {
+    SINPE_PART_FAST,
+    SINPE_PART_TABLE,
+    SINPE_PART_OTF,
+    SINPE_PART_STREAM,
+    SINPE_PART_TABLE_STREAM,
+    SINPE_PARTS
+};
 enum sinpe__kernel_id {
     SINPE_K_TABLE_ANCHORS = 0,
     SINPE_K_TABLE_ROWS = 1,  /* + out dtype                                */
     SINPE_K_MAKE_POS = 4,
     SINPE_K_TIMESTEPS = 5,   /* + out dtype                                */
     SINPE_K_COUNT_BAD = 8,
-    SINPE_K_EMBED = 9,       /* + 4 * (3 * weights dtype + out dtype) + part */
-    SINPE_K_GATHER = 45,     /* + 4 * (3 * weights dtype + out dtype) + part */
-    SINPE_K_ADD = 81,        /* + 4 * out dtype + part                     */
-    SINPE_K_COUNT = 93
+    SINPE_K_EMBED = 9,       /* + 5 * (3 * weights dtype + out dtype) + part */
+    SINPE_K_GATHER = 54,     /* + 5 * (3 * weights dtype + out dtype) + part */
+    SINPE_K_ADD = 99,        /* + 5 * out dtype + part                     */
+    SINPE_K_COUNT = 114
 };
 
 typedef struct sinpe__program {
@@ -104,6 +112,8 @@ typedef struct sinpe__program {
  * The shape of the embedding kernels' work, chosen per device (context.c)
  * and compiled into the program:
  *   vec       columns per work-item (1, 4 or 8);
+ *   table_vec columns per work-item in the table parts of two-pass builds
+ *             (1, 4, 8 or 16);
  *   seqs      sequences per work-item at one position (1, 2, 4 or 8) in
  *             the _fast kernels and the two-pass table parts: their loads
  *             are issued together (and the _fast PE row loaded once);
@@ -121,13 +131,14 @@ typedef struct sinpe__program {
  *             scalar code
  *             (kernels/embed_fast.cl, sinpe_col_body); vec and seqs do not
  *             apply to them;
- *   stream    the _fast fused and gather calls store non-temporally
- *             (their _stream kernels, kernels/dtype.cl sinpe_stream4):
+ *   stream    the _fast fused and gather calls and the fused table parts of
+ *             two-pass builds store non-temporally (their _stream and
+ *             _table_stream kernels, kernels/dtype.cl sinpe_stream4):
  *             0 never, 1 when the call writes at least SINPE_STREAM_BYTES
  *             and its accesses are aligned, 2 whenever they are aligned.
  */
 typedef struct sinpe__tuning {
-    unsigned vec, seqs, row_tile;
+    unsigned vec, table_vec, seqs, row_tile;
     int one_pass, aligned, col_bf16, stream;
     size_t wg_cap;
 } sinpe__tuning;

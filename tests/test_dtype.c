@@ -134,6 +134,7 @@ typedef struct drun {
     int32_t start;
     int skip_pe;
     size_t out_offset, out_stride;
+    int explicit_pos; /* the positions (start + t) from a buffer: the table part */
 } drun;
 
 /* Runs r with the paper's split layout at r->dim and checks every element of
@@ -146,9 +147,9 @@ static void run_drun(sinpe_context *ctx, cl_command_queue q, const drun *r)
     size_t osz = fr_dtype_size(r->ot), wsz = fr_dtype_size(r->wt);
     size_t rows = (size_t)r->start + r->seq_len; /* every position inside the table */
     char what[256];
-    snprintf(what, sizeof what, "%s (weights %s, out %s, dim %zu, scale %g%s)", r->name,
+    snprintf(what, sizeof what, "%s (weights %s, out %s, dim %zu, scale %g%s%s)", r->name,
              fr_dtype_name(r->wt), fr_dtype_name(r->ot), dim, (double)r->token_scale,
-             r->skip_pe ? ", skip_pe" : "");
+             r->skip_pe ? ", skip_pe" : "", r->explicit_pos ? ", positions buffer" : "");
 
     sinpe_spec spec =
         tu_spec(dim, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ZERO_LAST, 1.0, 10000.0, 1.0);
@@ -184,6 +185,15 @@ static void run_drun(sinpe_context *ctx, cl_command_queue q, const drun *r)
     a.weights_dtype = r->wt;
     a.out_dtype = r->ot;
     a.skip_pe = r->skip_pe;
+    cl_mem pos_m = NULL;
+    if (r->explicit_pos) {
+        int32_t *pos = tu_malloc(n * sizeof *pos);
+        for (size_t i = 0; i < n; i++)
+            pos[i] = (int32_t)(i % r->seq_len);
+        pos_m = tu_buffer(ctx, n * sizeof *pos, pos);
+        free(pos);
+        a.positions = pos_m;
+    }
     TU_OK(sinpe_enqueue_embed(tab, q, &a, 0, NULL, NULL));
     TU_CL(clFinish(q));
     void *got = tu_malloc(no * osz);
@@ -232,6 +242,8 @@ static void run_drun(sinpe_context *ctx, cl_command_queue q, const drun *r)
     clReleaseMemObject(ids_m);
     clReleaseMemObject(w_m);
     clReleaseMemObject(out_m);
+    if (pos_m)
+        clReleaseMemObject(pos_m);
     sinpe_table_release(tab);
 }
 
@@ -276,11 +288,14 @@ START_TEST(dtype_pairs_random)
         ids[4] = -1;
         ids[27] = (int32_t)vocab;
         ids[53] = INT32_MAX;
-        /* The second run's output is aligned at dim 64 (offset and stride
-           multiples of eight): the vector-pointer and streamed stores. */
-        for (int si = 0; si < 2; si++) {
+        /* The second and third runs' outputs are aligned at dim 64 (offset
+           and stride multiples of eight): the vector-pointer and streamed
+           stores; the third reads its positions from a buffer (the table
+           part of CPU builds). */
+        for (int si = 0; si < 3; si++) {
             size_t off = si ? 8 : 3, stride = dim + (si ? 8 : 5);
-            drun r = {"random", wt, ot, dim, vocab, 3, 20, w, ids, scales[si], 5, 0, off, stride};
+            drun r = {"random", wt,  ot, dim, vocab, 3, 20, w, ids, scales[si % 2], 5, 0,
+                      off,      stride, si == 2};
             run_drun(ctx, q, &r);
         }
         free(w);
@@ -406,7 +421,8 @@ START_TEST(dtype_edges)
          * from 0, so sin columns of row 0 add exactly 0) the sum is rounded. */
         for (int with_pe = 0; with_pe < 2; with_pe++) {
             size_t off = dim == 8 ? 8 : 1, stride = dim == 8 ? 16 : dim + 1;
-            drun r = {"edges", wt, ot, dim, vocab, 2, vocab, w, ids, 1.0f, 0, !with_pe, off, stride};
+            drun r = {"edges", wt, ot, dim, vocab, 2, vocab, w, ids, 1.0f, 0, !with_pe, off, stride,
+                      0};
             run_drun(ctx, q, &r);
         }
         free(ids);

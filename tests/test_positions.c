@@ -508,7 +508,9 @@ static void fairseq_batch(tu_rng *rng, int32_t *ids, size_t n_seqs, size_t seq_l
 
 START_TEST(positions_fairseq)
 {
-    /* Long sequences make the device scan cross many segments. */
+    /* Long sequences make the device scan cross many segments.  The last two
+       cover the other padding policies (at dim 20 the table part's whole
+       vectors and its row end; streamed too under SINPE_STREAM=2). */
     static const struct {
         size_t n_seqs, seq_len;
         int32_t pad, start;
@@ -518,6 +520,8 @@ START_TEST(positions_fairseq)
         {7, 257, 0, 3, SINPE_PAD_NONE},
         {4, 1, 1, 0, SINPE_PAD_ZERO_PE},
         {6, 256, 2, -2, SINPE_PAD_ZERO_PE},
+        {5, 130, 1, 0, SINPE_PAD_ZERO_OUTPUT},
+        {3, 97, 2, 4, SINPE_PAD_ZERO_EMBEDDING},
     };
     char name[64];
     snprintf(name, sizeof name, "fairseq %zux%zu pad %d start %d", cfg[_i].n_seqs,
@@ -916,7 +920,7 @@ Suite *suite_positions(void)
     tcase_add_test(tc, positions_seq_starts);
     tcase_add_loop_test(tc, positions_explicit, 0, 4);
     tcase_add_loop_test(tc, positions_pad_counts, 0, 2);
-    tcase_add_loop_test(tc, positions_fairseq, 0, 4);
+    tcase_add_loop_test(tc, positions_fairseq, 0, 6);
     tcase_add_loop_test(tc, positions_beyond_table, 0, 4);
     suite_add_tcase(s, tc);
 

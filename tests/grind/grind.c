@@ -483,7 +483,7 @@ done:
 enum {
     CFG_PLAIN, CFG_OFFSETS, CFG_POSITIONS, CFG_BROADCAST, CFG_SEQ_STARTS, CFG_STARTS_AND_POS,
     CFG_FAIRSEQ_RIGHT, CFG_FAIRSEQ_LEFT, CFG_ZERO_OUTPUT, CFG_ZERO_EMBEDDING, CFG_SHARD_SKIP,
-    CFG_SHARD_PAD, CFG_FAR, CFG_NO_ROWS, CFG_GROUPS, CFG_COUNT
+    CFG_SHARD_PAD, CFG_FAR, CFG_NO_ROWS, CFG_GROUPS, CFG_ALIGNED_ROWS, CFG_COUNT
 };
 
 static const size_t case_dims[] = {1, 3, 7, 13, 16, 8, 2, 5};
@@ -651,6 +651,22 @@ static void setup_case(int cfg, int pair, ecase *c)
         a->start = 7;
         c->on_context_queue = 1;
         break;
+    case CFG_ALIGNED_ROWS:
+        /* Offsets and strides in whole 16-byte blocks for every storage
+           type, and dim 24: the wide and streamed row paths (a CPU's table
+           part takes 16 columns, then an 8-column row end). */
+        c->name = "aligned rows, positions";
+        c->spec = make_spec(24, layout, SINPE_ODD_ZERO_LAST, 1.0, 10000.0, 1.0);
+        a->n_seqs = 5;
+        a->seq_len = 3;
+        a->out_offset = 8;
+        a->out_stride = 32;
+        a->weights_offset = 8;
+        a->weights_stride = 32;
+        c->with_positions = 1;
+        c->pos_lo = -2;
+        c->pos_hi = 20;
+        break;
     }
 }
 
@@ -773,8 +789,9 @@ static void run_all(int quick)
     for (int cfg = 0; cfg < CFG_COUNT; cfg++) {
         for (int pair = 0; pair < 9; pair++) {
             ecase c;
-            /* Every pair for the first two configurations, three for the others. */
-            if (cfg > CFG_OFFSETS && pair % 3 != cfg % 3)
+            /* Every pair for the first two configurations and the aligned
+               rows, three for the others. */
+            if (cfg > CFG_OFFSETS && cfg != CFG_ALIGNED_ROWS && pair % 3 != cfg % 3)
                 continue;
             if (quick && pair != 0 && pair != 4)
                 continue;
