@@ -201,17 +201,19 @@ SINPE_API void sinpe_context_options_init(sinpe_context_options *options);
  * name a file that replaces the embedded kernel source (the files of
  * kernels/ concatenated in build order); the disk cache is then bypassed.
  * The work shape of the kernels is chosen from the device type (CPU
- * runtimes: four sequences per work-item, with a second, on-the-fly pass
- * where positions are not known to lie in the table, and scalar code the
+ * runtimes: four sequences per work-item, sixteen columns each where
+ * positions are not known to lie in the table, followed by a second,
+ * on-the-fly pass there, and scalar code the
  * runtime vectorises when both weights and output are bf16 and every
  * position comes from the table, and non-temporal stores for outputs of
- * 16 MiB or more that the table-only embed and gather calls write with
+ * 16 MiB or more that the embed and gather calls write with
  * aligned offsets and strides (multiples of four elements, eight for
  * 16-bit output); GPUs: two
  * sequences, one pass, tiled table rows, vector-pointer accesses; the
  * reasons and the figures are in bench/RESULTS.md).  The
  * environment variables SINPE_VEC (1, 4 or 8 columns per work-item),
- * SINPE_SEQS (1, 2, 4, 8), SINPE_ONE_PASS (0, 1), SINPE_WG (largest
+ * SINPE_TABLE_VEC (1, 4, 8 or 16 columns per work-item where positions are
+ * checked against the table, on CPU runtimes), SINPE_SEQS (1, 2, 4, 8), SINPE_ONE_PASS (0, 1), SINPE_WG (largest
  * work-group, 0 for the kernel's limit), SINPE_ROW_TILE (1, 2, 4, 8) and
  * SINPE_ALIGNED_IO (0, 1: accesses through vector pointers when a call's
  * offsets and strides are multiples of four elements and its buffers
