@@ -210,9 +210,10 @@ typedef struct bench_range {
 
 #define BENCH_MAX_TABLE_DIMS 8
 typedef struct goal_tally {
-    bench_range pct_copy;          /* fused, fp32, implicit, prefill/mid: % of copy */
-    bench_range pct_stream;        /* the same against the streamed copy */
-    bench_range speedup;           /* unfused / fused device time, same rows */
+    /* [0]: implicit positions, [1]: explicit (reported, not the rows) */
+    bench_range pct_copy[2];       /* fused, fp32, prefill/mid: % of copy */
+    bench_range pct_stream[2];     /* the same against the streamed copy */
+    bench_range speedup[2];        /* unfused / fused device time, same rows */
     bench_range decode_wall;       /* unfused / fused wall time, fp32 implicit decode */
     bench_range vs_fp32[BENCH_N_DTYPES]; /* 16-bit GB/s over fp32's */
     size_t n_table, table_dim[BENCH_MAX_TABLE_DIMS];
