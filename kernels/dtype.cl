@@ -142,7 +142,7 @@ inline void sinpe_store4(float4 x, global uchar *base, size_t i, const int dt, b
  * -> 13.8 ms.  The host uses these only for outputs it will not read back
  * soon (large ones) and only when the access is 16-byte aligned: the
  * vector form needs it.  Without the builtin, a plain store.  16-bit
- * outputs stream eight values at a time (sinpe_stream8_16).
+ * outputs stream eight values at a time (sinpe_stream8).
  */
 #ifndef SINPE_STREAM
 #define SINPE_STREAM 0
@@ -163,11 +163,12 @@ inline void sinpe_stream4(float4 x, global float *p)
 }
 
 /*
- * Eight values at element i, and their non-temporal store rounded to a
- * 16-bit type: the _stream kernels with fp16 or bf16 output (CPU builds).
- * One 16-byte store per eight values (the access must be 16-byte aligned:
- * the host checks); pocl's fused fp16 mid 32x512 d4096 took 13 ms with
- * two 8-byte stores per eight values, 8 ms in this form (harness).
+ * Eight values at element i, and their non-temporal store in any output
+ * type: the _stream kernels with 16-bit output and the _table_stream ones
+ * (CPU builds).  fp32 takes two 16-byte stores, fp16 and bf16 one (the
+ * access must be 16-byte aligned: the host checks); pocl's fused fp16 mid
+ * 32x512 d4096 took 13 ms with two 8-byte stores per eight values, 8 ms in
+ * this form (harness).
  */
 inline float8 sinpe_load8(global const uchar *base, size_t i, const int dt)
 {
@@ -178,8 +179,13 @@ inline float8 sinpe_load8(global const uchar *base, size_t i, const int dt)
     return as_float8(convert_uint8(vload8(0, (global const ushort *)base + i)) << 16);
 }
 
-inline void sinpe_stream8_16(float8 x, global uchar *base, size_t i, const int dt)
+inline void sinpe_stream8(float8 x, global uchar *base, size_t i, const int dt)
 {
+    if (dt == SINPE_F32) {
+        sinpe_stream4(x.lo, (global float *)base + i);
+        sinpe_stream4(x.hi, (global float *)base + i + 4);
+        return;
+    }
 #if defined(SINPE_NT_STORE) && defined(__ENDIAN_LITTLE__)
     /* bf16 packed by hand: given the narrowing below, clang folds it into
        a truncating store (vpmovdw on x86) and drops the non-temporal hint,

@@ -112,7 +112,7 @@ inline void sinpe_fast_body(const int mode, const int et, const int ot, const in
 /*
  * The _stream kernels with fp16 or bf16 output (CPU builds): as
  * sinpe_fast_body, but eight columns per work-item in float8 arithmetic and
- * one 16-byte non-temporal store per sequence (sinpe_stream8_16); the host
+ * one 16-byte non-temporal store per sequence (sinpe_stream8); the host
  * sizes the range for eight columns and takes these kernels only when the
  * row length, offset and stride are multiples of eight.  pocl, fused fp16
  * mid 32x512 d4096 (harness): 13 ms through sinpe_fast_body with streamed
@@ -121,7 +121,7 @@ inline void sinpe_fast_body(const int mode, const int et, const int ot, const in
 #define SINPE_S16_LOAD(s) x[s] = sinpe_load8(E, e[s], et);
 #define SINPE_S16_STORE(s)                                                              \
     x[s] = ok[s] ? a.scale * x[s] : (float8)(0.0f);                                     \
-    sinpe_stream8_16(want_pe ? x[s] + pe : x[s], out, o[s], ot);
+    sinpe_stream8(want_pe ? x[s] + pe : x[s], out, o[s], ot);
 
 inline void sinpe_stream16_body(const int mode, const int et, const int ot,
                                 global const int *restrict ids, global const uchar *restrict E,

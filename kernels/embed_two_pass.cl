@@ -84,13 +84,7 @@
     if (live[s]) {                                                                      \
         x[s] = ok[s] ? a.scale * x[s] : (float8)(0.0f);                                 \
         x[s] = add_pe[s] ? x[s] + pe[s] : x[s];                                         \
-        x[s] = zero[s] ? (float8)(0.0f) : x[s];                                         \
-        if (ot == SINPE_F32) {                                                          \
-            sinpe_stream4(x[s].lo, (global float *)out + o[s] + at);                    \
-            sinpe_stream4(x[s].hi, (global float *)out + o[s] + at + 4);                \
-        } else {                                                                        \
-            sinpe_stream8_16(x[s], out, o[s] + at, ot);                                 \
-        }                                                                               \
+        sinpe_stream8(zero[s] ? (float8)(0.0f) : x[s], out, o[s] + at, ot);             \
     }
 #define SINPE_POS_LOOP8(read)                                                           \
     for (int q = 0; q < SINPE_TABLE_VEC / 8; q++) {                                     \
