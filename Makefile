@@ -165,12 +165,12 @@ test: check-exports $(TEST_BIN)
 	CK_DEFAULT_TIMEOUT="$${CK_DEFAULT_TIMEOUT:-120}" ./$(TEST_BIN)
 	@# The embedding suites again in the other work shapes (src/context.c,
 	@# tuning_pick): one column and two sequences per work-item in groups of
-	@# at most 32 (so that the scalar bf16 kernels meet partial groups) and
-	@# table parts of four columns, a GPU's, and the CPU's with streamed
-	@# stores for every aligned call (the suites' outputs are below the size
-	@# that streams by default).
-	for shape in "SINPE_VEC=1 SINPE_SEQS=2 SINPE_WG=32 SINPE_TABLE_VEC=4" \
-	             "SINPE_SEQS=2 SINPE_ONE_PASS=1 SINPE_WG=256 SINPE_ROW_TILE=8 SINPE_ALIGNED_IO=1 SINPE_COL_BF16=0" \
+	@# at most 32 (so that the scalar bf16 kernels meet partial groups),
+	@# table parts of four columns and no whole-row kernels, a GPU's, and
+	@# the CPU's with streamed stores for every aligned call (the suites'
+	@# outputs are below the size that streams by default).
+	for shape in "SINPE_VEC=1 SINPE_SEQS=2 SINPE_WG=32 SINPE_TABLE_VEC=4 SINPE_ROW=0" \
+	             "SINPE_SEQS=2 SINPE_ONE_PASS=1 SINPE_WG=256 SINPE_ROW_TILE=8 SINPE_ALIGNED_IO=1 SINPE_COL_BF16=0 SINPE_ROW=0" \
 	             "SINPE_STREAM=2"; do \
 	  for s in embed positions dtype shard table; do \
 	    env $$shape CK_RUN_SUITE=$$s CK_DEFAULT_TIMEOUT="$${CK_DEFAULT_TIMEOUT:-120}" \

@@ -203,24 +203,26 @@ SINPE_API void sinpe_context_options_init(sinpe_context_options *options);
  * The work shape of the kernels is chosen from the device type (CPU
  * runtimes: four sequences per work-item, sixteen columns each where
  * positions are not known to lie in the table, followed by a second,
- * on-the-fly pass there, and scalar code the
- * runtime vectorises when both weights and output are bf16 and every
- * position comes from the table, and non-temporal stores for outputs of
- * 16 MiB or more that the embed and gather calls write with
- * aligned offsets and strides (multiples of four elements, eight for
- * 16-bit output); GPUs: two
- * sequences, one pass, tiled table rows, vector-pointer accesses; the
- * reasons and the figures are in bench/RESULTS.md).  The
- * environment variables SINPE_VEC (1, 4 or 8 columns per work-item),
- * SINPE_TABLE_VEC (1, 4, 8 or 16 columns per work-item where positions are
- * checked against the table, on CPU runtimes), SINPE_SEQS (1, 2, 4, 8), SINPE_ONE_PASS (0, 1), SINPE_WG (largest
- * work-group, 0 for the kernel's limit), SINPE_ROW_TILE (1, 2, 4, 8) and
- * SINPE_ALIGNED_IO (0, 1: accesses through vector pointers when a call's
- * offsets and strides are multiples of four elements and its buffers
- * 16-byte aligned), SINPE_COL_BF16 (0, 1: the scalar bf16 kernels) and
- * SINPE_STREAM (0: never; 1: outputs of 16 MiB or more; 2: every call that
- * can) override each choice, for tests and tuning; the results are the
- * same bits in every shape.
+ * on-the-fly pass there; a whole row per work-item in the embed and gather
+ * calls with fp32 or fp16 output whose positions are start + t in the
+ * table and which do not stream; scalar code the runtime vectorises when
+ * both weights and output are bf16 and every position comes from the
+ * table; non-temporal stores for outputs of 16 MiB or more that the embed
+ * and gather calls write with aligned offsets and strides (multiples of
+ * four elements, eight for 16-bit output).  GPUs: two sequences, one pass,
+ * tiled table rows, vector-pointer accesses.  The reasons and the figures
+ * are in bench/RESULTS.md.)  The environment variables SINPE_VEC (1, 4 or 8
+ * columns per work-item), SINPE_TABLE_VEC (1, 4, 8 or 16 columns per
+ * work-item where positions are checked against the table, on CPU
+ * runtimes), SINPE_SEQS (1, 2, 4, 8), SINPE_ONE_PASS (0, 1), SINPE_WG
+ * (largest work-group, 0 for the kernel's limit), SINPE_ROW_TILE (1, 2, 4,
+ * 8), SINPE_ALIGNED_IO (0, 1: accesses through vector pointers when a
+ * call's offsets and strides are multiples of four elements and its
+ * buffers 16-byte aligned), SINPE_COL_BF16 (0, 1: the scalar bf16
+ * kernels), SINPE_ROW (0, 1: the whole-row kernels) and SINPE_STREAM (0:
+ * never; 1: outputs of 16 MiB or more; 2: every call that can) override
+ * each choice, for tests and tuning; the results are the same bits in
+ * every shape.
  */
 SINPE_API sinpe_status sinpe_context_create(const sinpe_context_options *options,
                                             sinpe_context **context);

@@ -4,10 +4,11 @@
  * Work-item (v, g, t) handles columns [SINPE_VEC v, SINPE_VEC (v + 1)) of
  * token t of sequence g (sinpe_embed_body), or in the _fast parts of the
  * SINPE_SEQS sequences from SINPE_SEQS g (sinpe_fast_body in embed_fast.cl,
- * which also holds a scalar form for bf16 on CPUs).  The sequences of
- * one t are neighbours in the range, so a PE row is fetched from memory once
- * per position and found in cache by the other work-items.  Global sizes are
- * rounded up to the work-group size, hence the guard.
+ * which also holds, for CPUs, a scalar form for bf16 and a whole-row form).
+ * The sequences of one t are neighbours in the range, so a PE row is
+ * fetched from memory once per position and found in cache by the other
+ * work-items.  Global sizes are rounded up to the work-group size, hence
+ * the guard.
  *
  * The body is branch-free on purpose (clamped indices, selects): CPU
  * runtimes vectorise across work-items only then, and not at all around a

@@ -15,6 +15,8 @@
         sinpe_stream16_body(mode, et, ot, ids, E, out, tab, a);     \
     else if (SINPE_TAKES_COL(mode, et, ot))                         \
         sinpe_col_body(mode, et, ot, ids, E, out, tab, a);          \
+    else if (!(stream) && SINPE_TAKES_ROW(mode, ot))                \
+        sinpe_row_body(mode, et, ot, ids, E, out, tab, a);          \
     else                                                            \
         sinpe_fast_body(mode, et, ot, stream, ids, E, out, tab, a)
 

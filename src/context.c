@@ -78,7 +78,11 @@ static unsigned env_choice(const char *name, const char *const *allowed, unsigne
  *   streamed stores made it 3x slower.  Streamed 16-bit outputs take
  *   eight columns per work-item and one 16-byte store per sequence (fused
  *   fp16 mid d4096 13.0 -> 7.4 ms, bf16 14.6 -> 10.9-12.8 ms against the
- *   scalar body).
+ *   scalar body).  Calls that do not stream take a whole row per
+ *   work-item instead in the _fast fused and gather kernels with fp32 or
+ *   fp16 output (row 1): the four-sequence body pays the id and offsets
+ *   per four columns, and decode 64x1 ran 21 -> 13.6 us at d1024, 56 ->
+ *   34 us at d4096.
  *   GPUs: four columns, through vector pointers where the call's offsets
  *   allow (16-byte fp32 accesses; vload4 through a float pointer ran 10% slower),
  *   two sequences per work-item in the _fast kernels so that each thread
@@ -89,7 +93,7 @@ static unsigned env_choice(const char *name, const char *const *allowed, unsigne
  *   GPUs do not stream (stream 0): their stores do not read the line
  *   first, and nothing was measured there.
  * SINPE_VEC, SINPE_TABLE_VEC, SINPE_SEQS, SINPE_ONE_PASS, SINPE_WG,
- * SINPE_ROW_TILE, SINPE_ALIGNED_IO, SINPE_COL_BF16 and SINPE_STREAM
+ * SINPE_ROW_TILE, SINPE_ALIGNED_IO, SINPE_COL_BF16, SINPE_ROW and SINPE_STREAM
  * override each choice:
  * the tests run the GPU shape on a CPU device and stream every call they
  * can, the sweep times every shape.  A value
@@ -113,6 +117,7 @@ static void tuning_pick(const sinpe__device_info *info, sinpe__tuning *t)
     t->row_tile = env_choice("SINPE_ROW_TILE", tiles, cpu ? 1 : 8);
     t->aligned = (int)env_choice("SINPE_ALIGNED_IO", bits, cpu ? 0 : 1);
     t->col_bf16 = (int)env_choice("SINPE_COL_BF16", bits, cpu ? 1 : 0);
+    t->row = (int)env_choice("SINPE_ROW", bits, cpu ? 1 : 0);
     t->stream = (int)env_choice("SINPE_STREAM", trits, cpu ? 1 : 0);
 }
 

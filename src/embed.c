@@ -213,6 +213,13 @@ static int takes_col(const sinpe__tuning *tu, int mode, const sinpe_embed_args *
            a->out_dtype == SINPE_BF16;
 }
 
+/* Whether a _fast kernel runs in row form, a whole row per work-item:
+   SINPE_TAKES_ROW in kernels/embed_fast.cl (not for _stream kernels). */
+static int takes_row(const sinpe__tuning *tu, int mode, const sinpe_embed_args *a)
+{
+    return tu->row && mode != MODE_ADD && a->out_dtype != SINPE_BF16;
+}
+
 /* Whether a call that can stream (with aligned stores) does: by the size
    of its output (tune.stream, sinpe__tuning). */
 static int streams(const sinpe__tuning *tu, const sinpe_embed_args *a, size_t dim)
@@ -353,21 +360,25 @@ static sinpe_status enqueue(sinpe_table *t, int mode, cl_command_queue queue,
     else
         k = (mode == MODE_GATHER ? SINPE_K_GATHER : SINPE_K_EMBED) +
             SINPE_PARTS * (3 * (int)a->weights_dtype + (int)a->out_dtype) + part;
-    /* The body that runs (kernels/embed*.cl): the _fast one
-     * (or its scalar bf16 form, col, or for _stream kernels with 16-bit
-     * output its eight-column form, wide); the one-token general body (one-pass
-     * builds, the gather's plain part); else, in two-pass builds, the
-     * four-sequence table part (table_vec columns) and then the per-token
-     * _otf part.  Work-item (v, g, t): V columns of token t of S sequences
-     * from S g. */
+    /* The body that runs (kernels/embed*.cl): the _fast one (or its scalar
+     * bf16 form, col, its whole-row form, row, or for _stream kernels with
+     * 16-bit output its eight-column form, wide); the one-token general
+     * body (one-pass builds, the gather's plain part); else, in two-pass
+     * builds, the four-sequence table part (table_vec columns) and then the
+     * per-token _otf part.  Work-item (v, g, t): V columns of token t of S
+     * sequences from S g. */
     int wide = part == SINPE_PART_STREAM && a->out_dtype != SINPE_F32;
     int col = fast && !wide && takes_col(tu, mode, a);
-    size_t V = col ? 1 : wide ? 8 : (!fast && !general) ? tu->table_vec : tu->vec;
-    size_t S = col || general ? 1 : tu->seqs;
+    int row = part == SINPE_PART_FAST && takes_row(tu, mode, a);
+    size_t V = row    ? t->spec.dim
+               : col  ? 1
+               : wide ? 8
+                      : (!fast && !general) ? tu->table_vec : tu->vec;
+    size_t S = col || row || general ? 1 : tu->seqs;
     const size_t n[3] = {(t->spec.dim + V - 1) / V, (a->n_seqs + S - 1) / S, a->seq_len};
     if (fast || general) {
-        st = sinpe__context_launch3(ctx, queue, k, 9, args, sizes, n, col ? 1 : 3, nwait, wait,
-                                    event);
+        st = sinpe__context_launch3(ctx, queue, k, 9, args, sizes, n, col || row ? 1 : 3, nwait,
+                                    wait, event);
     } else {
         /* Elements in the table, then (skipping the others) the elements
          * past it, computed on the fly, one token per work-item and per

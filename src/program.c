@@ -147,7 +147,7 @@ sinpe_status sinpe__program_build(cl_context ctx, cl_device_id dev, sinpe_math m
 {
     const char *src = sinpe__kernel_source, *what = NULL;
     size_t len = (size_t)sinpe__kernel_source_len;
-    char options[256], *override;
+    char options[320], *override;
     sinpe__cache cache;
     cl_int err;
     sinpe_status st = SINPE_SUCCESS;
@@ -163,10 +163,10 @@ sinpe_status sinpe__program_build(cl_context ctx, cl_device_id dev, sinpe_math m
     snprintf(options, sizeof options,
              "-cl-std=CL1.2 -DSINPE_FP64=%d -DSINPE_STEP_SHIFT=%d -DSINPE_VEC=%u "
              "-DSINPE_TABLE_VEC=%u -DSINPE_SEQS=%u -DSINPE_ONE_PASS=%d -DSINPE_ROW_TILE=%u "
-             "-DSINPE_ALIGNED_IO=%d -DSINPE_COL_BF16=%d -DSINPE_STREAM=%d",
+             "-DSINPE_ALIGNED_IO=%d -DSINPE_COL_BF16=%d -DSINPE_ROW=%d -DSINPE_STREAM=%d",
              math == SINPE_MATH_FP64 ? 1 : 0, SINPE_STEP_SHIFT, tune->vec, tune->table_vec,
              tune->seqs, tune->one_pass, tune->row_tile, tune->aligned, tune->col_bf16,
-             tune->stream != 0);
+             tune->row, tune->stream != 0);
     if (disk_cache) {
         sinpe__cache_open(&cache, dev, options);
         if (load_cached(&cache, ctx, dev, options, tune, prog))

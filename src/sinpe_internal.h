@@ -131,6 +131,10 @@ typedef struct sinpe__program {
  *             scalar code
  *             (kernels/embed_fast.cl, sinpe_col_body); vec and seqs do not
  *             apply to them;
+ *   row       1: the _fast fused and gather kernels with fp32 or fp16
+ *             output take a whole row of one token per work-item, one
+ *             work-item per work-group (kernels/embed_fast.cl,
+ *             sinpe_row_body); not their _stream forms;
  *   stream    the _fast fused and gather calls and the fused table parts of
  *             two-pass builds store non-temporally (their _stream and
  *             _table_stream kernels, kernels/dtype.cl sinpe_stream4):
@@ -139,7 +143,7 @@ typedef struct sinpe__program {
  */
 typedef struct sinpe__tuning {
     unsigned vec, table_vec, seqs, row_tile;
-    int one_pass, aligned, col_bf16, stream;
+    int one_pass, aligned, col_bf16, row, stream;
     size_t wg_cap;
 } sinpe__tuning;
 

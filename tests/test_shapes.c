@@ -27,21 +27,21 @@
 #define ROW0 77   /* table rows case: rows ROW0 .. ROW0 + N_ROWS - 1 */
 #define N_ROWS 300
 #define ROW_STRIDE(dim) ((dim) + 3)
-#define N_VARS 9
+#define N_VARS 10
 
 static const char *const shape_vars[N_VARS] = {"SINPE_VEC",       "SINPE_SEQS",
                                                "SINPE_ONE_PASS",  "SINPE_WG",
                                                "SINPE_ROW_TILE",  "SINPE_ALIGNED_IO",
                                                "SINPE_COL_BF16",  "SINPE_STREAM",
-                                               "SINPE_TABLE_VEC"};
+                                               "SINPE_TABLE_VEC", "SINPE_ROW"};
 /* Streaming (SINPE_STREAM 2: every aligned _fast fused or gather call, and
    in two-pass shapes the fused table part) applies to whole four-column
    blocks (eight in the table part), so the scalar shape never takes it. */
 static const char *const shapes[][N_VARS] = {
-    {"1", "8", "1", "32", "2", "0", "1", "0", "1"},   /* scalar, eight sequences, one pass */
-    {"4", "2", "1", "256", "8", "1", "0", "0", "4"},  /* a GPU's */
-    {"4", "2", "0", "64", "1", "1", "1", "2", "8"},   /* two sequences, two passes, streamed */
-    {"8", "1", "1", "128", "4", "0", "0", "2", "16"}, /* eight columns (two accesses), streamed */
+    {"1", "8", "1", "32", "2", "0", "1", "0", "1", "1"},   /* scalar, eight sequences, one pass */
+    {"4", "2", "1", "256", "8", "1", "0", "0", "4", "0"},  /* a GPU's */
+    {"4", "2", "0", "64", "1", "1", "1", "2", "8", "1"},   /* two sequences, two passes, streamed */
+    {"8", "1", "1", "128", "4", "0", "0", "2", "16", "0"}, /* eight columns (two steps), streamed */
 };
 #define N_SHAPES (int)(sizeof shapes / sizeof shapes[0])
 
@@ -243,7 +243,8 @@ END_TEST
 START_TEST(shapes_misaligned_host_memory)
 {
     enum { DIM = 64, ROWS = 40, N = N_SEQS * SEQ_LEN };
-    static const char *const aligned_on[N_VARS] = {"4", "2", "1", "256", "8", "1", "0", "2", "4"};
+    static const char *const aligned_on[N_VARS] = {"4", "2", "1", "256", "8",
+                                                   "1", "0", "2", "4", "0"};
     sinpe_context *base = shape_context(NULL), *other = shape_context(aligned_on);
     tu_rng rng;
     tu_rng_init(&rng, "misaligned");

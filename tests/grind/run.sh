@@ -9,13 +9,15 @@
 #      --check-api --data-races, and unoptimised with --uninitialized added
 #      (see below).  The shapes (src/context.c, tuning_pick):
 #        scalar  SINPE_VEC=1 SINPE_SEQS=2 SINPE_ONE_PASS=0 SINPE_COL_BF16=1
-#                SINPE_TABLE_VEC=16 SINPE_STREAM=2:
+#                SINPE_TABLE_VEC=16 SINPE_ROW=1 SINPE_STREAM=2:
 #                one column and two sequences per work-item, two-pass
 #                explicit positions (table parts of 16 columns), the CPU's
-#                scalar bf16 kernels, and every aligned call streamed (the
+#                scalar bf16 and whole-row kernels (the latter for the calls
+#                that cannot stream), and every aligned call streamed (the
 #                _table_stream kernels exist in two-pass builds only);
 #        gpu     SINPE_VEC=4 SINPE_SEQS=2 SINPE_ONE_PASS=1 SINPE_WG=256
-#                SINPE_ROW_TILE=8 SINPE_ALIGNED_IO=1 SINPE_COL_BF16=0:
+#                SINPE_ROW_TILE=8 SINPE_ALIGNED_IO=1 SINPE_COL_BF16=0
+#                SINPE_ROW=0:
 #                what a GPU gets, plus SINPE_STREAM=2 (every aligned _fast
 #                fused or gather call takes its _stream kernel: GPUs never
 #                do, but this way those kernels are checked too);
@@ -89,8 +91,8 @@ grind_oclgrind() {
 # shape_vars NAME: the environment of a work shape (see the top).
 shape_vars() {
     case $1 in
-        scalar) echo "SINPE_VEC=1 SINPE_SEQS=2 SINPE_ONE_PASS=0 SINPE_COL_BF16=1 SINPE_TABLE_VEC=16 SINPE_STREAM=2" ;;
-        gpu) echo "SINPE_VEC=4 SINPE_SEQS=2 SINPE_ONE_PASS=1 SINPE_WG=256 SINPE_ROW_TILE=8 SINPE_ALIGNED_IO=1 SINPE_COL_BF16=0 SINPE_STREAM=2" ;;
+        scalar) echo "SINPE_VEC=1 SINPE_SEQS=2 SINPE_ONE_PASS=0 SINPE_COL_BF16=1 SINPE_TABLE_VEC=16 SINPE_ROW=1 SINPE_STREAM=2" ;;
+        gpu) echo "SINPE_VEC=4 SINPE_SEQS=2 SINPE_ONE_PASS=1 SINPE_WG=256 SINPE_ROW_TILE=8 SINPE_ALIGNED_IO=1 SINPE_COL_BF16=0 SINPE_ROW=0 SINPE_STREAM=2" ;;
     esac
 }
 for shape in scalar gpu; do
@@ -104,7 +106,7 @@ for shape in scalar gpu; do
             --check-api --data-races --uninitialized
     fi
     unset SINPE_VEC SINPE_SEQS SINPE_ONE_PASS SINPE_WG SINPE_ROW_TILE SINPE_ALIGNED_IO \
-        SINPE_COL_BF16 SINPE_STREAM SINPE_TABLE_VEC
+        SINPE_COL_BF16 SINPE_STREAM SINPE_TABLE_VEC SINPE_ROW
 done
 
 # --- 2. and 3. pocl ---------------------------------------------------------
