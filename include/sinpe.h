@@ -566,7 +566,8 @@ SINPE_API sinpe_status sinpe_embed_args_preset(sinpe_embed_args *args, sinpe_pre
  * asked for: counting bad ids (bad_ids given) and the FAIRSEQ positions.
  * On a CPU device (or with SINPE_ONE_PASS=0), positions other than implicit
  * ones inside the table also take two kernels (the elements in the table,
- * then the others computed on the fly); a GPU does both in one.
+ * then the others computed on the fly) when the call writes 16 MiB or more;
+ * smaller calls and GPUs do both in one.
  * Implicit positions inside the table without a padding policy take a
  * leaner kernel than the other position sources (see README).
  * Non-blocking.  Validation errors (nothing is enqueued):

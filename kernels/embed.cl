@@ -26,13 +26,15 @@
  *   "_otf"   the two-pass complement: writes only the elements whose
  *            position lies outside the table, computed on the fly, one
  *            token per work-item (sinpe_otf_body in embed_two_pass.cl);
+ *            for small calls launched alone, writing every token;
  *   "_stream" (builds with SINPE_STREAM: CPUs) the _fast fused and gather
  *            parts with non-temporal stores, for large aligned outputs
  *            (embed_fast.cl).
  * gather reads no position: it has _fast (no padding policy) and plain
  * (sinpe_embed_body).
- * Two-pass, the host enqueues plain then _otf.  Either way every element is
- * written once, by the same operations whichever part writes it.
+ * Two-pass, the host enqueues plain then _otf (small calls: _otf alone).
+ * Either way every element is written once, by the same operations
+ * whichever part writes it.
  *
  * gather followed by add performs exactly the fused kernel's operations
  * (FP_CONTRACT is off, see pe_math.cl):
@@ -50,6 +52,7 @@
 #define SINPE_HAS_SEQ_START 8
 #define SINPE_HAS_PAD_COUNT 16
 #define SINPE_SKIP_PE 32
+#define SINPE_ONE_LAUNCH 64 /* the _otf part writes every token (sinpe_otf_body) */
 #define SINPE_ALIGNED 128 /* four-column accesses are aligned (see sinpe_load4) */
 
 #define SINPE_PAD_NONE 0
@@ -185,6 +188,38 @@ inline void sinpe_put4(const int ot, global uchar *restrict out, const sinpe_tok
                        size_t off, float4 x)
 {
     sinpe_store4(k->zero ? (float4)(0.0f) : x, out, k->o + off, ot, k->al);
+}
+
+/*
+ * Token k's whole row with its PE read from the table (k->p in the table):
+ * the whole-row forms, one work-item per token (sinpe_row_body in
+ * embed_fast.cl, the one-launch _otf part in embed_two_pass.cl).  The
+ * operations of sinpe_embed_body, four columns per step.
+ */
+inline void sinpe_table_row(const int mode, const int et, const int ot,
+                            global const uchar *restrict E, global uchar *restrict out,
+                            global const float *restrict tab, const sinpe_embed_params *a,
+                            const sinpe_token *k)
+{
+    bool read_pe = mode != SINPE_MODE_GATHER && k->add_pe;
+    size_t pe = (size_t)k->p * a->dim;
+    int dim = (int)a->dim, c = 0;
+    for (; c + 4 <= dim; c += 4) {
+        float4 x = sinpe_value4(mode, et, ot, E, out, k, c, a->scale);
+        if (read_pe)
+            x += vload4(0, tab + pe + c);
+        sinpe_put4(ot, out, k, c, x);
+    }
+    if (c < dim) {
+        int n = dim - c;
+        float4 x = mode == SINPE_MODE_ADD ? sinpe_load_part4(out, k->o + c, n, ot)
+                                           : a->scale * sinpe_load_part4(E, k->e + c, n, et);
+        if (mode != SINPE_MODE_ADD)
+            x = k->ok ? x : (float4)(0.0f);
+        if (read_pe)
+            x += sinpe_load_part4((global const uchar *)tab, pe + c, n, SINPE_F32);
+        sinpe_store_part4(k->zero ? (float4)(0.0f) : x, out, k->o + c, n, ot);
+    }
 }
 
 /*

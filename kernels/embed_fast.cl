@@ -211,19 +211,19 @@ inline void sinpe_col_body(const int mode, const int et, const int ot,
 
 /*
  * The _fast fused and gather kernels in row form, for float32 and float16
- * outputs in CPU builds (SINPE_ROW) whose call does not stream: work-item
- * (0, b, t) writes the whole row of token t of sequence b, four columns
- * per step, and reads its id once.  The host launches one work-item per
- * work-group, sequences first, so the work-items of one position follow
- * each other and find its PE row in cache.  sinpe_fast_body pays the id,
- * its checks and the offsets of its sequences for every four columns:
- * pocl, decode 64x1, medians of 300 launches: 21 against 13.6 us at dim
- * 1024, 56 against 34 us at dim 4096; gather the same.  Up to outputs of 16
- * MiB it was never slower (4x128 d4096: 396 against 356 us), above it
- * slower (8x512 d4096, 64 MiB, plain stores: 4.1 against 5.2 ms), but
- * aligned outputs that large stream (sinpe_fast_body again).  bf16
- * outputs keep their bodies (4x128 d1024 bf16 pair: 112 us scalar, 165
- * row), and so does add (decode d1024: 7 against 13 us).
+ * outputs in CPU builds (SINPE_ROW), for calls that write less than 16 MiB
+ * (the host's choice): work-item (0, b, t) writes the whole row of token t
+ * of sequence b, four columns per step (sinpe_table_row), and reads its id
+ * once.  The host launches one work-item per work-group, sequences first,
+ * so the work-items of one position follow each other and find its PE row
+ * in cache.  sinpe_fast_body pays the id, its checks and the offsets of
+ * its sequences for every four columns: pocl, decode 64x1, medians of 300
+ * launches: 21 against 13.6 us at dim 1024, 56 against 34 us at dim 4096;
+ * gather the same.  Below 16 MiB of output it was never slower (4x128
+ * d4096: 396 against 356 us), above it slower (8x512 d4096, 64 MiB, plain
+ * stores: 4.1 against 5.2 ms).  bf16 outputs keep their bodies (4x128
+ * d1024 bf16 pair: 112 us scalar, 165 row), and so does add (decode d1024:
+ * 7 against 13 us).
  */
 #ifndef SINPE_ROW
 #define SINPE_ROW 0
@@ -239,28 +239,13 @@ inline void sinpe_row_body(const int mode, const int et, const int ot,
     uint t = (uint)get_global_id(2);
     if (b >= a.n_seqs || t >= a.seq_len)
         return;
-    size_t r = b * a.seq_len + t;
-    int id = ids[a.ids_off + r];
-    int rel = (int)((uint)id - (uint)a.vocab_start); /* 0 outside shards */
-    bool ok = id >= 0 && rel >= 0 && rel < a.vocab;
-    bool want_pe = mode != SINPE_MODE_GATHER && !(a.flags & SINPE_SKIP_PE);
-    bool al = (a.flags & SINPE_ALIGNED) != 0;
-    size_t e = a.e_off + (size_t)(ok ? rel : 0) * a.e_stride;
-    size_t pe = (size_t)clamp(a.start + (int)t, 0, max(a.tab_rows - 1, 0)) * a.dim;
-    size_t o = a.out_off + r * a.out_stride;
-    int dim = (int)a.dim, c = 0;
-    for (; c + 4 <= dim; c += 4) {
-        float4 x = sinpe_load4(E, e + c, et, al);
-        x = ok ? a.scale * x : (float4)(0.0f);
-        x = want_pe ? x + vload4(0, tab + pe + c) : x;
-        sinpe_store4(x, out, o + c, ot, al);
-    }
-    if (c < dim) {
-        int n = dim - c;
-        float4 x = sinpe_load_part4(E, e + c, n, et);
-        x = ok ? a.scale * x : (float4)(0.0f);
-        if (want_pe)
-            x += sinpe_load_part4((global const uchar *)tab, pe + c, n, SINPE_F32);
-        sinpe_store_part4(x, out, o + c, n, ot);
-    }
+    sinpe_token k;
+    k.r = b * a.seq_len + t;
+    k.o = a.out_off + k.r * a.out_stride;
+    k.p = clamp(a.start + (int)t, 0, max(a.tab_rows - 1, 0));
+    k.live = true;
+    k.otf = false;
+    k.al = (a.flags & SINPE_ALIGNED) != 0;
+    sinpe_token_id(mode, ids, &a, 0, &k);
+    sinpe_table_row(mode, et, ot, E, out, tab, &a, &k);
 }

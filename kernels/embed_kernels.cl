@@ -63,8 +63,8 @@ kernel void sinpe_count_bad_ids(global const int *restrict ids, ulong ids_off, u
     }                                                                             \
     kernel void sinpe_embed_##ETN##_##OTN##_otf(SINPE_EMBED_ARGS)                 \
     {                                                                             \
-        sinpe_otf_body(SINPE_MODE_FUSED, ET, OT, ids, E, out, coef, pos, seq_start,   \
-                       pad_count, a);                                             \
+        sinpe_otf_body(SINPE_MODE_FUSED, ET, OT, ids, E, out, tab, coef, pos,     \
+                       seq_start, pad_count, a);                                  \
     }                                                                             \
     kernel void sinpe_gather_##ETN##_##OTN##_fast(SINPE_EMBED_ARGS)               \
     {                                                                             \
@@ -126,8 +126,8 @@ SINPE_PAIR_KERNELS(SINPE_BF16, bf16, SINPE_BF16, bf16)
     }                                                                             \
     kernel void sinpe_add_##OTN##_otf(SINPE_EMBED_ARGS)                           \
     {                                                                             \
-        sinpe_otf_body(SINPE_MODE_ADD, SINPE_F32, OT, ids, E, out, coef, pos, seq_start, \
-                       pad_count, a);                                             \
+        sinpe_otf_body(SINPE_MODE_ADD, SINPE_F32, OT, ids, E, out, tab, coef, pos, \
+                       seq_start, pad_count, a);                                  \
     }
 SINPE_ADD_KERNELS(SINPE_F32, f32)
 SINPE_ADD_KERNELS(SINPE_F16, f16)

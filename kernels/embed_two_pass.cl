@@ -168,7 +168,9 @@ inline void sinpe_table_body(const int mode, const int et, const int ot, const i
  * The _otf parts (launched by two-pass builds only, after the table part):
  * work-item (0, b, t) writes token t of sequence b if its position lies
  * outside the table, four columns at a time, computed on the fly; any other
- * token costs one check.  (Over a range of four-column blocks those checks
+ * token costs one check.  With SINPE_ONE_LAUNCH (small calls, the host's
+ * tune.row) the part is launched alone and writes the other tokens too,
+ * from the table (sinpe_table_row).  (Over a range of four-column blocks those checks
  * took 7.6 ms of a 45 ms explicit call whose positions all lay in the
  * table, mid 32x512 d4096.)  The operations of sinpe_embed_body's row
  * end, written out rather than shared: moving that body's steps into a
@@ -176,8 +178,9 @@ inline void sinpe_table_body(const int mode, const int et, const int ot, const i
  */
 inline void sinpe_otf_body(const int mode, const int et, const int ot,
                            global const int *restrict ids, global const uchar *restrict E,
-                           global uchar *restrict out, global const float *restrict coef,
-                           global const int *restrict pos, global const int *restrict seq_start,
+                           global uchar *restrict out, global const float *restrict tab,
+                           global const float *restrict coef, global const int *restrict pos,
+                           global const int *restrict seq_start,
                            global const int *restrict pad_count, sinpe_embed_params a)
 {
     size_t b = get_global_id(1);
@@ -185,9 +188,14 @@ inline void sinpe_otf_body(const int mode, const int et, const int ot,
     if (get_global_id(0) > 0 || b >= a.n_seqs || t >= a.seq_len)
         return;
     sinpe_token k = sinpe_token_at(mode, SINPE_PART_OTF, pos, seq_start, pad_count, &a, b, t, 0);
-    if (!k.live)
+    bool every = (a.flags & SINPE_ONE_LAUNCH) != 0;
+    if (!k.live && !every)
         return;
     sinpe_token_id(mode, ids, &a, 0, &k);
+    if (!k.otf) {
+        sinpe_table_row(mode, et, ot, E, out, tab, &a, &k);
+        return;
+    }
     bool want_pe = mode != SINPE_MODE_GATHER && !(a.flags & SINPE_SKIP_PE);
     for (int c = 0; c < (int)a.dim; c += 4) {
         int n = min(4, (int)a.dim - c);

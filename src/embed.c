@@ -1,172 +1,11 @@
 /*
- * embed.c -- validation and launch of the fused kernel and the unfused pair.
- * Everything is checked before anything is enqueued.
+ * embed.c -- the launch of the fused kernel and the unfused pair: which
+ * kernel part and body a call takes (kernels/embed*.cl), and the passes
+ * ahead of it.  The arguments are checked first (embed_args.c).
  */
-#include "sinpe_internal.h"
+#include "embed.h"
 
-#include <limits.h>
 #include <stdint.h>
-#include <string.h>
-
-/* Must match sinpe_embed_params in kernels/embed.cl field for field. */
-typedef struct {
-    cl_ulong ids_off, e_off, e_stride, out_off, out_stride, pos_off, seq_start_off,
-        pad_count_off;
-    cl_int vocab, vocab_start, tab_rows, start, pad_id, pad_policy, flags;
-    cl_uint dim, seq_len, n_seqs;
-    cl_float scale;
-} embed_params;
-
-enum { F_POS = 1, F_BROADCAST = 2, F_SEQ_START = 8, F_PAD_COUNT = 16, F_SKIP_PE = 32,
-       F_ALIGNED = 128 };
-
-enum { MODE_FUSED, MODE_GATHER, MODE_ADD };
-
-void sinpe_embed_args_init(sinpe_embed_args *args)
-{
-    if (!args)
-        return;
-    memset(args, 0, sizeof *args);
-    args->token_scale = 1.0f;
-    args->weights_dtype = SINPE_F32;
-    args->out_dtype = SINPE_F32;
-    args->position_rule = SINPE_POSITIONS_INDEX;
-    args->pad_policy = SINPE_PAD_NONE;
-}
-
-static size_t dtype_size(sinpe_dtype t) { return t == SINPE_F32 ? 4 : 2; }
-
-/* a * b + c, or SIZE_MAX on overflow. */
-static size_t mul_add(size_t a, size_t b, size_t c)
-{
-    if (b && a > (SIZE_MAX - c) / b)
-        return SIZE_MAX;
-    return a * b + c;
-}
-
-static sinpe_status check_dtype(sinpe_dtype t, const char *name)
-{
-    SINPE_CHECK((unsigned)t > SINPE_BF16, SINPE_INVALID_DTYPE,
-                "args->%s %d is not a sinpe_dtype", name, (int)t);
-    return SINPE_SUCCESS;
-}
-
-/* The id-side fields: ids, weights, vocabulary, padding, bad-id counter. */
-static sinpe_status validate_ids(const sinpe_context *ctx, int mode, const sinpe_embed_args *a,
-                                 size_t dim, size_t n, embed_params *p)
-{
-    int need_ids = mode != MODE_ADD || a->pad_policy != SINPE_PAD_NONE ||
-                   a->position_rule == SINPE_POSITIONS_FAIRSEQ;
-    int uses_pad = a->pad_policy != SINPE_PAD_NONE || a->position_rule == SINPE_POSITIONS_FAIRSEQ;
-
-    SINPE_CHECK((unsigned)a->pad_policy > SINPE_PAD_ZERO_EMBEDDING, SINPE_INVALID_PAD,
-                "args->pad_policy %d is not a sinpe_pad_policy", (int)a->pad_policy);
-    SINPE_CHECK(uses_pad && a->pad_id < 0, SINPE_INVALID_PAD, "args->pad_id %d is negative",
-                (int)a->pad_id);
-    if (mode != MODE_ADD || a->vocab) {
-        SINPE_CHECK(a->vocab == 0, SINPE_INVALID_SHAPE, "args->vocab is 0");
-        SINPE_CHECK(a->vocab > (size_t)INT_MAX, SINPE_INVALID_SHAPE,
-                    "args->vocab %zu exceeds 2^31 - 1", a->vocab);
-        SINPE_CHECK(a->vocab_shard && a->vocab_start > (size_t)INT_MAX - a->vocab,
-                    SINPE_INVALID_OPTION, "args->vocab_start + vocab exceeds 2^31 - 1");
-        /* A shard cannot know the whole vocabulary: its pad id may lie in another shard. */
-        SINPE_CHECK(uses_pad && !a->vocab_shard && (size_t)a->pad_id >= a->vocab,
-                    SINPE_INVALID_PAD, "args->pad_id %d lies outside the vocabulary [0, %zu)",
-                    (int)a->pad_id, a->vocab);
-    }
-    if (need_ids)
-        SINPE_FORWARD(sinpe__check_buffer(ctx, a->ids, "args->ids", a->ids_offset, n, 4));
-    if (mode != MODE_ADD) {
-        size_t e_stride = a->weights_stride ? a->weights_stride : dim;
-        SINPE_FORWARD(check_dtype(a->weights_dtype, "weights_dtype"));
-        SINPE_CHECK(e_stride < dim, SINPE_INVALID_SHAPE,
-                    "args->weights_stride %zu is below dim %zu", e_stride, dim);
-        SINPE_FORWARD(sinpe__check_buffer(ctx, a->weights, "args->weights", a->weights_offset,
-                                          mul_add(a->vocab - 1, e_stride, dim),
-                                          dtype_size(a->weights_dtype)));
-        if (a->bad_ids)
-            SINPE_FORWARD(
-                sinpe__check_buffer(ctx, a->bad_ids, "args->bad_ids", a->bad_ids_offset, 1, 4));
-        p->e_off = a->weights_offset;
-        p->e_stride = e_stride;
-        p->vocab_start = a->vocab_shard ? (cl_int)a->vocab_start : 0;
-    }
-    p->vocab = (cl_int)a->vocab;
-    p->ids_off = a->ids_offset;
-    p->pad_id = a->pad_id;
-    p->pad_policy = a->pad_policy;
-    return SINPE_SUCCESS;
-}
-
-/* The position-side fields. */
-static sinpe_status validate_positions(const sinpe_context *ctx, const sinpe_embed_args *a,
-                                       size_t n, embed_params *p)
-{
-    SINPE_CHECK((unsigned)a->position_rule > SINPE_POSITIONS_FAIRSEQ, SINPE_INVALID_OPTION,
-                "args->position_rule %d is not a sinpe_position_rule", (int)a->position_rule);
-    SINPE_CHECK(a->position_rule == SINPE_POSITIONS_FAIRSEQ && a->positions,
-                SINPE_INVALID_OPTION,
-                "args->positions must be NULL with SINPE_POSITIONS_FAIRSEQ (made on the device)");
-    if (a->positions) {
-        size_t extent = a->positions_broadcast ? a->seq_len : n;
-        SINPE_FORWARD(sinpe__check_buffer(ctx, a->positions, "args->positions",
-                                          a->positions_offset, extent, 4));
-        p->flags |= F_POS | (a->positions_broadcast ? F_BROADCAST : 0);
-        p->pos_off = a->positions_offset;
-    } else if (a->position_rule == SINPE_POSITIONS_INDEX) {
-        SINPE_CHECK((int64_t)a->start + (int64_t)(a->seq_len - 1) > INT_MAX,
-                    SINPE_INVALID_SHAPE,
-                    "args->start %d + seq_len - 1 exceeds the largest position 2^31 - 1",
-                    (int)a->start);
-    }
-    if (a->seq_starts) {
-        SINPE_FORWARD(sinpe__check_buffer(ctx, a->seq_starts, "args->seq_starts",
-                                          a->seq_starts_offset, a->n_seqs, 4));
-        p->flags |= F_SEQ_START;
-        p->seq_start_off = a->seq_starts_offset;
-    }
-    if (a->pad_counts) {
-        SINPE_FORWARD(sinpe__check_buffer(ctx, a->pad_counts, "args->pad_counts",
-                                          a->pad_counts_offset, a->n_seqs, 4));
-        p->flags |= F_PAD_COUNT;
-        p->pad_count_off = a->pad_counts_offset;
-    }
-    p->flags |= a->skip_pe ? F_SKIP_PE : 0;
-    p->start = a->start;
-    return SINPE_SUCCESS;
-}
-
-static sinpe_status validate(const sinpe_table *t, int mode, const sinpe_embed_args *a,
-                             embed_params *p)
-{
-    const sinpe_context *ctx = t->ctx;
-    size_t dim = t->spec.dim, n, o_stride;
-
-    SINPE_CHECK(!a, SINPE_NULL_ARGUMENT, "args is NULL");
-    SINPE_CHECK(a->n_seqs == 0, SINPE_INVALID_SHAPE, "args->n_seqs is 0");
-    SINPE_CHECK(a->seq_len == 0, SINPE_INVALID_SHAPE, "args->seq_len is 0");
-    SINPE_CHECK(a->n_seqs > (size_t)INT_MAX / a->seq_len, SINPE_INVALID_SHAPE,
-                "args->n_seqs * args->seq_len exceeds 2^31 - 1 tokens");
-    n = a->n_seqs * a->seq_len;
-    o_stride = a->out_stride ? a->out_stride : dim;
-    SINPE_CHECK(o_stride < dim, SINPE_INVALID_SHAPE, "args->out_stride %zu is below dim %zu",
-                o_stride, dim);
-    SINPE_FORWARD(check_dtype(a->out_dtype, "out_dtype"));
-    memset(p, 0, sizeof *p);
-    SINPE_FORWARD(validate_ids(ctx, mode, a, dim, n, p));
-    if (mode != MODE_GATHER)
-        SINPE_FORWARD(validate_positions(ctx, a, n, p));
-    SINPE_FORWARD(sinpe__check_buffer(ctx, a->out, "args->out", a->out_offset,
-                                      mul_add(n - 1, o_stride, dim),
-                                      dtype_size(a->out_dtype)));
-    p->out_off = a->out_offset;
-    p->out_stride = o_stride;
-    p->dim = (cl_uint)dim;
-    p->seq_len = (cl_uint)a->seq_len;
-    p->n_seqs = (cl_uint)a->n_seqs;
-    p->scale = a->token_scale;
-    return SINPE_SUCCESS;
-}
 
 /* Whether buf's first byte is 16-byte aligned: always for memory the OpenCL
  * runtime allocates; a CL_MEM_USE_HOST_PTR buffer may sit anywhere. */
@@ -220,12 +59,18 @@ static int takes_row(const sinpe__tuning *tu, int mode, const sinpe_embed_args *
     return tu->row && mode != MODE_ADD && a->out_dtype != SINPE_BF16;
 }
 
+/* Whether the call's output is below SINPE_STREAM_BYTES: it neither
+   streams by default nor leaves the whole-row forms (tune.row). */
+static int small_call(const sinpe_embed_args *a, size_t dim)
+{
+    return a->n_seqs * a->seq_len * dim * dtype_size(a->out_dtype) < SINPE_STREAM_BYTES;
+}
+
 /* Whether a call that can stream (with aligned stores) does: by the size
    of its output (tune.stream, sinpe__tuning). */
 static int streams(const sinpe__tuning *tu, const sinpe_embed_args *a, size_t dim)
 {
-    size_t bytes = a->n_seqs * a->seq_len * dim * dtype_size(a->out_dtype);
-    return tu->stream == 2 || (tu->stream == 1 && bytes >= SINPE_STREAM_BYTES);
+    return tu->stream == 2 || (tu->stream == 1 && !small_call(a, dim));
 }
 
 /* fairseq positions into a temporary buffer, one work-group per sequence. */
@@ -298,7 +143,7 @@ static sinpe_status enqueue(sinpe_table *t, int mode, cl_command_queue queue,
     SINPE_CHECK(!t, SINPE_NULL_ARGUMENT, "table is NULL");
     SINPE_FORWARD(sinpe__check_queue(t->ctx, queue));
     SINPE_FORWARD(sinpe__check_wait_list(nwait, wait));
-    SINPE_FORWARD(validate(t, mode, a, &p));
+    SINPE_FORWARD(sinpe__embed_validate(t, mode, a, &p));
 
     sinpe_context *ctx = t->ctx;
     /* Pre-passes chain through events: the caller's queue may be out of order. */
@@ -334,6 +179,12 @@ static sinpe_status enqueue(sinpe_table *t, int mode, cl_command_queue queue,
     if ((fast ? mode != MODE_ADD : mode == MODE_FUSED && !general) && streams(tu, a, p.dim) &&
         stores_aligned(a, &p, stream_unit(a->out_dtype)))
         part = fast ? SINPE_PART_STREAM : SINPE_PART_TABLE_STREAM;
+    /* Small calls take the whole-row forms (tune.row): the _fast kernels'
+       (below), and in two-pass builds the _otf part alone, writing every
+       token (one launch instead of the table part and _otf). */
+    int small = tu->row && small_call(a, p.dim);
+    int one_launch = small && part == SINPE_PART_TABLE && !general;
+    p.flags |= one_launch ? F_ONE_LAUNCH : 0;
 
     cl_mem d = ctx->dummy;
     const cl_mem bufs[8] = {
@@ -369,23 +220,26 @@ static sinpe_status enqueue(sinpe_table *t, int mode, cl_command_queue queue,
      * sequences from S g. */
     int wide = part == SINPE_PART_STREAM && a->out_dtype != SINPE_F32;
     int col = fast && !wide && takes_col(tu, mode, a);
-    int row = part == SINPE_PART_FAST && takes_row(tu, mode, a);
+    int row = small && part == SINPE_PART_FAST && takes_row(tu, mode, a);
     size_t V = row    ? t->spec.dim
                : col  ? 1
                : wide ? 8
                       : (!fast && !general) ? tu->table_vec : tu->vec;
     size_t S = col || row || general ? 1 : tu->seqs;
     const size_t n[3] = {(t->spec.dim + V - 1) / V, (a->n_seqs + S - 1) / S, a->seq_len};
+    /* The _otf part: one token per work-item and per work-group (a token
+       past the table is a long loop: in groups of 64 tokens, decode's
+       fused_otf ran on one core, 1.77 against 0.89 ms at dim 1024). */
+    const size_t n_otf[3] = {1, a->n_seqs, a->seq_len};
     if (fast || general) {
         st = sinpe__context_launch3(ctx, queue, k, 9, args, sizes, n, col || row ? 1 : 3, nwait,
                                     wait, event);
+    } else if (one_launch) {
+        st = sinpe__context_launch3(ctx, queue, k - part + SINPE_PART_OTF, 9, args, sizes, n_otf,
+                                    1, nwait, wait, event);
     } else {
         /* Elements in the table, then (skipping the others) the elements
-         * past it, computed on the fly, one token per work-item and per
-         * work-group (a token past the table is a long loop: in groups of
-         * 64 tokens, decode's fused_otf ran on one core, 1.77 against 0.89
-         * ms at dim 1024); chained by an event. */
-        const size_t n_otf[3] = {1, a->n_seqs, a->seq_len};
+         * past it, computed on the fly; chained by an event. */
         cl_event table_done = NULL;
         st = sinpe__context_launch3(ctx, queue, k, 9, args, sizes, n, 3, nwait, wait,
                                     &table_done);

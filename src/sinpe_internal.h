@@ -131,10 +131,12 @@ typedef struct sinpe__program {
  *             scalar code
  *             (kernels/embed_fast.cl, sinpe_col_body); vec and seqs do not
  *             apply to them;
- *   row       1: the _fast fused and gather kernels with fp32 or fp16
- *             output take a whole row of one token per work-item, one
- *             work-item per work-group (kernels/embed_fast.cl,
- *             sinpe_row_body); not their _stream forms;
+ *   row       1: calls writing less than SINPE_STREAM_BYTES take
+ *             whole-row forms, one token per work-item and per work-group:
+ *             the _fast fused and gather kernels with fp32 or fp16 output
+ *             (kernels/embed_fast.cl, sinpe_row_body), and in two-pass
+ *             builds the fused and add calls that check their positions run
+ *             the _otf part alone, over every token (one launch, not two);
  *   stream    the _fast fused and gather calls and the fused table parts of
  *             two-pass builds store non-temporally (their _stream and
  *             _table_stream kernels, kernels/dtype.cl sinpe_stream4):
@@ -147,8 +149,9 @@ typedef struct sinpe__tuning {
     size_t wg_cap;
 } sinpe__tuning;
 
-/* The smallest output that tune.stream 1 writes non-temporally: smaller ones
-   are likely read again soon, from cache (context.c has the figures). */
+/* The smallest output that tune.stream 1 writes non-temporally (smaller ones
+   are likely read again soon, from cache) and that tune.row leaves to the
+   four-sequence forms (context.c has the figures). */
 #define SINPE_STREAM_BYTES ((size_t)16 << 20)
 
 /* Builds the kernels for dev; disk_cache != 0 tries the on-disk binary

@@ -1,20 +1,22 @@
 #!/bin/sh
 # run.sh GRIND_BINARY LOG_DIR
 #
-# Runs the grind program seven times and fails when any run fails:
+# Runs the grind program nine times and fails when any run fails:
 #
 #   1. under oclgrind (the simulator is the only platform: the oclgrind
-#      command preloads its runtime in place of the ICD loader), four times:
-#      each of two work shapes of the embedding kernels optimised with
+#      command preloads its runtime in place of the ICD loader), six times:
+#      each of three work shapes of the embedding kernels optimised with
 #      --check-api --data-races, and unoptimised with --uninitialized added
 #      (see below).  The shapes (src/context.c, tuning_pick):
 #        scalar  SINPE_VEC=1 SINPE_SEQS=2 SINPE_ONE_PASS=0 SINPE_COL_BF16=1
-#                SINPE_TABLE_VEC=16 SINPE_ROW=1 SINPE_STREAM=2:
+#                SINPE_TABLE_VEC=16 SINPE_ROW=0 SINPE_STREAM=2:
 #                one column and two sequences per work-item, two-pass
 #                explicit positions (table parts of 16 columns), the CPU's
-#                scalar bf16 and whole-row kernels (the latter for the calls
-#                that cannot stream), and every aligned call streamed (the
+#                scalar bf16 kernels, and every aligned call streamed (the
 #                _table_stream kernels exist in two-pass builds only);
+#        cpu     the CPU's own shape (set in full: oclgrind's device is not
+#                a CPU): the grind's calls are small, so every one that can
+#                takes a whole-row form, the two-pass ones in one launch;
 #        gpu     SINPE_VEC=4 SINPE_SEQS=2 SINPE_ONE_PASS=1 SINPE_WG=256
 #                SINPE_ROW_TILE=8 SINPE_ALIGNED_IO=1 SINPE_COL_BF16=0
 #                SINPE_ROW=0:
@@ -91,11 +93,12 @@ grind_oclgrind() {
 # shape_vars NAME: the environment of a work shape (see the top).
 shape_vars() {
     case $1 in
-        scalar) echo "SINPE_VEC=1 SINPE_SEQS=2 SINPE_ONE_PASS=0 SINPE_COL_BF16=1 SINPE_TABLE_VEC=16 SINPE_ROW=1 SINPE_STREAM=2" ;;
+        scalar) echo "SINPE_VEC=1 SINPE_SEQS=2 SINPE_ONE_PASS=0 SINPE_COL_BF16=1 SINPE_TABLE_VEC=16 SINPE_ROW=0 SINPE_STREAM=2" ;;
+        cpu) echo "SINPE_VEC=4 SINPE_SEQS=4 SINPE_ONE_PASS=0 SINPE_WG=0 SINPE_ROW_TILE=1 SINPE_ALIGNED_IO=0 SINPE_COL_BF16=1 SINPE_TABLE_VEC=16 SINPE_ROW=1 SINPE_STREAM=1" ;;
         gpu) echo "SINPE_VEC=4 SINPE_SEQS=2 SINPE_ONE_PASS=1 SINPE_WG=256 SINPE_ROW_TILE=8 SINPE_ALIGNED_IO=1 SINPE_COL_BF16=0 SINPE_ROW=0 SINPE_STREAM=2" ;;
     esac
 }
-for shape in scalar gpu; do
+for shape in scalar cpu gpu; do
     # The shape's assignments and $flags must split into words.
     # shellcheck disable=SC2046,SC2163
     export $(shape_vars $shape)
