@@ -203,11 +203,11 @@ SINPE_API void sinpe_context_options_init(sinpe_context_options *options);
  * The work shape of the kernels is chosen from the device type (CPU
  * runtimes: four sequences per work-item, sixteen columns each where
  * positions are not known to lie in the table, followed by a second,
- * on-the-fly pass there; a whole row per work-item in the embed and gather
- * calls with fp32 or fp16 output whose positions are start + t in the
- * table and which do not stream; scalar code the runtime vectorises when
- * both weights and output are bf16 and every position comes from the
- * table; non-temporal stores for outputs of 16 MiB or more that the embed
+ * on-the-fly pass there; for calls of at most 256 tokens (decode steps),
+ * one launch and a whole row per work-item, except where every position
+ * is start + t in the table and the call is an add or has bf16 output;
+ * scalar code the runtime vectorises when both weights and output are bf16
+ * and every position comes from the table; non-temporal stores for outputs of 16 MiB or more that the embed
  * and gather calls write with aligned offsets and strides (multiples of
  * four elements, eight for 16-bit output).  GPUs: two sequences, one pass,
  * tiled table rows, vector-pointer accesses.  The reasons and the figures
@@ -566,8 +566,8 @@ SINPE_API sinpe_status sinpe_embed_args_preset(sinpe_embed_args *args, sinpe_pre
  * asked for: counting bad ids (bad_ids given) and the FAIRSEQ positions.
  * On a CPU device (or with SINPE_ONE_PASS=0), positions other than implicit
  * ones inside the table also take two kernels (the elements in the table,
- * then the others computed on the fly) when the call writes 16 MiB or more;
- * smaller calls and GPUs do both in one.
+ * then the others computed on the fly), except in calls of at most 256
+ * tokens (decode steps); a GPU does both in one.
  * Implicit positions inside the table without a padding policy take a
  * leaner kernel than the other position sources (see README).
  * Non-blocking.  Validation errors (nothing is enqueued):

@@ -26,13 +26,14 @@
  *   "_otf"   the two-pass complement: writes only the elements whose
  *            position lies outside the table, computed on the fly, one
  *            token per work-item (sinpe_otf_body in embed_two_pass.cl);
- *            for small calls launched alone, writing every token;
+ *            for decode-sized calls launched alone, writing every token;
  *   "_stream" (builds with SINPE_STREAM: CPUs) the _fast fused and gather
  *            parts with non-temporal stores, for large aligned outputs
  *            (embed_fast.cl).
  * gather reads no position: it has _fast (no padding policy) and plain
  * (sinpe_embed_body).
- * Two-pass, the host enqueues plain then _otf (small calls: _otf alone).
+ * Two-pass, the host enqueues plain then _otf (decode-sized calls: _otf
+ * alone).
  * Either way every element is written once, by the same operations
  * whichever part writes it.
  *

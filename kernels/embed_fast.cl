@@ -210,25 +210,24 @@ inline void sinpe_col_body(const int mode, const int et, const int ot,
 }
 
 /*
- * The _fast fused and gather kernels in row form, for float32 and float16
- * outputs in CPU builds (SINPE_ROW), for calls that write less than 16 MiB
- * (the host's choice): work-item (0, b, t) writes the whole row of token t
- * of sequence b, four columns per step (sinpe_table_row), and reads its id
- * once.  The host launches one work-item per work-group, sequences first,
- * so the work-items of one position follow each other and find its PE row
- * in cache.  sinpe_fast_body pays the id, its checks and the offsets of
- * its sequences for every four columns: pocl, decode 64x1, medians of 300
+ * The _row kernels (CPU builds, SINPE_ROW): the _fast fused and gather
+ * calls in whole-row form, which the host takes for decode-sized calls (at
+ * most 256 tokens, less than 16 MiB) with fp32 or fp16 output.  Work-item
+ * (0, b, t) writes the whole row of token t of sequence b, four columns
+ * per step (sinpe_table_row), and reads its id once.  The host launches one
+ * work-item per work-group, sequences first, so the work-items of one
+ * position follow each other and find its PE row in cache.
+ * sinpe_fast_body pays the id, its checks and the offsets of its
+ * sequences for every four columns: pocl, decode 64x1, medians of 300
  * launches: 21 against 13.6 us at dim 1024, 56 against 34 us at dim 4096;
- * gather the same.  Below 16 MiB of output it was never slower (4x128
- * d4096: 396 against 356 us), above it slower (8x512 d4096, 64 MiB, plain
- * stores: 4.1 against 5.2 ms).  bf16 outputs keep their bodies (4x128
- * d1024 bf16 pair: 112 us scalar, 165 row), and so does add (decode d1024:
- * 7 against 13 us).
+ * gather the same.  With more tokens its four sequences per work-item pay
+ * off again (64x16 d256: 133 against 161 us).  bf16 outputs keep their
+ * bodies (4x128 d1024 bf16 pair: 112 us scalar, 165 row), and so does add
+ * (decode d1024: 7 against 13 us).
  */
 #ifndef SINPE_ROW
 #define SINPE_ROW 0
 #endif
-#define SINPE_TAKES_ROW(mode, ot) (SINPE_ROW && (mode) != SINPE_MODE_ADD && (ot) != SINPE_BF16)
 
 inline void sinpe_row_body(const int mode, const int et, const int ot,
                            global const int *restrict ids, global const uchar *restrict E,

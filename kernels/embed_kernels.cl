@@ -15,8 +15,6 @@
         sinpe_stream16_body(mode, et, ot, ids, E, out, tab, a);     \
     else if (SINPE_TAKES_COL(mode, et, ot))                         \
         sinpe_col_body(mode, et, ot, ids, E, out, tab, a);          \
-    else if (!(stream) && SINPE_TAKES_ROW(mode, ot))                \
-        sinpe_row_body(mode, et, ot, ids, E, out, tab, a);          \
     else                                                            \
         sinpe_fast_body(mode, et, ot, stream, ids, E, out, tab, a)
 
@@ -101,9 +99,25 @@ kernel void sinpe_count_bad_ids(global const int *restrict ids, ulong ids_off, u
 #else
 #define SINPE_STREAM_KERNELS(ET, ETN, OT, OTN)
 #endif
+/* The _fast fused and gather calls in whole-row form (sinpe_row_body):
+   only in builds with SINPE_ROW (the host creates them only then). */
+#if SINPE_ROW
+#define SINPE_ROW_KERNELS(ET, ETN, OT, OTN)                                       \
+    kernel void sinpe_embed_##ETN##_##OTN##_row(SINPE_EMBED_ARGS)                 \
+    {                                                                             \
+        sinpe_row_body(SINPE_MODE_FUSED, ET, OT, ids, E, out, tab, a);            \
+    }                                                                             \
+    kernel void sinpe_gather_##ETN##_##OTN##_row(SINPE_EMBED_ARGS)                \
+    {                                                                             \
+        sinpe_row_body(SINPE_MODE_GATHER, ET, OT, ids, E, out, tab, a);           \
+    }
+#else
+#define SINPE_ROW_KERNELS(ET, ETN, OT, OTN)
+#endif
 #define SINPE_PAIR_KERNELS(ET, ETN, OT, OTN) \
     SINPE_EMBED_KERNELS(ET, ETN, OT, OTN)    \
-    SINPE_STREAM_KERNELS(ET, ETN, OT, OTN)
+    SINPE_STREAM_KERNELS(ET, ETN, OT, OTN)   \
+    SINPE_ROW_KERNELS(ET, ETN, OT, OTN)
 
 SINPE_PAIR_KERNELS(SINPE_F32, f32, SINPE_F32, f32)
 SINPE_PAIR_KERNELS(SINPE_F32, f32, SINPE_F16, f16)

@@ -78,14 +78,17 @@ static unsigned env_choice(const char *name, const char *const *allowed, unsigne
  *   streamed stores made it 3x slower.  Streamed 16-bit outputs take
  *   eight columns per work-item and one 16-byte store per sequence (fused
  *   fp16 mid d4096 13.0 -> 7.4 ms, bf16 14.6 -> 10.9-12.8 ms against the
- *   scalar body).  Calls below SINPE_STREAM_BYTES take whole-row forms
- *   instead (row 1), one token per work-item: the _fast fused and gather
- *   kernels with fp32 or fp16 output (the four-sequence body pays the id
- *   and offsets per four columns: decode 64x1 ran 21 -> 13.6 us at d1024,
- *   56 -> 34 us at d4096; bf16 and add were slower so), and the calls
- *   with positions to check run the _otf part alone over every token
- *   instead of the table part and _otf (one launch: explicit decode d1024
- *   wall clock 100 -> 42 us).
+ *   scalar body).  Decode-sized calls (at most SINPE_ROW_TOKENS tokens and
+ *   below SINPE_STREAM_BYTES) take whole-row forms instead (row 1), one
+ *   token per work-item: the _fast fused and gather kernels with fp32 or
+ *   fp16 output (the four-sequence body pays the id and offsets per four
+ *   columns: decode 64x1 ran 21 -> 13.6 us at d1024, 56 -> 34 us at d4096;
+ *   bf16 and add were slower so), and the calls with positions to check
+ *   run the _otf part alone over every token instead of the table part and
+ *   _otf (one launch: explicit decode fused d1024 39.9 -> 16.0 us, wall
+ *   clock 127 -> 42 us).  At 256 tokens the row form was as fast or
+ *   faster at dims 256 to 4096; from 1024 tokens it lost at dim 256 (133
+ *   against 161 us, 64x16) and won at 4096, so 256 is the limit.
  *   GPUs: four columns, through vector pointers where the call's offsets
  *   allow (16-byte fp32 accesses; vload4 through a float pointer ran 10% slower),
  *   two sequences per work-item in the _fast kernels so that each thread

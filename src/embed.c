@@ -52,16 +52,8 @@ static int takes_col(const sinpe__tuning *tu, int mode, const sinpe_embed_args *
            a->out_dtype == SINPE_BF16;
 }
 
-/* Whether a _fast kernel runs in row form, a whole row per work-item:
-   SINPE_TAKES_ROW in kernels/embed_fast.cl (not for _stream kernels). */
-static int takes_row(const sinpe__tuning *tu, int mode, const sinpe_embed_args *a)
-{
-    return tu->row && mode != MODE_ADD && a->out_dtype != SINPE_BF16;
-}
-
-/* Whether the call's output is below SINPE_STREAM_BYTES: it neither
-   streams by default nor leaves the whole-row forms (tune.row). */
-static int small_call(const sinpe_embed_args *a, size_t dim)
+/* Whether the call's output is below SINPE_STREAM_BYTES. */
+static int small_output(const sinpe_embed_args *a, size_t dim)
 {
     return a->n_seqs * a->seq_len * dim * dtype_size(a->out_dtype) < SINPE_STREAM_BYTES;
 }
@@ -70,7 +62,13 @@ static int small_call(const sinpe_embed_args *a, size_t dim)
    of its output (tune.stream, sinpe__tuning). */
 static int streams(const sinpe__tuning *tu, const sinpe_embed_args *a, size_t dim)
 {
-    return tu->stream == 2 || (tu->stream == 1 && !small_call(a, dim));
+    return tu->stream == 2 || (tu->stream == 1 && !small_output(a, dim));
+}
+
+/* Whether the call is decode-sized, for the whole-row forms (tune.row). */
+static int row_sized(const sinpe__tuning *tu, const sinpe_embed_args *a, size_t dim)
+{
+    return tu->row && a->n_seqs * a->seq_len <= SINPE_ROW_TOKENS && small_output(a, dim);
 }
 
 /* fairseq positions into a temporary buffer, one work-group per sequence. */
@@ -179,12 +177,15 @@ static sinpe_status enqueue(sinpe_table *t, int mode, cl_command_queue queue,
     if ((fast ? mode != MODE_ADD : mode == MODE_FUSED && !general) && streams(tu, a, p.dim) &&
         stores_aligned(a, &p, stream_unit(a->out_dtype)))
         part = fast ? SINPE_PART_STREAM : SINPE_PART_TABLE_STREAM;
-    /* Small calls take the whole-row forms (tune.row): the _fast kernels'
-       (below), and in two-pass builds the _otf part alone, writing every
-       token (one launch instead of the table part and _otf). */
-    int small = tu->row && small_call(a, p.dim);
+    /* Decode-sized calls take the whole-row forms (tune.row): the _fast
+       kernels' (below), and in two-pass builds the _otf part alone, writing
+       every token (one launch instead of the table part and _otf). */
+    int small = row_sized(tu, a, p.dim);
     int one_launch = small && part == SINPE_PART_TABLE && !general;
     p.flags |= one_launch ? F_ONE_LAUNCH : 0;
+    /* bf16 output and add stay on their _fast bodies (faster there). */
+    if (small && part == SINPE_PART_FAST && mode != MODE_ADD && a->out_dtype != SINPE_BF16)
+        part = SINPE_PART_ROW;
 
     cl_mem d = ctx->dummy;
     const cl_mem bufs[8] = {
@@ -212,15 +213,15 @@ static sinpe_status enqueue(sinpe_table *t, int mode, cl_command_queue queue,
         k = (mode == MODE_GATHER ? SINPE_K_GATHER : SINPE_K_EMBED) +
             SINPE_PARTS * (3 * (int)a->weights_dtype + (int)a->out_dtype) + part;
     /* The body that runs (kernels/embed*.cl): the _fast one (or its scalar
-     * bf16 form, col, its whole-row form, row, or for _stream kernels with
-     * 16-bit output its eight-column form, wide); the one-token general
-     * body (one-pass builds, the gather's plain part); else, in two-pass
-     * builds, the four-sequence table part (table_vec columns) and then the
-     * per-token _otf part.  Work-item (v, g, t): V columns of token t of S
-     * sequences from S g. */
+     * bf16 form, col, or for _stream kernels with 16-bit output its
+     * eight-column form, wide); the _row kernels' whole rows, row; the
+     * one-token general body (one-pass builds, the gather's plain part);
+     * else, in two-pass builds, the four-sequence table part (table_vec
+     * columns) and then the per-token _otf part, or that part alone.
+     * Work-item (v, g, t): V columns of token t of S sequences from S g. */
     int wide = part == SINPE_PART_STREAM && a->out_dtype != SINPE_F32;
     int col = fast && !wide && takes_col(tu, mode, a);
-    int row = small && part == SINPE_PART_FAST && takes_row(tu, mode, a);
+    int row = part == SINPE_PART_ROW;
     size_t V = row    ? t->spec.dim
                : col  ? 1
                : wide ? 8

@@ -9,8 +9,9 @@
 #include <string.h>
 
 static const char *const dtype_names[3] = {"f32", "f16", "bf16"};
-static const char *const part_suffix[SINPE_PARTS] = {"_fast", "", "_otf", "_stream",
-                                                      "_table_stream"};
+static const char *const part_suffix[SINPE_PARTS] = {"_fast",   "",
+                                                      "_otf",    "_stream",
+                                                      "_table_stream", "_row"};
 
 /* The kernel function name of slot k, as the kernel files define it. */
 static void kernel_name(int k, char *buf, size_t n)
@@ -47,6 +48,8 @@ static int kernel_exists(int k, const sinpe__tuning *tune)
         return k < SINPE_K_ADD && tune->stream;
     if (part == SINPE_PART_TABLE_STREAM)
         return k < SINPE_K_GATHER && tune->stream && !tune->one_pass;
+    if (part == SINPE_PART_ROW)
+        return k < SINPE_K_ADD && tune->row;
     return 1;
 }
 

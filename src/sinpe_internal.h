@@ -78,8 +78,10 @@ extern const unsigned long sinpe__kernel_source_len;
  * the embed, gather and add families SINPE_PARTS slots each
  * (kernels/embed*.cl).  Some slots stay empty: gather
  * reads no position (no _otf part), add never streams, _stream kernels
- * exist only in builds with tune.stream, and _table_stream kernels (the
- * fused table part, streamed) only in those that are also two-pass.
+ * exist only in builds with tune.stream, _table_stream kernels (the
+ * fused table part, streamed) only in those that are also two-pass, and
+ * _row kernels (the _fast fused and gather calls in whole-row form) only
+ * in builds with tune.row.
  */
 enum {
     SINPE_PART_FAST,
@@ -87,6 +89,7 @@ enum {
     SINPE_PART_OTF,
     SINPE_PART_STREAM,
     SINPE_PART_TABLE_STREAM,
+    SINPE_PART_ROW,
     SINPE_PARTS
 };
 enum sinpe__kernel_id {
@@ -95,10 +98,10 @@ enum sinpe__kernel_id {
     SINPE_K_MAKE_POS = 4,
     SINPE_K_TIMESTEPS = 5,   /* + out dtype                                */
     SINPE_K_COUNT_BAD = 8,
-    SINPE_K_EMBED = 9,       /* + 5 * (3 * weights dtype + out dtype) + part */
-    SINPE_K_GATHER = 54,     /* + 5 * (3 * weights dtype + out dtype) + part */
-    SINPE_K_ADD = 99,        /* + 5 * out dtype + part                     */
-    SINPE_K_COUNT = 114
+    SINPE_K_EMBED = 9,       /* + 6 * (3 * weights dtype + out dtype) + part */
+    SINPE_K_GATHER = 63,     /* + 6 * (3 * weights dtype + out dtype) + part */
+    SINPE_K_ADD = 117,       /* + 6 * out dtype + part                     */
+    SINPE_K_COUNT = 135
 };
 
 typedef struct sinpe__program {
@@ -131,8 +134,9 @@ typedef struct sinpe__program {
  *             scalar code
  *             (kernels/embed_fast.cl, sinpe_col_body); vec and seqs do not
  *             apply to them;
- *   row       1: calls writing less than SINPE_STREAM_BYTES take
- *             whole-row forms, one token per work-item and per work-group:
+ *   row       1: calls of at most SINPE_ROW_TOKENS tokens writing less
+ *             than SINPE_STREAM_BYTES (decode steps) take whole-row forms,
+ *             one token per work-item and per work-group:
  *             the _fast fused and gather kernels with fp32 or fp16 output
  *             (kernels/embed_fast.cl, sinpe_row_body), and in two-pass
  *             builds the fused and add calls that check their positions run
@@ -149,10 +153,13 @@ typedef struct sinpe__tuning {
     size_t wg_cap;
 } sinpe__tuning;
 
-/* The smallest output that tune.stream 1 writes non-temporally (smaller ones
-   are likely read again soon, from cache) and that tune.row leaves to the
-   four-sequence forms (context.c has the figures). */
+/* The smallest output that tune.stream 1 writes non-temporally: smaller ones
+   are likely read again soon, from cache (context.c has the figures). */
 #define SINPE_STREAM_BYTES ((size_t)16 << 20)
+
+/* The most tokens of a call that tune.row runs in whole-row forms, if its
+   output is also below SINPE_STREAM_BYTES (context.c has the figures). */
+#define SINPE_ROW_TOKENS 256
 
 /* Builds the kernels for dev; disk_cache != 0 tries the on-disk binary
  * cache first and stores a binary built from source in it. */
