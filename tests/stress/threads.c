@@ -289,8 +289,9 @@ static void *worker(void *arg)
             tab = own;
         }
         if (job_make(&j, &spec, &rng, ref_int(&rng, 0, 1))) {
-            if (tab == shared && ref_int(&rng, 0, 4) == 0)
-                /* fairseq's lazy growth: make room for the positions just before use. */
+            if (tab == shared && ref_int(&rng, 0, 4) == 0 && j.a.start >= 0)
+                /* fairseq's lazy growth: make room for the positions just before
+                   use (a negative start has none to make room for). */
                 ok(sinpe_table_reserve(shared, (size_t)j.a.start + j.a.seq_len + 1),
                    "sinpe_table_reserve");
             if (job_run(&j, q, tab, where))
