@@ -29,13 +29,16 @@
  *            for decode-sized calls launched alone, writing every token;
  *   "_stream" (builds with SINPE_STREAM: CPUs) the _fast fused and gather
  *            parts with non-temporal stores, for large aligned outputs
+ *            (embed_fast.cl), and "_table_stream" the fused plain part
+ *            likewise (two-pass builds, embed_two_pass.cl);
+ *   "_row"   (builds with SINPE_ROW: CPUs) the _fast fused and gather
+ *            parts with a whole row per work-item, for decode-sized calls
  *            (embed_fast.cl).
  * gather reads no position: it has _fast (no padding policy) and plain
  * (sinpe_embed_body).
  * Two-pass, the host enqueues plain then _otf (decode-sized calls: _otf
- * alone).
- * Either way every element is written once, by the same operations
- * whichever part writes it.
+ * alone).  Either way every element is written once, by the same
+ * operations whichever part writes it.
  *
  * gather followed by add performs exactly the fused kernel's operations
  * (FP_CONTRACT is off, see pe_math.cl):

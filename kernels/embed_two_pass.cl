@@ -168,13 +168,15 @@ inline void sinpe_table_body(const int mode, const int et, const int ot, const i
  * The _otf parts (launched by two-pass builds only, after the table part):
  * work-item (0, b, t) writes token t of sequence b if its position lies
  * outside the table, four columns at a time, computed on the fly; any other
- * token costs one check.  With SINPE_ONE_LAUNCH (decode-sized calls, the
- * host's tune.row) the part is launched alone and writes the other tokens
- * too, from the table (sinpe_table_row).  (Over a range of four-column blocks those checks
+ * token costs one check.  (Over a range of four-column blocks those checks
  * took 7.6 ms of a 45 ms explicit call whose positions all lay in the
- * table, mid 32x512 d4096.)  The operations of sinpe_embed_body's row
- * end, written out rather than shared: moving that body's steps into a
- * function cost pocl 1.6-3x (bench/RESULTS.md, tuning log 26).
+ * table, mid 32x512 d4096.)  The loop has the operations of
+ * sinpe_embed_body's row end written out rather than shared: moving that
+ * body's steps into a function cost pocl 1.6-3x (bench/RESULTS.md, tuning
+ * log 26).  With SINPE_ONE_LAUNCH (decode-sized calls, the host's
+ * tune.row) the part is launched alone and writes the other tokens too,
+ * from the table (sinpe_table_row: one work-item per token, where the
+ * shared steps cost nothing measurable).
  */
 inline void sinpe_otf_body(const int mode, const int et, const int ot,
                            global const int *restrict ids, global const uchar *restrict E,
