@@ -182,6 +182,18 @@ inline float4 sinpe_value4(const int mode, const int et, const int ot,
     return k->ok ? v : (float4)(0.0f);
 }
 
+/* The same for the first n (1 to 4) columns at offset off, the other lanes
+   zero (see sinpe_load_part4): the per-token row loops. */
+inline float4 sinpe_value_part4(const int mode, const int et, const int ot,
+                                global const uchar *restrict E, global uchar *restrict out,
+                                const sinpe_token *k, size_t off, int n, float scale)
+{
+    if (mode == SINPE_MODE_ADD)
+        return sinpe_load_part4(out, k->o + off, n, ot);
+    float4 v = scale * sinpe_load_part4(E, k->e + off, n, et);
+    return k->ok ? v : (float4)(0.0f);
+}
+
 inline float4 sinpe_plus_pe4(const sinpe_token *k, float4 x, float4 pe)
 {
     return k->add_pe ? x + pe : x;
@@ -192,6 +204,13 @@ inline void sinpe_put4(const int ot, global uchar *restrict out, const sinpe_tok
                        size_t off, float4 x)
 {
     sinpe_store4(k->zero ? (float4)(0.0f) : x, out, k->o + off, ot, k->al);
+}
+
+/* The first n lanes of x so (see sinpe_store_part4). */
+inline void sinpe_put_part4(const int ot, global uchar *restrict out, const sinpe_token *k,
+                            size_t off, int n, float4 x)
+{
+    sinpe_store_part4(k->zero ? (float4)(0.0f) : x, out, k->o + off, n, ot);
 }
 
 /*
@@ -216,13 +235,10 @@ inline void sinpe_table_row(const int mode, const int et, const int ot,
     }
     if (c < dim) {
         int n = dim - c;
-        float4 x = mode == SINPE_MODE_ADD ? sinpe_load_part4(out, k->o + c, n, ot)
-                                           : a->scale * sinpe_load_part4(E, k->e + c, n, et);
-        if (mode != SINPE_MODE_ADD)
-            x = k->ok ? x : (float4)(0.0f);
+        float4 x = sinpe_value_part4(mode, et, ot, E, out, k, c, n, a->scale);
         if (read_pe)
             x += sinpe_load_part4((global const uchar *)tab, pe + c, n, SINPE_F32);
-        sinpe_store_part4(k->zero ? (float4)(0.0f) : x, out, k->o + c, n, ot);
+        sinpe_put_part4(ot, out, k, c, n, x);
     }
 }
 

@@ -170,13 +170,13 @@ inline void sinpe_table_body(const int mode, const int et, const int ot, const i
  * outside the table, four columns at a time, computed on the fly; any other
  * token costs one check.  (Over a range of four-column blocks those checks
  * took 7.6 ms of a 45 ms explicit call whose positions all lay in the
- * table, mid 32x512 d4096.)  The loop has the operations of
- * sinpe_embed_body's row end written out rather than shared: moving that
- * body's steps into a function cost pocl 1.6-3x (bench/RESULTS.md, tuning
- * log 26).  With SINPE_ONE_LAUNCH (decode-sized calls, the host's
- * tune.row) the part is launched alone and writes the other tokens too,
- * from the table (sinpe_table_row: one work-item per token, where the
- * shared steps cost nothing measurable).
+ * table, mid 32x512 d4096.)  Its steps are shared with sinpe_table_row
+ * (sinpe_value_part4, sinpe_put_part4): with one work-item per token they
+ * cost nothing measurable (fused_otf rows of the benchmark, minima within
+ * 1%), unlike in the vectorised bodies (bench/RESULTS.md, tuning log 26).
+ * With SINPE_ONE_LAUNCH (decode-sized calls, the host's tune.row) the part
+ * is launched alone and writes the other tokens too, from the table
+ * (sinpe_table_row).
  */
 inline void sinpe_otf_body(const int mode, const int et, const int ot,
                            global const int *restrict ids, global const uchar *restrict E,
@@ -201,10 +201,7 @@ inline void sinpe_otf_body(const int mode, const int et, const int ot,
     bool want_pe = mode != SINPE_MODE_GATHER && !(a.flags & SINPE_SKIP_PE);
     for (int c = 0; c < (int)a.dim; c += 4) {
         int n = min(4, (int)a.dim - c);
-        float4 x = mode == SINPE_MODE_ADD ? sinpe_load_part4(out, k.o + c, n, ot)
-                                           : a.scale * sinpe_load_part4(E, k.e + c, n, et);
-        if (mode != SINPE_MODE_ADD)
-            x = k.ok ? x : (float4)(0.0f);
+        float4 x = sinpe_value_part4(mode, et, ot, E, out, &k, c, n, a.scale);
         if (want_pe) {
             float4 pe = (float4)(sinpe_pe(k.p, c, a.dim, coef),
                                  n > 1 ? sinpe_pe(k.p, c + 1, a.dim, coef) : 0.0f,
@@ -212,6 +209,6 @@ inline void sinpe_otf_body(const int mode, const int et, const int ot,
                                  n > 3 ? sinpe_pe(k.p, c + 3, a.dim, coef) : 0.0f);
             x = k.add_pe ? x + pe : x;
         }
-        sinpe_store_part4(k.zero ? (float4)(0.0f) : x, out, k.o + c, n, ot);
+        sinpe_put_part4(ot, out, &k, c, n, x);
     }
 }
