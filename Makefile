@@ -8,7 +8,6 @@
 #   make bench         build and run build/sinpe_bench with $(BENCH_ARGS)
 #   make bench-plot    bar charts of $(BENCH_JSON) in $(BENCH_PNG) (gnuplot)
 #   make bench-peers   numpy and PyTorch doing the same job, against $(BENCH_JSON)
-#   make bench-sweep   the benchmark once per work shape of the kernels, compared
 #   make check-oclgrind every kernel under oclgrind, then pocl (tests/grind)
 #   make check-asan    library, unit tests and grind with ASan + UBSan
 #   make check-stress  context churn and an 8-thread stress test
@@ -30,7 +29,7 @@ INSTALL    ?= install
 
 CFLAGS       = -O2 -g -Wall -Wextra -Werror
 SINPE_CFLAGS = -std=c99 -fPIC -fvisibility=hidden -D_POSIX_C_SOURCE=200809L \
-               -Iinclude -Isrc -Ibuild $(OPENCL_CFLAGS)
+               -Iinclude -Isrc -Ikernels -Ibuild $(OPENCL_CFLAGS)
 DEPFLAGS     = -MMD -MP
 
 # OpenCL through pkg-config (OpenCL.pc comes with the ICD loader's dev
@@ -69,12 +68,14 @@ LIBDIR       ?= $(PREFIX)/lib
 INCLUDEDIR   ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 
-# Kernels, concatenated in this order into one program source.
-KERNELS = kernels/pe_math.cl kernels/dtype.cl kernels/table.cl kernels/embed.cl \
-          kernels/embed_fast.cl kernels/embed_two_pass.cl kernels/embed_kernels.cl
+# The kernels: kernels/sinpe.cl and the files it includes, embedded as one
+# program source; and the tuning database, tuning/*.txt.
+KERNEL_FILES = $(wildcard kernels/*.cl kernels/*.h kernels/*.def)
+TUNING_FILES = $(sort $(wildcard tuning/*.txt))
 
 BUILD      = build
-LIB_OBJS   = $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/*.c)) $(BUILD)/kernels.o
+LIB_OBJS   = $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/*.c)) $(BUILD)/kernels.o \
+             $(BUILD)/database.o
 TEST_OBJS  = $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/*.c))
 BENCH_OBJS = $(patsubst %.c,$(BUILD)/%.o,$(wildcard bench/*.c))
 
@@ -100,14 +101,17 @@ $(BUILD)/%.o: %.c
 $(BUILD)/tests/%.o: DIR_CFLAGS = -Itests $(CHECK_CFLAGS)
 $(BUILD)/bench/%.o: DIR_CFLAGS = -Ibench
 
-$(BUILD)/kernels.o: $(BUILD)/kernels.c
+$(BUILD)/kernels.o $(BUILD)/database.o: $(BUILD)/%.o: $(BUILD)/%.c
 	$(CC) $(SINPE_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
-# The Makefile is a prerequisite because it holds the list and order of
-# the kernels.
-$(BUILD)/kernels.c: $(KERNELS) scripts/embed-kernels.sh Makefile
+$(BUILD)/kernels.c: $(KERNEL_FILES) scripts/embed-text.sh
 	@mkdir -p $(@D)
-	sh scripts/embed-kernels.sh $@ $(KERNELS)
+	sh scripts/embed-text.sh source sinpe__kernel_source $@ kernels/sinpe.cl
+
+# The Makefile is a prerequisite because a tuning file may be removed.
+$(BUILD)/database.c: $(TUNING_FILES) scripts/embed-text.sh Makefile
+	@mkdir -p $(@D)
+	sh scripts/embed-text.sh list sinpe__database $@ $(TUNING_FILES)
 
 -include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(BENCH_OBJS:.o=.d)
 
@@ -163,17 +167,11 @@ check: deps
 
 test: check-exports $(TEST_BIN)
 	CK_DEFAULT_TIMEOUT="$${CK_DEFAULT_TIMEOUT:-120}" ./$(TEST_BIN)
-	@# The embedding suites again in the other work shapes (src/context.c,
-	@# tuning_pick): one column and two sequences per work-item in groups of
-	@# at most 32 (so that the scalar bf16 kernels meet partial groups),
-	@# table parts of four columns and no whole-row kernels, a GPU's, and
-	@# the CPU's with streamed stores for every aligned call (the suites'
-	@# outputs are below the size that streams by default).
-	for shape in "SINPE_VEC=1 SINPE_SEQS=2 SINPE_WG=32 SINPE_TABLE_VEC=4 SINPE_ROW=0" \
-	             "SINPE_SEQS=2 SINPE_ONE_PASS=1 SINPE_WG=256 SINPE_ROW_TILE=8 SINPE_ALIGNED_IO=1 SINPE_COL_BF16=0 SINPE_ROW=0" \
-	             "SINPE_STREAM=2"; do \
+	@# The embedding suites again under every tuning record that reaches a
+	@# form of the database (tests/main.c, --records).
+	./$(TEST_BIN) --records | while IFS= read -r rec; do \
 	  for s in embed positions dtype shard table; do \
-	    env $$shape CK_RUN_SUITE=$$s CK_DEFAULT_TIMEOUT="$${CK_DEFAULT_TIMEOUT:-120}" \
+	    SINPE_TUNING="$$rec" CK_RUN_SUITE=$$s CK_DEFAULT_TIMEOUT="$${CK_DEFAULT_TIMEOUT:-120}" \
 	      ./$(TEST_BIN) || exit 1; done; done
 	$(MAKE) check-install
 
@@ -202,12 +200,7 @@ BENCH_JSON ?= $(BUILD)/bench.jsonl
 BENCH_PNG  ?= bench/results.png
 PYTHON     ?= python3
 
-.PHONY: bench-plot bench-peers bench-sweep
-
-# bench-sweep: is the work shape sinpe picks for this device the fastest?
-bench-sweep: deps
-	$(MAKE) $(BENCH_BIN)
-	sh bench/sweep.sh $(BENCH_BIN) $(BUILD)/sweep
+.PHONY: bench-plot bench-peers
 
 $(BENCH_JSON):
 	sh scripts/install-deps.sh

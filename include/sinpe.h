@@ -108,7 +108,8 @@ SINPE_API const char *sinpe_version_string(void);
     X(INVALID_OPTION,       -2013, "an option or environment setting is invalid")   \
     X(UNKNOWN_PRESET,       -2014, "the preset is not one of sinpe_preset")        \
     X(INVALID_DTYPE,        -2015, "the storage type is not one of sinpe_dtype")   \
-    X(INVALID_PAD,          -2016, "the pad id or padding policy is invalid")
+    X(INVALID_PAD,          -2016, "the pad id or padding policy is invalid")   \
+    X(IO_ERROR,             -2017, "a file could not be read or written")
 
 typedef enum sinpe_status {
 #define SINPE_X_ENUM(name, value, text) SINPE_##name = value,
@@ -185,6 +186,16 @@ typedef struct sinpe_context_options {
      * once: a one-time cost of seconds per library version.)
      */
     int no_disk_cache;
+    /*
+     * A tuning record that overrides the device's own (see "Work shape"
+     * below), in the text form sinpe_context_tuning() returns: "key = value"
+     * entries separated by ';' or newlines, for example "seqs = 1; stream =
+     * 0".  Parameters it leaves out keep the device's values; "" overrides
+     * nothing.  NULL reads the environment variable SINPE_TUNING instead
+     * (unset or empty: no override).  An unknown key or value gives
+     * SINPE_INVALID_OPTION.
+     */
+    const char *tuning;
 } sinpe_context_options;
 
 SINPE_API void sinpe_context_options_init(sinpe_context_options *options);
@@ -198,31 +209,21 @@ SINPE_API void sinpe_context_options_init(sinpe_context_options *options);
  * SINPE_BUILD_FAILED with the log in sinpe_last_error(), SINPE_UNSUPPORTED
  * when SINPE_MATH_FP64 is requested on a device without fp64.
  * For kernel development, the environment variable SINPE_KERNEL_SOURCE may
- * name a file that replaces the embedded kernel source (the files of
- * kernels/ concatenated in build order); the disk cache is then bypassed.
- * The work shape of the kernels is chosen from the device type (CPU
- * runtimes: four sequences per work-item, sixteen columns each where
- * positions are not known to lie in the table, followed by a second,
- * on-the-fly pass there; for calls of at most 256 tokens (decode steps),
- * one launch and a whole row per work-item, except where every position
- * is start + t in the table and the call is an add or has bf16 output;
- * scalar code the runtime vectorises when both weights and output are bf16
- * and every position comes from the table; non-temporal stores for outputs of 16 MiB or more that the embed
- * and gather calls write with aligned offsets and strides (multiples of
- * four elements, eight for 16-bit output).  GPUs: two sequences, one pass,
- * tiled table rows, vector-pointer accesses.  The reasons and the figures
- * are in bench/RESULTS.md.)  The environment variables SINPE_VEC (1, 4 or 8
- * columns per work-item), SINPE_TABLE_VEC (1, 4, 8 or 16 columns per
- * work-item where positions are checked against the table, on CPU
- * runtimes), SINPE_SEQS (1, 2, 4, 8), SINPE_ONE_PASS (0, 1), SINPE_WG
- * (largest work-group, 0 for the kernel's limit), SINPE_ROW_TILE (1, 2, 4,
- * 8), SINPE_ALIGNED_IO (0, 1: accesses through vector pointers when a
- * call's offsets and strides are multiples of four elements and its
- * buffers 16-byte aligned), SINPE_COL_BF16 (0, 1: the scalar bf16
- * kernels), SINPE_ROW (0, 1: the whole-row kernels) and SINPE_STREAM (0:
- * never; 1: outputs of 16 MiB or more; 2: every call that can) override
- * each choice, for tests and tuning; the results are the same bits in
- * every shape.
+ * name a kernel file that replaces the embedded kernel source (such as
+ * kernels/sinpe.cl, which includes the others); the disk cache is then
+ * bypassed.
+ *
+ * Work shape.  How the kernels split their work (sequences per work-item,
+ * one launch or two for positions to check, non-temporal stores for large
+ * outputs, whole rows per work-item for decode-sized calls, work-group
+ * sizes, ...) is a tuning record, chosen per context and never by
+ * measuring at creation: sinpe_context_options.tuning (or SINPE_TUNING)
+ * overrides any part of it; else the device's tuning file, written by the
+ * sinpe-tune program (see sinpe_tuning_save); else the record of sinpe's
+ * database that fits the device best (by vendor, device type and device
+ * name; a conservative default per device type).  sinpe_context_tuning()
+ * says which record the context took and where it came from.  The results
+ * are the same bits under every record.
  */
 SINPE_API sinpe_status sinpe_context_create(const sinpe_context_options *options,
                                             sinpe_context **context);
@@ -255,6 +256,32 @@ SINPE_API cl_device_id sinpe_context_device(const sinpe_context *context);
 SINPE_API cl_command_queue sinpe_context_queue(const sinpe_context *context);
 /* The math path in use: SINPE_MATH_FLOAT or SINPE_MATH_FP64, never AUTO. */
 SINPE_API sinpe_math sinpe_context_math(const sinpe_context *context);
+
+/*
+ * The tuning record the context uses, as text: "from=<source>; " then
+ * every parameter, "seqs=4; general=two_pass; ...".  The source reads
+ * "database <name>", "file <path>", or "options.tuning over ..." /
+ * "SINPE_TUNING over ..."; "; ignored=<path> (<why>)" follows when the
+ * device's tuning file was damaged, stale or foreign.  The text is a valid
+ * override for sinpe_context_options.tuning.  Owned by the context; ""
+ * for NULL.
+ */
+SINPE_API const char *sinpe_context_tuning(const sinpe_context *context);
+
+/*
+ * Makes record (every parameter set, in the text form above) the tuning
+ * file of the context's device, which contexts created afterwards on this
+ * device read while the library version, the kernels and the driver stay
+ * the same: "<cache dir>/tuning-<key>.txt" (the cache directory of
+ * sinpe_context_options.no_disk_cache), written to a temporary file and
+ * renamed.  record NULL deletes the file.  path (may be NULL) receives the
+ * file's path, cut to path_size bytes.  sinpe-tune calls this.  Errors:
+ * SINPE_NULL_ARGUMENT, SINPE_INVALID_OPTION (a record that does not parse
+ * or leaves a parameter out), SINPE_UNSUPPORTED (no cache directory:
+ * SINPE_CACHE_DIR is "off" or HOME is unset), SINPE_IO_ERROR.
+ */
+SINPE_API sinpe_status sinpe_tuning_save(const sinpe_context *context, const char *record,
+                                         char *path, size_t path_size);
 
 /* ------------------------------------------------------------------------ */
 /* Encoding spec                                                            */

@@ -1,12 +1,13 @@
 /*
  * dtype.cl -- loads and stores of the storage types.  Arithmetic is always
- * float; a value is rounded once, at the store.
- *   0 = float32, 1 = float16 (vload_half/vstore_half only: NVIDIA has no
- *   cl_khr_fp16), 2 = bfloat16 (kept as ushort, round to nearest even).
+ * float; a value is rounded once, at the store.  float16 goes through
+ * vload_half/vstore_half only (NVIDIA has no cl_khr_fp16); bfloat16 is kept
+ * as ushort and rounded to nearest even.
  */
-#define SINPE_F32 0
-#define SINPE_F16 1
-#define SINPE_BF16 2
+#ifndef SINPE_DTYPE_CL
+#define SINPE_DTYPE_CL
+
+#include "abi.h"
 
 inline ushort sinpe_to_bf16(float f)
 {
@@ -48,10 +49,9 @@ SINPE_TO_16_N(8)
 /*
  * Four values at element i.  With aligned (i a multiple of 4 and the buffer
  * 16-byte aligned, established by the host) the access goes through a
- * vector pointer: a GPU compiler cannot see the alignment of vload4
- * through a float pointer, and NVIDIA's ran a minimal fused kernel that
- * way at 75% of copy against 83.5% through float4 pointers.  Builds with
- * SINPE_ALIGNED_IO 0 (CPUs) never take that path.
+ * vector pointer, whose alignment a GPU compiler can see (vload4 through a
+ * float pointer it cannot).  Builds with SINPE_ALIGNED_IO 0 never take
+ * that path.
  */
 #ifndef SINPE_ALIGNED_IO
 #define SINPE_ALIGNED_IO 0
@@ -78,9 +78,8 @@ inline float4 sinpe_load4(global const uchar *base, size_t i, const int dt, bool
  * The first n (1 to 4) values at element i, the other lanes zero, and the
  * store of the first n: the last columns of a row whose length is not a
  * multiple of four.  They convert through the four-value forms even for one
- * value: a single scalar vload_half or vstore_half anywhere in a kernel,
- * even on a path that never runs, cost pocl's vectoriser 30% of the fp16
- * kernel's time.
+ * value: a scalar vload_half or vstore_half anywhere in a kernel stops
+ * pocl's vectoriser.
  */
 inline float4 sinpe_load_part4(global const uchar *base, size_t i, int n, const int dt)
 {
@@ -135,19 +134,14 @@ inline void sinpe_store4(float4 x, global uchar *base, size_t i, const int dt, b
 }
 
 /*
- * Four float values at element i stored non-temporally (SINPE_STREAM, CPU
- * builds whose compiler has the builtin), bypassing the cache: a plain
- * store first reads the line it writes, so an output that outgrows the
- * caches costs its bytes twice over.  pocl, fused 32x512 d4096 fp32: 21.1
- * -> 13.8 ms.  The host uses these only for outputs it will not read back
- * soon (large ones) and only when the access is 16-byte aligned: the
- * vector form needs it.  Without the builtin, a plain store.  16-bit
- * outputs stream eight values at a time (sinpe_stream8).
+ * Four float values at element i stored non-temporally where the compiler
+ * has the builtin (the _stream forms), past the cache: a plain store first
+ * reads the line it writes.  The host takes these forms only for outputs
+ * it will not read back soon and only when the access is 16-byte aligned.
+ * Without the builtin, a plain store.  16-bit outputs stream eight values
+ * at a time (sinpe_stream8).
  */
-#ifndef SINPE_STREAM
-#define SINPE_STREAM 0
-#endif
-#if SINPE_STREAM && defined(__has_builtin)
+#if defined(__has_builtin)
 #if __has_builtin(__builtin_nontemporal_store)
 #define SINPE_NT_STORE 1
 #endif
@@ -164,11 +158,9 @@ inline void sinpe_stream4(float4 x, global float *p)
 
 /*
  * Eight values at element i, and their non-temporal store in any output
- * type: the _stream kernels with 16-bit output and the _table_stream ones
- * (CPU builds).  fp32 takes two 16-byte stores, fp16 and bf16 one (the
- * access must be 16-byte aligned: the host checks); pocl's fused fp16 mid
- * 32x512 d4096 took 13 ms with two 8-byte stores per eight values, 8 ms in
- * this form (harness).
+ * type: the _stream kernels with 16-bit output and the _table_stream ones.
+ * fp32 takes two 16-byte stores, fp16 and bf16 one (the access must be
+ * 16-byte aligned: the host checks).
  */
 inline float8 sinpe_load8(global const uchar *base, size_t i, const int dt)
 {
@@ -187,10 +179,9 @@ inline void sinpe_stream8(float8 x, global uchar *base, size_t i, const int dt)
         return;
     }
 #if defined(SINPE_NT_STORE) && defined(__ENDIAN_LITTLE__)
-    /* bf16 packed by hand: given the narrowing below, clang folds it into
-       a truncating store (vpmovdw on x86) and drops the non-temporal hint,
-       so bf16 outputs were stored plainly (pocl 3.1).  Lane 2k is the low
-       half of word k. */
+    /* bf16 packed by hand: clang folds the narrowing below into a
+       truncating store and drops the non-temporal hint.  Lane 2k is the
+       low half of word k. */
     if (dt == SINPE_BF16) {
         uint8 r = sinpe_bf16_bits_8(x);
         __builtin_nontemporal_store(r.even | (r.odd << 16),
@@ -222,7 +213,7 @@ inline void sinpe_store_n(float4 x, global uchar *base, size_t i, int n, const i
         sinpe_store_part4(x, base, i, n, dt);
 }
 
-/* One value at element i (the scalar kernels: CPU builds, bf16). */
+/* One value at element i (the scalar forms and table rows). */
 inline float sinpe_load1(global const uchar *base, size_t i, const int dt)
 {
     if (dt == SINPE_F32)
@@ -241,3 +232,5 @@ inline void sinpe_store1(float x, global uchar *base, size_t i, const int dt)
     else
         ((global ushort *)base)[i] = sinpe_to_bf16(x);
 }
+
+#endif /* SINPE_DTYPE_CL */

@@ -1,33 +1,26 @@
 /*
- * embed_two_pass.cl -- the bodies that two-pass builds (CPUs) launch for
- * every fused and add call that is not _fast: the table part, several
- * sequences per work-item, then the _otf part for positions past the
- * table.  After embed_fast.cl (SINPE_EACH_SEQ).
+ * embed_two_pass.cl -- the two-launch forms of the general calls (fused
+ * and add with positions to check): TABLE (and TABLE_STREAM) writes the
+ * tokens whose position lies in the table, several sequences per
+ * work-item, then OTF the others, computed on the fly, one token per
+ * work-item.  Every element is written once, by the same operations as
+ * sinpe_general_body.
  */
+#ifndef SINPE_EMBED_TWO_PASS_CL
+#define SINPE_EMBED_TWO_PASS_CL
+
+#include "embed_fast.cl"
 
 /*
- * The table part of the fused and add kernels in two-pass builds (CPUs),
- * for every call that is not _fast (positions per sequence, padding
- * policies, positions past the table), followed by the _otf part:
- * work-item (v, g, t) as in sinpe_fast_body, but each of the S sequences
- * has its own position, PE row and padding decision, and writes only if
- * its position lies in the table (and it is not past the last sequence).
- * The same operations as sinpe_embed_body (see sinpe_token_id).  The
- * general body, one token per work-item, took 45-51 ms for an explicit
- * table part (mid 32x512 d4096), this one 32 ms without a padding policy
- * and 36 ms with one (one token step for both: 38 ms).
- *
- * A work-item takes SINPE_TABLE_VEC columns (16 on CPUs), not SINPE_VEC:
- * each sequence's position, id and checks are paid once per 16 columns
- * (explicit fused mid d4096, positions at random offsets: 36 -> 31 ms;
- * the explicit add 23 -> 16.5 ms; fp16 fused 32 -> 18 ms).  With stream
- * (the fused _table_stream kernels, for outputs the host would stream),
- * whole rows of eight columns are computed as float8 and stored
- * non-temporally, four fp32 or eight 16-bit values per store: 31 -> 20 ms.
+ * TABLE: work-item (v, g, t) writes columns [16 v, 16 v + 16) of token t of
+ * the S = SINPE_SEQS sequences from S g, as in sinpe_fast_body, but each
+ * sequence has its own position, PE row and padding decision, and writes
+ * only if its position lies in the table (and it is not past the last
+ * sequence).  Sixteen columns per work-item pay each sequence's position,
+ * id and checks once per sixteen.  TABLE_STREAM (fused only) computes
+ * whole rows of eight columns as float8 and stores them non-temporally.
  */
-#ifndef SINPE_TABLE_VEC
-#define SINPE_TABLE_VEC SINPE_VEC
-#endif
+#define SINPE_TABLE_COLS 16
 /* Sequence b0 + s (the last one past the end): its row and output offset,
    then its id step (with or without a padding policy), then its position. */
 #define SINPE_POS_ROW(s)                                                                \
@@ -75,8 +68,8 @@
         sinpe_store_n(zero[s] ? (float4)(0.0f) : x[s], out, o[s] + at, n, ot, al);      \
     }
 /* The streamed form (fused only): the whole vectors of a row, eight
-   columns at a time, written out once with PE loads and once without (the
-   choice per load cost this loop 4-5%). */
+   columns at a time, written out once with PE loads and once without (a
+   choice per load is slower). */
 #define SINPE_POS_LOAD8(s)                                                              \
     x[s] = sinpe_load8(E, e[s] + at, et);                                               \
     pe[s] = with_pe ? vload8(0, tab + pe_at[s] + at) : (float8)(0.0f);
@@ -87,7 +80,7 @@
         sinpe_stream8(zero[s] ? (float8)(0.0f) : x[s], out, o[s] + at, ot);             \
     }
 #define SINPE_POS_LOOP8(read)                                                           \
-    for (int q = 0; q < SINPE_TABLE_VEC / 8; q++) {                                     \
+    for (int q = 0; q < SINPE_TABLE_COLS / 8; q++) {                                     \
         const bool with_pe = (read);                                                    \
         size_t at = 8 * q;                                                              \
         float8 x[SINPE_SEQS], pe[SINPE_SEQS];                                           \
@@ -96,18 +89,17 @@
     }
 
 inline void sinpe_table_body(const int mode, const int et, const int ot, const int stream,
-                                global const int *restrict ids, global const uchar *restrict E,
-                                global uchar *restrict out, global const float *restrict tab,
-                                global const int *restrict pos,
-                                global const int *restrict seq_start,
-                                global const int *restrict pad_count, sinpe_embed_params a)
+                             global const int *restrict ids, global const uchar *restrict E,
+                             global uchar *restrict out, global const float *restrict tab,
+                             global const int *restrict pos, global const int *restrict seq_start,
+                             global const int *restrict pad_count, sinpe_embed_params a)
 {
-    int c = (int)get_global_id(0) * SINPE_TABLE_VEC;
+    int c = (int)get_global_id(0) * SINPE_TABLE_COLS;
     size_t b0 = get_global_id(1) * SINPE_SEQS;
     uint t = (uint)get_global_id(2);
     if (c >= (int)a.dim || b0 >= a.n_seqs || t >= a.seq_len)
         return;
-    bool want_pe = !(a.flags & SINPE_SKIP_PE);
+    bool want_pe = sinpe_wants_pe(mode, &a);
     /* A table without rows is a 64-byte placeholder: nothing to read (and
        every sequence then writes only without PE). */
     bool read_pe = want_pe && a.tab_rows > 0;
@@ -120,8 +112,7 @@ inline void sinpe_table_body(const int mode, const int et, const int ot, const i
     } else {
         SINPE_EACH_SEQ(SINPE_POS_TOKEN)
     }
-#if SINPE_TABLE_VEC >= 8
-    if (stream && mode == SINPE_MODE_FUSED && c + SINPE_TABLE_VEC <= (int)a.dim) {
+    if (stream && mode == SINPE_MODE_FUSED && c + SINPE_TABLE_COLS <= (int)a.dim) {
         if (read_pe) {
             SINPE_POS_LOOP8(true)
         } else {
@@ -129,13 +120,10 @@ inline void sinpe_table_body(const int mode, const int et, const int ot, const i
         }
         return;
     }
-#endif
-    /* Whole vectors apart from the row's end, as in sinpe_fast_body: with
-       n a constant the loads and stores lose their lane checks (explicit
-       fused mid d4096: 34.4 -> 31.0 ms in the harness). */
-#if SINPE_TABLE_VEC >= 4
-    if (c + SINPE_TABLE_VEC <= (int)a.dim) {
-        for (int q = 0; q < SINPE_TABLE_VEC / 4; q++) {
+    /* Whole vectors apart from the row's end: with n a constant the loads
+       and stores lose their lane checks. */
+    if (c + SINPE_TABLE_COLS <= (int)a.dim) {
+        for (int q = 0; q < SINPE_TABLE_COLS / 4; q++) {
             const int n = 4;
             size_t at = 4 * q;
             float4 x[SINPE_SEQS], pe[SINPE_SEQS];
@@ -144,9 +132,8 @@ inline void sinpe_table_body(const int mode, const int et, const int ot, const i
         }
         return;
     }
-#endif
-    for (int j = 0; j < SINPE_TABLE_VEC && c + j < (int)a.dim; j += 4) {
-        int n = min(min(SINPE_TABLE_VEC - j, 4), (int)a.dim - c - j);
+    for (int j = 0; j < SINPE_TABLE_COLS && c + j < (int)a.dim; j += 4) {
+        int n = min(min(SINPE_TABLE_COLS - j, 4), (int)a.dim - c - j);
         size_t at = j;
         float4 x[SINPE_SEQS], pe[SINPE_SEQS];
         SINPE_EACH_SEQ(SINPE_POS_LOAD)
@@ -165,17 +152,10 @@ inline void sinpe_table_body(const int mode, const int et, const int ot, const i
 #undef SINPE_EACH_SEQ
 
 /*
- * The _otf parts (launched by two-pass builds only, after the table part):
- * work-item (0, b, t) writes token t of sequence b if its position lies
- * outside the table, four columns at a time, computed on the fly; any other
- * token costs one check.  (Over a range of four-column blocks those checks
- * took 7.6 ms of a 45 ms explicit call whose positions all lay in the
- * table, mid 32x512 d4096.)  Its steps are shared with sinpe_table_row
- * (sinpe_value_part4, sinpe_put_part4): with one work-item per token they
- * cost nothing measurable (fused_otf rows of the benchmark, minima within
- * 1%), unlike in the vectorised bodies (bench/RESULTS.md, tuning log 26).
- * With SINPE_ONE_LAUNCH (decode-sized calls, the host's tune.row) the part
- * is launched alone and writes the other tokens too, from the table
+ * OTF: work-item (0, b, t) writes token t of sequence b if its position
+ * lies outside the table, four columns at a time, computed on the fly; any
+ * other token costs one check.  With SINPE_ONE_LAUNCH (decode-sized calls)
+ * the form runs alone and writes the other tokens too, from the table
  * (sinpe_table_row).
  */
 inline void sinpe_otf_body(const int mode, const int et, const int ot,
@@ -189,26 +169,24 @@ inline void sinpe_otf_body(const int mode, const int et, const int ot,
     uint t = (uint)get_global_id(2);
     if (get_global_id(0) > 0 || b >= a.n_seqs || t >= a.seq_len)
         return;
-    sinpe_token k = sinpe_token_at(mode, SINPE_PART_OTF, pos, seq_start, pad_count, &a, b, t, 0);
-    bool every = (a.flags & SINPE_ONE_LAUNCH) != 0;
-    if (!k.live && !every)
+    sinpe_token k = sinpe_token_at(mode, pos, seq_start, pad_count, &a, b, t, 0);
+    if (!k.otf && !(a.flags & SINPE_ONE_LAUNCH))
         return;
     sinpe_token_id(mode, ids, &a, 0, &k);
     if (!k.otf) {
         sinpe_table_row(mode, et, ot, E, out, tab, &a, &k);
         return;
     }
-    bool want_pe = mode != SINPE_MODE_GATHER && !(a.flags & SINPE_SKIP_PE);
+    bool want_pe = sinpe_wants_pe(mode, &a);
     for (int c = 0; c < (int)a.dim; c += 4) {
         int n = min(4, (int)a.dim - c);
         float4 x = sinpe_value_part4(mode, et, ot, E, out, &k, c, n, a.scale);
         if (want_pe) {
-            float4 pe = (float4)(sinpe_pe(k.p, c, a.dim, coef),
-                                 n > 1 ? sinpe_pe(k.p, c + 1, a.dim, coef) : 0.0f,
-                                 n > 2 ? sinpe_pe(k.p, c + 2, a.dim, coef) : 0.0f,
-                                 n > 3 ? sinpe_pe(k.p, c + 3, a.dim, coef) : 0.0f);
+            float4 pe = sinpe_pe_part4(true, k.p, c, n, tab, a.tab_rows, a.dim, coef);
             x = k.add_pe ? x + pe : x;
         }
         sinpe_put_part4(ot, out, &k, c, n, x);
     }
 }
+
+#endif /* SINPE_EMBED_TWO_PASS_CL */

@@ -32,6 +32,9 @@
  * Contraction must stay off: the error-free transformations below rely on
  * each operation being rounded on its own.
  */
+#ifndef SINPE_PE_MATH_CL
+#define SINPE_PE_MATH_CL
+
 #pragma OPENCL FP_CONTRACT OFF
 
 #if SINPE_FP64
@@ -222,3 +225,5 @@ inline float sinpe_pe_real(float x, int c, uint dim, global const float *restric
     float4 a = sinpe_anchor_real(x, sinpe_desc(coef, dim, c));
     return a.x + a.y;
 }
+
+#endif /* SINPE_PE_MATH_CL */

@@ -2,6 +2,8 @@
  * table.cl -- generating the encoding: table rows, fairseq positions, and
  * diffusion timestep embeddings.
  */
+#include "pe_math.cl"
+#include "dtype.cl"
 
 /*
  * Rows of the encoding are generated in two passes so that both vectorise
@@ -29,26 +31,25 @@ kernel void sinpe_table_anchors(global float *restrict anc, uint dim, int base, 
  * r out_stride); anchors of the blocks from row0's block on.  Work-item
  * (c, g, h) computes column c of the rows at steps j = T g .. T g + T - 1 of
  * blocks T h .. T h + T - 1 (relative to row0's block) that lie in the
- * range, T = SINPE_ROW_TILE: T anchors and T steps loaded for T^2 values.
- * GPUs take T = 8 (one anchor and one step per value made the kernel bound
- * by cache traffic); CPUs T = 1, where the early return keeps the body
- * free of conditional stores, which pocl does not vectorise.
+ * range, T = SINPE_TABLE_TILE (the tuning record's table_tile): T anchors
+ * and T steps loaded for T^2 values.  With T = 1 the early return keeps
+ * the body free of conditional stores, which CPU vectorisers need.
  */
-#ifndef SINPE_ROW_TILE
-#define SINPE_ROW_TILE 1
+#ifndef SINPE_TABLE_TILE
+#define SINPE_TABLE_TILE 1
 #endif
 inline void sinpe_table_rows_body(const int ot, global uchar *restrict out, ulong out_off,
                                   ulong out_stride, uint dim, int row0, uint nrows,
                                   global const float *restrict coef,
                                   global const float *restrict anc, uint nblocks)
 {
-    const int T = SINPE_ROW_TILE;
+    const int T = SINPE_TABLE_TILE;
     size_t c = get_global_id(0), g = get_global_id(1), h = get_global_id(2);
     if (c >= dim || g >= SINPE_STEP_ROWS / T || h * T >= nblocks)
         return;
     size_t plane = (size_t)nblocks * dim;
     long base = (long)(row0 >> SINPE_STEP_SHIFT) * SINPE_STEP_ROWS;
-    float4 a[SINPE_ROW_TILE], b[SINPE_ROW_TILE];
+    float4 a[SINPE_TABLE_TILE], b[SINPE_TABLE_TILE];
     for (int u = 0; u < T; u++) {
         size_t i = min(h * T + u, (size_t)nblocks - 1) * dim + c;
         a[u] = (float4)(anc[i], anc[plane + i], anc[2 * plane + i], anc[3 * plane + i]);
@@ -68,17 +69,16 @@ inline void sinpe_table_rows_body(const int ot, global uchar *restrict out, ulon
 }
 
 #define SINPE_TABLE_ROWS_KERNEL(OT, NAME)                                                     \
-    kernel void sinpe_table_rows_##NAME(global uchar *restrict out, ulong out_off,           \
-                                        ulong out_stride, uint dim, int row0, uint nrows,    \
-                                        global const float *restrict coef,                   \
-                                        global const float *restrict anc, uint nblocks)      \
+    kernel void NAME(global uchar *restrict out, ulong out_off, ulong out_stride, uint dim,   \
+                     int row0, uint nrows, global const float *restrict coef,                \
+                     global const float *restrict anc, uint nblocks)                         \
     {                                                                                         \
         sinpe_table_rows_body(OT, out, out_off, out_stride, dim, row0, nrows, coef, anc,      \
                               nblocks);                                                       \
     }
-SINPE_TABLE_ROWS_KERNEL(SINPE_F32, f32)
-SINPE_TABLE_ROWS_KERNEL(SINPE_F16, f16)
-SINPE_TABLE_ROWS_KERNEL(SINPE_BF16, bf16)
+SINPE_TABLE_ROWS_KERNEL(SINPE_F32, sinpe_table_rows_f32)
+SINPE_TABLE_ROWS_KERNEL(SINPE_F16, sinpe_table_rows_f16)
+SINPE_TABLE_ROWS_KERNEL(SINPE_BF16, sinpe_table_rows_bf16)
 
 /*
  * fairseq's make_positions per sequence: a non-pad token gets
@@ -128,13 +128,12 @@ inline void sinpe_timesteps_body(const int ot, global const float *restrict ts, 
 }
 
 #define SINPE_TIMESTEPS_KERNEL(OT, NAME)                                                     \
-    kernel void sinpe_timesteps_##NAME(global const float *restrict ts, ulong ts_off,       \
-                                       global uchar *restrict out, ulong out_off,           \
-                                       ulong out_stride, uint dim, uint n,                  \
-                                       global const float *restrict coef)                  \
+    kernel void NAME(global const float *restrict ts, ulong ts_off, global uchar *restrict out, \
+                     ulong out_off, ulong out_stride, uint dim, uint n,                       \
+                     global const float *restrict coef)                                       \
     {                                                                                        \
         sinpe_timesteps_body(OT, ts, ts_off, out, out_off, out_stride, dim, n, coef);        \
     }
-SINPE_TIMESTEPS_KERNEL(SINPE_F32, f32)
-SINPE_TIMESTEPS_KERNEL(SINPE_F16, f16)
-SINPE_TIMESTEPS_KERNEL(SINPE_BF16, bf16)
+SINPE_TIMESTEPS_KERNEL(SINPE_F32, sinpe_timesteps_f32)
+SINPE_TIMESTEPS_KERNEL(SINPE_F16, sinpe_timesteps_f16)
+SINPE_TIMESTEPS_KERNEL(SINPE_BF16, sinpe_timesteps_bf16)

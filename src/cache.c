@@ -89,8 +89,7 @@ static char *info_string(cl_device_id dev, cl_platform_id plat, cl_uint param)
     return s;
 }
 
-/* The cache directory, malloc'd, or NULL when there is none. */
-static char *cache_dir(void)
+char *sinpe__cache_dir(void)
 {
     const char *env = getenv("SINPE_CACHE_DIR"), *tail = "";
     char *dir;
@@ -109,44 +108,69 @@ static char *cache_dir(void)
     return dir;
 }
 
-void sinpe__cache_open(sinpe__cache *c, cl_device_id dev, const char *options)
+/* Mixes the parts of the key that name the device and the library. */
+static int mix_device(sinpe__cache *c, cl_device_id dev)
 {
     /* The first is the platform's, the others the device's. */
     static const cl_uint params[] = {CL_PLATFORM_VERSION, CL_DEVICE_NAME, CL_DRIVER_VERSION,
                                      CL_DEVICE_VERSION};
     const char *version = sinpe_version_string();
     cl_platform_id plat = NULL;
-    char *dir, *s;
-    size_t len;
-
-    memset(c, 0, sizeof *c);
-    if (!(dir = cache_dir()))
-        return;
+    char *s;
     c->key = SINPE__FNV_BASIS;
     mix(c, version, strlen(version));
     mix(c, sinpe__kernel_source, (size_t)sinpe__kernel_source_len);
-    mix(c, options, strlen(options));
     if (clGetDeviceInfo(dev, CL_DEVICE_PLATFORM, sizeof plat, &plat, NULL) != CL_SUCCESS)
-        goto fail;
+        return -1;
     for (size_t i = 0; i < sizeof params / sizeof params[0]; i++) {
         if (!(s = info_string(dev, i == 0 ? plat : NULL, params[i])))
-            goto fail;
+            return -1;
         mix(c, s, strlen(s));
         free(s);
     }
+    return 0;
+}
+
+int sinpe__cache_device_key(cl_device_id dev, uint64_t *key)
+{
+    sinpe__cache c;
+    memset(&c, 0, sizeof c);
+    if (mix_device(&c, dev) != 0)
+        return -1;
+    *key = c.key;
+    return 0;
+}
+
+char *sinpe__cache_path(const char *dir, size_t *dir_len, const char *prefix, uint64_t key,
+                        const char *suffix)
+{
+    size_t len, n;
+    char *path;
     /* Trailing slashes would double up ("/" becomes the empty prefix). */
     for (len = strlen(dir); len > 0 && dir[len - 1] == '/'; len--)
         ;
-    c->dir_len = len;
-    len += sizeof "/0123456789abcdef.bin";
-    if (!(c->path = malloc(len)))
-        goto fail;
-    snprintf(c->path, len, "%.*s/%016llx.bin", (int)c->dir_len, dir, (unsigned long long)c->key);
+    n = len + strlen(prefix) + strlen(suffix) + sizeof "/0123456789abcdef";
+    if (!(path = malloc(n)))
+        return NULL;
+    snprintf(path, n, "%.*s/%s%016llx%s", (int)len, dir, prefix, (unsigned long long)key,
+             suffix);
+    *dir_len = len;
+    return path;
+}
+
+void sinpe__cache_open(sinpe__cache *c, cl_device_id dev, const char *options)
+{
+    char *dir;
+    memset(c, 0, sizeof *c);
+    if (!(dir = sinpe__cache_dir()))
+        return;
+    if (mix_device(c, dev) == 0) {
+        mix(c, options, strlen(options));
+        c->path = sinpe__cache_path(dir, &c->dir_len, "", c->key, ".bin");
+    }
     free(dir);
-    return;
-fail:
-    free(dir);
-    sinpe__cache_close(c);
+    if (!c->path)
+        sinpe__cache_close(c);
 }
 
 void sinpe__cache_close(sinpe__cache *c)
@@ -245,10 +269,8 @@ void sinpe__cache_store(const sinpe__cache *c, cl_program program, cl_device_id 
 {
     cl_uint ndev = 0, idx;
     cl_device_id devs[MAX_DEVICES];
-    size_t sizes[MAX_DEVICES], total = 0, tmp_len;
+    size_t sizes[MAX_DEVICES], total = 0;
     unsigned char *bins[MAX_DEVICES], *all = NULL, head[SINPE__CACHE_HEADER];
-    char *tmp = NULL;
-    int fd, ok;
 
     if (!c->path ||
         clGetProgramInfo(program, CL_PROGRAM_NUM_DEVICES, sizeof ndev, &ndev, NULL) != CL_SUCCESS ||
@@ -280,18 +302,32 @@ void sinpe__cache_store(const sinpe__cache *c, cl_program program, cl_device_id 
     put64(head + 32, (uint64_t)sizes[idx]);
     put64(head + SINPE__CACHE_OFF_SUM, sinpe__fnv1a(SINPE__FNV_BASIS, bins[idx], sizes[idx]));
 
-    make_dirs(c->path, c->dir_len);
-    tmp_len = strlen(c->path) + sizeof ".tmp.XXXXXX";
-    if (!(tmp = malloc(tmp_len)))
-        goto fail;
-    snprintf(tmp, tmp_len, "%s.tmp.XXXXXX", c->path);
-    if ((fd = mkstemp(tmp)) < 0)
-        goto fail;
-    ok = transfer(fd, head, sizeof head, 1) == 0 && transfer(fd, bins[idx], sizes[idx], 1) == 0;
-    ok = close(fd) == 0 && ok; /* close is the last chance to hear of a failed write */
-    if (!ok || rename(tmp, c->path) != 0)
-        unlink(tmp);
+    sinpe__write_file(c->path, c->dir_len, head, sizeof head, bins[idx], sizes[idx]);
 fail:
-    free(tmp);
     free(all);
+}
+
+int sinpe__write_file(const char *path, size_t dir_len, const void *head, size_t head_len,
+                      const void *body, size_t body_len)
+{
+    size_t tmp_len = strlen(path) + sizeof ".tmp.XXXXXX";
+    char *tmp = malloc(tmp_len);
+    int fd, ok;
+    if (!tmp)
+        return -1;
+    make_dirs(path, dir_len);
+    snprintf(tmp, tmp_len, "%s.tmp.XXXXXX", path);
+    if ((fd = mkstemp(tmp)) < 0) {
+        free(tmp);
+        return -1;
+    }
+    ok = transfer(fd, (void *)head, head_len, 1) == 0 &&
+         transfer(fd, (void *)body, body_len, 1) == 0;
+    ok = close(fd) == 0 && ok; /* close is the last chance to hear of a failed write */
+    if (!ok || rename(tmp, path) != 0) {
+        unlink(tmp);
+        ok = 0;
+    }
+    free(tmp);
+    return ok ? 0 : -1;
 }

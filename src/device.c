@@ -163,6 +163,9 @@ sinpe_status sinpe__device_query(cl_device_id device, sinpe__device_info *info)
     SINPE_CL_CHECK(clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof info->name - 1, info->name,
                                    NULL),
                    "clGetDeviceInfo(CL_DEVICE_NAME)");
+    SINPE_CL_CHECK(clGetDeviceInfo(device, CL_DEVICE_VENDOR, sizeof info->vendor - 1,
+                                   info->vendor, NULL),
+                   "clGetDeviceInfo(CL_DEVICE_VENDOR)");
     SINPE_CL_CHECK(clGetDeviceInfo(device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof info->max_alloc,
                                    &info->max_alloc, NULL),
                    "clGetDeviceInfo(CL_DEVICE_MAX_MEM_ALLOC_SIZE)");

@@ -37,9 +37,9 @@ static sinpe_status check_dtype(sinpe_dtype t, const char *name)
 
 /* The id-side fields: ids, weights, vocabulary, padding, bad-id counter. */
 static sinpe_status validate_ids(const sinpe_context *ctx, int mode, const sinpe_embed_args *a,
-                                 size_t dim, size_t n, embed_params *p)
+                                 size_t dim, size_t n, sinpe_embed_params *p)
 {
-    int need_ids = mode != MODE_ADD || a->pad_policy != SINPE_PAD_NONE ||
+    int need_ids = mode != SINPE_MODE_ADD || a->pad_policy != SINPE_PAD_NONE ||
                    a->position_rule == SINPE_POSITIONS_FAIRSEQ;
     int uses_pad = a->pad_policy != SINPE_PAD_NONE || a->position_rule == SINPE_POSITIONS_FAIRSEQ;
 
@@ -47,7 +47,7 @@ static sinpe_status validate_ids(const sinpe_context *ctx, int mode, const sinpe
                 "args->pad_policy %d is not a sinpe_pad_policy", (int)a->pad_policy);
     SINPE_CHECK(uses_pad && a->pad_id < 0, SINPE_INVALID_PAD, "args->pad_id %d is negative",
                 (int)a->pad_id);
-    if (mode != MODE_ADD || a->vocab) {
+    if (mode != SINPE_MODE_ADD || a->vocab) {
         SINPE_CHECK(a->vocab == 0, SINPE_INVALID_SHAPE, "args->vocab is 0");
         SINPE_CHECK(a->vocab > (size_t)INT_MAX, SINPE_INVALID_SHAPE,
                     "args->vocab %zu exceeds 2^31 - 1", a->vocab);
@@ -60,7 +60,7 @@ static sinpe_status validate_ids(const sinpe_context *ctx, int mode, const sinpe
     }
     if (need_ids)
         SINPE_FORWARD(sinpe__check_buffer(ctx, a->ids, "args->ids", a->ids_offset, n, 4));
-    if (mode != MODE_ADD) {
+    if (mode != SINPE_MODE_ADD) {
         size_t e_stride = a->weights_stride ? a->weights_stride : dim;
         SINPE_FORWARD(check_dtype(a->weights_dtype, "weights_dtype"));
         SINPE_CHECK(e_stride < dim, SINPE_INVALID_SHAPE,
@@ -84,7 +84,7 @@ static sinpe_status validate_ids(const sinpe_context *ctx, int mode, const sinpe
 
 /* The position-side fields. */
 static sinpe_status validate_positions(const sinpe_context *ctx, const sinpe_embed_args *a,
-                                       size_t n, embed_params *p)
+                                       size_t n, sinpe_embed_params *p)
 {
     SINPE_CHECK((unsigned)a->position_rule > SINPE_POSITIONS_FAIRSEQ, SINPE_INVALID_OPTION,
                 "args->position_rule %d is not a sinpe_position_rule", (int)a->position_rule);
@@ -95,7 +95,7 @@ static sinpe_status validate_positions(const sinpe_context *ctx, const sinpe_emb
         size_t extent = a->positions_broadcast ? a->seq_len : n;
         SINPE_FORWARD(sinpe__check_buffer(ctx, a->positions, "args->positions",
                                           a->positions_offset, extent, 4));
-        p->flags |= F_POS | (a->positions_broadcast ? F_BROADCAST : 0);
+        p->flags |= SINPE_HAS_POS | (a->positions_broadcast ? SINPE_POS_BROADCAST : 0);
         p->pos_off = a->positions_offset;
     } else if (a->position_rule == SINPE_POSITIONS_INDEX) {
         SINPE_CHECK((int64_t)a->start + (int64_t)(a->seq_len - 1) > INT_MAX,
@@ -106,22 +106,22 @@ static sinpe_status validate_positions(const sinpe_context *ctx, const sinpe_emb
     if (a->seq_starts) {
         SINPE_FORWARD(sinpe__check_buffer(ctx, a->seq_starts, "args->seq_starts",
                                           a->seq_starts_offset, a->n_seqs, 4));
-        p->flags |= F_SEQ_START;
+        p->flags |= SINPE_HAS_SEQ_START;
         p->seq_start_off = a->seq_starts_offset;
     }
     if (a->pad_counts) {
         SINPE_FORWARD(sinpe__check_buffer(ctx, a->pad_counts, "args->pad_counts",
                                           a->pad_counts_offset, a->n_seqs, 4));
-        p->flags |= F_PAD_COUNT;
+        p->flags |= SINPE_HAS_PAD_COUNT;
         p->pad_count_off = a->pad_counts_offset;
     }
-    p->flags |= a->skip_pe ? F_SKIP_PE : 0;
+    p->flags |= a->skip_pe ? SINPE_SKIP_PE : 0;
     p->start = a->start;
     return SINPE_SUCCESS;
 }
 
 sinpe_status sinpe__embed_validate(const sinpe_table *t, int mode, const sinpe_embed_args *a,
-                                   embed_params *p)
+                                   sinpe_embed_params *p)
 {
     const sinpe_context *ctx = t->ctx;
     size_t dim = t->spec.dim, n, o_stride;
@@ -138,7 +138,7 @@ sinpe_status sinpe__embed_validate(const sinpe_table *t, int mode, const sinpe_e
     SINPE_FORWARD(check_dtype(a->out_dtype, "out_dtype"));
     memset(p, 0, sizeof *p);
     SINPE_FORWARD(validate_ids(ctx, mode, a, dim, n, p));
-    if (mode != MODE_GATHER)
+    if (mode != SINPE_MODE_GATHER)
         SINPE_FORWARD(validate_positions(ctx, a, n, p));
     SINPE_FORWARD(sinpe__check_buffer(ctx, a->out, "args->out", a->out_offset,
                                       mul_add(n - 1, o_stride, dim),

@@ -8,51 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const dtype_names[3] = {"f32", "f16", "bf16"};
-static const char *const part_suffix[SINPE_PARTS] = {"_fast",   "",
-                                                      "_otf",    "_stream",
-                                                      "_table_stream", "_row"};
-
-/* The kernel function name of slot k, as the kernel files define it. */
-static void kernel_name(int k, char *buf, size_t n)
-{
-    const char *const *d = dtype_names;
-    if (k == SINPE_K_TABLE_ANCHORS)
-        snprintf(buf, n, "sinpe_table_anchors");
-    else if (k < SINPE_K_MAKE_POS)
-        snprintf(buf, n, "sinpe_table_rows_%s", d[k - SINPE_K_TABLE_ROWS]);
-    else if (k == SINPE_K_MAKE_POS)
-        snprintf(buf, n, "sinpe_make_positions");
-    else if (k < SINPE_K_COUNT_BAD)
-        snprintf(buf, n, "sinpe_timesteps_%s", d[k - SINPE_K_TIMESTEPS]);
-    else if (k == SINPE_K_COUNT_BAD)
-        snprintf(buf, n, "sinpe_count_bad_ids");
-    else if (k < SINPE_K_ADD) {
-        int i = k < SINPE_K_GATHER ? k - SINPE_K_EMBED : k - SINPE_K_GATHER;
-        snprintf(buf, n, "sinpe_%s_%s_%s%s", k < SINPE_K_GATHER ? "embed" : "gather",
-                 d[i / (3 * SINPE_PARTS)], d[i / SINPE_PARTS % 3], part_suffix[i % SINPE_PARTS]);
-    } else
-        snprintf(buf, n, "sinpe_add_%s%s", d[(k - SINPE_K_ADD) / SINPE_PARTS],
-                 part_suffix[(k - SINPE_K_ADD) % SINPE_PARTS]);
-}
-
-/* Whether the kernel files define slot k in a build with this tuning. */
-static int kernel_exists(int k, const sinpe__tuning *tune)
-{
-    if (k < SINPE_K_EMBED)
-        return 1;
-    int part = (k - SINPE_K_EMBED) % SINPE_PARTS;
-    if (part == SINPE_PART_OTF)
-        return k < SINPE_K_GATHER || k >= SINPE_K_ADD;
-    if (part == SINPE_PART_STREAM)
-        return k < SINPE_K_ADD && tune->stream;
-    if (part == SINPE_PART_TABLE_STREAM)
-        return k < SINPE_K_GATHER && tune->stream && !tune->one_pass;
-    if (part == SINPE_PART_ROW)
-        return k < SINPE_K_ADD && tune->row;
-    return 1;
-}
-
 static sinpe_status build_failure(cl_program program, cl_device_id dev, cl_int err)
 {
     size_t len = 0;
@@ -75,12 +30,10 @@ static cl_int make_kernels(cl_device_id dev, const sinpe__tuning *tune, sinpe__p
                            const char **what)
 {
     cl_int err = CL_SUCCESS;
-    for (int k = 0; k < SINPE_K_COUNT; k++) {
-        char name[64];
-        if (!kernel_exists(k, tune))
+    for (int k = 0; k < sinpe__kernel_count; k++) {
+        if (!sinpe__kernel_held(tune, k))
             continue;
-        kernel_name(k, name, sizeof name);
-        prog->kernels[k] = clCreateKernel(prog->program, name, &err);
+        prog->kernels[k] = clCreateKernel(prog->program, sinpe__kernel_name(k), &err);
         if (err != CL_SUCCESS) {
             *what = "clCreateKernel";
             return err;
@@ -117,8 +70,9 @@ static int load_cached(const sinpe__cache *cache, cl_context ctx, cl_device_id d
 
 /*
  * Developers may replace the embedded kernels with the file named by
- * SINPE_KERNEL_SOURCE (the kernel files concatenated); the disk cache is
- * then bypassed, since its key describes the embedded source.
+ * SINPE_KERNEL_SOURCE (a kernel file that includes the others, such as
+ * kernels/sinpe.cl); the disk cache is then bypassed, since its key
+ * describes the embedded source.
  */
 static sinpe_status source_override(char **text, size_t *len)
 {
@@ -150,7 +104,7 @@ sinpe_status sinpe__program_build(cl_context ctx, cl_device_id dev, sinpe_math m
 {
     const char *src = sinpe__kernel_source, *what = NULL;
     size_t len = (size_t)sinpe__kernel_source_len;
-    char options[320], *override;
+    char options[1024], *override;
     sinpe__cache cache;
     cl_int err;
     sinpe_status st = SINPE_SUCCESS;
@@ -162,14 +116,14 @@ sinpe_status sinpe__program_build(cl_context ctx, cl_device_id dev, sinpe_math m
         src = override;
         disk_cache = 0;
     }
-    /* Never -cl-fast-relaxed-math: the encoding's accuracy depends on IEEE rounding. */
-    snprintf(options, sizeof options,
-             "-cl-std=CL1.2 -DSINPE_FP64=%d -DSINPE_STEP_SHIFT=%d -DSINPE_VEC=%u "
-             "-DSINPE_TABLE_VEC=%u -DSINPE_SEQS=%u -DSINPE_ONE_PASS=%d -DSINPE_ROW_TILE=%u "
-             "-DSINPE_ALIGNED_IO=%d -DSINPE_COL_BF16=%d -DSINPE_ROW=%d -DSINPE_STREAM=%d",
-             math == SINPE_MATH_FP64 ? 1 : 0, SINPE_STEP_SHIFT, tune->vec, tune->table_vec,
-             tune->seqs, tune->one_pass, tune->row_tile, tune->aligned, tune->col_bf16,
-             tune->row, tune->stream != 0);
+    sinpe__plan_options(tune, math, options, sizeof options);
+    if (override) {
+        /* The file's includes are found beside it. */
+        const char *path = getenv("SINPE_KERNEL_SOURCE"), *slash = strrchr(path, '/');
+        size_t used = strlen(options);
+        snprintf(options + used, sizeof options - used, " -I %.*s",
+                 slash ? (int)(slash - path) : 1, slash ? path : ".");
+    }
     if (disk_cache) {
         sinpe__cache_open(&cache, dev, options);
         if (load_cached(&cache, ctx, dev, options, tune, prog))
@@ -203,7 +157,7 @@ fail:
 
 void sinpe__program_release(sinpe__program *prog)
 {
-    for (int k = 0; k < SINPE_K_COUNT; k++)
+    for (int k = 0; k < SINPE_K_MAX; k++)
         if (prog->kernels[k])
             clReleaseKernel(prog->kernels[k]);
     if (prog->program)

@@ -1,7 +1,7 @@
 /*
  * rows.c -- generating rows of the encoding on the device: two passes, the
  * anchors of the SINPE_STEP_ROWS-row blocks the rows touch, then the rows in
- * tiles of steps x blocks per work-item (tune.row_tile square).
+ * tiles of steps x blocks per work-item (the record's table_tile, plan.c).
  * Table growth and sinpe_enqueue_table_rows() both come here.
  */
 #include "sinpe_internal.h"
@@ -37,11 +37,9 @@ sinpe_status sinpe__table_rows(sinpe_table *t, cl_command_queue queue, cl_int ro
         const void *a2[] = {&out, &off, &stride, &dim_arg, &row0, &n, &t->desc, &anc, &nblocks};
         const size_t s2[] = {sizeof out, sizeof off, sizeof stride, sizeof dim_arg, sizeof row0,
                              sizeof n, sizeof t->desc, sizeof anc, sizeof nblocks};
-        /* Work-item (c, g, h): a tile of T steps x T blocks (kernels/table.cl). */
-        size_t T = ctx->tune.row_tile;
-        const size_t n3[3] = {dim, SINPE_STEP_ROWS / T, (blocks + T - 1) / T};
-        st = sinpe__context_launch3(ctx, queue, SINPE_K_TABLE_ROWS + (int)out_dtype, 9, a2, s2,
-                                    n3, 3, 1, &anchors_done, event);
+        sinpe__launch l;
+        sinpe__plan_rows(ctx, out_dtype, dim, blocks, &l);
+        st = sinpe__context_enqueue(ctx, queue, &l, 9, a2, s2, 1, &anchors_done, event);
         clReleaseEvent(anchors_done);
     }
     clReleaseMemObject(anc); /* freed once the kernels that use it finish */

@@ -7,6 +7,8 @@
 
 #include "sinpe.h"
 
+#include "abi.h"
+
 #include <pthread.h>
 #include <stdarg.h>
 
@@ -57,6 +59,7 @@ sinpe_status sinpe__device_pick(const char *selector, cl_platform_id *platform,
 /* The facts about a device that sinpe's choices depend on. */
 typedef struct sinpe__device_info {
     char name[256];
+    char vendor[256];
     cl_ulong max_alloc;
     size_t max_wg;
     size_t max_item[3]; /* CL_DEVICE_MAX_WORK_ITEM_SIZES */
@@ -68,103 +71,141 @@ typedef struct sinpe__device_info {
 
 sinpe_status sinpe__device_query(cl_device_id device, sinpe__device_info *info);
 
+/* ---- tuning.c, tuning_source.c ------------------------------------------ */
+
+/*
+ * The tuning record: the whole work shape of the kernels, as data.  Each
+ * parameter: its name in the text form, its values (numbers, words whose
+ * index is the value, or "#" for a whole number), and what it sets.  A
+ * value stays in a list only while some record of the database
+ * (tuning/) takes it.  plan.c turns a record into build options, the set
+ * of kernels and each call's launch plan.
+ */
+#define SINPE_TUNING_PARAMS(X)                                                                \
+    X(seqs, "2 4", "sequences per work-item of the FAST, STREAM and TABLE forms")             \
+    X(general, "one_pass two_pass",                                                           \
+      "fused and add calls with positions to check: the GENERAL form, or TABLE then OTF")      \
+    X(stream, "0 1", "1: fused and gather outputs of stream_bytes or more stored past the cache") \
+    X(stream_bytes, "#", "the smallest output that stream 1 streams")                           \
+    X(decode, "tiles rows",                                                                   \
+      "calls of at most decode_tokens tokens: as any other, or whole rows (ROW, OTF alone)")   \
+    X(decode_tokens, "#", "the most tokens of a decode-sized call")                             \
+    X(bf16, "vector scalar", "bf16 weights and output: the FAST form, or COL")                 \
+    X(table_tile, "1 8", "table rows: a work-item computes table_tile^2 values")               \
+    X(wg, "0 256", "the largest work-group (0: the kernel's limit)")                            \
+    X(aligned, "0 1", "1: four-value accesses through vector pointers where a call allows")
+
+#define SINPE_TUNING_FIELD(name, values, doc) size_t name;
+typedef struct sinpe__tuning {
+    SINPE_TUNING_PARAMS(SINPE_TUNING_FIELD)
+} sinpe__tuning;
+#undef SINPE_TUNING_FIELD
+
+/* The word values, as indices. */
+enum { SINPE_ONE_PASS, SINPE_TWO_PASS };
+enum { SINPE_DECODE_TILES, SINPE_DECODE_ROWS };
+enum { SINPE_BF16_VECTOR, SINPE_BF16_SCALAR };
+
+typedef struct sinpe__param {
+    const char *name, *values, *doc;
+    size_t offset;
+} sinpe__param;
+extern const sinpe__param sinpe__params[];
+extern const size_t sinpe__n_params;
+size_t *sinpe__param_field(sinpe__tuning *t, size_t i);
+/* Value v of parameter i as its text (a word or a number); 0 when out of range. */
+int sinpe__param_format(size_t i, size_t v, char *buf, size_t n);
+
+/* A record in text form, parsed: the parameters it sets, and the key
+   fields the library reads (the others are kept for people). */
+#define SINPE__META 256
+typedef struct sinpe__record {
+    sinpe__tuning t;
+    unsigned set; /* bit i: sinpe__params[i] was given */
+    char name[SINPE__META], vendor[SINPE__META], type[SINPE__META], device[SINPE__META];
+    char key[SINPE__META], version[SINPE__META];
+    char why[192]; /* the first error of sinpe__record_parse */
+} sinpe__record;
+
+/* Parses record text; -1 (the reason in r->why) on an unknown key or value. */
+int sinpe__record_parse(const char *text, sinpe__record *r);
+/* Whether every parameter is set. */
+int sinpe__record_complete(const sinpe__record *r);
+/* Copies the parameters r sets into t. */
+void sinpe__record_apply(sinpe__tuning *t, const sinpe__record *r);
+/* "name=value; ..." for every parameter; returns the length it needs. */
+size_t sinpe__tuning_format(const sinpe__tuning *t, char *buf, size_t n);
+/* "cpu", "gpu" or "accelerator". */
+const char *sinpe__type_name(cl_device_type type);
+
+/* The database: the files of tuning/, one record each, then NULL. */
+extern const char *const sinpe__database[];
+/* The record that fits a device best; -1 when none does. */
+int sinpe__database_lookup(const char *vendor, cl_device_type type, const char *device,
+                           sinpe__record *r);
+
+/*
+ * The records that reach every form some database record reaches, for the
+ * tests: each record with every call in its plain forms, and where it has
+ * them, with every call decode-sized and with every call streamed.  Writes
+ * up to cap texts into out, returns how many there are (no duplicates).
+ */
+#define SINPE__VARIANT 320
+size_t sinpe__tuning_variants(char (*out)[SINPE__VARIANT], size_t cap);
+
+/* The record of a context (tuning_source.c): override, else the device's
+   tuning file, else the database.  *from (SINPE__FROM bytes) says which. */
+#define SINPE__FROM 512
+sinpe_status sinpe__tuning_pick(cl_device_id dev, const sinpe__device_info *info,
+                                const char *override, sinpe__tuning *t, char *from);
+
+/* ---- plan.c -------------------------------------------------------------- */
+
+/*
+ * Kernel slots: the kernels of kernels/table.cl and the bad-id counter,
+ * then one per line of kernels/entries.def, from SINPE_K_ENTRY on.
+ */
+enum sinpe__kernel_id {
+    SINPE_K_TABLE_ANCHORS = 0,
+    SINPE_K_TABLE_ROWS = 1, /* + out dtype */
+    SINPE_K_MAKE_POS = 4,
+    SINPE_K_TIMESTEPS = 5,  /* + out dtype */
+    SINPE_K_COUNT_BAD = 8,
+    SINPE_K_ENTRY = 9
+};
+extern const int sinpe__kernel_count;
+#define SINPE_K_MAX 128 /* at least sinpe__kernel_count (plan.c checks) */
+
+/* The kernel function name of slot k. */
+const char *sinpe__kernel_name(int k);
+/* Whether a program built for t holds slot k. */
+int sinpe__kernel_held(const sinpe__tuning *t, int k);
+/* The build options of a program for t. */
+void sinpe__plan_options(const sinpe__tuning *t, sinpe_math math, char *buf, size_t n);
+
+/* One launch: the kernel and its range. */
+typedef struct sinpe__launch {
+    int kernel;
+    cl_uint dims;
+    size_t global[3], local[3];
+} sinpe__launch;
+
 /* ---- program.c ----------------------------------------------------------- */
 
 extern const char sinpe__kernel_source[];
 extern const unsigned long sinpe__kernel_source_len;
 
-/*
- * Kernel slots; the typed families hold one kernel per storage type (pair),
- * the embed, gather and add families SINPE_PARTS slots each
- * (kernels/embed*.cl).  Some slots stay empty: gather
- * reads no position (no _otf part), add never streams, _stream kernels
- * exist only in builds with tune.stream, _table_stream kernels (the
- * fused table part, streamed) only in those that are also two-pass, and
- * _row kernels (the _fast fused and gather calls in whole-row form) only
- * in builds with tune.row.
- */
-enum {
-    SINPE_PART_FAST,
-    SINPE_PART_TABLE,
-    SINPE_PART_OTF,
-    SINPE_PART_STREAM,
-    SINPE_PART_TABLE_STREAM,
-    SINPE_PART_ROW,
-    SINPE_PARTS
-};
-enum sinpe__kernel_id {
-    SINPE_K_TABLE_ANCHORS = 0,
-    SINPE_K_TABLE_ROWS = 1,  /* + out dtype                                */
-    SINPE_K_MAKE_POS = 4,
-    SINPE_K_TIMESTEPS = 5,   /* + out dtype                                */
-    SINPE_K_COUNT_BAD = 8,
-    SINPE_K_EMBED = 9,       /* + 6 * (3 * weights dtype + out dtype) + part */
-    SINPE_K_GATHER = 63,     /* + 6 * (3 * weights dtype + out dtype) + part */
-    SINPE_K_ADD = 117,       /* + 6 * out dtype + part                     */
-    SINPE_K_COUNT = 135
-};
-
 typedef struct sinpe__program {
     cl_program program;
-    cl_kernel kernels[SINPE_K_COUNT];
-    size_t wg[SINPE_K_COUNT]; /* CL_KERNEL_WORK_GROUP_SIZE of each */
-    int from_disk;            /* 1 when the binary came from the disk cache */
+    cl_kernel kernels[SINPE_K_MAX];
+    size_t wg[SINPE_K_MAX]; /* CL_KERNEL_WORK_GROUP_SIZE of each */
+    int from_disk;          /* 1 when the binary came from the disk cache */
 } sinpe__program;
 
-/*
- * The shape of the embedding kernels' work, chosen per device (context.c)
- * and compiled into the program:
- *   vec       columns per work-item (1, 4 or 8);
- *   table_vec columns per work-item in the table parts of two-pass builds
- *             (1, 4, 8 or 16);
- *   seqs      sequences per work-item at one position (1, 2, 4 or 8) in
- *             the _fast kernels and the two-pass table parts: their loads
- *             are issued together (and the _fast PE row loaded once);
- *   one_pass  1: the general kernels compute positions past the table
- *             themselves, behind a branch (one launch); 0: the table part
- *             skips them and an _otf pass (one token per work-item)
- *             follows;
- *   wg_cap    largest work-group the launches use (0: the kernel's limit);
- *   row_tile  table rows: a work-item computes row_tile steps of row_tile
- *             blocks (1, 2, 4 or 8; kernels/table.cl);
- *   aligned   1: four-column accesses go through vector pointers when the
- *             call's offsets and strides allow it (kernels/dtype.cl);
- *   col_bf16  1: the _fast fused and gather kernels with bf16 weights and
- *             output take one column of one sequence per work-item, in
- *             scalar code
- *             (kernels/embed_fast.cl, sinpe_col_body); vec and seqs do not
- *             apply to them;
- *   row       1: calls of at most SINPE_ROW_TOKENS tokens writing less
- *             than SINPE_STREAM_BYTES (decode steps) take whole-row forms,
- *             one token per work-item and per work-group:
- *             the _fast fused and gather kernels with fp32 or fp16 output
- *             (kernels/embed_fast.cl, sinpe_row_body), and in two-pass
- *             builds the fused and add calls that check their positions run
- *             the _otf part alone, over every token (one launch, not two);
- *   stream    the _fast fused and gather calls and the fused table parts of
- *             two-pass builds store non-temporally (their _stream and
- *             _table_stream kernels, kernels/dtype.cl sinpe_stream4):
- *             0 never, 1 when the call writes at least SINPE_STREAM_BYTES
- *             and its accesses are aligned, 2 whenever they are aligned.
- */
-typedef struct sinpe__tuning {
-    unsigned vec, table_vec, seqs, row_tile;
-    int one_pass, aligned, col_bf16, row, stream;
-    size_t wg_cap;
-} sinpe__tuning;
-
-/* The smallest output that tune.stream 1 writes non-temporally: smaller ones
-   are likely read again soon, from cache (context.c has the figures). */
-#define SINPE_STREAM_BYTES ((size_t)16 << 20)
-
-/* The most tokens of a call that tune.row runs in whole-row forms, if its
-   output is also below SINPE_STREAM_BYTES (context.c has the figures). */
-#define SINPE_ROW_TOKENS 256
-
-/* Builds the kernels for dev; disk_cache != 0 tries the on-disk binary
+/* Builds the kernels of t for dev; disk_cache != 0 tries the on-disk binary
  * cache first and stores a binary built from source in it. */
 sinpe_status sinpe__program_build(cl_context ctx, cl_device_id dev, sinpe_math math,
-                                  const sinpe__tuning *tune, int disk_cache,
+                                  const sinpe__tuning *t, int disk_cache,
                                   sinpe__program *prog);
 void sinpe__program_release(sinpe__program *prog);
 
@@ -191,6 +232,21 @@ void sinpe__cache_store(const sinpe__cache *cache, cl_program program, cl_device
 void sinpe__cache_discard(const sinpe__cache *cache);
 void sinpe__cache_close(sinpe__cache *cache);
 
+/* The cache directory ($SINPE_CACHE_DIR, $XDG_CACHE_HOME/sinpe or
+   $HOME/.cache/sinpe), malloc'd; NULL when there is none. */
+char *sinpe__cache_dir(void);
+/* "<dir>/<prefix><key as 16 hex digits><suffix>", malloc'd; *dir_len gets
+   the length of the directory part. */
+char *sinpe__cache_path(const char *dir, size_t *dir_len, const char *prefix, uint64_t key,
+                        const char *suffix);
+/* The hash of what a device's files depend on: the library version, the
+   kernel source, and the platform, device and driver versions. */
+int sinpe__cache_device_key(cl_device_id dev, uint64_t *key);
+/* Writes head then body to path through a temporary file and a rename,
+   making the directory path[0 .. dir_len) first; 0 on success. */
+int sinpe__write_file(const char *path, size_t dir_len, const void *head, size_t head_len,
+                      const void *body, size_t body_len);
+
 /* The file layout, for tests that forge entries. */
 #define SINPE__CACHE_HEADER 48
 #define SINPE__CACHE_OFF_KEY 16
@@ -206,7 +262,8 @@ struct sinpe_context {
     cl_command_queue queue;
     sinpe__device_info info;
     sinpe_math math;
-    sinpe__tuning tune;         /* work shape of the embed kernels */
+    sinpe__tuning tune;         /* the work shape of the kernels */
+    char tune_text[SINPE__FROM + 512]; /* sinpe_context_tuning() */
     sinpe__program prog;
     cl_mem dummy; /* bound to unused buffer arguments */
 
@@ -220,28 +277,30 @@ void sinpe__context_retain(sinpe_context *ctx);
 void sinpe__context_unref(sinpe_context *ctx);
 
 /*
- * Sets the arguments of kernel k and enqueues it over a 2D range, under the
- * context lock (clSetKernelArg on a shared kernel is not thread-safe).
- * args[i] points at the value of argument i, of size sizes[i].
+ * Sets the arguments of kernel k and enqueues it over a 2D range of cols x
+ * rows, local sizes from sinpe__plan_local, under the context lock
+ * (clSetKernelArg on a shared kernel is not thread-safe).  args[i] points
+ * at the value of argument i, of size sizes[i].
  */
 sinpe_status sinpe__context_launch(sinpe_context *ctx, cl_command_queue queue, int k,
                                    cl_uint nargs, const void *const *args,
                                    const size_t *sizes, size_t cols, size_t rows,
                                    cl_uint nwait, const cl_event *wait, cl_event *event);
 
-/* Over a 3D range n[0] x n[1] x n[2], local size derived likewise in the
-   first group_dims dimensions and 1 in the others. */
-sinpe_status sinpe__context_launch3(sinpe_context *ctx, cl_command_queue queue, int k,
-                                    cl_uint nargs, const void *const *args, const size_t *sizes,
-                                    const size_t *n, cl_uint group_dims, cl_uint nwait,
+/* Enqueues launch l of a plan, setting its arguments under the context lock. */
+sinpe_status sinpe__context_enqueue(sinpe_context *ctx, cl_command_queue queue,
+                                    const sinpe__launch *l, cl_uint nargs,
+                                    const void *const *args, const size_t *sizes, cl_uint nwait,
                                     const cl_event *wait, cl_event *event);
 
-/* With an explicit local size (global sizes already multiples of it). */
-sinpe_status sinpe__context_launch_at(sinpe_context *ctx, cl_command_queue queue, int k,
-                                      cl_uint work_dim, cl_uint nargs, const void *const *args,
-                                      const size_t *sizes, const size_t *global,
-                                      const size_t *local, cl_uint nwait,
-                                      const cl_event *wait, cl_event *event);
+/* ---- plan.c: launches ---------------------------------------------------- */
+
+/* The local and global sizes of kernel k over n[0 .. dims) (see plan.c). */
+void sinpe__plan_local(const sinpe_context *ctx, int k, cl_uint dims, cl_uint group_dims,
+                       const size_t *n, sinpe__launch *l);
+/* Table rows of out_dtype over blocks anchor blocks of dim columns. */
+void sinpe__plan_rows(const sinpe_context *ctx, sinpe_dtype out_dtype, size_t dim,
+                      size_t blocks, sinpe__launch *l);
 
 /* Checks that buf belongs to ctx and holds offset + elems elements of esize bytes. */
 sinpe_status sinpe__check_buffer(const sinpe_context *ctx, cl_mem buf, const char *name,

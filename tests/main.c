@@ -7,14 +7,20 @@
  * CK_RUN_CASE pick one suite or test case, CK_FORK=no runs in one process
  * (handy under a debugger), CK_VERBOSITY=verbose lists every test.
  *
+ * "sinpe_tests --records" prints, one a line, the tuning records that
+ * reach every form of the database (sinpe__tuning_variants), for running
+ * suites under each with SINPE_TUNING (the Makefile's test target).
+ *
  * No OpenCL object may be created here: Check forks each test, and a pocl
  * context made before the fork hangs the child.
  */
 #include "test_util.h"
+#include "sinpe_internal.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -39,8 +45,25 @@ static int read_seed(uint64_t *seed)
     return 0;
 }
 
-int main(void)
+static int print_records(void)
 {
+    static char v[64][SINPE__VARIANT];
+    size_t n = sinpe__tuning_variants(v, 64);
+    if (n > 64)
+        return EXIT_FAILURE;
+    for (size_t i = 0; i < n; i++)
+        printf("%s\n", v[i]);
+    return EXIT_SUCCESS;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 2 && strcmp(argv[1], "--records") == 0)
+        return print_records();
+    if (argc > 1) {
+        fprintf(stderr, "usage: %s [--records]\n", argv[0]);
+        return EXIT_FAILURE;
+    }
     if (read_seed(&tu_seed) != 0)
         return EXIT_FAILURE;
     printf("sinpe tests: seed %llu (SINPE_TEST_SEED=%llu repeats this run)\n",
@@ -65,6 +88,7 @@ int main(void)
     srunner_add_suite(sr, suite_timesteps());
     srunner_add_suite(sr, suite_shard());
     srunner_add_suite(sr, suite_shapes());
+    srunner_add_suite(sr, suite_tuning());
 
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

@@ -423,10 +423,9 @@ END_TEST
 
 START_TEST(embed_large_output)
 {
-    /* _i: mode.  A 16 MiB output, aligned: the size from which CPU builds
-     * store the _fast kernels' output non-temporally (SINPE_STREAM 1, the
-     * default there); the tests' small outputs take plain stores unless
-     * SINPE_STREAM=2. */
+    /* _i: mode.  A 16 MiB output, aligned: the size from which records with
+     * stream 1 store it non-temporally (the tests' small outputs reach those
+     * forms under the records that set stream_bytes 0). */
     sinpe_context *ctx = tu_context(SINPE_MATH_FLOAT);
     ecase c = base_case("embed_large_output", 1024);
     c.n_seqs = 4;

@@ -509,8 +509,8 @@ static void fairseq_batch(tu_rng *rng, int32_t *ids, size_t n_seqs, size_t seq_l
 START_TEST(positions_fairseq)
 {
     /* Long sequences make the device scan cross many segments.  The last two
-       cover the other padding policies (at dim 20 the table part's whole
-       vectors and its row end; streamed too under SINPE_STREAM=2). */
+       cover the other padding policies (at dim 20 the TABLE form's whole
+       vectors and its row end; streamed too under records with stream). */
     static const struct {
         size_t n_seqs, seq_len;
         int32_t pad, start;

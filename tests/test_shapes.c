@@ -1,18 +1,21 @@
 /*
- * test_shapes.c -- the work shape (src/context.c, tuning_pick) changes how
- * the work is split, never a bit of the result: the same calls in a context
- * of the device's own shape and in contexts with the overrides give equal
- * bytes, for every kernel family and part and every output type.
+ * test_shapes.c -- the work shape (the tuning record, src/plan.c) changes
+ * how the work is split, never a bit of the result: the same calls in a
+ * context of the device's own record and in contexts of every record the
+ * database reaches (sinpe__tuning_variants: each record with every call in
+ * its plain forms, decode-sized and streamed) give equal bytes, for every
+ * kernel form and every output type.
  *
- * The shapes have an odd sequence count (5) against 1, 2, 4 and 8 sequences
+ * The calls have an odd sequence count (5) against 1, 2 and 4 sequences
  * per work-item, a dim of 4k + 2 (the scalar tail of four-column work-items)
- * and one of 8k (whole vector accesses, aligned where the shape allows),
- * positions past the table (the on-the-fly parts), padding policies, and
+ * and one of 8k (whole vector accesses, aligned where the record allows),
+ * positions past the table (the on-the-fly forms), padding policies, and
  * table rows that start and end inside 128-row blocks (partial tiles).
  * The two runs of a comparison poison their outputs with different bytes,
  * so an element left unwritten by either makes them differ.
  */
 #include "test_util.h"
+#include "sinpe_internal.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -27,45 +30,19 @@
 #define ROW0 77   /* table rows case: rows ROW0 .. ROW0 + N_ROWS - 1 */
 #define N_ROWS 300
 #define ROW_STRIDE(dim) ((dim) + 3)
-#define N_VARS 10
+#define MAX_VARIANTS 32
 
-static const char *const shape_vars[N_VARS] = {"SINPE_VEC",       "SINPE_SEQS",
-                                               "SINPE_ONE_PASS",  "SINPE_WG",
-                                               "SINPE_ROW_TILE",  "SINPE_ALIGNED_IO",
-                                               "SINPE_COL_BF16",  "SINPE_STREAM",
-                                               "SINPE_TABLE_VEC", "SINPE_ROW"};
-/* Streaming (SINPE_STREAM 2: every aligned _fast fused or gather call, and
-   in two-pass shapes the fused table part) applies to whole four-column
-   blocks (eight in the table part), so the scalar shape never takes it. */
-static const char *const shapes[][N_VARS] = {
-    {"1", "8", "1", "32", "2", "0", "1", "0", "1", "1"},   /* scalar, eight sequences, one pass */
-    {"4", "2", "1", "256", "8", "1", "0", "0", "4", "0"},  /* a GPU's */
-    {"4", "2", "0", "64", "1", "1", "1", "2", "8", "1"},   /* two sequences, two passes, streamed */
-    {"8", "1", "1", "128", "4", "0", "0", "2", "16", "0"}, /* eight columns (two steps), streamed */
-};
-#define N_SHAPES (int)(sizeof shapes / sizeof shapes[0])
+static char variants[MAX_VARIANTS][SINPE__VARIANT];
+static size_t n_variants;
 
-/* A context of the shape given (NULL: the device's own); the environment
-   is restored afterwards. */
-static sinpe_context *shape_context(const char *const *values)
+/* A context of the record given (NULL: the device's own). */
+static sinpe_context *shape_context(const char *record)
 {
-    char *saved[N_VARS];
-    for (int i = 0; i < N_VARS; i++) {
-        const char *v = getenv(shape_vars[i]);
-        saved[i] = v ? strdup(v) : NULL;
-        if (values)
-            setenv(shape_vars[i], values[i], 1);
-        else
-            unsetenv(shape_vars[i]);
-    }
-    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
-    for (int i = 0; i < N_VARS; i++) {
-        if (saved[i])
-            setenv(shape_vars[i], saved[i], 1);
-        else
-            unsetenv(shape_vars[i]);
-        free(saved[i]);
-    }
+    sinpe_context_options options;
+    sinpe_context *ctx = NULL;
+    sinpe_context_options_init(&options);
+    options.tuning = record ? record : "";
+    TU_OK(sinpe_context_create(&options, &ctx));
     return ctx;
 }
 
@@ -186,11 +163,20 @@ static void compare_rows(const unsigned char *a, const unsigned char *b, size_t 
     }
 }
 
-/* Loop index: shape _i % N_SHAPES at dim 66, then at dim 64. */
+/* Every variant is compared (the list has room for them all). */
+START_TEST(shapes_variants_fit)
+{
+    ck_assert_uint_ge(n_variants, 1);
+    ck_assert_msg(n_variants <= MAX_VARIANTS, "%zu variants, room for %d", n_variants,
+                  MAX_VARIANTS);
+}
+END_TEST
+
+/* Loop index: variant _i / 2, at dim 66, then at dim 64. */
 START_TEST(shapes_equal_bytes)
 {
-    const char *const *shape = shapes[_i % N_SHAPES];
-    size_t dim = _i < N_SHAPES ? 66 : 64;
+    const char *shape = variants[_i / 2];
+    size_t dim = _i % 2 ? 64 : 66;
     inputs *in = malloc(sizeof *in);
     tu_rng rng;
     ck_assert_ptr_nonnull(in);
@@ -213,10 +199,9 @@ START_TEST(shapes_equal_bytes)
             for (int32_t i = 0; i < N_SEQS * SEQ_LEN; i++)
                 in->pos[i] = (i * 7) % (N_SEQS * SEQ_LEN);
         for (int d = 0; d < 3; d++) {
-            char what[160];
-            snprintf(what, sizeof what, "%s, out %s, dim %zu, shape %s/%s/%s/%s/%s/%s",
-                     case_names[c], d == 0 ? "f32" : d == 1 ? "f16" : "bf16", dim, shape[0],
-                     shape[1], shape[2], shape[3], shape[4], shape[5]);
+            char what[512];
+            snprintf(what, sizeof what, "%s, out %s, dim %zu, record \"%s\"", case_names[c],
+                     d == 0 ? "f32" : d == 1 ? "f16" : "bf16", dim, shape);
             unsigned char *a = run_case(base, in, c, dts[d], dim, 0xA5);
             unsigned char *b = run_case(other, in, c, dts[d], dim, 0x5A);
             if (c == CASE_ROWS)
@@ -243,9 +228,8 @@ END_TEST
 START_TEST(shapes_misaligned_host_memory)
 {
     enum { DIM = 64, ROWS = 40, N = N_SEQS * SEQ_LEN };
-    static const char *const aligned_on[N_VARS] = {"4", "2", "1", "256", "8",
-                                                   "1", "0", "2", "4", "0"};
-    sinpe_context *base = shape_context(NULL), *other = shape_context(aligned_on);
+    sinpe_context *base = shape_context(NULL);
+    sinpe_context *other = shape_context("aligned = 1; stream = 1; stream_bytes = 0");
     tu_rng rng;
     tu_rng_init(&rng, "misaligned");
     float *store = tu_malloc((VOCAB * DIM + 8) * sizeof *store);
@@ -303,7 +287,10 @@ Suite *suite_shapes(void)
     Suite *s = suite_create("shapes");
     TCase *tc = tcase_create("equal bytes");
     tcase_set_timeout(tc, TU_TIMEOUT);
-    tcase_add_loop_test(tc, shapes_equal_bytes, 0, 2 * N_SHAPES);
+    n_variants = sinpe__tuning_variants(variants, MAX_VARIANTS);
+    tcase_add_test(tc, shapes_variants_fit);
+    tcase_add_loop_test(tc, shapes_equal_bytes, 0,
+                        2 * (int)(n_variants < MAX_VARIANTS ? n_variants : MAX_VARIANTS));
     tcase_add_test(tc, shapes_misaligned_host_memory);
     suite_add_tcase(s, tc);
     return s;

@@ -117,28 +117,6 @@ static long find_forbidden(const char *text, const char **what)
     return -1;
 }
 
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 4096, n = 0;
-    char *buf = tu_malloc(cap);
-    size_t got;
-    while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-        n += got;
-        if (cap - n - 1 == 0) {
-            char *bigger = realloc(buf, cap * 2);
-            ck_assert_ptr_nonnull(bigger);
-            buf = bigger;
-            cap *= 2;
-        }
-    }
-    fclose(f);
-    buf[n] = '\0';
-    return buf;
-}
-
 /* The repository root relative to the working directory, or NULL. */
 static const char *repo_root(void)
 {
@@ -183,7 +161,7 @@ static int scan_dir(const char *dir, const char *const *suffixes, size_t n_suffi
             continue;
         char path[512];
         snprintf(path, sizeof path, "%s/%s", dpath, ent->d_name);
-        char *text = read_file(path);
+        char *text = tu_read_text(path);
         ck_assert_msg(text != NULL, "cannot read %s", path);
         char *code = strip_comments(text);
         const char *what = NULL;

@@ -342,3 +342,25 @@ void *tu_malloc(size_t bytes)
     ck_assert_msg(p != NULL, "out of host memory (%zu bytes)", bytes);
     return p;
 }
+
+char *tu_read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, n = 0;
+    char *buf = tu_malloc(cap);
+    size_t got;
+    while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+        n += got;
+        if (cap - n - 1 == 0) {
+            char *bigger = realloc(buf, cap * 2);
+            ck_assert_ptr_nonnull(bigger);
+            buf = bigger;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    buf[n] = '\0';
+    return buf;
+}

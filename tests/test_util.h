@@ -33,6 +33,7 @@ Suite *suite_dtype(void);
 Suite *suite_timesteps(void);
 Suite *suite_shard(void);
 Suite *suite_shapes(void);
+Suite *suite_tuning(void);
 
 /* Seconds allowed to a test that creates a context (cold pocl builds). */
 #define TU_TIMEOUT 300
@@ -200,5 +201,8 @@ void tu_sleep_ms(long ms);
 
 /* malloc that fails the test instead of returning NULL. */
 void *tu_malloc(size_t bytes);
+
+/* The whole text of a file, malloc'd and NUL-terminated; NULL if it cannot be opened. */
+char *tu_read_text(const char *path);
 
 #endif /* SINPE_TEST_UTIL_H */

@@ -20,6 +20,7 @@
  */
 #include "harness.h"
 #include "ref.h"
+#include "sinpe_internal.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -864,9 +865,17 @@ static int open_context(sinpe_math math)
     return 1;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     const char *seed = getenv("GRIND_SEED");
+    if (argc == 2 && strcmp(argv[1], "--records") == 0) {
+        /* The tuning records to grind under (tests/grind/run.sh). */
+        static char v[64][SINPE__VARIANT];
+        size_t n = sinpe__tuning_variants(v, 64);
+        for (size_t i = 0; i < n && n <= 64; i++)
+            printf("%s\n", v[i]);
+        return n <= 64 ? 0 : 1;
+    }
     if (seed && *seed)
         rng = strtoull(seed, NULL, 0);
     verbose = getenv("GRIND_VERBOSE") && atoi(getenv("GRIND_VERBOSE")) > 0;

@@ -1,36 +1,23 @@
 #!/bin/sh
 # run.sh GRIND_BINARY LOG_DIR
 #
-# Runs the grind program nine times and fails when any run fails:
+# Runs the grind program under every tuning record that reaches a form of
+# the database ("GRIND_BINARY --records": each record with every call in
+# its plain forms, decode-sized and streamed; src/tuning.c), and fails when
+# any run fails:
 #
 #   1. under oclgrind (the simulator is the only platform: the oclgrind
-#      command preloads its runtime in place of the ICD loader), six times:
-#      each of three work shapes of the embedding kernels optimised with
-#      --check-api --data-races, and unoptimised with --uninitialized added
-#      (see below).  The shapes (src/context.c, tuning_pick):
-#        scalar  SINPE_VEC=1 SINPE_SEQS=2 SINPE_ONE_PASS=0 SINPE_COL_BF16=1
-#                SINPE_TABLE_VEC=16 SINPE_ROW=0 SINPE_STREAM=2:
-#                one column and two sequences per work-item, two-pass
-#                explicit positions (table parts of 16 columns), the CPU's
-#                scalar bf16 kernels, and every aligned call streamed (the
-#                _table_stream kernels exist in two-pass builds only);
-#        cpu     the CPU's own shape (set in full: oclgrind's device is not
-#                a CPU): the grind's calls are small, so every one that can
-#                takes a whole-row form, the two-pass ones in one launch;
-#        gpu     SINPE_VEC=4 SINPE_SEQS=2 SINPE_ONE_PASS=1 SINPE_WG=256
-#                SINPE_ROW_TILE=8 SINPE_ALIGNED_IO=1 SINPE_COL_BF16=0
-#                SINPE_ROW=0:
-#                what a GPU gets, plus SINPE_STREAM=2 (every aligned _fast
-#                fused or gather call takes its _stream kernel: GPUs never
-#                do, but this way those kernels are checked too);
-#      the pocl default run below covers the CPU's own shape.  oclgrind exits 0 whatever it finds, so its reports go to
-#      LOG_DIR/oclgrind-*.log and a non-empty log is a failure.  (The
-#      --uninitialized plugin follows private and local values; a buffer
-#      left unwritten by an earlier kernel is caught by the value checks.)
+#      command preloads its runtime in place of the ICD loader), twice per
+#      record: optimised with --check-api --data-races, and unoptimised with
+#      --uninitialized added (see below).  oclgrind exits 0 whatever it
+#      finds, so its reports go to LOG_DIR/oclgrind-N.log and a non-empty
+#      log is a failure.  (The --uninitialized plugin follows private and
+#      local values; a buffer left unwritten by an earlier kernel is caught
+#      by the value checks.)
 #   2. under pocl with POCL_MAX_WORK_GROUP_SIZE=8, so that every launch is
 #      split into many small work-groups with partial ones at the edges,
-#      again with both shapes;
-#   3. under pocl with its defaults.
+#      once per record;
+#   3. under pocl with its defaults (the device's own record).
 #
 # The pocl runs pick pocl's platform by name, whatever else is installed.
 # sinpe's on-disk binary cache is turned off (SINPE_CACHE_DIR=off) so that
@@ -40,7 +27,7 @@
 # --uninitialized and oclgrind 21.10 (Debian 12): the plugin of that release
 # stops on LLVM's freeze instruction in optimised kernels (support came after
 # 21.10, upstream commit ee3a739).  Kernels built with -cl-opt-disable have
-# none, so each width runs twice: optimised with --check-api --data-races,
+# none, so each record runs twice: optimised with --check-api --data-races,
 # and unoptimised (OCLGRIND_BUILD_OPTIONS=-cl-opt-disable) with
 # --uninitialized added.  Newer releases get --uninitialized on the
 # optimised runs too.  GRIND_UNINITIALIZED=0 drops the unoptimised runs.
@@ -70,14 +57,15 @@ case $version in
     *) flags="$flags --uninitialized" ;;
 esac
 
-# grind_oclgrind LOG BUILD_OPTIONS FLAGS...: one run; a failure or a
-# non-empty log fails the target.
+# grind_oclgrind LOG BUILD_OPTIONS RECORD FLAGS...: one run; a failure or
+# a non-empty log fails the target.
 grind_oclgrind() {
     log=$1
     options=$2
-    shift 2
+    rec=$3
+    shift 3
     rm -f "$log"
-    if ! step env -u SINPE_DEVICE OCLGRIND_BUILD_OPTIONS="$options" \
+    if ! step env -u SINPE_DEVICE SINPE_TUNING="$rec" OCLGRIND_BUILD_OPTIONS="$options" \
         oclgrind "$@" --log "$log" "$bin"; then
         echo "FAIL: the grind program failed under oclgrind ($*, options '$options')"
         status=1
@@ -90,38 +78,34 @@ grind_oclgrind() {
     fi
 }
 
-# shape_vars NAME: the environment of a work shape (see the top).
-shape_vars() {
-    case $1 in
-        scalar) echo "SINPE_VEC=1 SINPE_SEQS=2 SINPE_ONE_PASS=0 SINPE_COL_BF16=1 SINPE_TABLE_VEC=16 SINPE_ROW=0 SINPE_STREAM=2" ;;
-        cpu) echo "SINPE_VEC=4 SINPE_SEQS=4 SINPE_ONE_PASS=0 SINPE_WG=0 SINPE_ROW_TILE=1 SINPE_ALIGNED_IO=0 SINPE_COL_BF16=1 SINPE_TABLE_VEC=16 SINPE_ROW=1 SINPE_STREAM=1" ;;
-        gpu) echo "SINPE_VEC=4 SINPE_SEQS=2 SINPE_ONE_PASS=1 SINPE_WG=256 SINPE_ROW_TILE=8 SINPE_ALIGNED_IO=1 SINPE_COL_BF16=0 SINPE_ROW=0 SINPE_STREAM=2" ;;
-    esac
-}
-for shape in scalar cpu gpu; do
-    # The shape's assignments and $flags must split into words.
-    # shellcheck disable=SC2046,SC2163
-    export $(shape_vars $shape)
+records=$logdir/records.txt
+if ! "$bin" --records >"$records"; then
+    echo "FAIL: $bin --records"
+    exit 1
+fi
+i=0
+while IFS= read -r rec; do
+    i=$((i + 1))
+    echo "record $i: $rec"
     # shellcheck disable=SC2086
-    grind_oclgrind "$logdir/oclgrind-$shape.log" "" $flags
+    grind_oclgrind "$logdir/oclgrind-$i.log" "" "$rec" $flags
     if [ "${GRIND_UNINITIALIZED:-1}" != 0 ]; then
-        grind_oclgrind "$logdir/oclgrind-$shape-uninit.log" -cl-opt-disable \
+        grind_oclgrind "$logdir/oclgrind-$i-uninit.log" -cl-opt-disable "$rec" \
             --check-api --data-races --uninitialized
     fi
-    unset SINPE_VEC SINPE_SEQS SINPE_ONE_PASS SINPE_WG SINPE_ROW_TILE SINPE_ALIGNED_IO \
-        SINPE_COL_BF16 SINPE_STREAM SINPE_TABLE_VEC SINPE_ROW
-done
+done <"$records"
 
 # --- 2. and 3. pocl ---------------------------------------------------------
 pocl="Portable Computing Language"
-for shape in scalar gpu; do
-    # shellcheck disable=SC2046
-    if ! step env SINPE_DEVICE="$pocl" $(shape_vars $shape) POCL_MAX_WORK_GROUP_SIZE=8 "$bin"; then
+i=0
+while IFS= read -r rec; do
+    i=$((i + 1))
+    if ! step env SINPE_DEVICE="$pocl" SINPE_TUNING="$rec" POCL_MAX_WORK_GROUP_SIZE=8 "$bin"; then
         echo "FAIL: the grind program failed under pocl with work-groups of at most 8" \
-            "($(shape_vars $shape))"
+            "(record $i: $rec)"
         status=1
     fi
-done
+done <"$records"
 if ! step env SINPE_DEVICE="$pocl" "$bin"; then
     echo "FAIL: the grind program failed under pocl"
     status=1
