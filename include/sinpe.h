@@ -431,8 +431,9 @@ SINPE_API sinpe_status sinpe_table_borrow(sinpe_table *table, cl_mem *mem, size_
  * measure of generation speed in the benchmark.  Non-blocking, as
  * clEnqueue* calls.  Errors: SINPE_NULL_ARGUMENT, SINPE_INVALID_SHAPE
  * (nrows 0, row0 + nrows - 1 over 2^31 - 1, out_stride < dim),
- * SINPE_INVALID_DTYPE, SINPE_BUFFER_TOO_SMALL, SINPE_INVALID_WAIT_LIST,
- * SINPE_CONTEXT_MISMATCH.
+ * SINPE_INVALID_DTYPE, SINPE_BUFFER_TOO_SMALL, SINPE_INVALID_WAIT_LIST and
+ * SINPE_CONTEXT_MISMATCH (the queue, out or an event of the wait list from
+ * another context), as sinpe_enqueue_embed().
  */
 SINPE_API sinpe_status sinpe_enqueue_table_rows(sinpe_table *table, cl_command_queue queue,
                                                 cl_int row0, size_t nrows, cl_mem out,
@@ -575,9 +576,11 @@ SINPE_API sinpe_status sinpe_embed_args_preset(sinpe_embed_args *args, sinpe_pre
  *   SINPE_INVALID_SHAPE   n_seqs, seq_len or vocab is 0, a stride < dim,
  *                         vocab > 2^31 - 1, the row count over 2^31 - 1;
  *   SINPE_BUFFER_TOO_SMALL  a buffer is smaller than offset + extent;
- *   SINPE_INVALID_WAIT_LIST (0, non-NULL) or (n > 0, NULL);
+ *   SINPE_INVALID_WAIT_LIST (0, non-NULL) or (n > 0, NULL), or an entry
+ *                         that is NULL or not a valid event;
  *   SINPE_CONTEXT_MISMATCH  the queue or a buffer is from another context
- *                         or device;
+ *                         or device, or an event of the wait list is from
+ *                         another context (OpenCL's CL_INVALID_CONTEXT);
  *   SINPE_INVALID_DTYPE   a dtype outside sinpe_dtype;
  *   SINPE_INVALID_PAD     pad_id outside [0, vocab), an unknown pad_policy;
  *   SINPE_INVALID_OPTION  an unknown position_rule, FAIRSEQ with positions,

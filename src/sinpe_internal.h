@@ -249,8 +249,9 @@ sinpe_status sinpe__check_buffer(const sinpe_context *ctx, cl_mem buf, const cha
 /* Checks that queue belongs to ctx's context and device. */
 sinpe_status sinpe__check_queue(const sinpe_context *ctx, cl_command_queue queue);
 
-/* Checks a wait list the way OpenCL should but pocl and oclgrind do not. */
-sinpe_status sinpe__check_wait_list(cl_uint n, const cl_event *list);
+/* Checks a wait list the way OpenCL should but pocl and oclgrind do not:
+ * consistent (n, list), no NULL entry, every event of ctx's cl_context. */
+sinpe_status sinpe__check_wait_list(const sinpe_context *ctx, cl_uint n, const cl_event *list);
 
 /* ---- spec.c -------------------------------------------------------------- */
 

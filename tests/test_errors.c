@@ -408,6 +408,68 @@ START_TEST(wait_list_inconsistent)
 }
 END_TEST
 
+/*
+ * The five enqueue calls with one wait list, each expected to return want
+ * (naming name when not NULL); table_rows and timesteps write the
+ * baseline's output, so a call that wrongly succeeds shows in
+ * check_untouched() too.
+ */
+static void expect_all_wait(cl_uint n_wait, const cl_event *wait, sinpe_status want,
+                            const char *name)
+{
+    float ts[ROWS] = {0};
+    cl_mem ts_m = tu_buffer(ctx, sizeof ts, ts);
+    sinpe_status st[2];
+    cl_event ev[2] = {NULL, NULL};
+    expect3(tab, q, &args, n_wait, wait, want, want, want, name);
+    st[0] = sinpe_enqueue_table_rows(tab, q, 0, ROWS, out_m, 0, 0, SINPE_F32, n_wait, wait,
+                                     &ev[0]);
+    st[1] = sinpe_enqueue_timesteps(tab, q, ts_m, 0, ROWS, out_m, 0, 0, SINPE_F32, n_wait,
+                                    wait, &ev[1]);
+    for (int i = 0; i < 2; i++) {
+        const char *fn = i ? "enqueue_timesteps" : "enqueue_table_rows";
+        ck_assert_msg(st[i] == want, "%s returned %d (%s), expected %d (%s); last error: %s",
+                      fn, (int)st[i], sinpe_status_string(st[i]), (int)want,
+                      sinpe_status_string(want), sinpe_last_error());
+        if (ev[i])
+            clReleaseEvent(ev[i]);
+        ck_assert_msg(st[i] == SINPE_SUCCESS || !ev[i], "%s failed with an event", fn);
+        if (st[i] != SINPE_SUCCESS && name)
+            ck_assert_msg(strstr(sinpe_last_error(), name) != NULL,
+                          "%s: the message does not name \"%s\": \"%s\"", fn, name,
+                          sinpe_last_error());
+    }
+    TU_CL(clFinish(q));
+    clReleaseMemObject(ts_m);
+}
+
+START_TEST(wait_list_event_of_other_context)
+{
+    /* OpenCL calls such a list invalid (CL_INVALID_CONTEXT); pocl runs the
+     * command anyway and other drivers crash, so sinpe checks it. */
+    cl_context other = tu_other_cl_context(ctx);
+    cl_int err;
+    cl_event foreign = clCreateUserEvent(other, &err);
+    ck_assert_int_eq(err, CL_SUCCESS);
+    TU_CL(clSetUserEventStatus(foreign, CL_COMPLETE));
+    cl_event own = clCreateUserEvent(sinpe_context_cl_context(ctx), &err);
+    ck_assert_int_eq(err, CL_SUCCESS);
+    TU_CL(clSetUserEventStatus(own, CL_COMPLETE));
+
+    expect_all_wait(1, &foreign, SINPE_CONTEXT_MISMATCH, "event_wait_list[0]");
+    cl_event mixed[3] = {own, own, foreign};
+    expect_all_wait(3, mixed, SINPE_CONTEXT_MISMATCH, "event_wait_list[2]");
+    check_untouched("after a wait list with a foreign event");
+
+    /* The same lists with the context's own events are accepted. */
+    mixed[2] = own;
+    expect_all_wait(3, mixed, SINPE_SUCCESS, NULL);
+    clReleaseEvent(own);
+    clReleaseEvent(foreign);
+    clReleaseContext(other);
+}
+END_TEST
+
 /* ------------------------------------------------------------------------ */
 /* Context mismatch                                                         */
 /* ------------------------------------------------------------------------ */
@@ -698,6 +760,7 @@ Suite *suite_errors(void)
     tcase_add_test(tc, buffer_positions_broadcast_extent);
     tcase_add_test(tc, buffer_exact_size_accepted);
     tcase_add_test(tc, wait_list_inconsistent);
+    tcase_add_test(tc, wait_list_event_of_other_context);
     tcase_add_test(tc, queue_from_other_context);
     tcase_add_loop_test(tc, buffer_from_other_context, 0, 5);
     tcase_add_test(tc, table_from_other_context_with_queue);
