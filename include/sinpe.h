@@ -620,9 +620,18 @@ SINPE_API sinpe_status sinpe_enqueue_add_positions(sinpe_table *table, cl_comman
  * (n_seqs * seq_len), weights (vocab * dim floats, row-major) and out
  * (n_seqs * seq_len * dim floats) in host memory, positions start + t, or
  * start + positions[r] when positions is not NULL.  Uses the context's own
- * queue and temporary device buffers; blocks until out is written.  Ids are
- * checked on the host first: any id outside [0, vocab) gives
- * SINPE_ID_OUT_OF_RANGE (naming the first one) and out is left untouched.
+ * queue and temporary device buffers; blocks until out is written.  Every
+ * argument is checked before anything is allocated or copied, so that on
+ * an error nothing is read from weights or written to out:
+ *   SINPE_NULL_ARGUMENT   table, ids, weights or out is NULL;
+ *   SINPE_INVALID_SHAPE   n_seqs, seq_len or vocab is 0, vocab > 2^31 - 1,
+ *                         n_seqs * seq_len over 2^31 - 1, or (positions
+ *                         NULL) start + seq_len - 1 over 2^31 - 1;
+ *   SINPE_TOO_LARGE       weights or out over the device's
+ *                         CL_DEVICE_MAX_MEM_ALLOC_SIZE;
+ *   SINPE_ID_OUT_OF_RANGE an id outside [0, vocab) (the ids are checked on
+ *                         the host; the message names the first one).
+ * Later failures are those of sinpe_enqueue_embed() or OpenCL's.
  */
 SINPE_API sinpe_status sinpe_embed_host(sinpe_table *table, const int32_t *ids,
                                         size_t n_seqs, size_t seq_len,

@@ -562,6 +562,57 @@ START_TEST(table_from_other_context_with_queue)
 END_TEST
 
 /* ------------------------------------------------------------------------ */
+/* The host-memory call                                                     */
+/* ------------------------------------------------------------------------ */
+
+/* sinpe_embed_host(tab, ids, ...) with the given sizes expects want, a
+ * message naming name, and out still poisoned. */
+static void expect_host(const int32_t *ids, size_t n_seqs, size_t seq_len, const float *w,
+                        size_t vocab, int32_t start, sinpe_status want, const char *name)
+{
+    float out[SL * DIM];
+    tu_fill_poison(out, SL * DIM);
+    sinpe_status st = sinpe_embed_host(tab, ids, n_seqs, seq_len, w, vocab, 1.0f, start, NULL,
+                                       out);
+    ck_assert_msg(st == want,
+                  "embed_host(%zu x %zu, vocab %zu, start %d) returned %d (%s), expected %d "
+                  "(%s); last error: %s",
+                  n_seqs, seq_len, vocab, (int)start, (int)st, sinpe_status_string(st),
+                  (int)want, sinpe_status_string(want), sinpe_last_error());
+    ck_assert_msg(strstr(sinpe_last_error(), name) != NULL,
+                  "embed_host: the message does not name \"%s\": \"%s\"", name,
+                  sinpe_last_error());
+    tu_check_all_poison(out, SL * DIM, "embed_host output after a rejected call");
+}
+
+START_TEST(embed_host_checks_before_upload)
+{
+    /* weights and ids hold a few values only: a call that uploaded
+     * vocab * dim floats or scanned n ids would read far past them.  Every
+     * size must be rejected, with its own status, before any of that. */
+    float w[2 * DIM] = {0};
+    int32_t ids[SL] = {0, 1, 0, 1, 0};
+    cl_ulong max_alloc = tu_max_alloc(ctx);
+
+    expect_host(ids, 1, SL, w, (size_t)1 << 31, 0, SINPE_INVALID_SHAPE, "vocab");
+    expect_host(ids, 1, SL, w, SIZE_MAX, 0, SINPE_INVALID_SHAPE, "vocab");
+    expect_host(ids, 1, SL, w, 2, INT32_MAX - 2, SINPE_INVALID_SHAPE, "start");
+    expect_host(ids, (size_t)1 << 16, (size_t)1 << 15, w, 2, 0, SINPE_INVALID_SHAPE,
+                "n_seqs");
+    /* One row more than the device's largest buffer holds. */
+    cl_ulong rows = max_alloc / (DIM * sizeof(float)) + 1;
+    if (rows <= INT32_MAX) {
+        expect_host(ids, 1, SL, w, (size_t)rows, 0, SINPE_TOO_LARGE, "weights");
+        expect_host(ids, 1, (size_t)rows, w, 2, 0, SINPE_TOO_LARGE, "out");
+    }
+
+    /* The sizes that fit are accepted (start + seq_len - 1 = 2^31 - 1). */
+    float out[SL * DIM];
+    TU_OK(sinpe_embed_host(tab, ids, 1, SL, w, 2, 1.0f, INT32_MAX - (SL - 1), NULL, out));
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
 /* Specs and table sizes                                                    */
 /* ------------------------------------------------------------------------ */
 
@@ -764,6 +815,7 @@ Suite *suite_errors(void)
     tcase_add_test(tc, queue_from_other_context);
     tcase_add_loop_test(tc, buffer_from_other_context, 0, 5);
     tcase_add_test(tc, table_from_other_context_with_queue);
+    tcase_add_test(tc, embed_host_checks_before_upload);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("spec");
