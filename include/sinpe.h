@@ -126,8 +126,17 @@ SINPE_API const char *sinpe_status_string(sinpe_status status);
 /*
  * The detail of the last failure on the calling thread: which argument was
  * wrong and why, or the full program build log after SINPE_BUILD_FAILED.
- * Empty ("") when the last call on this thread succeeded.  The string stays
- * valid until the next sinpe call on the same thread.  Never NULL.
+ * Every sinpe function clears it on entry and sets it when it fails, except
+ * the five that describe a failure or a constant: sinpe_last_error(),
+ * sinpe_status_string(), sinpe_preset_name(), sinpe_version_number() and
+ * sinpe_version_string() leave it as it is, so that a failure may be
+ * reported with them in any order.  It is therefore empty ("") exactly when
+ * the last call of any other function on this thread succeeded.  The
+ * functions that return no status succeed, save the accessors given a NULL
+ * handle (sinpe_context_cl_context() and its siblings, sinpe_table_rows(),
+ * sinpe_table_spec()), which record which handle was NULL.  The string stays
+ * valid until the next call on the same thread of a function that sets or
+ * clears it.  Never NULL.
  */
 SINPE_API const char *sinpe_last_error(void);
 
@@ -187,6 +196,8 @@ typedef struct sinpe_context_options {
     int no_disk_cache;
 } sinpe_context_options;
 
+/* Fills options with the defaults: SINPE_MATH_AUTO, device NULL, disk cache
+ * on.  NULL is a no-op. */
 SINPE_API void sinpe_context_options_init(sinpe_context_options *options);
 
 /*
@@ -248,12 +259,15 @@ SINPE_API void sinpe_context_release(sinpe_context *context);
  * Borrowed views of the context's OpenCL objects (not retained: retain them
  * yourself to keep them past sinpe_context_release()).  The queue is an
  * in-order, profiling-enabled queue sinpe uses for table generation and the
- * host-memory convenience call; hosts may enqueue on it too.
+ * host-memory convenience call; hosts may enqueue on it too.  Given a NULL
+ * context each returns NULL, and sinpe_last_error() says that context is
+ * NULL.
  */
 SINPE_API cl_context sinpe_context_cl_context(const sinpe_context *context);
 SINPE_API cl_device_id sinpe_context_device(const sinpe_context *context);
 SINPE_API cl_command_queue sinpe_context_queue(const sinpe_context *context);
-/* The math path in use: SINPE_MATH_FLOAT or SINPE_MATH_FP64, never AUTO. */
+/* The math path in use: SINPE_MATH_FLOAT or SINPE_MATH_FP64, never AUTO;
+ * SINPE_MATH_AUTO for a NULL context (recorded as the accessors above). */
 SINPE_API sinpe_math sinpe_context_math(const sinpe_context *context);
 
 /* ------------------------------------------------------------------------ */
@@ -313,6 +327,8 @@ typedef struct sinpe_spec {
     double angle_scale; /* multiplies every w_k: t2t min_timescale, diffusers scale */
 } sinpe_spec;
 
+/* Fills spec with the paper's encoding for dim (not checked here: dim 0 is
+ * rejected where the spec is used).  NULL is a no-op. */
 SINPE_API void sinpe_spec_init(sinpe_spec *spec, size_t dim);
 
 /*
@@ -443,9 +459,12 @@ SINPE_API sinpe_status sinpe_enqueue_table_rows(sinpe_table *table, cl_command_q
                                                 const cl_event *event_wait_list,
                                                 cl_event *event);
 
-/* The row count now held (0 for a NULL table). */
+/* The row count now held.  0 for a NULL table, with "table is NULL" in
+ * sinpe_last_error() (a table made with rows 0 also holds 0). */
 SINPE_API size_t sinpe_table_rows(const sinpe_table *table);
-/* A copy of the spec the table was made for (normalised: the same values). */
+/* A copy of the spec the table was made for (normalised: the same values).
+ * For a NULL table an all-zero spec (dim 0, which no table has), with
+ * "table is NULL" in sinpe_last_error(). */
 SINPE_API sinpe_spec sinpe_table_spec(const sinpe_table *table);
 
 /* Drops one reference; the last one frees the device buffer.  NULL is a no-op. */
@@ -545,6 +564,9 @@ typedef struct sinpe_embed_args {
     int skip_pe;
 } sinpe_embed_args;
 
+/* Fills args with the defaults: every buffer NULL, every count, offset and
+ * stride 0, token_scale 1, start 0, F32 storage, positions INDEX, no
+ * padding, no shard.  NULL is a no-op. */
 SINPE_API void sinpe_embed_args_init(sinpe_embed_args *args);
 
 /*

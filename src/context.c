@@ -9,6 +9,7 @@
 
 void sinpe_context_options_init(sinpe_context_options *options)
 {
+    sinpe__clear_error();
     if (!options)
         return;
     memset(options, 0, sizeof *options);
@@ -257,14 +258,27 @@ void sinpe__context_unref(sinpe_context *ctx)
 
 void sinpe_context_release(sinpe_context *context)
 {
+    sinpe__clear_error();
     if (context)
         sinpe__context_unref(context);
 }
 
-cl_context sinpe_context_cl_context(const sinpe_context *c) { return c ? c->cl_ctx : NULL; }
-cl_device_id sinpe_context_device(const sinpe_context *c) { return c ? c->device : NULL; }
-cl_command_queue sinpe_context_queue(const sinpe_context *c) { return c ? c->queue : NULL; }
-sinpe_math sinpe_context_math(const sinpe_context *c) { return c ? c->math : SINPE_MATH_AUTO; }
+cl_context sinpe_context_cl_context(const sinpe_context *c)
+{
+    return sinpe__enter_with(c, "context") ? c->cl_ctx : NULL;
+}
+cl_device_id sinpe_context_device(const sinpe_context *c)
+{
+    return sinpe__enter_with(c, "context") ? c->device : NULL;
+}
+cl_command_queue sinpe_context_queue(const sinpe_context *c)
+{
+    return sinpe__enter_with(c, "context") ? c->queue : NULL;
+}
+sinpe_math sinpe_context_math(const sinpe_context *c)
+{
+    return sinpe__enter_with(c, "context") ? c->math : SINPE_MATH_AUTO;
+}
 
 static size_t pow2_at_least(size_t n)
 {

@@ -613,6 +613,118 @@ START_TEST(embed_host_checks_before_upload)
 END_TEST
 
 /* ------------------------------------------------------------------------ */
+/* sinpe_last_error() after calls that cannot fail                          */
+/* ------------------------------------------------------------------------ */
+
+/* Leaves a failure's message as the calling thread's last error. */
+static void fail_once(void)
+{
+    TU_STATUS(sinpe_table_reserve(NULL, 1), SINPE_NULL_ARGUMENT);
+    ck_assert_msg(sinpe_last_error()[0] != '\0', "no message after a failure");
+}
+
+/* After a failure, call must leave sinpe_last_error() empty. */
+#define EXPECT_CLEARED(call)                                                           \
+    do {                                                                               \
+        fail_once();                                                                   \
+        call;                                                                          \
+        ck_assert_msg(sinpe_last_error()[0] == '\0', "%s left the message \"%s\"", #call, \
+                      sinpe_last_error());                                             \
+    } while (0)
+
+START_TEST(last_error_cleared_by_every_call)
+{
+    sinpe_spec s;
+    sinpe_embed_args a;
+    sinpe_context_options o;
+    sinpe_table *t = NULL;
+    cl_mem mem = NULL;
+    size_t rows = 0;
+
+    /* The functions that return no status, with and without NULL. */
+    EXPECT_CLEARED(sinpe_spec_init(&s, DIM));
+    EXPECT_CLEARED(sinpe_spec_init(NULL, DIM));
+    EXPECT_CLEARED(sinpe_embed_args_init(&a));
+    EXPECT_CLEARED(sinpe_embed_args_init(NULL));
+    EXPECT_CLEARED(sinpe_context_options_init(&o));
+    EXPECT_CLEARED(sinpe_context_options_init(NULL));
+    EXPECT_CLEARED(ck_assert_ptr_nonnull(sinpe_context_cl_context(ctx)));
+    EXPECT_CLEARED(ck_assert_ptr_nonnull(sinpe_context_device(ctx)));
+    EXPECT_CLEARED(ck_assert_ptr_nonnull(sinpe_context_queue(ctx)));
+    EXPECT_CLEARED(ck_assert_int_ne(sinpe_context_math(ctx), SINPE_MATH_AUTO));
+    EXPECT_CLEARED(ck_assert_uint_ge(sinpe_table_rows(tab), 8));
+    EXPECT_CLEARED(ck_assert_uint_eq(sinpe_table_spec(tab).dim, DIM));
+    EXPECT_CLEARED(sinpe_table_release(NULL));
+    EXPECT_CLEARED(sinpe_context_release(NULL));
+    /* A release that only drops a reference (the fixture keeps its own). */
+    sinpe_spec_init(&s, DIM);
+    TU_OK(sinpe_table_create(ctx, &s, 0, &t));
+    ck_assert_ptr_eq(t, tab);
+    EXPECT_CLEARED(sinpe_table_release(t));
+    /* And a few that return a status. */
+    EXPECT_CLEARED(TU_OK(sinpe_spec_preset(&s, SINPE_PRESET_FAIRSEQ, DIM)));
+    EXPECT_CLEARED(TU_OK(sinpe_embed_args_preset(&a, SINPE_PRESET_FAIRSEQ, DIM, 1)));
+    EXPECT_CLEARED(TU_OK(sinpe_table_borrow(tab, &mem, &rows)));
+    clReleaseMemObject(mem);
+}
+END_TEST
+
+START_TEST(last_error_kept_by_describing_calls)
+{
+    /* The five calls a failure is reported with leave its message alone,
+     * in whichever order the caller's printf evaluates them. */
+    fail_once();
+    const char *msg = sinpe_last_error();
+    char copy[512];
+    snprintf(copy, sizeof copy, "%s", msg);
+    ck_assert_ptr_nonnull(sinpe_status_string(SINPE_NULL_ARGUMENT));
+    ck_assert_ptr_nonnull(sinpe_preset_name(SINPE_PRESET_FAIRSEQ));
+    ck_assert_ptr_null(sinpe_preset_name((sinpe_preset)99));
+    ck_assert_uint_eq(sinpe_version_number(), SINPE_VERSION_NUMBER);
+    ck_assert_ptr_nonnull(sinpe_version_string());
+    ck_assert_str_eq(sinpe_last_error(), copy);
+    ck_assert_str_eq(msg, copy); /* the same string, still valid */
+
+    /* A table create whose growth fails reports the growth's message,
+     * not the silence of the release that undoes it. */
+    sinpe_spec s;
+    sinpe_spec_init(&s, 1000);
+    sinpe_table *t = NULL;
+    TU_STATUS(sinpe_table_create(ctx, &s, SIZE_MAX / 8, &t), SINPE_TOO_LARGE);
+    ck_assert_msg(strstr(sinpe_last_error(), "rows") != NULL, "message: \"%s\"",
+                  sinpe_last_error());
+}
+END_TEST
+
+START_TEST(accessors_given_null)
+{
+    /* They answer a value no real handle gives, and say why. */
+    sinpe_spec s;
+    fail_once();
+    ck_assert_ptr_null(sinpe_context_cl_context(NULL));
+    ck_assert_str_eq(sinpe_last_error(), "context is NULL");
+    ck_assert_ptr_null(sinpe_context_device(NULL));
+    ck_assert_str_eq(sinpe_last_error(), "context is NULL");
+    ck_assert_ptr_null(sinpe_context_queue(NULL));
+    ck_assert_str_eq(sinpe_last_error(), "context is NULL");
+    ck_assert_int_eq(sinpe_context_math(NULL), SINPE_MATH_AUTO);
+    ck_assert_str_eq(sinpe_last_error(), "context is NULL");
+    ck_assert_uint_eq(sinpe_table_rows(NULL), 0);
+    ck_assert_str_eq(sinpe_last_error(), "table is NULL");
+    sinpe_context_release(NULL);
+    ck_assert_str_eq(sinpe_last_error(), "");
+    s = sinpe_table_spec(NULL);
+    ck_assert_str_eq(sinpe_last_error(), "table is NULL");
+    ck_assert_uint_eq(s.dim, 0);
+    ck_assert_int_eq(s.layout, 0);
+    ck_assert_int_eq(s.odd_dim, 0);
+    ck_assert_msg(s.base == 0.0 && s.shift == 0.0 && s.angle_scale == 0.0,
+                  "spec of NULL: base %g shift %g angle_scale %g", s.base, s.shift,
+                  s.angle_scale);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
 /* Specs and table sizes                                                    */
 /* ------------------------------------------------------------------------ */
 
@@ -816,6 +928,9 @@ Suite *suite_errors(void)
     tcase_add_loop_test(tc, buffer_from_other_context, 0, 5);
     tcase_add_test(tc, table_from_other_context_with_queue);
     tcase_add_test(tc, embed_host_checks_before_upload);
+    tcase_add_test(tc, last_error_cleared_by_every_call);
+    tcase_add_test(tc, last_error_kept_by_describing_calls);
+    tcase_add_test(tc, accessors_given_null);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("spec");
