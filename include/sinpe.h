@@ -171,11 +171,12 @@ typedef enum sinpe_math {
 typedef struct sinpe_context_options {
     sinpe_math math;
     /*
-     * Device selector used by sinpe_context_create(); NULL means "read the
-     * environment variable SINPE_DEVICE".  Either "P:D" (platform and device
-     * indices, as PYOPENCL_CTX) or a case-insensitive substring of the
-     * platform or device name ("nvidia", "pthread").  When neither is set,
-     * the first GPU is taken, else the first accelerator, else the first CPU.
+     * Device selector used by sinpe_context_create(); NULL or "" means
+     * "read the environment variable SINPE_DEVICE".  Either "P:D" (platform
+     * and device indices, as PYOPENCL_CTX) or a case-insensitive substring
+     * of the platform or device name ("nvidia", "pthread").  When neither
+     * is set (or SINPE_DEVICE is empty too), the first GPU is taken, else
+     * the first accelerator, else the first CPU.
      */
     const char *device;
     /*
@@ -443,13 +444,15 @@ SINPE_API sinpe_status sinpe_table_borrow(sinpe_table *table, cl_mem *mem, size_
  * Writes rows of the encoding into a caller's buffer: row r of out (at
  * out_offset + r * out_stride, 0 meaning dim, of out_dtype) receives
  * PE(row0 + r) for r < nrows, with the same bits the table holds (rounded
- * once to out_dtype).  For hosts that keep their own position table, and the
- * measure of generation speed in the benchmark.  Non-blocking, as
- * clEnqueue* calls.  Errors: SINPE_NULL_ARGUMENT, SINPE_INVALID_SHAPE
- * (nrows 0, row0 + nrows - 1 over 2^31 - 1, out_stride < dim),
- * SINPE_INVALID_DTYPE, SINPE_BUFFER_TOO_SMALL, SINPE_INVALID_WAIT_LIST and
- * SINPE_CONTEXT_MISMATCH (the queue, out or an event of the wait list from
- * another context), as sinpe_enqueue_embed().
+ * once to out_dtype).  Any cl_int row0 is valid, INT_MIN included: PE is
+ * defined at every int32 position, and a negative row gets the bits the
+ * embedding calls give that position.  For hosts that keep their own
+ * position table, and the measure of generation speed in the benchmark.
+ * Non-blocking, as clEnqueue* calls.  Errors: SINPE_NULL_ARGUMENT,
+ * SINPE_INVALID_SHAPE (nrows 0, row0 + nrows - 1 over 2^31 - 1,
+ * out_stride < dim), SINPE_INVALID_DTYPE, SINPE_BUFFER_TOO_SMALL,
+ * SINPE_INVALID_WAIT_LIST and SINPE_CONTEXT_MISMATCH (the queue, out or an
+ * event of the wait list from another context), as sinpe_enqueue_embed().
  */
 SINPE_API sinpe_status sinpe_enqueue_table_rows(sinpe_table *table, cl_command_queue queue,
                                                 cl_int row0, size_t nrows, cl_mem out,

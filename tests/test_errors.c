@@ -725,6 +725,81 @@ START_TEST(accessors_given_null)
 END_TEST
 
 /* ------------------------------------------------------------------------ */
+/* Edges that are not errors                                                */
+/* ------------------------------------------------------------------------ */
+
+START_TEST(device_selector_empty_is_default)
+{
+    /* "" means what NULL means: SINPE_DEVICE, else the default order. */
+    sinpe_context_options o;
+    sinpe_context *c2 = NULL;
+    sinpe_context_options_init(&o);
+    o.device = "";
+    TU_OK(sinpe_context_create(&o, &c2));
+    ck_assert_str_eq(sinpe_last_error(), "");
+    ck_assert_ptr_eq(sinpe_context_device(c2), sinpe_context_device(ctx));
+    sinpe_context_release(c2);
+}
+END_TEST
+
+/* PE(p) of the fixture's spec (the paper's, dim DIM) in long double: p * w
+ * is then exact to 2^-33 for any int32 p, which float64 is not near 2^31. */
+static void pe_row_ld(cl_int p, double *row)
+{
+    for (size_t c = 0; c < DIM; c++) {
+        double w = pow(10000.0, -(double)(c / 2) / (DIM / 2));
+        long double a = (long double)p * (long double)w;
+        row[c] = (double)((c & 1) ? cosl(a) : sinl(a));
+    }
+}
+
+START_TEST(table_rows_any_int32_row0)
+{
+    /* Every int32 row is a position, negative ones included: PE(p) with
+     * the bits that the embedding calls give position p, and as exact
+     * there as anywhere.  _i: row0 = INT_MIN, then the top rows. */
+    enum { N = 130 }; /* two anchor blocks */
+    const cl_int row0 = _i == 0 ? INT32_MIN : INT32_MAX - (N - 1);
+    cl_mem rows_m = tu_poisoned_buffer(ctx, q, N * DIM);
+    TU_OK(sinpe_enqueue_table_rows(tab, q, row0, N, rows_m, 0, 0, SINPE_F32, 0, NULL, NULL));
+    float *rows = tu_read_floats(q, rows_m, N * DIM);
+
+    /* The same positions through add_positions onto zeros: 0 + PE(p). */
+    float *zeros = tu_malloc(N * DIM * sizeof *zeros);
+    memset(zeros, 0, N * DIM * sizeof *zeros);
+    cl_mem sum_m = tu_buffer(ctx, N * DIM * sizeof *zeros, zeros);
+    sinpe_embed_args a;
+    sinpe_embed_args_init(&a);
+    a.n_seqs = 1;
+    a.seq_len = N;
+    a.start = row0;
+    a.out = sum_m;
+    TU_OK(sinpe_enqueue_add_positions(tab, q, &a, 0, NULL, NULL));
+    float *sums = tu_read_floats(q, sum_m, N * DIM);
+
+    double *ref = tu_malloc(N * DIM * sizeof *ref);
+    for (size_t r = 0; r < N; r++)
+        pe_row_ld((cl_int)((int64_t)row0 + (int64_t)r), ref + r * DIM);
+    tu_check_rows(rows, 0, DIM, N, DIM, ref, TU_PE_TOL, 0.0, "table_rows at the int32 ends");
+    for (size_t i = 0; i < N * DIM; i++)
+        ck_assert_msg(rows[i] == sums[i], "position %lld col %zu: table_rows %.9g, add %.9g",
+                      (long long)row0 + (long long)(i / DIM), i % DIM, (double)rows[i],
+                      (double)sums[i]);
+
+    /* One row more runs past 2^31 - 1. */
+    TU_STATUS(sinpe_enqueue_table_rows(tab, q, INT32_MAX - (N - 1), N + 1, rows_m, 0, 0,
+                                       SINPE_F32, 0, NULL, NULL),
+              SINPE_INVALID_SHAPE);
+    free(rows);
+    free(sums);
+    free(zeros);
+    free(ref);
+    clReleaseMemObject(rows_m);
+    clReleaseMemObject(sum_m);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
 /* Specs and table sizes                                                    */
 /* ------------------------------------------------------------------------ */
 
@@ -931,6 +1006,8 @@ Suite *suite_errors(void)
     tcase_add_test(tc, last_error_cleared_by_every_call);
     tcase_add_test(tc, last_error_kept_by_describing_calls);
     tcase_add_test(tc, accessors_given_null);
+    tcase_add_test(tc, device_selector_empty_is_default);
+    tcase_add_loop_test(tc, table_rows_any_int32_row0, 0, 2);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("spec");
