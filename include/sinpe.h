@@ -127,8 +127,17 @@ SINPE_API const char *sinpe_status_string(sinpe_status status);
 /*
  * The detail of the last failure on the calling thread: which argument was
  * wrong and why, or the full program build log after SINPE_BUILD_FAILED.
- * Empty ("") when the last call on this thread succeeded.  The string stays
- * valid until the next sinpe call on the same thread.  Never NULL.
+ * Every sinpe function clears it on entry and sets it when it fails, except
+ * the five that describe a failure or a constant: sinpe_last_error(),
+ * sinpe_status_string(), sinpe_preset_name(), sinpe_version_number() and
+ * sinpe_version_string() leave it as it is, so that a failure may be
+ * reported with them in any order.  It is therefore empty ("") exactly when
+ * the last call of any other function on this thread succeeded.  The
+ * functions that return no status succeed, save the accessors given a NULL
+ * handle (sinpe_context_cl_context() and its siblings, sinpe_table_rows(),
+ * sinpe_table_spec()), which record which handle was NULL.  The string stays
+ * valid until the next call on the same thread of a function that sets or
+ * clears it.  Never NULL.
  */
 SINPE_API const char *sinpe_last_error(void);
 
@@ -163,11 +172,12 @@ typedef enum sinpe_math {
 typedef struct sinpe_context_options {
     sinpe_math math;
     /*
-     * Device selector used by sinpe_context_create(); NULL means "read the
-     * environment variable SINPE_DEVICE".  Either "P:D" (platform and device
-     * indices, as PYOPENCL_CTX) or a case-insensitive substring of the
-     * platform or device name ("nvidia", "pthread").  When neither is set,
-     * the first GPU is taken, else the first accelerator, else the first CPU.
+     * Device selector used by sinpe_context_create(); NULL or "" means
+     * "read the environment variable SINPE_DEVICE".  Either "P:D" (platform
+     * and device indices, as PYOPENCL_CTX) or a case-insensitive substring
+     * of the platform or device name ("nvidia", "pthread").  When neither
+     * is set (or SINPE_DEVICE is empty too), the first GPU is taken, else
+     * the first accelerator, else the first CPU.
      */
     const char *device;
     /*
@@ -198,6 +208,8 @@ typedef struct sinpe_context_options {
     const char *tuning;
 } sinpe_context_options;
 
+/* Fills options with the defaults: SINPE_MATH_AUTO, device NULL, disk cache
+ * on.  NULL is a no-op. */
 SINPE_API void sinpe_context_options_init(sinpe_context_options *options);
 
 /*
@@ -249,12 +261,15 @@ SINPE_API void sinpe_context_release(sinpe_context *context);
  * Borrowed views of the context's OpenCL objects (not retained: retain them
  * yourself to keep them past sinpe_context_release()).  The queue is an
  * in-order, profiling-enabled queue sinpe uses for table generation and the
- * host-memory convenience call; hosts may enqueue on it too.
+ * host-memory convenience call; hosts may enqueue on it too.  Given a NULL
+ * context each returns NULL, and sinpe_last_error() says that context is
+ * NULL.
  */
 SINPE_API cl_context sinpe_context_cl_context(const sinpe_context *context);
 SINPE_API cl_device_id sinpe_context_device(const sinpe_context *context);
 SINPE_API cl_command_queue sinpe_context_queue(const sinpe_context *context);
-/* The math path in use: SINPE_MATH_FLOAT or SINPE_MATH_FP64, never AUTO. */
+/* The math path in use: SINPE_MATH_FLOAT or SINPE_MATH_FP64, never AUTO;
+ * SINPE_MATH_AUTO for a NULL context (recorded as the accessors above). */
 SINPE_API sinpe_math sinpe_context_math(const sinpe_context *context);
 
 /*
@@ -264,7 +279,7 @@ SINPE_API sinpe_math sinpe_context_math(const sinpe_context *context);
  * "SINPE_TUNING over ..."; "; ignored=<path> (<why>)" follows when the
  * device's tuning file was damaged, stale or foreign.  The text is a valid
  * override for sinpe_context_options.tuning.  Owned by the context; ""
- * for NULL.
+ * for a NULL context (recorded as the accessors above).
  */
 SINPE_API const char *sinpe_context_tuning(const sinpe_context *context);
 
@@ -340,6 +355,8 @@ typedef struct sinpe_spec {
     double angle_scale; /* multiplies every w_k: t2t min_timescale, diffusers scale */
 } sinpe_spec;
 
+/* Fills spec with the paper's encoding for dim (not checked here: dim 0 is
+ * rejected where the spec is used).  NULL is a no-op. */
 SINPE_API void sinpe_spec_init(sinpe_spec *spec, size_t dim);
 
 /*
@@ -454,12 +471,15 @@ SINPE_API sinpe_status sinpe_table_borrow(sinpe_table *table, cl_mem *mem, size_
  * Writes rows of the encoding into a caller's buffer: row r of out (at
  * out_offset + r * out_stride, 0 meaning dim, of out_dtype) receives
  * PE(row0 + r) for r < nrows, with the same bits the table holds (rounded
- * once to out_dtype).  For hosts that keep their own position table, and the
- * measure of generation speed in the benchmark.  Non-blocking, as
- * clEnqueue* calls.  Errors: SINPE_NULL_ARGUMENT, SINPE_INVALID_SHAPE
- * (nrows 0, row0 + nrows - 1 over 2^31 - 1, out_stride < dim),
- * SINPE_INVALID_DTYPE, SINPE_BUFFER_TOO_SMALL, SINPE_INVALID_WAIT_LIST,
- * SINPE_CONTEXT_MISMATCH.
+ * once to out_dtype).  Any cl_int row0 is valid, INT_MIN included: PE is
+ * defined at every int32 position, and a negative row gets the bits the
+ * embedding calls give that position.  For hosts that keep their own
+ * position table, and the measure of generation speed in the benchmark.
+ * Non-blocking, as clEnqueue* calls.  Errors: SINPE_NULL_ARGUMENT,
+ * SINPE_INVALID_SHAPE (nrows 0, row0 + nrows - 1 over 2^31 - 1,
+ * out_stride < dim), SINPE_INVALID_DTYPE, SINPE_BUFFER_TOO_SMALL,
+ * SINPE_INVALID_WAIT_LIST and SINPE_CONTEXT_MISMATCH (the queue, out or an
+ * event of the wait list from another context), as sinpe_enqueue_embed().
  */
 SINPE_API sinpe_status sinpe_enqueue_table_rows(sinpe_table *table, cl_command_queue queue,
                                                 cl_int row0, size_t nrows, cl_mem out,
@@ -469,9 +489,12 @@ SINPE_API sinpe_status sinpe_enqueue_table_rows(sinpe_table *table, cl_command_q
                                                 const cl_event *event_wait_list,
                                                 cl_event *event);
 
-/* The row count now held (0 for a NULL table). */
+/* The row count now held.  0 for a NULL table, with "table is NULL" in
+ * sinpe_last_error() (a table made with rows 0 also holds 0). */
 SINPE_API size_t sinpe_table_rows(const sinpe_table *table);
-/* A copy of the spec the table was made for (normalised: the same values). */
+/* A copy of the spec the table was made for (normalised: the same values).
+ * For a NULL table an all-zero spec (dim 0, which no table has), with
+ * "table is NULL" in sinpe_last_error(). */
 SINPE_API sinpe_spec sinpe_table_spec(const sinpe_table *table);
 
 /* Drops one reference; the last one frees the device buffer.  NULL is a no-op. */
@@ -571,6 +594,9 @@ typedef struct sinpe_embed_args {
     int skip_pe;
 } sinpe_embed_args;
 
+/* Fills args with the defaults: every buffer NULL, every count, offset and
+ * stride 0, token_scale 1, start 0, F32 storage, positions INDEX, no
+ * padding, no shard.  NULL is a no-op. */
 SINPE_API void sinpe_embed_args_init(sinpe_embed_args *args);
 
 /*
@@ -602,9 +628,11 @@ SINPE_API sinpe_status sinpe_embed_args_preset(sinpe_embed_args *args, sinpe_pre
  *   SINPE_INVALID_SHAPE   n_seqs, seq_len or vocab is 0, a stride < dim,
  *                         vocab > 2^31 - 1, the row count over 2^31 - 1;
  *   SINPE_BUFFER_TOO_SMALL  a buffer is smaller than offset + extent;
- *   SINPE_INVALID_WAIT_LIST (0, non-NULL) or (n > 0, NULL);
+ *   SINPE_INVALID_WAIT_LIST (0, non-NULL) or (n > 0, NULL), or an entry
+ *                         that is NULL or not a valid event;
  *   SINPE_CONTEXT_MISMATCH  the queue or a buffer is from another context
- *                         or device;
+ *                         or device, or an event of the wait list is from
+ *                         another context (OpenCL's CL_INVALID_CONTEXT);
  *   SINPE_INVALID_DTYPE   a dtype outside sinpe_dtype;
  *   SINPE_INVALID_PAD     pad_id outside [0, vocab), an unknown pad_policy;
  *   SINPE_INVALID_OPTION  an unknown position_rule, FAIRSEQ with positions,
@@ -644,9 +672,18 @@ SINPE_API sinpe_status sinpe_enqueue_add_positions(sinpe_table *table, cl_comman
  * (n_seqs * seq_len), weights (vocab * dim floats, row-major) and out
  * (n_seqs * seq_len * dim floats) in host memory, positions start + t, or
  * start + positions[r] when positions is not NULL.  Uses the context's own
- * queue and temporary device buffers; blocks until out is written.  Ids are
- * checked on the host first: any id outside [0, vocab) gives
- * SINPE_ID_OUT_OF_RANGE (naming the first one) and out is left untouched.
+ * queue and temporary device buffers; blocks until out is written.  Every
+ * argument is checked before anything is allocated or copied, so that on
+ * an error nothing is read from weights or written to out:
+ *   SINPE_NULL_ARGUMENT   table, ids, weights or out is NULL;
+ *   SINPE_INVALID_SHAPE   n_seqs, seq_len or vocab is 0, vocab > 2^31 - 1,
+ *                         n_seqs * seq_len over 2^31 - 1, or (positions
+ *                         NULL) start + seq_len - 1 over 2^31 - 1;
+ *   SINPE_TOO_LARGE       weights or out over the device's
+ *                         CL_DEVICE_MAX_MEM_ALLOC_SIZE;
+ *   SINPE_ID_OUT_OF_RANGE an id outside [0, vocab) (the ids are checked on
+ *                         the host; the message names the first one).
+ * Later failures are those of sinpe_enqueue_embed() or OpenCL's.
  */
 SINPE_API sinpe_status sinpe_embed_host(sinpe_table *table, const int32_t *ids,
                                         size_t n_seqs, size_t seq_len,

@@ -6,15 +6,25 @@
 
 #include <stdint.h>
 
-sinpe_status sinpe__check_wait_list(cl_uint n, const cl_event *list)
+sinpe_status sinpe__check_wait_list(const sinpe_context *ctx, cl_uint n, const cl_event *list)
 {
     /* pocl and oclgrind crash on these instead of returning an error. */
     SINPE_CHECK(n > 0 && !list, SINPE_INVALID_WAIT_LIST,
                 "event_wait_list is NULL but num_events_in_wait_list is %u", n);
     SINPE_CHECK(n == 0 && list, SINPE_INVALID_WAIT_LIST,
                 "event_wait_list is not NULL but num_events_in_wait_list is 0");
-    for (cl_uint i = 0; i < n; i++)
+    for (cl_uint i = 0; i < n; i++) {
+        cl_context owner = NULL;
         SINPE_CHECK(!list[i], SINPE_INVALID_WAIT_LIST, "event_wait_list[%u] is NULL", i);
+        cl_int err = clGetEventInfo(list[i], CL_EVENT_CONTEXT, sizeof owner, &owner, NULL);
+        SINPE_CHECK(err != CL_SUCCESS, SINPE_INVALID_WAIT_LIST,
+                    "event_wait_list[%u] is not a valid event (%s)", i,
+                    sinpe_status_string((sinpe_status)err));
+        /* OpenCL answers CL_INVALID_CONTEXT here, but pocl runs the command
+           and some drivers crash: the buffers' and queue's check, for events. */
+        SINPE_CHECK(owner != ctx->cl_ctx, SINPE_CONTEXT_MISMATCH,
+                    "event_wait_list[%u] belongs to another OpenCL context", i);
+    }
     return SINPE_SUCCESS;
 }
 

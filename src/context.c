@@ -10,6 +10,7 @@
 
 void sinpe_context_options_init(sinpe_context_options *options)
 {
+    sinpe__clear_error();
     if (!options)
         return;
     memset(options, 0, sizeof *options);
@@ -171,14 +172,27 @@ void sinpe__context_unref(sinpe_context *ctx)
 
 void sinpe_context_release(sinpe_context *context)
 {
+    sinpe__clear_error();
     if (context)
         sinpe__context_unref(context);
 }
 
-cl_context sinpe_context_cl_context(const sinpe_context *c) { return c ? c->cl_ctx : NULL; }
-cl_device_id sinpe_context_device(const sinpe_context *c) { return c ? c->device : NULL; }
-cl_command_queue sinpe_context_queue(const sinpe_context *c) { return c ? c->queue : NULL; }
-sinpe_math sinpe_context_math(const sinpe_context *c) { return c ? c->math : SINPE_MATH_AUTO; }
+cl_context sinpe_context_cl_context(const sinpe_context *c)
+{
+    return sinpe__enter_with(c, "context") ? c->cl_ctx : NULL;
+}
+cl_device_id sinpe_context_device(const sinpe_context *c)
+{
+    return sinpe__enter_with(c, "context") ? c->device : NULL;
+}
+cl_command_queue sinpe_context_queue(const sinpe_context *c)
+{
+    return sinpe__enter_with(c, "context") ? c->queue : NULL;
+}
+sinpe_math sinpe_context_math(const sinpe_context *c)
+{
+    return sinpe__enter_with(c, "context") ? c->math : SINPE_MATH_AUTO;
+}
 
 sinpe_status sinpe__context_launch(sinpe_context *ctx, cl_command_queue queue, int k,
                                    cl_uint nargs, const void *const *args,

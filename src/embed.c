@@ -62,7 +62,7 @@ static sinpe_status enqueue(sinpe_table *t, int mode, cl_command_queue queue,
     sinpe__clear_error();
     SINPE_CHECK(!t, SINPE_NULL_ARGUMENT, "table is NULL");
     SINPE_FORWARD(sinpe__check_queue(t->ctx, queue));
-    SINPE_FORWARD(sinpe__check_wait_list(nwait, wait));
+    SINPE_FORWARD(sinpe__check_wait_list(t->ctx, nwait, wait));
     SINPE_FORWARD(sinpe__embed_validate(t, mode, a, &p));
 
     sinpe_context *ctx = t->ctx;

@@ -10,6 +10,7 @@
 
 void sinpe_embed_args_init(sinpe_embed_args *args)
 {
+    sinpe__clear_error();
     if (!args)
         return;
     memset(args, 0, sizeof *args);

@@ -23,6 +23,8 @@ sinpe_status sinpe_embed_host(sinpe_table *table, const int32_t *ids, size_t n_s
     cl_mem bufs[4] = {NULL, NULL, NULL, NULL};
     size_t n, dim;
 
+    /* Every check comes before the first allocation or copy: the upload
+       reads vocab * dim floats at weights, which a wrong vocab overruns. */
     sinpe__clear_error();
     SINPE_CHECK(!table, SINPE_NULL_ARGUMENT, "table is NULL");
     SINPE_CHECK(!ids, SINPE_NULL_ARGUMENT, "ids is NULL");
@@ -31,13 +33,28 @@ sinpe_status sinpe_embed_host(sinpe_table *table, const int32_t *ids, size_t n_s
     SINPE_CHECK(n_seqs == 0, SINPE_INVALID_SHAPE, "n_seqs is 0");
     SINPE_CHECK(seq_len == 0, SINPE_INVALID_SHAPE, "seq_len is 0");
     SINPE_CHECK(vocab == 0, SINPE_INVALID_SHAPE, "vocab is 0");
+    SINPE_CHECK(vocab > (size_t)INT32_MAX, SINPE_INVALID_SHAPE, "vocab %zu exceeds 2^31 - 1",
+                vocab);
     SINPE_CHECK(n_seqs > (size_t)INT32_MAX / seq_len, SINPE_INVALID_SHAPE,
                 "n_seqs * seq_len exceeds 2^31 - 1 tokens");
+    SINPE_CHECK(!positions && (int64_t)start + (int64_t)(seq_len - 1) > INT32_MAX,
+                SINPE_INVALID_SHAPE,
+                "start %d + seq_len - 1 exceeds the largest position 2^31 - 1", (int)start);
     ctx = table->ctx;
     dim = table->spec.dim;
     n = n_seqs * seq_len;
-    SINPE_CHECK(vocab > SIZE_MAX / sizeof(float) / dim || n > SIZE_MAX / sizeof(float) / dim,
-                SINPE_TOO_LARGE, "vocab or n_seqs * seq_len times dim overflows");
+    SINPE_CHECK(vocab > SIZE_MAX / sizeof(float) / dim ||
+                    vocab * dim * sizeof(float) > ctx->info.max_alloc,
+                SINPE_TOO_LARGE,
+                "weights: vocab %zu x dim %zu floats exceed the device's largest buffer "
+                "(%llu bytes)",
+                vocab, dim, (unsigned long long)ctx->info.max_alloc);
+    SINPE_CHECK(n > SIZE_MAX / sizeof(float) / dim ||
+                    n * dim * sizeof(float) > ctx->info.max_alloc,
+                SINPE_TOO_LARGE,
+                "out: n_seqs * seq_len %zu x dim %zu floats exceed the device's largest buffer "
+                "(%llu bytes)",
+                n, dim, (unsigned long long)ctx->info.max_alloc);
     for (size_t r = 0; r < n; r++)
         SINPE_CHECK(ids[r] < 0 || (size_t)ids[r] >= vocab, SINPE_ID_OUT_OF_RANGE,
                     "ids[%zu] = %d lies outside [0, vocab = %zu)", r, (int)ids[r], vocab);

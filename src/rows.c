@@ -56,7 +56,7 @@ sinpe_status sinpe_enqueue_table_rows(sinpe_table *table, cl_command_queue queue
     SINPE_CHECK(!table, SINPE_NULL_ARGUMENT, "table is NULL");
     size_t dim = table->spec.dim, stride = out_stride ? out_stride : dim;
     SINPE_FORWARD(sinpe__check_queue(table->ctx, queue));
-    SINPE_FORWARD(sinpe__check_wait_list(num_events_in_wait_list, event_wait_list));
+    SINPE_FORWARD(sinpe__check_wait_list(table->ctx, num_events_in_wait_list, event_wait_list));
     SINPE_CHECK(nrows == 0, SINPE_INVALID_SHAPE, "nrows is 0");
     SINPE_CHECK(nrows > (size_t)INT_MAX || (int64_t)row0 + (int64_t)(nrows - 1) > INT_MAX,
                 SINPE_INVALID_SHAPE, "row0 %d + nrows - 1 exceeds the largest position 2^31 - 1",

@@ -24,8 +24,16 @@ sinpe_status sinpe__fail(sinpe_status status, const char *fmt, ...)
 sinpe_status sinpe__cl_fail(cl_int err, const char *what);
 /* Records a failure whose message is long (a build log). */
 sinpe_status sinpe__fail_long(sinpe_status status, const char *head, const char *body);
-/* Clears the calling thread's message: called on entry by public functions. */
+/*
+ * Clears the calling thread's message: called on entry by every public
+ * function except the five that describe constants or the last failure
+ * (sinpe_last_error, sinpe_status_string, sinpe_preset_name and the two
+ * version calls), which leave it as it is.
+ */
 void sinpe__clear_error(void);
+/* The entry of an accessor: clears the message, records "name is NULL" when
+ * handle is NULL, and returns whether it is not. */
+int sinpe__enter_with(const void *handle, const char *name);
 
 /* Returns from the current function with a recorded failure when cond holds. */
 #define SINPE_CHECK(cond, status, ...)                 \
@@ -308,8 +316,9 @@ sinpe_status sinpe__check_buffer(const sinpe_context *ctx, cl_mem buf, const cha
 /* Checks that queue belongs to ctx's context and device. */
 sinpe_status sinpe__check_queue(const sinpe_context *ctx, cl_command_queue queue);
 
-/* Checks a wait list the way OpenCL should but pocl and oclgrind do not. */
-sinpe_status sinpe__check_wait_list(cl_uint n, const cl_event *list);
+/* Checks a wait list the way OpenCL should but pocl and oclgrind do not:
+ * consistent (n, list), no NULL entry, every event of ctx's cl_context. */
+sinpe_status sinpe__check_wait_list(const sinpe_context *ctx, cl_uint n, const cl_event *list);
 
 /* ---- spec.c -------------------------------------------------------------- */
 

@@ -12,6 +12,7 @@
 
 void sinpe_spec_init(sinpe_spec *spec, size_t dim)
 {
+    sinpe__clear_error();
     if (!spec)
         return;
     memset(spec, 0, sizeof *spec);

@@ -99,6 +99,14 @@ void sinpe__clear_error(void)
         msg_set(NULL);
 }
 
+int sinpe__enter_with(const void *handle, const char *name)
+{
+    sinpe__clear_error();
+    if (!handle)
+        sinpe__fail(SINPE_NULL_ARGUMENT, "%s is NULL", name);
+    return handle != NULL;
+}
+
 sinpe_status sinpe__fail(sinpe_status status, const char *fmt, ...)
 {
     char buf[512];

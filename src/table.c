@@ -57,6 +57,8 @@ static sinpe_status table_new(sinpe_context *ctx, const sinpe_spec *spec, sinpe_
     return SINPE_SUCCESS;
 }
 
+static void table_unref(sinpe_table *table);
+
 sinpe_status sinpe_table_create(sinpe_context *context, const sinpe_spec *spec, size_t rows,
                                 sinpe_table **table)
 {
@@ -89,20 +91,17 @@ sinpe_status sinpe_table_create(sinpe_context *context, const sinpe_spec *spec, 
 
     st = sinpe_table_reserve(t, rows);
     if (st != SINPE_SUCCESS) {
-        sinpe_table_release(t);
+        table_unref(t); /* keeps the reserve's message */
         return st;
     }
     *table = t;
     return SINPE_SUCCESS;
 }
 
-void sinpe_table_release(sinpe_table *table)
+static void table_unref(sinpe_table *table)
 {
-    sinpe_context *ctx;
+    sinpe_context *ctx = table->ctx;
     int last;
-    if (!table)
-        return;
-    ctx = table->ctx;
     pthread_mutex_lock(&ctx->lock);
     last = --table->refs == 0;
     if (last) {
@@ -116,6 +115,13 @@ void sinpe_table_release(sinpe_table *table)
         table_free(table);
         sinpe__context_unref(ctx);
     }
+}
+
+void sinpe_table_release(sinpe_table *table)
+{
+    sinpe__clear_error();
+    if (table)
+        table_unref(table);
 }
 
 /* The largest row count the device can hold for this dim, whole blocks only. */
@@ -234,7 +240,7 @@ sinpe_status sinpe_table_borrow(sinpe_table *table, cl_mem *mem, size_t *rows)
 size_t sinpe_table_rows(const sinpe_table *table)
 {
     size_t rows;
-    if (!table)
+    if (!sinpe__enter_with(table, "table"))
         return 0;
     pthread_mutex_lock((pthread_mutex_t *)&table->lock);
     rows = table->rows;
@@ -245,7 +251,7 @@ size_t sinpe_table_rows(const sinpe_table *table)
 sinpe_spec sinpe_table_spec(const sinpe_table *table)
 {
     sinpe_spec s;
-    if (table)
+    if (sinpe__enter_with(table, "table"))
         return table->spec;
     memset(&s, 0, sizeof s);
     return s;

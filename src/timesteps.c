@@ -16,7 +16,7 @@ sinpe_status sinpe_enqueue_timesteps(sinpe_table *table, cl_command_queue queue,
     sinpe_context *ctx = table->ctx;
     size_t dim = table->spec.dim, stride = out_stride ? out_stride : dim;
     SINPE_FORWARD(sinpe__check_queue(ctx, queue));
-    SINPE_FORWARD(sinpe__check_wait_list(num_events_in_wait_list, event_wait_list));
+    SINPE_FORWARD(sinpe__check_wait_list(ctx, num_events_in_wait_list, event_wait_list));
     SINPE_CHECK(count == 0, SINPE_INVALID_SHAPE, "count is 0");
     SINPE_CHECK(count > (size_t)INT32_MAX, SINPE_INVALID_SHAPE, "count exceeds 2^31 - 1");
     SINPE_CHECK(stride < dim, SINPE_INVALID_SHAPE, "out_stride %zu is below dim %zu", stride,

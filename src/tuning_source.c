@@ -129,7 +129,7 @@ sinpe_status sinpe__tuning_pick(cl_device_id dev, const sinpe__device_info *info
 
 const char *sinpe_context_tuning(const sinpe_context *context)
 {
-    return context ? context->tune_text : "";
+    return sinpe__enter_with(context, "context") ? context->tune_text : "";
 }
 
 sinpe_status sinpe_tuning_save(const sinpe_context *context, const char *record, char *path,

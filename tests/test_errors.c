@@ -408,6 +408,68 @@ START_TEST(wait_list_inconsistent)
 }
 END_TEST
 
+/*
+ * The five enqueue calls with one wait list, each expected to return want
+ * (naming name when not NULL); table_rows and timesteps write the
+ * baseline's output, so a call that wrongly succeeds shows in
+ * check_untouched() too.
+ */
+static void expect_all_wait(cl_uint n_wait, const cl_event *wait, sinpe_status want,
+                            const char *name)
+{
+    float ts[ROWS] = {0};
+    cl_mem ts_m = tu_buffer(ctx, sizeof ts, ts);
+    sinpe_status st[2];
+    cl_event ev[2] = {NULL, NULL};
+    expect3(tab, q, &args, n_wait, wait, want, want, want, name);
+    st[0] = sinpe_enqueue_table_rows(tab, q, 0, ROWS, out_m, 0, 0, SINPE_F32, n_wait, wait,
+                                     &ev[0]);
+    st[1] = sinpe_enqueue_timesteps(tab, q, ts_m, 0, ROWS, out_m, 0, 0, SINPE_F32, n_wait,
+                                    wait, &ev[1]);
+    for (int i = 0; i < 2; i++) {
+        const char *fn = i ? "enqueue_timesteps" : "enqueue_table_rows";
+        ck_assert_msg(st[i] == want, "%s returned %d (%s), expected %d (%s); last error: %s",
+                      fn, (int)st[i], sinpe_status_string(st[i]), (int)want,
+                      sinpe_status_string(want), sinpe_last_error());
+        if (ev[i])
+            clReleaseEvent(ev[i]);
+        ck_assert_msg(st[i] == SINPE_SUCCESS || !ev[i], "%s failed with an event", fn);
+        if (st[i] != SINPE_SUCCESS && name)
+            ck_assert_msg(strstr(sinpe_last_error(), name) != NULL,
+                          "%s: the message does not name \"%s\": \"%s\"", fn, name,
+                          sinpe_last_error());
+    }
+    TU_CL(clFinish(q));
+    clReleaseMemObject(ts_m);
+}
+
+START_TEST(wait_list_event_of_other_context)
+{
+    /* OpenCL calls such a list invalid (CL_INVALID_CONTEXT); pocl runs the
+     * command anyway and other drivers crash, so sinpe checks it. */
+    cl_context other = tu_other_cl_context(ctx);
+    cl_int err;
+    cl_event foreign = clCreateUserEvent(other, &err);
+    ck_assert_int_eq(err, CL_SUCCESS);
+    TU_CL(clSetUserEventStatus(foreign, CL_COMPLETE));
+    cl_event own = clCreateUserEvent(sinpe_context_cl_context(ctx), &err);
+    ck_assert_int_eq(err, CL_SUCCESS);
+    TU_CL(clSetUserEventStatus(own, CL_COMPLETE));
+
+    expect_all_wait(1, &foreign, SINPE_CONTEXT_MISMATCH, "event_wait_list[0]");
+    cl_event mixed[3] = {own, own, foreign};
+    expect_all_wait(3, mixed, SINPE_CONTEXT_MISMATCH, "event_wait_list[2]");
+    check_untouched("after a wait list with a foreign event");
+
+    /* The same lists with the context's own events are accepted. */
+    mixed[2] = own;
+    expect_all_wait(3, mixed, SINPE_SUCCESS, NULL);
+    clReleaseEvent(own);
+    clReleaseEvent(foreign);
+    clReleaseContext(other);
+}
+END_TEST
+
 /* ------------------------------------------------------------------------ */
 /* Context mismatch                                                         */
 /* ------------------------------------------------------------------------ */
@@ -496,6 +558,247 @@ START_TEST(table_from_other_context_with_queue)
     check_untouched("after a table of another context");
     sinpe_table_release(tab2);
     sinpe_context_release(ctx2);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* The host-memory call                                                     */
+/* ------------------------------------------------------------------------ */
+
+/* sinpe_embed_host(tab, ids, ...) with the given sizes expects want, a
+ * message naming name, and out still poisoned. */
+static void expect_host(const int32_t *ids, size_t n_seqs, size_t seq_len, const float *w,
+                        size_t vocab, int32_t start, sinpe_status want, const char *name)
+{
+    float out[SL * DIM];
+    tu_fill_poison(out, SL * DIM);
+    sinpe_status st = sinpe_embed_host(tab, ids, n_seqs, seq_len, w, vocab, 1.0f, start, NULL,
+                                       out);
+    ck_assert_msg(st == want,
+                  "embed_host(%zu x %zu, vocab %zu, start %d) returned %d (%s), expected %d "
+                  "(%s); last error: %s",
+                  n_seqs, seq_len, vocab, (int)start, (int)st, sinpe_status_string(st),
+                  (int)want, sinpe_status_string(want), sinpe_last_error());
+    ck_assert_msg(strstr(sinpe_last_error(), name) != NULL,
+                  "embed_host: the message does not name \"%s\": \"%s\"", name,
+                  sinpe_last_error());
+    tu_check_all_poison(out, SL * DIM, "embed_host output after a rejected call");
+}
+
+START_TEST(embed_host_checks_before_upload)
+{
+    /* weights and ids hold a few values only: a call that uploaded
+     * vocab * dim floats or scanned n ids would read far past them.  Every
+     * size must be rejected, with its own status, before any of that. */
+    float w[2 * DIM] = {0};
+    int32_t ids[SL] = {0, 1, 0, 1, 0};
+    cl_ulong max_alloc = tu_max_alloc(ctx);
+
+    expect_host(ids, 1, SL, w, (size_t)1 << 31, 0, SINPE_INVALID_SHAPE, "vocab");
+    expect_host(ids, 1, SL, w, SIZE_MAX, 0, SINPE_INVALID_SHAPE, "vocab");
+    expect_host(ids, 1, SL, w, 2, INT32_MAX - 2, SINPE_INVALID_SHAPE, "start");
+    expect_host(ids, (size_t)1 << 16, (size_t)1 << 15, w, 2, 0, SINPE_INVALID_SHAPE,
+                "n_seqs");
+    /* One row more than the device's largest buffer holds. */
+    cl_ulong rows = max_alloc / (DIM * sizeof(float)) + 1;
+    if (rows <= INT32_MAX) {
+        expect_host(ids, 1, SL, w, (size_t)rows, 0, SINPE_TOO_LARGE, "weights");
+        expect_host(ids, 1, (size_t)rows, w, 2, 0, SINPE_TOO_LARGE, "out");
+    }
+
+    /* The sizes that fit are accepted (start + seq_len - 1 = 2^31 - 1). */
+    float out[SL * DIM];
+    TU_OK(sinpe_embed_host(tab, ids, 1, SL, w, 2, 1.0f, INT32_MAX - (SL - 1), NULL, out));
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* sinpe_last_error() after calls that cannot fail                          */
+/* ------------------------------------------------------------------------ */
+
+/* Leaves a failure's message as the calling thread's last error. */
+static void fail_once(void)
+{
+    TU_STATUS(sinpe_table_reserve(NULL, 1), SINPE_NULL_ARGUMENT);
+    ck_assert_msg(sinpe_last_error()[0] != '\0', "no message after a failure");
+}
+
+/* After a failure, call must leave sinpe_last_error() empty. */
+#define EXPECT_CLEARED(call)                                                           \
+    do {                                                                               \
+        fail_once();                                                                   \
+        call;                                                                          \
+        ck_assert_msg(sinpe_last_error()[0] == '\0', "%s left the message \"%s\"", #call, \
+                      sinpe_last_error());                                             \
+    } while (0)
+
+START_TEST(last_error_cleared_by_every_call)
+{
+    sinpe_spec s;
+    sinpe_embed_args a;
+    sinpe_context_options o;
+    sinpe_table *t = NULL;
+    cl_mem mem = NULL;
+    size_t rows = 0;
+
+    /* The functions that return no status, with and without NULL. */
+    EXPECT_CLEARED(sinpe_spec_init(&s, DIM));
+    EXPECT_CLEARED(sinpe_spec_init(NULL, DIM));
+    EXPECT_CLEARED(sinpe_embed_args_init(&a));
+    EXPECT_CLEARED(sinpe_embed_args_init(NULL));
+    EXPECT_CLEARED(sinpe_context_options_init(&o));
+    EXPECT_CLEARED(sinpe_context_options_init(NULL));
+    EXPECT_CLEARED(ck_assert_ptr_nonnull(sinpe_context_cl_context(ctx)));
+    EXPECT_CLEARED(ck_assert_ptr_nonnull(sinpe_context_device(ctx)));
+    EXPECT_CLEARED(ck_assert_ptr_nonnull(sinpe_context_queue(ctx)));
+    EXPECT_CLEARED(ck_assert_int_ne(sinpe_context_math(ctx), SINPE_MATH_AUTO));
+    EXPECT_CLEARED(ck_assert_str_ne(sinpe_context_tuning(ctx), ""));
+    EXPECT_CLEARED(ck_assert_uint_ge(sinpe_table_rows(tab), 8));
+    EXPECT_CLEARED(ck_assert_uint_eq(sinpe_table_spec(tab).dim, DIM));
+    EXPECT_CLEARED(sinpe_table_release(NULL));
+    EXPECT_CLEARED(sinpe_context_release(NULL));
+    /* A release that only drops a reference (the fixture keeps its own). */
+    sinpe_spec_init(&s, DIM);
+    TU_OK(sinpe_table_create(ctx, &s, 0, &t));
+    ck_assert_ptr_eq(t, tab);
+    EXPECT_CLEARED(sinpe_table_release(t));
+    /* And a few that return a status. */
+    EXPECT_CLEARED(TU_OK(sinpe_spec_preset(&s, SINPE_PRESET_FAIRSEQ, DIM)));
+    EXPECT_CLEARED(TU_OK(sinpe_embed_args_preset(&a, SINPE_PRESET_FAIRSEQ, DIM, 1)));
+    EXPECT_CLEARED(TU_OK(sinpe_table_borrow(tab, &mem, &rows)));
+    clReleaseMemObject(mem);
+}
+END_TEST
+
+START_TEST(last_error_kept_by_describing_calls)
+{
+    /* The five calls a failure is reported with leave its message alone,
+     * in whichever order the caller's printf evaluates them. */
+    fail_once();
+    const char *msg = sinpe_last_error();
+    char copy[512];
+    snprintf(copy, sizeof copy, "%s", msg);
+    ck_assert_ptr_nonnull(sinpe_status_string(SINPE_NULL_ARGUMENT));
+    ck_assert_ptr_nonnull(sinpe_preset_name(SINPE_PRESET_FAIRSEQ));
+    ck_assert_ptr_null(sinpe_preset_name((sinpe_preset)99));
+    ck_assert_uint_eq(sinpe_version_number(), SINPE_VERSION_NUMBER);
+    ck_assert_ptr_nonnull(sinpe_version_string());
+    ck_assert_str_eq(sinpe_last_error(), copy);
+    ck_assert_str_eq(msg, copy); /* the same string, still valid */
+
+    /* A table create whose growth fails reports the growth's message,
+     * not the silence of the release that undoes it. */
+    sinpe_spec s;
+    sinpe_spec_init(&s, 1000);
+    sinpe_table *t = NULL;
+    TU_STATUS(sinpe_table_create(ctx, &s, SIZE_MAX / 8, &t), SINPE_TOO_LARGE);
+    ck_assert_msg(strstr(sinpe_last_error(), "rows") != NULL, "message: \"%s\"",
+                  sinpe_last_error());
+}
+END_TEST
+
+START_TEST(accessors_given_null)
+{
+    /* They answer a value no real handle gives, and say why. */
+    sinpe_spec s;
+    fail_once();
+    ck_assert_ptr_null(sinpe_context_cl_context(NULL));
+    ck_assert_str_eq(sinpe_last_error(), "context is NULL");
+    ck_assert_ptr_null(sinpe_context_device(NULL));
+    ck_assert_str_eq(sinpe_last_error(), "context is NULL");
+    ck_assert_ptr_null(sinpe_context_queue(NULL));
+    ck_assert_str_eq(sinpe_last_error(), "context is NULL");
+    ck_assert_int_eq(sinpe_context_math(NULL), SINPE_MATH_AUTO);
+    ck_assert_str_eq(sinpe_last_error(), "context is NULL");
+    ck_assert_str_eq(sinpe_context_tuning(NULL), "");
+    ck_assert_str_eq(sinpe_last_error(), "context is NULL");
+    ck_assert_uint_eq(sinpe_table_rows(NULL), 0);
+    ck_assert_str_eq(sinpe_last_error(), "table is NULL");
+    sinpe_context_release(NULL);
+    ck_assert_str_eq(sinpe_last_error(), "");
+    s = sinpe_table_spec(NULL);
+    ck_assert_str_eq(sinpe_last_error(), "table is NULL");
+    ck_assert_uint_eq(s.dim, 0);
+    ck_assert_int_eq(s.layout, 0);
+    ck_assert_int_eq(s.odd_dim, 0);
+    ck_assert_msg(s.base == 0.0 && s.shift == 0.0 && s.angle_scale == 0.0,
+                  "spec of NULL: base %g shift %g angle_scale %g", s.base, s.shift,
+                  s.angle_scale);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* Edges that are not errors                                                */
+/* ------------------------------------------------------------------------ */
+
+START_TEST(device_selector_empty_is_default)
+{
+    /* "" means what NULL means: SINPE_DEVICE, else the default order. */
+    sinpe_context_options o;
+    sinpe_context *c2 = NULL;
+    sinpe_context_options_init(&o);
+    o.device = "";
+    TU_OK(sinpe_context_create(&o, &c2));
+    ck_assert_str_eq(sinpe_last_error(), "");
+    ck_assert_ptr_eq(sinpe_context_device(c2), sinpe_context_device(ctx));
+    sinpe_context_release(c2);
+}
+END_TEST
+
+/* PE(p) of the fixture's spec (the paper's, dim DIM) in long double: p * w
+ * is then exact to 2^-33 for any int32 p, which float64 is not near 2^31. */
+static void pe_row_ld(cl_int p, double *row)
+{
+    for (size_t c = 0; c < DIM; c++) {
+        double w = pow(10000.0, -(double)(c / 2) / (DIM / 2));
+        long double a = (long double)p * (long double)w;
+        row[c] = (double)((c & 1) ? cosl(a) : sinl(a));
+    }
+}
+
+START_TEST(table_rows_any_int32_row0)
+{
+    /* Every int32 row is a position, negative ones included: PE(p) with
+     * the bits that the embedding calls give position p, and as exact
+     * there as anywhere.  _i: row0 = INT_MIN, then the top rows. */
+    enum { N = 130 }; /* two anchor blocks */
+    const cl_int row0 = _i == 0 ? INT32_MIN : INT32_MAX - (N - 1);
+    cl_mem rows_m = tu_poisoned_buffer(ctx, q, N * DIM);
+    TU_OK(sinpe_enqueue_table_rows(tab, q, row0, N, rows_m, 0, 0, SINPE_F32, 0, NULL, NULL));
+    float *rows = tu_read_floats(q, rows_m, N * DIM);
+
+    /* The same positions through add_positions onto zeros: 0 + PE(p). */
+    float *zeros = tu_malloc(N * DIM * sizeof *zeros);
+    memset(zeros, 0, N * DIM * sizeof *zeros);
+    cl_mem sum_m = tu_buffer(ctx, N * DIM * sizeof *zeros, zeros);
+    sinpe_embed_args a;
+    sinpe_embed_args_init(&a);
+    a.n_seqs = 1;
+    a.seq_len = N;
+    a.start = row0;
+    a.out = sum_m;
+    TU_OK(sinpe_enqueue_add_positions(tab, q, &a, 0, NULL, NULL));
+    float *sums = tu_read_floats(q, sum_m, N * DIM);
+
+    double *ref = tu_malloc(N * DIM * sizeof *ref);
+    for (size_t r = 0; r < N; r++)
+        pe_row_ld((cl_int)((int64_t)row0 + (int64_t)r), ref + r * DIM);
+    tu_check_rows(rows, 0, DIM, N, DIM, ref, TU_PE_TOL, 0.0, "table_rows at the int32 ends");
+    for (size_t i = 0; i < N * DIM; i++)
+        ck_assert_msg(rows[i] == sums[i], "position %lld col %zu: table_rows %.9g, add %.9g",
+                      (long long)row0 + (long long)(i / DIM), i % DIM, (double)rows[i],
+                      (double)sums[i]);
+
+    /* One row more runs past 2^31 - 1. */
+    TU_STATUS(sinpe_enqueue_table_rows(tab, q, INT32_MAX - (N - 1), N + 1, rows_m, 0, 0,
+                                       SINPE_F32, 0, NULL, NULL),
+              SINPE_INVALID_SHAPE);
+    free(rows);
+    free(sums);
+    free(zeros);
+    free(ref);
+    clReleaseMemObject(rows_m);
+    clReleaseMemObject(sum_m);
 }
 END_TEST
 
@@ -698,9 +1001,16 @@ Suite *suite_errors(void)
     tcase_add_test(tc, buffer_positions_broadcast_extent);
     tcase_add_test(tc, buffer_exact_size_accepted);
     tcase_add_test(tc, wait_list_inconsistent);
+    tcase_add_test(tc, wait_list_event_of_other_context);
     tcase_add_test(tc, queue_from_other_context);
     tcase_add_loop_test(tc, buffer_from_other_context, 0, 5);
     tcase_add_test(tc, table_from_other_context_with_queue);
+    tcase_add_test(tc, embed_host_checks_before_upload);
+    tcase_add_test(tc, last_error_cleared_by_every_call);
+    tcase_add_test(tc, last_error_kept_by_describing_calls);
+    tcase_add_test(tc, accessors_given_null);
+    tcase_add_test(tc, device_selector_empty_is_default);
+    tcase_add_loop_test(tc, table_rows_any_int32_row0, 0, 2);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("spec");

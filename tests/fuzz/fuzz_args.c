@@ -6,8 +6,9 @@
  * _add_positions, _timesteps, _table_rows, sinpe_table_create,
  * sinpe_table_reserve, sinpe_spec_preset, sinpe_embed_args_preset or
  * sinpe_embed_host, with sizes, offsets, strides, storage types, enums,
- * wait-list shapes, NULL handles and buffers of random small sizes (often
- * within a few elements of what the call needs) taken from the input.
+ * wait-list shapes (events of another context among them), NULL handles
+ * and buffers of random small sizes (often within a few elements of what
+ * the call needs) taken from the input.
  *
  * For every call the harness aborts when
  *   - the status is neither SINPE_SUCCESS nor one the header documents for
@@ -48,7 +49,7 @@ static cl_command_queue queue, foreign_queue;
 static cl_mem foreign_buf;
 static sinpe_table *tables[N_TABLES];
 static cl_ulong max_alloc;
-static cl_event done_events[3];
+static cl_event done_events[3], foreign_event;
 
 /* ------------------------------------------------------------------------ */
 /* Failing loudly                                                           */
@@ -354,6 +355,10 @@ static void make_waits(reader *r, waits *w)
     } else {
         w->n = n;
         w->list = w->storage;
+        if (u8(r) % 4 == 0) { /* an event of the foreign context */
+            w->storage[u8(r) % n] = foreign_event;
+            w->valid = 0;
+        }
     }
 }
 
@@ -970,6 +975,9 @@ static void fuzz_host(reader *r)
     } else if (shape == 1) {
         vocab = SIZE_MAX;
         overflow = 1;
+    } else if (shape == 2) {
+        vocab = (size_t)1 << 31; /* one over the largest vocabulary */
+        overflow = 1;
     }
     size_t n = overflow || !n_seqs || !seq_len ? 1 : n_seqs * seq_len;
     size_t nw = overflow || !vocab || !dim ? 1 : vocab * dim;
@@ -1055,6 +1063,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     cl_must(err, "clCreateCommandQueue(foreign)");
     foreign_buf = clCreateBuffer(foreign_cl, CL_MEM_READ_WRITE, 4096, NULL, &err);
     cl_must(err, "clCreateBuffer(foreign)");
+    foreign_event = clCreateUserEvent(foreign_cl, &err);
+    cl_must(err, "clCreateUserEvent(foreign)");
+    cl_must(clSetUserEventStatus(foreign_event, CL_COMPLETE), "clSetUserEventStatus(foreign)");
     for (int i = 0; i < 3; i++) {
         done_events[i] = clCreateUserEvent(cl, &err);
         cl_must(err, "clCreateUserEvent");

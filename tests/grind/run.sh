@@ -31,6 +31,24 @@
 # and unoptimised (OCLGRIND_BUILD_OPTIONS=-cl-opt-disable) with
 # --uninitialized added.  Newer releases get --uninitialized on the
 # optimised runs too.  GRIND_UNINITIALIZED=0 drops the unoptimised runs.
+#
+# A false report of --uninitialized (21.10, and the upstream source up to
+# 26.03.1 alike): "Controlflow depends on uninitialized value" where a kernel
+# reads a buffer that an earlier kernel wrote in full, as sinpe_table_rows_*
+# does at sinpe_combine with the anchors when a table of dim 64 is made after
+# a fused call at dim 16.  The plugin keeps the shadow (written or not) of
+# global memory per oclgrind buffer number and is told nothing when a buffer
+# is released, while oclgrind gives released numbers to new buffers: a new
+# buffer that gets the number of a smaller one keeps that one's shadow and
+# size, so stores past the old size are dropped and loads past it read as
+# unset.  Those table rows are right (float64 reference), the report stays
+# when the anchors kernel stores constants, and a plain OpenCL program (16
+# floats written and released, then 256 floats written by one kernel and
+# read by another) gets it from element 16 on.  The reverse happens too: a
+# reused number can carry a clean shadow over a buffer no one wrote, so the
+# plugin misses such reads; the grind's value checks catch those.  The
+# grind's allocations do not hit this today; a case that does (a buffer
+# larger than one released before it) reports it, and that is the tool.
 set -u
 
 bin=$1
