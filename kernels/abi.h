@@ -59,14 +59,15 @@ typedef struct {
  * (src/plan.c).
  *   FAST    positions start + t, all in the table, no padding policy:
  *           four columns of seqs sequences per work-item;
- *   STREAM  FAST with non-temporal stores (large outputs);
  *   COL     FAST in scalar form, one column per work-item (bf16 pairs);
  *   ROW     FAST with a whole row per work-item (decode-sized calls);
  *   GENERAL every position source and padding policy in one launch,
  *           positions past the table computed behind a branch;
  *   TABLE   the same in two launches: this one writes the tokens whose
- *           position lies in the table, seqs sequences per work-item ...
- *   TABLE_STREAM ... with non-temporal stores;
+ *           position lies in the table, seqs sequences per work-item, ...
+ *   STREAM  ... or, for large outputs, one 64-byte line of each of seqs
+ *           sequences per work-item with non-temporal stores (FAST's
+ *           large calls too, in one launch) ...
  *   OTF     ... and this one the others, one token per work-item (alone,
  *           with SINPE_ONE_LAUNCH, it writes every token).
  */
@@ -76,8 +77,7 @@ typedef struct {
 #define SINPE_FORM_ROW 3
 #define SINPE_FORM_GENERAL 4
 #define SINPE_FORM_TABLE 5
-#define SINPE_FORM_TABLE_STREAM 6
-#define SINPE_FORM_OTF 7
-#define SINPE_FORMS 8
+#define SINPE_FORM_OTF 6
+#define SINPE_FORMS 7
 
 #endif /* SINPE_ABI_H */

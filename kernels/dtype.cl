@@ -17,9 +17,9 @@ inline ushort sinpe_to_bf16(float f)
     return (ushort)((u & 0x7fffffffu) > 0x7f800000u ? quiet_nan : rounded);
 }
 
-/* The same on N values at once, as 32-bit lanes (sinpe_bf16_bits_4 and _8)
-   or narrowed (sinpe_to_bf16_4 and _8), and N values rounded to either
-   16-bit type, as bits (sinpe_to_16_4, sinpe_to_16_8).  All are
+/* The same on N values at once, as 32-bit lanes (sinpe_bf16_bits_4 and _16)
+   or narrowed (sinpe_to_bf16_4 and _16), and N values rounded to either
+   16-bit type, as bits (sinpe_to_16_4, sinpe_to_16_16).  All are
    branch-free: CPU runtimes vectorise across work-items only then. */
 #define SINPE_TO_16_N(N)                                                                  \
     inline uint##N sinpe_bf16_bits_##N(float##N f)                                       \
@@ -43,7 +43,7 @@ inline ushort sinpe_to_bf16(float f)
         return u;                                                                         \
     }
 SINPE_TO_16_N(4)
-SINPE_TO_16_N(8)
+SINPE_TO_16_N(16)
 #undef SINPE_TO_16_N
 
 /*
@@ -134,12 +134,11 @@ inline void sinpe_store4(float4 x, global uchar *base, size_t i, const int dt, b
 }
 
 /*
- * Four float values at element i stored non-temporally where the compiler
- * has the builtin (the _stream forms), past the cache: a plain store first
- * reads the line it writes.  The host takes these forms only for outputs
- * it will not read back soon and only when the access is 16-byte aligned.
- * Without the builtin, a plain store.  16-bit outputs stream eight values
- * at a time (sinpe_stream8).
+ * Non-temporal stores of one 64-byte line where the compiler has the
+ * builtin (the STREAM form), past the cache: a plain store first reads the
+ * line it writes.  Sixteen fp32 values, or 32 fp16 or bf16 values (two
+ * halves of sixteen); the host takes the form only when the line is
+ * aligned.  Without the builtin, plain stores.
  */
 #if defined(__has_builtin)
 #if __has_builtin(__builtin_nontemporal_store)
@@ -147,53 +146,45 @@ inline void sinpe_store4(float4 x, global uchar *base, size_t i, const int dt, b
 #endif
 #endif
 
-inline void sinpe_stream4(float4 x, global float *p)
-{
-#ifdef SINPE_NT_STORE
-    __builtin_nontemporal_store(x, (global float4 *)p);
-#else
-    vstore4(x, 0, p);
-#endif
-}
-
-/*
- * Eight values at element i, and their non-temporal store in any output
- * type: the _stream kernels with 16-bit output and the _table_stream ones.
- * fp32 takes two 16-byte stores, fp16 and bf16 one (the access must be
- * 16-byte aligned: the host checks).
- */
-inline float8 sinpe_load8(global const uchar *base, size_t i, const int dt)
+inline float16 sinpe_load16(global const uchar *base, size_t i, const int dt)
 {
     if (dt == SINPE_F32)
-        return vload8(0, (global const float *)base + i);
+        return vload16(0, (global const float *)base + i);
     if (dt == SINPE_F16)
-        return vload_half8(0, (global const half *)base + i);
-    return as_float8(convert_uint8(vload8(0, (global const ushort *)base + i)) << 16);
+        return vload_half16(0, (global const half *)base + i);
+    return as_float16(convert_uint16(vload16(0, (global const ushort *)base + i)) << 16);
 }
 
-inline void sinpe_stream8(float8 x, global uchar *base, size_t i, const int dt)
+/* Sixteen values rounded to a 16-bit type, two to a word (lane 2k the low
+   half of word k).  bf16 is packed by hand: clang folds a narrowing into a
+   truncating store and drops the non-temporal hint. */
+inline uint8 sinpe_pack16(float16 x, const int dt)
 {
-    if (dt == SINPE_F32) {
-        sinpe_stream4(x.lo, (global float *)base + i);
-        sinpe_stream4(x.hi, (global float *)base + i + 4);
-        return;
-    }
-#if defined(SINPE_NT_STORE) && defined(__ENDIAN_LITTLE__)
-    /* bf16 packed by hand: clang folds the narrowing below into a
-       truncating store and drops the non-temporal hint.  Lane 2k is the
-       low half of word k. */
+#if defined(__ENDIAN_LITTLE__)
     if (dt == SINPE_BF16) {
-        uint8 r = sinpe_bf16_bits_8(x);
-        __builtin_nontemporal_store(r.even | (r.odd << 16),
-                                    (global uint4 *)((global ushort *)base + i));
-        return;
+        uint16 r = sinpe_bf16_bits_16(x);
+        return r.even | (r.odd << 16);
     }
 #endif
-    ushort8 u = sinpe_to_16_8(x, dt);
+    return as_uint8(sinpe_to_16_16(x, dt));
+}
+
+inline void sinpe_stream_f32(float16 x, global float *p)
+{
 #ifdef SINPE_NT_STORE
-    __builtin_nontemporal_store(u, (global ushort8 *)((global ushort *)base + i));
+    __builtin_nontemporal_store(x, (global float16 *)p);
 #else
-    vstore8(u, 0, (global ushort *)base + i);
+    vstore16(x, 0, p);
+#endif
+}
+
+inline void sinpe_stream_16(float16 lo, float16 hi, global ushort *p, const int dt)
+{
+    uint16 w = (uint16)(sinpe_pack16(lo, dt), sinpe_pack16(hi, dt));
+#ifdef SINPE_NT_STORE
+    __builtin_nontemporal_store(w, (global uint16 *)p);
+#else
+    vstore16(w, 0, (global uint *)p);
 #endif
 }
 

@@ -1,8 +1,8 @@
 /*
  * embed_fast.cl -- the bodies of the table-only forms (every position
- * start + t in the table, no padding policy): FAST and STREAM, several
- * sequences per work-item; COL, one column per work-item; ROW, a whole row
- * per work-item.
+ * start + t in the table, no padding policy): FAST, several sequences per
+ * work-item; COL, one column per work-item; ROW, a whole row per
+ * work-item.
  */
 #ifndef SINPE_EMBED_FAST_CL
 #define SINPE_EMBED_FAST_CL
@@ -26,15 +26,15 @@
 #endif
 
 /*
- * FAST and STREAM: work-item (v, g, t) writes columns [4 v, 4 v + 4) of
- * token t of the S sequences from S g.  The PE row (one position for all
+ * FAST: work-item (v, g, t) writes columns [4 v, 4 v + 4) of token t of the
+ * S sequences from S g.  The PE row (one position for all
  * S) is loaded first and once, then the S ids, then the S rows, before
  * anything is stored, so S row loads are in flight at once.  In the last
  * group, sequences past the end repeat the last one: the same work-item
  * writes the same values to the same place again, which keeps every store
  * unconditional.  Rows are read whatever the id (a bad one reads row 0)
  * and the value is dropped after: a load under a condition is slower on
- * GPUs.  STREAM stores whole vectors non-temporally (sinpe_stream4).
+ * GPUs.
  */
 
 /* Sequence b0 + s (the last one past the end): offsets, id check. */
@@ -56,17 +56,14 @@
     if (mode != SINPE_MODE_ADD)                                                         \
         x[s] = ok[s] ? a.scale * x[s] : (float4)(0.0f);                                 \
     x[s] = want_pe ? x[s] + pe : x[s];                                                  \
-    if (stream && ot == SINPE_F32 && n == 4)                                            \
-        sinpe_stream4(x[s], (global float *)out + o[s]);                                \
-    else                                                                                \
-        sinpe_store_n(x[s], out, o[s], n, ot, al);
+    sinpe_store_n(x[s], out, o[s], n, ot, al);
 /* The PE values of those columns, when the kernel adds any. */
 #define SINPE_FAST_PE()                                                                 \
     (mode == SINPE_MODE_GATHER                                                          \
          ? (float4)(0.0f)                                                               \
          : sinpe_load_n((global const uchar *)tab, pe_at, n, SINPE_F32, al))
 
-inline void sinpe_fast_body(const int mode, const int et, const int ot, const int stream,
+inline void sinpe_fast_body(const int mode, const int et, const int ot,
                             global const int *restrict ids, global const uchar *restrict E,
                             global uchar *restrict out, global const float *restrict tab,
                             sinpe_embed_params a)
@@ -104,39 +101,6 @@ inline void sinpe_fast_body(const int mode, const int et, const int ot, const in
 #undef SINPE_FAST_STORE
 #undef SINPE_FAST_PE
 
-/*
- * STREAM with fp16 or bf16 output: as sinpe_fast_body, but eight columns
- * per work-item in float8 arithmetic and one 16-byte non-temporal store
- * per sequence (sinpe_stream8).  The host sizes the range for eight
- * columns and takes this form only when the row length, offset and stride
- * are multiples of eight.
- */
-#define SINPE_S16_LOAD(s) x[s] = sinpe_load8(E, e[s], et);
-#define SINPE_S16_STORE(s)                                                              \
-    x[s] = ok[s] ? a.scale * x[s] : (float8)(0.0f);                                     \
-    sinpe_stream8(want_pe ? x[s] + pe : x[s], out, o[s], ot);
-
-inline void sinpe_stream16_body(const int mode, const int et, const int ot,
-                                global const int *restrict ids, global const uchar *restrict E,
-                                global uchar *restrict out, global const float *restrict tab,
-                                sinpe_embed_params a)
-{
-    int c = (int)get_global_id(0) * 8;
-    size_t b0 = get_global_id(1) * SINPE_SEQS;
-    uint t = (uint)get_global_id(2);
-    if (c >= (int)a.dim || b0 >= a.n_seqs || t >= a.seq_len)
-        return;
-    bool want_pe = sinpe_wants_pe(mode, &a);
-    size_t pe_at = (size_t)clamp(a.start + (int)t, 0, max(a.tab_rows - 1, 0)) * a.dim + c;
-    size_t o[SINPE_SEQS], e[SINPE_SEQS];
-    bool ok[SINPE_SEQS];
-    float8 x[SINPE_SEQS], pe = want_pe ? vload8(0, tab + pe_at) : (float8)(0.0f);
-    SINPE_EACH_SEQ(SINPE_FAST_TOKEN)
-    SINPE_EACH_SEQ(SINPE_S16_LOAD)
-    SINPE_EACH_SEQ(SINPE_S16_STORE)
-}
-#undef SINPE_S16_LOAD
-#undef SINPE_S16_STORE
 #undef SINPE_FAST_TOKEN
 
 /*

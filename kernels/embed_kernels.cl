@@ -31,20 +31,15 @@ kernel void sinpe_count_bad_ids(global const int *restrict ids, ulong ids_off, u
         global const int *restrict pad_count, sinpe_embed_params a
 
 /* The body of each form. */
-#define SINPE_BODY_FAST(mode, et, ot) sinpe_fast_body(mode, et, ot, 0, ids, E, out, tab, a)
-#define SINPE_BODY_STREAM(mode, et, ot)                                  \
-    if ((ot) == SINPE_F32)                                               \
-        sinpe_fast_body(mode, et, ot, 1, ids, E, out, tab, a);           \
-    else                                                                 \
-        sinpe_stream16_body(mode, et, ot, ids, E, out, tab, a)
+#define SINPE_BODY_FAST(mode, et, ot) sinpe_fast_body(mode, et, ot, ids, E, out, tab, a)
+#define SINPE_BODY_STREAM(mode, et, ot) \
+    sinpe_stream_body(mode, et, ot, ids, E, out, tab, pos, seq_start, pad_count, a)
 #define SINPE_BODY_COL(mode, et, ot) sinpe_col_body(mode, et, ot, ids, E, out, tab, a)
 #define SINPE_BODY_ROW(mode, et, ot) sinpe_row_body(mode, et, ot, ids, E, out, tab, a)
 #define SINPE_BODY_GENERAL(mode, et, ot) \
     sinpe_general_body(mode, et, ot, ids, E, out, tab, coef, pos, seq_start, pad_count, a)
 #define SINPE_BODY_TABLE(mode, et, ot) \
-    sinpe_table_body(mode, et, ot, 0, ids, E, out, tab, pos, seq_start, pad_count, a)
-#define SINPE_BODY_TABLE_STREAM(mode, et, ot) \
-    sinpe_table_body(mode, et, ot, 1, ids, E, out, tab, pos, seq_start, pad_count, a)
+    sinpe_table_body(mode, et, ot, ids, E, out, tab, pos, seq_start, pad_count, a)
 #define SINPE_BODY_OTF(mode, et, ot) \
     sinpe_otf_body(mode, et, ot, ids, E, out, tab, coef, pos, seq_start, pad_count, a)
 
@@ -77,9 +72,6 @@ kernel void sinpe_count_bad_ids(global const int *restrict ids, ulong ids_off, u
 #endif
 #ifndef SINPE_HAS_TABLE
 #define SINPE_HAS_TABLE 0
-#endif
-#ifndef SINPE_HAS_TABLE_STREAM
-#define SINPE_HAS_TABLE_STREAM 0
 #endif
 #ifndef SINPE_HAS_OTF
 #define SINPE_HAS_OTF 0

@@ -1,9 +1,9 @@
 /*
- * embed_two_pass.cl -- the two-launch forms of the general calls (fused
- * and add with positions to check): TABLE (and TABLE_STREAM) writes the
- * tokens whose position lies in the table, several sequences per
- * work-item, then OTF the others, computed on the fly, one token per
- * work-item.  Every element is written once, by the same operations as
+ * embed_two_pass.cl -- the forms that write only the tokens whose position
+ * lies in the table: TABLE, several sequences per work-item, and STREAM,
+ * one sequence per work-item with non-temporal stores; and OTF, which
+ * writes the others, computed on the fly, one token per work-item, after
+ * them.  Every element is written once, by the same operations as
  * sinpe_general_body.
  */
 #ifndef SINPE_EMBED_TWO_PASS_CL
@@ -13,14 +13,24 @@
 
 /*
  * TABLE: work-item (v, g, t) writes columns [16 v, 16 v + 16) of token t of
- * the S = SINPE_SEQS sequences from S g, as in sinpe_fast_body, but each
+ * the S = SINPE_TABLE_SEQS sequences from S g (the record's table_seqs),
+ * as in sinpe_fast_body, but each
  * sequence has its own position, PE row and padding decision, and writes
  * only if its position lies in the table (and it is not past the last
  * sequence).  Sixteen columns per work-item pay each sequence's position,
- * id and checks once per sixteen.  TABLE_STREAM (fused only) computes
- * whole rows of eight columns as float8 and stores them non-temporally.
+ * id and checks once per sixteen.
  */
 #define SINPE_TABLE_COLS 16
+#ifndef SINPE_TABLE_SEQS
+#define SINPE_TABLE_SEQS 4
+#endif
+#if SINPE_TABLE_SEQS == 2
+#define SINPE_EACH_TSEQ(X) X(0) X(1)
+#elif SINPE_TABLE_SEQS == 4
+#define SINPE_EACH_TSEQ(X) X(0) X(1) X(2) X(3)
+#else
+#error "SINPE_TABLE_SEQS must be 2 or 4"
+#endif
 /* Sequence b0 + s (the last one past the end): its row and output offset,
    then its id step (with or without a padding policy), then its position. */
 #define SINPE_POS_ROW(s)                                                                \
@@ -67,35 +77,14 @@
         x[s] = add_pe[s] ? x[s] + pe[s] : x[s];                                         \
         sinpe_store_n(zero[s] ? (float4)(0.0f) : x[s], out, o[s] + at, n, ot, al);      \
     }
-/* The streamed form (fused only): the whole vectors of a row, eight
-   columns at a time, written out once with PE loads and once without (a
-   choice per load is slower). */
-#define SINPE_POS_LOAD8(s)                                                              \
-    x[s] = sinpe_load8(E, e[s] + at, et);                                               \
-    pe[s] = with_pe ? vload8(0, tab + pe_at[s] + at) : (float8)(0.0f);
-#define SINPE_POS_STORE8(s)                                                             \
-    if (live[s]) {                                                                      \
-        x[s] = ok[s] ? a.scale * x[s] : (float8)(0.0f);                                 \
-        x[s] = add_pe[s] ? x[s] + pe[s] : x[s];                                         \
-        sinpe_stream8(zero[s] ? (float8)(0.0f) : x[s], out, o[s] + at, ot);             \
-    }
-#define SINPE_POS_LOOP8(read)                                                           \
-    for (int q = 0; q < SINPE_TABLE_COLS / 8; q++) {                                     \
-        const bool with_pe = (read);                                                    \
-        size_t at = 8 * q;                                                              \
-        float8 x[SINPE_SEQS], pe[SINPE_SEQS];                                           \
-        SINPE_EACH_SEQ(SINPE_POS_LOAD8)                                                 \
-        SINPE_EACH_SEQ(SINPE_POS_STORE8)                                                \
-    }
-
-inline void sinpe_table_body(const int mode, const int et, const int ot, const int stream,
+inline void sinpe_table_body(const int mode, const int et, const int ot,
                              global const int *restrict ids, global const uchar *restrict E,
                              global uchar *restrict out, global const float *restrict tab,
                              global const int *restrict pos, global const int *restrict seq_start,
                              global const int *restrict pad_count, sinpe_embed_params a)
 {
     int c = (int)get_global_id(0) * SINPE_TABLE_COLS;
-    size_t b0 = get_global_id(1) * SINPE_SEQS;
+    size_t b0 = get_global_id(1) * SINPE_TABLE_SEQS;
     uint t = (uint)get_global_id(2);
     if (c >= (int)a.dim || b0 >= a.n_seqs || t >= a.seq_len)
         return;
@@ -105,20 +94,12 @@ inline void sinpe_table_body(const int mode, const int et, const int ot, const i
     bool read_pe = want_pe && a.tab_rows > 0;
     bool need_id = mode != SINPE_MODE_ADD || a.pad_policy != SINPE_PAD_NONE;
     bool al = (a.flags & SINPE_ALIGNED) != 0;
-    size_t o[SINPE_SEQS], e[SINPE_SEQS], pe_at[SINPE_SEQS];
-    bool ok[SINPE_SEQS], live[SINPE_SEQS], add_pe[SINPE_SEQS], zero[SINPE_SEQS];
+    size_t o[SINPE_TABLE_SEQS], e[SINPE_TABLE_SEQS], pe_at[SINPE_TABLE_SEQS];
+    bool ok[SINPE_TABLE_SEQS], live[SINPE_TABLE_SEQS], add_pe[SINPE_TABLE_SEQS], zero[SINPE_TABLE_SEQS];
     if (a.pad_policy == SINPE_PAD_NONE) {
-        SINPE_EACH_SEQ(SINPE_POS_TOKEN_NOPAD)
+        SINPE_EACH_TSEQ(SINPE_POS_TOKEN_NOPAD)
     } else {
-        SINPE_EACH_SEQ(SINPE_POS_TOKEN)
-    }
-    if (stream && mode == SINPE_MODE_FUSED && c + SINPE_TABLE_COLS <= (int)a.dim) {
-        if (read_pe) {
-            SINPE_POS_LOOP8(true)
-        } else {
-            SINPE_POS_LOOP8(false)
-        }
-        return;
+        SINPE_EACH_TSEQ(SINPE_POS_TOKEN)
     }
     /* Whole vectors apart from the row's end: with n a constant the loads
        and stores lose their lane checks. */
@@ -126,29 +107,85 @@ inline void sinpe_table_body(const int mode, const int et, const int ot, const i
         for (int q = 0; q < SINPE_TABLE_COLS / 4; q++) {
             const int n = 4;
             size_t at = 4 * q;
-            float4 x[SINPE_SEQS], pe[SINPE_SEQS];
-            SINPE_EACH_SEQ(SINPE_POS_LOAD)
-            SINPE_EACH_SEQ(SINPE_POS_STORE)
+            float4 x[SINPE_TABLE_SEQS], pe[SINPE_TABLE_SEQS];
+            SINPE_EACH_TSEQ(SINPE_POS_LOAD)
+            SINPE_EACH_TSEQ(SINPE_POS_STORE)
         }
         return;
     }
     for (int j = 0; j < SINPE_TABLE_COLS && c + j < (int)a.dim; j += 4) {
         int n = min(min(SINPE_TABLE_COLS - j, 4), (int)a.dim - c - j);
         size_t at = j;
-        float4 x[SINPE_SEQS], pe[SINPE_SEQS];
-        SINPE_EACH_SEQ(SINPE_POS_LOAD)
-        SINPE_EACH_SEQ(SINPE_POS_STORE)
+        float4 x[SINPE_TABLE_SEQS], pe[SINPE_TABLE_SEQS];
+        SINPE_EACH_TSEQ(SINPE_POS_LOAD)
+        SINPE_EACH_TSEQ(SINPE_POS_STORE)
     }
 }
+/*
+ * STREAM: work-item (v, g, t) writes one 64-byte line of token t of each
+ * of the S = SINPE_SEQS sequences from S g (the record's seqs) whose
+ * position lies in the table (the others are OTF's): columns [16 v, 16 v +
+ * 16) of an fp32 output, [32 v, 32 v + 32) of a 16-bit one, each line with
+ * one non-temporal store.  Whole lines: a store of part of a line defeats
+ * the write-combining of some CPUs when several sequences' stores
+ * interleave.  The host takes this form for large fused and gather
+ * outputs whose row length, offset and stride are whole lines on a 64-byte
+ * aligned base, so no line is partial.
+ */
+#define SINPE_STREAM_LOAD(s)                                                            \
+    x[s] = ok[s] ? a.scale * sinpe_load16(E, e[s], et) : (float16)(0.0f);               \
+    y[s] = ot == SINPE_F32 || !ok[s] ? (float16)(0.0f)                                   \
+                                     : a.scale * sinpe_load16(E, e[s] + 16, et);
+#define SINPE_STREAM_STORE(s)                                                           \
+    if (live[s]) {                                                                      \
+        if (add_pe[s] && read_pe) {                                                     \
+            x[s] += vload16(0, tab + pe_at[s]);                                         \
+            y[s] = ot == SINPE_F32 ? y[s] : y[s] + vload16(1, tab + pe_at[s]);          \
+        }                                                                               \
+        if (zero[s])                                                                    \
+            x[s] = y[s] = (float16)(0.0f);                                              \
+        if (ot == SINPE_F32)                                                            \
+            sinpe_stream_f32(x[s], (global float *)out + o[s]);                         \
+        else                                                                            \
+            sinpe_stream_16(x[s], y[s], (global ushort *)out + o[s], ot);               \
+    }
+
+inline void sinpe_stream_body(const int mode, const int et, const int ot,
+                              global const int *restrict ids, global const uchar *restrict E,
+                              global uchar *restrict out, global const float *restrict tab,
+                              global const int *restrict pos,
+                              global const int *restrict seq_start,
+                              global const int *restrict pad_count, sinpe_embed_params a)
+{
+    int c = (int)get_global_id(0) * (ot == SINPE_F32 ? 16 : 32);
+    size_t b0 = get_global_id(1) * SINPE_SEQS;
+    uint t = (uint)get_global_id(2);
+    if (c >= (int)a.dim || b0 >= a.n_seqs || t >= a.seq_len)
+        return;
+    bool want_pe = sinpe_wants_pe(mode, &a);
+    bool read_pe = want_pe && a.tab_rows > 0;
+    bool need_id = true; /* fused and gather only */
+    size_t o[SINPE_SEQS], e[SINPE_SEQS], pe_at[SINPE_SEQS];
+    bool ok[SINPE_SEQS], live[SINPE_SEQS], add_pe[SINPE_SEQS], zero[SINPE_SEQS];
+    float16 x[SINPE_SEQS], y[SINPE_SEQS];
+    if (a.pad_policy == SINPE_PAD_NONE) {
+        SINPE_EACH_SEQ(SINPE_POS_TOKEN_NOPAD)
+    } else {
+        SINPE_EACH_SEQ(SINPE_POS_TOKEN)
+    }
+    SINPE_EACH_SEQ(SINPE_STREAM_LOAD)
+    SINPE_EACH_SEQ(SINPE_STREAM_STORE)
+}
+#undef SINPE_STREAM_LOAD
+#undef SINPE_STREAM_STORE
+
 #undef SINPE_POS_ROW
 #undef SINPE_POS_AT
 #undef SINPE_POS_TOKEN
 #undef SINPE_POS_TOKEN_NOPAD
 #undef SINPE_POS_LOAD
 #undef SINPE_POS_STORE
-#undef SINPE_POS_LOAD8
-#undef SINPE_POS_STORE8
-#undef SINPE_POS_LOOP8
+#undef SINPE_EACH_TSEQ
 #undef SINPE_EACH_SEQ
 
 /*

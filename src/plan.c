@@ -59,8 +59,6 @@ static int form_held(const sinpe__tuning *t, int form)
     case SINPE_FORM_TABLE:
     case SINPE_FORM_OTF:
         return two_pass;
-    case SINPE_FORM_TABLE_STREAM:
-        return two_pass && t->stream;
     default: /* FAST, GENERAL */
         return 1;
     }
@@ -80,13 +78,14 @@ int sinpe__kernel_held(const sinpe__tuning *t, int k)
 
 void sinpe__plan_options(const sinpe__tuning *t, sinpe_math math, char *buf, size_t n)
 {
-    static const char *const forms[SINPE_FORMS] = {"FAST",    "STREAM", "COL",          "ROW",
-                                                   "GENERAL", "TABLE",  "TABLE_STREAM", "OTF"};
+    static const char *const forms[SINPE_FORMS] = {"FAST",    "STREAM", "COL", "ROW",
+                                                   "GENERAL", "TABLE",  "OTF"};
     /* Never -cl-fast-relaxed-math: the encoding's accuracy depends on IEEE rounding. */
     size_t used = (size_t)snprintf(
         buf, n, "-cl-std=CL1.2 -DSINPE_FP64=%d -DSINPE_STEP_SHIFT=%d -DSINPE_SEQS=%zu "
-                "-DSINPE_TABLE_TILE=%zu -DSINPE_ALIGNED_IO=%zu",
-        math == SINPE_MATH_FP64 ? 1 : 0, SINPE_STEP_SHIFT, t->seqs, t->table_tile, t->aligned);
+                "-DSINPE_TABLE_SEQS=%zu -DSINPE_TABLE_TILE=%zu -DSINPE_ALIGNED_IO=%zu",
+        math == SINPE_MATH_FP64 ? 1 : 0, SINPE_STEP_SHIFT, t->seqs, t->table_seqs, t->table_tile,
+        t->aligned);
     for (int f = 0; f < SINPE_FORMS && used < n; f++)
         used += (size_t)snprintf(buf + used, n - used, " -DSINPE_HAS_%s=%d", forms[f],
                                  form_held(t, f));
@@ -127,9 +126,14 @@ static size_t divisor_within(size_t n, size_t lo, size_t hi)
     return 0;
 }
 
+/* The largest work-group: every record measured so far ran as fast with
+   256 as with the kernel's limit, and fewer shapes mean fewer of pocl's
+   compiles. */
+#define MAX_GROUP 256
+
 /*
  * Local sizes for n[0..dims): powers of two within the kernel's limit and
- * the record's wg, dim 0 first, and 1 from dimension group_dims on.  Groups
+ * MAX_GROUP, dim 0 first, and 1 from dimension group_dims on.  Groups
  * along dimension 0 only (group_dims 1: COL's columns, OTF's and ROW's
  * single tokens) take the largest divisor of n[0] of at least 64 (or n[0]
  * itself) instead, so that no group is partial: COL runs a partial group
@@ -139,8 +143,8 @@ void sinpe__plan_local(const sinpe_context *ctx, int k, cl_uint dims, cl_uint gr
                        const size_t *n, sinpe__launch *l)
 {
     size_t cap = ctx->prog.wg[k];
-    if (ctx->tune.wg && cap > ctx->tune.wg)
-        cap = ctx->tune.wg;
+    if (cap > MAX_GROUP)
+        cap = MAX_GROUP;
     if (cap < 1)
         cap = 1;
     l->kernel = k;
@@ -165,23 +169,26 @@ void sinpe__plan_local(const sinpe_context *ctx, int k, cl_uint dims, cl_uint gr
 
 /* ---- embedding calls ----------------------------------------------------- */
 
-/* Whether buf's first byte is 16-byte aligned: always for memory the OpenCL
- * runtime allocates; a CL_MEM_USE_HOST_PTR buffer may sit anywhere. */
-static int base_aligned(cl_mem buf)
+/* Whether buf's first byte is aligned to bytes (16 or 64): always for
+ * memory the OpenCL runtime allocates (CL_DEVICE_MEM_BASE_ADDR_ALIGN is at
+ * least 128 bytes on the devices that stream); a CL_MEM_USE_HOST_PTR buffer
+ * may sit anywhere. */
+static int base_aligned(cl_mem buf, uintptr_t bytes)
 {
     void *host = NULL;
     if (clGetMemObjectInfo(buf, CL_MEM_HOST_PTR, sizeof host, &host, NULL) != CL_SUCCESS)
         return 0;
-    return (uintptr_t)host % 16 == 0;
+    return (uintptr_t)host % bytes == 0;
 }
 
 /* Whether every store of unit elements is aligned to its size: the
    dimension, output offset and stride are multiples of unit and the
-   output's base 16-byte aligned. */
-static int stores_aligned(const sinpe_embed_args *a, const sinpe_embed_params *p, cl_ulong unit)
+   output's base aligned to bytes. */
+static int stores_aligned(const sinpe_embed_args *a, const sinpe_embed_params *p, cl_ulong unit,
+                          uintptr_t bytes)
 {
     return p->dim % unit == 0 && p->out_off % unit == 0 && p->out_stride % unit == 0 &&
-           base_aligned(a->out);
+           base_aligned(a->out, bytes);
 }
 
 /* Whether every four-column access of the call is aligned to its size
@@ -189,9 +196,9 @@ static int stores_aligned(const sinpe_embed_args *a, const sinpe_embed_params *p
 static int accesses_aligned(int mode, const sinpe_embed_args *a, const sinpe_embed_params *p)
 {
     if (mode != SINPE_MODE_ADD &&
-        (p->e_off % 4 || p->e_stride % 4 || !base_aligned(a->weights)))
+        (p->e_off % 4 || p->e_stride % 4 || !base_aligned(a->weights, 16)))
         return 0;
-    return stores_aligned(a, p, 4);
+    return stores_aligned(a, p, 4, 16);
 }
 
 /* The FAST-family forms apply when every position is start + t, all of
@@ -225,17 +232,18 @@ void sinpe__plan_embed(const sinpe_context *ctx, int mode, const sinpe_embed_arg
     const sinpe__tuning *t = &ctx->tune;
     size_t tokens = a->n_seqs * a->seq_len, S = t->seqs;
     size_t out_bytes = tokens * p->dim * (a->out_dtype == SINPE_F32 ? 4 : 2);
-    int wide = a->out_dtype != SINPE_F32; /* 16-bit streamed stores: eight columns */
-    int streams = t->stream && mode != SINPE_MODE_ADD && out_bytes >= t->stream_bytes &&
-                  stores_aligned(a, p, wide ? 8 : 4);
+    /* STREAM stores 64-byte lines: sixteen fp32 or 32 16-bit values. */
+    size_t line = a->out_dtype == SINPE_F32 ? 16 : 32;
+    int big = t->stream && mode != SINPE_MODE_ADD && out_bytes >= t->stream_bytes &&
+              stores_aligned(a, p, line, 64);
     int decode = t->decode == SINPE_DECODE_ROWS && tokens <= t->decode_tokens;
 
     memset(plan, 0, sizeof *plan);
     plan->dim = p->dim;
     plan->flags = t->aligned && accesses_aligned(mode, a, p) ? SINPE_ALIGNED : 0;
     if (fast_applies(mode, a, p)) {
-        if (streams)
-            add_launch(ctx, plan, SINPE_FORM_STREAM, mode, a, wide ? 8 : 4, S, 3);
+        if (big)
+            add_launch(ctx, plan, SINPE_FORM_STREAM, mode, a, line, S, 3);
         else if (decode && mode != SINPE_MODE_ADD && a->out_dtype != SINPE_BF16)
             add_launch(ctx, plan, SINPE_FORM_ROW, mode, a, 0, 1, 1);
         else if (t->bf16 == SINPE_BF16_SCALAR && mode != SINPE_MODE_ADD &&
@@ -245,13 +253,15 @@ void sinpe__plan_embed(const sinpe_context *ctx, int mode, const sinpe_embed_arg
             add_launch(ctx, plan, SINPE_FORM_FAST, mode, a, 4, S, 3);
     } else if (mode == SINPE_MODE_GATHER || t->general == SINPE_ONE_PASS) {
         add_launch(ctx, plan, SINPE_FORM_GENERAL, mode, a, 4, 1, 3);
-    } else if (decode && !streams) {
+    } else if (decode && !big) {
         plan->flags |= SINPE_ONE_LAUNCH;
         add_launch(ctx, plan, SINPE_FORM_OTF, mode, a, 0, 1, 1);
     } else {
-        int form = streams && mode == SINPE_MODE_FUSED ? SINPE_FORM_TABLE_STREAM
-                                                       : SINPE_FORM_TABLE;
-        add_launch(ctx, plan, form, mode, a, 16, S, 3);
+        /* Two launches: the tokens in the table, then the others. */
+        if (big)
+            add_launch(ctx, plan, SINPE_FORM_STREAM, mode, a, line, S, 3);
+        else
+            add_launch(ctx, plan, SINPE_FORM_TABLE, mode, a, 16, t->table_seqs, 3);
         add_launch(ctx, plan, SINPE_FORM_OTF, mode, a, 0, 1, 1);
     }
 }

@@ -90,17 +90,18 @@ sinpe_status sinpe__device_query(cl_device_id device, sinpe__device_info *info);
  * of kernels and each call's launch plan.
  */
 #define SINPE_TUNING_PARAMS(X)                                                                \
-    X(seqs, "2 4", "sequences per work-item of the FAST, STREAM and TABLE forms")             \
+    X(seqs, "2 4", "sequences per work-item of the FAST form")                                \
+    X(table_seqs, "2 4", "sequences per work-item of the TABLE form")                         \
     X(general, "one_pass two_pass",                                                           \
       "fused and add calls with positions to check: the GENERAL form, or TABLE then OTF")      \
-    X(stream, "0 1", "1: fused and gather outputs of stream_bytes or more stored past the cache") \
-    X(stream_bytes, "#", "the smallest output that stream 1 streams")                           \
+    X(stream, "0 1",                                                                          \
+      "1: fused and gather outputs of stream_bytes or more take STREAM (then OTF if needed)")  \
+    X(stream_bytes, "#", "the smallest output the STREAM form writes")                          \
     X(decode, "tiles rows",                                                                   \
       "calls of at most decode_tokens tokens: as any other, or whole rows (ROW, OTF alone)")   \
     X(decode_tokens, "#", "the most tokens of a decode-sized call")                             \
     X(bf16, "vector scalar", "bf16 weights and output: the FAST form, or COL")                 \
     X(table_tile, "1 8", "table rows: a work-item computes table_tile^2 values")               \
-    X(wg, "0 256", "the largest work-group (0: the kernel's limit)")                            \
     X(aligned, "0 1", "1: four-value accesses through vector pointers where a call allows")
 
 #define SINPE_TUNING_FIELD(name, values, doc) size_t name;
@@ -121,6 +122,8 @@ typedef struct sinpe__param {
 extern const sinpe__param sinpe__params[];
 extern const size_t sinpe__n_params;
 size_t *sinpe__param_field(sinpe__tuning *t, size_t i);
+/* The k-th allowed value of parameter i as text; 0 past the last (and for "#"). */
+int sinpe__param_choice(size_t i, size_t k, char *buf, size_t n);
 /* Value v of parameter i as its text (a word or a number); 0 when out of range. */
 int sinpe__param_format(size_t i, size_t v, char *buf, size_t n);
 

@@ -76,6 +76,12 @@ static int param_value(size_t i, const char *v, size_t *out)
     return -1;
 }
 
+int sinpe__param_choice(size_t i, size_t k, char *buf, size_t n)
+{
+    return strcmp(sinpe__params[i].values, "#") != 0 &&
+           list_word(sinpe__params[i].values, k, buf, n);
+}
+
 int sinpe__param_format(size_t i, size_t value, char *buf, size_t n)
 {
     const char *list = sinpe__params[i].values;
@@ -288,9 +294,14 @@ size_t sinpe__tuning_variants(char (*out)[SINPE__VARIANT], size_t cap)
         v.decode = SINPE_DECODE_TILES;
         v.decode_tokens = 0;
         n = add_variant(&v, out, n, cap);
+        /* Below, TABLE's sequences are those of the plain variants: every
+           call that would take TABLE takes another form (add aside, whose
+           TABLE the plain variant reaches), so they are set alike and the
+           variants that differ in nothing else are one. */
         if (r.t.decode == SINPE_DECODE_ROWS) { /* every call decode-sized */
             v.decode = SINPE_DECODE_ROWS;
             v.decode_tokens = never;
+            v.table_seqs = 4;
             n = add_variant(&v, out, n, cap);
         }
         if (r.t.stream) { /* every call that can streams */
@@ -298,6 +309,7 @@ size_t sinpe__tuning_variants(char (*out)[SINPE__VARIANT], size_t cap)
             v.stream_bytes = 0;
             v.decode = SINPE_DECODE_TILES;
             v.decode_tokens = 0;
+            v.table_seqs = 4;
             n = add_variant(&v, out, n, cap);
         }
     }

@@ -20,8 +20,8 @@
 /* ------------------------------------------------------------------------ */
 
 static const char *const full =
-    "seqs = 2; general = two_pass; stream = 0; stream_bytes = 123; decode = rows; "
-    "decode_tokens = 17; bf16 = scalar; table_tile = 8; wg = 256; aligned = 1";
+    "seqs = 2; table_seqs = 4; general = two_pass; stream = 0; stream_bytes = 123; decode = rows; "
+    "decode_tokens = 17; bf16 = scalar; table_tile = 8; aligned = 1";
 
 START_TEST(tuning_text_round_trip)
 {
@@ -36,7 +36,6 @@ START_TEST(tuning_text_round_trip)
     ck_assert_uint_eq(a.t.decode_tokens, 17);
     ck_assert_uint_eq(a.t.bf16, SINPE_BF16_SCALAR);
     ck_assert_uint_eq(a.t.table_tile, 8);
-    ck_assert_uint_eq(a.t.wg, 256);
     ck_assert_uint_eq(a.t.aligned, 1);
     ck_assert_uint_lt(sinpe__tuning_format(&a.t, text, sizeof text), sizeof text);
     ck_assert_int_eq(sinpe__record_parse(text, &b), 0);
@@ -245,10 +244,10 @@ static void check_tuning(const sinpe_context *ctx, const char *from, const char 
 START_TEST(tuning_override)
 {
     sinpe_context *a = context_with(NULL, SINPE_SUCCESS);
-    sinpe_context *b = context_with("seqs = 2; wg = 256", SINPE_SUCCESS);
+    sinpe_context *b = context_with("seqs = 2; table_tile = 8", SINPE_SUCCESS);
     check_tuning(a, "from=database ", "; seqs=");
     check_tuning(b, "from=options.tuning over database ", "; seqs=2;");
-    check_tuning(b, "from=", "; wg=256");
+    check_tuning(b, "from=", "; table_tile=8");
     /* The text is itself a valid override, and gives the same record. */
     {
         sinpe_context *c = context_with(sinpe_context_tuning(b), SINPE_SUCCESS);
@@ -325,14 +324,14 @@ START_TEST(tuning_file)
     ck_assert_int_eq(stat(path, &sb), 0);
     b = context_with(NULL, SINPE_SUCCESS);
     snprintf(want, sizeof want, "from=file %s; ", path);
-    check_tuning(b, want, "seqs=2; general=two_pass; stream=0; stream_bytes=123; decode=rows; "
-                          "decode_tokens=17; bf16=scalar; table_tile=8; wg=256; aligned=1");
+    check_tuning(b, want, "seqs=2; table_seqs=4; general=two_pass; stream=0; stream_bytes=123; decode=rows; "
+                          "decode_tokens=17; bf16=scalar; table_tile=8; aligned=1");
     sinpe_context_release(b);
 
     /* An override goes over the file. */
     b = context_with("seqs = 4", SINPE_SUCCESS);
     snprintf(want, sizeof want, "from=options.tuning over file %s; ", path);
-    check_tuning(b, want, "seqs=4; general=two_pass; stream=0; stream_bytes=123;");
+    check_tuning(b, want, "seqs=4; table_seqs=4; general=two_pass; stream=0; stream_bytes=123;");
     sinpe_context_release(b);
 
     /* Damaged, incomplete, stale or foreign: ignored, and said so. */
@@ -340,7 +339,7 @@ START_TEST(tuning_file)
         const char *prefix, *line, *why;
     } broken[] = {
         {"seqs", "seqs = 16", "(line "},
-        {"wg", NULL, "(does not set every parameter)"},
+        {"aligned", NULL, "(does not set every parameter)"},
         {"key", "key = 0123456789abcdef", "(stale or foreign: its key is not this device's)"},
         {NULL, "\x01\x02 garbage", "(line 1: no '='"},
     };
