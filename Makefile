@@ -1,11 +1,14 @@
 # sinpe: token embedding plus sinusoidal positional encoding on OpenCL.
 #
-#   make               build/libsinpe.a, build/libsinpe.so*, build/sinpe.pc
+#   make               build/libsinpe.a, build/libsinpe.so*, build/sinpe.pc,
+#                      build/sinpe-tune
 #   make check         install what is missing (scripts/install-deps.sh),
 #                      build, check the exported symbols, run the unit tests
 #   make test          the same without the dependency step
 #   make check-exports fail unless the .so exports exactly the public API
 #   make bench         build and run build/sinpe_bench with $(BENCH_ARGS)
+#   make tune          build and run build/sinpe-tune with $(TUNE_ARGS): measures
+#                      the work shapes on the device and saves the winner
 #   make bench-plot    bar charts of $(BENCH_JSON) in $(BENCH_PNG) (gnuplot)
 #   make bench-peers   numpy and PyTorch doing the same job, against $(BENCH_JSON)
 #   make check-oclgrind every kernel under oclgrind, then pocl (tests/grind)
@@ -65,6 +68,7 @@ VERSION := $(MAJOR).$(MINOR).$(PATCH)
 # Installation directories.  sinpe.pc records PREFIX, never DESTDIR.
 PREFIX       ?= /usr/local
 LIBDIR       ?= $(PREFIX)/lib
+BINDIR       ?= $(PREFIX)/bin
 INCLUDEDIR   ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 
@@ -77,7 +81,9 @@ BUILD      = build
 LIB_OBJS   = $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/*.c)) $(BUILD)/kernels.o \
              $(BUILD)/database.o
 TEST_OBJS  = $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/*.c))
-BENCH_OBJS = $(patsubst %.c,$(BUILD)/%.o,$(wildcard bench/*.c))
+BENCH_OBJS = $(patsubst %.c,$(BUILD)/%.o,$(filter-out bench/tune%.c,$(wildcard bench/*.c)))
+TUNE_OBJS  = $(filter-out $(BUILD)/bench/main.o,$(BENCH_OBJS)) \
+             $(BUILD)/bench/tune.o $(BUILD)/bench/tune_main.o
 
 STATIC_LIB = $(BUILD)/libsinpe.a
 SONAME     = libsinpe.so.$(MAJOR)
@@ -86,11 +92,12 @@ SO_LINKS   = $(BUILD)/$(SONAME) $(BUILD)/libsinpe.so
 PC_FILE    = $(BUILD)/sinpe.pc
 TEST_BIN   = $(BUILD)/sinpe_tests
 BENCH_BIN  = $(BUILD)/sinpe_bench
+TUNE_BIN   = $(BUILD)/sinpe-tune
 
-.PHONY: all check test check-exports check-install bench deps install uninstall clean FORCE
+.PHONY: all check test check-exports check-install bench tune deps install uninstall clean FORCE
 .DELETE_ON_ERROR:
 
-all: $(STATIC_LIB) $(SHARED_LIB) $(SO_LINKS) $(PC_FILE)
+all: $(STATIC_LIB) $(SHARED_LIB) $(SO_LINKS) $(PC_FILE) $(TUNE_BIN)
 
 # --- compiling -------------------------------------------------------------
 
@@ -113,7 +120,7 @@ $(BUILD)/database.c: $(TUNING_FILES) scripts/embed-text.sh Makefile
 	@mkdir -p $(@D)
 	sh scripts/embed-text.sh list sinpe__database $@ $(TUNING_FILES)
 
--include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(BENCH_OBJS:.o=.d)
+-include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(BENCH_OBJS:.o=.d) $(TUNE_OBJS:.o=.d)
 
 # --- libraries -------------------------------------------------------------
 
@@ -154,6 +161,10 @@ $(TEST_BIN): $(TEST_OBJS) $(STATIC_LIB)
 $(BENCH_BIN): $(BENCH_OBJS) $(STATIC_LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(BENCH_OBJS) $(STATIC_LIB) $(SYS_LIBS) $(LDLIBS)
 
+# sinpe-tune reads the parameter table and the database (sinpe__ names).
+$(TUNE_BIN): $(TUNE_OBJS) $(STATIC_LIB)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(TUNE_OBJS) $(STATIC_LIB) $(SYS_LIBS) $(LDLIBS)
+
 check-exports: $(SHARED_LIB)
 	NM='$(NM)' sh scripts/check-exports.sh $(SHARED_LIB) include/sinpe.h
 
@@ -192,6 +203,12 @@ check-install:
 bench: deps
 	$(MAKE) $(BENCH_BIN)
 	./$(BENCH_BIN) $(BENCH_ARGS)
+
+# tune: sinpe-tune on the default device (SINPE_DEVICE picks another); it
+# saves the device's tuning file, which make bench then uses.
+tune: deps
+	$(MAKE) $(TUNE_BIN)
+	./$(TUNE_BIN) $(TUNE_ARGS)
 
 # bench-plot and bench-peers read the bench's JSON lines from $(BENCH_JSON),
 # running the bench (with $(BENCH_ARGS)) only when that file does not exist:
@@ -324,6 +341,8 @@ install: all
 	ln -sf libsinpe.so.$(VERSION) "$(DESTDIR)$(LIBDIR)/$(SONAME)"
 	ln -sf $(SONAME) "$(DESTDIR)$(LIBDIR)/libsinpe.so"
 	$(INSTALL) -m 644 $(PC_FILE) "$(DESTDIR)$(PKGCONFIGDIR)/sinpe.pc"
+	$(INSTALL) -d "$(DESTDIR)$(BINDIR)"
+	$(INSTALL) -m 755 $(TUNE_BIN) "$(DESTDIR)$(BINDIR)/sinpe-tune"
 
 uninstall:
 	rm -f "$(DESTDIR)$(INCLUDEDIR)/sinpe.h"
@@ -332,6 +351,7 @@ uninstall:
 	rm -f "$(DESTDIR)$(LIBDIR)/$(SONAME)"
 	rm -f "$(DESTDIR)$(LIBDIR)/libsinpe.so"
 	rm -f "$(DESTDIR)$(PKGCONFIGDIR)/sinpe.pc"
+	rm -f "$(DESTDIR)$(BINDIR)/sinpe-tune"
 
 clean:
 	rm -rf $(BUILD)

@@ -54,6 +54,7 @@ typedef struct bench_opts {
     uint64_t seed;       /* seed of the token ids and positions */
     const char *json_path;
     const char *device;  /* sinpe device selector; NULL: SINPE_DEVICE or best */
+    int no_disk_cache;   /* the context skips the binary cache (the tuner's) */
 } bench_opts;
 
 /*
@@ -76,7 +77,7 @@ typedef struct bench_env {
     cl_command_queue queue;   /* the bench's own in-order profiling queue */
     cl_mem marker;            /* 4 bytes that bracketing markers fill */
     cl_program program;       /* the bench's helper kernels */
-    cl_kernel k_copy, k_write;
+    cl_kernel k_copy, k_write, k_empty;
     cl_kernel k_copy_stream, k_write_stream; /* NULL without the builtin */
     cl_kernel k_fill[BENCH_N_DTYPES]; /* by sinpe_dtype */
     cl_ulong max_alloc;       /* CL_DEVICE_MAX_MEM_ALLOC_SIZE */
@@ -88,9 +89,17 @@ typedef struct bench_env {
     double write_gbps;
     double copy_stream_gbps;  /* the same with streamed stores (0: not measured) */
     double write_stream_gbps;
+    double empty_wall_us;     /* the launch floor (bench_launch_floor) */
     unsigned serial;          /* makes every throw-away spec new */
     FILE *json;               /* NULL without --json */
+    const char *program_name; /* for messages */
 } bench_env;
+
+/* env.c: opens the state for opts (the device, the queue, the helper
+   kernels, the JSON file); returns 0, or -1 after saying why.  Close it
+   even after a failed open; close returns -1 when the JSON write failed. */
+int bench_env_open(bench_env *env, const bench_opts *opts, const char *program);
+int bench_env_close(bench_env *env);
 
 /* How a case's median/min/max were taken. */
 typedef enum bench_timing {
@@ -181,8 +190,25 @@ typedef struct bench_case {
     const char *name;
     int (*run)(void *user, cl_command_queue queue, cl_event *events, cl_uint *n_events);
     double (*bytes)(const bench_traffic *t);
-    int out; /* BENCH_OUT_* */
+    int out;       /* BENCH_OUT_* */
+    int positions; /* whether it reads positions (else explicit = implicit) */
 } bench_case;
+
+/* inputs.c: the shapes, and the ids and positions of shape si (positions
+   NULL when implicit), the same in every run with the same seed. */
+typedef struct bench_shape {
+    const char *name;
+    size_t seqs, seq_len;
+} bench_shape;
+extern const bench_shape bench_shapes[];
+extern const size_t bench_n_shapes;
+
+typedef struct bench_inputs {
+    cl_mem ids, pos;
+    size_t distinct; /* distinct positions among the tokens */
+} bench_inputs;
+int bench_inputs_make(bench_env *env, size_t si, int explicit_pos, bench_inputs *in);
+void bench_inputs_release(bench_inputs *in);
 
 /* cases.c */
 extern const bench_case bench_cases[];
@@ -215,6 +241,7 @@ typedef struct goal_tally {
     bench_range pct_stream[2];     /* the same against the streamed copy */
     bench_range speedup[2];        /* unfused / fused device time, same rows */
     bench_range decode_wall;       /* unfused / fused wall time, fp32 implicit decode */
+    bench_range decode_floor[2];   /* fused wall time over the empty kernel's, fp32 decode */
     bench_range vs_fp32[BENCH_N_DTYPES]; /* 16-bit GB/s over fp32's */
     size_t n_table, table_dim[BENCH_MAX_TABLE_DIMS];
     double table_ratio[BENCH_MAX_TABLE_DIMS];
@@ -257,6 +284,8 @@ int bench_enqueue_write(bench_env *env, cl_command_queue queue, cl_mem buf, size
 /* Measures and reports the copy and write ceilings; the first call (at_end
    0) sets env->copy_gbps and write_gbps, the second only reports (drift). */
 int bench_ceilings(bench_env *env, int at_end);
+/* Times and reports an empty kernel's launch, setting env->empty_wall_us. */
+int bench_launch_floor(bench_env *env);
 
 /* report.c */
 const char *bench_dtype_name(sinpe_dtype dtype);

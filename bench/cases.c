@@ -9,7 +9,8 @@
  * per token), the gathered rows, the distinct PE rows, the output, plus the
  * positions (4 B per token) when explicit.  Unfused: the same plus the
  * intermediate round trip of the output (gather writes it, add reads it
- * back before writing it again).  Add alone: the output read and written,
+ * back before writing it again).  Gather alone: the fused traffic without
+ * PE rows and positions.  Add alone: the output read and written,
  * the distinct PE rows and the positions.  On the fly: the fused traffic
  * without any PE row, since none is read.  Rows read twice (a token id that
  * repeats) count twice: a gather kernel has no way to share them.
@@ -18,6 +19,11 @@ double bench_bytes_fused(const bench_traffic *t)
 {
     return 4.0 * t->tokens + t->tokens * (t->in_row + t->out_row) + t->distinct * t->pe_row +
            (t->explicit_pos ? 4.0 * t->tokens : 0.0);
+}
+
+static double bytes_gather(const bench_traffic *t)
+{
+    return 4.0 * t->tokens + t->tokens * (t->in_row + t->out_row);
 }
 
 static double bytes_unfused(const bench_traffic *t)
@@ -42,6 +48,20 @@ static int run_fused(void *user, cl_command_queue queue, cl_event *events, cl_ui
     sinpe_embed_args a = sr->args;
     a.out = sr->out[BENCH_OUT_FUSED];
     CHECK(sinpe_enqueue_embed(sr->table, queue, &a, 0, NULL, &events[0]));
+    *n_events = 1;
+    return 0;
+fail:
+    return -1;
+}
+
+/* The gather alone, into the unfused output (the unfused case, after it,
+   writes that output again). */
+static int run_gather(void *user, cl_command_queue queue, cl_event *events, cl_uint *n_events)
+{
+    bench_shape_run *sr = user;
+    sinpe_embed_args a = sr->args;
+    a.out = sr->out[BENCH_OUT_UNFUSED];
+    CHECK(sinpe_enqueue_gather(sr->table, queue, &a, 0, NULL, &events[0]));
     *n_events = 1;
     return 0;
 fail:
@@ -93,9 +113,10 @@ fail:
 }
 
 const bench_case bench_cases[] = {
-    {"fused", run_fused, bench_bytes_fused, BENCH_OUT_FUSED},
-    {"unfused", run_unfused, bytes_unfused, BENCH_OUT_UNFUSED},
-    {"add", run_add, bytes_add, BENCH_OUT_ADD},
-    {"fused_otf", run_otf, bytes_otf, BENCH_OUT_OTF},
+    {"fused", run_fused, bench_bytes_fused, BENCH_OUT_FUSED, 1},
+    {"gather", run_gather, bytes_gather, BENCH_OUT_UNFUSED, 0},
+    {"unfused", run_unfused, bytes_unfused, BENCH_OUT_UNFUSED, 1},
+    {"add", run_add, bytes_add, BENCH_OUT_ADD, 1},
+    {"fused_otf", run_otf, bytes_otf, BENCH_OUT_OTF, 1},
 };
 const size_t bench_n_cases = sizeof bench_cases / sizeof bench_cases[0];

@@ -32,6 +32,10 @@ static const char kernel_source[] =
     "    dst[i] = src[i];\n"
     "}\n"
     "\n"
+    "__kernel void bench_empty(__global int *x)\n"
+    "{\n"
+    "}\n"
+    "\n"
     "__kernel void bench_write(__global float4 *restrict dst, float v)\n"
     "{\n"
     "    dst[get_global_id(0)] = (float4)(v);\n"
@@ -117,6 +121,8 @@ int bench_kernels_build(bench_env *env)
     CHECK_AS("clCreateKernel(bench_copy)", err);
     env->k_write = clCreateKernel(env->program, "bench_write", &err);
     CHECK_AS("clCreateKernel(bench_write)", err);
+    env->k_empty = clCreateKernel(env->program, "bench_empty", &err);
+    CHECK_AS("clCreateKernel(bench_empty)", err);
     /* Absent where the compiler lacks the builtin: no streamed ceilings then. */
     env->k_copy_stream = clCreateKernel(env->program, "bench_copy_stream", &err);
     env->k_write_stream = env->k_copy_stream
@@ -140,6 +146,8 @@ void bench_kernels_release(bench_env *env)
         clReleaseKernel(env->k_copy);
     if (env->k_write)
         clReleaseKernel(env->k_write);
+    if (env->k_empty)
+        clReleaseKernel(env->k_empty);
     if (env->k_copy_stream)
         clReleaseKernel(env->k_copy_stream);
     if (env->k_write_stream)
@@ -151,6 +159,7 @@ void bench_kernels_release(bench_env *env)
         clReleaseProgram(env->program);
     memset(env->k_fill, 0, sizeof env->k_fill);
     env->k_copy = env->k_write = env->k_copy_stream = env->k_write_stream = NULL;
+    env->k_empty = NULL;
     env->program = NULL;
 }
 
@@ -282,5 +291,28 @@ fail:
         clReleaseMemObject(src);
     if (dst)
         clReleaseMemObject(dst);
+    return -1;
+}
+
+/*
+ * The launch floor: one work-item of an empty kernel, enqueued and waited
+ * for like every case.  Its wall clock is what any call costs on this queue
+ * whatever its kernel does; decode steps are read against it.
+ */
+int bench_launch_floor(bench_env *env)
+{
+    ceiling_job cj = {env->k_empty, 1};
+    bench_job job = {run_ceiling, NULL, &cj, 0};
+    bench_row row;
+    CHECK(clSetKernelArg(env->k_empty, 0, sizeof env->marker, &env->marker));
+    memset(&row, 0, sizeof row);
+    row.name = "empty";
+    row.shape = "launch";
+    if (bench_time(env, &job, &row.stats) != 0)
+        goto fail;
+    env->empty_wall_us = row.stats.wall_us;
+    bench_report_row(env, &row);
+    return 0;
+fail:
     return -1;
 }

@@ -19,60 +19,16 @@
  */
 #include "bench.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct bench_shape {
-    const char *name;
-    size_t seqs, seq_len;
-} bench_shape;
-
-/* The order fixes each shape's random ids (see run_shape); bench/peers.py
-   draws the same ones. */
-static const bench_shape shapes[] = {
-    {"decode", 64, 1},
-    {"mid", 32, 512},
-    {"prefill", 4, 2048},
-};
-#define N_SHAPES (sizeof shapes / sizeof shapes[0])
 
 static const size_t dims[] = {1024, 4096};
 #define N_DIMS (sizeof dims / sizeof dims[0])
 
 #define N_CASES_MAX 8
-
-/* splitmix64: a small, well-mixed generator; the sequence is fixed by the seed. */
-static uint64_t next_random(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-/* Uniform in [0, n) by the multiply-shift method (bias below 2^-32 * n). */
-static cl_int random_below(uint64_t *state, size_t n)
-{
-    return (cl_int)(((next_random(state) >> 32) * (uint64_t)n) >> 32);
-}
-
-static int cmp_cl_int(const void *a, const void *b)
-{
-    cl_int x = *(const cl_int *)a, y = *(const cl_int *)b;
-    return (x > y) - (x < y);
-}
-
-/* The number of distinct values in v[0..n) (sorts v). */
-static size_t count_distinct(cl_int *v, size_t n)
-{
-    size_t i, d = n > 0;
-    qsort(v, n, sizeof *v, cmp_cl_int);
-    for (i = 1; i < n; i++)
-        d += v[i] != v[i - 1];
-    return d;
-}
+#define N_SHAPES 3 /* bench_n_shapes (inputs.c), checked in main() */
+#define shapes bench_shapes
 
 /* The table of one dim, and the float32 GB/s the 16-bit rows are read
    against: [shape][explicit][case]. */
@@ -110,6 +66,9 @@ static int positions_selected(const bench_opts *o, sinpe_dtype dtype, int explic
 static int case_selected(const bench_opts *o, size_t c, sinpe_dtype dtype,
                          const bench_shape *sh, int explicit_pos)
 {
+    /* gather reads no position: its implicit row covers the explicit one. */
+    if (!bench_cases[c].positions)
+        return !explicit_pos;
     if (bench_cases[c].out != BENCH_OUT_OTF || o->full)
         return 1;
     return dtype == SINPE_F32 && !explicit_pos && sh->seqs * sh->seq_len <= OTF_MAX_TOKENS;
@@ -123,43 +82,23 @@ static int run_shape(bench_env *env, dim_state *ds, const dtype_state *ts, size_
                      int explicit_pos, check_tally *tally, goal_tally *goals)
 {
     const bench_shape *sh = &shapes[si];
-    size_t tokens = sh->seqs * sh->seq_len, distinct, b, t, es = bench_dtype_size(ts->dtype);
+    size_t tokens = sh->seqs * sh->seq_len, es = bench_dtype_size(ts->dtype);
     size_t out_bytes = tokens * ds->dim * es;
-    /* The same ids for every dim and storage type of a shape. */
-    uint64_t rng = env->opts->seed ^ (0xA0761D6478BD642Full * (uint64_t)(si + 1));
-    cl_int *ids = malloc(tokens * sizeof *ids), *pos = malloc(tokens * sizeof *pos);
-    cl_mem ids_mem = NULL, pos_mem = NULL;
+    bench_inputs in = {NULL, NULL, 0};
     bench_stats fused = {0};
     bench_traffic tr;
     bench_shape_run sr;
     sinpe_spec spec;
     cl_uchar poison[2] = {0x00, 0xFF};
-    cl_int err;
     size_t c;
     int otf_ran = 0;
     char what[128];
 
     memset(&sr, 0, sizeof sr);
-    CHECK_AS("malloc (ids)", (ids && pos) ? 0 : SINPE_OUT_OF_HOST_MEMORY);
-    for (t = 0; t < tokens; t++)
-        ids[t] = random_below(&rng, BENCH_VOCAB);
-    for (b = 0; b < sh->seqs; b++) {
-        cl_int start = explicit_pos ? random_below(&rng, BENCH_CONTEXT - sh->seq_len + 1) : 0;
-        for (t = 0; t < sh->seq_len; t++)
-            pos[b * sh->seq_len + t] = start + (cl_int)t;
-    }
-
-    ids_mem = clCreateBuffer(env->cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                             tokens * sizeof *ids, ids, &err);
-    CHECK_AS("clCreateBuffer(ids)", err);
-    if (explicit_pos) {
-        pos_mem = clCreateBuffer(env->cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                                 tokens * sizeof *pos, pos, &err);
-        CHECK_AS("clCreateBuffer(positions)", err);
-    }
-    distinct = count_distinct(pos, tokens); /* pos is uploaded: sorting it is safe */
+    if (bench_inputs_make(env, si, explicit_pos, &in) != 0)
+        goto fail;
     tr.tokens = (double)tokens;
-    tr.distinct = (double)distinct;
+    tr.distinct = (double)in.distinct;
     tr.pe_row = (double)(ds->dim * sizeof(float));
     tr.in_row = (double)(ds->dim * es);
     tr.out_row = tr.in_row;
@@ -175,11 +114,11 @@ static int run_shape(bench_env *env, dim_state *ds, const dtype_state *ts, size_
     sr.table = ds->table;
     sr.args.n_seqs = sh->seqs;
     sr.args.seq_len = sh->seq_len;
-    sr.args.ids = ids_mem;
+    sr.args.ids = in.ids;
     sr.args.weights = ts->weights;
     sr.args.vocab = BENCH_VOCAB;
     sr.args.token_scale = sqrtf((float)ds->dim);
-    sr.args.positions = pos_mem; /* NULL: implicit positions 0 .. seq_len-1 */
+    sr.args.positions = in.pos; /* NULL: implicit positions 0 .. seq_len-1 */
     sr.args.weights_dtype = ts->dtype;
     sr.args.out_dtype = ts->dtype;
     memcpy(sr.out, ts->out, sizeof sr.out);
@@ -217,7 +156,7 @@ static int run_shape(bench_env *env, dim_state *ds, const dtype_state *ts, size_
         row.seqs = sh->seqs;
         row.seq_len = sh->seq_len;
         row.dim = ds->dim;
-        row.distinct_positions = distinct;
+        row.distinct_positions = in.distinct;
         row.bytes = bench_cases[c].bytes(&tr);
         if (bench_cases[c].out == BENCH_OUT_ADD)
             row.task_bytes = row.bytes; /* add alone is its own task */
@@ -244,20 +183,11 @@ static int run_shape(bench_env *env, dim_state *ds, const dtype_state *ts, size_
         goto fail;
 
     sinpe_table_release(sr.otf_table);
-    clReleaseMemObject(ids_mem);
-    if (pos_mem)
-        clReleaseMemObject(pos_mem);
-    free(ids);
-    free(pos);
+    bench_inputs_release(&in);
     return 0;
 fail:
     sinpe_table_release(sr.otf_table);
-    if (ids_mem)
-        clReleaseMemObject(ids_mem);
-    if (pos_mem)
-        clReleaseMemObject(pos_mem);
-    free(ids);
-    free(pos);
+    bench_inputs_release(&in);
     return -1;
 }
 
@@ -369,39 +299,17 @@ fail:
     return -1;
 }
 
-static int device_info(bench_env *env)
-{
-    cl_platform_id platform;
-    CHECK(clGetDeviceInfo(env->device, CL_DEVICE_NAME, sizeof env->device_name,
-                          env->device_name, NULL));
-    CHECK(clGetDeviceInfo(env->device, CL_DRIVER_VERSION, sizeof env->driver_version,
-                          env->driver_version, NULL));
-    CHECK(clGetDeviceInfo(env->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof env->max_alloc,
-                          &env->max_alloc, NULL));
-    CHECK(clGetDeviceInfo(env->device, CL_DEVICE_TYPE, sizeof env->device_type,
-                          &env->device_type, NULL));
-    CHECK(clGetDeviceInfo(env->device, CL_DEVICE_PLATFORM, sizeof platform, &platform, NULL));
-    CHECK(clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof env->platform_name,
-                            env->platform_name, NULL));
-    env->device_name[sizeof env->device_name - 1] = '\0';
-    env->driver_version[sizeof env->driver_version - 1] = '\0';
-    env->platform_name[sizeof env->platform_name - 1] = '\0';
-    return 0;
-fail:
-    return -1;
-}
-
 int main(int argc, char **argv)
 {
     bench_opts opts;
     bench_env env;
-    sinpe_context_options copts;
     check_tally tally;
     goal_tally goals;
     int rc = BENCH_EXIT_ERROR, mismatch, usage_rc;
     size_t d;
-    cl_int err;
 
+    if (bench_n_shapes != N_SHAPES)
+        return BENCH_EXIT_ERROR;
     usage_rc = bench_parse_args(argc, argv, &opts);
     if (usage_rc < 0) {
         bench_usage(stdout);
@@ -412,32 +320,13 @@ int main(int argc, char **argv)
         return usage_rc;
     }
 
-    memset(&env, 0, sizeof env);
     memset(&tally, 0, sizeof tally);
     memset(&goals, 0, sizeof goals);
-    env.opts = &opts;
-    sinpe_context_options_init(&copts);
-    copts.device = opts.device;
-    if (opts.json_path) {
-        env.json = fopen(opts.json_path, "w");
-        if (!env.json) {
-            fprintf(stderr, "sinpe_bench: cannot open %s: %s\n", opts.json_path,
-                    strerror(errno));
-            goto fail;
-        }
-    }
-    CHECK(sinpe_context_create(&copts, &env.ctx));
-    env.cl_ctx = sinpe_context_cl_context(env.ctx);
-    env.device = sinpe_context_device(env.ctx);
-    env.queue = clCreateCommandQueue(env.cl_ctx, env.device, CL_QUEUE_PROFILING_ENABLE, &err);
-    CHECK_AS("clCreateCommandQueue(profiling)", err);
-    env.marker = clCreateBuffer(env.cl_ctx, CL_MEM_READ_WRITE, sizeof(cl_int), NULL, &err);
-    CHECK_AS("clCreateBuffer(marker)", err);
-    if (device_info(&env) != 0 || bench_kernels_build(&env) != 0)
+    if (bench_env_open(&env, &opts, "sinpe_bench") != 0)
         goto fail;
 
     bench_report_header(&env);
-    if (bench_ceilings(&env, 0) != 0)
+    if (bench_ceilings(&env, 0) != 0 || bench_launch_floor(&env) != 0)
         goto fail;
     for (d = 0; d < N_DIMS; d++)
         if (run_dim(&env, d, &tally, &goals) != 0)
@@ -449,15 +338,7 @@ int main(int argc, char **argv)
     mismatch = bench_report_checks(&tally);
     rc = mismatch ? BENCH_EXIT_MISMATCH : 0;
 fail:
-    if (env.json && fclose(env.json) != 0) {
-        fprintf(stderr, "sinpe_bench: writing %s failed\n", opts.json_path);
+    if (bench_env_close(&env) != 0)
         rc = BENCH_EXIT_ERROR;
-    }
-    bench_kernels_release(&env);
-    if (env.marker)
-        clReleaseMemObject(env.marker);
-    if (env.queue)
-        clReleaseCommandQueue(env.queue);
-    sinpe_context_release(env.ctx);
     return rc;
 }

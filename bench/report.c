@@ -65,6 +65,7 @@ void bench_report_header(const bench_env *env)
     printf("platform: %s, driver %s\n", env->platform_name, env->driver_version);
     printf("math:     %s\n",
            sinpe_context_math(env->ctx) == SINPE_MATH_FP64 ? "fp64" : "float");
+    printf("tuning:   %s\n", sinpe_context_tuning(env->ctx));
     printf("seed:     %llu\n", (unsigned long long)o->seed);
     if (o->reps > 0)
         printf("reps:     %d timed, %d warm-up\n", o->reps, o->warmup);
@@ -174,7 +175,9 @@ static void json_row(const bench_env *env, const bench_row *r)
     json_number_or_null(f, "vs_fp32", r->vs_fp32);
     json_number_or_null(f, "write_us", r->ref_us);
     json_number_or_null(f, "vs_write", r->vs_ref);
-    fprintf(f, ",\"seed\":%llu}\n", (unsigned long long)env->opts->seed);
+    fprintf(f, ",\"seed\":%llu,\"tuning\":", (unsigned long long)env->opts->seed);
+    json_string(f, sinpe_context_tuning(env->ctx));
+    fputs("}\n", f);
     fflush(f);
 }
 

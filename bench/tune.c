@@ -1,0 +1,265 @@
+/*
+ * tune.c -- the cases sinpe-tune times (the benchmark's shapes, positions
+ * and storage types at the chosen dims, and table rows), which parameter
+ * decides which, and their timing under a record (tune_main.c has the
+ * search).
+ */
+#include "tune.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const tune_op_names[] = {"fused", "gather", "add", "table"};
+
+/* ---- cases --------------------------------------------------------------- */
+
+typedef struct run_state {
+    tuner *tu;
+    candidate *cand;
+    const tune_case *c;
+    bench_shape_run sr;
+} run_state;
+
+static int run_table(void *user, cl_command_queue queue, cl_event *events, cl_uint *n_events)
+{
+    run_state *rs = user;
+    size_t d = 0;
+    while (rs->tu->dims[d] != rs->c->dim)
+        d++;
+    CHECK(sinpe_enqueue_table_rows(rs->cand->table[d], queue, 0, BENCH_TABLE_ROWS,
+                                   rs->tu->rows_out[d], 0, 0, SINPE_F32, 0, NULL, &events[0]));
+    *n_events = 1;
+    return 0;
+fail:
+    return -1;
+}
+
+static const bench_case *case_named(const char *name)
+{
+    for (size_t i = 0; i < bench_n_cases; i++)
+        if (strcmp(bench_cases[i].name, name) == 0)
+            return &bench_cases[i];
+    return NULL;
+}
+
+/* Times case c under candidate cand; the median device time in *us. */
+static int time_case(tuner *tu, candidate *cand, const tune_case *c, double *us)
+{
+    run_state rs;
+    bench_job job;
+    bench_stats st;
+    size_t d = 0;
+    while (tu->dims[d] != c->dim)
+        d++;
+    memset(&rs, 0, sizeof rs);
+    rs.tu = tu;
+    rs.cand = cand;
+    rs.c = c;
+    memset(&job, 0, sizeof job);
+    job.user = &rs;
+    /* Positions to check and table rows may take two launches: bracketed. */
+    job.bracket = c->op == OP_TABLE || c->explicit_pos;
+    if (c->op == OP_TABLE) {
+        job.run = run_table;
+    } else {
+        const bench_shape *sh = &bench_shapes[c->shape];
+        const bench_inputs *in = &tu->inputs[c->shape][c->explicit_pos];
+        sinpe_embed_args *a = &rs.sr.args;
+        job.run = case_named(tune_op_names[c->op])->run;
+        rs.sr.table = cand->table[d];
+        sinpe_embed_args_init(a);
+        a->n_seqs = sh->seqs;
+        a->seq_len = sh->seq_len;
+        a->ids = in->ids;
+        a->positions = in->pos;
+        a->weights = tu->weights[d][c->dtype];
+        a->vocab = BENCH_VOCAB;
+        a->token_scale = sqrtf((float)c->dim);
+        a->weights_dtype = a->out_dtype = c->dtype;
+        rs.sr.out[BENCH_OUT_FUSED] = rs.sr.out[BENCH_OUT_UNFUSED] = tu->out[d][c->dtype][0];
+        rs.sr.out[BENCH_OUT_ADD] = tu->out[d][c->dtype][1];
+        job.user = &rs.sr;
+    }
+    /* Decode-sized calls are cheap and noisy: more of them. */
+    tu->opts.reps = c->op != OP_TABLE && bench_shapes[c->shape].seq_len == 1 ? 40 : 3;
+    tu->opts.warmup = c->op != OP_TABLE && bench_shapes[c->shape].seq_len == 1 ? 5 : 1;
+    if (bench_time(&tu->env, &job, &st) != 0)
+        return -1;
+    *us = st.median_us;
+    return 0;
+}
+
+void tune_case_name(const tune_case *c, char *buf, size_t n)
+{
+    if (c->op == OP_TABLE)
+        snprintf(buf, n, "table   -   rows    %4zu fp32", c->dim);
+    else
+        snprintf(buf, n, "%-7s %s %-7s %4zu %s", tune_op_names[c->op], c->explicit_pos ? "exp" : "imp",
+                 bench_shapes[c->shape].name, c->dim, bench_dtype_name(c->dtype));
+}
+
+/* Adds case (op, shape, positions, dtype) at every dim unless it is there. */
+static void add_case(tuner *tu, int op, int shape, int explicit_pos, sinpe_dtype dtype,
+                     int final)
+{
+    if (!(tu->dtypes & (1u << dtype)))
+        return;
+    for (size_t d = 0; d < tu->n_dims && tu->n_cases < MAX_CASES; d++) {
+        tune_case *c = &tu->cases[tu->n_cases];
+        memset(c, 0, sizeof *c);
+        c->op = op;
+        c->shape = shape;
+        c->explicit_pos = explicit_pos;
+        c->dtype = dtype;
+        c->dim = tu->dims[d];
+        c->final = final;
+        tu->n_cases++;
+    }
+}
+
+void tune_make_cases(tuner *tu)
+{
+    for (int s = DECODE; s <= PREFILL; s++) {
+        add_case(tu, OP_FUSED, s, 0, SINPE_F32, 1);
+        add_case(tu, OP_FUSED, s, 1, SINPE_F32, 1);
+        add_case(tu, OP_GATHER, s, 0, SINPE_F32, 1);
+        add_case(tu, OP_ADD, s, 0, SINPE_F32, 1);
+        add_case(tu, OP_ADD, s, 1, SINPE_F32, 1);
+    }
+    add_case(tu, OP_TABLE, 0, 0, SINPE_F32, 1);
+    for (int s = MID; s <= PREFILL; s++)
+        for (int dt = SINPE_F16; dt <= SINPE_BF16; dt++) {
+            add_case(tu, OP_FUSED, s, 0, (sinpe_dtype)dt, 0);
+            add_case(tu, OP_GATHER, s, 0, (sinpe_dtype)dt, 0);
+        }
+}
+
+/*
+ * Whether parameter p can change the launches of case c at all: two
+ * records that differ only in parameters that do not affect a case run
+ * the same kernels for it (src/plan.c).
+ */
+int tune_affects(const char *p, const tune_case *c)
+{
+    int decode = c->op != OP_TABLE && bench_shapes[c->shape].seq_len == 1;
+    if (!strcmp(p, "table_tile"))
+        return c->op == OP_TABLE;
+    if (c->op == OP_TABLE)
+        return 0;
+    if (!strcmp(p, "general"))
+        return c->explicit_pos && c->op != OP_GATHER;
+    if (!strcmp(p, "stream") || !strcmp(p, "stream_bytes"))
+        return !decode && c->op != OP_ADD;
+    if (!strcmp(p, "decode") || !strcmp(p, "decode_tokens"))
+        return decode;
+    if (!strcmp(p, "bf16"))
+        return c->dtype == SINPE_BF16;
+    if (!strcmp(p, "table_seqs"))
+        return c->explicit_pos && c->op != OP_GATHER;
+    return 1; /* seqs, aligned */
+}
+
+/*
+ * Whether parameter p decides case c: the cases its search times, among
+ * those it affects, for the forms it chooses between.
+ */
+int tune_decides(const char *p, const tune_case *c)
+{
+    int decode = c->op != OP_TABLE && bench_shapes[c->shape].seq_len == 1;
+    int fp32 = c->dtype == SINPE_F32;
+    if (c->op == OP_TABLE)
+        return !strcmp(p, "table_tile");
+    if (!strcmp(p, "general"))
+        return fp32 && c->explicit_pos;
+    if (!strcmp(p, "seqs"))
+        return fp32 && !decode && !c->explicit_pos;
+    if (!strcmp(p, "table_seqs"))
+        return fp32 && !decode && c->explicit_pos;
+    if (!strcmp(p, "stream") || !strcmp(p, "stream_bytes"))
+        return !decode && c->op != OP_ADD && (fp32 || c->shape == MID);
+    if (!strcmp(p, "decode"))
+        return fp32 && decode;
+    if (!strcmp(p, "bf16"))
+        return c->dtype == SINPE_BF16;
+    if (!strcmp(p, "aligned"))
+        return c->shape == MID && !c->explicit_pos;
+    return 0;
+}
+
+/* ---- records and their contexts ------------------------------------------ */
+
+int tune_candidate_open(tuner *tu, candidate *cand, const char *text)
+{
+    sinpe_context_options o;
+    memset(cand, 0, sizeof *cand);
+    snprintf(cand->text, sizeof cand->text, "%s", text);
+    sinpe_context_options_init(&o);
+    o.tuning = cand->text;
+    /* No binary cache: storing a binary makes pocl compile every kernel of
+       the program, where a candidate launches a few. */
+    o.no_disk_cache = 1;
+    CHECK(sinpe_context_create_from_cl(tu->env.cl_ctx, tu->env.device, &o, &cand->ctx));
+    for (size_t d = 0; d < tu->n_dims; d++) {
+        sinpe_spec spec;
+        sinpe_spec_init(&spec, tu->dims[d]);
+        /* Every position the cases use, and the table case's rows. */
+        CHECK(sinpe_table_create(cand->ctx, &spec, BENCH_TABLE_ROWS, &cand->table[d]));
+    }
+    return 0;
+fail:
+    return -1;
+}
+
+void tune_candidate_close(candidate *cand)
+{
+    for (size_t d = 0; d < MAX_DIMS; d++)
+        sinpe_table_release(cand->table[d]);
+    sinpe_context_release(cand->ctx);
+    memset(cand, 0, sizeof *cand);
+}
+
+static double min_of(const double *v, int n)
+{
+    double m = v[0];
+    for (int i = 1; i < n; i++)
+        m = v[i] < m ? v[i] : m;
+    return m;
+}
+
+/* Rounds of every (case, candidate) pair, the candidates rotated from
+   round to round; a case's figure is the fastest of its round medians, as
+   a busy neighbour only ever slows a round down. */
+int tune_time_rounds(tuner *tu, candidate *cands, size_t n_cands, tune_case **sel, size_t n,
+                       int (*ok)[MAX_RECORDS], double (*us)[MAX_RECORDS])
+{
+    static double t[MAX_CASES][MAX_RECORDS][MAX_ROUNDS];
+    for (int r = 0; r < tu->rounds; r++)
+        for (size_t k = 0; k < n; k++)
+            for (size_t j = 0; j < n_cands; j++) {
+                size_t c = (j + (size_t)r) % n_cands;
+                if (ok[k][c] && time_case(tu, &cands[c], sel[k], &t[k][c][r]) != 0)
+                    return -1;
+            }
+    for (size_t k = 0; k < n; k++)
+        for (size_t c = 0; c < n_cands; c++)
+            us[k][c] = ok[k][c] ? min_of(t[k][c], tu->rounds) : 0.0;
+    return 0;
+}
+
+void tune_json(tuner *tu, const char *phase, const tune_case *c, const char *role,
+                      const char *record, double us)
+{
+    if (!tu->env.json)
+        return;
+    fprintf(tu->env.json,
+            "{\"tool\":\"sinpe-tune\",\"device\":\"%s\",\"phase\":\"%s\",\"case\":\"%s\","
+            "\"positions\":\"%s\",\"shape\":\"%s\",\"dim\":%zu,\"dtype\":\"%s\",\"role\":\"%s\","
+            "\"median_us\":%.3f,\"record\":\"%s\"}\n",
+            tu->env.device_name, phase, tune_op_names[c->op],
+            c->op == OP_TABLE ? "-" : c->explicit_pos ? "explicit" : "implicit",
+            c->op == OP_TABLE ? "rows" : bench_shapes[c->shape].name, c->dim,
+            bench_dtype_name(c->dtype), role, us, record);
+    fflush(tu->env.json);
+}
+

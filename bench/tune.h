@@ -1,0 +1,70 @@
+/*
+ * tune.h -- what the files of sinpe-tune share (tune.c: the cases and
+ * their timing; tune_main.c: the search, the check of the result, main).
+ */
+#ifndef SINPE_TUNE_H
+#define SINPE_TUNE_H
+
+#include "bench.h"
+#include "sinpe_internal.h"
+
+#define MAX_DIMS 4
+#define MAX_CASES 96
+#define MAX_RECORDS 12 /* distinct records timed together */
+#define MAX_ROUNDS 9
+
+enum { OP_FUSED, OP_GATHER, OP_ADD, OP_TABLE };
+extern const char *const tune_op_names[];
+
+/* One thing to time at one dim. */
+typedef struct tune_case {
+    int op, shape, explicit_pos; /* shape: index of bench_shapes (none for table) */
+    sinpe_dtype dtype;
+    size_t dim;
+    int final;                   /* one of the benchmark's fp32 cases, verified last */
+    double best_us;              /* fastest in the search, under best */
+    char best[SINPE__VARIANT];
+} tune_case;
+
+/* A record's context and its tables, one per dim. */
+typedef struct candidate {
+    char text[SINPE__VARIANT];
+    sinpe_context *ctx;
+    sinpe_table *table[MAX_DIMS];
+} candidate;
+
+typedef struct tuner {
+    bench_env env;
+    bench_opts opts;
+    size_t dims[MAX_DIMS], n_dims;
+    unsigned dtypes;
+    int rounds, save;
+    double margin;
+    bench_inputs inputs[3][2];             /* [shape][explicit] */
+    cl_mem weights[MAX_DIMS][BENCH_N_DTYPES], out[MAX_DIMS][BENCH_N_DTYPES][2];
+    cl_mem rows_out[MAX_DIMS];
+    tune_case cases[MAX_CASES];
+    size_t n_cases;
+    double t0;
+} tuner;
+
+
+/* The benchmark's shapes by name (bench_shapes). */
+enum { DECODE, MID, PREFILL };
+
+/* tune.c */
+void tune_make_cases(tuner *tu);
+int tune_affects(const char *param, const tune_case *c);
+int tune_decides(const char *param, const tune_case *c);
+void tune_case_name(const tune_case *c, char *buf, size_t n);
+int tune_candidate_open(tuner *tu, candidate *cand, const char *text);
+void tune_candidate_close(candidate *cand);
+/* Times the cases sel[0 .. n) under the candidates in interleaved rounds:
+   us[k][c] gets the fastest of case k's round medians under candidate c,
+   where ok[k][c] (else 0). */
+int tune_time_rounds(tuner *tu, candidate *cands, size_t n_cands, tune_case **sel, size_t n,
+                     int (*ok)[MAX_RECORDS], double (*us)[MAX_RECORDS]);
+void tune_json(tuner *tu, const char *phase, const tune_case *c, const char *role,
+               const char *record, double us);
+
+#endif

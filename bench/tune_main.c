@@ -1,0 +1,452 @@
+/*
+ * tune_main.c -- sinpe-tune: measures the forms of the tuning record on
+ * this device and makes the one that wins the device's tuning file
+ * (sinpe_tuning_save), which every later context on the device reads.
+ *
+ * The search starts from the database record of the device (what a fresh
+ * machine gets) and takes the parameters one at a time: every allowed
+ * value of the parameter is timed, in contexts that share one cl_context
+ * and its buffers, on the cases that parameter decides (tune.c).  Rounds
+ * interleave the candidates so that a noisy neighbour hurts them alike; a
+ * case's figure is the fastest of its round medians, a candidate's score
+ * the geometric mean of its cases' times over the current record's, and a
+ * value replaces the current one only when it scores below 1 - margin.
+ * Last, every case of the benchmark's kind that the search timed is timed
+ * again, in the same rounds, under the database record, the chosen one and
+ * the record that was fastest for that case in the search, and the ratios
+ * are printed against the fastest of the three.  Records that differ only
+ * in parameters that do not affect a case (tune_affects) run the same
+ * kernels for it: they are timed once.
+ */
+#include "tune.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the search ---------------------------------------------------------- */
+
+/*
+ * The i-th value to try for parameter p (current value v): each allowed
+ * value, or for a size, v over 4, times 4 and times 16 (stream_bytes: the
+ * benchmark's outputs span 16 MiB to 256 MiB); 0 past the last.
+ */
+static int candidate_value(size_t p, size_t v, size_t i, char *buf, size_t n)
+{
+    static const double scale[] = {0.25, 4.0, 16.0};
+    if (strcmp(sinpe__params[p].values, "#") != 0)
+        return sinpe__param_choice(p, i, buf, n);
+    if (i >= sizeof scale / sizeof scale[0] || v == 0)
+        return 0;
+    snprintf(buf, n, "%.0f", (double)v * scale[i]);
+    return 1;
+}
+
+/*
+ * Times every allowed value of parameter p over the current record *cur
+ * on the cases p decides, and keeps the best one if it wins by the margin.
+ */
+static int search(tuner *tu, size_t p, sinpe__tuning *cur)
+{
+    const sinpe__param *par = &sinpe__params[p];
+    candidate cands[MAX_RECORDS];
+    tune_case *sel[MAX_CASES];
+    static int ok[MAX_CASES][MAX_RECORDS];
+    static double us[MAX_CASES][MAX_RECORDS];
+    size_t n = 0, n_cands = 0, best = 0, cur_value = *sinpe__param_field(cur, p);
+    double score[MAX_RECORDS];
+    char word[32], text[SINPE__VARIANT];
+    int rc = -1;
+
+    for (size_t k = 0; k < tu->n_cases; k++)
+        if (tune_decides(par->name, &tu->cases[k]))
+            sel[n++] = &tu->cases[k];
+    if (n == 0)
+        return 0;
+    /* The current record first, then one per other value of p. */
+    memset(cands, 0, sizeof cands);
+    sinpe__tuning_format(cur, text, sizeof text);
+    if (tune_candidate_open(tu, &cands[n_cands++], text) != 0)
+        goto done;
+    for (size_t i = 0; candidate_value(p, cur_value, i, word, sizeof word) && n_cands < MAX_RECORDS;
+         i++) {
+        sinpe__tuning t = *cur;
+        sinpe__record probe;
+        char one[64];
+        snprintf(one, sizeof one, "%s = %s", par->name, word);
+        if (sinpe__record_parse(one, &probe) != 0)
+            goto done;
+        sinpe__record_apply(&t, &probe);
+        if (*sinpe__param_field(&t, p) == cur_value)
+            continue;
+        sinpe__tuning_format(&t, text, sizeof text);
+        if (tune_candidate_open(tu, &cands[n_cands++], text) != 0)
+            goto done;
+    }
+    for (size_t k = 0; k < n; k++)
+        for (size_t c = 0; c < n_cands; c++)
+            ok[k][c] = 1;
+    if (tune_time_rounds(tu, cands, n_cands, sel, n, ok, us) != 0)
+        goto done;
+    for (size_t c = 0; c < n_cands; c++) {
+        double log_sum = 0.0;
+        for (size_t k = 0; k < n; k++) {
+            log_sum += log(us[k][c] / us[k][0]);
+            tune_json(tu, "search", sel[k], par->name, cands[c].text, us[k][c]);
+            if (sel[k]->best_us == 0.0 || us[k][c] < sel[k]->best_us) {
+                sel[k]->best_us = us[k][c];
+                snprintf(sel[k]->best, sizeof sel[k]->best, "%s", cands[c].text);
+            }
+        }
+        score[c] = exp(log_sum / (double)n);
+        if (score[c] < score[best])
+            best = c;
+    }
+    printf("[%5.0f s] %-10s", bench_now_s() - tu->t0, par->name);
+    for (size_t c = 0; c < n_cands; c++) {
+        sinpe__record r;
+        sinpe__record_parse(cands[c].text, &r);
+        sinpe__param_format(p, *sinpe__param_field(&r.t, p), word, sizeof word);
+        printf("  %s %.3f", word, score[c]);
+    }
+    if (best != 0 && score[best] < 1.0 - tu->margin) {
+        sinpe__record r;
+        sinpe__record_parse(cands[best].text, &r);
+        *cur = r.t;
+        sinpe__param_format(p, *sinpe__param_field(cur, p), word, sizeof word);
+        printf("  -> %s\n", word);
+    } else {
+        printf("  -> kept\n");
+    }
+    fflush(stdout);
+    rc = 0;
+done:
+    for (size_t c = 0; c < n_cands; c++)
+        tune_candidate_close(&cands[c]);
+    return rc;
+}
+
+/* ---- the check of the result --------------------------------------------- */
+
+/* Whether records a and b run the same kernels for case c. */
+static int same_for(const char *a, const char *b, const tune_case *c)
+{
+    sinpe__record ra, rb;
+    if (sinpe__record_parse(a, &ra) != 0 || sinpe__record_parse(b, &rb) != 0)
+        return 0;
+    for (size_t p = 0; p < sinpe__n_params; p++)
+        if (*sinpe__param_field(&ra.t, p) != *sinpe__param_field(&rb.t, p) &&
+            tune_affects(sinpe__params[p].name, c))
+            return 0;
+    return 1;
+}
+
+/* Adds record text to recs unless it is there; its index. */
+static size_t record_index(char (*recs)[SINPE__VARIANT], size_t *n, const char *text)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp(recs[i], text) == 0)
+            return i;
+    if (*n == MAX_RECORDS)
+        return 0; /* cannot happen with the parameters there are; the default stands in */
+    snprintf(recs[*n], SINPE__VARIANT, "%s", text);
+    return (*n)++;
+}
+
+/*
+ * Every case of the benchmark's kind, timed in the same rounds under the
+ * database record (0), the chosen one (1) and the record fastest for it in
+ * the search; the ratios against the fastest of the three.
+ */
+static int check(tuner *tu, const char *dflt, const char *chosen)
+{
+    static char recs[MAX_RECORDS][SINPE__VARIANT];
+    static int ok[MAX_CASES][MAX_RECORDS];
+    static double us[MAX_CASES][MAX_RECORDS];
+    candidate cands[MAX_RECORDS];
+    tune_case *sel[MAX_CASES];
+    size_t n = 0, n_recs = 0, best_of[MAX_CASES], dflt_of[MAX_CASES], d, h;
+    int within_chosen = 0, within_dflt = 0, rc = -1, rounds;
+    double worst_chosen = 0.0, worst_dflt = 0.0;
+
+    h = record_index(recs, &n_recs, chosen);
+    d = record_index(recs, &n_recs, dflt);
+    memset(ok, 0, sizeof ok);
+    for (size_t k = 0; k < tu->n_cases; k++) {
+        tune_case *c = &tu->cases[k];
+        const char *best = c->best[0] && !same_for(c->best, chosen, c) ? c->best : chosen;
+        if (!c->final)
+            continue;
+        dflt_of[n] = same_for(dflt, chosen, c) ? h : d;
+        best_of[n] = record_index(recs, &n_recs, best);
+        ok[n][h] = ok[n][dflt_of[n]] = ok[n][best_of[n]] = 1;
+        sel[n++] = c;
+    }
+    memset(cands, 0, sizeof cands);
+    for (size_t i = 0; i < n_recs; i++)
+        if (tune_candidate_open(tu, &cands[i], recs[i]) != 0)
+            goto done;
+    printf("\n[%5.0f s] the result, every case under the database record, the chosen record\n"
+           "and the record fastest for it in the search, in the same rounds (us; a record\n"
+           "that runs the same kernels for a case as the chosen one is the chosen one):\n\n"
+           "%-30s %10s %10s %10s %9s %9s\n",
+           bench_now_s() - tu->t0, "case", "database", "chosen", "fastest", "chosen/f",
+           "db/f");
+    /* More rounds here: these are the figures the result is read by. */
+    rounds = tu->rounds;
+    tu->rounds = rounds + 2 < MAX_ROUNDS ? rounds + 2 : MAX_ROUNDS;
+    if (tune_time_rounds(tu, cands, n_recs, sel, n, ok, us) != 0)
+        goto done;
+    tu->rounds = rounds;
+    for (size_t k = 0; k < n; k++) {
+        char name[64];
+        size_t dk = dflt_of[k], bk = best_of[k];
+        double f = fmin(us[k][bk], fmin(us[k][dk], us[k][h]));
+        tune_case_name(sel[k], name, sizeof name);
+        printf("%-30s %10.1f %10.1f %10.1f %9.2f %9.2f\n", name, us[k][dk], us[k][h],
+               us[k][bk], us[k][h] / f, us[k][dk] / f);
+        tune_json(tu, "check", sel[k], "database", recs[dk], us[k][dk]);
+        tune_json(tu, "check", sel[k], "chosen", recs[h], us[k][h]);
+        tune_json(tu, "check", sel[k], "fastest", recs[bk], us[k][bk]);
+        within_chosen += us[k][h] <= 1.10 * f;
+        within_dflt += us[k][dk] <= 1.5 * f;
+        worst_chosen = fmax(worst_chosen, us[k][h] / f);
+        worst_dflt = fmax(worst_dflt, us[k][dk] / f);
+    }
+    printf("\nchosen record: %d of %zu cases within 1.10x of the fastest (worst %.2fx)\n"
+           "database record: %d of %zu cases within 1.5x of the fastest (worst %.2fx)\n",
+           within_chosen, n, worst_chosen, within_dflt, n, worst_dflt);
+    rc = 0;
+done:
+    for (size_t i = 0; i < n_recs; i++)
+        tune_candidate_close(&cands[i]);
+    return rc;
+}
+
+/* ---- set-up and main ----------------------------------------------------- */
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: sinpe-tune [options]\n"
+            "\n"
+            "Times the forms of sinpe's tuning record on the device (SINPE_DEVICE, or\n"
+            "sinpe's default) on the benchmark's shapes, keeps each form that wins by\n"
+            "the margin, checks the result against the database record, and saves it as\n"
+            "the device's tuning file, which every later context on the device reads.\n"
+            "\n"
+            "options:\n"
+            "  --dims LIST     dims to tune on (default 1024,4096)\n"
+            "  --dtypes LIST   storage types, from fp32,fp16,bf16 (default all three)\n"
+            "  --margin PCT    how much faster a form must be to replace the current\n"
+            "                  one, geometric mean over its cases (default 5)\n"
+            "  --rounds N      interleaved rounds per comparison, 1 to %d (default 3)\n"
+            "  --json FILE     one JSON object per timing\n"
+            "  --device SEL    device selector, as SINPE_DEVICE\n"
+            "  --dry-run       measure and print, but save nothing\n"
+            "  --reset         delete the device's tuning file and stop\n"
+            "  --help          this text\n",
+            MAX_ROUNDS);
+}
+
+static int parse_list(const char *s, size_t *dims, size_t *n)
+{
+    *n = 0;
+    while (s && *s && *n < MAX_DIMS) {
+        char *end;
+        unsigned long v = strtoul(s, &end, 10);
+        if (end == s || v == 0 || v > 65536 || (*end && *end != ','))
+            return -1;
+        dims[(*n)++] = v;
+        s = *end ? end + 1 : end;
+    }
+    return *n > 0 && !(s && *s) ? 0 : -1;
+}
+
+static int parse_args(int argc, char **argv, tuner *tu, int *reset)
+{
+    memset(&tu->opts, 0, sizeof tu->opts);
+    tu->opts.seed = 20240601u;
+    tu->dims[0] = 1024;
+    tu->dims[1] = 4096;
+    tu->n_dims = 2;
+    tu->dtypes = BENCH_DTYPES_ALL;
+    tu->margin = 0.05;
+    tu->rounds = 3;
+    tu->save = 1;
+    /* Its context only holds the shared cl_context: storing its binary
+       would make pocl compile every kernel for nothing. */
+    tu->opts.no_disk_cache = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        char *end;
+        if (!strcmp(a, "--dry-run")) {
+            tu->save = 0;
+            continue;
+        }
+        if (!strcmp(a, "--reset")) {
+            *reset = 1;
+            continue;
+        }
+        if (!strcmp(a, "--help") || !v)
+            return -1;
+        i++;
+        if (!strcmp(a, "--dims") && parse_list(v, tu->dims, &tu->n_dims) == 0)
+            continue;
+        if (!strcmp(a, "--dtypes")) {
+            tu->dtypes = 0;
+            for (int d = 0; d < BENCH_N_DTYPES; d++)
+                if (strstr(v, bench_dtype_name((sinpe_dtype)d)))
+                    tu->dtypes |= 1u << d;
+            if (tu->dtypes & 1u) /* fp32 always: the benchmark's cases are fp32 */
+                continue;
+            return -1;
+        }
+        if (!strcmp(a, "--margin")) {
+            tu->margin = strtod(v, &end) / 100.0;
+            if (*end == '\0' && tu->margin >= 0.0 && tu->margin < 0.5)
+                continue;
+        } else if (!strcmp(a, "--rounds")) {
+            tu->rounds = (int)strtol(v, &end, 10);
+            if (*end == '\0' && tu->rounds >= 1 && tu->rounds <= MAX_ROUNDS)
+                continue;
+        } else if (!strcmp(a, "--json")) {
+            tu->opts.json_path = v;
+            continue;
+        } else if (!strcmp(a, "--device")) {
+            tu->opts.device = v;
+            continue;
+        }
+        return -1;
+    }
+    return 0;
+}
+
+/* The weights, outputs and inputs every case reads and writes. */
+static int make_buffers(tuner *tu)
+{
+    size_t max_tokens = 0;
+    cl_int err;
+    for (size_t s = 0; s < bench_n_shapes; s++) {
+        size_t t = bench_shapes[s].seqs * bench_shapes[s].seq_len;
+        max_tokens = t > max_tokens ? t : max_tokens;
+        for (int e = 0; e < 2; e++)
+            if (bench_inputs_make(&tu->env, s, e, &tu->inputs[s][e]) != 0)
+                return -1;
+    }
+    for (size_t d = 0; d < tu->n_dims; d++) {
+        size_t dim = tu->dims[d], rows = (size_t)BENCH_TABLE_ROWS * dim;
+        tu->rows_out[d] = clCreateBuffer(tu->env.cl_ctx, CL_MEM_READ_WRITE, rows * 4, NULL, &err);
+        CHECK_AS("clCreateBuffer(table rows)", err);
+        if (bench_fill(&tu->env, tu->rows_out[d], rows, 3u, SINPE_F32) != 0)
+            return -1;
+        for (int dt = 0; dt < BENCH_N_DTYPES; dt++) {
+            size_t es = bench_dtype_size((sinpe_dtype)dt), w = (size_t)BENCH_VOCAB * dim;
+            if (!(tu->dtypes & (1u << dt)))
+                continue;
+            tu->weights[d][dt] = clCreateBuffer(tu->env.cl_ctx, CL_MEM_READ_WRITE, w * es, NULL,
+                                                &err);
+            CHECK_AS("clCreateBuffer(weights)", err);
+            if (bench_fill(&tu->env, tu->weights[d][dt], w, (cl_uint)dim, (sinpe_dtype)dt) != 0)
+                return -1;
+            for (int o = 0; o < 2; o++) {
+                tu->out[d][dt][o] = clCreateBuffer(tu->env.cl_ctx, CL_MEM_READ_WRITE,
+                                                   max_tokens * dim * es, NULL, &err);
+                CHECK_AS("clCreateBuffer(output)", err);
+                if (bench_fill(&tu->env, tu->out[d][dt][o], max_tokens * dim, 7u,
+                               (sinpe_dtype)dt) != 0)
+                    return -1;
+            }
+        }
+    }
+    return 0;
+fail:
+    return -1;
+}
+
+static void release_buffers(tuner *tu)
+{
+    for (size_t s = 0; s < bench_n_shapes; s++)
+        for (int e = 0; e < 2; e++)
+            bench_inputs_release(&tu->inputs[s][e]);
+    for (size_t d = 0; d < MAX_DIMS; d++) {
+        if (tu->rows_out[d])
+            clReleaseMemObject(tu->rows_out[d]);
+        for (int dt = 0; dt < BENCH_N_DTYPES; dt++) {
+            if (tu->weights[d][dt])
+                clReleaseMemObject(tu->weights[d][dt]);
+            for (int o = 0; o < 2; o++)
+                if (tu->out[d][dt][o])
+                    clReleaseMemObject(tu->out[d][dt][o]);
+        }
+    }
+}
+
+int main(int argc, char **argv)
+{
+    /* The parameters in the order they are tuned: the forms that move the
+       most work first; bf16 before stream, which takes its large calls, and
+       table_seqs after it, which leaves it the calls it does not take. */
+    static const char *const order[] = {"general", "seqs",   "bf16",    "stream",     "table_seqs",
+                                        "stream_bytes", "decode", "aligned", "table_tile"};
+    static tuner tu;
+    char vendor[256] = "", dflt[SINPE__VARIANT], chosen[SINPE__VARIANT], path[1024];
+    int reset = 0, rc = 1;
+    sinpe__record db;
+    sinpe__tuning cur;
+
+    if (parse_args(argc, argv, &tu, &reset) != 0) {
+        usage(argc > 1 && !strcmp(argv[1], "--help") ? stdout : stderr);
+        return argc > 1 && !strcmp(argv[1], "--help") ? 0 : 2;
+    }
+    if (bench_env_open(&tu.env, &tu.opts, "sinpe-tune") != 0)
+        goto done;
+    tu.t0 = bench_now_s();
+    printf("sinpe-tune %s on %s (%s, driver %s)\n", sinpe_version_string(),
+           tu.env.device_name, tu.env.platform_name, tu.env.driver_version);
+    if (reset) {
+        CHECK(sinpe_tuning_save(tu.env.ctx, NULL, path, sizeof path));
+        printf("deleted %s: contexts on this device take the database record again\n", path);
+        rc = 0;
+        goto done;
+    }
+    clGetDeviceInfo(tu.env.device, CL_DEVICE_VENDOR, sizeof vendor - 1, vendor, NULL);
+    CHECK_AS("the database lookup",
+             sinpe__database_lookup(vendor, tu.env.device_type, tu.env.device_name, &db) == 0
+                 ? 0
+                 : SINPE_INVALID_OPTION);
+    cur = db.t;
+    sinpe__tuning_format(&db.t, dflt, sizeof dflt);
+    printf("database record %s: %s\n\n", db.name, dflt);
+    if (make_buffers(&tu) != 0)
+        goto done;
+    tune_make_cases(&tu);
+    printf("[%5.0f s] scores: each value's time over the current one's, geometric mean "
+           "over the cases it decides\n",
+           bench_now_s() - tu.t0);
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
+        for (size_t p = 0; p < sinpe__n_params; p++)
+            if (!strcmp(sinpe__params[p].name, order[i]) &&
+                !(!strcmp(order[i], "stream_bytes") && !cur.stream) &&
+                search(&tu, p, &cur) != 0)
+                goto done;
+    sinpe__tuning_format(&cur, chosen, sizeof chosen);
+    if (check(&tu, dflt, chosen) != 0)
+        goto done;
+    printf("\nchosen: %s\n", chosen);
+    if (tu.save) {
+        CHECK(sinpe_tuning_save(tu.env.ctx, chosen, path, sizeof path));
+        printf("saved as %s\n", path);
+    } else {
+        printf("not saved (--dry-run)\n");
+    }
+    printf("[%5.0f s] done\n", bench_now_s() - tu.t0);
+    rc = 0;
+done:
+fail:
+    release_buffers(&tu);
+    if (bench_env_close(&tu.env) != 0)
+        rc = 1;
+    return rc;
+}
