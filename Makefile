@@ -250,13 +250,13 @@ bench-peers:
 # the error plumbing of grind and threads.
 
 GRIND_OBJS  = $(BUILD)/tests/grind/grind.o $(BUILD)/tests/grind/ref.o \
-              $(BUILD)/tests/grind/harness.o
+              $(BUILD)/tests/grind/harness.o $(BUILD)/tests/variants.o
 STRESS_OBJS = $(BUILD)/tests/stress/churn.o $(BUILD)/tests/stress/threads.o
 GRIND_BIN   = $(BUILD)/grind
 STRESS_BINS = $(BUILD)/churn $(BUILD)/threads
 FUZZ_BIN    = $(BUILD)/fuzz_args
 
-$(BUILD)/tests/grind/%.o: DIR_CFLAGS = -Itests/grind
+$(BUILD)/tests/grind/%.o: DIR_CFLAGS = -Itests/grind -Itests
 $(BUILD)/tests/stress/%.o: DIR_CFLAGS = -Itests/grind -pthread
 $(BUILD)/tests/fuzz/%.o: DIR_CFLAGS = -Itests/grind
 

@@ -617,12 +617,13 @@ SINPE_API sinpe_status sinpe_embed_args_preset(sinpe_embed_args *args, sinpe_pre
  * command, which completes after all of the call's work.  Small pre-passes
  * run first, chained by events (so out-of-order queues are fine), only when
  * asked for: counting bad ids (bad_ids given) and the FAIRSEQ positions.
- * On a CPU device (or with SINPE_ONE_PASS=0), positions other than implicit
- * ones inside the table also take two kernels (the elements in the table,
- * then the others computed on the fly), except in calls of at most 256
- * tokens (decode steps); a GPU does both in one.
- * Implicit positions inside the table without a padding policy take a
- * leaner kernel than the other position sources (see README).
+ * Under a tuning record with general = two_pass (CPU devices), positions
+ * other than implicit ones inside the table take two kernels (the elements
+ * in the table, then the others computed on the fly), except in
+ * decode-sized calls where the record takes whole rows; with one_pass
+ * (GPUs) one kernel does both.  Implicit positions inside the table without
+ * a padding policy take a leaner kernel than the other position sources
+ * (see README).
  * Non-blocking.  Validation errors (nothing is enqueued):
  *   SINPE_NULL_ARGUMENT   table, queue, args or a required buffer is NULL;
  *   SINPE_INVALID_SHAPE   n_seqs, seq_len or vocab is 0, a stride < dim,

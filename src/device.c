@@ -155,10 +155,7 @@ sinpe_status sinpe__device_pick(const char *selector, cl_platform_id *platform,
 
 sinpe_status sinpe__device_query(cl_device_id device, sinpe__device_info *info)
 {
-    cl_platform_id plat;
     cl_device_fp_config fp64 = 0;
-    char ver[128] = "";
-    size_t ext_len = 0;
     memset(info, 0, sizeof *info);
     SINPE_CL_CHECK(clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof info->name - 1, info->name,
                                    NULL),
@@ -169,9 +166,6 @@ sinpe_status sinpe__device_query(cl_device_id device, sinpe__device_info *info)
     SINPE_CL_CHECK(clGetDeviceInfo(device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof info->max_alloc,
                                    &info->max_alloc, NULL),
                    "clGetDeviceInfo(CL_DEVICE_MAX_MEM_ALLOC_SIZE)");
-    SINPE_CL_CHECK(clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof info->max_wg,
-                                   &info->max_wg, NULL),
-                   "clGetDeviceInfo(CL_DEVICE_MAX_WORK_GROUP_SIZE)");
     SINPE_CL_CHECK(clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof info->max_item,
                                    info->max_item, NULL),
                    "clGetDeviceInfo(CL_DEVICE_MAX_WORK_ITEM_SIZES)");
@@ -182,24 +176,5 @@ sinpe_status sinpe__device_query(cl_device_id device, sinpe__device_info *info)
         CL_SUCCESS)
         fp64 = 0;
     info->has_fp64 = fp64 != 0;
-    if (clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, 0, NULL, &ext_len) == CL_SUCCESS) {
-        char *ext = calloc(ext_len + 1, 1);
-        SINPE_CHECK(!ext, SINPE_OUT_OF_HOST_MEMORY, "no memory for the extension list");
-        if (clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, ext_len, ext, NULL) == CL_SUCCESS)
-            info->has_fp16 = strstr(ext, "cl_khr_fp16") != NULL;
-        free(ext);
-    }
-    SINPE_CL_CHECK(clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof plat, &plat, NULL),
-                   "clGetDeviceInfo(CL_DEVICE_PLATFORM)");
-    clGetPlatformInfo(plat, CL_PLATFORM_VERSION, sizeof ver - 1, ver, NULL);
-    /* "OpenCL M.m ..." */
-    info->cl_major = 1;
-    info->cl_minor = 2;
-    if (strncmp(ver, "OpenCL ", 7) == 0) {
-        char *end;
-        info->cl_major = (unsigned)strtoul(ver + 7, &end, 10);
-        if (*end == '.')
-            info->cl_minor = (unsigned)strtoul(end + 1, NULL, 10);
-    }
     return SINPE_SUCCESS;
 }

@@ -126,9 +126,8 @@ static size_t divisor_within(size_t n, size_t lo, size_t hi)
     return 0;
 }
 
-/* The largest work-group: every record measured so far ran as fast with
-   256 as with the kernel's limit, and fewer shapes mean fewer of pocl's
-   compiles. */
+/* The largest work-group: as fast as the kernel's limit wherever measured
+   (bench/RESULTS.md), and fewer shapes mean fewer of pocl's compiles. */
 #define MAX_GROUP 256
 
 /*

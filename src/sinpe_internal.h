@@ -1,6 +1,7 @@
 /*
  * sinpe_internal.h -- what the src/ files share.  Dependencies point one way:
- * status -> device -> context/program -> spec -> table -> embed -> host.
+ * status -> device -> tuning -> plan -> program -> context -> spec -> table
+ * -> embed -> host.
  */
 #ifndef SINPE_INTERNAL_H
 #define SINPE_INTERNAL_H
@@ -69,12 +70,9 @@ typedef struct sinpe__device_info {
     char name[256];
     char vendor[256];
     cl_ulong max_alloc;
-    size_t max_wg;
     size_t max_item[3]; /* CL_DEVICE_MAX_WORK_ITEM_SIZES */
     cl_device_type type;
     int has_fp64;
-    int has_fp16;
-    unsigned cl_major, cl_minor; /* platform version */
 } sinpe__device_info;
 
 sinpe_status sinpe__device_query(cl_device_id device, sinpe__device_info *info);
@@ -155,14 +153,8 @@ extern const char *const sinpe__database[];
 int sinpe__database_lookup(const char *vendor, cl_device_type type, const char *device,
                            sinpe__record *r);
 
-/*
- * The records that reach every form some database record reaches, for the
- * tests: each record with every call in its plain forms, and where it has
- * them, with every call decode-sized and with every call streamed.  Writes
- * up to cap texts into out, returns how many there are (no duplicates).
- */
+/* Room for a record's text. */
 #define SINPE__VARIANT 320
-size_t sinpe__tuning_variants(char (*out)[SINPE__VARIANT], size_t cap);
 
 /* The record of a context (tuning_source.c): override, else the device's
    tuning file, else the database.  *from (SINPE__FROM bytes) says which. */
@@ -327,9 +319,9 @@ sinpe_status sinpe__check_wait_list(const sinpe_context *ctx, cl_uint n, const c
 
 /*
  * Rows per anchor of the angle addition (kernels/pe_math.cl): the kernels
- * get SINPE_STEP_SHIFT as a build option, so this is the one definition.
+ * get SINPE_STEP_SHIFT as a build option, so this is the one definition
+ * (128 rather than 64: tuning log 5 of bench/RESULTS.md).
  */
-/* 128 rows: measured 22 -> 17 ms for 8192 x 4096 rows on pocl against 64. */
 #define SINPE_STEP_SHIFT 7
 #define SINPE_STEP_ROWS (1 << SINPE_STEP_SHIFT)
 

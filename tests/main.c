@@ -8,14 +8,14 @@
  * (handy under a debugger), CK_VERBOSITY=verbose lists every test.
  *
  * "sinpe_tests --records" prints, one a line, the tuning records that
- * reach every form of the database (sinpe__tuning_variants), for running
+ * reach every form of the database (tu_variants), for running
  * suites under each with SINPE_TUNING (the Makefile's test target).
  *
  * No OpenCL object may be created here: Check forks each test, and a pocl
  * context made before the fork hangs the child.
  */
 #include "test_util.h"
-#include "sinpe_internal.h"
+#include "variants.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -48,7 +48,7 @@ static int read_seed(uint64_t *seed)
 static int print_records(void)
 {
     static char v[64][SINPE__VARIANT];
-    size_t n = sinpe__tuning_variants(v, 64);
+    size_t n = tu_variants(v, 64);
     if (n > 64)
         return EXIT_FAILURE;
     for (size_t i = 0; i < n; i++)

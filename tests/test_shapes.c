@@ -2,7 +2,7 @@
  * test_shapes.c -- the work shape (the tuning record, src/plan.c) changes
  * how the work is split, never a bit of the result: the same calls in a
  * context of the device's own record and in contexts of every record the
- * database reaches (sinpe__tuning_variants: each record with every call in
+ * database reaches (tu_variants: each record with every call in
  * its plain forms, decode-sized and streamed) give equal bytes, for every
  * kernel form and every output type.
  *
@@ -15,7 +15,7 @@
  * so an element left unwritten by either makes them differ.
  */
 #include "test_util.h"
-#include "sinpe_internal.h"
+#include "variants.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -287,7 +287,7 @@ Suite *suite_shapes(void)
     Suite *s = suite_create("shapes");
     TCase *tc = tcase_create("equal bytes");
     tcase_set_timeout(tc, TU_TIMEOUT);
-    n_variants = sinpe__tuning_variants(variants, MAX_VARIANTS);
+    n_variants = tu_variants(variants, MAX_VARIANTS);
     tcase_add_test(tc, shapes_variants_fit);
     tcase_add_loop_test(tc, shapes_equal_bytes, 0,
                         2 * (int)(n_variants < MAX_VARIANTS ? n_variants : MAX_VARIANTS));

@@ -20,7 +20,7 @@
  */
 #include "harness.h"
 #include "ref.h"
-#include "sinpe_internal.h"
+#include "variants.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -871,7 +871,7 @@ int main(int argc, char **argv)
     if (argc == 2 && strcmp(argv[1], "--records") == 0) {
         /* The tuning records to grind under (tests/grind/run.sh). */
         static char v[64][SINPE__VARIANT];
-        size_t n = sinpe__tuning_variants(v, 64);
+        size_t n = tu_variants(v, 64);
         for (size_t i = 0; i < n && n <= 64; i++)
             printf("%s\n", v[i]);
         return n <= 64 ? 0 : 1;
