@@ -126,24 +126,22 @@ inline void sinpe_table_body(const int mode, const int et, const int ot,
  * of the S = SINPE_SEQS sequences from S g (the record's seqs) whose
  * position lies in the table (the others are OTF's): columns [16 v, 16 v +
  * 16) of an fp32 output, [32 v, 32 v + 32) of a 16-bit one, each line with
- * one non-temporal store.  Whole lines: a store of part of a line defeats
- * the write-combining of some CPUs when several sequences' stores
- * interleave.  The host takes this form for large fused and gather
+ * one non-temporal store.  Whole lines, and every load (rows and PE)
+ * before the first store: a store of part of a line, or loads between the
+ * stores, defeats the write-combining of some CPUs.  The host takes this form for large fused and gather
  * outputs whose row length, offset and stride are whole lines on a 64-byte
  * aligned base, so no line is partial.
  */
 #define SINPE_STREAM_LOAD(s)                                                            \
     x[s] = ok[s] ? a.scale * sinpe_load16(E, e[s], et) : (float16)(0.0f);               \
     y[s] = ot == SINPE_F32 || !ok[s] ? (float16)(0.0f)                                   \
-                                     : a.scale * sinpe_load16(E, e[s] + 16, et);
+                                     : a.scale * sinpe_load16(E, e[s] + 16, et);        \
+    p[s] = read_pe ? vload16(0, tab + pe_at[s]) : (float16)(0.0f);                       \
+    q[s] = read_pe && ot != SINPE_F32 ? vload16(1, tab + pe_at[s]) : (float16)(0.0f);
 #define SINPE_STREAM_STORE(s)                                                           \
     if (live[s]) {                                                                      \
-        if (add_pe[s] && read_pe) {                                                     \
-            x[s] += vload16(0, tab + pe_at[s]);                                         \
-            y[s] = ot == SINPE_F32 ? y[s] : y[s] + vload16(1, tab + pe_at[s]);          \
-        }                                                                               \
-        if (zero[s])                                                                    \
-            x[s] = y[s] = (float16)(0.0f);                                              \
+        x[s] = zero[s] ? (float16)(0.0f) : add_pe[s] ? x[s] + p[s] : x[s];              \
+        y[s] = zero[s] ? (float16)(0.0f) : add_pe[s] ? y[s] + q[s] : y[s];              \
         if (ot == SINPE_F32)                                                            \
             sinpe_stream_f32(x[s], (global float *)out + o[s]);                         \
         else                                                                            \
@@ -167,7 +165,7 @@ inline void sinpe_stream_body(const int mode, const int et, const int ot,
     bool need_id = true; /* fused and gather only */
     size_t o[SINPE_SEQS], e[SINPE_SEQS], pe_at[SINPE_SEQS];
     bool ok[SINPE_SEQS], live[SINPE_SEQS], add_pe[SINPE_SEQS], zero[SINPE_SEQS];
-    float16 x[SINPE_SEQS], y[SINPE_SEQS];
+    float16 x[SINPE_SEQS], y[SINPE_SEQS], p[SINPE_SEQS], q[SINPE_SEQS];
     if (a.pad_policy == SINPE_PAD_NONE) {
         SINPE_EACH_SEQ(SINPE_POS_TOKEN_NOPAD)
     } else {
