@@ -42,16 +42,26 @@ static double bytes_otf(const bench_traffic *t)
     return bench_bytes_fused(t) - t->distinct * t->pe_row;
 }
 
-static int run_fused(void *user, cl_command_queue queue, cl_event *events, cl_uint *n_events)
+typedef sinpe_status (*enqueue_fn)(sinpe_table *, cl_command_queue, const sinpe_embed_args *,
+                                   cl_uint, const cl_event *, cl_event *);
+
+/* One sinpe call on table into output out of the shape run. */
+static int run_one(bench_shape_run *sr, sinpe_table *table, enqueue_fn call, int out,
+                   cl_command_queue queue, cl_event *events, cl_uint *n_events)
 {
-    bench_shape_run *sr = user;
     sinpe_embed_args a = sr->args;
-    a.out = sr->out[BENCH_OUT_FUSED];
-    CHECK(sinpe_enqueue_embed(sr->table, queue, &a, 0, NULL, &events[0]));
+    a.out = sr->out[out];
+    CHECK(call(table, queue, &a, 0, NULL, &events[0]));
     *n_events = 1;
     return 0;
 fail:
     return -1;
+}
+
+static int run_fused(void *user, cl_command_queue queue, cl_event *events, cl_uint *n_events)
+{
+    bench_shape_run *sr = user;
+    return run_one(sr, sr->table, sinpe_enqueue_embed, BENCH_OUT_FUSED, queue, events, n_events);
 }
 
 /* The gather alone, into the unfused output (the unfused case, after it,
@@ -59,13 +69,8 @@ fail:
 static int run_gather(void *user, cl_command_queue queue, cl_event *events, cl_uint *n_events)
 {
     bench_shape_run *sr = user;
-    sinpe_embed_args a = sr->args;
-    a.out = sr->out[BENCH_OUT_UNFUSED];
-    CHECK(sinpe_enqueue_gather(sr->table, queue, &a, 0, NULL, &events[0]));
-    *n_events = 1;
-    return 0;
-fail:
-    return -1;
+    return run_one(sr, sr->table, sinpe_enqueue_gather, BENCH_OUT_UNFUSED, queue, events,
+                   n_events);
 }
 
 /* Gather then add, the add waiting on the gather's event: the order holds
@@ -89,13 +94,8 @@ fail:
 static int run_add(void *user, cl_command_queue queue, cl_event *events, cl_uint *n_events)
 {
     bench_shape_run *sr = user;
-    sinpe_embed_args a = sr->args;
-    a.out = sr->out[BENCH_OUT_ADD];
-    CHECK(sinpe_enqueue_add_positions(sr->table, queue, &a, 0, NULL, &events[0]));
-    *n_events = 1;
-    return 0;
-fail:
-    return -1;
+    return run_one(sr, sr->table, sinpe_enqueue_add_positions, BENCH_OUT_ADD, queue, events,
+                   n_events);
 }
 
 /* The fused call on a table of 0 rows: every position is computed in the
@@ -103,13 +103,8 @@ fail:
 static int run_otf(void *user, cl_command_queue queue, cl_event *events, cl_uint *n_events)
 {
     bench_shape_run *sr = user;
-    sinpe_embed_args a = sr->args;
-    a.out = sr->out[BENCH_OUT_OTF];
-    CHECK(sinpe_enqueue_embed(sr->otf_table, queue, &a, 0, NULL, &events[0]));
-    *n_events = 1;
-    return 0;
-fail:
-    return -1;
+    return run_one(sr, sr->otf_table, sinpe_enqueue_embed, BENCH_OUT_OTF, queue, events,
+                   n_events);
 }
 
 const bench_case bench_cases[] = {

@@ -23,6 +23,15 @@
 #include "pe_math.cl"
 #include "dtype.cl"
 
+/* What every body takes: the buffers and the parameter block of an
+   embedding kernel (each body reads the ones it needs). */
+#define SINPE_BODY_PARAMS                                                                    \
+    global const int *restrict ids, global const uchar *restrict E, global uchar *restrict out, \
+        global const float *restrict tab, global const float *restrict coef,                    \
+        global const int *restrict pos, global const int *restrict seq_start,                   \
+        global const int *restrict pad_count, sinpe_embed_params a
+#define SINPE_BODY_ARGS ids, E, out, tab, coef, pos, seq_start, pad_count, a
+
 /* Position of token (b, t); sums wrap modulo 2^32 like the host's int32. */
 inline int sinpe_position(const sinpe_embed_params *a, global const int *restrict pos,
                           global const int *restrict seq_start,
@@ -185,12 +194,7 @@ inline void sinpe_table_row(const int mode, const int et, const int ot,
  * token t of sequence b, whatever its position: from the table, or past
  * it computed on the fly behind a branch (one launch for every call).
  */
-inline void sinpe_general_body(const int mode, const int et, const int ot,
-                               global const int *restrict ids, global const uchar *restrict E,
-                               global uchar *restrict out, global const float *restrict tab,
-                               global const float *restrict coef, global const int *restrict pos,
-                               global const int *restrict seq_start,
-                               global const int *restrict pad_count, sinpe_embed_params a)
+inline void sinpe_general_body(const int mode, const int et, const int ot, SINPE_BODY_PARAMS)
 {
     int c = (int)get_global_id(0) * 4;
     size_t b = get_global_id(1);

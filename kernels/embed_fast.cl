@@ -63,10 +63,7 @@
          ? (float4)(0.0f)                                                               \
          : sinpe_load_n((global const uchar *)tab, pe_at, n, SINPE_F32, al))
 
-inline void sinpe_fast_body(const int mode, const int et, const int ot,
-                            global const int *restrict ids, global const uchar *restrict E,
-                            global uchar *restrict out, global const float *restrict tab,
-                            sinpe_embed_params a)
+inline void sinpe_fast_body(const int mode, const int et, const int ot, SINPE_BODY_PARAMS)
 {
     int c = (int)get_global_id(0) * 4;
     size_t b0 = get_global_id(1) * SINPE_SEQS;
@@ -127,10 +124,7 @@ inline void sinpe_col_step(const int mode, const int et, const int ot,
     sinpe_store1(x, out, o, ot);
 }
 
-inline void sinpe_col_body(const int mode, const int et, const int ot,
-                           global const int *restrict ids, global const uchar *restrict E,
-                           global uchar *restrict out, global const float *restrict tab,
-                           sinpe_embed_params a)
+inline void sinpe_col_body(const int mode, const int et, const int ot, SINPE_BODY_PARAMS)
 {
     size_t c = get_global_id(0);
     bool live = get_global_id(1) < a.n_seqs && get_global_id(2) < a.seq_len;
@@ -159,10 +153,7 @@ inline void sinpe_col_body(const int mode, const int et, const int ot,
  * work-items of one position follow each other and find its PE row in
  * cache.
  */
-inline void sinpe_row_body(const int mode, const int et, const int ot,
-                           global const int *restrict ids, global const uchar *restrict E,
-                           global uchar *restrict out, global const float *restrict tab,
-                           sinpe_embed_params a)
+inline void sinpe_row_body(const int mode, const int et, const int ot, SINPE_BODY_PARAMS)
 {
     size_t b = get_global_id(1);
     uint t = (uint)get_global_id(2);

@@ -23,29 +23,18 @@ kernel void sinpe_count_bad_ids(global const int *restrict ids, ulong ids_off, u
         atomic_inc(bad + bad_off);
 }
 
-/* Every embedding kernel takes the same arguments. */
-#define SINPE_EMBED_ARGS                                                                      \
-    global const int *restrict ids, global const uchar *restrict E, global uchar *restrict out, \
-        global const float *restrict tab, global const float *restrict coef,                    \
-        global const int *restrict pos, global const int *restrict seq_start,                   \
-        global const int *restrict pad_count, sinpe_embed_params a
-
 /* The body of each form. */
-#define SINPE_BODY_FAST(mode, et, ot) sinpe_fast_body(mode, et, ot, ids, E, out, tab, a)
-#define SINPE_BODY_STREAM(mode, et, ot) \
-    sinpe_stream_body(mode, et, ot, ids, E, out, tab, pos, seq_start, pad_count, a)
-#define SINPE_BODY_COL(mode, et, ot) sinpe_col_body(mode, et, ot, ids, E, out, tab, a)
-#define SINPE_BODY_ROW(mode, et, ot) sinpe_row_body(mode, et, ot, ids, E, out, tab, a)
-#define SINPE_BODY_GENERAL(mode, et, ot) \
-    sinpe_general_body(mode, et, ot, ids, E, out, tab, coef, pos, seq_start, pad_count, a)
-#define SINPE_BODY_TABLE(mode, et, ot) \
-    sinpe_table_body(mode, et, ot, ids, E, out, tab, pos, seq_start, pad_count, a)
-#define SINPE_BODY_OTF(mode, et, ot) \
-    sinpe_otf_body(mode, et, ot, ids, E, out, tab, coef, pos, seq_start, pad_count, a)
+#define SINPE_BODY_FAST(mode, et, ot) sinpe_fast_body(mode, et, ot, SINPE_BODY_ARGS)
+#define SINPE_BODY_STREAM(mode, et, ot) sinpe_stream_body(mode, et, ot, SINPE_BODY_ARGS)
+#define SINPE_BODY_COL(mode, et, ot) sinpe_col_body(mode, et, ot, SINPE_BODY_ARGS)
+#define SINPE_BODY_ROW(mode, et, ot) sinpe_row_body(mode, et, ot, SINPE_BODY_ARGS)
+#define SINPE_BODY_GENERAL(mode, et, ot) sinpe_general_body(mode, et, ot, SINPE_BODY_ARGS)
+#define SINPE_BODY_TABLE(mode, et, ot) sinpe_table_body(mode, et, ot, SINPE_BODY_ARGS)
+#define SINPE_BODY_OTF(mode, et, ot) sinpe_otf_body(mode, et, ot, SINPE_BODY_ARGS)
 
 /* A kernel of a form the program holds; nothing for the others. */
 #define SINPE_DEFINE(form, name, mode, et, ot)                                 \
-    kernel void name(SINPE_EMBED_ARGS)                                         \
+    kernel void name(SINPE_BODY_PARAMS)                                        \
     {                                                                          \
         SINPE_BODY_##form(SINPE_MODE_##mode, SINPE_##et, SINPE_##ot);          \
     }

@@ -77,11 +77,7 @@
         x[s] = add_pe[s] ? x[s] + pe[s] : x[s];                                         \
         sinpe_store_n(zero[s] ? (float4)(0.0f) : x[s], out, o[s] + at, n, ot, al);      \
     }
-inline void sinpe_table_body(const int mode, const int et, const int ot,
-                             global const int *restrict ids, global const uchar *restrict E,
-                             global uchar *restrict out, global const float *restrict tab,
-                             global const int *restrict pos, global const int *restrict seq_start,
-                             global const int *restrict pad_count, sinpe_embed_params a)
+inline void sinpe_table_body(const int mode, const int et, const int ot, SINPE_BODY_PARAMS)
 {
     int c = (int)get_global_id(0) * SINPE_TABLE_COLS;
     size_t b0 = get_global_id(1) * SINPE_TABLE_SEQS;
@@ -148,12 +144,7 @@ inline void sinpe_table_body(const int mode, const int et, const int ot,
             sinpe_stream_16(x[s], y[s], (global ushort *)out + o[s], ot);               \
     }
 
-inline void sinpe_stream_body(const int mode, const int et, const int ot,
-                              global const int *restrict ids, global const uchar *restrict E,
-                              global uchar *restrict out, global const float *restrict tab,
-                              global const int *restrict pos,
-                              global const int *restrict seq_start,
-                              global const int *restrict pad_count, sinpe_embed_params a)
+inline void sinpe_stream_body(const int mode, const int et, const int ot, SINPE_BODY_PARAMS)
 {
     int c = (int)get_global_id(0) * (ot == SINPE_F32 ? 16 : 32);
     size_t b0 = get_global_id(1) * SINPE_SEQS;
@@ -193,12 +184,7 @@ inline void sinpe_stream_body(const int mode, const int et, const int ot,
  * the form runs alone and writes the other tokens too, from the table
  * (sinpe_table_row).
  */
-inline void sinpe_otf_body(const int mode, const int et, const int ot,
-                           global const int *restrict ids, global const uchar *restrict E,
-                           global uchar *restrict out, global const float *restrict tab,
-                           global const float *restrict coef, global const int *restrict pos,
-                           global const int *restrict seq_start,
-                           global const int *restrict pad_count, sinpe_embed_params a)
+inline void sinpe_otf_body(const int mode, const int et, const int ot, SINPE_BODY_PARAMS)
 {
     size_t b = get_global_id(1);
     uint t = (uint)get_global_id(2);
