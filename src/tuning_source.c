@@ -116,7 +116,7 @@ sinpe_status sinpe__tuning_pick(cl_device_id dev, const sinpe__device_info *info
         SINPE_CHECK(sinpe__record_parse(override, &r) != 0, SINPE_INVALID_OPTION, "%s: %s",
                     name, r.why);
         sinpe__record_apply(t, &r);
-        snprintf(from, SINPE__FROM, "%s over %s", name, base);
+        snprintf(from, SINPE__FROM, "%s over %.480s", name, base); /* a path may be cut */
     } else {
         snprintf(from, SINPE__FROM, "%s", base);
     }
