@@ -181,7 +181,7 @@ test: check-exports $(TEST_BIN)
 	@# The embedding suites again under every tuning record that reaches a
 	@# form of the database (tests/main.c, --records).
 	./$(TEST_BIN) --records | while IFS= read -r rec; do \
-	  for s in embed positions dtype shard table; do \
+	  for s in embed positions dtype shard table quant; do \
 	    SINPE_TUNING="$$rec" CK_RUN_SUITE=$$s CK_DEFAULT_TIMEOUT="$${CK_DEFAULT_TIMEOUT:-120}" \
 	      ./$(TEST_BIN) || exit 1; done; done
 	$(MAKE) check-install

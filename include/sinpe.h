@@ -214,8 +214,10 @@ SINPE_API void sinpe_context_options_init(sinpe_context_options *options);
 
 /*
  * Creates a context on a device sinpe picks itself (see
- * sinpe_context_options.device), with its own cl_context.  All kernels are
- * built here, so no enqueue ever compiles.  options may be NULL (defaults).
+ * sinpe_context_options.device), with its own cl_context.  The kernels of
+ * the float weight types are built here, so no enqueue with those compiles;
+ * those of a quantized type on its first call (or sinpe_context_prepare()).
+ * options may be NULL (defaults).
  * Blocks.  Errors: SINPE_DEVICE_NOT_FOUND when no platform or device matches
  * (or none exists), SINPE_INVALID_OPTION for a malformed selector,
  * SINPE_BUILD_FAILED with the log in sinpe_last_error(), SINPE_UNSUPPORTED
@@ -373,8 +375,10 @@ SINPE_API void sinpe_spec_init(sinpe_spec *spec, size_t dim);
  *                 odd d gets the extra sin column XLM defines. Args: sqrt(d), origin 0.
  *  TENSOR2TENSOR  tensor2tensor common_attention.get_timing_signal_1d:
  *                 [sin | cos], shift 1 with the max(H-1, 1) guard, odd d ->
- *                 zero column.  Args: sqrt(d), origin 0 (start_index = args.start),
- *                 pad id 0 has its embedding zeroed but keeps PE.
+ *                 zero column.  Args: sqrt(d) rounded to the output type
+ *                 (TensorFlow multiplies by it in the activations' type), origin
+ *                 0 (start_index = args.start), pad id 0 has its embedding
+ *                 zeroed but keeps PE.
  *  FAIRSEQ        fairseq SinusoidalPositionalEmbedding.get_embedding (and
  *                 HF M2M100 / FSMT / Speech2Text): [sin | cos], shift 1, odd d
  *                 -> zero column.  Args: sqrt(d), positions by make_positions
@@ -385,7 +389,9 @@ SINPE_API void sinpe_spec_init(sinpe_spec *spec, size_t dim);
  *                 ceil(d/2) sin columns, shift 0.  Args: sqrt(d), origin 0
  *                 (+ past length via args.start).
  *  OPENNMT        OpenNMT-tf SinusoidalPositionEncoder / CTranslate2:
- *                 [sin | cos], shift 1, odd d is an error.  Args: sqrt(d), origin 1.
+ *                 [sin | cos], shift 1, odd d is an error.  Args: sqrt(d) rounded
+ *                 to the output type (CTranslate2 converts it to the model's
+ *                 compute type), origin 1.
  *  DIFFUSERS      diffusers embeddings.get_timestep_embedding with its
  *                 defaults: [sin | cos], downscale_freq_shift 1, scale 1,
  *                 max_period 10000, odd d -> zero column.
@@ -425,12 +431,56 @@ SINPE_API const char *sinpe_preset_name(sinpe_preset preset);
  * device supports every type); subnormals are kept and values from 65520 up
  * become infinity.  bfloat16 is stored as the upper 16 bits of a float32
  * (cl_ushort), NaN stays NaN.
+ *
+ * The quantized types are for weights only (as an output type they give
+ * SINPE_INVALID_DTYPE).  Each weight w is a decoded value v times a scale:
+ *   I8        v = q, a signed byte; the scale of its row, from
+ *             sinpe_embed_args.weight_scales (required: fp32 or fp16 values,
+ *             one per row of the weights buffer), w = q * s_row;
+ *   Q8_0      ggml's layout: blocks of 32 values, each 34 bytes, its fp16
+ *             scale d (little-endian) then 32 signed bytes q; v = q * d and
+ *             the row scale is 1.  dim, weights_offset and weights_stride
+ *             must be multiples of 32 (SINPE_INVALID_SHAPE otherwise: rows
+ *             are whole blocks); offsets and strides count values, and the
+ *             buffer needs 34 bytes per 32 of them;
+ *   FP8_E4M3  OCP FP8 E4M3 ("fn": bias 7, no infinities, S.1111.111 is NaN,
+ *             largest finite 448) and
+ *   FP8_E5M2  OCP FP8 E5M2 (the upper byte of an IEEE half: infinities and
+ *             NaNs), one byte per value, decoded exactly; the scale is the
+ *             row's from weight_scales when given, else
+ *             sinpe_embed_args.weights_scale (1 after init), w = v * s.
+ * v and the scales convert to float32 exactly, so w is float32 rounded once
+ * (exact when the scale is 1); then the output is token_scale * w + PE,
+ * rounded as the other types' are.  A NaN or infinite scale in the scales
+ * buffer gives NaN or infinite values in its row, as IEEE arithmetic does
+ * (sinpe does not read the buffer on the host); a non-finite weights_scale
+ * is refused (SINPE_INVALID_OPTION).  sinpe_quantize() writes every layout.
  */
 typedef enum sinpe_dtype {
     SINPE_F32 = 0,
     SINPE_F16 = 1,
-    SINPE_BF16 = 2
+    SINPE_BF16 = 2,
+    SINPE_I8 = 3,
+    SINPE_Q8_0 = 4,
+    SINPE_FP8_E4M3 = 5,
+    SINPE_FP8_E5M2 = 6
 } sinpe_dtype;
+
+/*
+ * The bytes that values values of type take in a buffer: values times 4, 2
+ * or 1, or for Q8_0 34 per block of 32 (a partial block counts whole).
+ * Returns 0 for a value that is not a sinpe_dtype, SIZE_MAX on overflow.
+ */
+SINPE_API size_t sinpe_dtype_bytes(sinpe_dtype type, size_t values);
+
+/*
+ * Builds the kernels for weights of weights_dtype now (the fused and
+ * gather calls of a quantized type build them on first use otherwise;
+ * those of F32, F16 and BF16 are built with the context), so that no later
+ * call waits for a compile.  Thread-safe; a second call returns at once.
+ * Errors: SINPE_NULL_ARGUMENT, SINPE_INVALID_DTYPE, SINPE_BUILD_FAILED.
+ */
+SINPE_API sinpe_status sinpe_context_prepare(sinpe_context *context, sinpe_dtype weights_dtype);
 
 /* ------------------------------------------------------------------------ */
 /* Device-resident table                                                    */
@@ -533,6 +583,24 @@ typedef enum sinpe_pad_policy {
 } sinpe_pad_policy;
 
 /*
+ * What token_scale is before it multiplies the weights.  Frameworks that
+ * multiply in the activations' own type round it: HF Gemma's sqrt(d) in
+ * bf16 is 55.5, not 55.4256; the TENSOR2TENSOR and OPENNMT presets set
+ * OUTPUT, the PyTorch families (FAIRSEQ, MARIAN_HF, VASWANI) multiply in
+ * float32 and keep EXACT.
+ *  EXACT    as given (float32);
+ *  WEIGHTS  rounded to nearest even in the weights' storage type (fp16 or
+ *           bf16; F32 leaves it; a quantized type gives
+ *           SINPE_INVALID_OPTION);
+ *  OUTPUT   rounded so in the output's storage type.
+ */
+typedef enum sinpe_scale_rounding {
+    SINPE_SCALE_EXACT = 0,
+    SINPE_SCALE_WEIGHTS = 1,
+    SINPE_SCALE_OUTPUT = 2
+} sinpe_scale_rounding;
+
+/*
  * Arguments of the embedding calls; fill with sinpe_embed_args_init().
  * All offsets, strides and counts are in elements, not bytes.
  *
@@ -573,6 +641,12 @@ typedef enum sinpe_pad_policy {
  *             to bad_ids[bad_ids_offset] atomically.  Zero it before, read
  *             it after the event.  Such a token is never read from E: its
  *             embedding counts as zero.
+ *  scales     for I8 weights (required) and FP8 ones (optional):
+ *             weight_scales holds one scale per row of the weights buffer
+ *             (row r of a shard at weight_scales_offset + r), of
+ *             weight_scales_dtype F32 or F16; ignored for the other types.
+ *             weights_scale: FP8 weights' scale when weight_scales is
+ *             NULL.  token_scale_rounding: see sinpe_scale_rounding.
  */
 typedef struct sinpe_embed_args {
     size_t n_seqs, seq_len;
@@ -592,6 +666,10 @@ typedef struct sinpe_embed_args {
     cl_int pad_id;
     int vocab_shard;  size_t vocab_start;
     int skip_pe;
+    cl_mem weight_scales; size_t weight_scales_offset;
+    sinpe_dtype weight_scales_dtype;          /* SINPE_F32 or SINPE_F16 */
+    float weights_scale;                      /* 1 after init */
+    sinpe_scale_rounding token_scale_rounding;
 } sinpe_embed_args;
 
 /* Fills args with the defaults: every buffer NULL, every count, offset and
@@ -600,8 +678,8 @@ typedef struct sinpe_embed_args {
 SINPE_API void sinpe_embed_args_init(sinpe_embed_args *args);
 
 /*
- * Sets token_scale, start, position_rule, pad_policy and pad_id as the
- * preset's framework does (see sinpe_preset), leaving buffers and shapes
+ * Sets token_scale, token_scale_rounding, start, position_rule, pad_policy
+ * and pad_id as the preset's framework does (see sinpe_preset), leaving buffers and shapes
  * alone.  pad_id is used by FAIRSEQ (its padding_idx, usually 1) and
  * TENSOR2TENSOR (0 whatever is passed).  Errors: SINPE_NULL_ARGUMENT,
  * SINPE_UNKNOWN_PRESET.
@@ -691,6 +769,28 @@ SINPE_API sinpe_status sinpe_embed_host(sinpe_table *table, const int32_t *ids,
                                         const float *weights, size_t vocab,
                                         float token_scale, int32_t start,
                                         const int32_t *positions, float *out);
+
+/*
+ * Writes rows x dim float32 values (row-major, host memory) into dst in the
+ * layout of type, as weights for the embedding calls: F32 copies, F16 and
+ * BF16 round to nearest even; the quantized types (see sinpe_dtype) round
+ * v = x / s to nearest even, where s, per row (per 32-value block for
+ * Q8_0), is the largest |x| over the type's largest finite value (127,
+ * 448, 57344), stored first in its own type (scales_dtype F32 or F16 for I8
+ * and FP8, fp16 in Q8_0's blocks) and used as stored; v is clamped to the
+ * type's range (FP8 saturates), and a scale of 0 gives zeros.  scales:
+ * rows scales of scales_dtype, required for I8, optional for FP8 (NULL:
+ * s = 1, the values themselves rounded), ignored otherwise.  Needs
+ * dst_size >= the layout's bytes (rows * dim values; Q8_0: 34 bytes per
+ * 32).  Errors: SINPE_NULL_ARGUMENT, SINPE_INVALID_DTYPE (type, or a
+ * scales_dtype other than F32 or F16), SINPE_INVALID_SHAPE (rows or dim 0;
+ * Q8_0 with dim not a multiple of 32), SINPE_BUFFER_TOO_SMALL,
+ * SINPE_INVALID_OPTION (a value that is not finite, or an F16 scale that
+ * overflows).
+ */
+SINPE_API sinpe_status sinpe_quantize(sinpe_dtype type, const float *src, size_t rows,
+                                      size_t dim, void *dst, size_t dst_size, void *scales,
+                                      sinpe_dtype scales_dtype);
 
 /* ------------------------------------------------------------------------ */
 /* Diffusion timesteps                                                      */

@@ -19,6 +19,10 @@ typedef uint sinpe_u32;
 #define SINPE_F32 0
 #define SINPE_F16 1
 #define SINPE_BF16 2
+#define SINPE_I8 3
+#define SINPE_Q8_0 4
+#define SINPE_FP8_E4M3 5
+#define SINPE_FP8_E5M2 6
 #define SINPE_PAD_NONE 0
 #define SINPE_PAD_ZERO_PE 1
 #define SINPE_PAD_ZERO_OUTPUT 2
@@ -43,13 +47,18 @@ typedef cl_uint sinpe_u32;
 #define SINPE_ONE_LAUNCH 64    /* the _otf kernel writes every token       */
 #define SINPE_ALIGNED 128      /* four-value accesses are 16-byte aligned  */
 
+/* Where the weights' row scales are (sinpe_embed_params.ws_type). */
+#define SINPE_SCALES_NONE 0 /* wscale for every row (1 but for FP8) */
+#define SINPE_SCALES_F32 1  /* one fp32 per row at ws_off of the scales buffer */
+#define SINPE_SCALES_F16 2  /* one fp16 per row */
+
 /* The parameter block of every embedding kernel, passed by value. */
 typedef struct {
     sinpe_u64 ids_off, e_off, e_stride, out_off, out_stride, pos_off, seq_start_off,
-        pad_count_off;
-    sinpe_i32 vocab, vocab_start, tab_rows, start, pad_id, pad_policy, flags;
+        pad_count_off, ws_off;
+    sinpe_i32 vocab, vocab_start, tab_rows, start, pad_id, pad_policy, flags, ws_type;
     sinpe_u32 dim, seq_len, n_seqs;
-    float scale;
+    float scale, wscale;
 } sinpe_embed_params;
 
 /*

@@ -2,12 +2,14 @@
  * dtype.cl -- loads and stores of the storage types.  Arithmetic is always
  * float; a value is rounded once, at the store.  float16 goes through
  * vload_half/vstore_half only (NVIDIA has no cl_khr_fp16); bfloat16 is kept
- * as ushort and rounded to nearest even.
+ * as ushort and rounded to nearest even.  The quantized weight types load
+ * through quant.cl.
  */
 #ifndef SINPE_DTYPE_CL
 #define SINPE_DTYPE_CL
 
 #include "abi.h"
+#include "quant.cl"
 
 inline ushort sinpe_to_bf16(float f)
 {
@@ -59,6 +61,8 @@ SINPE_TO_16_N(16)
 
 inline float4 sinpe_load4(global const uchar *base, size_t i, const int dt, bool aligned)
 {
+    if (dt >= SINPE_I8)
+        return sinpe_qload4(base, i, dt);
     if (SINPE_ALIGNED_IO && aligned) {
         if (dt == SINPE_F32)
             return *(global const float4 *)((global const float *)base + i);
@@ -83,6 +87,8 @@ inline float4 sinpe_load4(global const uchar *base, size_t i, const int dt, bool
  */
 inline float4 sinpe_load_part4(global const uchar *base, size_t i, int n, const int dt)
 {
+    if (dt >= SINPE_I8)
+        return sinpe_qload_part4(base, i, n, dt);
     if (dt == SINPE_F32) {
         global const float *p = (global const float *)base + i;
         return (float4)(p[0], n > 1 ? p[1] : 0.0f, n > 2 ? p[2] : 0.0f, n > 3 ? p[3] : 0.0f);
@@ -148,6 +154,8 @@ inline void sinpe_store4(float4 x, global uchar *base, size_t i, const int dt, b
 
 inline float16 sinpe_load16(global const uchar *base, size_t i, const int dt)
 {
+    if (dt >= SINPE_I8)
+        return sinpe_qload16(base, i, dt);
     if (dt == SINPE_F32)
         return vload16(0, (global const float *)base + i);
     if (dt == SINPE_F16)

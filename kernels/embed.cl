@@ -29,8 +29,25 @@
     global const int *restrict ids, global const uchar *restrict E, global uchar *restrict out, \
         global const float *restrict tab, global const float *restrict coef,                    \
         global const int *restrict pos, global const int *restrict seq_start,                   \
-        global const int *restrict pad_count, sinpe_embed_params a
-#define SINPE_BODY_ARGS ids, E, out, tab, coef, pos, seq_start, pad_count, a
+        global const int *restrict pad_count, global const uchar *restrict ws,                  \
+        sinpe_embed_params a
+#define SINPE_BODY_ARGS ids, E, out, tab, coef, pos, seq_start, pad_count, ws, a
+
+/* The scale of weights row rel (0 for an id not held) of type et: 1 for
+   the float types (a constant the compiler folds away), else from the
+   scales buffer, else the one for every row (1 but for FP8 weights).  A
+   value of the weights is scale * (row scale * decoded value). */
+inline float sinpe_row_scale(const int et, const sinpe_embed_params *a,
+                             global const uchar *restrict ws, int rel)
+{
+    if (et == SINPE_F32 || et == SINPE_F16 || et == SINPE_BF16)
+        return 1.0f;
+    if (a->ws_type == SINPE_SCALES_F32)
+        return ((global const float *)ws)[a->ws_off + (size_t)rel];
+    if (a->ws_type == SINPE_SCALES_F16)
+        return sinpe_half_at(ws + 2 * (a->ws_off + (size_t)rel));
+    return a->wscale;
+}
 
 /* Position of token (b, t); sums wrap modulo 2^32 like the host's int32. */
 inline int sinpe_position(const sinpe_embed_params *a, global const int *restrict pos,
@@ -54,6 +71,7 @@ typedef struct {
     size_t r;    /* row of the token in ids and out */
     size_t o, e; /* element offsets of column c in out and in E */
     int p;       /* position */
+    float w;     /* the weights row's scale */
     bool ok, add_pe, zero;
     bool otf;    /* the position lies outside the table: computed */
     bool al;     /* four-column accesses are aligned */
@@ -81,9 +99,11 @@ inline sinpe_token sinpe_token_at(const int mode, global const int *restrict pos
     return k;
 }
 
-/* The token's id: whether its row is read, and what is added or zeroed. */
-inline void sinpe_token_id(const int mode, global const int *restrict ids,
-                           const sinpe_embed_params *a, int c, sinpe_token *k)
+/* The token's id: whether its row is read, its scale, and what is added
+   or zeroed. */
+inline void sinpe_token_id(const int mode, const int et, global const int *restrict ids,
+                           global const uchar *restrict ws, const sinpe_embed_params *a, int c,
+                           sinpe_token *k)
 {
     bool need_id = mode != SINPE_MODE_ADD || a->pad_policy != SINPE_PAD_NONE;
     int id = need_id ? ids[a->ids_off + k->r] : -1;
@@ -94,6 +114,7 @@ inline void sinpe_token_id(const int mode, global const int *restrict ids,
     k->add_pe = sinpe_wants_pe(mode, a) && !(is_pad && a->pad_policy == SINPE_PAD_ZERO_PE);
     k->zero = is_pad && a->pad_policy == SINPE_PAD_ZERO_OUTPUT;
     k->e = a->e_off + (size_t)(k->ok ? rel : 0) * a->e_stride + c;
+    k->w = mode == SINPE_MODE_ADD ? 1.0f : sinpe_row_scale(et, a, ws, k->ok ? rel : 0);
 }
 
 /* The first n (1 to 4) PE values of columns c.. at position p: computed,
@@ -130,7 +151,7 @@ inline float4 sinpe_value4(const int mode, const int et, const int ot,
 {
     if (mode == SINPE_MODE_ADD)
         return sinpe_load4(out, k->o + off, ot, k->al);
-    float4 v = scale * sinpe_load4(E, k->e + off, et, k->al);
+    float4 v = scale * (k->w * sinpe_load4(E, k->e + off, et, k->al));
     return k->ok ? v : (float4)(0.0f);
 }
 
@@ -142,7 +163,7 @@ inline float4 sinpe_value_part4(const int mode, const int et, const int ot,
 {
     if (mode == SINPE_MODE_ADD)
         return sinpe_load_part4(out, k->o + off, n, ot);
-    float4 v = scale * sinpe_load_part4(E, k->e + off, n, et);
+    float4 v = scale * (k->w * sinpe_load_part4(E, k->e + off, n, et));
     return k->ok ? v : (float4)(0.0f);
 }
 
@@ -203,7 +224,7 @@ inline void sinpe_general_body(const int mode, const int et, const int ot, SINPE
         return;
     bool want_pe = sinpe_wants_pe(mode, &a);
     sinpe_token k = sinpe_token_at(mode, pos, seq_start, pad_count, &a, b, t, c);
-    sinpe_token_id(mode, ids, &a, c, &k);
+    sinpe_token_id(mode, et, ids, ws, &a, c, &k);
     if (c + 4 <= (int)a.dim) {
         float4 x = sinpe_value4(mode, et, ot, E, out, &k, 0, a.scale);
         if (want_pe) {

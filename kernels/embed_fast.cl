@@ -46,6 +46,7 @@
         int rel = (int)((uint)id - (uint)a.vocab_start); /* 0 outside shards */         \
         ok[s] = id >= 0 && rel >= 0 && rel < a.vocab;                                   \
         e[s] = a.e_off + (size_t)(ok[s] ? rel : 0) * a.e_stride + c;                    \
+        w[s] = mode == SINPE_MODE_ADD ? 1.0f : sinpe_row_scale(et, &a, ws, ok[s] ? rel : 0); \
     }
 /* The n columns (n == 4 but at a row's end): the row (or for add the
    output), then the scaled value or zero, plus PE, stored. */
@@ -54,7 +55,7 @@
                                   : sinpe_load_n(E, e[s], n, et, al);
 #define SINPE_FAST_STORE(s)                                                             \
     if (mode != SINPE_MODE_ADD)                                                         \
-        x[s] = ok[s] ? a.scale * x[s] : (float4)(0.0f);                                 \
+        x[s] = ok[s] ? a.scale * (w[s] * x[s]) : (float4)(0.0f);                        \
     x[s] = want_pe ? x[s] + pe : x[s];                                                  \
     sinpe_store_n(x[s], out, o[s], n, ot, al);
 /* The PE values of those columns, when the kernel adds any. */
@@ -77,6 +78,7 @@ inline void sinpe_fast_body(const int mode, const int et, const int ot, SINPE_BO
     size_t pe_at = (size_t)clamp(a.start + (int)t, 0, max(a.tab_rows - 1, 0)) * a.dim + c;
     size_t o[SINPE_SEQS], e[SINPE_SEQS];
     bool ok[SINPE_SEQS];
+    float w[SINPE_SEQS];
     float4 x[SINPE_SEQS];
 
     if (c + 4 <= (int)a.dim) {
@@ -165,7 +167,7 @@ inline void sinpe_row_body(const int mode, const int et, const int ot, SINPE_BOD
     k.p = clamp(a.start + (int)t, 0, max(a.tab_rows - 1, 0));
     k.otf = false;
     k.al = (a.flags & SINPE_ALIGNED) != 0;
-    sinpe_token_id(mode, ids, &a, 0, &k);
+    sinpe_token_id(mode, et, ids, ws, &a, 0, &k);
     sinpe_table_row(mode, et, ot, E, out, tab, &a, &k);
 }
 

@@ -50,6 +50,7 @@
         bool is_pad = a.pad_policy != SINPE_PAD_NONE && id == a.pad_id;                 \
         ok[s] = id >= 0 && rel >= 0 && rel < a.vocab &&                                 \
                 !(is_pad && a.pad_policy == SINPE_PAD_ZERO_EMBEDDING);                  \
+        w[s] = mode == SINPE_MODE_ADD ? 1.0f : sinpe_row_scale(et, &a, ws, ok[s] ? rel : 0); \
         add_pe[s] = want_pe && !(is_pad && a.pad_policy == SINPE_PAD_ZERO_PE);          \
         zero[s] = is_pad && a.pad_policy == SINPE_PAD_ZERO_OUTPUT;                      \
         SINPE_POS_AT(s)                                                                 \
@@ -61,6 +62,7 @@
         int id = mode == SINPE_MODE_ADD ? -1 : ids[a.ids_off + r];                      \
         int rel = (int)((uint)id - (uint)a.vocab_start); /* 0 outside shards */         \
         ok[s] = id >= 0 && rel >= 0 && rel < a.vocab;                                   \
+        w[s] = mode == SINPE_MODE_ADD ? 1.0f : sinpe_row_scale(et, &a, ws, ok[s] ? rel : 0); \
         add_pe[s] = want_pe;                                                            \
         zero[s] = false;                                                                \
         SINPE_POS_AT(s)                                                                 \
@@ -73,7 +75,7 @@
 #define SINPE_POS_STORE(s)                                                              \
     if (live[s]) {                                                                      \
         if (mode != SINPE_MODE_ADD)                                                     \
-            x[s] = ok[s] ? a.scale * x[s] : (float4)(0.0f);                             \
+            x[s] = ok[s] ? a.scale * (w[s] * x[s]) : (float4)(0.0f);                    \
         x[s] = add_pe[s] ? x[s] + pe[s] : x[s];                                         \
         sinpe_store_n(zero[s] ? (float4)(0.0f) : x[s], out, o[s] + at, n, ot, al);      \
     }
@@ -91,7 +93,9 @@ inline void sinpe_table_body(const int mode, const int et, const int ot, SINPE_B
     bool need_id = mode != SINPE_MODE_ADD || a.pad_policy != SINPE_PAD_NONE;
     bool al = (a.flags & SINPE_ALIGNED) != 0;
     size_t o[SINPE_TABLE_SEQS], e[SINPE_TABLE_SEQS], pe_at[SINPE_TABLE_SEQS];
-    bool ok[SINPE_TABLE_SEQS], live[SINPE_TABLE_SEQS], add_pe[SINPE_TABLE_SEQS], zero[SINPE_TABLE_SEQS];
+    bool ok[SINPE_TABLE_SEQS], live[SINPE_TABLE_SEQS], add_pe[SINPE_TABLE_SEQS];
+    bool zero[SINPE_TABLE_SEQS];
+    float w[SINPE_TABLE_SEQS];
     if (a.pad_policy == SINPE_PAD_NONE) {
         SINPE_EACH_TSEQ(SINPE_POS_TOKEN_NOPAD)
     } else {
@@ -122,16 +126,18 @@ inline void sinpe_table_body(const int mode, const int et, const int ot, SINPE_B
  * of the S = SINPE_SEQS sequences from S g (the record's seqs) whose
  * position lies in the table (the others are OTF's): columns [16 v, 16 v +
  * 16) of an fp32 output, [32 v, 32 v + 32) of a 16-bit one, each line with
- * one non-temporal store.  Whole lines, and every load (rows and PE)
+ * one non-temporal store.  Whole lines, and every load (rows and PE, the
+ * rows whatever the id: one not held reads row 0 and is zeroed after)
  * before the first store: a store of part of a line, or loads between the
  * stores, defeats the write-combining of some CPUs.  The host takes this form for large fused and gather
  * outputs whose row length, offset and stride are whole lines on a 64-byte
  * aligned base, so no line is partial.
  */
 #define SINPE_STREAM_LOAD(s)                                                            \
-    x[s] = ok[s] ? a.scale * sinpe_load16(E, e[s], et) : (float16)(0.0f);               \
-    y[s] = ot == SINPE_F32 || !ok[s] ? (float16)(0.0f)                                   \
-                                     : a.scale * sinpe_load16(E, e[s] + 16, et);        \
+    x[s] = sinpe_load16(E, e[s], et);                                                   \
+    y[s] = ot == SINPE_F32 ? (float16)(0.0f) : sinpe_load16(E, e[s] + 16, et);          \
+    x[s] = ok[s] ? a.scale * (w[s] * x[s]) : (float16)(0.0f);                            \
+    y[s] = ok[s] ? a.scale * (w[s] * y[s]) : (float16)(0.0f);                            \
     p[s] = read_pe ? vload16(0, tab + pe_at[s]) : (float16)(0.0f);                       \
     q[s] = read_pe && ot != SINPE_F32 ? vload16(1, tab + pe_at[s]) : (float16)(0.0f);
 #define SINPE_STREAM_STORE(s)                                                           \
@@ -156,6 +162,7 @@ inline void sinpe_stream_body(const int mode, const int et, const int ot, SINPE_
     bool need_id = true; /* fused and gather only */
     size_t o[SINPE_SEQS], e[SINPE_SEQS], pe_at[SINPE_SEQS];
     bool ok[SINPE_SEQS], live[SINPE_SEQS], add_pe[SINPE_SEQS], zero[SINPE_SEQS];
+    float w[SINPE_SEQS];
     float16 x[SINPE_SEQS], y[SINPE_SEQS], p[SINPE_SEQS], q[SINPE_SEQS];
     if (a.pad_policy == SINPE_PAD_NONE) {
         SINPE_EACH_SEQ(SINPE_POS_TOKEN_NOPAD)
@@ -193,7 +200,7 @@ inline void sinpe_otf_body(const int mode, const int et, const int ot, SINPE_BOD
     sinpe_token k = sinpe_token_at(mode, pos, seq_start, pad_count, &a, b, t, 0);
     if (!k.otf && !(a.flags & SINPE_ONE_LAUNCH))
         return;
-    sinpe_token_id(mode, ids, &a, 0, &k);
+    sinpe_token_id(mode, et, ids, ws, &a, 0, &k);
     if (!k.otf) {
         sinpe_table_row(mode, et, ot, E, out, tab, &a, &k);
         return;

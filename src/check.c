@@ -31,8 +31,25 @@ sinpe_status sinpe__check_wait_list(const sinpe_context *ctx, cl_uint n, const c
 sinpe_status sinpe__check_buffer(const sinpe_context *ctx, cl_mem buf, const char *name,
                                  size_t offset, size_t elems, size_t esize)
 {
+    size_t need = SIZE_MAX;
+    if (offset <= SIZE_MAX - elems && offset + elems <= SIZE_MAX / esize)
+        need = (offset + elems) * esize;
+    return sinpe__check_bytes(ctx, buf, name, need);
+}
+
+sinpe_status sinpe__check_values(const sinpe_context *ctx, cl_mem buf, const char *name,
+                                 size_t offset, size_t values, sinpe_dtype dtype)
+{
+    size_t need = offset <= SIZE_MAX - values ? sinpe_dtype_bytes(dtype, offset + values)
+                                              : SIZE_MAX;
+    return sinpe__check_bytes(ctx, buf, name, need);
+}
+
+sinpe_status sinpe__check_bytes(const sinpe_context *ctx, cl_mem buf, const char *name,
+                                size_t need)
+{
     cl_context owner = NULL;
-    size_t bytes = 0, need = SIZE_MAX;
+    size_t bytes = 0;
     SINPE_CHECK(!buf, SINPE_NULL_ARGUMENT, "%s is NULL", name);
     cl_int err = clGetMemObjectInfo(buf, CL_MEM_CONTEXT, sizeof owner, &owner, NULL);
     if (err == CL_SUCCESS)
@@ -42,8 +59,6 @@ sinpe_status sinpe__check_buffer(const sinpe_context *ctx, cl_mem buf, const cha
                            sinpe_status_string((sinpe_status)err));
     SINPE_CHECK(owner != ctx->cl_ctx, SINPE_CONTEXT_MISMATCH,
                 "%s belongs to another OpenCL context", name);
-    if (offset <= SIZE_MAX - elems && offset + elems <= SIZE_MAX / esize)
-        need = (offset + elems) * esize;
     SINPE_CHECK(need > bytes, SINPE_BUFFER_TOO_SMALL,
                 "%s holds %zu bytes but offset + extent needs %s%zu", name, bytes,
                 need == SIZE_MAX ? "more than " : "", need);

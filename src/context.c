@@ -21,6 +21,8 @@ void sinpe_context_options_init(sinpe_context_options *options)
 static void context_destroy(sinpe_context *ctx)
 {
     sinpe__program_release(&ctx->prog);
+    for (int w = 0; w < SINPE__N_DTYPES; w++)
+        sinpe__program_release(&ctx->wprog[w]);
     if (ctx->dummy)
         clReleaseMemObject(ctx->dummy);
     if (ctx->queue)
@@ -30,6 +32,7 @@ static void context_destroy(sinpe_context *ctx)
     if (ctx->cl_ctx)
         clReleaseContext(ctx->cl_ctx);
     pthread_mutex_destroy(&ctx->lock);
+    pthread_mutex_destroy(&ctx->build_lock);
     free(ctx);
 }
 
@@ -53,6 +56,7 @@ static sinpe_status context_finish(cl_context cl_ctx, cl_device_id dev,
         return sinpe__fail(SINPE_OUT_OF_HOST_MEMORY, "no memory for a context");
     }
     pthread_mutex_init(&ctx->lock, NULL);
+    pthread_mutex_init(&ctx->build_lock, NULL);
     ctx->cl_ctx = cl_ctx;
     ctx->device = dev;
     ctx->refs = 1;
@@ -98,9 +102,16 @@ static sinpe_status context_finish(cl_context cl_ctx, cl_device_id dev,
         if (n < sizeof ctx->tune_text)
             sinpe__tuning_format(&ctx->tune, ctx->tune_text + n, sizeof ctx->tune_text - n);
     }
-    if ((st = sinpe__program_build(cl_ctx, dev, ctx->math, &ctx->tune, !options->no_disk_cache,
+    ctx->disk_cache = !options->no_disk_cache;
+    if ((st = sinpe__program_build(cl_ctx, dev, ctx->math, &ctx->tune, -1, ctx->disk_cache,
                                    &ctx->prog)) != SINPE_SUCCESS)
         goto fail;
+    /* The float types' kernels now; the quantized types' on first use. */
+    for (int w = SINPE_F32; w <= SINPE_BF16; w++) {
+        const sinpe__program *p;
+        if ((st = sinpe__context_weights(ctx, (sinpe_dtype)w, &p)) != SINPE_SUCCESS)
+            goto fail;
+    }
     *out = ctx;
     return SINPE_SUCCESS;
 fail:
@@ -194,6 +205,30 @@ sinpe_math sinpe_context_math(const sinpe_context *c)
     return sinpe__enter_with(c, "context") ? c->math : SINPE_MATH_AUTO;
 }
 
+sinpe_status sinpe__context_weights(sinpe_context *ctx, sinpe_dtype et,
+                                    const sinpe__program **prog)
+{
+    sinpe__program *p = &ctx->wprog[et];
+    sinpe_status st = SINPE_SUCCESS;
+    pthread_mutex_lock(&ctx->build_lock);
+    if (!p->program)
+        st = sinpe__program_build(ctx->cl_ctx, ctx->device, ctx->math, &ctx->tune, (int)et,
+                                  ctx->disk_cache, p);
+    pthread_mutex_unlock(&ctx->build_lock);
+    *prog = p;
+    return st;
+}
+
+sinpe_status sinpe_context_prepare(sinpe_context *context, sinpe_dtype weights_dtype)
+{
+    const sinpe__program *prog;
+    sinpe__clear_error();
+    SINPE_CHECK(!context, SINPE_NULL_ARGUMENT, "context is NULL");
+    SINPE_CHECK(!sinpe__dtype(weights_dtype), SINPE_INVALID_DTYPE,
+                "weights_dtype %d is not a sinpe_dtype", (int)weights_dtype);
+    return sinpe__context_weights(context, weights_dtype, &prog);
+}
+
 sinpe_status sinpe__context_launch(sinpe_context *ctx, cl_command_queue queue, int k,
                                    cl_uint nargs, const void *const *args,
                                    const size_t *sizes, size_t cols, size_t rows,
@@ -201,7 +236,7 @@ sinpe_status sinpe__context_launch(sinpe_context *ctx, cl_command_queue queue, i
 {
     sinpe__launch l;
     const size_t n[2] = {cols, rows};
-    sinpe__plan_local(ctx, k, 2, 2, n, &l);
+    sinpe__plan_local(ctx, &ctx->prog, k, 2, 2, n, &l);
     return sinpe__context_enqueue(ctx, queue, &l, nargs, args, sizes, nwait, wait, event);
 }
 
@@ -210,7 +245,7 @@ sinpe_status sinpe__context_enqueue(sinpe_context *ctx, cl_command_queue queue,
                                     const void *const *args, const size_t *sizes, cl_uint nwait,
                                     const cl_event *wait, cl_event *event)
 {
-    cl_kernel kernel = ctx->prog.kernels[l->kernel];
+    cl_kernel kernel = l->kernel;
     cl_int err = CL_SUCCESS;
 
     pthread_mutex_lock(&ctx->lock);

@@ -22,7 +22,8 @@ static sinpe_status make_positions(sinpe_context *ctx, cl_command_queue queue,
     const void *args[] = {&a->ids, &ids_off, pos, &seq_len, &a->pad_id, &a->start, NULL};
     const size_t sizes[] = {sizeof(cl_mem), sizeof ids_off, sizeof(cl_mem), sizeof seq_len,
                             sizeof(cl_int), sizeof(cl_int), wg * sizeof(cl_int)};
-    const sinpe__launch l = {SINPE_K_MAKE_POS, 2, {wg, a->n_seqs, 1}, {wg, 1, 1}};
+    const sinpe__launch l = {ctx->prog.kernels[SINPE_K_MAKE_POS], 2, {wg, a->n_seqs, 1},
+                             {wg, 1, 1}};
     sinpe_status st = sinpe__context_enqueue(ctx, queue, &l, 7, args, sizes, nwait, wait, done);
     if (st != SINPE_SUCCESS) {
         clReleaseMemObject(*pos);
@@ -53,6 +54,7 @@ static sinpe_status enqueue(sinpe_table *t, int mode, cl_command_queue queue,
                             cl_event *event)
 {
     sinpe_embed_params p;
+    const sinpe__program *prog;
     sinpe__plan plan;
     cl_mem tab = NULL, made_pos = NULL;
     cl_event pre = NULL, between = NULL;
@@ -66,6 +68,9 @@ static sinpe_status enqueue(sinpe_table *t, int mode, cl_command_queue queue,
     SINPE_FORWARD(sinpe__embed_validate(t, mode, a, &p));
 
     sinpe_context *ctx = t->ctx;
+    prog = &ctx->prog;
+    if (mode != SINPE_MODE_ADD) /* before anything is enqueued */
+        SINPE_FORWARD(sinpe__context_weights(ctx, a->weights_dtype, &prog));
     /* Pre-passes chain through events: the caller's queue may be out of order. */
     if (mode != SINPE_MODE_ADD && a->bad_ids) {
         SINPE_FORWARD(count_bad_ids(ctx, queue, a, nwait, wait, &pre));
@@ -88,11 +93,11 @@ static sinpe_status enqueue(sinpe_table *t, int mode, cl_command_queue queue,
     if (mode != SINPE_MODE_GATHER)
         sinpe__table_snapshot(t, &tab, &rows);
     p.tab_rows = (cl_int)rows;
-    sinpe__plan_embed(ctx, mode, a, &p, &plan);
+    sinpe__plan_embed(ctx, prog, mode, a, &p, &plan);
     p.flags |= plan.flags;
 
     cl_mem d = ctx->dummy;
-    const cl_mem bufs[8] = {
+    const cl_mem bufs[9] = {
         a->ids ? a->ids : d,
         mode != SINPE_MODE_ADD ? a->weights : d,
         a->out,
@@ -101,20 +106,21 @@ static sinpe_status enqueue(sinpe_table *t, int mode, cl_command_queue queue,
         made_pos ? made_pos : (p.flags & SINPE_HAS_POS) ? a->positions : d,
         (p.flags & SINPE_HAS_SEQ_START) ? a->seq_starts : d,
         (p.flags & SINPE_HAS_PAD_COUNT) ? a->pad_counts : d,
+        p.ws_type != SINPE_SCALES_NONE ? a->weight_scales : d,
     };
-    const void *args[9];
-    size_t sizes[9];
-    for (int i = 0; i < 8; i++) {
+    const void *args[10];
+    size_t sizes[10];
+    for (int i = 0; i < 9; i++) {
         args[i] = &bufs[i];
         sizes[i] = sizeof(cl_mem);
     }
-    args[8] = &p;
-    sizes[8] = sizeof p;
+    args[9] = &p;
+    sizes[9] = sizeof p;
     /* Two launches (TABLE, then OTF) are chained by an event. */
-    st = sinpe__context_enqueue(ctx, queue, &plan.launch[0], 9, args, sizes, nwait, wait,
+    st = sinpe__context_enqueue(ctx, queue, &plan.launch[0], 10, args, sizes, nwait, wait,
                                 plan.n > 1 ? &between : event);
     if (st == SINPE_SUCCESS && plan.n > 1) {
-        st = sinpe__context_enqueue(ctx, queue, &plan.launch[1], 9, args, sizes, 1, &between,
+        st = sinpe__context_enqueue(ctx, queue, &plan.launch[1], 10, args, sizes, 1, &between,
                                     event);
         clReleaseEvent(between);
     }

@@ -25,7 +25,8 @@ typedef struct sinpe__plan {
 } sinpe__plan;
 
 /* The plan of a checked call of mode on a table of p->tab_rows rows. */
-void sinpe__plan_embed(const sinpe_context *ctx, int mode, const sinpe_embed_args *a,
-                       const sinpe_embed_params *p, sinpe__plan *plan);
+void sinpe__plan_embed(const sinpe_context *ctx, const sinpe__program *prog, int mode,
+                       const sinpe_embed_args *a, const sinpe_embed_params *p,
+                       sinpe__plan *plan);
 
 #endif

@@ -5,6 +5,7 @@
 #include "embed.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -19,6 +20,9 @@ void sinpe_embed_args_init(sinpe_embed_args *args)
     args->out_dtype = SINPE_F32;
     args->position_rule = SINPE_POSITIONS_INDEX;
     args->pad_policy = SINPE_PAD_NONE;
+    args->weight_scales_dtype = SINPE_F32;
+    args->weights_scale = 1.0f;
+    args->token_scale_rounding = SINPE_SCALE_EXACT;
 }
 
 /* a * b + c, or SIZE_MAX on overflow. */
@@ -29,10 +33,68 @@ static size_t mul_add(size_t a, size_t b, size_t c)
     return a * b + c;
 }
 
-static sinpe_status check_dtype(sinpe_dtype t, const char *name)
+static sinpe_status check_dtype(sinpe_dtype t, const char *name, int output)
 {
-    SINPE_CHECK((unsigned)t > SINPE_BF16, SINPE_INVALID_DTYPE,
-                "args->%s %d is not a sinpe_dtype", name, (int)t);
+    SINPE_CHECK(!sinpe__dtype(t), SINPE_INVALID_DTYPE, "args->%s %d is not a sinpe_dtype",
+                name, (int)t);
+    SINPE_CHECK(output && !sinpe__dtype(t)->output, SINPE_INVALID_DTYPE,
+                "args->%s %s is a weights-only type", name, sinpe__dtype(t)->name);
+    return SINPE_SUCCESS;
+}
+
+/* The weights' type, layout and scales, into p (ws_*, wscale). */
+static sinpe_status validate_weights(const sinpe_context *ctx, const sinpe_embed_args *a,
+                                     size_t dim, size_t e_stride, sinpe_embed_params *p)
+{
+    const sinpe__dtype_info *w;
+    SINPE_FORWARD(check_dtype(a->weights_dtype, "weights_dtype", 0));
+    w = sinpe__dtype(a->weights_dtype);
+    SINPE_CHECK(dim % w->block || a->weights_offset % w->block || e_stride % w->block,
+                SINPE_INVALID_SHAPE,
+                "%s weights: dim %zu, weights_offset %zu and weights_stride %zu must be "
+                "multiples of its block of %u values",
+                w->name, dim, a->weights_offset, e_stride, w->block);
+    SINPE_FORWARD(sinpe__check_values(ctx, a->weights, "args->weights", a->weights_offset,
+                                      mul_add(a->vocab - 1, e_stride, dim), a->weights_dtype));
+    p->ws_type = SINPE_SCALES_NONE;
+    p->wscale = 1.0f;
+    if (w->scales == SINPE__SCALES_ROW)
+        SINPE_CHECK(!a->weight_scales, SINPE_NULL_ARGUMENT,
+                    "args->weight_scales is NULL: %s weights need one scale per row", w->name);
+    if (a->weight_scales && (w->scales == SINPE__SCALES_ROW ||
+                             w->scales == SINPE__SCALES_ROW_OR_TENSOR)) {
+        sinpe_dtype st = a->weight_scales_dtype;
+        SINPE_CHECK(st != SINPE_F32 && st != SINPE_F16, SINPE_INVALID_DTYPE,
+                    "args->weight_scales_dtype %d: scales are SINPE_F32 or SINPE_F16", (int)st);
+        SINPE_FORWARD(sinpe__check_buffer(ctx, a->weight_scales, "args->weight_scales",
+                                          a->weight_scales_offset, a->vocab,
+                                          st == SINPE_F32 ? 4 : 2));
+        p->ws_type = st == SINPE_F32 ? SINPE_SCALES_F32 : SINPE_SCALES_F16;
+        p->ws_off = a->weight_scales_offset;
+    } else if (w->scales == SINPE__SCALES_ROW_OR_TENSOR) {
+        SINPE_CHECK(!isfinite(a->weights_scale), SINPE_INVALID_OPTION,
+                    "args->weights_scale %g is not finite", (double)a->weights_scale);
+        p->wscale = a->weights_scale;
+    }
+    return SINPE_SUCCESS;
+}
+
+/* token_scale as the call uses it: rounded as args->token_scale_rounding says. */
+static sinpe_status token_scale(const sinpe_embed_args *a, int mode, float *scale)
+{
+    sinpe_dtype to = a->token_scale_rounding == SINPE_SCALE_WEIGHTS ? a->weights_dtype
+                                                                    : a->out_dtype;
+    SINPE_CHECK((unsigned)a->token_scale_rounding > SINPE_SCALE_OUTPUT, SINPE_INVALID_OPTION,
+                "args->token_scale_rounding %d is not a sinpe_scale_rounding",
+                (int)a->token_scale_rounding);
+    SINPE_CHECK(a->token_scale_rounding == SINPE_SCALE_WEIGHTS && mode != SINPE_MODE_ADD &&
+                    !sinpe__dtype(to)->output,
+                SINPE_INVALID_OPTION,
+                "args->token_scale_rounding: SINPE_SCALE_WEIGHTS with %s weights, which are "
+                "no float type", sinpe__dtype(to)->name);
+    *scale = a->token_scale_rounding == SINPE_SCALE_EXACT || mode == SINPE_MODE_ADD
+                 ? a->token_scale
+                 : sinpe__round_to(to, a->token_scale);
     return SINPE_SUCCESS;
 }
 
@@ -63,12 +125,9 @@ static sinpe_status validate_ids(const sinpe_context *ctx, int mode, const sinpe
         SINPE_FORWARD(sinpe__check_buffer(ctx, a->ids, "args->ids", a->ids_offset, n, 4));
     if (mode != SINPE_MODE_ADD) {
         size_t e_stride = a->weights_stride ? a->weights_stride : dim;
-        SINPE_FORWARD(check_dtype(a->weights_dtype, "weights_dtype"));
         SINPE_CHECK(e_stride < dim, SINPE_INVALID_SHAPE,
                     "args->weights_stride %zu is below dim %zu", e_stride, dim);
-        SINPE_FORWARD(sinpe__check_buffer(ctx, a->weights, "args->weights", a->weights_offset,
-                                          mul_add(a->vocab - 1, e_stride, dim),
-                                          dtype_size(a->weights_dtype)));
+        SINPE_FORWARD(validate_weights(ctx, a, dim, e_stride, p));
         if (a->bad_ids)
             SINPE_FORWARD(
                 sinpe__check_buffer(ctx, a->bad_ids, "args->bad_ids", a->bad_ids_offset, 1, 4));
@@ -136,8 +195,9 @@ sinpe_status sinpe__embed_validate(const sinpe_table *t, int mode, const sinpe_e
     o_stride = a->out_stride ? a->out_stride : dim;
     SINPE_CHECK(o_stride < dim, SINPE_INVALID_SHAPE, "args->out_stride %zu is below dim %zu",
                 o_stride, dim);
-    SINPE_FORWARD(check_dtype(a->out_dtype, "out_dtype"));
+    SINPE_FORWARD(check_dtype(a->out_dtype, "out_dtype", 1));
     memset(p, 0, sizeof *p);
+    p->wscale = 1.0f;
     SINPE_FORWARD(validate_ids(ctx, mode, a, dim, n, p));
     if (mode != SINPE_MODE_GATHER)
         SINPE_FORWARD(validate_positions(ctx, a, n, p));
@@ -149,6 +209,6 @@ sinpe_status sinpe__embed_validate(const sinpe_table *t, int mode, const sinpe_e
     p->dim = (cl_uint)dim;
     p->seq_len = (cl_uint)a->seq_len;
     p->n_seqs = (cl_uint)a->n_seqs;
-    p->scale = a->token_scale;
+    SINPE_FORWARD(token_scale(a, mode, &p->scale));
     return SINPE_SUCCESS;
 }

@@ -12,7 +12,11 @@
 #include <string.h>
 
 /* The kernels' storage types and padding policies are the public enums. */
-typedef char sinpe__dtypes_agree[SINPE_F32 == 0 && SINPE_F16 == 1 && SINPE_BF16 == 2 ? 1 : -1];
+typedef char sinpe__dtypes_agree[SINPE_F32 == 0 && SINPE_F16 == 1 && SINPE_BF16 == 2 &&
+                                         SINPE_I8 == 3 && SINPE_Q8_0 == 4 &&
+                                         SINPE_FP8_E4M3 == 5 && SINPE_FP8_E5M2 == 6
+                                     ? 1
+                                     : -1];
 typedef char sinpe__pads_agree[SINPE_PAD_NONE == 0 && SINPE_PAD_ZERO_PE == 1 &&
                                        SINPE_PAD_ZERO_OUTPUT == 2 &&
                                        SINPE_PAD_ZERO_EMBEDDING == 3
@@ -20,13 +24,13 @@ typedef char sinpe__pads_agree[SINPE_PAD_NONE == 0 && SINPE_PAD_ZERO_PE == 1 &&
                                    : -1];
 
 typedef struct entry {
-    int form, mode, et, ot;
+    int form, mode, ot;
     const char *name;
 } entry;
 
 static const entry entries[] = {
-#define SINPE_KERNEL(form, name, mode, et, ot) \
-    {SINPE_FORM_##form, SINPE_MODE_##mode, SINPE_##et, SINPE_##ot, #name},
+#define SINPE_KERNEL(form, name, mode, ot) \
+    {SINPE_FORM_##form, SINPE_MODE_##mode, SINPE_##ot, #name},
 #include "entries.def"
 #undef SINPE_KERNEL
 };
@@ -45,15 +49,16 @@ const char *sinpe__kernel_name(int k)
     return k < SINPE_K_ENTRY ? fixed_names[k] : entries[k - SINPE_K_ENTRY].name;
 }
 
-/* Whether a program for t holds kernels of this form (SINPE_HAS_<FORM>). */
-static int form_held(const sinpe__tuning *t, int form)
+/* Whether the program of weights for t holds kernels of this form
+   (SINPE_HAS_<FORM>): COL's are bf16 ones. */
+static int form_held(const sinpe__tuning *t, int weights, int form)
 {
     int two_pass = t->general == SINPE_TWO_PASS;
     switch (form) {
     case SINPE_FORM_STREAM:
         return t->stream != 0;
     case SINPE_FORM_COL:
-        return t->bf16 == SINPE_BF16_SCALAR;
+        return t->bf16 == SINPE_BF16_SCALAR && weights == SINPE_BF16;
     case SINPE_FORM_ROW:
         return t->decode == SINPE_DECODE_ROWS;
     case SINPE_FORM_TABLE:
@@ -64,19 +69,22 @@ static int form_held(const sinpe__tuning *t, int form)
     }
 }
 
-int sinpe__kernel_held(const sinpe__tuning *t, int k)
+int sinpe__kernel_held(const sinpe__tuning *t, int weights, int k)
 {
     const entry *e;
     if (k < SINPE_K_ENTRY)
-        return 1;
+        return weights < 0;
     e = &entries[k - SINPE_K_ENTRY];
+    if ((e->mode == SINPE_MODE_ADD) != (weights < 0))
+        return 0;
     /* Two-pass programs launch only the gather's GENERAL kernels. */
     if (e->form == SINPE_FORM_GENERAL && e->mode != SINPE_MODE_GATHER)
         return t->general == SINPE_ONE_PASS;
-    return form_held(t, e->form);
+    return form_held(t, weights, e->form);
 }
 
-void sinpe__plan_options(const sinpe__tuning *t, sinpe_math math, char *buf, size_t n)
+void sinpe__plan_options(const sinpe__tuning *t, sinpe_math math, int weights, char *buf,
+                         size_t n)
 {
     static const char *const forms[SINPE_FORMS] = {"FAST",    "STREAM", "COL", "ROW",
                                                    "GENERAL", "TABLE",  "OTF"};
@@ -88,16 +96,17 @@ void sinpe__plan_options(const sinpe__tuning *t, sinpe_math math, char *buf, siz
         t->aligned);
     for (int f = 0; f < SINPE_FORMS && used < n; f++)
         used += (size_t)snprintf(buf + used, n - used, " -DSINPE_HAS_%s=%d", forms[f],
-                                 form_held(t, f));
+                                 form_held(t, weights, f));
+    if (weights >= 0 && used < n)
+        snprintf(buf + used, n - used, " -DSINPE_WEIGHTS=%d", weights);
 }
 
-/* The slot of the kernel of (form, mode, et, ot); -1 when there is none. */
-static int slot_of(int form, int mode, int et, int ot)
+/* The slot of the kernel of (form, mode, ot); -1 when there is none. */
+static int slot_of(int form, int mode, int ot)
 {
     for (int i = 0; i < N_ENTRIES; i++) {
         const entry *e = &entries[i];
-        if (e->form == form && e->mode == mode && e->ot == ot &&
-            (mode == SINPE_MODE_ADD || e->et == et))
+        if (e->form == form && e->mode == mode && e->ot == ot)
             return SINPE_K_ENTRY + i;
     }
     return -1;
@@ -138,15 +147,15 @@ static size_t divisor_within(size_t n, size_t lo, size_t hi)
  * itself) instead, so that no group is partial: COL runs a partial group
  * through a guarded copy of its step, which CPU vectorisers leave alone.
  */
-void sinpe__plan_local(const sinpe_context *ctx, int k, cl_uint dims, cl_uint group_dims,
-                       const size_t *n, sinpe__launch *l)
+void sinpe__plan_local(const sinpe_context *ctx, const sinpe__program *prog, int k,
+                       cl_uint dims, cl_uint group_dims, const size_t *n, sinpe__launch *l)
 {
-    size_t cap = ctx->prog.wg[k];
+    size_t cap = prog->wg[k];
     if (cap > MAX_GROUP)
         cap = MAX_GROUP;
     if (cap < 1)
         cap = 1;
-    l->kernel = k;
+    l->kernel = prog->kernels[k];
     l->dims = dims;
     for (cl_uint i = 0; i < dims; i++) {
         size_t lim = cap < ctx->info.max_item[i] ? cap : ctx->info.max_item[i];
@@ -214,19 +223,21 @@ static int fast_applies(int mode, const sinpe_embed_args *a, const sinpe_embed_p
 
 /* One launch of kernel (form, call) with cols columns and seqs sequences
    per work-item (cols 0: a whole row, one token per work-item). */
-static void add_launch(const sinpe_context *ctx, sinpe__plan *plan, int form, int mode,
-                       const sinpe_embed_args *a, size_t cols, size_t seqs, cl_uint group_dims)
+static void add_launch(const sinpe_context *ctx, const sinpe__program *prog, sinpe__plan *plan,
+                       int form, int mode, const sinpe_embed_args *a, size_t cols, size_t seqs,
+                       cl_uint group_dims)
 {
-    int k = slot_of(form, mode, (int)a->weights_dtype, (int)a->out_dtype);
+    int k = slot_of(form, mode, (int)a->out_dtype);
     size_t n[3];
     n[0] = cols ? ((size_t)plan->dim + cols - 1) / cols : 1;
     n[1] = (a->n_seqs + seqs - 1) / seqs;
     n[2] = a->seq_len;
-    sinpe__plan_local(ctx, k, 3, group_dims, n, &plan->launch[plan->n++]);
+    sinpe__plan_local(ctx, prog, k, 3, group_dims, n, &plan->launch[plan->n++]);
 }
 
-void sinpe__plan_embed(const sinpe_context *ctx, int mode, const sinpe_embed_args *a,
-                       const sinpe_embed_params *p, sinpe__plan *plan)
+void sinpe__plan_embed(const sinpe_context *ctx, const sinpe__program *prog, int mode,
+                       const sinpe_embed_args *a, const sinpe_embed_params *p,
+                       sinpe__plan *plan)
 {
     const sinpe__tuning *t = &ctx->tune;
     size_t tokens = a->n_seqs * a->seq_len, S = t->seqs;
@@ -242,26 +253,26 @@ void sinpe__plan_embed(const sinpe_context *ctx, int mode, const sinpe_embed_arg
     plan->flags = t->aligned && accesses_aligned(mode, a, p) ? SINPE_ALIGNED : 0;
     if (fast_applies(mode, a, p)) {
         if (big)
-            add_launch(ctx, plan, SINPE_FORM_STREAM, mode, a, line, S, 3);
+            add_launch(ctx, prog, plan, SINPE_FORM_STREAM, mode, a, line, S, 3);
         else if (decode && mode != SINPE_MODE_ADD && a->out_dtype != SINPE_BF16)
-            add_launch(ctx, plan, SINPE_FORM_ROW, mode, a, 0, 1, 1);
+            add_launch(ctx, prog, plan, SINPE_FORM_ROW, mode, a, 0, 1, 1);
         else if (t->bf16 == SINPE_BF16_SCALAR && mode != SINPE_MODE_ADD &&
                  a->weights_dtype == SINPE_BF16 && a->out_dtype == SINPE_BF16)
-            add_launch(ctx, plan, SINPE_FORM_COL, mode, a, 1, 1, 1);
+            add_launch(ctx, prog, plan, SINPE_FORM_COL, mode, a, 1, 1, 1);
         else
-            add_launch(ctx, plan, SINPE_FORM_FAST, mode, a, 4, S, 3);
+            add_launch(ctx, prog, plan, SINPE_FORM_FAST, mode, a, 4, S, 3);
     } else if (mode == SINPE_MODE_GATHER || t->general == SINPE_ONE_PASS) {
-        add_launch(ctx, plan, SINPE_FORM_GENERAL, mode, a, 4, 1, 3);
+        add_launch(ctx, prog, plan, SINPE_FORM_GENERAL, mode, a, 4, 1, 3);
     } else if (decode && !big) {
         plan->flags |= SINPE_ONE_LAUNCH;
-        add_launch(ctx, plan, SINPE_FORM_OTF, mode, a, 0, 1, 1);
+        add_launch(ctx, prog, plan, SINPE_FORM_OTF, mode, a, 0, 1, 1);
     } else {
         /* Two launches: the tokens in the table, then the others. */
         if (big)
-            add_launch(ctx, plan, SINPE_FORM_STREAM, mode, a, line, S, 3);
+            add_launch(ctx, prog, plan, SINPE_FORM_STREAM, mode, a, line, S, 3);
         else
-            add_launch(ctx, plan, SINPE_FORM_TABLE, mode, a, 16, t->table_seqs, 3);
-        add_launch(ctx, plan, SINPE_FORM_OTF, mode, a, 0, 1, 1);
+            add_launch(ctx, prog, plan, SINPE_FORM_TABLE, mode, a, 16, t->table_seqs, 3);
+        add_launch(ctx, prog, plan, SINPE_FORM_OTF, mode, a, 0, 1, 1);
     }
 }
 
@@ -271,5 +282,5 @@ void sinpe__plan_rows(const sinpe_context *ctx, sinpe_dtype out_dtype, size_t di
     /* Work-item (c, g, h): a tile of T steps x T blocks (kernels/table.cl). */
     size_t T = ctx->tune.table_tile;
     const size_t n[3] = {dim, SINPE_STEP_ROWS / T, (blocks + T - 1) / T};
-    sinpe__plan_local(ctx, SINPE_K_TABLE_ROWS + (int)out_dtype, 3, 3, n, l);
+    sinpe__plan_local(ctx, &ctx->prog, SINPE_K_TABLE_ROWS + (int)out_dtype, 3, 3, n, l);
 }

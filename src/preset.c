@@ -16,30 +16,31 @@ typedef struct {
     sinpe_position_rule rule;
     sinpe_pad_policy pad;
     int pad_fixed;           /* >= 0: the family's own pad id */
+    sinpe_scale_rounding rounding; /* of the token scale */
 } preset_row;
 
 static const preset_row presets[] = {
     [SINPE_PRESET_VASWANI] = {"vaswani", SINPE_LAYOUT_INTERLEAVED, SINPE_ODD_EXTRA_SIN, 0, 1, 0,
-                              SINPE_POSITIONS_INDEX, SINPE_PAD_NONE, -1},
+                              SINPE_POSITIONS_INDEX, SINPE_PAD_NONE, -1, SINPE_SCALE_EXACT},
     [SINPE_PRESET_TENSOR2TENSOR] = {"tensor2tensor", SINPE_LAYOUT_SPLIT_SIN_COS,
                                     SINPE_ODD_ZERO_LAST, 1, 1, 0, SINPE_POSITIONS_INDEX,
-                                    SINPE_PAD_ZERO_EMBEDDING, 0},
+                                    SINPE_PAD_ZERO_EMBEDDING, 0, SINPE_SCALE_OUTPUT},
     [SINPE_PRESET_FAIRSEQ] = {"fairseq", SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ZERO_LAST, 1, 1,
-                              0, SINPE_POSITIONS_FAIRSEQ, SINPE_PAD_ZERO_PE, -1},
+                              0, SINPE_POSITIONS_FAIRSEQ, SINPE_PAD_ZERO_PE, -1, SINPE_SCALE_EXACT},
     [SINPE_PRESET_WHISPER] = {"whisper", SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ERROR, 1, 0, 0,
-                              SINPE_POSITIONS_INDEX, SINPE_PAD_NONE, -1},
+                              SINPE_POSITIONS_INDEX, SINPE_PAD_NONE, -1, SINPE_SCALE_EXACT},
     [SINPE_PRESET_MARIAN_HF] = {"marian_hf", SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_EXTRA_SIN, 0,
-                                1, 0, SINPE_POSITIONS_INDEX, SINPE_PAD_NONE, -1},
+                                1, 0, SINPE_POSITIONS_INDEX, SINPE_PAD_NONE, -1, SINPE_SCALE_EXACT},
     [SINPE_PRESET_OPENNMT] = {"opennmt", SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ERROR, 1, 1, 1,
-                              SINPE_POSITIONS_INDEX, SINPE_PAD_NONE, -1},
+                              SINPE_POSITIONS_INDEX, SINPE_PAD_NONE, -1, SINPE_SCALE_OUTPUT},
     [SINPE_PRESET_DIFFUSERS] = {"diffusers", SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ZERO_LAST, 1,
-                                0, 0, SINPE_POSITIONS_INDEX, SINPE_PAD_NONE, -1},
+                                0, 0, SINPE_POSITIONS_INDEX, SINPE_PAD_NONE, -1, SINPE_SCALE_EXACT},
     [SINPE_PRESET_DIFFUSERS_FLIP] = {"diffusers_flip", SINPE_LAYOUT_SPLIT_COS_SIN,
                                      SINPE_ODD_ZERO_LAST, 0, 0, 0, SINPE_POSITIONS_INDEX,
-                                     SINPE_PAD_NONE, -1},
+                                     SINPE_PAD_NONE, -1, SINPE_SCALE_EXACT},
     [SINPE_PRESET_GGML_TIMESTEP] = {"ggml_timestep", SINPE_LAYOUT_SPLIT_COS_SIN,
                                     SINPE_ODD_ZERO_LAST, 0, 0, 0, SINPE_POSITIONS_INDEX,
-                                    SINPE_PAD_NONE, -1},
+                                    SINPE_PAD_NONE, -1, SINPE_SCALE_EXACT},
 };
 
 static const preset_row *find(sinpe_preset preset)
@@ -88,5 +89,6 @@ sinpe_status sinpe_embed_args_preset(sinpe_embed_args *args, sinpe_preset preset
     args->position_rule = row->rule;
     args->pad_policy = row->pad;
     args->pad_id = row->pad_fixed >= 0 ? row->pad_fixed : pad_id;
+    args->token_scale_rounding = row->rounding;
     return SINPE_SUCCESS;
 }

@@ -1,6 +1,7 @@
 /*
- * program.c -- builds the embedded kernel source once per context, or loads
- * the binary of an earlier build from the disk cache (cache.c).
+ * program.c -- builds a program of the embedded kernel source (a context's
+ * base program, or one weights type's), or loads the binary of an earlier
+ * build from the disk cache (cache.c).
  */
 #include "sinpe_internal.h"
 
@@ -26,12 +27,12 @@ static sinpe_status build_failure(cl_program program, cl_device_id dev, cl_int e
 }
 
 /* Creates every kernel of prog->program; on failure names the call in *what. */
-static cl_int make_kernels(cl_device_id dev, const sinpe__tuning *tune, sinpe__program *prog,
-                           const char **what)
+static cl_int make_kernels(cl_device_id dev, const sinpe__tuning *tune, int weights,
+                           sinpe__program *prog, const char **what)
 {
     cl_int err = CL_SUCCESS;
     for (int k = 0; k < sinpe__kernel_count; k++) {
-        if (!sinpe__kernel_held(tune, k))
+        if (!sinpe__kernel_held(tune, weights, k))
             continue;
         prog->kernels[k] = clCreateKernel(prog->program, sinpe__kernel_name(k), &err);
         if (err != CL_SUCCESS) {
@@ -54,12 +55,13 @@ static cl_int make_kernels(cl_device_id dev, const sinpe__tuning *tune, sinpe__p
  * the caller then builds from source, and any error is reported from there.
  */
 static int load_cached(const sinpe__cache *cache, cl_context ctx, cl_device_id dev,
-                       const char *options, const sinpe__tuning *tune, sinpe__program *prog)
+                       const char *options, const sinpe__tuning *tune, int weights,
+                       sinpe__program *prog)
 {
     const char *what;
     if (!(prog->program = sinpe__cache_load(cache, ctx, dev, options)))
         return 0;
-    if (make_kernels(dev, tune, prog, &what) == CL_SUCCESS) {
+    if (make_kernels(dev, tune, weights, prog, &what) == CL_SUCCESS) {
         prog->from_disk = 1;
         return 1;
     }
@@ -99,7 +101,7 @@ static sinpe_status source_override(char **text, size_t *len)
 }
 
 sinpe_status sinpe__program_build(cl_context ctx, cl_device_id dev, sinpe_math math,
-                                  const sinpe__tuning *tune, int disk_cache,
+                                  const sinpe__tuning *tune, int weights, int disk_cache,
                                   sinpe__program *prog)
 {
     const char *src = sinpe__kernel_source, *what = NULL;
@@ -116,7 +118,7 @@ sinpe_status sinpe__program_build(cl_context ctx, cl_device_id dev, sinpe_math m
         src = override;
         disk_cache = 0;
     }
-    sinpe__plan_options(tune, math, options, sizeof options);
+    sinpe__plan_options(tune, math, weights, options, sizeof options);
     if (override) {
         /* The file's includes are found beside it. */
         const char *path = getenv("SINPE_KERNEL_SOURCE"), *slash = strrchr(path, '/');
@@ -126,7 +128,7 @@ sinpe_status sinpe__program_build(cl_context ctx, cl_device_id dev, sinpe_math m
     }
     if (disk_cache) {
         sinpe__cache_open(&cache, dev, options);
-        if (load_cached(&cache, ctx, dev, options, tune, prog))
+        if (load_cached(&cache, ctx, dev, options, tune, weights, prog))
             goto done;
     }
     prog->program = clCreateProgramWithSource(ctx, 1, &src, &len, &err);
@@ -139,7 +141,7 @@ sinpe_status sinpe__program_build(cl_context ctx, cl_device_id dev, sinpe_math m
         st = build_failure(prog->program, dev, err);
         goto fail;
     }
-    if ((err = make_kernels(dev, tune, prog, &what)) != CL_SUCCESS) {
+    if ((err = make_kernels(dev, tune, weights, prog, &what)) != CL_SUCCESS) {
         st = sinpe__cl_fail(err, what);
         goto fail;
     }

@@ -63,8 +63,9 @@ sinpe_status sinpe_enqueue_table_rows(sinpe_table *table, cl_command_queue queue
                 (int)row0);
     SINPE_CHECK(stride < dim, SINPE_INVALID_SHAPE, "out_stride %zu is below dim %zu", stride,
                 dim);
-    SINPE_CHECK((unsigned)out_dtype > SINPE_BF16, SINPE_INVALID_DTYPE,
-                "out_dtype %d is not a sinpe_dtype", (int)out_dtype);
+    SINPE_CHECK(!sinpe__dtype(out_dtype) || !sinpe__dtype(out_dtype)->output,
+                SINPE_INVALID_DTYPE, "out_dtype %d is not an output type (F32, F16, BF16)",
+                (int)out_dtype);
     SINPE_CHECK(nrows - 1 > (SIZE_MAX - dim) / stride, SINPE_BUFFER_TOO_SMALL,
                 "out: nrows * out_stride overflows");
     SINPE_FORWARD(sinpe__check_buffer(table->ctx, out, "out", out_offset,

@@ -59,6 +59,34 @@ int sinpe__enter_with(const void *handle, const char *name);
             return sinpe__cl_fail(sinpe_e_, what);\
     } while (0)
 
+/* ---- dtype.c ------------------------------------------------------------- */
+
+/* How a storage type's weights are scaled (besides token_scale). */
+enum {
+    SINPE__SCALES_NONE,         /* float types */
+    SINPE__SCALES_ROW,          /* one per row, required (I8) */
+    SINPE__SCALES_ROW_OR_TENSOR, /* one per row, else one for all (FP8) */
+    SINPE__SCALES_BLOCK         /* inside the blocks (Q8_0) */
+};
+
+typedef struct sinpe__dtype_info {
+    const char *name;
+    unsigned block, block_bytes; /* values and bytes per block */
+    int output;                  /* can be an output type */
+    int scales;                  /* SINPE__SCALES_* */
+    double largest;              /* largest finite value */
+} sinpe__dtype_info;
+
+#define SINPE__N_DTYPES 7 /* the values of sinpe_dtype: 0 .. 6 */
+
+/* The properties of t, or NULL when t is not a sinpe_dtype. */
+const sinpe__dtype_info *sinpe__dtype(sinpe_dtype t);
+/* x rounded to nearest even in a small float type (F16, BF16, FP8_*), as
+   bits; the value of such bits; x rounded to an output type and back. */
+unsigned sinpe__encode(sinpe_dtype t, double x);
+double sinpe__decode(sinpe_dtype t, unsigned bits);
+float sinpe__round_to(sinpe_dtype t, float x);
+
 /* ---- device.c ------------------------------------------------------------ */
 
 /* Picks a device by selector (NULL or "" = SINPE_DEVICE, then GPU > ACC > CPU). */
@@ -181,14 +209,19 @@ extern const int sinpe__kernel_count;
 
 /* The kernel function name of slot k. */
 const char *sinpe__kernel_name(int k);
-/* Whether a program built for t holds slot k. */
-int sinpe__kernel_held(const sinpe__tuning *t, int k);
-/* The build options of a program for t. */
-void sinpe__plan_options(const sinpe__tuning *t, sinpe_math math, char *buf, size_t n);
+/*
+ * A context's programs: the base one (weights -1: the table's kernels, the
+ * pre-passes and add) and one per weights type (weights a sinpe_dtype: the
+ * fused and gather kernels), built on first use.  Whether the program of
+ * weights built for t holds slot k; its build options.
+ */
+int sinpe__kernel_held(const sinpe__tuning *t, int weights, int k);
+void sinpe__plan_options(const sinpe__tuning *t, sinpe_math math, int weights, char *buf,
+                         size_t n);
 
 /* One launch: the kernel and its range. */
 typedef struct sinpe__launch {
-    int kernel;
+    cl_kernel kernel;
     cl_uint dims;
     size_t global[3], local[3];
 } sinpe__launch;
@@ -205,10 +238,11 @@ typedef struct sinpe__program {
     int from_disk;          /* 1 when the binary came from the disk cache */
 } sinpe__program;
 
-/* Builds the kernels of t for dev; disk_cache != 0 tries the on-disk binary
- * cache first and stores a binary built from source in it. */
+/* Builds the program of weights (see sinpe__kernel_held) for t on dev;
+ * disk_cache != 0 tries the on-disk binary cache first and stores a binary
+ * built from source in it. */
 sinpe_status sinpe__program_build(cl_context ctx, cl_device_id dev, sinpe_math math,
-                                  const sinpe__tuning *t, int disk_cache,
+                                  const sinpe__tuning *t, int weights, int disk_cache,
                                   sinpe__program *prog);
 void sinpe__program_release(sinpe__program *prog);
 
@@ -267,7 +301,10 @@ struct sinpe_context {
     sinpe_math math;
     sinpe__tuning tune;         /* the work shape of the kernels */
     char tune_text[SINPE__FROM + 512]; /* sinpe_context_tuning() */
-    sinpe__program prog;
+    sinpe__program prog;        /* the base program */
+    sinpe__program wprog[SINPE__N_DTYPES]; /* per weights type, built on first use */
+    int disk_cache;             /* for those builds */
+    pthread_mutex_t build_lock; /* wprog */
     cl_mem dummy; /* bound to unused buffer arguments */
 
     pthread_mutex_t lock;       /* refs, the table cache, kernel arguments */
@@ -290,6 +327,11 @@ sinpe_status sinpe__context_launch(sinpe_context *ctx, cl_command_queue queue, i
                                    const size_t *sizes, size_t cols, size_t rows,
                                    cl_uint nwait, const cl_event *wait, cl_event *event);
 
+/* The program of weights type et, built now if it is not yet (under
+   build_lock, not the context lock); SINPE_BUILD_FAILED and the like. */
+sinpe_status sinpe__context_weights(sinpe_context *ctx, sinpe_dtype et,
+                                    const sinpe__program **prog);
+
 /* Enqueues launch l of a plan, setting its arguments under the context lock. */
 sinpe_status sinpe__context_enqueue(sinpe_context *ctx, cl_command_queue queue,
                                     const sinpe__launch *l, cl_uint nargs,
@@ -298,16 +340,22 @@ sinpe_status sinpe__context_enqueue(sinpe_context *ctx, cl_command_queue queue,
 
 /* ---- plan.c: launches ---------------------------------------------------- */
 
-/* The local and global sizes of kernel k over n[0 .. dims) (see plan.c). */
-void sinpe__plan_local(const sinpe_context *ctx, int k, cl_uint dims, cl_uint group_dims,
-                       const size_t *n, sinpe__launch *l);
+/* The local and global sizes of kernel k of prog over n[0 .. dims) (see plan.c). */
+void sinpe__plan_local(const sinpe_context *ctx, const sinpe__program *prog, int k,
+                       cl_uint dims, cl_uint group_dims, const size_t *n, sinpe__launch *l);
 /* Table rows of out_dtype over blocks anchor blocks of dim columns. */
 void sinpe__plan_rows(const sinpe_context *ctx, sinpe_dtype out_dtype, size_t dim,
                       size_t blocks, sinpe__launch *l);
 
-/* Checks that buf belongs to ctx and holds offset + elems elements of esize bytes. */
+/* Checks that buf belongs to ctx and holds offset + elems elements of esize bytes;
+   offset + values values of dtype (whole blocks); need bytes (SIZE_MAX: more than
+   any buffer). */
 sinpe_status sinpe__check_buffer(const sinpe_context *ctx, cl_mem buf, const char *name,
                                  size_t offset, size_t elems, size_t esize);
+sinpe_status sinpe__check_values(const sinpe_context *ctx, cl_mem buf, const char *name,
+                                 size_t offset, size_t values, sinpe_dtype dtype);
+sinpe_status sinpe__check_bytes(const sinpe_context *ctx, cl_mem buf, const char *name,
+                                size_t need);
 /* Checks that queue belongs to ctx's context and device. */
 sinpe_status sinpe__check_queue(const sinpe_context *ctx, cl_command_queue queue);
 

@@ -21,8 +21,9 @@ sinpe_status sinpe_enqueue_timesteps(sinpe_table *table, cl_command_queue queue,
     SINPE_CHECK(count > (size_t)INT32_MAX, SINPE_INVALID_SHAPE, "count exceeds 2^31 - 1");
     SINPE_CHECK(stride < dim, SINPE_INVALID_SHAPE, "out_stride %zu is below dim %zu", stride,
                 dim);
-    SINPE_CHECK((unsigned)out_dtype > SINPE_BF16, SINPE_INVALID_DTYPE,
-                "out_dtype %d is not a sinpe_dtype", (int)out_dtype);
+    SINPE_CHECK(!sinpe__dtype(out_dtype) || !sinpe__dtype(out_dtype)->output,
+                SINPE_INVALID_DTYPE, "out_dtype %d is not an output type (F32, F16, BF16)",
+                (int)out_dtype);
     SINPE_FORWARD(sinpe__check_buffer(ctx, timesteps, "timesteps", ts_offset, count, 4));
     SINPE_CHECK((count - 1) > (SIZE_MAX - dim) / stride, SINPE_BUFFER_TOO_SMALL,
                 "out: count * out_stride overflows");

@@ -540,14 +540,17 @@ START_TEST(dtype_invalid)
     base.vocab = VOCAB;
     base.out = out_m;
 
-    const int bad[] = {7, 3, -1};
-    for (size_t i = 0; i < 3; i++) {
+    /* Not a type at all, and (outputs) the weights-only quantized types. */
+    const int bad_weights[] = {7, 99, -1}, bad_out[] = {7, SINPE_I8, SINPE_FP8_E5M2, -1};
+    for (size_t i = 0; i < 4; i++) {
         for (int field = 0; field < 2; field++) {
             sinpe_embed_args a = base;
+            if (field == 0 && i == 3)
+                continue;
             if (field == 0)
-                a.weights_dtype = (sinpe_dtype)bad[i];
+                a.weights_dtype = (sinpe_dtype)bad_weights[i];
             else
-                a.out_dtype = (sinpe_dtype)bad[i];
+                a.out_dtype = (sinpe_dtype)bad_out[i];
             TU_STATUS(sinpe_enqueue_embed(tab, q, &a, 0, NULL, NULL), SINPE_INVALID_DTYPE);
             TU_STATUS(sinpe_enqueue_gather(tab, q, &a, 0, NULL, NULL), SINPE_INVALID_DTYPE);
             if (field == 1)

@@ -277,15 +277,17 @@ typedef struct args_doc {
     sinpe_pad_policy pad;
     int pad_fixed; /* >= 0: the family's own pad id, whatever is passed; -1: the passed one;
                       -2: not specified */
+    sinpe_scale_rounding rounding;
 } args_doc;
 
 static const args_doc args_docs[] = {
-    {SINPE_PRESET_VASWANI, 1, 0, SINPE_POSITIONS_INDEX, SINPE_PAD_NONE, -2},
-    {SINPE_PRESET_TENSOR2TENSOR, 1, 0, SINPE_POSITIONS_INDEX, SINPE_PAD_ZERO_EMBEDDING, 0},
-    {SINPE_PRESET_FAIRSEQ, 1, 0, SINPE_POSITIONS_FAIRSEQ, SINPE_PAD_ZERO_PE, -1},
-    {SINPE_PRESET_WHISPER, 0, 0, SINPE_POSITIONS_INDEX, SINPE_PAD_NONE, -2},
-    {SINPE_PRESET_MARIAN_HF, 1, 0, SINPE_POSITIONS_INDEX, SINPE_PAD_NONE, -2},
-    {SINPE_PRESET_OPENNMT, 1, 1, SINPE_POSITIONS_INDEX, SINPE_PAD_NONE, -2},
+    {SINPE_PRESET_VASWANI, 1, 0, SINPE_POSITIONS_INDEX, SINPE_PAD_NONE, -2, SINPE_SCALE_EXACT},
+    {SINPE_PRESET_TENSOR2TENSOR, 1, 0, SINPE_POSITIONS_INDEX, SINPE_PAD_ZERO_EMBEDDING, 0,
+     SINPE_SCALE_OUTPUT},
+    {SINPE_PRESET_FAIRSEQ, 1, 0, SINPE_POSITIONS_FAIRSEQ, SINPE_PAD_ZERO_PE, -1, SINPE_SCALE_EXACT},
+    {SINPE_PRESET_WHISPER, 0, 0, SINPE_POSITIONS_INDEX, SINPE_PAD_NONE, -2, SINPE_SCALE_EXACT},
+    {SINPE_PRESET_MARIAN_HF, 1, 0, SINPE_POSITIONS_INDEX, SINPE_PAD_NONE, -2, SINPE_SCALE_EXACT},
+    {SINPE_PRESET_OPENNMT, 1, 1, SINPE_POSITIONS_INDEX, SINPE_PAD_NONE, -2, SINPE_SCALE_OUTPUT},
 };
 
 /* Shape and buffer fields set to recognisable values; presets must leave them. */
@@ -360,6 +362,8 @@ START_TEST(preset_embed_args)
                 a.pad_policy = d->pad == SINPE_PAD_ZERO_OUTPUT ? SINPE_PAD_NONE
                                                                : SINPE_PAD_ZERO_OUTPUT;
                 a.pad_id = 55;
+                a.token_scale_rounding = d->rounding == SINPE_SCALE_EXACT ? SINPE_SCALE_WEIGHTS
+                                                                          : SINPE_SCALE_EXACT;
                 snprintf(what, sizeof what, "%s dim %zu pad %d", pname(d->preset), dim,
                          (int)pads[pi]);
                 TU_OK(sinpe_embed_args_preset(&a, d->preset, dim, pads[pi]));
@@ -372,6 +376,9 @@ START_TEST(preset_embed_args)
                               what, (int)a.position_rule, (int)d->rule);
                 ck_assert_msg(a.pad_policy == d->pad, "%s: pad_policy %d, expected %d", what,
                               (int)a.pad_policy, (int)d->pad);
+                ck_assert_msg(a.token_scale_rounding == d->rounding,
+                              "%s: token_scale_rounding %d, expected %d", what,
+                              (int)a.token_scale_rounding, (int)d->rounding);
                 if (d->pad_fixed >= 0)
                     ck_assert_msg(a.pad_id == d->pad_fixed, "%s: pad_id %d, expected %d", what,
                                   (int)a.pad_id, d->pad_fixed);
@@ -394,6 +401,7 @@ START_TEST(preset_embed_args)
         ck_assert_msg(a.token_scale == init.token_scale && a.start == init.start &&
                           a.position_rule == init.position_rule &&
                           a.pad_policy == init.pad_policy && a.pad_id == init.pad_id &&
+                          a.token_scale_rounding == init.token_scale_rounding &&
                           a.weights_dtype == init.weights_dtype &&
                           a.out_dtype == init.out_dtype && a.skip_pe == init.skip_pe,
                       "%s: changed the initialised args", pname(ts[i]));

@@ -395,7 +395,8 @@ START_TEST(tuning_abi_layout)
         "    out[10] = (ulong)a.tab_rows; out[11] = (ulong)a.start; out[12] = (ulong)a.pad_id;\n"
         "    out[13] = (ulong)a.pad_policy; out[14] = (ulong)a.flags; out[15] = a.dim;\n"
         "    out[16] = a.seq_len; out[17] = a.n_seqs; out[18] = as_uint(a.scale);\n"
-        "    out[19] = sizeof(sinpe_embed_params);\n"
+        "    out[19] = sizeof(sinpe_embed_params); out[20] = a.ws_off;\n"
+        "    out[21] = (ulong)a.ws_type; out[22] = as_uint(a.wscale);\n"
         "}\n";
     char *abi = tu_read_text("kernels/abi.h");
     if (!abi)
@@ -439,11 +440,15 @@ START_TEST(tuning_abi_layout)
     p.seq_len = 17;
     p.n_seqs = 18;
     p.scale = scale;
-    const cl_ulong want[20] = {0x0101010101ull, 0x0202020202ull, 0x0303030303ull,
+    p.ws_off = 0x1414141414ull;
+    p.ws_type = 21;
+    p.wscale = -scale;
+    const cl_ulong want[23] = {0x0101010101ull, 0x0202020202ull, 0x0303030303ull,
                                0x0404040404ull, 0x0505050505ull, 0x0606060606ull,
                                0x0707070707ull, 0x0808080808ull, 9, 10, 11, 12, 13, 14, 15, 16,
-                               17, 18, scale_bits, sizeof p};
-    cl_ulong got[20];
+                               17, 18, scale_bits, sizeof p, 0x1414141414ull, 21,
+                               scale_bits ^ 0x80000000u};
+    cl_ulong got[23];
     cl_command_queue q = tu_queue(ctx);
     cl_mem out = tu_buffer(ctx, sizeof got, NULL);
     size_t one = 1;
@@ -451,7 +456,7 @@ START_TEST(tuning_abi_layout)
     TU_CL(clSetKernelArg(k, 1, sizeof out, &out));
     TU_CL(clEnqueueNDRangeKernel(q, k, 1, NULL, &one, &one, 0, NULL, NULL));
     tu_read(q, out, 0, sizeof got, got);
-    for (int i = 0; i < 20; i++)
+    for (int i = 0; i < 23; i++)
         ck_assert_msg(got[i] == want[i], "field %d: the device read %llu, the host wrote %llu",
                       i, (unsigned long long)got[i], (unsigned long long)want[i]);
     clReleaseMemObject(out);

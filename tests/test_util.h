@@ -34,6 +34,7 @@ Suite *suite_timesteps(void);
 Suite *suite_shard(void);
 Suite *suite_shapes(void);
 Suite *suite_tuning(void);
+Suite *suite_quant(void);
 
 /* Seconds allowed to a test that creates a context (cold pocl builds). */
 #define TU_TIMEOUT 300

@@ -1,0 +1,83 @@
+/*
+ * quant.cl -- the quantized weight types, decoded to float exactly: the
+ * values before the row's scale (embed.cl, sinpe_row_scale, applies that).
+ *   I8       int8 q: q
+ *   Q8_0     ggml's blocks: 34 bytes per 32 values, an fp16 scale d then
+ *            32 int8 q; value q * d (one rounding: d and q are exact
+ *            floats)
+ *   E4M3     OCP FP8 E4M3 ("fn"): bias 7, subnormals, no infinities,
+ *            S.1111.111 is NaN; largest finite 448
+ *   E5M2     OCP FP8 E5M2: the upper byte of an IEEE half (bias 15,
+ *            infinities, NaNs); largest finite 57344
+ * Element i is the i-th value of the buffer: byte i, or for Q8_0 byte
+ * 34 (i / 32) + 2 + i % 32 of its block.  A four- or sixteen-value load
+ * never crosses a Q8_0 block: the host keeps offsets, strides and row
+ * lengths whole blocks.
+ */
+#ifndef SINPE_QUANT_CL
+#define SINPE_QUANT_CL
+
+#include "abi.h"
+
+/* The fp16 value of the two bytes at p, through a four-value conversion
+   (a scalar vload_half stops pocl's vectoriser). */
+inline float sinpe_half_at(global const uchar *p)
+{
+    ushort4 u = (ushort4)((ushort)(p[0] | (p[1] << 8)), 0, 0, 0);
+    return vload_half4(0, (const half *)&u).x;
+}
+
+/* E4M3 codes as floats, N at a time. */
+#define SINPE_E4M3_N(N)                                                                   \
+    inline float##N sinpe_e4m3_##N(uchar##N c)                                           \
+    {                                                                                     \
+        uint##N u = convert_uint##N(c);                                                   \
+        uint##N s = (u & 0x80u) << 24, e = (u >> 3) & 15u, m = u & 7u;                   \
+        uint##N normal = s | ((e + 120u) << 23) | (m << 20);                             \
+        uint##N sub = s | as_uint##N(convert_float##N(m) * 0x1p-9f);                     \
+        uint##N bits = select(normal, sub, e == (uint##N)(0u));                          \
+        return as_float##N(select(bits, s | 0x7fc00000u, (u & 0x7fu) == (uint##N)(0x7fu))); \
+    }
+SINPE_E4M3_N(4)
+SINPE_E4M3_N(16)
+#undef SINPE_E4M3_N
+
+/* N bytes as values: E4M3, E5M2 (the upper byte of a half), else int8 (I8,
+   and Q8_0's q before its block scale). */
+#define SINPE_QDECODE_N(N)                                                                \
+    inline float##N sinpe_qdecode_##N(uchar##N c, const int dt)                          \
+    {                                                                                     \
+        if (dt == SINPE_FP8_E4M3)                                                         \
+            return sinpe_e4m3_##N(c);                                                     \
+        if (dt == SINPE_FP8_E5M2) {                                                       \
+            ushort##N h = convert_ushort##N(c) << (ushort)8;                              \
+            return vload_half##N(0, (const half *)&h);                                    \
+        }                                                                                 \
+        return convert_float##N(as_char##N(c));                                           \
+    }
+/* N values at element i (dt I8, Q8_0, E4M3 or E5M2). */
+#define SINPE_QLOAD_N(N)                                                                  \
+    inline float##N sinpe_qload##N(global const uchar *base, size_t i, const int dt)     \
+    {                                                                                     \
+        if (dt != SINPE_Q8_0)                                                             \
+            return sinpe_qdecode_##N(vload##N(0, base + i), dt);                          \
+        global const uchar *b = base + (i >> 5) * 34;                                     \
+        return sinpe_half_at(b) * sinpe_qdecode_##N(vload##N(0, b + 2 + (i & 31)), dt);   \
+    }
+SINPE_QDECODE_N(4)
+SINPE_QDECODE_N(16)
+SINPE_QLOAD_N(4)
+SINPE_QLOAD_N(16)
+#undef SINPE_QDECODE_N
+#undef SINPE_QLOAD_N
+
+/* The first n (1 to 4) values at element i, the other lanes zero. */
+inline float4 sinpe_qload_part4(global const uchar *base, size_t i, int n, const int dt)
+{
+    global const uchar *p = dt == SINPE_Q8_0 ? base + (i >> 5) * 34 + 2 + (i & 31) : base + i;
+    uchar4 c = (uchar4)(p[0], n > 1 ? p[1] : 0, n > 2 ? p[2] : 0, n > 3 ? p[3] : 0);
+    float s = dt == SINPE_Q8_0 ? sinpe_half_at(base + (i >> 5) * 34) : 1.0f;
+    return s * sinpe_qdecode_4(c, dt);
+}
+
+#endif /* SINPE_QUANT_CL */

@@ -1,0 +1,109 @@
+/*
+ * quantize.c -- sinpe_quantize: float32 rows into every weights layout, on
+ * the host, rounding to nearest even, scales chosen as max-abs over the
+ * type's largest finite value.
+ */
+#include "sinpe_internal.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+/* The largest |x| of n values. */
+static double max_abs(const float *x, size_t n)
+{
+    double m = 0.0;
+    for (size_t i = 0; i < n; i++)
+        m = fabs((double)x[i]) > m ? fabs((double)x[i]) : m;
+    return m;
+}
+
+/* x / s to nearest even, within +-limit (0 where s is 0). */
+static double quotient(double x, double s, double limit)
+{
+    double q = s != 0.0 ? nearbyint(x / s) : 0.0;
+    return q > limit ? limit : q < -limit ? -limit : q;
+}
+
+/* A scale rounded to its storage type; stored at scales[i]. */
+static double put_scale(void *scales, sinpe_dtype dt, size_t i, double s)
+{
+    if (dt == SINPE_F32) {
+        float f = (float)s;
+        ((float *)scales)[i] = f;
+        return f;
+    }
+    uint16_t h = (uint16_t)sinpe__encode(SINPE_F16, s);
+    ((uint16_t *)scales)[i] = h;
+    return sinpe__decode(SINPE_F16, h);
+}
+
+static void put_q80_block(const float *x, unsigned char *b)
+{
+    uint16_t h = (uint16_t)sinpe__encode(SINPE_F16, max_abs(x, 32) / 127.0);
+    double d = sinpe__decode(SINPE_F16, h);
+    b[0] = (unsigned char)(h & 0xff); /* little-endian, as ggml writes it */
+    b[1] = (unsigned char)(h >> 8);
+    for (int j = 0; j < 32; j++)
+        b[2 + j] = (unsigned char)(signed char)quotient(x[j], d, 127.0);
+}
+
+sinpe_status sinpe_quantize(sinpe_dtype type, const float *src, size_t rows, size_t dim,
+                            void *dst, size_t dst_size, void *scales, sinpe_dtype scales_dtype)
+{
+    const sinpe__dtype_info *info = sinpe__dtype(type);
+    unsigned char *out = dst;
+    size_t n;
+
+    sinpe__clear_error();
+    SINPE_CHECK(!info, SINPE_INVALID_DTYPE, "type %d is not a sinpe_dtype", (int)type);
+    SINPE_CHECK(!src, SINPE_NULL_ARGUMENT, "src is NULL");
+    SINPE_CHECK(!dst, SINPE_NULL_ARGUMENT, "dst is NULL");
+    SINPE_CHECK(rows == 0 || dim == 0, SINPE_INVALID_SHAPE, "rows and dim must not be 0");
+    SINPE_CHECK(rows > SIZE_MAX / dim, SINPE_INVALID_SHAPE, "rows * dim overflows");
+    n = rows * dim;
+    SINPE_CHECK(dim % info->block != 0, SINPE_INVALID_SHAPE,
+                "dim %zu: %s rows are whole blocks of %u values", dim, info->name, info->block);
+    SINPE_CHECK(dst_size < sinpe_dtype_bytes(type, n), SINPE_BUFFER_TOO_SMALL,
+                "dst holds %zu bytes, %zu rows of %zu %s values need %zu", dst_size, rows, dim,
+                info->name, sinpe_dtype_bytes(type, n));
+    SINPE_CHECK(info->scales == SINPE__SCALES_ROW && !scales, SINPE_NULL_ARGUMENT,
+                "scales is NULL: %s needs one scale per row", info->name);
+    SINPE_CHECK(scales && info->scales != SINPE__SCALES_NONE &&
+                    info->scales != SINPE__SCALES_BLOCK && scales_dtype != SINPE_F32 &&
+                    scales_dtype != SINPE_F16,
+                SINPE_INVALID_DTYPE, "scales_dtype %d: scales are F32 or F16", (int)scales_dtype);
+    for (size_t i = 0; i < n; i++)
+        SINPE_CHECK(!isfinite(src[i]), SINPE_INVALID_OPTION, "src[%zu] is not finite", i);
+
+    for (size_t r = 0; r < rows; r++) {
+        const float *x = src + r * dim;
+        double s = 1.0;
+        if (type == SINPE_Q8_0) {
+            for (size_t b = 0; b < dim / 32; b++)
+                put_q80_block(x + 32 * b, out + (r * dim / 32 + b) * 34);
+            continue;
+        }
+        if (info->scales != SINPE__SCALES_NONE && scales) {
+            s = put_scale(scales, scales_dtype, r, max_abs(x, dim) / info->largest);
+            SINPE_CHECK(isinf(s), SINPE_INVALID_OPTION,
+                        "src row %zu: its scale overflows the F16 scales", r);
+        }
+        for (size_t c = 0; c < dim; c++) {
+            size_t i = r * dim + c;
+            if (type == SINPE_F32)
+                memcpy(out + 4 * i, &x[c], 4);
+            else if (type == SINPE_I8)
+                out[i] = (unsigned char)(signed char)quotient(x[c], s, 127.0);
+            else if (info->block_bytes == 1) { /* FP8: saturated, then rounded */
+                double v = s != 0.0 ? x[c] / s : 0.0;
+                v = v > info->largest ? info->largest : v < -info->largest ? -info->largest : v;
+                out[i] = (unsigned char)sinpe__encode(type, v);
+            } else { /* F16, BF16 */
+                uint16_t h = (uint16_t)sinpe__encode(type, x[c]);
+                memcpy(out + 2 * i, &h, 2);
+            }
+        }
+    }
+    return SINPE_SUCCESS;
+}

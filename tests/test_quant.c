@@ -1,0 +1,799 @@
+/*
+ * test_quant.c -- the quantized weight types (I8 with row scales, ggml's
+ * Q8_0 blocks, OCP FP8 E4M3 and E5M2) and sinpe_quantize.
+ *
+ * The decoders here are written from the layouts' public descriptions (OCP
+ * 8-bit floating point specification, ggml's block_q8_0), in float64,
+ * apart from the library's.  Every FP8 code and every int8 value is decoded
+ * through the fused call and compared with them; then the fused, gather
+ * and add calls over quantized weights are compared byte for byte with the
+ * same calls over the float32 table that holds the decoded weights, which
+ * the other suites check against float64 references: the kernels compute
+ * token_scale * w + PE from the same w either way.
+ */
+#include "family_ref.h"
+#include "sinpe_internal.h"
+#include "test_util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------------------ */
+/* Reference decoders                                                       */
+/* ------------------------------------------------------------------------ */
+
+/* OCP E4M3 ("fn"): bias 7, no infinities, S.1111.111 NaN. */
+static double ref_e4m3(unsigned c)
+{
+    int s = c >> 7, e = (c >> 3) & 15, m = c & 7;
+    double v;
+    if (e == 15 && m == 7)
+        return NAN;
+    v = e == 0 ? ldexp(m, -9) : ldexp(8 + m, e - 10);
+    return s ? -v : v;
+}
+
+/* OCP E5M2: bias 15, infinities and NaNs as IEEE. */
+static double ref_e5m2(unsigned c)
+{
+    int s = c >> 7, e = (c >> 2) & 31, m = c & 3;
+    double v;
+    if (e == 31)
+        v = m ? NAN : INFINITY;
+    else
+        v = e == 0 ? ldexp(m, -16) : ldexp(4 + m, e - 17);
+    return s ? -v : v;
+}
+
+/* Value i of a weights buffer of type t (row scale applied by the caller,
+   Q8_0's block scale here). */
+static double ref_value(const unsigned char *buf, size_t i, sinpe_dtype t)
+{
+    if (t == SINPE_Q8_0) {
+        const unsigned char *b = buf + (i / 32) * 34;
+        double d = fr_f16_to_f32((uint16_t)(b[0] | b[1] << 8));
+        return d * (signed char)b[2 + i % 32];
+    }
+    if (t == SINPE_I8)
+        return (signed char)buf[i];
+    return t == SINPE_FP8_E4M3 ? ref_e4m3(buf[i]) : ref_e5m2(buf[i]);
+}
+
+/* Bytes of values values of t. */
+static size_t ref_bytes(sinpe_dtype t, size_t values)
+{
+    return t == SINPE_Q8_0 ? values / 32 * 34 : values;
+}
+
+/* ------------------------------------------------------------------------ */
+/* A quantized table on the device                                          */
+/* ------------------------------------------------------------------------ */
+
+typedef struct qtab {
+    sinpe_dtype type;
+    size_t rows, dim;
+    unsigned char *bytes;  /* the layout */
+    float *scales;         /* per row (F32), or NULL */
+    uint16_t *scales16;    /* per row (F16), or NULL */
+    float tensor_scale;    /* FP8 without row scales */
+    float *w;              /* the weights, decoded and scaled, as float32 */
+} qtab;
+
+/* The float32 weight of row r, column c: v rounded once with its scale. */
+static float ref_weight(const qtab *q, size_t r, size_t c)
+{
+    double v = ref_value(q->bytes, r * q->dim + c, q->type);
+    double s = q->scales     ? q->scales[r]
+               : q->scales16 ? fr_f16_to_f32(q->scales16[r])
+               : q->type == SINPE_FP8_E4M3 || q->type == SINPE_FP8_E5M2 ? q->tensor_scale
+                                                                          : 1.0;
+    return (float)(v * s); /* v and s exact: one rounding */
+}
+
+static void qtab_decode(qtab *q)
+{
+    q->w = tu_malloc(q->rows * q->dim * sizeof *q->w);
+    for (size_t r = 0; r < q->rows; r++)
+        for (size_t c = 0; c < q->dim; c++)
+            q->w[r * q->dim + c] = ref_weight(q, r, c);
+}
+
+static void qtab_free(qtab *q)
+{
+    free(q->bytes);
+    free(q->scales);
+    free(q->scales16);
+    free(q->w);
+}
+
+/* The arguments of a call on q's weights (the buffers made in ctx). */
+static void q_args(sinpe_embed_args *a, sinpe_context *ctx, const qtab *q, cl_mem *bufs)
+{
+    bufs[0] = tu_buffer(ctx, ref_bytes(q->type, q->rows * q->dim), q->bytes);
+    bufs[1] = q->scales     ? tu_buffer(ctx, q->rows * 4, q->scales)
+              : q->scales16 ? tu_buffer(ctx, q->rows * 2, q->scales16)
+                            : NULL;
+    a->weights = bufs[0];
+    a->weights_dtype = q->type;
+    a->vocab = q->rows;
+    a->weight_scales = bufs[1];
+    a->weight_scales_dtype = q->scales16 ? SINPE_F16 : SINPE_F32;
+    a->weights_scale = q->tensor_scale;
+}
+
+/*
+ * Every token's fused output with PE left out and token_scale 1, fp32: the
+ * weights themselves.  ids: row t % rows for token t.
+ */
+static float *decoded_on_device(sinpe_context *ctx, const qtab *q, size_t tokens)
+{
+    cl_command_queue cq = tu_queue(ctx);
+    sinpe_spec spec;
+    sinpe_table *tab = NULL;
+    sinpe_embed_args a;
+    cl_mem bufs[2];
+    int32_t *ids = tu_malloc(tokens * sizeof *ids);
+    for (size_t t = 0; t < tokens; t++)
+        ids[t] = (int32_t)(t % q->rows);
+    sinpe_spec_init(&spec, q->dim);
+    TU_OK(sinpe_table_create(ctx, &spec, 4, &tab));
+    sinpe_embed_args_init(&a);
+    q_args(&a, ctx, q, bufs);
+    a.n_seqs = 1;
+    a.seq_len = tokens;
+    a.ids = tu_buffer(ctx, tokens * sizeof *ids, ids);
+    a.out = tu_poisoned_buffer(ctx, cq, tokens * q->dim);
+    a.skip_pe = 1;
+    TU_OK(sinpe_enqueue_embed(tab, cq, &a, 0, NULL, NULL));
+    float *got = tu_read_floats(cq, a.out, tokens * q->dim);
+    clReleaseMemObject(a.ids);
+    clReleaseMemObject(a.out);
+    clReleaseMemObject(bufs[0]);
+    if (bufs[1])
+        clReleaseMemObject(bufs[1]);
+    sinpe_table_release(tab);
+    clReleaseCommandQueue(cq);
+    free(ids);
+    return got;
+}
+
+/* Asserts that got holds q's weights for ids t % rows, NaN for NaN. */
+static void check_decoded(const qtab *q, const float *got, size_t tokens, const char *what)
+{
+    for (size_t t = 0; t < tokens; t++)
+        for (size_t c = 0; c < q->dim; c++) {
+            float want = q->w[(t % q->rows) * q->dim + c], g = got[t * q->dim + c];
+            ck_assert_msg(isnan(want) ? isnan(g) : fr_f32_bits(g) == fr_f32_bits(want),
+                          "%s: row %zu col %zu: got %a (0x%08x), want %a (0x%08x)", what,
+                          t % q->rows, c, (double)g, fr_f32_bits(g), (double)want,
+                          fr_f32_bits(want));
+        }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Every code                                                               */
+/* ------------------------------------------------------------------------ */
+
+/* _i: 0 E4M3, 1 E5M2; each with scale 1, a tensor scale, fp32 row scales
+   and fp16 row scales (subnormal to largest). */
+START_TEST(quant_fp8_every_code)
+{
+    static const float tensor_scales[] = {1.0f, 0.3f};
+    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
+    qtab q;
+    memset(&q, 0, sizeof q);
+    q.type = _i ? SINPE_FP8_E5M2 : SINPE_FP8_E4M3;
+    q.rows = 256;
+    q.dim = 16;
+    q.bytes = tu_malloc(q.rows * q.dim);
+    for (size_t r = 0; r < q.rows; r++) /* row r starts at code r, every code in each column */
+        for (size_t c = 0; c < q.dim; c++)
+            q.bytes[r * q.dim + c] = (unsigned char)(r + 17 * c);
+    for (int mode = 0; mode < 4; mode++) {
+        char what[64];
+        tu_rng rng;
+        tu_rng_init(&rng, "fp8 scales");
+        free(q.w);
+        free(q.scales);
+        free(q.scales16);
+        q.scales = NULL;
+        q.scales16 = NULL;
+        q.tensor_scale = tensor_scales[mode & 1];
+        if (mode == 2) {
+            q.scales = tu_malloc(q.rows * sizeof *q.scales);
+            for (size_t r = 0; r < q.rows; r++)
+                q.scales[r] = ldexpf(tu_rng_float(&rng, 1.0f, 2.0f), tu_rng_int(&rng, -60, 60));
+        } else if (mode == 3) {
+            q.scales16 = tu_malloc(q.rows * sizeof *q.scales16);
+            for (size_t r = 0; r < q.rows; r++)
+                q.scales16[r] = (uint16_t)tu_rng_int(&rng, 0x0001, 0x7bff);
+        }
+        qtab_decode(&q);
+        float *got = decoded_on_device(ctx, &q, q.rows);
+        snprintf(what, sizeof what, "%s, scale mode %d", _i ? "E5M2" : "E4M3", mode);
+        check_decoded(&q, got, q.rows, what);
+        free(got);
+    }
+    qtab_free(&q);
+    sinpe_context_release(ctx);
+}
+END_TEST
+
+/* Every int8 value, under fp32 scales from the smallest normal to 1e37
+   and fp16 scales from the smallest subnormal to 65504. */
+START_TEST(quant_i8_every_value)
+{
+    static const float f32_scales[] = {0x1p-126f, 3e-30f, 1e-3f, 0.75f, 1.0f, 1234.5f, 1e30f,
+                                       1e37f};
+    static const uint16_t f16_scales[] = {0x0001, 0x03ff, 0x0400, 0x2e66, 0x3c00, 0x7bff};
+    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
+    qtab q;
+    memset(&q, 0, sizeof q);
+    q.type = SINPE_I8;
+    q.rows = 14;
+    q.dim = 256;
+    q.bytes = tu_malloc(q.rows * q.dim);
+    for (size_t r = 0; r < q.rows; r++)
+        for (size_t c = 0; c < q.dim; c++)
+            q.bytes[r * q.dim + c] = (unsigned char)(c + r);
+    for (int f16 = 0; f16 < 2; f16++) {
+        free(q.w);
+        free(q.scales);
+        free(q.scales16);
+        q.scales = NULL;
+        q.scales16 = NULL;
+        if (f16) {
+            q.scales16 = tu_malloc(q.rows * sizeof *q.scales16);
+            for (size_t r = 0; r < q.rows; r++)
+                q.scales16[r] = f16_scales[r % 6];
+        } else {
+            q.scales = tu_malloc(q.rows * sizeof *q.scales);
+            for (size_t r = 0; r < q.rows; r++)
+                q.scales[r] = (r & 1 ? -1.0f : 1.0f) * f32_scales[r % 8];
+        }
+        qtab_decode(&q);
+        float *got = decoded_on_device(ctx, &q, 2 * q.rows);
+        check_decoded(&q, got, 2 * q.rows, f16 ? "I8, fp16 scales" : "I8, fp32 scales");
+        free(got);
+    }
+    qtab_free(&q);
+    sinpe_context_release(ctx);
+}
+END_TEST
+
+/* Q8_0 blocks with random values and scales, subnormal and negative d
+   among them, two blocks a row. */
+START_TEST(quant_q80_blocks)
+{
+    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
+    tu_rng rng;
+    qtab q;
+    memset(&q, 0, sizeof q);
+    tu_rng_init(&rng, "q8_0");
+    q.type = SINPE_Q8_0;
+    q.rows = 40;
+    q.dim = 64;
+    q.bytes = tu_malloc(ref_bytes(q.type, q.rows * q.dim));
+    for (size_t b = 0; b < q.rows * q.dim / 32; b++) {
+        uint16_t d = (uint16_t)tu_rng_int(&rng, 0, 0xfbff);
+        if ((d & 0x7c00) == 0x7c00)
+            d ^= 0x4000; /* no infinity or NaN scales here */
+        q.bytes[34 * b] = (unsigned char)(d & 0xff);
+        q.bytes[34 * b + 1] = (unsigned char)(d >> 8);
+        for (int j = 0; j < 32; j++)
+            q.bytes[34 * b + 2 + j] = (unsigned char)tu_rng_int(&rng, 0, 255);
+    }
+    qtab_decode(&q);
+    float *got = decoded_on_device(ctx, &q, q.rows);
+    check_decoded(&q, got, q.rows, "Q8_0");
+    free(got);
+    qtab_free(&q);
+    sinpe_context_release(ctx);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* Every call, against the float32 table of the same weights                */
+/* ------------------------------------------------------------------------ */
+
+/* A random table of q's type: rows x dim (dim a multiple of 32). */
+static void random_qtab(qtab *q, sinpe_dtype type, size_t rows, size_t dim, int f16_scales,
+                        tu_rng *rng)
+{
+    float *x = tu_malloc(rows * dim * sizeof *x);
+    memset(q, 0, sizeof *q);
+    q->type = type;
+    q->rows = rows;
+    q->dim = dim;
+    q->tensor_scale = 1.0f;
+    for (size_t i = 0; i < rows * dim; i++)
+        x[i] = tu_rng_float(rng, -3.0f, 3.0f);
+    q->bytes = tu_malloc(ref_bytes(type, rows * dim));
+    if (type == SINPE_I8 || (type != SINPE_Q8_0 && f16_scales >= 0)) {
+        if (f16_scales > 0)
+            q->scales16 = tu_malloc(rows * 2);
+        else
+            q->scales = tu_malloc(rows * 4);
+    }
+    TU_OK(sinpe_quantize(type, x, rows, dim, q->bytes, ref_bytes(type, rows * dim),
+                         q->scales16 ? (void *)q->scales16 : (void *)q->scales,
+                         q->scales16 ? SINPE_F16 : SINPE_F32));
+    qtab_decode(q);
+    free(x);
+}
+
+/* Cases: implicit positions (FAST, and with the output past 16 MiB in
+   stream records), explicit ones with padding, a vocabulary shard. */
+enum { QC_IMPLICIT, QC_EXPLICIT_PAD, QC_SHARD, QC_N };
+
+/*
+ * Loop index _i: type (I8, Q8_0, E4M3, E5M2) x output type.  For each case,
+ * fused, gather then add, and add alone over the quantized weights give the
+ * bytes of the same calls over the decoded float32 table.
+ */
+START_TEST(quant_calls_match_float_table)
+{
+    static const sinpe_dtype types[] = {SINPE_I8, SINPE_Q8_0, SINPE_FP8_E4M3, SINPE_FP8_E5M2};
+    sinpe_dtype type = types[_i / 3], ot = (sinpe_dtype)(_i % 3);
+    enum { NS = 3, SL = 21, DIM = 64, ROWS = 50 };
+    size_t n = NS * SL;
+    tu_rng rng;
+    qtab q;
+    tu_rng_init(&rng, "quant calls");
+    /* Row scales in fp32 or fp16; FP8 with a tensor scale in a third of the runs. */
+    int fp8 = type == SINPE_FP8_E4M3 || type == SINPE_FP8_E5M2;
+    random_qtab(&q, type, ROWS, DIM, fp8 && _i % 3 == 2 ? -1 : _i & 1, &rng);
+    if (fp8 && _i % 3 == 2) {
+        q.tensor_scale = 0.625f;
+        free(q.w);
+        qtab_decode(&q);
+    }
+    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
+    cl_command_queue cq = tu_queue(ctx);
+    sinpe_spec spec;
+    sinpe_table *tab = NULL;
+    sinpe_spec_init(&spec, DIM);
+    TU_OK(sinpe_table_create(ctx, &spec, 40, &tab));
+    int32_t ids[NS * SL], pos[NS * SL];
+    for (size_t t = 0; t < n; t++) {
+        ids[t] = tu_rng_int(&rng, -2, ROWS + 2); /* a few outside the rows held */
+        pos[t] = tu_rng_int(&rng, 0, 80);        /* some past the table's 40 rows */
+    }
+    cl_mem ids_m = tu_buffer(ctx, sizeof ids, ids), pos_m = tu_buffer(ctx, sizeof pos, pos);
+    cl_mem f32_m = tu_buffer(ctx, ROWS * DIM * sizeof(float), q.w), qbufs[2];
+    size_t bytes = n * DIM * (ot == SINPE_F32 ? 4 : 2);
+    for (int c = 0; c < QC_N; c++) {
+        sinpe_embed_args a, f;
+        sinpe_embed_args_init(&a);
+        a.n_seqs = NS;
+        a.seq_len = SL;
+        a.ids = ids_m;
+        a.out_dtype = ot;
+        a.token_scale = 5.5f;
+        a.start = 2;
+        if (c == QC_EXPLICIT_PAD) {
+            a.positions = pos_m;
+            a.pad_id = 7;
+            a.pad_policy = SINPE_PAD_ZERO_PE;
+        }
+        if (c == QC_SHARD) {
+            a.vocab_shard = 1;
+            a.vocab_start = 10;
+            a.positions = pos_m;
+        }
+        q_args(&a, ctx, &q, qbufs);
+        f = a;
+        f.weights = f32_m;
+        f.weights_dtype = SINPE_F32;
+        f.weight_scales = NULL;
+        if (c == QC_SHARD)
+            a.vocab = f.vocab = ROWS - 10;
+        for (int call = 0; call < 3; call++) {
+            unsigned char *got[2];
+            for (int side = 0; side < 2; side++) {
+                const sinpe_embed_args *s = side ? &f : &a;
+                sinpe_embed_args o = *s;
+                unsigned char poison = side ? 0x5a : 0xa5;
+                o.out = tu_buffer(ctx, bytes, NULL);
+                TU_CL(clEnqueueFillBuffer(cq, o.out, &poison, 1, 0, bytes, 0, NULL, NULL));
+                if (call == 0) {
+                    TU_OK(sinpe_enqueue_embed(tab, cq, &o, 0, NULL, NULL));
+                } else {
+                    TU_OK(sinpe_enqueue_gather(tab, cq, &o, 0, NULL, NULL));
+                    if (call == 2)
+                        TU_OK(sinpe_enqueue_add_positions(tab, cq, &o, 0, NULL, NULL));
+                }
+                got[side] = tu_malloc(bytes);
+                tu_read(cq, o.out, 0, bytes, got[side]);
+                clReleaseMemObject(o.out);
+            }
+            ck_assert_msg(memcmp(got[0], got[1], bytes) == 0,
+                          "%s weights, out %d, case %d, call %d: the bytes differ from the "
+                          "float32 table's (or an element was left unwritten)",
+                          sinpe__dtype(type)->name, (int)ot, c, call);
+            free(got[0]);
+            free(got[1]);
+        }
+        clReleaseMemObject(qbufs[0]);
+        if (qbufs[1])
+            clReleaseMemObject(qbufs[1]);
+    }
+    clReleaseMemObject(ids_m);
+    clReleaseMemObject(pos_m);
+    clReleaseMemObject(f32_m);
+    sinpe_table_release(tab);
+    clReleaseCommandQueue(cq);
+    sinpe_context_release(ctx);
+    qtab_free(&q);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* Bad input, the token scale's rounding, sinpe_quantize                    */
+/* ------------------------------------------------------------------------ */
+
+START_TEST(quant_bad_input)
+{
+    enum { DIM = 32, ROWS = 4, N = 6 };
+    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
+    cl_command_queue cq = tu_queue(ctx);
+    sinpe_spec spec;
+    sinpe_table *tab = NULL;
+    sinpe_spec_init(&spec, DIM);
+    TU_OK(sinpe_table_create(ctx, &spec, 8, &tab));
+    int32_t ids[N] = {0, 1, 2, 3, 0, 1};
+    unsigned char wq[ROWS * 34];
+    memset(wq, 1, sizeof wq);
+    float sc[ROWS] = {1, 2, 3, 4};
+    cl_mem ids_m = tu_buffer(ctx, sizeof ids, ids), w_m = tu_buffer(ctx, sizeof wq, wq);
+    cl_mem sc_m = tu_buffer(ctx, sizeof sc, sc), small_m = tu_buffer(ctx, 3 * sizeof(float), sc);
+    cl_mem out_m = tu_poisoned_buffer(ctx, cq, N * DIM);
+    sinpe_embed_args base, a;
+    sinpe_embed_args_init(&base);
+    base.n_seqs = 2;
+    base.seq_len = 3;
+    base.ids = ids_m;
+    base.weights = w_m;
+    base.vocab = ROWS;
+    base.out = out_m;
+
+#define EXPECT(field_change, status, words)                                              \
+    do {                                                                                 \
+        a = base;                                                                        \
+        field_change;                                                                    \
+        TU_STATUS(sinpe_enqueue_embed(tab, cq, &a, 0, NULL, NULL), status);              \
+        ck_assert_msg(strstr(sinpe_last_error(), words) != NULL, "message \"%s\" lacks \"%s\"", \
+                      sinpe_last_error(), words);                                        \
+        TU_STATUS(sinpe_enqueue_gather(tab, cq, &a, 0, NULL, NULL), status);             \
+    } while (0)
+    EXPECT(a.weights_dtype = SINPE_I8, SINPE_NULL_ARGUMENT, "weight_scales");
+    EXPECT((a.weights_dtype = SINPE_I8, a.weight_scales = small_m), SINPE_BUFFER_TOO_SMALL,
+           "weight_scales");
+    EXPECT((a.weights_dtype = SINPE_I8, a.weight_scales = sc_m, a.weight_scales_offset = 1),
+           SINPE_BUFFER_TOO_SMALL, "weight_scales");
+    EXPECT((a.weights_dtype = SINPE_FP8_E4M3, a.weight_scales = sc_m,
+            a.weight_scales_dtype = SINPE_BF16),
+           SINPE_INVALID_DTYPE, "weight_scales_dtype");
+    EXPECT((a.weights_dtype = SINPE_FP8_E5M2, a.weights_scale = NAN), SINPE_INVALID_OPTION,
+           "weights_scale");
+    EXPECT((a.weights_dtype = SINPE_FP8_E4M3, a.weights_scale = INFINITY), SINPE_INVALID_OPTION,
+           "weights_scale");
+    EXPECT((a.weights_dtype = SINPE_Q8_0, a.weights_offset = 16), SINPE_INVALID_SHAPE,
+           "multiples of its block");
+    EXPECT((a.weights_dtype = SINPE_Q8_0, a.weights_stride = 48), SINPE_INVALID_SHAPE,
+           "multiples of its block");
+    EXPECT((a.weights_dtype = SINPE_Q8_0, a.vocab = ROWS + 1), SINPE_BUFFER_TOO_SMALL,
+           "args->weights");
+    EXPECT((a.weights_dtype = SINPE_FP8_E4M3, a.vocab = 5 * ROWS), SINPE_BUFFER_TOO_SMALL,
+           "args->weights");
+    EXPECT(a.out_dtype = SINPE_Q8_0, SINPE_INVALID_DTYPE, "weights-only");
+    EXPECT((a.weights_dtype = SINPE_I8, a.weight_scales = sc_m,
+            a.token_scale_rounding = SINPE_SCALE_WEIGHTS),
+           SINPE_INVALID_OPTION, "token_scale_rounding");
+    EXPECT((a.weights_dtype = SINPE_FP8_E4M3, a.token_scale_rounding = (sinpe_scale_rounding)3),
+           SINPE_INVALID_OPTION, "token_scale_rounding");
+#undef EXPECT
+    /* A Q8_0 table at a dim that is no multiple of 32. */
+    {
+        sinpe_table *odd = NULL;
+        sinpe_spec_init(&spec, 48);
+        TU_OK(sinpe_table_create(ctx, &spec, 8, &odd));
+        a = base;
+        a.weights_dtype = SINPE_Q8_0;
+        TU_STATUS(sinpe_enqueue_embed(odd, cq, &a, 0, NULL, NULL), SINPE_INVALID_SHAPE);
+        sinpe_table_release(odd);
+    }
+    TU_CL(clFinish(cq));
+    float *got = tu_read_floats(cq, out_m, N * DIM);
+    tu_check_all_poison(got, N * DIM, "quantized bad input");
+    free(got);
+    clReleaseMemObject(ids_m);
+    clReleaseMemObject(w_m);
+    clReleaseMemObject(sc_m);
+    clReleaseMemObject(small_m);
+    clReleaseMemObject(out_m);
+    sinpe_table_release(tab);
+    clReleaseCommandQueue(cq);
+    sinpe_context_release(ctx);
+}
+END_TEST
+
+/*
+ * token_scale_rounding: sqrt(3072) = 55.4256 rounded to bf16 is 55.5 (HF
+ * Gemma's normalizer); the rounded call equals the call given 55.5, and
+ * differs from the exact one.  Rounding to the weights' fp16: 55.4375.
+ */
+START_TEST(quant_token_scale_rounding)
+{
+    enum { DIM = 16, N = 8 };
+    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
+    cl_command_queue cq = tu_queue(ctx);
+    sinpe_spec spec;
+    sinpe_table *tab = NULL;
+    sinpe_spec_init(&spec, DIM);
+    TU_OK(sinpe_table_create(ctx, &spec, 16, &tab));
+    int32_t ids[N] = {0, 1, 2, 3, 4, 5, 6, 7};
+    uint16_t w16[N * DIM];
+    tu_rng rng;
+    tu_rng_init(&rng, "token scale rounding");
+    for (size_t i = 0; i < N * DIM; i++)
+        w16[i] = fr_f32_to_f16(tu_rng_float(&rng, -1.0f, 1.0f));
+    cl_mem ids_m = tu_buffer(ctx, sizeof ids, ids), w_m = tu_buffer(ctx, sizeof w16, w16);
+    static const struct {
+        sinpe_scale_rounding rounding;
+        sinpe_dtype out;
+        float as;
+    } cases[] = {{SINPE_SCALE_OUTPUT, SINPE_BF16, 55.5f},
+                 {SINPE_SCALE_WEIGHTS, SINPE_BF16, 55.4375f},
+                 {SINPE_SCALE_OUTPUT, SINPE_F32, 0.0f}};
+    for (size_t k = 0; k < 3; k++) {
+        uint16_t got[2][N * DIM * 2];
+        for (int side = 0; side < 2; side++) {
+            sinpe_embed_args a;
+            sinpe_embed_args_init(&a);
+            a.n_seqs = 1;
+            a.seq_len = N;
+            a.ids = ids_m;
+            a.weights = w_m;
+            a.weights_dtype = SINPE_F16;
+            a.vocab = N;
+            a.out_dtype = cases[k].out;
+            a.token_scale = sqrtf(3072.0f);
+            if (side == 0)
+                a.token_scale_rounding = cases[k].rounding;
+            else if (cases[k].as > 0.0f)
+                a.token_scale = cases[k].as;
+            size_t bytes = N * DIM * (cases[k].out == SINPE_F32 ? 4 : 2);
+            a.out = tu_buffer(ctx, bytes, NULL);
+            TU_OK(sinpe_enqueue_embed(tab, cq, &a, 0, NULL, NULL));
+            tu_read(cq, a.out, 0, bytes, got[side]);
+            clReleaseMemObject(a.out);
+        }
+        ck_assert_msg(memcmp(got[0], got[1], N * DIM * (cases[k].out == SINPE_F32 ? 4 : 2)) == 0,
+                      "rounding case %zu: the output differs from the call given %g", k,
+                      (double)cases[k].as);
+    }
+    ck_assert_float_eq(sinpe__round_to(SINPE_BF16, sqrtf(3072.0f)), 55.5f);
+    ck_assert_float_eq(sinpe__round_to(SINPE_F16, sqrtf(3072.0f)), 55.4375f);
+    clReleaseMemObject(ids_m);
+    clReleaseMemObject(w_m);
+    sinpe_table_release(tab);
+    clReleaseCommandQueue(cq);
+    sinpe_context_release(ctx);
+}
+END_TEST
+
+/* The nearest FP8 code to v (ties to the even code), by search. */
+static unsigned nearest_fp8(double v, sinpe_dtype t)
+{
+    unsigned best = 0;
+    double best_err = INFINITY;
+    for (unsigned c = 0; c < 256; c++) {
+        double d = t == SINPE_FP8_E4M3 ? ref_e4m3(c) : ref_e5m2(c), err = fabs(d - v);
+        if (isnan(d) || isinf(d) || (d == 0.0 && signbit(d) != signbit(v)))
+            continue;
+        if (err < best_err || (err == best_err && !(c & 1))) {
+            best = c;
+            best_err = err;
+        }
+    }
+    return best;
+}
+
+/* sinpe_quantize: every layout against its definition (scales max-abs over
+   the largest finite value, stored, then values to nearest even). */
+START_TEST(quant_quantize)
+{
+    enum { ROWS = 6, DIM = 64 };
+    float x[ROWS * DIM], s32[ROWS];
+    uint16_t s16[ROWS];
+    unsigned char out[ROWS * DIM * 2];
+    tu_rng rng;
+    tu_rng_init(&rng, "quantize");
+    for (size_t i = 0; i < ROWS * DIM; i++)
+        x[i] = ldexpf(tu_rng_float(&rng, -1.0f, 1.0f), tu_rng_int(&rng, -8, 8));
+    for (size_t c = 0; c < DIM; c++)
+        x[3 * DIM + c] = 0.0f; /* a row of zeros: scale 0, values 0 */
+
+    TU_OK(sinpe_quantize(SINPE_I8, x, ROWS, DIM, out, sizeof out, s32, SINPE_F32));
+    for (size_t r = 0; r < ROWS; r++) {
+        double m = 0.0;
+        for (size_t c = 0; c < DIM; c++)
+            m = fmax(m, fabs(x[r * DIM + c]));
+        ck_assert_float_eq(s32[r], (float)(m / 127.0));
+        for (size_t c = 0; c < DIM; c++) {
+            double q = s32[r] ? nearbyint(x[r * DIM + c] / (double)s32[r]) : 0.0;
+            ck_assert_int_eq((signed char)out[r * DIM + c], (int)q);
+        }
+    }
+    TU_OK(sinpe_quantize(SINPE_Q8_0, x, ROWS, DIM, out, sizeof out, NULL, SINPE_F32));
+    for (size_t b = 0; b < ROWS * DIM / 32; b++) {
+        double m = 0.0;
+        for (int j = 0; j < 32; j++)
+            m = fmax(m, fabs(x[32 * b + j]));
+        uint16_t h = (uint16_t)(out[34 * b] | out[34 * b + 1] << 8);
+        ck_assert_uint_eq(h, fr_f32_to_f16((float)(m / 127.0)));
+        double d = fr_f16_to_f32(h);
+        for (int j = 0; j < 32; j++) {
+            double q = d ? fmin(127.0, fmax(-127.0, nearbyint(x[32 * b + j] / d))) : 0.0;
+            ck_assert_int_eq((signed char)out[34 * b + 2 + j], (int)q);
+        }
+    }
+    for (int t = SINPE_FP8_E4M3; t <= SINPE_FP8_E5M2; t++) {
+        double largest = t == SINPE_FP8_E4M3 ? 448.0 : 57344.0;
+        TU_OK(sinpe_quantize((sinpe_dtype)t, x, ROWS, DIM, out, sizeof out, s16, SINPE_F16));
+        for (size_t r = 0; r < ROWS; r++) {
+            double m = 0.0, s = fr_f16_to_f32(s16[r]);
+            for (size_t c = 0; c < DIM; c++)
+                m = fmax(m, fabs(x[r * DIM + c]));
+            ck_assert_uint_eq(s16[r], fr_f32_to_f16((float)(m / largest)));
+            for (size_t c = 0; c < DIM; c++) {
+                double v = s ? fmin(largest, fmax(-largest, x[r * DIM + c] / s)) : 0.0;
+                ck_assert_uint_eq(out[r * DIM + c], nearest_fp8(v, (sinpe_dtype)t));
+            }
+        }
+    }
+    /* Errors. */
+    TU_STATUS(sinpe_quantize(SINPE_I8, x, ROWS, DIM, out, sizeof out, NULL, SINPE_F32),
+              SINPE_NULL_ARGUMENT);
+    TU_STATUS(sinpe_quantize(SINPE_Q8_0, x, ROWS, 48, out, sizeof out, NULL, SINPE_F32),
+              SINPE_INVALID_SHAPE);
+    TU_STATUS(sinpe_quantize(SINPE_F16, x, ROWS, DIM, out, ROWS * DIM * 2 - 1, NULL, SINPE_F32),
+              SINPE_BUFFER_TOO_SMALL);
+    TU_STATUS(sinpe_quantize(SINPE_I8, x, ROWS, DIM, out, sizeof out, s32, SINPE_BF16),
+              SINPE_INVALID_DTYPE);
+    TU_STATUS(sinpe_quantize((sinpe_dtype)9, x, ROWS, DIM, out, sizeof out, NULL, SINPE_F32),
+              SINPE_INVALID_DTYPE);
+    x[5] = NAN;
+    TU_STATUS(sinpe_quantize(SINPE_FP8_E4M3, x, ROWS, DIM, out, sizeof out, NULL, SINPE_F32),
+              SINPE_INVALID_OPTION);
+    ck_assert_msg(strstr(sinpe_last_error(), "src[5]") != NULL, "%s", sinpe_last_error());
+}
+END_TEST
+
+/* sinpe_dtype_bytes: the layouts' sizes, a partial Q8_0 block counted whole,
+   0 for a value that is no type, SIZE_MAX on overflow. */
+START_TEST(quant_dtype_bytes)
+{
+    static const size_t per_value[] = {4, 2, 2, 1, 0, 1, 1};
+    for (int t = SINPE_F32; t <= SINPE_FP8_E5M2; t++) {
+        for (size_t n = 0; n < 200; n += 32)
+            ck_assert_uint_eq(sinpe_dtype_bytes((sinpe_dtype)t, n),
+                              t == SINPE_Q8_0 ? n / 32 * 34 : n * per_value[t]);
+        ck_assert_uint_eq(sinpe_dtype_bytes((sinpe_dtype)t, SIZE_MAX), SIZE_MAX);
+    }
+    ck_assert_uint_eq(sinpe_dtype_bytes(SINPE_Q8_0, 1), 34);
+    ck_assert_uint_eq(sinpe_dtype_bytes(SINPE_Q8_0, 33), 68);
+    ck_assert_uint_eq(sinpe_dtype_bytes((sinpe_dtype)7, 10), 0);
+    ck_assert_uint_eq(sinpe_dtype_bytes((sinpe_dtype)-1, 10), 0);
+}
+END_TEST
+
+/*
+ * A quantized type's kernels are built on its first call: a build that
+ * fails there is reported by that call (and by sinpe_context_prepare) with
+ * the log, and nothing is enqueued; the other types are not affected.  The
+ * kernel source is the repository's with an #error for Q8_0's program.
+ */
+START_TEST(quant_lazy_build)
+{
+    enum { DIM = 32, ROWS = 4, N = 6 };
+    char cwd[4096], text[4400], path[] = "/tmp/sinpe-lazy-XXXXXX";
+    ck_assert_msg(getcwd(cwd, sizeof cwd) != NULL, "getcwd failed");
+    snprintf(text, sizeof text,
+             "#if defined(SINPE_WEIGHTS) && SINPE_WEIGHTS == 4\n"
+             "#error q8_0 kernels refused on purpose\n"
+             "#endif\n"
+             "#include \"%s/kernels/sinpe.cl\"\n",
+             cwd);
+    int fd = mkstemp(path);
+    ck_assert_msg(fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text),
+                  "cannot write %s", path);
+    close(fd);
+    setenv("SINPE_KERNEL_SOURCE", path, 1);
+
+    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
+    cl_command_queue cq = tu_queue(ctx);
+    sinpe_spec spec;
+    sinpe_table *tab = NULL;
+    sinpe_spec_init(&spec, DIM);
+    TU_OK(sinpe_table_create(ctx, &spec, 8, &tab));
+    int32_t ids[N] = {0, 1, 2, 3, 0, 1}, zero = 0;
+    unsigned char wq[ROWS * 34];
+    memset(wq, 0, sizeof wq);
+    cl_mem ids_m = tu_buffer(ctx, sizeof ids, ids), w_m = tu_buffer(ctx, sizeof wq, wq);
+    cl_mem bad_m = tu_buffer(ctx, sizeof zero, &zero);
+    cl_mem out_m = tu_poisoned_buffer(ctx, cq, N * DIM);
+    sinpe_embed_args a;
+    sinpe_embed_args_init(&a);
+    a.n_seqs = 2;
+    a.seq_len = 3;
+    a.ids = ids_m;
+    a.weights = w_m;
+    a.weights_dtype = SINPE_Q8_0;
+    a.vocab = ROWS;
+    a.out = out_m;
+    a.bad_ids = bad_m;
+
+    TU_STATUS(sinpe_context_prepare(ctx, SINPE_Q8_0), SINPE_BUILD_FAILED);
+    ck_assert_msg(strstr(sinpe_last_error(), "refused on purpose") != NULL,
+                  "the build log is missing: \"%s\"", sinpe_last_error());
+    TU_STATUS(sinpe_enqueue_embed(tab, cq, &a, 0, NULL, NULL), SINPE_BUILD_FAILED);
+    TU_STATUS(sinpe_enqueue_gather(tab, cq, &a, 0, NULL, NULL), SINPE_BUILD_FAILED);
+    TU_CL(clFinish(cq));
+    float out[N * DIM];
+    int32_t bad = -1;
+    tu_read(cq, out_m, 0, sizeof out, out);
+    tu_read(cq, bad_m, 0, sizeof bad, &bad);
+    tu_check_all_poison(out, N * DIM, "output after a failed lazy build");
+    ck_assert_int_eq(bad, 0);
+
+    /* Another quantized type builds and runs; so do the float ones. */
+    TU_OK(sinpe_context_prepare(ctx, SINPE_FP8_E5M2));
+    TU_OK(sinpe_context_prepare(ctx, SINPE_FP8_E5M2));
+    TU_OK(sinpe_context_prepare(ctx, SINPE_F16));
+    a.weights_dtype = SINPE_FP8_E5M2;
+    TU_OK(sinpe_enqueue_embed(tab, cq, &a, 0, NULL, NULL));
+    TU_CL(clFinish(cq));
+    tu_read(cq, out_m, 0, sizeof out, out);
+    for (size_t i = 0; i < N * DIM; i++)
+        ck_assert_msg(!tu_is_poison(out[i]), "element %zu left unwritten", i);
+
+    TU_STATUS(sinpe_context_prepare(NULL, SINPE_I8), SINPE_NULL_ARGUMENT);
+    TU_STATUS(sinpe_context_prepare(ctx, (sinpe_dtype)7), SINPE_INVALID_DTYPE);
+    ck_assert_msg(strstr(sinpe_last_error(), "weights_dtype") != NULL, "%s", sinpe_last_error());
+
+    unsetenv("SINPE_KERNEL_SOURCE");
+    unlink(path);
+    clReleaseMemObject(ids_m);
+    clReleaseMemObject(w_m);
+    clReleaseMemObject(bad_m);
+    clReleaseMemObject(out_m);
+    sinpe_table_release(tab);
+    clReleaseCommandQueue(cq);
+    sinpe_context_release(ctx);
+}
+END_TEST
+
+Suite *suite_quant(void)
+{
+    Suite *s = suite_create("quant");
+    TCase *tc = tcase_create("host");
+    tcase_add_test(tc, quant_quantize);
+    tcase_add_test(tc, quant_dtype_bytes);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("device");
+    tcase_set_timeout(tc, TU_TIMEOUT);
+    tcase_add_loop_test(tc, quant_fp8_every_code, 0, 2);
+    tcase_add_test(tc, quant_i8_every_value);
+    tcase_add_test(tc, quant_q80_blocks);
+    tcase_add_loop_test(tc, quant_calls_match_float_table, 0, 12);
+    tcase_add_test(tc, quant_bad_input);
+    tcase_add_test(tc, quant_token_scale_rounding);
+    tcase_add_test(tc, quant_lazy_build);
+    suite_add_tcase(s, tc);
+    return s;
+}
