@@ -39,9 +39,11 @@
 #define BENCH_POS_IMPLICIT 1u
 #define BENCH_POS_EXPLICIT 2u
 
-/* Storage types, as bits (1u << sinpe_dtype) of bench_opts.dtypes. */
+/* Storage types, as bits (1u << sinpe_dtype) of bench_opts.dtypes; the
+   weights section's types, of bench_opts.weights. */
 #define BENCH_N_DTYPES 3
 #define BENCH_DTYPES_ALL 7u
+#define BENCH_WEIGHTS_ALL 0x7Au /* fp16, i8, q8_0, e4m3, e5m2 */
 
 /* Command-line settings. */
 typedef struct bench_opts {
@@ -51,6 +53,7 @@ typedef struct bench_opts {
     unsigned positions;  /* BENCH_POS_* bits; 0: explicit in fp32 only (the default) */
     int full;            /* every storage type x positions mode x case */
     unsigned dtypes;     /* 1u << SINPE_F32 etc. */
+    unsigned weights;    /* weight types of the weights section, 1u << sinpe_dtype */
     uint64_t seed;       /* seed of the token ids and positions */
     const char *json_path;
     const char *device;  /* sinpe device selector; NULL: SINPE_DEVICE or best */
@@ -145,6 +148,7 @@ typedef struct bench_row {
     const char *positions;    /* "implicit", "explicit", or NULL */
     const char *shape;        /* shape name, or NULL */
     const char *dtype;        /* storage of weights and output; NULL: none */
+    const char *weights;      /* weights section: the weights' type (dtype: the output's) */
     size_t seqs, seq_len, dim;
     size_t distinct_positions;
     double bytes;             /* the case's own bytes that must move */
@@ -152,6 +156,8 @@ typedef struct bench_row {
     double speedup_device;    /* unfused rows: unfused / fused median device time */
     double speedup_wall;      /* unfused rows: unfused / fused median wall time */
     double vs_fp32;           /* fp16/bf16 rows: GB/s over fp32's, same case and shape */
+    double vs_weights;        /* weights rows: time over the fp16 weights', same shape */
+    double vs_weights_gbps;   /* and GB/s over theirs */
     double ref_us;            /* table: median of the write of the same bytes */
     double vs_ref;            /* table: median_us / ref_us (goal <= 3) */
     bench_stats stats;
@@ -243,6 +249,8 @@ typedef struct goal_tally {
     bench_range decode_wall;       /* unfused / fused wall time, fp32 implicit decode */
     bench_range decode_floor[2];   /* fused wall time over the empty kernel's, fp32 decode */
     bench_range vs_fp32[BENCH_N_DTYPES]; /* 16-bit GB/s over fp32's */
+    bench_range w_time[SINPE_FP8_E5M2 + 1]; /* weights rows: time over fp16 weights' */
+    bench_range w_gbps[SINPE_FP8_E5M2 + 1]; /* and GB/s over theirs */
     size_t n_table, table_dim[BENCH_MAX_TABLE_DIMS];
     double table_ratio[BENCH_MAX_TABLE_DIMS];
 } goal_tally;
@@ -253,6 +261,11 @@ int bench_report_checks(const check_tally *t);
 void bench_goal_row(const bench_env *env, goal_tally *g, const bench_row *row);
 void bench_goal_table(goal_tally *g, size_t dim, double ratio);
 void bench_report_goals(cl_device_type type, const goal_tally *g);
+
+/* weights.c: the fused call into fp16 output from every weight type of
+   opts->weights, mid and prefill, at one dim (checked as a shape is). */
+int bench_weight_cases(bench_env *env, sinpe_table *table, size_t dim, check_tally *tally,
+                       goal_tally *goals);
 
 /* check.c: compares two outputs of n elements of dtype, read back from the
    device.  tol_ulps 0 asks for equal bytes; else see check.c. */

@@ -9,7 +9,8 @@
  *   1. the ceilings (ceiling.c): a float4 copy and a float4 write;
  *   2. for each dim in dims[]: table generation (table.c), then for each
  *      storage type, shape in shapes[] and positions mode, every case in
- *      bench_cases[] (cases.c);
+ *      bench_cases[] (cases.c); then the fused call into fp16 output from
+ *      each weight type, quantized ones included (weights.c);
  *   3. the ceilings again, to show whether the machine stayed quiet.
  * After its cases, every shape checks its outputs (verdict.c, check.c):
  * fused against unfused (byte for byte in float32, within the
@@ -288,6 +289,8 @@ static int run_dim(bench_env *env, size_t di, check_tally *tally, goal_tally *go
         if (env->opts->dtypes & (1u << d))
             if (run_dtype(env, ds, (sinpe_dtype)d, tally, goals) != 0)
                 goto fail;
+    if (bench_weight_cases(env, ds->table, dim, tally, goals) != 0)
+        goto fail;
 
     sinpe_table_release(ds->table);
     free(ds);

@@ -31,6 +31,9 @@ void bench_usage(FILE *f)
             "                    (default: both in fp32, implicit in fp16 and bf16)\n"
             "  --explicit        the same as --positions both (kept for old scripts)\n"
             "  --dtypes LIST     storage types, from fp32,fp16,bf16 (default all three)\n"
+            "  --weights LIST    weight types of the weights section (fused into fp16\n"
+            "                    output, mid and prefill), from fp16,i8,q8_0,e4m3,e5m2\n"
+            "                    (default all), or none\n"
             "  --full            every storage type with both position modes, and\n"
             "                    fused_otf in all of them and on every shape (default:\n"
             "                    fp32, implicit positions, decode and prefill only);\n"
@@ -49,14 +52,20 @@ void bench_usage(FILE *f)
             BENCH_EXIT_MISMATCH);
 }
 
-/* --dtypes: a comma-separated list of fp32, fp16 and bf16. */
-static int parse_dtypes(const char *s, unsigned *mask)
+/* --dtypes and --weights: a comma-separated list of the names of the
+   types in allowed (bits 1u << sinpe_dtype); "none" for the empty set when
+   allowed has none_ok. */
+static int parse_dtypes(const char *s, unsigned allowed, int none_ok, unsigned *mask)
 {
     *mask = 0;
+    if (none_ok && s && !strcmp(s, "none"))
+        return 0;
     while (s && *s) {
         size_t n = strcspn(s, ",");
         int d, found = 0;
-        for (d = 0; d < BENCH_N_DTYPES; d++) {
+        for (d = 0; d <= SINPE_FP8_E5M2; d++) {
+            if (!(allowed & (1u << d)))
+                continue;
             const char *name = bench_dtype_name((sinpe_dtype)d);
             if (n == strlen(name) && !strncmp(s, name, n)) {
                 *mask |= 1u << d;
@@ -118,6 +127,7 @@ int bench_parse_args(int argc, char **argv, bench_opts *o)
     o->warmup = BENCH_WARMUP;
     o->seed = DEFAULT_SEED;
     o->dtypes = BENCH_DTYPES_ALL;
+    o->weights = BENCH_WEIGHTS_ALL;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -142,9 +152,16 @@ int bench_parse_args(int argc, char **argv, bench_opts *o)
             }
             i++;
         } else if (!strcmp(a, "--dtypes")) {
-            if (parse_dtypes(val, &o->dtypes) != 0) {
+            if (parse_dtypes(val, BENCH_DTYPES_ALL, 0, &o->dtypes) != 0) {
                 fprintf(stderr, "sinpe_bench: --dtypes needs a comma-separated list of "
                                 "fp32, fp16 and bf16\n");
+                return BENCH_EXIT_USAGE;
+            }
+            i++;
+        } else if (!strcmp(a, "--weights")) {
+            if (parse_dtypes(val, BENCH_WEIGHTS_ALL, 1, &o->weights) != 0) {
+                fprintf(stderr, "sinpe_bench: --weights needs none or a comma-separated "
+                                "list of fp16, i8, q8_0, e4m3 and e5m2\n");
                 return BENCH_EXIT_USAGE;
             }
             i++;

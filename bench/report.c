@@ -26,6 +26,14 @@ const char *bench_dtype_name(sinpe_dtype dtype)
         return "fp16";
     case SINPE_BF16:
         return "bf16";
+    case SINPE_I8:
+        return "i8";
+    case SINPE_Q8_0:
+        return "q8_0";
+    case SINPE_FP8_E4M3:
+        return "e4m3";
+    case SINPE_FP8_E5M2:
+        return "e5m2";
     default:
         return "fp32";
     }
@@ -55,7 +63,7 @@ void bench_error(const char *what, int status, const char *file, int line)
         fprintf(stderr, "sinpe_bench: detail: %s\n", detail);
 }
 
-#define ROW_HEAD "%-12s %-3s %-7s %-7s %4s %-4s %7s %4s %8s %8s %8s %8s %7s %5s %5s %7s %9s %5s\n"
+#define ROW_HEAD "%-12s %-3s %-7s %-7s %4s %-5s %7s %4s %8s %8s %8s %8s %7s %5s %5s %7s %9s %5s\n"
 
 void bench_report_header(const bench_env *env)
 {
@@ -96,7 +104,10 @@ void bench_report_header(const bench_env *env)
            "GB/s: the case's own bytes (fp16/bf16 rows count 2 B per value, PE rows\n"
            "4 B); task: GB/s on the fused case's mandatory bytes for the same shape;\n"
            "fused x: unfused time over fused time (device/wall); vs32: GB/s over the\n"
-           "fp32 row's of the same case and shape.  Shapes that fit in a cache can\n"
+           "fp32 row's of the same case and shape.  Weights rows (type w:i8 etc.):\n"
+           "the fused call into fp16 output from weights of that type; vs32 there is\n"
+           "its time over the fp16 weights' (w:fp16) on the same shape, and their\n"
+           "bytes count the weights' own row size.  Shapes that fit in a cache can\n"
            "exceed the ceilings, which stream from memory.  The ceilings run at the\n"
            "start and again at the end; percentages use the start figures, so the end\n"
            "rows show any drift.\n\n");
@@ -157,6 +168,8 @@ static void json_row(const bench_env *env, const bench_row *r)
     fprintf(f, ",\"seqs\":%zu,\"seq_len\":%zu,\"dim\":%zu,\"dtype\":", r->seqs, r->seq_len,
             r->dim);
     json_string(f, r->dtype);
+    fputs(",\"weights\":", f);
+    json_string(f, r->weights ? r->weights : r->dtype);
     fprintf(f, ",\"distinct_positions\":%zu", r->distinct_positions);
     fprintf(f, ",\"timing\":\"%s\",\"reps\":%d",
             s->timing == BENCH_TIMING_HOST      ? "host"
@@ -173,6 +186,8 @@ static void json_row(const bench_env *env, const bench_row *r)
     json_number_or_null(f, "speedup_device", r->speedup_device);
     json_number_or_null(f, "speedup_wall", r->speedup_wall);
     json_number_or_null(f, "vs_fp32", r->vs_fp32);
+    json_number_or_null(f, "time_vs_fp16_weights", r->vs_weights);
+    json_number_or_null(f, "gbps_vs_fp16_weights", r->vs_weights_gbps);
     json_number_or_null(f, "write_us", r->ref_us);
     json_number_or_null(f, "vs_write", r->vs_ref);
     fprintf(f, ",\"seed\":%llu,\"tuning\":", (unsigned long long)env->opts->seed);
@@ -194,6 +209,7 @@ void bench_report_row(bench_env *env, const bench_row *r)
     /* Ceiling rows show when they ran where the others show their shape. */
     const char *label = r->shape ? r->shape : r->phase ? r->phase : "-";
     char seqs[48] = "-", dim[24] = "-", task[48] = "-", speedup[96] = "-", vs[32] = "-";
+    char type[32];
     char mib[32], reps[24], med[32], lo[32], hi[32], wall[32], rate[32], pc[32], pw[32];
 
     if (r->dim > 0)
@@ -204,8 +220,12 @@ void bench_report_row(bench_env *env, const bench_row *r)
         snprintf(task, sizeof task, "%.2f", bench_gbps(r->task_bytes, s->median_us));
     if (r->speedup_device > 0.0)
         snprintf(speedup, sizeof speedup, "%.2f/%.2f", r->speedup_device, r->speedup_wall);
-    if (r->vs_fp32 > 0.0)
-        snprintf(vs, sizeof vs, "%.2f", r->vs_fp32);
+    if (r->vs_fp32 > 0.0 || r->vs_weights > 0.0)
+        snprintf(vs, sizeof vs, "%.2f", r->weights ? r->vs_weights : r->vs_fp32);
+    if (r->weights)
+        snprintf(type, sizeof type, "w:%s", r->weights);
+    else
+        snprintf(type, sizeof type, "%s", r->dtype ? r->dtype : "-");
     snprintf(mib, sizeof mib, "%.1f", r->bytes / (1024.0 * 1024.0));
     snprintf(reps, sizeof reps, "%d", s->reps);
     fmt_us(med, sizeof med, s->median_us);
@@ -217,7 +237,7 @@ void bench_report_row(bench_env *env, const bench_row *r)
     snprintf(pw, sizeof pw, "%.1f", pct(gbps, env->write_gbps));
 
     printf(ROW_HEAD, r->name, r->positions ? (r->positions[0] == 'e' ? "exp" : "imp") : "-",
-           label, seqs, dim, r->dtype ? r->dtype : "-", mib, reps, med, lo, hi, wall, rate, pc,
+           label, seqs, dim, type, mib, reps, med, lo, hi, wall, rate, pc,
            pw, task, speedup, vs);
     fflush(stdout);
     if (env->json)

@@ -14,7 +14,10 @@
  *   - decode: fused wall clock per call <= GOAL_DECODE_FLOOR x an empty
  *     kernel's on the same queue (and, reported, fused over unfused);
  *   - table generation within GOAL_TABLE_RATIO x the write of its bytes;
- *   - 16-bit storage within 10% of fp32's GB/s (fused, unfused, add).
+ *   - 16-bit storage within 10% of fp32's GB/s (fused, unfused, add);
+ *   - weights section, fp16 output, mid and prefill: from int8 and Q8_0
+ *     weights, fused time <= GOAL_W_TIME x and GB/s >= GOAL_W_GBPS x the
+ *     fp16 weights' (fp8 reported beside them).
  */
 #include "bench.h"
 
@@ -28,6 +31,8 @@
 #define GOAL_DECODE_FLOOR 1.15
 #define GOAL_TABLE_RATIO 3.0
 #define GOAL_VS_FP32 0.9
+#define GOAL_W_TIME 0.75
+#define GOAL_W_GBPS 0.9
 
 /* goal > 0: met at goal or more; goal < 0: met at -goal or less. */
 static void range_add(bench_range *r, double v, double goal)
@@ -49,6 +54,15 @@ void bench_goal_row(const bench_env *env, goal_tally *g, const bench_row *row)
     int decode = row->shape && strcmp(row->shape, "decode") == 0;
     double goal_pct = (env->device_type & CL_DEVICE_TYPE_CPU) ? GOAL_PCT_CPU : GOAL_PCT_GPU;
 
+    if (row->weights) {
+        int t;
+        for (t = SINPE_I8; t <= SINPE_FP8_E5M2; t++)
+            if (row->vs_weights > 0.0 && !strcmp(row->weights, bench_dtype_name((sinpe_dtype)t))) {
+                range_add(&g->w_time[t], row->vs_weights, -GOAL_W_TIME);
+                range_add(&g->w_gbps[t], row->vs_weights_gbps, GOAL_W_GBPS);
+            }
+        return;
+    }
     if (row->vs_fp32 > 0.0 && strcmp(row->name, "fused_otf") != 0) {
         int d = strcmp(row->dtype, "fp16") == 0 ? SINPE_F16 : SINPE_BF16;
         range_add(&g->vs_fp32[d], row->vs_fp32, GOAL_VS_FP32);
@@ -119,6 +133,14 @@ void bench_report_goals(cl_device_type type, const goal_tally *g)
                  GOAL_VS_FP32);
     report_range("bf16 GB/s over fp32's (fused, unfused, add)", &g->vs_fp32[SINPE_BF16], "",
                  GOAL_VS_FP32);
+    for (int t = SINPE_I8; t <= SINPE_FP8_E5M2; t++) {
+        char what[96];
+        snprintf(what, sizeof what, "%s weights, fused time over fp16 weights'%s",
+                 bench_dtype_name((sinpe_dtype)t), t >= SINPE_FP8_E4M3 ? " (reported)" : "");
+        report_range(what, &g->w_time[t], "x", -GOAL_W_TIME);
+        snprintf(what, sizeof what, "  and GB/s over theirs");
+        report_range(what, &g->w_gbps[t], "x", GOAL_W_GBPS);
+    }
 }
 
 /* Compares fused with unfused, and (when it ran) the on-the-fly output
