@@ -601,6 +601,33 @@ typedef enum sinpe_scale_rounding {
 } sinpe_scale_rounding;
 
 /*
+ * How a vocabulary shard (tensor parallelism: each device holds some rows
+ * of the table, and the outputs are summed) writes its tokens.
+ *  NONE   the weights are the whole vocabulary;
+ *  ROWS   every token gets this shard's row or a zero embedding, plus PE
+ *         unless skip_pe (the first shard adds PE, the others skip it);
+ *  OWNER  the shard that holds a token's id writes it in full (token_scale
+ *         * E + PE, its padding policy as unsharded); the other shards
+ *         write +0.0 in every column of it.  Ids that no shard holds belong
+ *         to the first shard (vocab_start 0) when negative and to the last
+ *         (vocab_start + vocab == vocab_total) when >= vocab_total: that
+ *         shard writes them as the unsharded call does and counts them in
+ *         bad_ids, so the shards' counts also sum to the unsharded one.
+ *         Each value is thus one shard's, the rest exact zeros, and a sum
+ *         in any order (or a bitwise OR of the bit patterns) gives the
+ *         unsharded bits in fp32, fp16 and bf16, but for a -0.0, which a
+ *         floating-point sum turns into +0.0.  Needs vocab_total (>=
+ *         vocab_start + vocab, at most 2^31 - 1) and skip_pe 0.  These
+ *         calls take the general kernels, which are a little slower than
+ *         the lean ones of unsharded calls with implicit positions.
+ */
+typedef enum sinpe_vocab_shard {
+    SINPE_SHARD_NONE = 0,
+    SINPE_SHARD_ROWS = 1,
+    SINPE_SHARD_OWNER = 2
+} sinpe_vocab_shard;
+
+/*
  * Arguments of the embedding calls; fill with sinpe_embed_args_init().
  * All offsets, strides and counts are in elements, not bytes.
  *
@@ -628,19 +655,24 @@ typedef enum sinpe_scale_rounding {
  *             positions past the table's rows (or negative ones) are
  *             computed on the fly with the same bits the table would hold.
  *  padding    pad_policy applied to tokens equal to pad_id, which must lie
- *             in [0, vocab), or be >= 0 for a shard, whose pad id may be held
- *             by another shard (SINPE_INVALID_PAD otherwise).
- *  shard      with vocab_shard != 0, weights hold the rows [vocab_start,
- *             vocab_start + vocab) of a larger vocabulary: row id -
- *             vocab_start is read, and ids outside the shard give a zero
- *             embedding without counting as bad.  skip_pe != 0 leaves PE
- *             out, so that exactly one shard adds it and the sum of the
- *             shards' outputs (an all-reduce) equals the unsharded result.
+ *             in [0, vocab) (for a shard, see below; SINPE_INVALID_PAD
+ *             otherwise).
+ *  shard      with vocab_shard != 0 (see sinpe_vocab_shard), weights hold
+ *             the rows [vocab_start, vocab_start + vocab) of a larger
+ *             vocabulary: row id - vocab_start is read.  ROWS: ids outside
+ *             the shard give a zero embedding without counting as bad, and
+ *             skip_pe != 0 leaves PE out, so that exactly one shard adds
+ *             it; in fp32 the shards' outputs then sum to the unsharded
+ *             result, in fp16 and bf16 not always (two roundings).  OWNER:
+ *             the shards' outputs sum to the unsharded bits in every type.
+ *             A shard's pad_id may lie in another shard: >= 0 for ROWS,
+ *             in [0, vocab_total) for OWNER.
  *  bad_ids    optional cl_int counter: for each token whose id lies outside
- *             [0, vocab) (only negative ids for a shard) the kernel adds 1
- *             to bad_ids[bad_ids_offset] atomically.  Zero it before, read
- *             it after the event.  Such a token is never read from E: its
- *             embedding counts as zero.
+ *             [0, vocab) the kernel adds 1 to bad_ids[bad_ids_offset]
+ *             atomically (a ROWS shard: negative ids only; OWNER: see
+ *             sinpe_vocab_shard).  Zero it before, read it after the event.
+ *             Such a token is never read from E: its embedding counts as
+ *             zero.
  *  scales     for I8 weights (required) and FP8 ones (optional):
  *             weight_scales holds one scale per row of the weights buffer
  *             (row r of a shard at weight_scales_offset + r), of
@@ -664,12 +696,13 @@ typedef struct sinpe_embed_args {
     sinpe_position_rule position_rule;
     sinpe_pad_policy pad_policy;
     cl_int pad_id;
-    int vocab_shard;  size_t vocab_start;
+    int vocab_shard;  size_t vocab_start;     /* sinpe_vocab_shard */
     int skip_pe;
     cl_mem weight_scales; size_t weight_scales_offset;
     sinpe_dtype weight_scales_dtype;          /* SINPE_F32 or SINPE_F16 */
     float weights_scale;                      /* 1 after init */
     sinpe_scale_rounding token_scale_rounding;
+    size_t vocab_total;                       /* OWNER shards: the whole vocabulary */
 } sinpe_embed_args;
 
 /* Fills args with the defaults: every buffer NULL, every count, offset and
@@ -715,7 +748,10 @@ SINPE_API sinpe_status sinpe_embed_args_preset(sinpe_embed_args *args, sinpe_pre
  *   SINPE_INVALID_DTYPE   a dtype outside sinpe_dtype;
  *   SINPE_INVALID_PAD     pad_id outside [0, vocab), an unknown pad_policy;
  *   SINPE_INVALID_OPTION  an unknown position_rule, FAIRSEQ with positions,
- *                         vocab_start + vocab over 2^31 - 1.
+ *                         vocab_start + vocab over 2^31 - 1, an unknown
+ *                         vocab_shard, OWNER with vocab_total below
+ *                         vocab_start + vocab or over 2^31 - 1, or with
+ *                         skip_pe.
  * With out_dtype F32 the result equals gather followed by add_positions bit
  * for bit; with F16/BF16 output the unfused pair rounds twice.
  */

@@ -46,6 +46,9 @@ typedef cl_uint sinpe_u32;
 #define SINPE_SKIP_PE 32       /* no PE at all (a vocabulary shard's)      */
 #define SINPE_ONE_LAUNCH 64    /* the _otf kernel writes every token       */
 #define SINPE_ALIGNED 128      /* four-value accesses are 16-byte aligned  */
+#define SINPE_OWNER 256        /* an OWNER shard: tokens it does not own are zero */
+#define SINPE_OWNS_BELOW 512   /* ... and it owns the negative ids (the first)    */
+#define SINPE_OWNS_ABOVE 1024  /* ... the ids past its rows (the last)            */
 
 /* Where the weights' row scales are (sinpe_embed_params.ws_type). */
 #define SINPE_SCALES_NONE 0 /* wscale for every row (1 but for FP8) */

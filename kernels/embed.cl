@@ -99,6 +99,17 @@ inline sinpe_token sinpe_token_at(const int mode, global const int *restrict pos
     return k;
 }
 
+/* Whether this call writes a token of id id (rel = id - vocab_start): all
+   do but an OWNER shard's, for the ids another shard owns. */
+inline bool sinpe_owns(const sinpe_embed_params *a, int id, int rel)
+{
+    if (!(a->flags & SINPE_OWNER))
+        return true;
+    if (id < 0)
+        return (a->flags & SINPE_OWNS_BELOW) != 0;
+    return rel >= 0 && (rel < a->vocab || (a->flags & SINPE_OWNS_ABOVE));
+}
+
 /* The token's id: whether its row is read, its scale, and what is added
    or zeroed. */
 inline void sinpe_token_id(const int mode, const int et, global const int *restrict ids,
@@ -112,7 +123,7 @@ inline void sinpe_token_id(const int mode, const int et, global const int *restr
     k->ok = id >= 0 && rel >= 0 && rel < a->vocab &&
             !(is_pad && a->pad_policy == SINPE_PAD_ZERO_EMBEDDING);
     k->add_pe = sinpe_wants_pe(mode, a) && !(is_pad && a->pad_policy == SINPE_PAD_ZERO_PE);
-    k->zero = is_pad && a->pad_policy == SINPE_PAD_ZERO_OUTPUT;
+    k->zero = (is_pad && a->pad_policy == SINPE_PAD_ZERO_OUTPUT) || !sinpe_owns(a, id, rel);
     k->e = a->e_off + (size_t)(k->ok ? rel : 0) * a->e_stride + c;
     k->w = mode == SINPE_MODE_ADD ? 1.0f : sinpe_row_scale(et, a, ws, k->ok ? rel : 0);
 }

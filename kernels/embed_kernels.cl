@@ -10,17 +10,16 @@
 #include "embed_two_pass.cl"
 
 #ifndef SINPE_WEIGHTS
-/* Adds the number of ids outside the rows held to *bad (shards: negative ids only). */
+/* Adds to *bad the number of ids that are negative (below != 0) or at
+   least end (above != 0). */
 kernel void sinpe_count_bad_ids(global const int *restrict ids, ulong ids_off, uint n,
-                                int vocab, int vocab_start, int shard, global int *bad,
-                                ulong bad_off)
+                                int below, int above, int end, global int *bad, ulong bad_off)
 {
     size_t r = get_global_id(0);
     if (r >= n)
         return;
     int id = ids[ids_off + r];
-    bool out_of_range = shard ? id < 0 : (id < 0 || id >= vocab);
-    if (out_of_range)
+    if ((below && id < 0) || (above && id >= end))
         atomic_inc(bad + bad_off);
 }
 #endif

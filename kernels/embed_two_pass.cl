@@ -52,10 +52,10 @@
                 !(is_pad && a.pad_policy == SINPE_PAD_ZERO_EMBEDDING);                  \
         w[s] = mode == SINPE_MODE_ADD ? 1.0f : sinpe_row_scale(et, &a, ws, ok[s] ? rel : 0); \
         add_pe[s] = want_pe && !(is_pad && a.pad_policy == SINPE_PAD_ZERO_PE);          \
-        zero[s] = is_pad && a.pad_policy == SINPE_PAD_ZERO_OUTPUT;                      \
+        zero[s] = (is_pad && a.pad_policy == SINPE_PAD_ZERO_OUTPUT) || !sinpe_owns(&a, id, rel); \
         SINPE_POS_AT(s)                                                                 \
     }
-/* The same without a padding policy. */
+/* The same without a padding policy or an OWNER shard. */
 #define SINPE_POS_TOKEN_NOPAD(s)                                                        \
     {                                                                                   \
         SINPE_POS_ROW(s)                                                                \
@@ -96,7 +96,7 @@ inline void sinpe_table_body(const int mode, const int et, const int ot, SINPE_B
     bool ok[SINPE_TABLE_SEQS], live[SINPE_TABLE_SEQS], add_pe[SINPE_TABLE_SEQS];
     bool zero[SINPE_TABLE_SEQS];
     float w[SINPE_TABLE_SEQS];
-    if (a.pad_policy == SINPE_PAD_NONE) {
+    if (a.pad_policy == SINPE_PAD_NONE && !(a.flags & SINPE_OWNER)) {
         SINPE_EACH_TSEQ(SINPE_POS_TOKEN_NOPAD)
     } else {
         SINPE_EACH_TSEQ(SINPE_POS_TOKEN)
@@ -164,7 +164,7 @@ inline void sinpe_stream_body(const int mode, const int et, const int ot, SINPE_
     bool ok[SINPE_SEQS], live[SINPE_SEQS], add_pe[SINPE_SEQS], zero[SINPE_SEQS];
     float w[SINPE_SEQS];
     float16 x[SINPE_SEQS], y[SINPE_SEQS], p[SINPE_SEQS], q[SINPE_SEQS];
-    if (a.pad_policy == SINPE_PAD_NONE) {
+    if (a.pad_policy == SINPE_PAD_NONE && !(a.flags & SINPE_OWNER)) {
         SINPE_EACH_SEQ(SINPE_POS_TOKEN_NOPAD)
     } else {
         SINPE_EACH_SEQ(SINPE_POS_TOKEN)

@@ -39,12 +39,19 @@ static sinpe_status count_bad_ids(sinpe_context *ctx, cl_command_queue queue,
 {
     cl_ulong ids_off = a->ids_offset, bad_off = a->bad_ids_offset;
     cl_uint n = (cl_uint)(a->n_seqs * a->seq_len);
-    cl_int vocab = (cl_int)a->vocab, vocab_start = a->vocab_shard ? (cl_int)a->vocab_start : 0;
-    cl_int shard = a->vocab_shard != 0;
-    const void *args[] = {&a->ids, &ids_off, &n, &vocab, &vocab_start, &shard, &a->bad_ids,
-                          &bad_off};
-    const size_t sizes[] = {sizeof(cl_mem), sizeof ids_off, sizeof n, sizeof vocab,
-                            sizeof vocab_start, sizeof shard, sizeof(cl_mem), sizeof bad_off};
+    /* Unsharded: both ends; a ROWS shard: negative ids; OWNER: the ends it owns. */
+    cl_int end = (cl_int)(a->vocab_start + a->vocab), below = 1, above = 1;
+    if (a->vocab_shard == SINPE_SHARD_NONE)
+        end = (cl_int)a->vocab;
+    else if (a->vocab_shard == SINPE_SHARD_ROWS)
+        above = 0;
+    else {
+        below = a->vocab_start == 0;
+        above = a->vocab_start + a->vocab == a->vocab_total;
+    }
+    const void *args[] = {&a->ids, &ids_off, &n, &below, &above, &end, &a->bad_ids, &bad_off};
+    const size_t sizes[] = {sizeof(cl_mem), sizeof ids_off, sizeof n, sizeof below,
+                            sizeof above, sizeof end, sizeof(cl_mem), sizeof bad_off};
     return sinpe__context_launch(ctx, queue, SINPE_K_COUNT_BAD, 8, args, sizes, n, 1, nwait,
                                  wait, done);
 }

@@ -106,6 +106,8 @@ static sinpe_status validate_ids(const sinpe_context *ctx, int mode, const sinpe
                    a->position_rule == SINPE_POSITIONS_FAIRSEQ;
     int uses_pad = a->pad_policy != SINPE_PAD_NONE || a->position_rule == SINPE_POSITIONS_FAIRSEQ;
 
+    SINPE_CHECK((unsigned)a->vocab_shard > SINPE_SHARD_OWNER, SINPE_INVALID_OPTION,
+                "args->vocab_shard %d is not a sinpe_vocab_shard", a->vocab_shard);
     SINPE_CHECK((unsigned)a->pad_policy > SINPE_PAD_ZERO_EMBEDDING, SINPE_INVALID_PAD,
                 "args->pad_policy %d is not a sinpe_pad_policy", (int)a->pad_policy);
     SINPE_CHECK(uses_pad && a->pad_id < 0, SINPE_INVALID_PAD, "args->pad_id %d is negative",
@@ -116,6 +118,18 @@ static sinpe_status validate_ids(const sinpe_context *ctx, int mode, const sinpe
                     "args->vocab %zu exceeds 2^31 - 1", a->vocab);
         SINPE_CHECK(a->vocab_shard && a->vocab_start > (size_t)INT_MAX - a->vocab,
                     SINPE_INVALID_OPTION, "args->vocab_start + vocab exceeds 2^31 - 1");
+        if (a->vocab_shard == SINPE_SHARD_OWNER) {
+            SINPE_CHECK(a->vocab_total < a->vocab_start + a->vocab ||
+                            a->vocab_total > (size_t)INT_MAX,
+                        SINPE_INVALID_OPTION,
+                        "args->vocab_total %zu is below vocab_start + vocab (%zu) or over "
+                        "2^31 - 1", a->vocab_total, a->vocab_start + a->vocab);
+            SINPE_CHECK(a->skip_pe, SINPE_INVALID_OPTION,
+                        "args->skip_pe must be 0 for an OWNER shard (the owner adds PE)");
+            SINPE_CHECK(uses_pad && (size_t)a->pad_id >= a->vocab_total, SINPE_INVALID_PAD,
+                        "args->pad_id %d lies outside the vocabulary [0, %zu)",
+                        (int)a->pad_id, a->vocab_total);
+        }
         /* A shard cannot know the whole vocabulary: its pad id may lie in another shard. */
         SINPE_CHECK(uses_pad && !a->vocab_shard && (size_t)a->pad_id >= a->vocab,
                     SINPE_INVALID_PAD, "args->pad_id %d lies outside the vocabulary [0, %zu)",
@@ -134,6 +148,9 @@ static sinpe_status validate_ids(const sinpe_context *ctx, int mode, const sinpe
         p->e_off = a->weights_offset;
         p->e_stride = e_stride;
         p->vocab_start = a->vocab_shard ? (cl_int)a->vocab_start : 0;
+        if (a->vocab_shard == SINPE_SHARD_OWNER)
+            p->flags |= SINPE_OWNER | (a->vocab_start == 0 ? SINPE_OWNS_BELOW : 0) |
+                        (a->vocab_start + a->vocab == a->vocab_total ? SINPE_OWNS_ABOVE : 0);
     }
     p->vocab = (cl_int)a->vocab;
     p->ids_off = a->ids_offset;

@@ -211,9 +211,11 @@ static int accesses_aligned(int mode, const sinpe_embed_args *a, const sinpe_emb
 
 /* The FAST-family forms apply when every position is start + t, all of
    them in the table, and no padding policy applies (gather reads no
-   position: only a padding policy rules them out). */
+   position: only a padding policy rules them out), nor an OWNER shard. */
 static int fast_applies(int mode, const sinpe_embed_args *a, const sinpe_embed_params *p)
 {
+    if (p->flags & SINPE_OWNER)
+        return 0;
     if (mode == SINPE_MODE_GATHER)
         return a->pad_policy == SINPE_PAD_NONE;
     return a->position_rule == SINPE_POSITIONS_INDEX && !a->positions && !a->seq_starts &&

@@ -32,6 +32,7 @@ Suite *suite_positions(void);
 Suite *suite_dtype(void);
 Suite *suite_timesteps(void);
 Suite *suite_shard(void);
+TCase *tcase_shard_owner(void); /* part of suite_shard */
 Suite *suite_shapes(void);
 Suite *suite_tuning(void);
 Suite *suite_quant(void);
