@@ -73,13 +73,15 @@ INCLUDEDIR   ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 
 # The kernels: kernels/sinpe.cl and the files it includes, embedded as one
-# program source; and the tuning database, tuning/*.txt.
+# program source; the device functions handed to hosts (kernels/device.cl,
+# embedded, and installed as sinpe_device.cl); the tuning database,
+# tuning/*.txt.
 KERNEL_FILES = $(wildcard kernels/*.cl kernels/*.h kernels/*.def)
 TUNING_FILES = $(sort $(wildcard tuning/*.txt))
 
 BUILD      = build
 LIB_OBJS   = $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/*.c)) $(BUILD)/kernels.o \
-             $(BUILD)/database.o
+             $(BUILD)/database.o $(BUILD)/device_text.o
 TEST_OBJS  = $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/*.c))
 BENCH_OBJS = $(patsubst %.c,$(BUILD)/%.o,$(filter-out bench/tune%.c,$(wildcard bench/*.c)))
 TUNE_OBJS  = $(filter-out $(BUILD)/bench/main.o,$(BENCH_OBJS)) \
@@ -90,6 +92,7 @@ SONAME     = libsinpe.so.$(MAJOR)
 SHARED_LIB = $(BUILD)/libsinpe.so.$(VERSION)
 SO_LINKS   = $(BUILD)/$(SONAME) $(BUILD)/libsinpe.so
 PC_FILE    = $(BUILD)/sinpe.pc
+DEVICE_CL  = $(BUILD)/sinpe_device.cl
 TEST_BIN   = $(BUILD)/sinpe_tests
 BENCH_BIN  = $(BUILD)/sinpe_bench
 TUNE_BIN   = $(BUILD)/sinpe-tune
@@ -97,7 +100,7 @@ TUNE_BIN   = $(BUILD)/sinpe-tune
 .PHONY: all check test check-exports check-install bench tune deps install uninstall clean FORCE
 .DELETE_ON_ERROR:
 
-all: $(STATIC_LIB) $(SHARED_LIB) $(SO_LINKS) $(PC_FILE) $(TUNE_BIN)
+all: $(STATIC_LIB) $(SHARED_LIB) $(SO_LINKS) $(PC_FILE) $(TUNE_BIN) $(DEVICE_CL)
 
 # --- compiling -------------------------------------------------------------
 
@@ -108,12 +111,20 @@ $(BUILD)/%.o: %.c
 $(BUILD)/tests/%.o: DIR_CFLAGS = -Itests $(CHECK_CFLAGS)
 $(BUILD)/bench/%.o: DIR_CFLAGS = -Ibench
 
-$(BUILD)/kernels.o $(BUILD)/database.o: $(BUILD)/%.o: $(BUILD)/%.c
+$(BUILD)/kernels.o $(BUILD)/database.o $(BUILD)/device_text.o: $(BUILD)/%.o: $(BUILD)/%.c
 	$(CC) $(SINPE_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 $(BUILD)/kernels.c: $(KERNEL_FILES) scripts/embed-text.sh
 	@mkdir -p $(@D)
 	sh scripts/embed-text.sh source sinpe__kernel_source $@ kernels/sinpe.cl
+
+$(BUILD)/device_text.c: $(KERNEL_FILES) scripts/embed-text.sh
+	@mkdir -p $(@D)
+	sh scripts/embed-text.sh source sinpe__device_text $@ kernels/device.cl
+
+$(DEVICE_CL): $(KERNEL_FILES) scripts/embed-text.sh
+	@mkdir -p $(@D)
+	sh scripts/embed-text.sh text - $@ kernels/device.cl
 
 # The Makefile is a prerequisite because a tuning file may be removed.
 $(BUILD)/database.c: $(TUNING_FILES) scripts/embed-text.sh Makefile
@@ -339,6 +350,7 @@ clean-sanitizers:
 install: all
 	$(INSTALL) -d "$(DESTDIR)$(INCLUDEDIR)" "$(DESTDIR)$(LIBDIR)" "$(DESTDIR)$(PKGCONFIGDIR)"
 	$(INSTALL) -m 644 include/sinpe.h "$(DESTDIR)$(INCLUDEDIR)/sinpe.h"
+	$(INSTALL) -m 644 $(DEVICE_CL) "$(DESTDIR)$(INCLUDEDIR)/sinpe_device.cl"
 	$(INSTALL) -m 644 $(STATIC_LIB) "$(DESTDIR)$(LIBDIR)/libsinpe.a"
 	$(INSTALL) -m 755 $(SHARED_LIB) "$(DESTDIR)$(LIBDIR)/libsinpe.so.$(VERSION)"
 	ln -sf libsinpe.so.$(VERSION) "$(DESTDIR)$(LIBDIR)/$(SONAME)"
@@ -349,6 +361,7 @@ install: all
 
 uninstall:
 	rm -f "$(DESTDIR)$(INCLUDEDIR)/sinpe.h"
+	rm -f "$(DESTDIR)$(INCLUDEDIR)/sinpe_device.cl"
 	rm -f "$(DESTDIR)$(LIBDIR)/libsinpe.a"
 	rm -f "$(DESTDIR)$(LIBDIR)/libsinpe.so.$(VERSION)"
 	rm -f "$(DESTDIR)$(LIBDIR)/$(SONAME)"

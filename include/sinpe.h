@@ -8,7 +8,8 @@
  * where PE(p) is the sinusoidal encoding of "Attention Is All You Need" in
  * any of the layouts used by the major frameworks.  The encoding is generated
  * on the device, accurate to float32 rounding (|error| <= 1.5e-7 against a
- * float64 evaluation for positions below 2^24), kept device-resident in a
+ * float64 evaluation for positions below 2^24 with angle_scale 1; for any
+ * angle p * w, 1.5e-7 + 2^-53 |p * w|), kept device-resident in a
  * table that is shared per spec and grown on demand, and added to the
  * gathered embedding rows by one fused kernel.
  *
@@ -827,6 +828,62 @@ SINPE_API sinpe_status sinpe_embed_host(sinpe_table *table, const int32_t *ids,
 SINPE_API sinpe_status sinpe_quantize(sinpe_dtype type, const float *src, size_t rows,
                                       size_t dim, void *dst, size_t dst_size, void *scales,
                                       sinpe_dtype scales_dtype);
+
+/* ------------------------------------------------------------------------ */
+/* Device functions: the encoding inside the host's own kernels             */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * sinpe_device_source() hands out OpenCL C 1.2 source (no extension needed
+ * unless the context's math is FP64, which enables cl_khr_fp64) that a host
+ * puts before its own kernel source, so that one launch of its own can read
+ * the encoding, e.g. to fuse the embedding into the first LayerNorm:
+ *
+ *   float sinpe_pe_value(global const float *table, int rows,
+ *                        global const float *consts, uint dim, int p, uint c);
+ *   void  sinpe_pe_run(global const float *table, int rows,
+ *                      global const float *consts, uint dim, int p, uint c,
+ *                      uint n, float *dst);    // columns c .. c + n - 1
+ *
+ * table and rows are sinpe_table_borrow()'s buffer and row count (rows may
+ * be 0), consts is sinpe_table_constants()'s buffer, dim the spec's, p any
+ * int32 position, c < dim (c + n <= dim).  The values have the bits of
+ * sinpe's table row p, and of sinpe's own kernels past the table's rows,
+ * for every spec: the constants carry the spec, so one build serves every
+ * table of the context.  Only reads: table and consts are never written,
+ * and may alias nothing the kernel writes.  Every name the text defines
+ * starts with sinpe_ or SINPE_.  It turns FP_CONTRACT off for its own
+ * functions and back to the default after them; to reproduce sinpe's fused
+ * output bit for bit, a host computes token_scale * e + pe (float32 e)
+ * with contraction off (#pragma OPENCL FP_CONTRACT OFF), as sinpe does.
+ *
+ * Accuracy (these functions, the table and the fused kernels alike): the
+ * value of column c at position p is sin(p * w + phase) to |error| <=
+ * 1.5e-7 + 2^-53 * |p * w| against float64, where the frequency w (in
+ * radians per position, angle_scale included) is the float64 number of
+ * sinpe_spec: the second term is that double's own rounding carried over
+ * the angle, and reaches 1e-7 only past an angle of 9e8 radians (with
+ * angle_scale 1, never below p = 2^24).
+ */
+
+/*
+ * Copies the device functions' source for context (its math mode and the
+ * library's constants defined first) into dst, dst_size bytes with the
+ * final NUL, and sets *length to its length without the NUL.  dst may be
+ * NULL (with dst_size 0) to learn the length.  The same text, with
+ * SINPE_FP64 0 unless the host defines it 1, is installed as
+ * sinpe_device.cl next to this header.  Errors: SINPE_NULL_ARGUMENT
+ * (context or length), SINPE_BUFFER_TOO_SMALL (nothing written).
+ */
+SINPE_API sinpe_status sinpe_device_source(const sinpe_context *context, char *dst,
+                                           size_t dst_size, size_t *length);
+
+/*
+ * The constants buffer of table's spec, for the device functions: retained
+ * for the caller, who must clReleaseMemObject() it; it never changes while
+ * the table lives.  Errors: SINPE_NULL_ARGUMENT.
+ */
+SINPE_API sinpe_status sinpe_table_constants(sinpe_table *table, cl_mem *consts);
 
 /* ------------------------------------------------------------------------ */
 /* Diffusion timesteps                                                      */

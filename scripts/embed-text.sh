@@ -1,6 +1,7 @@
 #!/bin/sh
 # embed-text.sh source NAME OUT.c ROOT...
 # embed-text.sh list NAME OUT.c FILE...
+# embed-text.sh text - OUT ROOT...
 #
 # Writes OUT.c, a C file that defines text files as C strings:
 #
@@ -11,6 +12,7 @@
 #           the program holds each once.
 #               const char NAME[] = "...";
 #               const unsigned long NAME_len = sizeof NAME - 1;
+#   text    the same source as plain text (NAME unused), for installing;
 #   list    one string per FILE, in the order given, then NULL:
 #               const char *const NAME[] = {"...", ..., 0};
 #
@@ -21,8 +23,8 @@
 # includes no header: src/sinpe_internal.h declares the names.
 set -eu
 
-if [ "$#" -lt 4 ] || { [ "$1" != source ] && [ "$1" != list ]; }; then
-    echo "usage: $0 source|list NAME OUT.c FILE..." >&2
+if [ "$#" -lt 4 ] || { [ "$1" != source ] && [ "$1" != list ] && [ "$1" != text ]; }; then
+    echo "usage: $0 source|list|text NAME OUT.c FILE..." >&2
     exit 2
 fi
 mode=$1
@@ -94,6 +96,12 @@ quote() {
         -e 's/^/    "/' \
         -e 's/$/\\n"/'
 }
+
+if [ "$mode" = text ]; then
+    inline "$@" >"$tmp"
+    mv "$tmp" "$out"
+    exit 0
+fi
 
 tab=$(printf '\t')
 cr=$(printf '\r')

@@ -230,6 +230,9 @@ typedef struct sinpe__launch {
 
 extern const char sinpe__kernel_source[];
 extern const unsigned long sinpe__kernel_source_len;
+/* kernels/device.cl and what it includes (build/device_text.c). */
+extern const char sinpe__device_text[];
+extern const unsigned long sinpe__device_text_len;
 
 typedef struct sinpe__program {
     cl_program program;

@@ -1,0 +1,53 @@
+/*
+ * device.cl -- sinpe's encoding as OpenCL C functions for the host's own
+ * kernels (sinpe_device_source(); installed as sinpe_device.cl).  The
+ * contract is in include/sinpe.h, "Device functions".
+ *
+ * Every value is the one sinpe's kernels write: row p of the table when
+ * the table holds it, else the same operations on the fly (pe_math.cl),
+ * which give the same bits.
+ */
+#ifndef SINPE_DEVICE_CL
+#define SINPE_DEVICE_CL
+
+/* The library's step length and math mode; sinpe_device_source() defines
+   both for its context, a host building offline defines SINPE_FP64 1 for a
+   context whose sinpe_context_math() is SINPE_MATH_FP64. */
+#ifndef SINPE_STEP_SHIFT
+#define SINPE_STEP_SHIFT 7
+#endif
+#ifndef SINPE_FP64
+#define SINPE_FP64 0
+#endif
+
+#include "pe_math.cl"
+
+/* PE(p) at column c (0 <= c < dim) of the spec whose table is table (rows
+   rows of dim floats, may be 0) and whose constants are consts. */
+inline float sinpe_pe_value(global const float *table, int rows, global const float *consts,
+                            uint dim, int p, uint c)
+{
+    if (p >= 0 && p < rows)
+        return table[(size_t)p * dim + c];
+    return sinpe_pe(p, (int)c, dim, consts);
+}
+
+/* The same for the n columns c .. c + n - 1 (c + n <= dim), into dst. */
+inline void sinpe_pe_run(global const float *table, int rows, global const float *consts,
+                         uint dim, int p, uint c, uint n, float *dst)
+{
+    if (p >= 0 && p < rows) {
+        global const float *row = table + (size_t)p * dim + c;
+        for (uint j = 0; j < n; j++)
+            dst[j] = row[j];
+        return;
+    }
+    for (uint j = 0; j < n; j++)
+        dst[j] = sinpe_pe(p, (int)(c + j), dim, consts);
+}
+
+/* pe_math.cl turned contraction off for its own code; the host's code
+   after this text gets the default back. */
+#pragma OPENCL FP_CONTRACT DEFAULT
+
+#endif /* SINPE_DEVICE_CL */
