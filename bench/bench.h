@@ -149,6 +149,7 @@ typedef struct bench_row {
     const char *shape;        /* shape name, or NULL */
     const char *dtype;        /* storage of weights and output; NULL: none */
     const char *weights;      /* weights section: the weights' type (dtype: the output's) */
+    const char *path;         /* decode paths: "plain", "replay", "host_kernel", ... */
     size_t seqs, seq_len, dim;
     size_t distinct_positions;
     double bytes;             /* the case's own bytes that must move */
@@ -251,6 +252,8 @@ typedef struct goal_tally {
     bench_range vs_fp32[BENCH_N_DTYPES]; /* 16-bit GB/s over fp32's */
     bench_range w_time[SINPE_FP8_E5M2 + 1]; /* weights rows: time over fp16 weights' */
     bench_range w_gbps[SINPE_FP8_E5M2 + 1]; /* and GB/s over theirs */
+    bench_range path_floor[2]; /* decode paths: host kernel over the empty kernel's wall
+                                  time, replay over the empty recording's */
     size_t n_table, table_dim[BENCH_MAX_TABLE_DIMS];
     double table_ratio[BENCH_MAX_TABLE_DIMS];
 } goal_tally;
@@ -260,12 +263,16 @@ int bench_check_shape(bench_env *env, bench_shape_run *sr, sinpe_dtype dtype, si
 int bench_report_checks(const check_tally *t);
 void bench_goal_row(const bench_env *env, goal_tally *g, const bench_row *row);
 void bench_goal_table(goal_tally *g, size_t dim, double ratio);
+void bench_goal_path(goal_tally *g, int replay, double ratio);
 void bench_report_goals(cl_device_type type, const goal_tally *g);
 
 /* weights.c: the fused call into fp16 output from every weight type of
    opts->weights, mid and prefill, at one dim (checked as a shape is). */
 int bench_weight_cases(bench_env *env, sinpe_table *table, size_t dim, check_tally *tally,
                        goal_tally *goals);
+
+/* paths.c: the decode step by each path a host can take, at one dim. */
+int bench_decode_paths(bench_env *env, sinpe_table *table, size_t dim, goal_tally *goals);
 
 /* check.c: compares two outputs of n elements of dtype, read back from the
    device.  tol_ulps 0 asks for equal bytes; else see check.c. */

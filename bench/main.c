@@ -291,6 +291,8 @@ static int run_dim(bench_env *env, size_t di, check_tally *tally, goal_tally *go
                 goto fail;
     if (bench_weight_cases(env, ds->table, dim, tally, goals) != 0)
         goto fail;
+    if (bench_decode_paths(env, ds->table, dim, goals) != 0)
+        goto fail;
 
     sinpe_table_release(ds->table);
     free(ds);

@@ -170,6 +170,8 @@ static void json_row(const bench_env *env, const bench_row *r)
     json_string(f, r->dtype);
     fputs(",\"weights\":", f);
     json_string(f, r->weights ? r->weights : r->dtype);
+    fputs(",\"path\":", f);
+    json_string(f, r->path);
     fprintf(f, ",\"distinct_positions\":%zu", r->distinct_positions);
     fprintf(f, ",\"timing\":\"%s\",\"reps\":%d",
             s->timing == BENCH_TIMING_HOST      ? "host"

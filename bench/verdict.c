@@ -13,6 +13,9 @@
  *     them);
  *   - decode: fused wall clock per call <= GOAL_DECODE_FLOOR x an empty
  *     kernel's on the same queue (and, reported, fused over unfused);
+ *   - decode paths (paths.c): the host's one-launch kernel <= GOAL_DECODE_FLOOR
+ *     x the empty kernel's wall clock, a replayed recording <= GOAL_REPLAY x
+ *     an empty recording's;
  *   - table generation within GOAL_TABLE_RATIO x the write of its bytes;
  *   - 16-bit storage within 10% of fp32's GB/s (fused, unfused, add);
  *   - weights section, fp16 output, mid and prefill: from int8 and Q8_0
@@ -29,6 +32,7 @@
 #define GOAL_SPEEDUP 1.8
 #define GOAL_DECODE_WALL 2.0
 #define GOAL_DECODE_FLOOR 1.15
+#define GOAL_REPLAY 1.1
 #define GOAL_TABLE_RATIO 3.0
 #define GOAL_VS_FP32 0.9
 #define GOAL_W_TIME 0.75
@@ -86,6 +90,11 @@ void bench_goal_row(const bench_env *env, goal_tally *g, const bench_row *row)
                   -GOAL_DECODE_FLOOR);
 }
 
+void bench_goal_path(goal_tally *g, int replay, double ratio)
+{
+    range_add(&g->path_floor[replay != 0], ratio, replay ? -GOAL_REPLAY : -GOAL_DECODE_FLOOR);
+}
+
 void bench_goal_table(goal_tally *g, size_t dim, double ratio)
 {
     if (g->n_table < BENCH_MAX_TABLE_DIMS && ratio > 0.0) {
@@ -124,6 +133,10 @@ void bench_report_goals(cl_device_type type, const goal_tally *g)
                  -GOAL_DECODE_FLOOR);
     report_range("fused over unfused, wall time, decode (reported)", &g->decode_wall, "x",
                  GOAL_DECODE_WALL);
+    report_range("decode 64x1: the host's one-launch kernel over an empty kernel, wall",
+                 &g->path_floor[0], "x", -GOAL_DECODE_FLOOR);
+    report_range("decode 64x1: a replayed recording over an empty one's, wall",
+                 &g->path_floor[1], "x", -GOAL_REPLAY);
     for (size_t i = 0; i < g->n_table; i++)
         printf("  table generation, dim %zu: %.2fx the write of the same bytes "
                "(goal <= %.0f: %s)\n",

@@ -830,6 +830,61 @@ SINPE_API sinpe_status sinpe_quantize(sinpe_dtype type, const float *src, size_t
                                       sinpe_dtype scales_dtype);
 
 /* ------------------------------------------------------------------------ */
+/* Recording into a command buffer (cl_khr_command_buffer)                  */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The embedding calls recorded into the host's command buffer instead of
+ * enqueued, so that a replay (clEnqueueCommandBufferKHR) costs one
+ * submission whatever sinpe would launch.  command_buffer is a
+ * cl_command_buffer_khr in the recording state, made on queue alone, a
+ * queue of the table's context and device; the launches are chained by
+ * sync points after sync_points (like a wait list), and *sync_point (may
+ * be NULL) is the last one's.
+ *
+ * Fixed when recorded: every field of args (buffer handles, offsets,
+ * strides, counts, dtypes, token_scale, start, pad and shard settings),
+ * the work shape, and the table's rows at that moment: sinpe keeps those
+ * rows alive while the table lives, and if the table grows later the
+ * recording still reads them and computes the other positions on the fly,
+ * with the same bits.  Read at each replay: the contents of ids,
+ * positions, seq_starts, pad_counts, weights and weight_scales; out is
+ * written, and bad_ids incremented (zero it before each replay).  Release
+ * the command buffer before the table.
+ *
+ * Errors as the enqueue calls', plus: SINPE_NULL_ARGUMENT (command_buffer),
+ * SINPE_INVALID_WAIT_LIST (sync points and count disagree),
+ * SINPE_INVALID_OPTION when it spans several queues or is finalized,
+ * SINPE_UNSUPPORTED when the device lacks cl_khr_command_buffer or reports
+ * a version other than 0.9.0 to 0.9.4 (the signatures changed after them;
+ * use the enqueue calls there), or for position_rule FAIRSEQ (its
+ * positions need a buffer of each call's own); SINPE_CONTEXT_MISMATCH for
+ * a queue of another context or device.  That the command buffer was made
+ * on queue is the host's to keep: not every runtime answers the query that
+ * would check it (pocl 3.1 does not).  Nothing is recorded on error.
+ */
+struct _cl_command_buffer_khr; /* cl_command_buffer_khr of CL/cl_ext.h */
+SINPE_API sinpe_status sinpe_record_embed(sinpe_table *table,
+                                          cl_command_queue queue,
+                                          struct _cl_command_buffer_khr *command_buffer,
+                                          const sinpe_embed_args *args,
+                                          cl_uint num_sync_points, const cl_uint *sync_points,
+                                          cl_uint *sync_point);
+SINPE_API sinpe_status sinpe_record_gather(sinpe_table *table,
+                                           cl_command_queue queue,
+                                           struct _cl_command_buffer_khr *command_buffer,
+                                           const sinpe_embed_args *args,
+                                           cl_uint num_sync_points, const cl_uint *sync_points,
+                                           cl_uint *sync_point);
+SINPE_API sinpe_status sinpe_record_add_positions(sinpe_table *table,
+                                                  cl_command_queue queue,
+                                                  struct _cl_command_buffer_khr *command_buffer,
+                                                  const sinpe_embed_args *args,
+                                                  cl_uint num_sync_points,
+                                                  const cl_uint *sync_points,
+                                                  cl_uint *sync_point);
+
+/* ------------------------------------------------------------------------ */
 /* Device functions: the encoding inside the host's own kernels             */
 /* ------------------------------------------------------------------------ */
 

@@ -6,9 +6,8 @@
 #include "embed.h"
 
 /* fairseq positions into a temporary buffer, one work-group per sequence. */
-static sinpe_status make_positions(sinpe_context *ctx, cl_command_queue queue,
-                                   const sinpe_embed_args *a, cl_mem *pos, cl_uint nwait,
-                                   const cl_event *wait, cl_event *done)
+static sinpe_status make_positions(sinpe_context *ctx, sinpe__sink *sink,
+                                   const sinpe_embed_args *a, cl_mem *pos)
 {
     size_t n = a->n_seqs * a->seq_len, wg = 1;
     size_t cap = ctx->prog.wg[SINPE_K_MAKE_POS];
@@ -24,18 +23,12 @@ static sinpe_status make_positions(sinpe_context *ctx, cl_command_queue queue,
                             sizeof(cl_int), sizeof(cl_int), wg * sizeof(cl_int)};
     const sinpe__launch l = {ctx->prog.kernels[SINPE_K_MAKE_POS], 2, {wg, a->n_seqs, 1},
                              {wg, 1, 1}};
-    sinpe_status st = sinpe__context_enqueue(ctx, queue, &l, 7, args, sizes, nwait, wait, done);
-    if (st != SINPE_SUCCESS) {
-        clReleaseMemObject(*pos);
-        *pos = NULL;
-    }
-    return st;
+    return sink->emit(sink, ctx, &l, 7, args, sizes, 0);
 }
 
 /* Adds the out-of-range ids to the caller's counter (its own small kernel). */
-static sinpe_status count_bad_ids(sinpe_context *ctx, cl_command_queue queue,
-                                  const sinpe_embed_args *a, cl_uint nwait, const cl_event *wait,
-                                  cl_event *done)
+static sinpe_status count_bad_ids(sinpe_context *ctx, sinpe__sink *sink,
+                                  const sinpe_embed_args *a)
 {
     cl_ulong ids_off = a->ids_offset, bad_off = a->bad_ids_offset;
     cl_uint n = (cl_uint)(a->n_seqs * a->seq_len);
@@ -52,53 +45,50 @@ static sinpe_status count_bad_ids(sinpe_context *ctx, cl_command_queue queue,
     const void *args[] = {&a->ids, &ids_off, &n, &below, &above, &end, &a->bad_ids, &bad_off};
     const size_t sizes[] = {sizeof(cl_mem), sizeof ids_off, sizeof n, sizeof below,
                             sizeof above, sizeof end, sizeof(cl_mem), sizeof bad_off};
-    return sinpe__context_launch(ctx, queue, SINPE_K_COUNT_BAD, 8, args, sizes, n, 1, nwait,
-                                 wait, done);
+    const size_t cols[2] = {n, 1};
+    sinpe__launch l;
+    sinpe__plan_local(ctx, &ctx->prog, SINPE_K_COUNT_BAD, 2, 2, cols, &l);
+    return sink->emit(sink, ctx, &l, 8, args, sizes, 0);
 }
 
-static sinpe_status enqueue(sinpe_table *t, int mode, cl_command_queue queue,
-                            const sinpe_embed_args *a, cl_uint nwait, const cl_event *wait,
-                            cl_event *event)
+sinpe_status sinpe__embed_run(sinpe_table *t, int mode, const sinpe_embed_args *a,
+                              sinpe__sink *sink)
 {
     sinpe_embed_params p;
     const sinpe__program *prog;
     sinpe__plan plan;
     cl_mem tab = NULL, made_pos = NULL;
-    cl_event pre = NULL, between = NULL;
     size_t rows = 0;
-    sinpe_status st;
+    sinpe_status st = SINPE_SUCCESS;
+    int fairseq = mode != SINPE_MODE_GATHER && a && a->position_rule == SINPE_POSITIONS_FAIRSEQ;
 
-    sinpe__clear_error();
-    SINPE_CHECK(!t, SINPE_NULL_ARGUMENT, "table is NULL");
-    SINPE_FORWARD(sinpe__check_queue(t->ctx, queue));
-    SINPE_FORWARD(sinpe__check_wait_list(t->ctx, nwait, wait));
     SINPE_FORWARD(sinpe__embed_validate(t, mode, a, &p));
-
+    SINPE_CHECK(sink->recording && fairseq, SINPE_UNSUPPORTED,
+                "args->position_rule FAIRSEQ cannot be recorded (its positions need a "
+                "buffer of each call's own)");
     sinpe_context *ctx = t->ctx;
     prog = &ctx->prog;
     if (mode != SINPE_MODE_ADD) /* before anything is enqueued */
         SINPE_FORWARD(sinpe__context_weights(ctx, a->weights_dtype, &prog));
-    /* Pre-passes chain through events: the caller's queue may be out of order. */
-    if (mode != SINPE_MODE_ADD && a->bad_ids) {
-        SINPE_FORWARD(count_bad_ids(ctx, queue, a, nwait, wait, &pre));
-        nwait = 1;
-        wait = &pre;
-    }
-    if (mode != SINPE_MODE_GATHER && a->position_rule == SINPE_POSITIONS_FAIRSEQ) {
-        cl_event made = NULL;
-        st = make_positions(ctx, queue, a, &made_pos, nwait, wait, &made);
-        if (pre)
-            clReleaseEvent(pre);
-        pre = made;
-        SINPE_FORWARD(st);
+    if (mode != SINPE_MODE_GATHER)
+        sinpe__table_snapshot(t, &tab, &rows);
+    if (tab && sink->recording)
+        st = sinpe__table_keep(t, tab, 0);
+    if (st == SINPE_SUCCESS && mode != SINPE_MODE_ADD && a->bad_ids)
+        st = count_bad_ids(ctx, sink, a);
+    if (st == SINPE_SUCCESS && fairseq) {
+        st = make_positions(ctx, sink, a, &made_pos);
         p.flags |= SINPE_HAS_POS;
         p.pos_off = 0;
         p.start = 0;
-        nwait = 1;
-        wait = &pre;
     }
-    if (mode != SINPE_MODE_GATHER)
-        sinpe__table_snapshot(t, &tab, &rows);
+    if (st != SINPE_SUCCESS) {
+        if (tab)
+            clReleaseMemObject(tab);
+        if (made_pos)
+            clReleaseMemObject(made_pos);
+        return st;
+    }
     p.tab_rows = (cl_int)rows;
     sinpe__plan_embed(ctx, prog, mode, a, &p, &plan);
     p.flags |= plan.flags;
@@ -123,21 +113,58 @@ static sinpe_status enqueue(sinpe_table *t, int mode, cl_command_queue queue,
     }
     args[9] = &p;
     sizes[9] = sizeof p;
-    /* Two launches (TABLE, then OTF) are chained by an event. */
-    st = sinpe__context_enqueue(ctx, queue, &plan.launch[0], 10, args, sizes, nwait, wait,
-                                plan.n > 1 ? &between : event);
-    if (st == SINPE_SUCCESS && plan.n > 1) {
-        st = sinpe__context_enqueue(ctx, queue, &plan.launch[1], 10, args, sizes, 1, &between,
-                                    event);
-        clReleaseEvent(between);
-    }
+    /* Two launches (TABLE, then OTF) run one after the other. */
+    for (int i = 0; i < plan.n && st == SINPE_SUCCESS; i++)
+        st = sink->emit(sink, ctx, &plan.launch[i], 10, args, sizes, i == plan.n - 1);
     /* The enqueued commands keep their own hold on these. */
     if (tab)
         clReleaseMemObject(tab);
     if (made_pos)
         clReleaseMemObject(made_pos);
-    if (pre)
-        clReleaseEvent(pre);
+    return st;
+}
+
+/* Launches on a queue, each waiting for the one before (the first for the
+   caller's wait list): the queue may be out of order. */
+typedef struct {
+    sinpe__sink base;
+    cl_command_queue queue;
+    cl_uint nwait;
+    const cl_event *wait;
+    cl_event prev;
+    cl_event *event;
+} queue_sink;
+
+static sinpe_status queue_emit(sinpe__sink *s, sinpe_context *ctx, const sinpe__launch *l,
+                               cl_uint nargs, const void *const *args, const size_t *sizes,
+                               int last)
+{
+    queue_sink *q = (queue_sink *)s;
+    cl_event done = NULL;
+    sinpe_status st = sinpe__context_enqueue(ctx, q->queue, l, nargs, args, sizes,
+                                             q->prev ? 1 : q->nwait,
+                                             q->prev ? &q->prev : q->wait,
+                                             last ? q->event : &done);
+    if (q->prev)
+        clReleaseEvent(q->prev);
+    q->prev = done;
+    return st;
+}
+
+static sinpe_status enqueue(sinpe_table *t, int mode, cl_command_queue queue,
+                            const sinpe_embed_args *a, cl_uint nwait, const cl_event *wait,
+                            cl_event *event)
+{
+    queue_sink q = {{queue_emit, 0}, queue, nwait, wait, NULL, event};
+    sinpe_status st;
+
+    sinpe__clear_error();
+    SINPE_CHECK(!t, SINPE_NULL_ARGUMENT, "table is NULL");
+    SINPE_FORWARD(sinpe__check_queue(t->ctx, queue));
+    SINPE_FORWARD(sinpe__check_wait_list(t->ctx, nwait, wait));
+    st = sinpe__embed_run(t, mode, a, &q.base);
+    if (q.prev)
+        clReleaseEvent(q.prev);
     return st;
 }
 

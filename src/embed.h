@@ -29,4 +29,22 @@ void sinpe__plan_embed(const sinpe_context *ctx, const sinpe__program *prog, int
                        const sinpe_embed_args *a, const sinpe_embed_params *p,
                        sinpe__plan *plan);
 
+/*
+ * Where the launches of one call go, each after the one before: a queue
+ * (embed.c: events) or a command buffer being recorded (record.c: sync
+ * points).  emit sets the arguments and enqueues or records l; last marks
+ * the call's final launch, which gives the caller's event or sync point.
+ */
+typedef struct sinpe__sink sinpe__sink;
+struct sinpe__sink {
+    sinpe_status (*emit)(sinpe__sink *s, sinpe_context *ctx, const sinpe__launch *l,
+                         cl_uint nargs, const void *const *args, const size_t *sizes,
+                         int last);
+    int recording; /* no temporary buffers; the table snapshot is kept */
+};
+
+/* Checks and runs the call of mode (SINPE_MODE_*) into sink. */
+sinpe_status sinpe__embed_run(sinpe_table *t, int mode, const sinpe_embed_args *a,
+                              sinpe__sink *sink);
+
 #endif

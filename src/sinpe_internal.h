@@ -396,6 +396,9 @@ struct sinpe_table {
     pthread_mutex_t lock; /* guards mem and rows */
     cl_mem mem;           /* NULL while rows == 0 */
     size_t rows;
+    void **kept;          /* buffers and kernels recorded into command */
+    char *kept_kernel;    /* buffers, held until the table goes (under */
+    size_t n_kept;        /* lock); kept_kernel[i]: kept[i] is a cl_kernel */
 };
 
 /*
@@ -416,5 +419,10 @@ extern int sinpe__fault_table_alloc;
 
 /* A consistent (mem, rows) pair; *mem is retained (or NULL when rows == 0). */
 void sinpe__table_snapshot(sinpe_table *t, cl_mem *mem, size_t *rows);
+
+/* Holds obj (a cl_mem snapshot, or with kernel != 0 a cl_kernel, that a
+   recording uses) until the table is freed, so that growth never frees
+   what a command buffer still reads. */
+sinpe_status sinpe__table_keep(sinpe_table *t, void *obj, int kernel);
 
 #endif /* SINPE_INTERNAL_H */

@@ -13,6 +13,14 @@
 
 static void table_free(sinpe_table *t)
 {
+    for (size_t i = 0; i < t->n_kept; i++) {
+        if (t->kept_kernel[i])
+            clReleaseKernel((cl_kernel)t->kept[i]);
+        else
+            clReleaseMemObject((cl_mem)t->kept[i]);
+    }
+    free(t->kept);
+    free(t->kept_kernel);
     if (t->mem)
         clReleaseMemObject(t->mem);
     if (t->desc)
@@ -225,6 +233,35 @@ void sinpe__table_snapshot(sinpe_table *t, cl_mem *mem, size_t *rows)
     if (*mem)
         clRetainMemObject(*mem);
     pthread_mutex_unlock(&t->lock);
+}
+
+sinpe_status sinpe__table_keep(sinpe_table *t, void *obj, int kernel)
+{
+    sinpe_status st = SINPE_SUCCESS;
+    pthread_mutex_lock(&t->lock);
+    size_t i = 0;
+    while (i < t->n_kept && t->kept[i] != obj)
+        i++;
+    if (i == t->n_kept) {
+        void **grown = realloc(t->kept, (t->n_kept + 1) * sizeof *grown);
+        char *flags = grown ? realloc(t->kept_kernel, t->n_kept + 1) : NULL;
+        if (grown)
+            t->kept = grown;
+        if (flags) {
+            t->kept_kernel = flags;
+            t->kept[t->n_kept] = obj;
+            t->kept_kernel[t->n_kept++] = (char)(kernel != 0);
+            if (kernel)
+                clRetainKernel((cl_kernel)obj);
+            else
+                clRetainMemObject((cl_mem)obj);
+        } else {
+            st = SINPE_OUT_OF_HOST_MEMORY;
+        }
+    }
+    pthread_mutex_unlock(&t->lock);
+    SINPE_CHECK(st != SINPE_SUCCESS, st, "no memory to hold what the recording uses");
+    return SINPE_SUCCESS;
 }
 
 sinpe_status sinpe_table_borrow(sinpe_table *table, cl_mem *mem, size_t *rows)

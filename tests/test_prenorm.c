@@ -189,6 +189,7 @@ Suite *suite_device(void)
     tcase_set_timeout(tc, TU_TIMEOUT);
     tcase_add_loop_test(tc, prenorm_matches_sinpe, 0, 2);
     suite_add_tcase(s, tcase_device_fn());
+    suite_add_tcase(s, tcase_record());
     suite_add_tcase(s, tc);
     return s;
 }

@@ -36,6 +36,7 @@ TCase *tcase_shard_owner(void); /* part of suite_shard */
 Suite *suite_shapes(void);
 Suite *suite_device(void);
 TCase *tcase_device_fn(void); /* part of suite_device */
+TCase *tcase_record(void);    /* part of suite_device */
 Suite *suite_tuning(void);
 Suite *suite_quant(void);
 

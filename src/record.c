@@ -1,0 +1,175 @@
+/*
+ * record.c -- the embedding calls recorded into a host's command buffer
+ * (cl_khr_command_buffer), for replay without sinpe's launch costs.  The
+ * extension's entry points are looked up on the device's platform; their
+ * signatures are those of versions 0.9.0 to 0.9.4, declared here so that
+ * the build does not depend on which OpenCL headers are installed.
+ */
+#include "embed.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef cl_int(CL_API_CALL *record_kernel_fn)(void *cb, cl_command_queue queue,
+                                              const cl_ulong *properties, cl_kernel kernel,
+                                              cl_uint work_dim, const size_t *offset,
+                                              const size_t *global, const size_t *local,
+                                              cl_uint n_sync, const cl_uint *sync_list,
+                                              cl_uint *sync_point, void **mutable_handle);
+typedef cl_int(CL_API_CALL *buffer_info_fn)(void *cb, cl_uint param, size_t size, void *value,
+                                            size_t *size_ret);
+
+#define SINPE_DEVICE_EXTENSIONS_WITH_VERSION 0x1060 /* OpenCL 3.0 */
+#define SINPE_CB_NUM_QUEUES 0x1295
+#define SINPE_CB_STATE 0x1297
+#define SINPE_CB_RECORDING 0
+#define SINPE_CB_VERSION(minor, patch) (((cl_uint)(minor) << 12) | (cl_uint)(patch))
+
+typedef struct {
+    sinpe__sink base;
+    sinpe_table *table;
+    void *cb;
+    record_kernel_fn record;
+    cl_uint nsync;
+    const cl_uint *sync;
+    cl_uint prev;
+    int have_prev;
+    cl_uint *sync_point;
+} record_sink;
+
+static sinpe_status record_emit(sinpe__sink *s, sinpe_context *ctx, const sinpe__launch *l,
+                                cl_uint nargs, const void *const *args, const size_t *sizes,
+                                int last)
+{
+    record_sink *r = (record_sink *)s;
+    cl_uint point = 0;
+    cl_program program = NULL;
+    char name[64];
+    (void)ctx;
+    /* A kernel of the recording's own, never set again: pocl 3.1 reads a
+       recorded command's arguments from its kernel at each replay. */
+    cl_int err = clGetKernelInfo(l->kernel, CL_KERNEL_PROGRAM, sizeof program, &program, NULL);
+    if (err == CL_SUCCESS)
+        err = clGetKernelInfo(l->kernel, CL_KERNEL_FUNCTION_NAME, sizeof name, name, NULL);
+    SINPE_CL_CHECK(err, "clGetKernelInfo");
+    cl_kernel kernel = clCreateKernel(program, name, &err);
+    SINPE_CL_CHECK(err, "clCreateKernel");
+    sinpe_status st = sinpe__table_keep(r->table, kernel, 1);
+    clReleaseKernel(kernel); /* the table holds it from here */
+    SINPE_FORWARD(st);
+    for (cl_uint i = 0; i < nargs && err == CL_SUCCESS; i++)
+        err = clSetKernelArg(kernel, i, sizes[i], args[i]);
+    if (err == CL_SUCCESS)
+        err = r->record(r->cb, NULL, NULL, kernel, l->dims, NULL, l->global, l->local,
+                        r->have_prev ? 1 : r->nsync, r->have_prev ? &r->prev : r->sync, &point,
+                        NULL);
+    SINPE_CL_CHECK(err, "clCommandNDRangeKernelKHR");
+    r->prev = point;
+    r->have_prev = 1;
+    if (last && r->sync_point)
+        *r->sync_point = point;
+    return SINPE_SUCCESS;
+}
+
+/* The version of cl_khr_command_buffer that device reports, 0 if none. */
+static cl_uint extension_version(cl_device_id device)
+{
+    typedef struct {
+        cl_uint version;
+        char name[64];
+    } name_version;
+    size_t bytes = 0;
+    cl_uint v = 0;
+    if (clGetDeviceInfo(device, SINPE_DEVICE_EXTENSIONS_WITH_VERSION, 0, NULL, &bytes) !=
+            CL_SUCCESS ||
+        bytes < sizeof(name_version))
+        return 0; /* an OpenCL 1.x device */
+    name_version *ext = malloc(bytes);
+    if (ext && clGetDeviceInfo(device, SINPE_DEVICE_EXTENSIONS_WITH_VERSION, bytes, ext, NULL) ==
+                   CL_SUCCESS)
+        for (size_t i = 0; i < bytes / sizeof *ext; i++)
+            if (strncmp(ext[i].name, "cl_khr_command_buffer", sizeof ext[i].name) == 0)
+                v = ext[i].version;
+    free(ext);
+    return v;
+}
+
+/* The entry points, after checking that the device has a version we know. */
+static sinpe_status entry_points(const sinpe_context *ctx, record_kernel_fn *record,
+                                 buffer_info_fn *info)
+{
+    cl_platform_id platform = NULL;
+    cl_uint v = extension_version(ctx->device);
+    SINPE_CHECK(v == 0, SINPE_UNSUPPORTED,
+                "the device does not report cl_khr_command_buffer (with its version)");
+    SINPE_CHECK(v < SINPE_CB_VERSION(9, 0) || v > SINPE_CB_VERSION(9, 4), SINPE_UNSUPPORTED,
+                "the device's cl_khr_command_buffer is version %u.%u.%u; sinpe records "
+                "with 0.9.0 to 0.9.4",
+                v >> 22, (v >> 12) & 0x3ff, v & 0xfff);
+    cl_int err = clGetDeviceInfo(ctx->device, CL_DEVICE_PLATFORM, sizeof platform, &platform,
+                                 NULL);
+    SINPE_CL_CHECK(err, "clGetDeviceInfo(CL_DEVICE_PLATFORM)");
+    *record = (record_kernel_fn)clGetExtensionFunctionAddressForPlatform(
+        platform, "clCommandNDRangeKernelKHR");
+    *info = (buffer_info_fn)clGetExtensionFunctionAddressForPlatform(
+        platform, "clGetCommandBufferInfoKHR");
+    SINPE_CHECK(!*record || !*info, SINPE_UNSUPPORTED,
+                "the platform exports no cl_khr_command_buffer entry points");
+    return SINPE_SUCCESS;
+}
+
+static sinpe_status record(sinpe_table *t, int mode, cl_command_queue queue,
+                           struct _cl_command_buffer_khr *cb, const sinpe_embed_args *a,
+                           cl_uint nsync, const cl_uint *sync, cl_uint *sync_point)
+{
+    record_sink r = {{record_emit, 1}, t, cb, NULL, nsync, sync, 0, 0, sync_point};
+    buffer_info_fn info = NULL;
+    cl_uint state = 0, nq = 0;
+
+    sinpe__clear_error();
+    SINPE_CHECK(!t, SINPE_NULL_ARGUMENT, "table is NULL");
+    SINPE_FORWARD(sinpe__check_queue(t->ctx, queue));
+    SINPE_CHECK(!cb, SINPE_NULL_ARGUMENT, "command_buffer is NULL");
+    SINPE_CHECK((nsync == 0) != (sync == NULL), SINPE_INVALID_WAIT_LIST,
+                "%u sync points with a %s list", nsync, sync ? "non-NULL" : "NULL");
+    SINPE_FORWARD(entry_points(t->ctx, &r.record, &info));
+    /* Not its queue: pocl 3.1 answers that query with a pointer to its list. */
+    cl_int err = info(cb, SINPE_CB_STATE, sizeof state, &state, NULL);
+    if (err == CL_SUCCESS)
+        err = info(cb, SINPE_CB_NUM_QUEUES, sizeof nq, &nq, NULL);
+    if (err != CL_SUCCESS)
+        return sinpe__fail((sinpe_status)err, "command_buffer is not a valid command buffer (%s)",
+                           sinpe_status_string((sinpe_status)err));
+    SINPE_CHECK(nq != 1, SINPE_INVALID_OPTION,
+                "command_buffer spans %u queues; sinpe records into one", nq);
+    SINPE_CHECK(state != SINPE_CB_RECORDING, SINPE_INVALID_OPTION,
+                "command_buffer is finalized: it records no more commands");
+    return sinpe__embed_run(t, mode, a, &r.base);
+}
+
+sinpe_status sinpe_record_embed(sinpe_table *table, cl_command_queue queue,
+                                struct _cl_command_buffer_khr *command_buffer,
+                                const sinpe_embed_args *args, cl_uint num_sync_points,
+                                const cl_uint *sync_points, cl_uint *sync_point)
+{
+    return record(table, SINPE_MODE_FUSED, queue, command_buffer, args, num_sync_points,
+                  sync_points, sync_point);
+}
+
+sinpe_status sinpe_record_gather(sinpe_table *table, cl_command_queue queue,
+                                 struct _cl_command_buffer_khr *command_buffer,
+                                 const sinpe_embed_args *args, cl_uint num_sync_points,
+                                 const cl_uint *sync_points, cl_uint *sync_point)
+{
+    return record(table, SINPE_MODE_GATHER, queue, command_buffer, args, num_sync_points,
+                  sync_points, sync_point);
+}
+
+sinpe_status sinpe_record_add_positions(sinpe_table *table, cl_command_queue queue,
+                                        struct _cl_command_buffer_khr *command_buffer,
+                                        const sinpe_embed_args *args, cl_uint num_sync_points,
+                                        const cl_uint *sync_points, cl_uint *sync_point)
+{
+    return record(table, SINPE_MODE_ADD, queue, command_buffer, args, num_sync_points,
+                  sync_points, sync_point);
+}

@@ -1,0 +1,273 @@
+/*
+ * test_record.c -- the embedding calls recorded into a cl_khr_command_buffer
+ * (sinpe_record_*): a recording replays with the ids, positions and
+ * sequence starts the host writes before each replay and gives the bits of
+ * the same call enqueued directly, also after other calls have reset the
+ * shared kernels' arguments and after the table has grown; a gather +
+ * add_positions chain through sync points gives the unfused pair's bits;
+ * refused recordings leave the command buffer empty.  On a device without
+ * the extension (or with a version sinpe does not record with) the calls
+ * must answer SINPE_UNSUPPORTED, which is then all that is checked.
+ */
+#include "test_util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The extension's 0.9.x entry points, looked up on the device's platform. */
+typedef void *(CL_API_CALL *create_fn)(cl_uint nq, const cl_command_queue *queues,
+                                       const cl_ulong *properties, cl_int *err);
+typedef cl_int(CL_API_CALL *buffer_fn)(void *cb);
+typedef cl_int(CL_API_CALL *replay_fn)(cl_uint nq, cl_command_queue *queues, void *cb,
+                                       cl_uint nwait, const cl_event *wait, cl_event *event);
+typedef struct {
+    create_fn create;
+    buffer_fn finalize, release;
+    replay_fn replay;
+} cb_api;
+
+/* Fills api; 0 when the device has no recording sinpe accepts. */
+static int cb_lookup(sinpe_context *ctx, cl_command_queue q, sinpe_table *tab, cb_api *api)
+{
+    cl_platform_id platform;
+    TU_CL(clGetDeviceInfo(sinpe_context_device(ctx), CL_DEVICE_PLATFORM, sizeof platform,
+                          &platform, NULL));
+    api->create = (create_fn)clGetExtensionFunctionAddressForPlatform(
+        platform, "clCreateCommandBufferKHR");
+    api->finalize = (buffer_fn)clGetExtensionFunctionAddressForPlatform(
+        platform, "clFinalizeCommandBufferKHR");
+    api->release = (buffer_fn)clGetExtensionFunctionAddressForPlatform(
+        platform, "clReleaseCommandBufferKHR");
+    api->replay = (replay_fn)clGetExtensionFunctionAddressForPlatform(
+        platform, "clEnqueueCommandBufferKHR");
+    if (!api->create || !api->finalize || !api->release || !api->replay) {
+        /* No entry points: sinpe must refuse. */
+        sinpe_embed_args a;
+        sinpe_embed_args_init(&a);
+        TU_STATUS(sinpe_record_embed(tab, q, (struct _cl_command_buffer_khr *)q, &a, 0, NULL, NULL),
+                  SINPE_UNSUPPORTED);
+        printf("record: the device has no cl_khr_command_buffer; checked the refusal only\n");
+        return 0;
+    }
+    /* A version sinpe does not record with is refused before the arguments. */
+    cl_int err;
+    void *cb = api->create(1, &q, NULL, &err);
+    TU_CL(err);
+    sinpe_embed_args a;
+    sinpe_embed_args_init(&a);
+    sinpe_status st = sinpe_record_embed(tab, q, cb, &a, 0, NULL, NULL);
+    api->release(cb);
+    if (st == SINPE_UNSUPPORTED) {
+        printf("record: %s; checked the refusal only\n", sinpe_last_error());
+        return 0;
+    }
+    ck_assert_int_eq(st, SINPE_INVALID_SHAPE); /* n_seqs 0 */
+    return 1;
+}
+
+static void *cb_new(const cb_api *api, cl_command_queue q)
+{
+    cl_int err;
+    void *cb = api->create(1, &q, NULL, &err);
+    TU_CL(err);
+    return cb;
+}
+
+static void replay(const cb_api *api, cl_command_queue q, void *cb)
+{
+    TU_CL(api->replay(0, NULL, cb, 0, NULL, NULL));
+    TU_CL(clFinish(q));
+}
+
+static void same_bits(const float *a, const float *b, size_t n, const char *what, int round)
+{
+    for (size_t i = 0; i < n; i++)
+        ck_assert_msg(memcmp(&a[i], &b[i], sizeof *a) == 0,
+                      "%s, replay %d: element %zu: %a recorded, %a enqueued", what, round, i,
+                      (double)a[i], (double)b[i]);
+}
+
+START_TEST(record_replays)
+{
+    enum { DIM = 40, V = 30, NS = 4, SL = 3, N = NS * SL };
+    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
+    cl_command_queue q = tu_queue(ctx);
+    sinpe_spec spec;
+    sinpe_spec_init(&spec, DIM);
+    sinpe_table *tab = NULL;
+    TU_OK(sinpe_table_create(ctx, &spec, 16, &tab));
+    cb_api api;
+    if (!cb_lookup(ctx, q, tab, &api))
+        goto done;
+    tu_rng rng;
+    tu_rng_init(&rng, "record");
+    float w[V * DIM];
+    for (size_t i = 0; i < V * DIM; i++)
+        w[i] = tu_rng_float(&rng, -1.0f, 1.0f);
+    int32_t ids[N] = {0}, pos[N] = {0}, starts[NS] = {0}, zero = 0;
+    cl_mem w_m = tu_buffer(ctx, sizeof w, w), ids_m = tu_buffer(ctx, sizeof ids, ids);
+    cl_mem pos_m = tu_buffer(ctx, sizeof pos, pos), st_m = tu_buffer(ctx, sizeof starts, starts);
+    cl_mem bad_m = tu_buffer(ctx, sizeof zero, &zero), bad2_m = tu_buffer(ctx, sizeof zero, &zero);
+    cl_mem rec_m = tu_poisoned_buffer(ctx, q, N * DIM), dir_m = tu_poisoned_buffer(ctx, q, N * DIM);
+    cl_mem pair_m = tu_poisoned_buffer(ctx, q, N * DIM), ref_m = tu_poisoned_buffer(ctx, q, N * DIM);
+
+    sinpe_embed_args a;
+    sinpe_embed_args_init(&a);
+    a.n_seqs = NS;
+    a.seq_len = SL;
+    a.ids = ids_m;
+    a.weights = w_m;
+    a.vocab = V;
+    a.positions = pos_m;
+    a.seq_starts = st_m;
+    a.token_scale = 3.0f;
+    a.start = 5;
+    a.out = rec_m;
+    a.bad_ids = bad_m;
+    void *cb = cb_new(&api, q), *cb2 = cb_new(&api, q);
+    cl_uint sp = 99, sp2 = 99;
+    TU_OK(sinpe_record_embed(tab, q, cb, &a, 0, NULL, &sp));
+    ck_assert_uint_ne(sp, 99);
+    TU_CL(api.finalize(cb));
+    /* The unfused pair, chained through a sync point. */
+    sinpe_embed_args g = a;
+    g.out = pair_m;
+    g.bad_ids = NULL;
+    TU_OK(sinpe_record_gather(tab, q, cb2, &g, 0, NULL, &sp2));
+    TU_OK(sinpe_record_add_positions(tab, q, cb2, &g, 1, &sp2, NULL));
+    TU_CL(api.finalize(cb2));
+
+    for (int round = 0; round < 3; round++) {
+        int n_bad = 0;
+        for (int r = 0; r < N; r++) {
+            ids[r] = r % 5 == 4 ? -1 - r : tu_rng_int(&rng, 0, V - 1);
+            n_bad += ids[r] < 0;
+            pos[r] = r % 3 == 0 ? tu_rng_int(&rng, 0, 8) : tu_rng_int(&rng, 9, 1 << 22);
+        }
+        for (int b = 0; b < NS; b++)
+            starts[b] = tu_rng_int(&rng, -4, 4000);
+        tu_write(q, ids_m, 0, sizeof ids, ids);
+        tu_write(q, pos_m, 0, sizeof pos, pos);
+        tu_write(q, st_m, 0, sizeof starts, starts);
+        tu_write(q, bad_m, 0, sizeof zero, &zero);
+        tu_write(q, bad2_m, 0, sizeof zero, &zero);
+        float *poison = tu_malloc(N * DIM * sizeof *poison);
+        tu_fill_poison(poison, N * DIM);
+        tu_write(q, rec_m, 0, N * DIM * sizeof *poison, poison);
+        tu_write(q, pair_m, 0, N * DIM * sizeof *poison, poison);
+        free(poison);
+        /* Direct calls first: they set the shared kernels' arguments anew. */
+        sinpe_embed_args d = a;
+        d.out = dir_m;
+        d.bad_ids = bad2_m;
+        TU_OK(sinpe_enqueue_embed(tab, q, &d, 0, NULL, NULL));
+        d.out = ref_m;
+        d.bad_ids = NULL;
+        TU_OK(sinpe_enqueue_gather(tab, q, &d, 0, NULL, NULL));
+        TU_OK(sinpe_enqueue_add_positions(tab, q, &d, 0, NULL, NULL));
+        replay(&api, q, cb);
+        replay(&api, q, cb2);
+        float *got = tu_read_floats(q, rec_m, N * DIM), *want = tu_read_floats(q, dir_m, N * DIM);
+        float *pair = tu_read_floats(q, pair_m, N * DIM), *ref = tu_read_floats(q, ref_m, N * DIM);
+        tu_check_layout(want, N * DIM, 0, DIM, N, DIM, "direct call");
+        same_bits(got, want, N * DIM, "fused", round);
+        same_bits(pair, ref, N * DIM, "gather + add", round);
+        int32_t bad = -1;
+        tu_read(q, bad_m, 0, sizeof bad, &bad);
+        ck_assert_msg(bad == n_bad, "replay %d: bad_ids %d, expected %d", round, (int)bad, n_bad);
+        free(got);
+        free(want);
+        free(pair);
+        free(ref);
+        /* Growth between replays must not disturb the recording. */
+        TU_OK(sinpe_table_reserve(tab, 300 + 700 * (size_t)round));
+    }
+    api.release(cb);
+    api.release(cb2);
+    cl_mem mems[] = {w_m, ids_m, pos_m, st_m, bad_m, bad2_m, rec_m, dir_m, pair_m, ref_m};
+    for (size_t i = 0; i < sizeof mems / sizeof mems[0]; i++)
+        clReleaseMemObject(mems[i]);
+done:
+    sinpe_table_release(tab);
+    clReleaseCommandQueue(q);
+    sinpe_context_release(ctx);
+}
+END_TEST
+
+START_TEST(record_refusals)
+{
+    enum { DIM = 8, N = 4 };
+    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
+    cl_command_queue q = tu_queue(ctx);
+    sinpe_spec spec;
+    sinpe_spec_init(&spec, DIM);
+    sinpe_table *tab = NULL;
+    TU_OK(sinpe_table_create(ctx, &spec, 4, &tab));
+    cb_api api;
+    if (!cb_lookup(ctx, q, tab, &api))
+        goto done;
+    int32_t ids[N] = {0, 1, 2, 3};
+    float w[4 * DIM] = {0};
+    cl_mem ids_m = tu_buffer(ctx, sizeof ids, ids), w_m = tu_buffer(ctx, sizeof w, w);
+    cl_mem out_m = tu_poisoned_buffer(ctx, q, N * DIM);
+    sinpe_embed_args a;
+    sinpe_embed_args_init(&a);
+    a.n_seqs = 1;
+    a.seq_len = N;
+    a.ids = ids_m;
+    a.weights = w_m;
+    a.vocab = 4;
+    a.out = out_m;
+    void *cb = cb_new(&api, q);
+    cl_uint sp = 0;
+    TU_STATUS(sinpe_record_embed(NULL, q, cb, &a, 0, NULL, NULL), SINPE_NULL_ARGUMENT);
+    TU_STATUS(sinpe_record_embed(tab, q, NULL, &a, 0, NULL, NULL), SINPE_NULL_ARGUMENT);
+    TU_STATUS(sinpe_record_embed(tab, q, cb, NULL, 0, NULL, NULL), SINPE_NULL_ARGUMENT);
+    TU_STATUS(sinpe_record_embed(tab, q, cb, &a, 1, NULL, NULL), SINPE_INVALID_WAIT_LIST);
+    TU_STATUS(sinpe_record_embed(tab, q, cb, &a, 0, &sp, NULL), SINPE_INVALID_WAIT_LIST);
+    sinpe_embed_args f = a;
+    f.position_rule = SINPE_POSITIONS_FAIRSEQ;
+    TU_STATUS(sinpe_record_embed(tab, q, cb, &f, 0, NULL, NULL), SINPE_UNSUPPORTED);
+    ck_assert_msg(strstr(sinpe_last_error(), "FAIRSEQ"), "message: %s", sinpe_last_error());
+    f = a;
+    f.vocab = 0;
+    TU_STATUS(sinpe_record_embed(tab, q, cb, &f, 0, NULL, NULL), SINPE_INVALID_SHAPE);
+    /* A command buffer of another context. */
+    cl_context other = tu_other_cl_context(ctx);
+    cl_device_id dev = sinpe_context_device(ctx);
+    cl_int err;
+    cl_command_queue oq = clCreateCommandQueue(other, dev, 0, &err);
+    TU_CL(err);
+    void *ocb = cb_new(&api, oq);
+    TU_STATUS(sinpe_record_embed(tab, oq, ocb, &a, 0, NULL, NULL), SINPE_CONTEXT_MISMATCH);
+    api.release(ocb);
+    clReleaseCommandQueue(oq);
+    clReleaseContext(other);
+    /* Nothing was recorded: the replay leaves out alone. */
+    TU_CL(api.finalize(cb));
+    replay(&api, q, cb);
+    float *got = tu_read_floats(q, out_m, N * DIM);
+    tu_check_all_poison(got, N * DIM, "refused recordings");
+    free(got);
+    TU_STATUS(sinpe_record_embed(tab, q, cb, &a, 0, NULL, NULL), SINPE_INVALID_OPTION);
+    ck_assert_msg(strstr(sinpe_last_error(), "finalized"), "message: %s", sinpe_last_error());
+    api.release(cb);
+    clReleaseMemObject(ids_m);
+    clReleaseMemObject(w_m);
+    clReleaseMemObject(out_m);
+done:
+    sinpe_table_release(tab);
+    clReleaseCommandQueue(q);
+    sinpe_context_release(ctx);
+}
+END_TEST
+
+TCase *tcase_record(void)
+{
+    TCase *tc = tcase_create("record");
+    tcase_set_timeout(tc, TU_TIMEOUT);
+    tcase_add_test(tc, record_replays);
+    tcase_add_test(tc, record_refusals);
+    return tc;
+}
