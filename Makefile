@@ -15,6 +15,10 @@
 #   make check-asan    library, unit tests and grind with ASan + UBSan
 #   make check-stress  context churn and an 8-thread stress test
 #   make fuzz          libFuzzer on the argument checks, $(FUZZ_SECONDS) s
+#   make check-python  the Python package (python/) installed offline into a
+#                      venv in build/, and its tests (pytest) on PoCL
+#   make check-mpi     examples/mpi_vocab.c on 1, 2 and 3 Open MPI ranks: vocabulary
+#                      shards combined by MPI_Allreduce, bit for bit the unsharded
 #   make install       into $(DESTDIR)$(PREFIX); PREFIX defaults to /usr/local
 #   make uninstall     remove exactly what install put there
 #   make clean         remove build/
@@ -321,6 +325,29 @@ check-stress:
 	SINPE_CACHE_DIR=$(CURDIR)/$(BUILD)/stress-cache ./$(BUILD)/churn
 	SINPE_CACHE_DIR=$(CURDIR)/$(BUILD)/stress-cache ./$(BUILD)/threads
 
+# check-python: the Python package in a venv that sees Debian's numpy,
+# PyOpenCL and PyTorch (--system-site-packages), installed offline from a
+# copy of python/ (setuptools writes into the tree it builds from), then its
+# tests with SINPE_LIBRARY naming this build's library.  The interpreter is
+# $(PYTHON) when it imports numpy and PyOpenCL, else /usr/bin/python3 (a
+# python3 of pyenv or conda earlier on PATH sees no Debian packages).
+PYENV = $(BUILD)/pyenv
+
+check-python:
+	sh scripts/install-deps.sh --with python
+	$(MAKE) $(SHARED_LIB) $(SO_LINKS)
+	@py=$(PYTHON); \
+	if ! $$py -c 'import numpy, pyopencl' 2>/dev/null && \
+	    /usr/bin/python3 -c 'import numpy, pyopencl' 2>/dev/null; then py=/usr/bin/python3; fi; \
+	echo "$$py -m venv --system-site-packages $(PYENV)"; \
+	rm -rf $(PYENV) $(BUILD)/pysrc && $$py -m venv --system-site-packages $(PYENV)
+	cp -R python $(BUILD)/pysrc
+	$(PYENV)/bin/pip install --quiet --no-build-isolation --no-index $(BUILD)/pysrc
+	SINPE_LIBRARY=$(CURDIR)/$(BUILD)/libsinpe.so PYTHONDONTWRITEBYTECODE=1 \
+	    $(PYENV)/bin/python -m pytest -p no:cacheprovider -q -rs python/tests
+
+.PHONY: check-python
+
 # libFuzzer needs clang.  The library is instrumented for coverage
 # (fuzzer-no-link) in its own directory; new inputs go to
 # $(FUZZ_BUILD)/corpus, the checked-in seeds in tests/fuzz/corpus are only read.
@@ -339,7 +366,31 @@ fuzz:
 	$(SAN_ENV) ./$(FUZZ_BUILD)/fuzz_args -max_total_time=$(FUZZ_SECONDS) \
 	    -artifact_prefix=$(FUZZ_BUILD)/ $(FUZZ_BUILD)/corpus tests/fuzz/corpus
 
-.PHONY: check-oclgrind check-asan check-stress fuzz clean-sanitizers
+# The vocabulary-parallel example under Open MPI (installed by the mpi
+# group), linked with the static library; $(MPI_ARGS) may hold a seed to
+# rerun.  --oversubscribe: more ranks than cores; --allow-run-as-root: CI
+# runs as root; --bind-to none: each rank's OpenCL runtime runs its own
+# threads, which a rank pinned to one core would crowd onto it.  Shared
+# memory only (btl self,vader), without the cross-memory attach that
+# containers without ptrace rights refuse.
+MPICC     = mpicc
+MPIRUN    = mpirun
+MPI_BIN   = $(BUILD)/mpi_vocab
+MPI_RANKS = 1 2 3
+MPI_ARGS  =
+MPI_RUN   = OMPI_MCA_btl_vader_single_copy_mechanism=none $(MPIRUN) --oversubscribe \
+            --allow-run-as-root --bind-to none --mca btl self,vader
+
+$(MPI_BIN): examples/mpi_vocab.c include/sinpe.h $(STATIC_LIB)
+	$(MPICC) -std=c99 $(CFLAGS) -Iinclude $(OPENCL_CFLAGS) $(LDFLAGS) -o $@ \
+	    examples/mpi_vocab.c $(STATIC_LIB) $(SYS_LIBS) $(LDLIBS)
+
+check-mpi:
+	sh scripts/install-deps.sh --with mpi
+	$(MAKE) $(MPI_BIN)
+	for k in $(MPI_RANKS); do $(MPI_RUN) -n $$k ./$(MPI_BIN) $(MPI_ARGS) || exit 1; done
+
+.PHONY: check-oclgrind check-asan check-stress fuzz check-mpi clean-sanitizers
 
 clean: clean-sanitizers
 clean-sanitizers:

@@ -15,6 +15,12 @@
 #   --with peers      numpy and PyTorch for bench/peers.py (python3-numpy, and
 #                     python3-torch where the archive has it: the peers
 #                     script runs without torch)
+#   --with mpi        Open MPI (openmpi-bin, libopenmpi-dev: mpicc, mpirun)
+#                     for examples/mpi_vocab.c and make check-mpi
+#   --with python     what make check-python needs for the Python package
+#                     (python/): python3-venv, python3-pip, python3-pytest,
+#                     python3-numpy, python3-pyopencl, and python3-torch where
+#                     the archive has it (its tests are skipped without it)
 # Several groups may be given as "--with a,b", "--with=a" or repeated flags.
 # The compiler checked is $CC when set, else cc (a missing clang is
 # installed along with the base packages).
@@ -23,7 +29,7 @@ set -eu
 base_packages="ocl-icd-opencl-dev opencl-headers pocl-opencl-icd check pkg-config clinfo gcc make"
 
 usage() {
-    echo "usage: $0 [--with oclgrind|gnuplot|clang|peers]..." >&2
+    echo "usage: $0 [--with oclgrind|gnuplot|clang|peers|mpi|python]..." >&2
     exit "${1:-2}"
 }
 
@@ -31,6 +37,8 @@ with_oclgrind=no
 with_gnuplot=no
 with_clang=no
 with_peers=no
+with_mpi=no
+with_python=no
 
 add_groups() {
     old_ifs=$IFS
@@ -41,6 +49,8 @@ add_groups() {
             gnuplot) with_gnuplot=yes ;;
             clang) with_clang=yes ;;
             peers) with_peers=yes ;;
+            mpi) with_mpi=yes ;;
+            python) with_python=yes ;;
             *) echo "$0: unknown group '$group'" >&2; usage ;;
         esac
     done
@@ -108,6 +118,9 @@ have_icd() {
 have_oclgrind() { command -v oclgrind >/dev/null 2>&1; }
 have_gnuplot() { command -v gnuplot >/dev/null 2>&1; }
 
+# The compiler wrapper (libopenmpi-dev) and the launcher (openmpi-bin).
+have_mpi() { command -v mpicc >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1; }
+
 # clang itself, and its sanitizer runtimes (a separate package on Debian).
 have_clang() {
     command -v clang >/dev/null 2>&1 || return 1
@@ -120,6 +133,21 @@ have_clang() {
 have_python_module() {
     for py in python3 /usr/bin/python3; do
         if command -v "$py" >/dev/null 2>&1 && "$py" -c "import $1" >/dev/null 2>&1; then
+            return 0
+        fi
+    done
+    return 1
+}
+
+# One interpreter that imports numpy, PyOpenCL and pytest and can put pip
+# into a venv (ensurepip and its wheels: python3-venv); make check-python
+# takes the same one, the first of python3 and /usr/bin/python3 that
+# imports numpy and PyOpenCL.
+have_python_stack() {
+    for py in python3 /usr/bin/python3; do
+        if command -v "$py" >/dev/null 2>&1 &&
+            "$py" -c 'import numpy, pyopencl, pytest, ensurepip; ensurepip.version()' \
+                >/dev/null 2>&1; then
             return 0
         fi
     done
@@ -169,6 +197,23 @@ survey() {
         missing="$missing, PyTorch"
         packages="$packages TORCH"
     fi
+    if [ "$with_python" = yes ] && ! have_python_stack; then
+        missing="$missing, Python with venv, numpy, PyOpenCL and pytest"
+        packages="$packages python3-venv python3-pip python3-pytest python3-numpy python3-pyopencl"
+    fi
+    if [ "$with_python" = yes ] && ! have_python_module torch && [ "$torch_unavailable" = no ]; then
+        case $packages in
+            *TORCH*) ;;
+            *)
+                missing="$missing, PyTorch"
+                packages="$packages TORCH"
+                ;;
+        esac
+    fi
+    if [ "$with_mpi" = yes ] && ! have_mpi; then
+        missing="$missing, Open MPI (mpicc, mpirun)"
+        packages="$packages openmpi-bin libopenmpi-dev"
+    fi
     missing=${missing#, }
     packages=${packages# }
 }
@@ -192,7 +237,7 @@ resolve_torch() {
             if apt-cache show python3-torch >/dev/null 2>&1; then
                 packages=$(echo "$packages" | sed "s/TORCH/python3-torch/")
             else
-                echo "install-deps: python3-torch is not in the package archive; bench/peers.py will time numpy alone"
+                echo "install-deps: python3-torch is not in the package archive; bench/peers.py will time numpy alone, python/tests skip their PyTorch comparison"
                 packages=$(echo "$packages" | sed "s/ *TORCH//")
                 torch_unavailable=yes
             fi

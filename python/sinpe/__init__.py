@@ -1,0 +1,70 @@
+"""sinpe: token embedding plus the exact sinusoidal positional encoding on
+OpenCL devices, from Python.
+
+    out[r, :] = token_scale * E[id_r, :] + PE(pos_r)
+
+A thin ctypes layer over the C library libsinpe (include/sinpe.h is the
+manual: every call here names the C function it makes).  Nothing is
+compiled at install time.
+
+Finding the library: the file named by the environment variable
+SINPE_LIBRARY (a path to libsinpe.so) when it is set; else what
+ctypes.util.find_library("sinpe") finds; else libsinpe.so.<major> through
+the dynamic loader (where "make install" puts it).  The library is loaded
+on first use; OSError says what was tried when none loads.
+
+With PyOpenCL (not needed to import this package):
+
+    import pyopencl as cl, pyopencl.array as cla, sinpe
+    ctx = cl.create_some_context(); q = cl.CommandQueue(ctx)
+    table = sinpe.Context(ctx).table("fairseq", 1024, rows=4096)
+    ev = table.embed(q, ids, weights, out, preset="fairseq", pad_id=1)
+    ev.wait()                         # ids, weights, out: pyopencl Arrays
+
+Contexts share the caller's cl_context; memory arguments are
+pyopencl.array.Array (byte offsets become element offsets, dtypes become
+storage types) or pyopencl.Buffer; calls return pyopencl.Event and take
+wait lists of them.
+
+With NumPy alone:
+
+    table = sinpe.Context().table("vaswani", 512, rows=1024)
+    out = table.embed_host(ids, weights, token_scale=512 ** 0.5)
+    pe = table.read_rows(0, 100)      # (100, 512) float32
+
+Storage types: float32 -> F32, float16 -> F16, ml_dtypes.bfloat16 -> BF16
+(and ml_dtypes' float8_e4m3fn, float8_e5m2 -> FP8_E4M3, FP8_E5M2); raw bits
+in integer arrays with the type named: weights_dtype="bfloat16" on uint16,
+"i8", "q8_0", "fp8_e4m3", "fp8_e5m2" on int8 or uint8 (see quantize()).
+
+Errors: every failure of a sinpe call raises SinpeError, whose name is the
+status ("INVALID_SHAPE"), message its sinpe_status_string() and detail the
+sinpe_last_error() text naming the argument.  Objects of the wrong Python
+type raise TypeError.
+"""
+
+from ._lib import load
+from ._types import CONSTANTS, ContextOptions, EmbedArgs, Spec
+from .context import Context
+from .embed import EmbedCall
+from .errors import SinpeError, last_error
+from .quantize import quantize
+from .spec import preset_name, preset_value, presets, spec
+from .table import Table
+
+__version__ = "0.1.0"
+
+# SINPE_F32 -> sinpe.F32, SINPE_INVALID_SHAPE -> sinpe.INVALID_SHAPE, ...
+globals().update({name[len("SINPE_"):]: value for name, value in CONSTANTS.items()})
+
+
+def version():
+    """The version of the library loaded, "MAJOR.MINOR.PATCH"."""
+    return load().sinpe_version_string().decode()
+
+
+__all__ = [
+    "Context", "Table", "EmbedCall", "SinpeError", "Spec", "EmbedArgs", "ContextOptions",
+    "spec", "presets", "preset_name", "preset_value", "quantize", "last_error", "load",
+    "version",
+]

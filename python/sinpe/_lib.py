@@ -1,0 +1,70 @@
+"""Finding and loading libsinpe, once, with every prototype declared.
+
+The library is the file named by the environment variable SINPE_LIBRARY
+when that is set; else what ctypes.util.find_library("sinpe") finds; else
+libsinpe.so.<major> through the dynamic loader's own search (what
+"make install" puts in PREFIX/lib).  A library of another major version is
+refused.
+"""
+
+import ctypes
+import ctypes.util
+import os
+import threading
+
+from ._api import CTYPES, FUNCTIONS
+from ._types import CONSTANTS
+
+MAJOR = CONSTANTS["SINPE_VERSION_MAJOR"]
+
+_lock = threading.Lock()
+_lib = None
+
+
+def _open(name):
+    lib = ctypes.CDLL(name)
+    for fname, restype, argtypes in FUNCTIONS:
+        try:
+            fn = getattr(lib, fname)
+        except AttributeError:
+            # An older build of the same major version: what it lacks
+            # raises AttributeError when called, the rest works.
+            continue
+        fn.restype = CTYPES[restype]
+        fn.argtypes = [CTYPES[t] for t in argtypes]
+    version = lib.sinpe_version_number()
+    if version // 10000 != MAJOR:
+        raise OSError(f"{name} is libsinpe {lib.sinpe_version_string().decode()}; "
+                      f"this package needs major version {MAJOR}")
+    return lib
+
+
+def load():
+    """The loaded library (a ctypes.CDLL with every prototype set).
+
+    Raises OSError, naming what was tried, when no usable library is found.
+    """
+    global _lib
+    if _lib is not None:
+        return _lib
+    with _lock:
+        if _lib is None:
+            path = os.environ.get("SINPE_LIBRARY")
+            if path:
+                candidates = [path]
+            else:
+                found = ctypes.util.find_library("sinpe")
+                candidates = ([found] if found else []) + [f"libsinpe.so.{MAJOR}"]
+            errors = []
+            for name in candidates:
+                try:
+                    _lib = _open(name)
+                    break
+                except OSError as e:
+                    errors.append(f"{name}: {e}")
+            else:
+                raise OSError(
+                    "sinpe: cannot load libsinpe (" + "; ".join(errors) + "). Set "
+                    "SINPE_LIBRARY to the path of libsinpe.so, or install the library "
+                    "(make install) where the dynamic loader finds it.")
+    return _lib

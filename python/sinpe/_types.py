@@ -1,0 +1,195 @@
+"""The ctypes mirror of include/sinpe.h: its structs and its constants.
+
+Every struct here has the fields of its C namesake in the same order and
+with the same types; tests/test_layout.py compiles a C program against the
+header and compares sizeof and offsetof of every field, and the value of
+every constant.
+"""
+
+from ctypes import (
+    Structure,
+    c_char_p,
+    c_double,
+    c_float,
+    c_int,
+    c_int32,
+    c_size_t,
+    c_void_p,
+)
+
+# cl_mem and the other OpenCL handles are pointers; cl_int is int32_t.
+cl_mem = c_void_p
+cl_int = c_int32
+enum = c_int  # every sinpe enum has int's size and alignment
+
+
+class ContextOptions(Structure):
+    """sinpe_context_options: fill with sinpe_context_options_init()."""
+
+    c_name = "sinpe_context_options"
+    _fields_ = [
+        ("math", enum),
+        ("device", c_char_p),
+        ("no_disk_cache", c_int),
+        ("tuning", c_char_p),
+    ]
+
+
+class Spec(Structure):
+    """sinpe_spec: the encoding (see sinpe.spec() and the header)."""
+
+    c_name = "sinpe_spec"
+    _fields_ = [
+        ("dim", c_size_t),
+        ("layout", enum),
+        ("odd_dim", enum),
+        ("base", c_double),
+        ("shift", c_double),
+        ("angle_scale", c_double),
+    ]
+
+    def __repr__(self):
+        return (
+            f"Spec(dim={self.dim}, layout={name_of('LAYOUT', self.layout)!r}, "
+            f"odd_dim={name_of('ODD', self.odd_dim)!r}, base={self.base!r}, "
+            f"shift={self.shift!r}, angle_scale={self.angle_scale!r})"
+        )
+
+    def __eq__(self, other):
+        if not isinstance(other, Spec):
+            return NotImplemented
+        return all(getattr(self, f) == getattr(other, f) for f, _ in self._fields_)
+
+
+class EmbedArgs(Structure):
+    """sinpe_embed_args: the arguments of the embedding calls."""
+
+    c_name = "sinpe_embed_args"
+    _fields_ = [
+        ("n_seqs", c_size_t),
+        ("seq_len", c_size_t),
+        ("ids", cl_mem),
+        ("ids_offset", c_size_t),
+        ("weights", cl_mem),
+        ("weights_offset", c_size_t),
+        ("weights_stride", c_size_t),
+        ("vocab", c_size_t),
+        ("out", cl_mem),
+        ("out_offset", c_size_t),
+        ("out_stride", c_size_t),
+        ("token_scale", c_float),
+        ("start", cl_int),
+        ("positions", cl_mem),
+        ("positions_offset", c_size_t),
+        ("bad_ids", cl_mem),
+        ("bad_ids_offset", c_size_t),
+        ("weights_dtype", enum),
+        ("out_dtype", enum),
+        ("positions_broadcast", c_int),
+        ("seq_starts", cl_mem),
+        ("seq_starts_offset", c_size_t),
+        ("pad_counts", cl_mem),
+        ("pad_counts_offset", c_size_t),
+        ("position_rule", enum),
+        ("pad_policy", enum),
+        ("pad_id", cl_int),
+        ("vocab_shard", c_int),
+        ("vocab_start", c_size_t),
+        ("skip_pe", c_int),
+        ("weight_scales", cl_mem),
+        ("weight_scales_offset", c_size_t),
+        ("weight_scales_dtype", enum),
+        ("weights_scale", c_float),
+        ("token_scale_rounding", enum),
+        ("vocab_total", c_size_t),
+    ]
+
+
+STRUCTS = (ContextOptions, Spec, EmbedArgs)
+
+# The header's constants, by their C names.  The status codes come from
+# SINPE_STATUS_MAP, the others from the enums (and the named values of
+# sinpe_embed_args.vocab_shard).
+CONSTANTS = {
+    "SINPE_VERSION_MAJOR": 0,
+    "SINPE_SUCCESS": 0,
+    "SINPE_NULL_ARGUMENT": -2001,
+    "SINPE_INVALID_SPEC": -2002,
+    "SINPE_INVALID_SHAPE": -2003,
+    "SINPE_BUFFER_TOO_SMALL": -2004,
+    "SINPE_INVALID_WAIT_LIST": -2005,
+    "SINPE_CONTEXT_MISMATCH": -2006,
+    "SINPE_ID_OUT_OF_RANGE": -2007,
+    "SINPE_DEVICE_NOT_FOUND": -2008,
+    "SINPE_BUILD_FAILED": -2009,
+    "SINPE_OUT_OF_HOST_MEMORY": -2010,
+    "SINPE_TOO_LARGE": -2011,
+    "SINPE_UNSUPPORTED": -2012,
+    "SINPE_INVALID_OPTION": -2013,
+    "SINPE_UNKNOWN_PRESET": -2014,
+    "SINPE_INVALID_DTYPE": -2015,
+    "SINPE_INVALID_PAD": -2016,
+    "SINPE_IO_ERROR": -2017,
+    "SINPE_MATH_AUTO": 0,
+    "SINPE_MATH_FLOAT": 1,
+    "SINPE_MATH_FP64": 2,
+    "SINPE_LAYOUT_INTERLEAVED": 0,
+    "SINPE_LAYOUT_SPLIT_SIN_COS": 1,
+    "SINPE_LAYOUT_SPLIT_COS_SIN": 2,
+    "SINPE_ODD_ZERO_LAST": 0,
+    "SINPE_ODD_EXTRA_SIN": 1,
+    "SINPE_ODD_ERROR": 2,
+    "SINPE_PRESET_VASWANI": 1,
+    "SINPE_PRESET_TENSOR2TENSOR": 2,
+    "SINPE_PRESET_FAIRSEQ": 3,
+    "SINPE_PRESET_WHISPER": 4,
+    "SINPE_PRESET_MARIAN_HF": 5,
+    "SINPE_PRESET_OPENNMT": 6,
+    "SINPE_PRESET_DIFFUSERS": 7,
+    "SINPE_PRESET_DIFFUSERS_FLIP": 8,
+    "SINPE_PRESET_GGML_TIMESTEP": 9,
+    "SINPE_F32": 0,
+    "SINPE_F16": 1,
+    "SINPE_BF16": 2,
+    "SINPE_I8": 3,
+    "SINPE_Q8_0": 4,
+    "SINPE_FP8_E4M3": 5,
+    "SINPE_FP8_E5M2": 6,
+    "SINPE_POSITIONS_INDEX": 0,
+    "SINPE_POSITIONS_FAIRSEQ": 1,
+    "SINPE_PAD_NONE": 0,
+    "SINPE_PAD_ZERO_PE": 1,
+    "SINPE_PAD_ZERO_OUTPUT": 2,
+    "SINPE_PAD_ZERO_EMBEDDING": 3,
+    "SINPE_SCALE_EXACT": 0,
+    "SINPE_SCALE_WEIGHTS": 1,
+    "SINPE_SCALE_OUTPUT": 2,
+    "SINPE_SHARD_NONE": 0,
+    "SINPE_SHARD_ROWS": 1,
+    "SINPE_SHARD_OWNER": 2,
+}
+
+# The status codes in SINPE_STATUS_MAP's order, by their short names.
+STATUS_NAMES = {
+    value: name[len("SINPE_"):]
+    for name, value in CONSTANTS.items()
+    if -2099 <= value <= -2001 or name == "SINPE_SUCCESS"
+}
+
+
+def names(group):
+    """{"interleaved": 0, ...} for the constants SINPE_<group>_*."""
+    prefix = f"SINPE_{group}_"
+    return {
+        name[len(prefix):].lower(): value
+        for name, value in CONSTANTS.items()
+        if name.startswith(prefix)
+    }
+
+
+def name_of(group, value):
+    """The short lower-case name of value in group, or the value itself."""
+    for name, v in names(group).items():
+        if v == value:
+            return name
+    return value

@@ -1,0 +1,148 @@
+"""sinpe.Table: the device-resident encoding of one spec, and every call
+made with it."""
+
+from ctypes import byref, c_size_t, c_void_p
+
+from . import _mem
+from . import embed as _embed
+from . import host as _host
+from ._dtypes import to_values
+from ._types import Spec
+from .errors import fail
+from .spec import spec as make_spec
+
+
+class Table:
+    """The table of rows [0, rows) of PE for a spec, on the context's device
+    (sinpe_table_create()): tables are shared per context and spec, grown
+    on demand, and positions past the rows are computed on the fly.
+
+    spec is a sinpe.Spec (see sinpe.spec()) or a preset name ("fairseq",
+    case-insensitive) or value, which then needs dim.  Blocks until the rows
+    are ready.  Raises SinpeError (an invalid spec: INVALID_SPEC).
+
+    The calls: embed() (the fused call), gather() and add_positions() (the
+    unfused pair), timesteps(), enqueue_rows() on PyOpenCL objects;
+    embed_call() prepares a fused call for a decode loop; embed_host(),
+    read_rows() and timesteps_host() on NumPy arrays, without PyOpenCL.
+    """
+
+    def __init__(self, context, spec, dim=None, rows=0):
+        lib = self._lib = context._lib
+        self._ptr = None
+        if not isinstance(spec, Spec):
+            spec = make_spec(dim if dim is not None else 0, spec)
+        out = c_void_p()
+        st = lib.sinpe_table_create(context._ptr, byref(spec), rows, byref(out))
+        if st:
+            fail(st)
+        self._ptr = out.value
+        self.context = context
+        self.dim = spec.dim
+        self._memo = None  # the last call's resolved arrays (see _args.prepare)
+        # The table keeps its C context alive, so these stay valid as long.
+        self._handles = context.handles
+        self._release = lib.sinpe_table_release
+
+    # -- the rows ------------------------------------------------------------
+
+    @property
+    def rows(self):
+        """The row count now held (sinpe_table_rows())."""
+        return self._lib.sinpe_table_rows(self._ptr)
+
+    @property
+    def spec(self):
+        """A copy of the table's spec, normalised (sinpe_table_spec())."""
+        return self._lib.sinpe_table_spec(self._ptr)
+
+    def reserve(self, rows):
+        """Grows the table to at least rows rows (sinpe_table_reserve());
+        blocks until they are ready."""
+        st = self._lib.sinpe_table_reserve(self._ptr, rows)
+        if st:
+            fail(st)
+
+    def borrow(self):
+        """(pyopencl.Buffer, rows): the current table buffer, rows * dim
+        float32 values, which stays valid after the table grows
+        (sinpe_table_borrow()); (None, 0) while the table holds no rows."""
+        mem, rows = c_void_p(), c_size_t()
+        st = self._lib.sinpe_table_borrow(self._ptr, byref(mem), byref(rows))
+        if st:
+            fail(st)
+        if not mem.value:
+            return None, rows.value
+        return _mem.pyopencl().Buffer.from_int_ptr(mem.value, False), rows.value
+
+    def constants(self):
+        """The constants buffer of the table's spec for sinpe's device
+        functions (sinpe_table_constants()), as a pyopencl.Buffer."""
+        mem = c_void_p()
+        st = self._lib.sinpe_table_constants(self._ptr, byref(mem))
+        if st:
+            fail(st)
+        return _mem.pyopencl().Buffer.from_int_ptr(mem.value, False)
+
+    def enqueue_rows(self, queue, row0, nrows, out, *, out_offset=0, out_stride=None,
+                     out_dtype=None, wait_for=None, event=True):
+        """Writes PE(row0 + r) into row r of out for r < nrows
+        (sinpe_enqueue_table_rows()), with the bits the table holds; any
+        int32 row0 is valid.  out: a pyopencl Array (its dtype gives out_dtype,
+        its offset and row stride are used) or a Buffer; out_offset and
+        out_stride count elements.  Non-blocking; returns the event (None
+        with event=False)."""
+        h, boff, arr = _mem.mem(out, "out")
+        dt = _embed.out_dtype(arr, out_dtype)
+        off = out_offset + (to_values(boff, dt, "out") if boff else 0)
+        stride = out_stride if out_stride is not None else _embed.row_stride(arr, dt, "out")
+        n, wl = _mem.wait_list(wait_for)
+        ev = c_void_p() if event else None
+        st = self._lib.sinpe_enqueue_table_rows(
+            self._ptr, _mem.handle(queue, "queue"), row0, nrows, h, off, stride, dt, n, wl,
+            byref(ev) if event else None)
+        if st:
+            fail(st)
+        return _mem.event(queue, ev.value) if event else None
+
+    # -- the embedding calls (see embed.py) ---------------------------------
+
+    embed = _embed.embed
+    gather = _embed.gather
+    add_positions = _embed.add_positions
+    embed_call = _embed.embed_call
+    timesteps = _embed.timesteps
+
+    # -- NumPy (see host.py) -------------------------------------------------
+
+    embed_host = _host.embed_host
+    read_rows = _host.read_rows
+    timesteps_host = _host.timesteps_host
+
+    # -- lifetime ------------------------------------------------------------
+
+    def release(self):
+        """Drops this object's reference (sinpe_table_release()); idempotent."""
+        ptr, self._ptr = self._ptr, None
+        if ptr:
+            self._release(ptr)
+
+    close = release
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.release()
+
+    def __del__(self):
+        try:
+            self.release()
+        except Exception:
+            pass
+
+    def __repr__(self):
+        if not self._ptr:
+            return "<sinpe.Table released>"
+        return f"<sinpe.Table {self.spec!r} rows={self.rows}>"
+
