@@ -3,13 +3,14 @@
 from ctypes import byref, c_size_t, c_void_p, create_string_buffer
 
 from . import _mem
+from ._handle import Handle
 from ._lib import load
 from ._types import ContextOptions, name_of
 from .errors import fail
 from .spec import enum_value
 
 
-class Context:
+class Context(Handle):
     """A sinpe context: its device, its built kernels and its tables.
 
     Context(cl_context, device=None, ...) shares the caller's OpenCL context
@@ -124,28 +125,6 @@ class Context:
         """sinpe.Table(self, spec, dim, rows): the shared table of a spec."""
         from .table import Table
         return Table(self, spec, dim, rows)
-
-    # -- lifetime ------------------------------------------------------------
-
-    def release(self):
-        """Drops this object's reference (sinpe_context_release()); idempotent."""
-        ptr, self._ptr = self._ptr, None
-        if ptr:
-            self._release(ptr)
-
-    close = release
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.release()
-
-    def __del__(self):
-        try:
-            self.release()
-        except Exception:
-            pass
 
     def __repr__(self):
         return f"<sinpe.Context math={self.math!r}>" if self._ptr else "<sinpe.Context released>"

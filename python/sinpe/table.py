@@ -4,6 +4,7 @@ made with it."""
 from ctypes import byref, c_size_t, c_void_p
 
 from . import _mem
+from ._handle import Handle
 from . import embed as _embed
 from . import host as _host
 from ._dtypes import to_values
@@ -12,7 +13,7 @@ from .errors import fail
 from .spec import spec as make_spec
 
 
-class Table:
+class Table(Handle):
     """The table of rows [0, rows) of PE for a spec, on the context's device
     (sinpe_table_create()): tables are shared per context and spec, grown
     on demand, and positions past the rows are computed on the fly.
@@ -118,28 +119,6 @@ class Table:
     embed_host = _host.embed_host
     read_rows = _host.read_rows
     timesteps_host = _host.timesteps_host
-
-    # -- lifetime ------------------------------------------------------------
-
-    def release(self):
-        """Drops this object's reference (sinpe_table_release()); idempotent."""
-        ptr, self._ptr = self._ptr, None
-        if ptr:
-            self._release(ptr)
-
-    close = release
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.release()
-
-    def __del__(self):
-        try:
-            self.release()
-        except Exception:
-            pass
 
     def __repr__(self):
         if not self._ptr:
