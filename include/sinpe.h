@@ -850,7 +850,9 @@ SINPE_API sinpe_status sinpe_quantize(sinpe_dtype type, const float *src, size_t
  * with the same bits.  Read at each replay: the contents of ids,
  * positions, seq_starts, pad_counts, weights and weight_scales; out is
  * written, and bad_ids incremented (zero it before each replay).  Release
- * the command buffer before the table.
+ * the command buffer before the table.  Each recorded launch holds a
+ * kernel object of its own (and the rows it reads) until the table is
+ * released: record once, replay many times.
  *
  * Errors as the enqueue calls', plus: SINPE_NULL_ARGUMENT (command_buffer),
  * SINPE_INVALID_WAIT_LIST (sync points and count disagree),
