@@ -644,6 +644,7 @@ static void fuzz_embed(reader *r)
                          (const int32_t *)bs[B_STARTS].host,
                          (const int32_t *)bs[B_PADS].host,
                          bs[B_WEIGHTS].host,
+                         NULL,
                          bs[B_OUT].host};
         int values = mode == REF_GATHER || a.skip_pe || positions_small(&in);
         ref_embed(&in, mode, ref, &bad);
@@ -1026,7 +1027,7 @@ static void fuzz_host(reader *r)
         a.token_scale = scale;
         a.start = start;
         a.positions = with_pos ? foreign_buf : NULL; /* only tested for NULL */
-        ref_inputs in = {&spec, &a, ids, pos, NULL, NULL, w, NULL};
+        ref_inputs in = {&spec, &a, ids, pos, NULL, NULL, w, NULL, NULL};
         ref_embed(&in, REF_FUSED, ref, &bad);
         for (size_t i = 0; i < n * dim && positions_small(&in); i++)
             if (!ref_close(SINPE_F32, out[i], ref[i]))

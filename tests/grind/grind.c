@@ -264,6 +264,7 @@ typedef struct ecase {
     int pads;                     /* where pad tokens go            */
     int32_t pos_lo, pos_hi;       /* range of explicit positions    */
     int add_without_weights;      /* add_positions with weights NULL and vocab 0 */
+    int with_scales;              /* row scales (args weight_scales_dtype) */
     int on_context_queue;         /* enqueue on sinpe_context_queue */
 } ecase;
 
@@ -348,9 +349,15 @@ static void embed_case(const ecase *c)
     /* Host copies of every buffer, offsets included. */
     int32_t *ids = xcalloc(a.ids_offset + n, sizeof *ids);
     fill_ids(c, ids);
-    unsigned char *w = xcalloc(w_elems, ref_dtype_size(a.weights_dtype));
+    const size_t w_bytes = ref_dtype_bytes(a.weights_dtype, w_elems);
+    unsigned char *w = xcalloc(w_bytes, 1);
     for (size_t i = 0; i < w_elems; i++)
         ref_store_random(a.weights_dtype, w, i, &rng);
+    /* Row scales in [2^-6, 2), positive and negative. */
+    const size_t s_elems = a.weight_scales_offset + a.vocab;
+    unsigned char *sc = c->with_scales ? xcalloc(s_elems, 4) : NULL;
+    for (size_t i = 0; sc && i < s_elems; i++)
+        ref_store_random(a.weight_scales_dtype, sc, i, &rng);
     int32_t *pos = c->with_positions ? random_ints(pos_elems, c->pos_lo, c->pos_hi) : NULL;
     int32_t *ss = c->with_seq_starts ? random_ints(a.seq_starts_offset + a.n_seqs, 0, 300)
                                      : NULL;
@@ -369,17 +376,19 @@ static void embed_case(const ecase *c)
     double *ref = xcalloc(n * dim, sizeof *ref);
 
     a.ids = buffer_from(ctx, ids, (a.ids_offset + n) * sizeof *ids);
-    a.weights = buffer_from(ctx, w, w_elems * ref_dtype_size(a.weights_dtype));
+    a.weights = buffer_from(ctx, w, w_bytes);
+    a.weight_scales =
+        sc ? buffer_from(ctx, sc, s_elems * ref_dtype_size(a.weight_scales_dtype)) : NULL;
     a.positions = pos ? buffer_from(ctx, pos, pos_elems * sizeof *pos) : NULL;
     a.seq_starts = ss ? buffer_from(ctx, ss, (a.seq_starts_offset + a.n_seqs) * sizeof *ss) : NULL;
     a.pad_counts = pc ? buffer_from(ctx, pc, (a.pad_counts_offset + a.n_seqs) * sizeof *pc) : NULL;
     a.bad_ids = bad ? buffer_from(ctx, bad, (a.bad_ids_offset + 1) * sizeof *bad) : NULL;
     a.out = buffer_from(ctx, poison, o_bytes);
     if (!a.ids || !a.weights || !a.out || (pos && !a.positions) || (ss && !a.seq_starts) ||
-        (pc && !a.pad_counts) || (bad && !a.bad_ids))
+        (pc && !a.pad_counts) || (bad && !a.bad_ids) || (sc && !a.weight_scales))
         goto done;
 
-    ref_inputs in = {&c->spec, &a, ids, pos, ss, pc, w, NULL};
+    ref_inputs in = {&c->spec, &a, ids, pos, ss, pc, w, sc, NULL};
 
     /* The fused kernel. */
     if (!ok(sinpe_enqueue_embed(tab, q, &a, 0, NULL, &ev), "sinpe_enqueue_embed"))
@@ -439,8 +448,10 @@ static void embed_case(const ecase *c)
             fail("gather + add: bad_ids counter %d, expected %ld (add must not count)",
                  (int)bad_got[a.bad_ids_offset], bad_want);
     }
-    /* With float32 output the pair performs the fused kernel's operations. */
-    if (a.out_dtype == SINPE_F32) {
+    /* With float32 output the pair performs the fused kernel's operations
+       (but for an OWNER shard: add_positions knows no shards and adds PE
+       to the tokens other shards own too). */
+    if (a.out_dtype == SINPE_F32 && a.vocab_shard != SINPE_SHARD_OWNER) {
         checks++;
         if (memcmp(added, fused, o_bytes) != 0) {
             size_t i = 0;
@@ -458,6 +469,7 @@ done:
         clReleaseEvent(ev_gather);
     release_mem(a.ids);
     release_mem(a.weights);
+    release_mem(a.weight_scales);
     release_mem(a.positions);
     release_mem(a.seq_starts);
     release_mem(a.pad_counts);
@@ -465,6 +477,7 @@ done:
     release_mem(a.out);
     free(ids);
     free(w);
+    free(sc);
     free(pos);
     free(ss);
     free(pc);
@@ -484,10 +497,17 @@ done:
 enum {
     CFG_PLAIN, CFG_OFFSETS, CFG_POSITIONS, CFG_BROADCAST, CFG_SEQ_STARTS, CFG_STARTS_AND_POS,
     CFG_FAIRSEQ_RIGHT, CFG_FAIRSEQ_LEFT, CFG_ZERO_OUTPUT, CFG_ZERO_EMBEDDING, CFG_SHARD_SKIP,
-    CFG_SHARD_PAD, CFG_FAR, CFG_NO_ROWS, CFG_GROUPS, CFG_ALIGNED_ROWS, CFG_COUNT
+    CFG_SHARD_PAD, CFG_FAR, CFG_NO_ROWS, CFG_GROUPS, CFG_ALIGNED_ROWS, CFG_QUANT, CFG_OWNER,
+    CFG_COUNT
 };
 
 static const size_t case_dims[] = {1, 3, 7, 13, 16, 8, 2, 5};
+
+/* The spec of the Q8_0 cases: rows of whole 32-value blocks. */
+static sinpe_spec q8_spec(void)
+{
+    return make_spec(64, SINPE_LAYOUT_INTERLEAVED, SINPE_ODD_ZERO_LAST, 1.0, 10000.0, 1.0);
+}
 
 static void setup_case(int cfg, int pair, ecase *c)
 {
@@ -671,6 +691,47 @@ static void setup_case(int cfg, int pair, ecase *c)
         c->pos_lo = -2;
         c->pos_hi = 20;
         break;
+    case CFG_QUANT:
+        /* pair: weights I8, Q8_0, E4M3, E5M2 in turn, into every output
+           type; offsets and strides (whole blocks for Q8_0), positions
+           past the table, bad ids. */
+        c->name = "quantized weights";
+        a->weights_dtype = (sinpe_dtype)(SINPE_I8 + pair % 4);
+        a->n_seqs = 3;
+        a->seq_len = 4;
+        a->start = 10;
+        c->with_bad = 1;
+        c->bad_mix = 1;
+        if (a->weights_dtype == SINPE_Q8_0) {
+            c->spec = q8_spec();
+            a->weights_offset = 32;
+            a->weights_stride = 96;
+        } else {
+            a->weights_offset = 3;
+            a->weights_stride = dim + 5;
+            c->with_scales = a->weights_dtype != SINPE_FP8_E5M2;
+            a->weight_scales_dtype = pair % 2 ? SINPE_F16 : SINPE_F32;
+            a->weight_scales_offset = 2;
+            a->weights_scale = 0.375f;
+        }
+        break;
+    case CFG_OWNER:
+        /* One shard of a vocabulary of 20 under the OWNER rule: the first,
+           the last or a middle one; pads (zero_pe, pad id maybe elsewhere),
+           ids of other shards and of none. */
+        c->name = "owner shard";
+        a->n_seqs = 3;
+        a->seq_len = 5;
+        a->vocab = 7;
+        a->vocab_shard = SINPE_SHARD_OWNER;
+        a->vocab_start = pair % 3 == 0 ? 0 : pair % 3 == 1 ? 13 : 5;
+        a->vocab_total = 20;
+        a->pad_policy = SINPE_PAD_ZERO_PE;
+        a->pad_id = 3;
+        c->with_bad = 1;
+        c->bad_mix = 1;
+        c->pads = PADS_RANDOM;
+        break;
     }
 }
 
@@ -754,7 +815,7 @@ static void host_case(const sinpe_spec *spec, int with_positions)
     a.start = 2;
     /* ref_position only asks whether positions were given. */
     a.positions = with_positions ? (cl_mem)ids : NULL;
-    ref_inputs in = {spec, &a, ids, positions, NULL, NULL, weights, NULL};
+    ref_inputs in = {spec, &a, ids, positions, NULL, NULL, weights, NULL, NULL};
     ref_embed(&in, REF_FUSED, ref, &bad);
     compare_out("embed_host", SINPE_F32, out, n * dim, 0, dim, n, dim, ref, &in);
 }
@@ -795,9 +856,13 @@ static void run_all(int quick)
             ecase c;
             /* Every pair for the first two configurations and the aligned
                rows, three for the others. */
-            if (cfg > CFG_OFFSETS && cfg != CFG_ALIGNED_ROWS && pair % 3 != cfg % 3)
+            if (cfg > CFG_OFFSETS && cfg != CFG_ALIGNED_ROWS && cfg != CFG_QUANT &&
+                cfg != CFG_OWNER && pair % 3 != cfg % 3)
                 continue;
             if (quick && pair != 0 && pair != 4)
+                continue;
+            /* Q8_0 is left out where run.sh says so (GRIND_NO_Q8_0). */
+            if (cfg == CFG_QUANT && pair % 4 == 1 && getenv("GRIND_NO_Q8_0"))
                 continue;
             setup_case(cfg, pair, &c);
             embed_case(&c);

@@ -75,10 +75,20 @@ void ref_pe_row(const sinpe_spec *s, double pos, double *row)
 
 size_t ref_dtype_size(sinpe_dtype t) { return t == SINPE_F32 ? 4 : 2; }
 
+size_t ref_dtype_bytes(sinpe_dtype t, size_t n)
+{
+    if (t == SINPE_Q8_0)
+        return (n + 31) / 32 * 34;
+    return t == SINPE_F32 ? 4 * n : t == SINPE_F16 || t == SINPE_BF16 ? 2 * n : n;
+}
+
 const char *ref_dtype_name(sinpe_dtype t)
 {
-    return t == SINPE_F32 ? "f32" : t == SINPE_F16 ? "f16" : t == SINPE_BF16 ? "bf16" : "?";
+    static const char *const names[] = {"f32", "f16", "bf16", "i8", "q8_0", "e4m3", "e5m2"};
+    return (unsigned)t < 7 ? names[t] : "?";
 }
+
+static int quantized(sinpe_dtype t) { return t >= SINPE_I8 && t <= SINPE_FP8_E5M2; }
 
 static double f16_value(uint16_t h)
 {
@@ -101,8 +111,27 @@ static double bf16_value(uint16_t h)
     return (double)f;
 }
 
+/* OCP E4M3 ("fn"): bias 7, no infinities, S.1111.111 NaN. */
+static double e4m3_value(uint8_t b)
+{
+    int e = (b >> 3) & 15, m = b & 7;
+    double v = (e == 15 && m == 7) ? NAN : e == 0 ? ldexp(m, -9) : ldexp(8 + m, e - 10);
+    return (b & 0x80) ? -v : v;
+}
+
 double ref_load(sinpe_dtype t, const void *base, size_t i)
 {
+    const unsigned char *p = base;
+    if (t == SINPE_I8)
+        return (double)(int8_t)p[i];
+    if (t == SINPE_FP8_E4M3)
+        return e4m3_value(p[i]);
+    if (t == SINPE_FP8_E5M2)
+        return f16_value((uint16_t)(p[i] << 8));
+    if (t == SINPE_Q8_0) {
+        const unsigned char *blk = p + i / 32 * 34;
+        return f16_value((uint16_t)(blk[0] | blk[1] << 8)) * (double)(int8_t)blk[2 + i % 32];
+    }
     if (t == SINPE_F32) {
         float f;
         memcpy(&f, (const unsigned char *)base + 4 * i, 4);
@@ -117,6 +146,27 @@ double ref_store_random(sinpe_dtype t, void *base, size_t i, uint64_t *rng)
 {
     uint64_t r = ref_next(rng);
     int zero = (r & 31) == 0;
+    unsigned char *p = base;
+    if (quantized(t)) {
+        uint8_t b = (uint8_t)(r >> 8);
+        if (t == SINPE_FP8_E4M3 && (b & 0x7f) == 0x7f)
+            b &= 0xf7; /* not the NaN code */
+        if (t == SINPE_FP8_E5M2 && (b & 0x7c) == 0x7c)
+            b &= 0xbf; /* no infinity or NaN */
+        if (t == SINPE_Q8_0) {
+            unsigned char *blk = p + i / 32 * 34;
+            if (i % 32 == 0) { /* the block's scale d: 2^-9 .. 2^-2, either sign */
+                uint16_t d = (uint16_t)(((r >> 16) & 1) << 15 | (6 + ((r >> 17) & 7)) << 10 |
+                                        ((r >> 20) & 0x3ff));
+                blk[0] = (unsigned char)(d & 0xff);
+                blk[1] = (unsigned char)(d >> 8);
+            }
+            blk[2 + i % 32] = b;
+        } else {
+            p[i] = b;
+        }
+        return ref_load(t, base, i);
+    }
     if (t == SINPE_F32) {
         float f = zero ? 0.0f : (float)(4.0 * ref_unit(rng) - 2.0);
         memcpy((unsigned char *)base + 4 * i, &f, 4);
@@ -227,6 +277,22 @@ int32_t ref_position(const ref_inputs *in, size_t b, size_t t)
     return (int32_t)p;
 }
 
+/* Weight i of row rel: float types exactly; a quantized one's value times
+   its scale (the row's, else weights_scale; Q8_0's is in its blocks),
+   rounded once to float32. */
+static double weight(const ref_inputs *in, size_t rel, size_t i)
+{
+    const sinpe_embed_args *a = in->args;
+    double v = ref_load(a->weights_dtype, in->weights, i), s = 1.0;
+    if (!quantized(a->weights_dtype))
+        return v;
+    if (in->scales)
+        s = ref_load(a->weight_scales_dtype, in->scales, a->weight_scales_offset + rel);
+    else if (a->weights_dtype != SINPE_Q8_0)
+        s = (double)a->weights_scale;
+    return (double)(float)(v * s);
+}
+
 void ref_embed(const ref_inputs *in, int mode, double *ref, long *bad)
 {
     const sinpe_embed_args *a = in->args;
@@ -256,9 +322,19 @@ void ref_embed(const ref_inputs *in, int mode, double *ref, long *bad)
         int use_pe = mode != REF_GATHER && !a->skip_pe &&
                      !(is_pad && a->pad_policy == SINPE_PAD_ZERO_PE);
         int zero = is_pad && a->pad_policy == SINPE_PAD_ZERO_OUTPUT;
+        /* OWNER shards: the first takes the negative ids, the last those past
+           the vocabulary; a token another shard owns is all zeros. */
+        int owner = mode != REF_ADD && a->vocab_shard == SINPE_SHARD_OWNER;
+        int first = a->vocab_start == 0, last = a->vocab_start + a->vocab == a->vocab_total;
+        int owns = !owner || (id < 0 ? first : rel >= 0 && (rel < (int64_t)a->vocab || last));
+        zero = zero || !owns;
 
-        /* Out-of-range ids count as bad; for a shard only negative ones. */
-        if (mode != REF_ADD && (id < 0 || (!in_vocab && !a->vocab_shard)))
+        /* Out-of-range ids count as bad: a ROWS shard counts the negative
+           ones, an OWNER shard the ones it owns. */
+        int counts = !a->vocab_shard                          ? id < 0 || !in_vocab
+                     : a->vocab_shard == SINPE_SHARD_ROWS ? id < 0
+                                                              : owns && !in_vocab;
+        if (mode != REF_ADD && counts)
             (*bad)++;
         if (use_pe)
             ref_pe_row(in->spec, (double)ref_position(in, b, t), row);
@@ -267,9 +343,8 @@ void ref_embed(const ref_inputs *in, int mode, double *ref, long *bad)
             if (mode == REF_ADD)
                 v = ref_load(a->out_dtype, in->prev, a->out_offset + r * o_stride + c);
             else if (use_emb)
-                v = (double)a->token_scale *
-                    ref_load(a->weights_dtype, in->weights,
-                             a->weights_offset + (size_t)rel * e_stride + c);
+                v = (double)a->token_scale * weight(in, (size_t)rel,
+                                                    a->weights_offset + (size_t)rel * e_stride + c);
             else
                 v = 0.0;
             if (use_pe)

@@ -28,9 +28,12 @@ void ref_pe_row(const sinpe_spec *spec, double pos, double *row);
 
 /* ---- storage types ------------------------------------------------------- */
 
-size_t ref_dtype_size(sinpe_dtype t);
+size_t ref_dtype_size(sinpe_dtype t); /* the float types' */
+/* Bytes of n values of t (Q8_0: 34 per block of 32, a partial one whole). */
+size_t ref_dtype_bytes(sinpe_dtype t, size_t n);
 const char *ref_dtype_name(sinpe_dtype t);
-/* The exact value of element i of an array of type t. */
+/* The exact value of element i of an array of type t; for the quantized
+   types the value before the row's scale (Q8_0: q times its block's d). */
 double ref_load(sinpe_dtype t, const void *base, size_t i);
 /*
  * Stores a random value of type t at element i, of magnitude about
@@ -62,6 +65,7 @@ typedef struct ref_inputs {
     const sinpe_embed_args *args;
     const int32_t *ids, *positions, *seq_starts, *pad_counts;
     const void *weights; /* of args->weights_dtype */
+    const void *scales;  /* of args->weight_scales_dtype, or NULL */
     const void *prev;    /* of args->out_dtype     */
 } ref_inputs;
 

@@ -151,7 +151,7 @@ static void small_embed(sinpe_context *ctx, sinpe_table *tab)
                                       N * dim * sizeof(float), out, 0, NULL, NULL),
                   "clEnqueueReadBuffer"))
         goto done;
-    ref_inputs in = {&spec, &a, ids, NULL, NULL, NULL, w, NULL};
+    ref_inputs in = {&spec, &a, ids, NULL, NULL, NULL, w, NULL, NULL};
     ref_embed(&in, REF_FUSED, ref, &bad);
     for (size_t i = 0; i < N * dim; i++)
         if (!ref_close(SINPE_F32, out[i], ref[i])) {

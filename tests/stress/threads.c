@@ -190,7 +190,7 @@ static void job_check(const job *j, const void *out1, const void *out2, const ch
     size_t dim = j->spec.dim;
     double *ref = xcalloc(j->n * dim, sizeof *ref);
     long bad;
-    ref_inputs in = {&j->spec, a, j->ids, j->positions, NULL, NULL, j->w, NULL};
+    ref_inputs in = {&j->spec, a, j->ids, j->positions, NULL, NULL, j->w, NULL, NULL};
     ref_embed(&in, REF_FUSED, ref, &bad);
     for (size_t i = 0; i < j->o_elems; i++) {
         size_t k = i - a->out_offset, r = k / a->out_stride, c = k % a->out_stride;
