@@ -70,9 +70,10 @@ fail:
     return -1;
 }
 
-/* Times job as the row of path and reports it; *wall gets its wall clock. */
-static int time_path(bench_env *env, const char *path, size_t dim, int (*run)(void *,
-                     cl_command_queue, cl_event *, cl_uint *), paths_state *s, double *wall)
+/* Times run as row name of path and reports it; *wall gets its wall clock. */
+static int time_path(bench_env *env, const char *name, const char *path, size_t dim,
+                     int (*run)(void *, cl_command_queue, cl_event *, cl_uint *),
+                     paths_state *s, double *wall)
 {
     const bench_shape *sh = &bench_shapes[0];
     bench_job job = {run, NULL, s, 0};
@@ -80,10 +81,7 @@ static int time_path(bench_env *env, const char *path, size_t dim, int (*run)(vo
     memset(&row, 0, sizeof row);
     if (bench_time(env, &job, &row.stats) != 0)
         return -1;
-    row.name = !strcmp(path, "plain")          ? "path:plain"
-               : !strcmp(path, "replay")       ? "path:replay"
-               : !strcmp(path, "empty_replay") ? "path:empty_rec"
-                                               : "path:host";
+    row.name = name;
     row.path = path;
     row.positions = "implicit";
     row.shape = sh->name;
@@ -148,10 +146,10 @@ static int replay_rows(bench_env *env, paths_state *s, size_t dim, goal_tally *g
     CHECK(finalize(empty_cb));
 
     s->cb = call_cb;
-    if (time_path(env, "replay", dim, run_replay, s, &call_wall) != 0)
+    if (time_path(env, "path:replay", "replay", dim, run_replay, s, &call_wall) != 0)
         goto fail;
     s->cb = empty_cb;
-    if (time_path(env, "empty_replay", dim, run_replay, s, &empty_wall) != 0)
+    if (time_path(env, "path:empty_rec", "empty_replay", dim, run_replay, s, &empty_wall) != 0)
         goto fail;
     if (empty_wall > 0.0)
         bench_goal_path(g, 1, call_wall / empty_wall);
@@ -260,7 +258,7 @@ int bench_decode_paths(bench_env *env, sinpe_table *table, size_t dim, goal_tall
     s.args.token_scale = 32.0f;
     s.args.out = out;
 
-    if (time_path(env, "plain", dim, run_plain, &s, &wall) != 0)
+    if (time_path(env, "path:plain", "plain", dim, run_plain, &s, &wall) != 0)
         goto fail;
     if (replay_rows(env, &s, dim, g) != 0)
         goto fail;
@@ -282,7 +280,7 @@ int bench_decode_paths(bench_env *env, sinpe_table *table, size_t dim, goal_tall
         goto fail;
     s.host_global = tokens * GROUP;
     if (s.host) {
-        if (time_path(env, "host_kernel", dim, run_host, &s, &wall) != 0)
+        if (time_path(env, "path:host", "host_kernel", dim, run_host, &s, &wall) != 0)
             goto fail;
         if (env->empty_wall_us > 0.0)
             bench_goal_path(g, 0, wall / env->empty_wall_us);

@@ -26,22 +26,18 @@ static sinpe_status make_positions(sinpe_context *ctx, sinpe__sink *sink,
     return sink->emit(sink, ctx, &l, 7, args, sizes, 0);
 }
 
-/* Adds the out-of-range ids to the caller's counter (its own small kernel). */
+/* Adds the out-of-range ids to the caller's counter (its own small kernel):
+   both ends unsharded, the negative ids for a ROWS shard, the ends an
+   OWNER shard owns (p->flags, from validation). */
 static sinpe_status count_bad_ids(sinpe_context *ctx, sinpe__sink *sink,
-                                  const sinpe_embed_args *a)
+                                  const sinpe_embed_args *a, const sinpe_embed_params *p)
 {
     cl_ulong ids_off = a->ids_offset, bad_off = a->bad_ids_offset;
     cl_uint n = (cl_uint)(a->n_seqs * a->seq_len);
-    /* Unsharded: both ends; a ROWS shard: negative ids; OWNER: the ends it owns. */
-    cl_int end = (cl_int)(a->vocab_start + a->vocab), below = 1, above = 1;
-    if (a->vocab_shard == SINPE_SHARD_NONE)
-        end = (cl_int)a->vocab;
-    else if (a->vocab_shard == SINPE_SHARD_ROWS)
-        above = 0;
-    else {
-        below = a->vocab_start == 0;
-        above = a->vocab_start + a->vocab == a->vocab_total;
-    }
+    int owner = (p->flags & SINPE_OWNER) != 0;
+    cl_int end = p->vocab_start + p->vocab;
+    cl_int below = !owner || (p->flags & SINPE_OWNS_BELOW) != 0;
+    cl_int above = !a->vocab_shard || (p->flags & SINPE_OWNS_ABOVE) != 0;
     const void *args[] = {&a->ids, &ids_off, &n, &below, &above, &end, &a->bad_ids, &bad_off};
     const size_t sizes[] = {sizeof(cl_mem), sizeof ids_off, sizeof n, sizeof below,
                             sizeof above, sizeof end, sizeof(cl_mem), sizeof bad_off};
@@ -75,7 +71,7 @@ sinpe_status sinpe__embed_run(sinpe_table *t, int mode, const sinpe_embed_args *
     if (tab && sink->recording)
         st = sinpe__table_keep(t, tab, 0);
     if (st == SINPE_SUCCESS && mode != SINPE_MODE_ADD && a->bad_ids)
-        st = count_bad_ids(ctx, sink, a);
+        st = count_bad_ids(ctx, sink, a, &p);
     if (st == SINPE_SUCCESS && fairseq) {
         st = make_positions(ctx, sink, a, &made_pos);
         p.flags |= SINPE_HAS_POS;
