@@ -252,6 +252,7 @@ typedef struct goal_tally {
     bench_range vs_fp32[BENCH_N_DTYPES]; /* 16-bit GB/s over fp32's */
     bench_range w_time[SINPE_FP8_E5M2 + 1]; /* weights rows: time over fp16 weights' */
     bench_range w_gbps[SINPE_FP8_E5M2 + 1]; /* and GB/s over theirs */
+    bench_range w_bytes[SINPE_FP8_E5M2 + 1]; /* mandatory bytes over theirs */
     bench_range path_floor[2]; /* decode paths: host kernel over the empty kernel's wall
                                   time, replay over the empty recording's */
     size_t n_table, table_dim[BENCH_MAX_TABLE_DIMS];

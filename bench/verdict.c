@@ -20,7 +20,9 @@
  *   - 16-bit storage within 10% of fp32's GB/s (fused, unfused, add);
  *   - weights section, fp16 output, mid and prefill: from int8 and Q8_0
  *     weights, fused time <= GOAL_W_TIME x and GB/s >= GOAL_W_GBPS x the
- *     fp16 weights' (fp8 reported beside them).
+ *     fp16 weights' (fp8 reported beside them), with the ratio of the
+ *     mandatory bytes: the time ratio of a kernel at the same GB/s, the
+ *     PE read included.
  */
 #include "bench.h"
 
@@ -64,6 +66,7 @@ void bench_goal_row(const bench_env *env, goal_tally *g, const bench_row *row)
             if (row->vs_weights > 0.0 && !strcmp(row->weights, bench_dtype_name((sinpe_dtype)t))) {
                 range_add(&g->w_time[t], row->vs_weights, -GOAL_W_TIME);
                 range_add(&g->w_gbps[t], row->vs_weights_gbps, GOAL_W_GBPS);
+                range_add(&g->w_bytes[t], row->vs_weights * row->vs_weights_gbps, 0.0);
             }
         return;
     }
@@ -151,6 +154,10 @@ void bench_report_goals(cl_device_type type, const goal_tally *g)
         snprintf(what, sizeof what, "%s weights, fused time over fp16 weights'%s",
                  bench_dtype_name((sinpe_dtype)t), t >= SINPE_FP8_E4M3 ? " (reported)" : "");
         report_range(what, &g->w_time[t], "x", -GOAL_W_TIME);
+        if (g->w_bytes[t].rows > 0)
+            printf("    (its mandatory bytes are %.2fx to %.2fx theirs: the time over theirs "
+                   "at the same GB/s)\n",
+                   g->w_bytes[t].min, g->w_bytes[t].max);
         snprintf(what, sizeof what, "  and GB/s over theirs");
         report_range(what, &g->w_gbps[t], "x", GOAL_W_GBPS);
     }

@@ -34,13 +34,14 @@
 #define SINPE_BODY_ARGS ids, E, out, tab, coef, pos, seq_start, pad_count, ws, a
 
 /* The scale of weights row rel (0 for an id not held) of type et: 1 for
-   the float types (a constant the compiler folds away), else from the
-   scales buffer, else the one for every row (1 but for FP8 weights).  A
-   value of the weights is scale * (row scale * decoded value). */
+   the float types and Q8_0, whose scales are in its blocks (a constant the
+   compiler folds away), else from the scales buffer, else the one for
+   every row (1 but for FP8 weights).  A value of the weights is scale *
+   (row scale * decoded value). */
 inline float sinpe_row_scale(const int et, const sinpe_embed_params *a,
                              global const uchar *restrict ws, int rel)
 {
-    if (et == SINPE_F32 || et == SINPE_F16 || et == SINPE_BF16)
+    if (et == SINPE_F32 || et == SINPE_F16 || et == SINPE_BF16 || et == SINPE_Q8_0)
         return 1.0f;
     if (a->ws_type == SINPE_SCALES_F32)
         return ((global const float *)ws)[a->ws_off + (size_t)rel];
