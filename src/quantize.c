@@ -25,23 +25,50 @@ static double quotient(double x, double s, double limit)
     return q > limit ? limit : q < -limit ? -limit : q;
 }
 
-/* A scale rounded to its storage type; stored at scales[i]. */
-static double put_scale(void *scales, sinpe_dtype dt, size_t i, double s)
+/* The scale of n values (max-abs over largest) rounded to its storage
+   type dt, F32 or F16, as value (returned) and bits (*bits). */
+static double stored_scale(const float *x, size_t n, double largest, sinpe_dtype dt,
+                           uint32_t *bits)
 {
+    double s = max_abs(x, n) / largest;
     if (dt == SINPE_F32) {
         float f = (float)s;
-        ((float *)scales)[i] = f;
+        memcpy(bits, &f, 4);
         return f;
     }
-    uint16_t h = (uint16_t)sinpe__encode(SINPE_F16, s);
-    ((uint16_t *)scales)[i] = h;
-    return sinpe__decode(SINPE_F16, h);
+    *bits = (uint32_t)sinpe__encode(SINPE_F16, s);
+    return sinpe__decode(SINPE_F16, *bits);
+}
+
+/* Whether every scale the call stores is finite (an fp16 one can
+   overflow), checked before anything is written; else the error names
+   the first row (and Q8_0 block) at fault. */
+static sinpe_status check_scales(const sinpe__dtype_info *info, sinpe_dtype type,
+                                 const float *src, size_t rows, size_t dim, const void *scales,
+                                 sinpe_dtype scales_dtype)
+{
+    uint32_t bits;
+    for (size_t r = 0; r < rows; r++) {
+        const float *x = src + r * dim;
+        if (type == SINPE_Q8_0) {
+            for (size_t b = 0; b < dim / 32; b++)
+                SINPE_CHECK(isinf(stored_scale(x + 32 * b, 32, 127.0, SINPE_F16, &bits)),
+                            SINPE_INVALID_OPTION,
+                            "src row %zu, block %zu: its scale (max |x| / 127) overflows fp16",
+                            r, b);
+        } else if (scales && info->scales != SINPE__SCALES_NONE && scales_dtype == SINPE_F16) {
+            SINPE_CHECK(isinf(stored_scale(x, dim, info->largest, SINPE_F16, &bits)),
+                        SINPE_INVALID_OPTION, "src row %zu: its scale overflows the F16 scales",
+                        r);
+        }
+    }
+    return SINPE_SUCCESS;
 }
 
 static void put_q80_block(const float *x, unsigned char *b)
 {
-    uint16_t h = (uint16_t)sinpe__encode(SINPE_F16, max_abs(x, 32) / 127.0);
-    double d = sinpe__decode(SINPE_F16, h);
+    uint32_t h;
+    double d = stored_scale(x, 32, 127.0, SINPE_F16, &h);
     b[0] = (unsigned char)(h & 0xff); /* little-endian, as ggml writes it */
     b[1] = (unsigned char)(h >> 8);
     for (int j = 0; j < 32; j++)
@@ -75,6 +102,7 @@ sinpe_status sinpe_quantize(sinpe_dtype type, const float *src, size_t rows, siz
                 SINPE_INVALID_DTYPE, "scales_dtype %d: scales are F32 or F16", (int)scales_dtype);
     for (size_t i = 0; i < n; i++)
         SINPE_CHECK(!isfinite(src[i]), SINPE_INVALID_OPTION, "src[%zu] is not finite", i);
+    SINPE_FORWARD(check_scales(info, type, src, rows, dim, scales, scales_dtype));
 
     for (size_t r = 0; r < rows; r++) {
         const float *x = src + r * dim;
@@ -85,9 +113,12 @@ sinpe_status sinpe_quantize(sinpe_dtype type, const float *src, size_t rows, siz
             continue;
         }
         if (info->scales != SINPE__SCALES_NONE && scales) {
-            s = put_scale(scales, scales_dtype, r, max_abs(x, dim) / info->largest);
-            SINPE_CHECK(isinf(s), SINPE_INVALID_OPTION,
-                        "src row %zu: its scale overflows the F16 scales", r);
+            uint32_t bits;
+            s = stored_scale(x, dim, info->largest, scales_dtype, &bits);
+            if (scales_dtype == SINPE_F32)
+                memcpy((unsigned char *)scales + 4 * r, &bits, 4);
+            else
+                ((uint16_t *)scales)[r] = (uint16_t)bits;
         }
         for (size_t c = 0; c < dim; c++) {
             size_t i = r * dim + c;

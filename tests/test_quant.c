@@ -674,6 +674,53 @@ START_TEST(quant_quantize)
 }
 END_TEST
 
+/* A scale that overflows fp16 (an F16 row scale, a Q8_0 block's d) is
+   refused before anything is written: row 0 is fine, the fault lies in a
+   later row (and block), and dst and scales keep their poison. */
+START_TEST(quant_quantize_scale_overflow)
+{
+    enum { ROWS = 3, DIM = 64 };
+    float x[ROWS * DIM];
+    uint16_t s16[ROWS];
+    unsigned char out[ROWS * DIM * 2];
+    static const struct {
+        sinpe_dtype type;
+        float big; /* max |x| of the faulty row or block: its scale overflows */
+        const char *where;
+    } cases[] = {
+        {SINPE_I8, 65520.0f * 127.0f, "src row 1:"},
+        {SINPE_FP8_E4M3, 65520.0f * 448.0f, "src row 1:"},
+        {SINPE_FP8_E5M2, 65520.0f * 57344.0f, "src row 1:"},
+        {SINPE_Q8_0, 65520.0f * 127.0f, "src row 1, block 1:"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        for (size_t i = 0; i < ROWS * DIM; i++)
+            x[i] = (float)((int)(i % 7) - 3);
+        x[DIM + 40] = -cases[k].big;
+        memset(out, 0xa5, sizeof out);
+        memset(s16, 0xa5, sizeof s16);
+        TU_STATUS(sinpe_quantize(cases[k].type, x, ROWS, DIM, out, sizeof out, s16, SINPE_F16),
+                  SINPE_INVALID_OPTION);
+        ck_assert_msg(strstr(sinpe_last_error(), cases[k].where) != NULL, "type %d: %s",
+                      (int)cases[k].type, sinpe_last_error());
+        for (size_t i = 0; i < sizeof out; i++)
+            ck_assert_msg(out[i] == 0xa5, "type %d: dst byte %zu written", (int)cases[k].type,
+                          i);
+        for (size_t r = 0; r < ROWS; r++)
+            ck_assert_uint_eq(s16[r], 0xa5a5);
+        /* Just below the overflow: accepted, the scale finite. */
+        x[DIM + 40] = -65504.0f * (cases[k].type == SINPE_I8 || cases[k].type == SINPE_Q8_0
+                                       ? 127.0f
+                                       : cases[k].type == SINPE_FP8_E4M3 ? 448.0f : 57344.0f);
+        TU_OK(sinpe_quantize(cases[k].type, x, ROWS, DIM, out, sizeof out, s16, SINPE_F16));
+        if (cases[k].type == SINPE_Q8_0)
+            ck_assert_uint_eq(out[34 * 3] | out[34 * 3 + 1] << 8, 0x7bff);
+        else
+            ck_assert_uint_eq(s16[1], 0x7bff);
+    }
+}
+END_TEST
+
 /* sinpe_dtype_bytes: the layouts' sizes, a partial Q8_0 block counted whole,
    0 for a value that is no type, SIZE_MAX on overflow. */
 START_TEST(quant_dtype_bytes)
@@ -783,6 +830,7 @@ Suite *suite_quant(void)
     Suite *s = suite_create("quant");
     TCase *tc = tcase_create("host");
     tcase_add_test(tc, quant_quantize);
+    tcase_add_test(tc, quant_quantize_scale_overflow);
     tcase_add_test(tc, quant_dtype_bytes);
     suite_add_tcase(s, tc);
     tc = tcase_create("device");
