@@ -156,12 +156,17 @@ typedef struct sinpe_context sinpe_context;
  *                    are evaluated by sinpe's own polynomials.  Runs on every
  *                    device, including those without fp64 (Intel integrated
  *                    GPUs), and gives the same bits on every conforming device.
- *  SINPE_MATH_FP64   the angle and sin/cos in double precision, rounded once
- *                    to float.  Requires cl_khr_fp64 (else SINPE_UNSUPPORTED).
- *  SINPE_MATH_AUTO   SINPE_MATH_FLOAT (the default: it is portable and exact
- *                    to the same bar; FP64 is there for cross-checking).
+ *  SINPE_MATH_FP64   the anchors of the angle addition (one position in
+ *                    128; every other position is its anchor turned by a
+ *                    step, the same float32 operations in both modes)
+ *                    reduced and evaluated in double precision.  Requires
+ *                    cl_khr_fp64 (else SINPE_UNSUPPORTED).
+ *  SINPE_MATH_AUTO   SINPE_MATH_FLOAT (the default: it is portable and
+ *                    meets the same bar; FP64 is there for cross-checking).
  *
- * Both meet the accuracy bar stated at the top of this file.
+ * Both meet the accuracy bar stated at the top of this file and give the
+ * same bits for nearly every value; neither is the correctly rounded sin
+ * (a value may lie one float32 ulp from it).
  */
 typedef enum sinpe_math {
     SINPE_MATH_AUTO = 0,
@@ -364,7 +369,9 @@ SINPE_API void sinpe_spec_init(sinpe_spec *spec, size_t dim);
 
 /*
  * Framework families.  sinpe_spec_preset() fills a spec that reproduces the
- * named function exactly (to float32 rounding of its float64 value);
+ * named function to float32 accuracy (its float64 value within the bound at
+ * the top of this file: a float32 ulp at most, not always the correctly
+ * rounded float);
  * sinpe_embed_args_preset() sets the token scale, position origin and
  * padding that go with it.  Parameters a family exposes map onto the spec:
  * base = max_timescale / min_timescale (max_period), angle_scale =
@@ -437,7 +444,8 @@ SINPE_API const char *sinpe_preset_name(sinpe_preset preset);
  * SINPE_INVALID_DTYPE).  Each weight w is a decoded value v times a scale:
  *   I8        v = q, a signed byte; the scale of its row, from
  *             sinpe_embed_args.weight_scales (required: fp32 or fp16 values,
- *             one per row of the weights buffer), w = q * s_row;
+ *             one per row read: weight_scales_offset + vocab of them),
+ *             w = q * s_row;
  *   Q8_0      ggml's layout: blocks of 32 values, each 34 bytes, its fp16
  *             scale d (little-endian) then 32 signed bytes q; v = q * d and
  *             the row scale is 1.  dim, weights_offset and weights_stride
@@ -454,8 +462,10 @@ SINPE_API const char *sinpe_preset_name(sinpe_preset preset);
  * (exact when the scale is 1); then the output is token_scale * w + PE,
  * rounded as the other types' are.  A NaN or infinite scale in the scales
  * buffer gives NaN or infinite values in its row, as IEEE arithmetic does
- * (sinpe does not read the buffer on the host); a non-finite weights_scale
- * is refused (SINPE_INVALID_OPTION).  sinpe_quantize() writes every layout.
+ * (sinpe does not read the buffer on the host), and so does a NaN or
+ * infinite d in a Q8_0 block; a non-finite weights_scale is refused
+ * (SINPE_INVALID_OPTION) where it is used, by FP8 weights without
+ * weight_scales.  sinpe_quantize() writes every layout.
  */
 typedef enum sinpe_dtype {
     SINPE_F32 = 0,
@@ -514,7 +524,10 @@ SINPE_API sinpe_status sinpe_table_reserve(sinpe_table *table, size_t rows);
 /*
  * The current table buffer and its row count.  *mem is retained for the
  * caller, who must clReleaseMemObject() it; it stays valid (and unchanged)
- * even if the table grows afterwards.  Row p holds PE(p) in dim floats.
+ * even if the table grows afterwards.  Row p holds PE(p) in dim floats.  A
+ * table without rows gives *mem NULL and *rows 0 (nothing to release; NULL
+ * is a valid table argument of the device functions with rows 0).  Errors:
+ * SINPE_NULL_ARGUMENT.
  */
 SINPE_API sinpe_status sinpe_table_borrow(sinpe_table *table, cl_mem *mem, size_t *rows);
 
@@ -676,7 +689,7 @@ typedef enum sinpe_vocab_shard {
  *             zero.
  *  scales     for I8 weights (required) and FP8 ones (optional):
  *             weight_scales holds one scale per row of the weights buffer
- *             (row r of a shard at weight_scales_offset + r), of
+ *             (row r at weight_scales_offset + r, so offset + vocab scales), of
  *             weight_scales_dtype F32 or F16; ignored for the other types.
  *             weights_scale: FP8 weights' scale when weight_scales is
  *             NULL.  token_scale_rounding: see sinpe_scale_rounding.
@@ -746,13 +759,17 @@ SINPE_API sinpe_status sinpe_embed_args_preset(sinpe_embed_args *args, sinpe_pre
  *   SINPE_CONTEXT_MISMATCH  the queue or a buffer is from another context
  *                         or device, or an event of the wait list is from
  *                         another context (OpenCL's CL_INVALID_CONTEXT);
- *   SINPE_INVALID_DTYPE   a dtype outside sinpe_dtype;
+ *   SINPE_INVALID_DTYPE   a dtype outside sinpe_dtype, a quantized
+ *                         out_dtype, a weight_scales_dtype (scales in use)
+ *                         other than F32 or F16;
  *   SINPE_INVALID_PAD     pad_id outside [0, vocab), an unknown pad_policy;
  *   SINPE_INVALID_OPTION  an unknown position_rule, FAIRSEQ with positions,
  *                         vocab_start + vocab over 2^31 - 1, an unknown
  *                         vocab_shard, OWNER with vocab_total below
  *                         vocab_start + vocab or over 2^31 - 1, or with
- *                         skip_pe.
+ *                         skip_pe; an unknown token_scale_rounding, WEIGHTS
+ *                         rounding with quantized weights, a non-finite
+ *                         weights_scale where it is used (sinpe_dtype).
  * With out_dtype F32 the result equals gather followed by add_positions bit
  * for bit; with F16/BF16 output the unfused pair rounds twice.
  */
@@ -819,11 +836,15 @@ SINPE_API sinpe_status sinpe_embed_host(sinpe_table *table, const int32_t *ids,
  * rows scales of scales_dtype, required for I8, optional for FP8 (NULL:
  * s = 1, the values themselves rounded), ignored otherwise.  Needs
  * dst_size >= the layout's bytes (rows * dim values; Q8_0: 34 bytes per
- * 32).  Errors: SINPE_NULL_ARGUMENT, SINPE_INVALID_DTYPE (type, or a
- * scales_dtype other than F32 or F16), SINPE_INVALID_SHAPE (rows or dim 0;
- * Q8_0 with dim not a multiple of 32), SINPE_BUFFER_TOO_SMALL,
- * SINPE_INVALID_OPTION (a value that is not finite, or an F16 scale that
- * overflows).
+ * 32).  A scale that underflows to 0 gives a row (block) of zeros, a
+ * subnormal one clamps the largest values; ties go to even, where ggml's
+ * own Q8_0 quantizer rounds them away from zero (same layout, bytes that
+ * may differ at ties).  Errors, with nothing written: SINPE_NULL_ARGUMENT,
+ * SINPE_INVALID_DTYPE (type, or a scales_dtype other than F32 or F16),
+ * SINPE_INVALID_SHAPE (rows or dim 0; Q8_0 with dim not a multiple of 32),
+ * SINPE_BUFFER_TOO_SMALL, SINPE_INVALID_OPTION (a value that is not finite,
+ * or a scale that overflows fp16: an F16 row scale or a Q8_0 block's d;
+ * the message names the row and block).
  */
 SINPE_API sinpe_status sinpe_quantize(sinpe_dtype type, const float *src, size_t rows,
                                       size_t dim, void *dst, size_t dst_size, void *scales,
@@ -902,8 +923,9 @@ SINPE_API sinpe_status sinpe_record_add_positions(sinpe_table *table,
  *                      global const float *consts, uint dim, int p, uint c,
  *                      uint n, float *dst);    // columns c .. c + n - 1
  *
- * table and rows are sinpe_table_borrow()'s buffer and row count (rows may
- * be 0), consts is sinpe_table_constants()'s buffer, dim the spec's, p any
+ * (dst is private memory, n may be 0: nothing written.)
+ * table and rows are sinpe_table_borrow()'s buffer and row count (or any
+ * count below it, down to 0: the positions past rows are computed), consts is sinpe_table_constants()'s buffer, dim the spec's, p any
  * int32 position, c < dim (c + n <= dim).  The values have the bits of
  * sinpe's table row p, and of sinpe's own kernels past the table's rows,
  * for every spec: the constants carry the spec, so one build serves every
@@ -926,11 +948,12 @@ SINPE_API sinpe_status sinpe_record_add_positions(sinpe_table *table,
 /*
  * Copies the device functions' source for context (its math mode and the
  * library's constants defined first) into dst, dst_size bytes with the
- * final NUL, and sets *length to its length without the NUL.  dst may be
- * NULL (with dst_size 0) to learn the length.  The same text, with
- * SINPE_FP64 0 unless the host defines it 1, is installed as
- * sinpe_device.cl next to this header.  Errors: SINPE_NULL_ARGUMENT
- * (context or length), SINPE_BUFFER_TOO_SMALL (nothing written).
+ * final NUL, and sets *length to its length without the NUL (also when
+ * dst is too small).  dst may be NULL (with dst_size 0) to learn the
+ * length.  The same text, with SINPE_FP64 0 unless the host defines it 1,
+ * is installed (make install) as sinpe_device.cl next to this header.
+ * Errors: SINPE_NULL_ARGUMENT (context or length; dst with dst_size > 0),
+ * SINPE_BUFFER_TOO_SMALL (nothing written to dst).
  */
 SINPE_API sinpe_status sinpe_device_source(const sinpe_context *context, char *dst,
                                            size_t dst_size, size_t *length);
