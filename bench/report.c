@@ -105,12 +105,13 @@ void bench_report_header(const bench_env *env)
            "4 B); task: GB/s on the fused case's mandatory bytes for the same shape;\n"
            "fused x: unfused time over fused time (device/wall); vs32: GB/s over the\n"
            "fp32 row's of the same case and shape.  Weights rows (type w:i8 etc.):\n"
-           "the fused call into fp16 output from weights of that type; vs32 there is\n"
-           "its time over the fp16 weights' (w:fp16) on the same shape, and their\n"
-           "bytes count the weights' own row size.  Shapes that fit in a cache can\n"
-           "exceed the ceilings, which stream from memory.  The ceilings run at the\n"
-           "start and again at the end; percentages use the start figures, so the end\n"
-           "rows show any drift.\n\n");
+           "the fused call into fp16 output from weights of that type, the types\n"
+           "timed in five interleaved rounds; med is the median of the rounds'\n"
+           "medians, vs32 the median of the rounds' time over the fp16 weights'\n"
+           "(w:fp16) on the same shape; their bytes count the weights' own row\n"
+           "size.  Shapes that fit in a cache can exceed the ceilings, which stream\n"
+           "from memory.  The ceilings run at the start and again at the end;\n"
+           "percentages use the start figures, so the end rows show any drift.\n\n");
     printf(ROW_HEAD, "case", "pos", "shape", "seqs", "dim", "type", "MiB", "reps", "med",
            "min", "max", "wall", "GB/s", "%copy", "%wr", "task", "fused x", "vs32");
     printf(ROW_HEAD, "", "", "", "x len", "", "", "", "", "us", "us", "us", "us", "", "", "",

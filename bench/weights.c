@@ -10,7 +10,7 @@
  * scale included.  Each shape's fused output is checked against the unfused
  * pair from the same weights, within 2 ulps as for fp16 storage (check.c).
  * The ratios the goals read (verdict.c) are over the fp16-weights row of
- * the same shape in the same run.
+ * the same shape, timed in the same interleaved rounds (run_shape).
  */
 #include "bench.h"
 
@@ -22,6 +22,7 @@
 /* The shapes this section times (indices into bench_shapes). */
 static const size_t shape_ids[] = {1, 2}; /* mid, prefill */
 #define N_SHAPES (sizeof shape_ids / sizeof shape_ids[0])
+#define N_TYPES 5 /* fp16, i8, q8_0, e4m3, e5m2 */
 
 static int has_row_scales(sinpe_dtype t)
 {
@@ -79,26 +80,63 @@ fail:
     return -1;
 }
 
-/* Times the fused call of one shape, checks it against the unfused pair,
-   and reports the row; fp16[k] holds the fp16 weights' time and GB/s on
-   shape k. */
-static int run_shape(bench_env *env, sinpe_table *table, size_t dim, sinpe_dtype type,
-                     size_t k, cl_mem w, cl_mem sc, cl_mem out[2], double (*fp16)[2],
-                     check_tally *tally, goal_tally *goals)
+/* One weights type of the section: its buffers, made once per dim. */
+typedef struct wtype {
+    sinpe_dtype type;
+    cl_mem w, sc;
+} wtype;
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median_of(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* The fused call of type ty on shape sr: args of this type, out[0]. */
+static void set_type(bench_shape_run *sr, const wtype *ty)
+{
+    sr->args.weights = ty->w;
+    sr->args.weight_scales = ty->sc;
+    sr->args.weights_dtype = ty->type;
+}
+
+/*
+ * Times the fused call of every type on shape k in ROUNDS interleaved
+ * rounds (each type once per round, the order rotating), so that a change
+ * in the machine's speed during the section falls on every type alike: a
+ * type's time is the median of its rounds' medians, its ratio the median
+ * of its rounds' ratios to the fp16 weights' (ty[0] when fp16 is timed).
+ * Then each type's fused output, poisoned first, is checked against the
+ * unfused pair from the same weights.
+ */
+#define ROUNDS 5
+static int run_shape(bench_env *env, sinpe_table *table, size_t dim, size_t k,
+                     const wtype *ty, int n, cl_mem out[2], check_tally *tally,
+                     goal_tally *goals)
 {
     const bench_shape *sh = &bench_shapes[shape_ids[k]];
     size_t tokens = sh->seqs * sh->seq_len;
     cl_uchar poison[2] = {0x00, 0xFF};
     bench_inputs in = {NULL, NULL, 0};
+    bench_opts round_opts = *env->opts;
+    bench_env round_env = *env;
     bench_shape_run sr;
-    bench_traffic tr;
-    bench_row row;
-    bench_job job;
-    sinpe_embed_args a;
-    char what[96];
+    double med[N_TYPES][ROUNDS], wall[N_TYPES][ROUNDS], ratio[ROUNDS];
+    bench_stats sum[N_TYPES];
+    int has_fp16 = ty[0].type == SINPE_F16;
 
+    /* Each round: one warm-up call, a fifth of the reps (8 by default). */
+    round_opts.warmup = 1;
+    round_opts.reps = env->opts->reps > 0 ? (env->opts->reps + ROUNDS - 1) / ROUNDS : 8;
+    round_env.opts = &round_opts;
     memset(&sr, 0, sizeof sr);
-    memset(&row, 0, sizeof row);
+    memset(sum, 0, sizeof sum);
     if (bench_inputs_make(env, shape_ids[k], 0, &in) != 0)
         return -1;
     sinpe_embed_args_init(&sr.args);
@@ -106,54 +144,79 @@ static int run_shape(bench_env *env, sinpe_table *table, size_t dim, sinpe_dtype
     sr.args.n_seqs = sh->seqs;
     sr.args.seq_len = sh->seq_len;
     sr.args.ids = in.ids;
-    sr.args.weights = w;
-    sr.args.weight_scales = sc;
-    sr.args.weights_dtype = type;
     sr.args.vocab = BENCH_VOCAB;
     sr.args.token_scale = 32.0f; /* sqrt(1024); a power of two at either dim */
     sr.args.out_dtype = SINPE_F16;
     sr.out[BENCH_OUT_FUSED] = out[0];
     sr.out[BENCH_OUT_UNFUSED] = out[1];
-    for (int i = 0; i < 2; i++)
-        CHECK(clEnqueueFillBuffer(env->queue, out[i], &poison[i], 1, 0, tokens * dim * 2, 0,
-                                  NULL, NULL));
 
-    job = (bench_job){bench_cases[0].run, NULL, &sr, 0};
-    if (bench_time(env, &job, &row.stats) != 0)
-        goto fail;
-    tr = (bench_traffic){(double)tokens, (double)in.distinct, 4.0 * (double)dim,
-                         (double)sinpe_dtype_bytes(type, dim) + (sc ? 4.0 : 0.0),
-                         2.0 * (double)dim, 0};
-    row.name = "fused";
-    row.positions = "implicit";
-    row.shape = sh->name;
-    row.dtype = bench_dtype_name(SINPE_F16);
-    row.weights = bench_dtype_name(type);
-    row.seqs = sh->seqs;
-    row.seq_len = sh->seq_len;
-    row.dim = dim;
-    row.distinct_positions = in.distinct;
-    row.bytes = row.task_bytes = bench_bytes_fused(&tr);
-    if (type == SINPE_F16) {
-        fp16[k][0] = row.stats.median_us;
-        fp16[k][1] = bench_gbps(row.bytes, row.stats.median_us);
-    } else if (fp16[k][0] > 0.0) {
-        row.vs_weights = row.stats.median_us / fp16[k][0];
-        row.vs_weights_gbps = bench_gbps(row.bytes, row.stats.median_us) / fp16[k][1];
+    for (int r = 0; r < ROUNDS; r++)
+        for (int j = 0; j < n; j++) {
+            int i = (j + r) % n;
+            bench_job job = {bench_cases[0].run, NULL, &sr, 0};
+            bench_stats st;
+            set_type(&sr, &ty[i]);
+            if (bench_time(&round_env, &job, &st) != 0)
+                goto fail;
+            med[i][r] = st.median_us;
+            wall[i][r] = st.wall_us;
+            sum[i].reps += st.reps;
+            sum[i].timing = st.timing;
+            sum[i].min_us = r == 0 || st.min_us < sum[i].min_us ? st.min_us : sum[i].min_us;
+            sum[i].max_us = st.max_us > sum[i].max_us ? st.max_us : sum[i].max_us;
+        }
+
+    for (int i = 0; i < n; i++) {
+        bench_traffic tr = {(double)tokens, (double)in.distinct, 4.0 * (double)dim,
+                            (double)sinpe_dtype_bytes(ty[i].type, dim) + (ty[i].sc ? 4.0 : 0.0),
+                            2.0 * (double)dim, 0};
+        bench_traffic tr16 = tr;
+        bench_row row;
+        sinpe_embed_args a;
+        char what[96];
+
+        memset(&row, 0, sizeof row);
+        tr16.in_row = (double)sinpe_dtype_bytes(SINPE_F16, dim);
+        for (int r = 0; r < ROUNDS; r++)
+            ratio[r] = med[i][r] / med[0][r];
+        row.stats = sum[i];
+        row.stats.median_us = median_of(med[i], ROUNDS);
+        row.stats.wall_us = median_of(wall[i], ROUNDS);
+        row.name = "fused";
+        row.positions = "implicit";
+        row.shape = sh->name;
+        row.dtype = bench_dtype_name(SINPE_F16);
+        row.weights = bench_dtype_name(ty[i].type);
+        row.seqs = sh->seqs;
+        row.seq_len = sh->seq_len;
+        row.dim = dim;
+        row.distinct_positions = in.distinct;
+        row.bytes = row.task_bytes = bench_bytes_fused(&tr);
+        if (has_fp16 && i > 0) {
+            row.vs_weights = median_of(ratio, ROUNDS);
+            row.vs_weights_gbps = row.bytes / bench_bytes_fused(&tr16) / row.vs_weights;
+        }
+        bench_goal_row(env, goals, &row);
+        bench_report_row(env, &row);
+
+        /* The fused call once more into a poisoned output, then the
+           unfused pair from the same weights, untimed, for the check. */
+        set_type(&sr, &ty[i]);
+        for (int o = 0; o < 2; o++)
+            CHECK(clEnqueueFillBuffer(env->queue, out[o], &poison[o], 1, 0, tokens * dim * 2,
+                                      0, NULL, NULL));
+        a = sr.args;
+        a.out = out[0];
+        CHECK(sinpe_enqueue_embed(table, env->queue, &a, 0, NULL, NULL));
+        a.out = out[1];
+        CHECK(sinpe_enqueue_gather(table, env->queue, &a, 0, NULL, NULL));
+        CHECK(sinpe_enqueue_add_positions(table, env->queue, &a, 0, NULL, NULL));
+        CHECK(clFinish(env->queue));
+        snprintf(what, sizeof what, "dim %zu, %s weights, fp16 output, %s", dim, row.weights,
+                 sh->name);
+        if (bench_check_shape(env, &sr, SINPE_F16, tokens * dim, 0, what, tally) != 0)
+            goto fail;
     }
-    bench_goal_row(env, goals, &row);
-    bench_report_row(env, &row);
-
-    /* The unfused pair from the same weights, untimed, for the check. */
-    a = sr.args;
-    a.out = out[1];
-    CHECK(sinpe_enqueue_gather(table, env->queue, &a, 0, NULL, NULL));
-    CHECK(sinpe_enqueue_add_positions(table, env->queue, &a, 0, NULL, NULL));
-    CHECK(clFinish(env->queue));
-    snprintf(what, sizeof what, "dim %zu, %s weights, fp16 output, %s", dim, row.weights,
-             sh->name);
-    if (bench_check_shape(env, &sr, SINPE_F16, tokens * dim, 0, what, tally) != 0)
-        goto fail;
     bench_inputs_release(&in);
     return 0;
 fail:
@@ -165,10 +228,10 @@ int bench_weight_cases(bench_env *env, sinpe_table *table, size_t dim, check_tal
                        goal_tally *goals)
 {
     size_t tokens = 0, k;
-    double fp16[N_SHAPES][2] = {{0}};
-    cl_mem out[2] = {NULL, NULL}, w = NULL, sc = NULL;
+    cl_mem out[2] = {NULL, NULL};
+    wtype ty[N_TYPES];
     cl_int err;
-    int t, rc = -1;
+    int t, n = 0, rc = -1;
 
     for (k = 0; k < N_SHAPES; k++) {
         const bench_shape *sh = &bench_shapes[shape_ids[k]];
@@ -187,25 +250,26 @@ int bench_weight_cases(bench_env *env, sinpe_table *table, size_t dim, check_tal
                    bench_dtype_name((sinpe_dtype)t));
             continue;
         }
-        if (make_weights(env, (sinpe_dtype)t, dim, &w, &sc) != 0)
+        ty[n] = (wtype){(sinpe_dtype)t, NULL, NULL};
+        if (make_weights(env, (sinpe_dtype)t, dim, &ty[n].w, &ty[n].sc) != 0) {
+            n++; /* released below */
             goto fail;
-        for (k = 0; k < N_SHAPES; k++)
-            if (run_shape(env, table, dim, (sinpe_dtype)t, k, w, sc, out, fp16, tally,
-                          goals) != 0)
-                goto fail;
-        clReleaseMemObject(w);
-        if (sc)
-            clReleaseMemObject(sc);
-        w = sc = NULL;
+        }
+        n++;
     }
+    for (k = 0; k < N_SHAPES && n > 0; k++)
+        if (run_shape(env, table, dim, k, ty, n, out, tally, goals) != 0)
+            goto fail;
     rc = 0;
 fail:
     for (k = 0; k < 2; k++)
         if (out[k])
             clReleaseMemObject(out[k]);
-    if (w)
-        clReleaseMemObject(w);
-    if (sc)
-        clReleaseMemObject(sc);
+    for (t = 0; t < n; t++) {
+        if (ty[t].w)
+            clReleaseMemObject(ty[t].w);
+        if (ty[t].sc)
+            clReleaseMemObject(ty[t].sc);
+    }
     return rc;
 }
