@@ -22,7 +22,8 @@ def quantize(x, dtype, scales_dtype=_DEFAULT):
     for FP8) or, for Q8_0, (rows, dim / 32 * 34) uint8 blocks; scales a
     (rows,) array or None.  Pass both to embed() with weights_dtype=dtype
     and weight_scales=scales (as device arrays).  Raises SinpeError with
-    sinpe's status (non-finite values: INVALID_OPTION; Q8_0 with dim not a
+    sinpe's status (non-finite values, or a scale that overflows fp16: an
+    F16 row scale or a Q8_0 block's: INVALID_OPTION; Q8_0 with dim not a
     multiple of 32: INVALID_SHAPE).
     """
     lib = load()
