@@ -327,7 +327,8 @@ static void random_qtab(qtab *q, sinpe_dtype type, size_t rows, size_t dim, int 
 
 /* Cases: implicit positions (FAST, and with the output past 16 MiB in
    stream records), explicit ones with padding, a vocabulary shard. */
-enum { QC_IMPLICIT, QC_EXPLICIT_PAD, QC_SHARD, QC_N };
+/* The position sources, padding policies and shards each type runs under. */
+enum { QC_IMPLICIT, QC_EXPLICIT_PAD, QC_SHARD, QC_STARTS_PAD, QC_FAIRSEQ, QC_OWNER, QC_N };
 
 /*
  * Loop index _i: type (I8, Q8_0, E4M3, E5M2) x output type.  For each case,
@@ -357,12 +358,18 @@ START_TEST(quant_calls_match_float_table)
     sinpe_table *tab = NULL;
     sinpe_spec_init(&spec, DIM);
     TU_OK(sinpe_table_create(ctx, &spec, 40, &tab));
-    int32_t ids[NS * SL], pos[NS * SL];
+    int32_t ids[NS * SL], pos[NS * SL], starts[NS], pads[NS];
     for (size_t t = 0; t < n; t++) {
         ids[t] = tu_rng_int(&rng, -2, ROWS + 2); /* a few outside the rows held */
         pos[t] = tu_rng_int(&rng, 0, 80);        /* some past the table's 40 rows */
     }
+    for (size_t b = 0; b < NS; b++) {
+        starts[b] = tu_rng_int(&rng, 0, 30);
+        pads[b] = tu_rng_int(&rng, 0, 4);
+    }
     cl_mem ids_m = tu_buffer(ctx, sizeof ids, ids), pos_m = tu_buffer(ctx, sizeof pos, pos);
+    cl_mem starts_m = tu_buffer(ctx, sizeof starts, starts);
+    cl_mem pads_m = tu_buffer(ctx, sizeof pads, pads);
     cl_mem f32_m = tu_buffer(ctx, ROWS * DIM * sizeof(float), q.w), qbufs[2];
     size_t bytes = n * DIM * (ot == SINPE_F32 ? 4 : 2);
     for (int c = 0; c < QC_N; c++) {
@@ -379,17 +386,31 @@ START_TEST(quant_calls_match_float_table)
             a.pad_id = 7;
             a.pad_policy = SINPE_PAD_ZERO_PE;
         }
-        if (c == QC_SHARD) {
-            a.vocab_shard = 1;
+        if (c == QC_SHARD || c == QC_OWNER) {
+            a.vocab_shard = c == QC_SHARD ? SINPE_SHARD_ROWS : SINPE_SHARD_OWNER;
             a.vocab_start = 10;
+            a.vocab_total = ROWS + 5;
             a.positions = pos_m;
+        }
+        if (c == QC_STARTS_PAD) { /* a (1, S) row of positions, per-sequence sums */
+            a.positions = pos_m;
+            a.positions_broadcast = 1;
+            a.seq_starts = starts_m;
+            a.pad_counts = pads_m;
+            a.pad_id = 7;
+            a.pad_policy = SINPE_PAD_ZERO_EMBEDDING;
+        }
+        if (c == QC_FAIRSEQ || c == QC_OWNER) {
+            a.position_rule = c == QC_FAIRSEQ ? SINPE_POSITIONS_FAIRSEQ : SINPE_POSITIONS_INDEX;
+            a.pad_id = 1;
+            a.pad_policy = SINPE_PAD_ZERO_OUTPUT;
         }
         q_args(&a, ctx, &q, qbufs);
         f = a;
         f.weights = f32_m;
         f.weights_dtype = SINPE_F32;
         f.weight_scales = NULL;
-        if (c == QC_SHARD)
+        if (c == QC_SHARD || c == QC_OWNER)
             a.vocab = f.vocab = ROWS - 10;
         for (int call = 0; call < 3; call++) {
             unsigned char *got[2];
@@ -423,6 +444,8 @@ START_TEST(quant_calls_match_float_table)
     }
     clReleaseMemObject(ids_m);
     clReleaseMemObject(pos_m);
+    clReleaseMemObject(starts_m);
+    clReleaseMemObject(pads_m);
     clReleaseMemObject(f32_m);
     sinpe_table_release(tab);
     clReleaseCommandQueue(cq);
