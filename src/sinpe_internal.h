@@ -396,9 +396,11 @@ struct sinpe_table {
     pthread_mutex_t lock; /* guards mem and rows */
     cl_mem mem;           /* NULL while rows == 0 */
     size_t rows;
-    void **kept;          /* buffers and kernels recorded into command */
-    char *kept_kernel;    /* buffers, held until the table goes (under */
-    size_t n_kept;        /* lock); kept_kernel[i]: kept[i] is a cl_kernel */
+    struct sinpe__kept {  /* buffers and kernels recorded into command */
+        void *obj;        /* buffers, held until the table goes (under */
+        int kernel;       /* lock); kernel: obj is a cl_kernel */
+    } *kept;
+    size_t n_kept, cap_kept;
 };
 
 /*

@@ -14,13 +14,12 @@
 static void table_free(sinpe_table *t)
 {
     for (size_t i = 0; i < t->n_kept; i++) {
-        if (t->kept_kernel[i])
-            clReleaseKernel((cl_kernel)t->kept[i]);
+        if (t->kept[i].kernel)
+            clReleaseKernel((cl_kernel)t->kept[i].obj);
         else
-            clReleaseMemObject((cl_mem)t->kept[i]);
+            clReleaseMemObject((cl_mem)t->kept[i].obj);
     }
     free(t->kept);
-    free(t->kept_kernel);
     if (t->mem)
         clReleaseMemObject(t->mem);
     if (t->desc)
@@ -237,30 +236,33 @@ void sinpe__table_snapshot(sinpe_table *t, cl_mem *mem, size_t *rows)
 
 sinpe_status sinpe__table_keep(sinpe_table *t, void *obj, int kernel)
 {
-    sinpe_status st = SINPE_SUCCESS;
-    pthread_mutex_lock(&t->lock);
+    int full = 0;
     size_t i = 0;
-    while (i < t->n_kept && t->kept[i] != obj)
+    pthread_mutex_lock(&t->lock);
+    /* A buffer (a snapshot of the rows) is held once; each kernel is new. */
+    while (!kernel && i < t->n_kept && t->kept[i].obj != obj)
         i++;
-    if (i == t->n_kept) {
-        void **grown = realloc(t->kept, (t->n_kept + 1) * sizeof *grown);
-        char *flags = grown ? realloc(t->kept_kernel, t->n_kept + 1) : NULL;
-        if (grown)
-            t->kept = grown;
-        if (flags) {
-            t->kept_kernel = flags;
-            t->kept[t->n_kept] = obj;
-            t->kept_kernel[t->n_kept++] = (char)(kernel != 0);
+    if (kernel || i == t->n_kept) {
+        if (t->n_kept == t->cap_kept) {
+            size_t cap = t->cap_kept ? 2 * t->cap_kept : 16;
+            struct sinpe__kept *grown = realloc(t->kept, cap * sizeof *grown);
+            if (grown) {
+                t->kept = grown;
+                t->cap_kept = cap;
+            }
+        }
+        full = t->n_kept == t->cap_kept;
+        if (!full) {
+            t->kept[t->n_kept].obj = obj;
+            t->kept[t->n_kept++].kernel = kernel != 0;
             if (kernel)
                 clRetainKernel((cl_kernel)obj);
             else
                 clRetainMemObject((cl_mem)obj);
-        } else {
-            st = SINPE_OUT_OF_HOST_MEMORY;
         }
     }
     pthread_mutex_unlock(&t->lock);
-    SINPE_CHECK(st != SINPE_SUCCESS, st, "no memory to hold what the recording uses");
+    SINPE_CHECK(full, SINPE_OUT_OF_HOST_MEMORY, "no memory to hold what the recording uses");
     return SINPE_SUCCESS;
 }
 
