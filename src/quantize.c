@@ -40,16 +40,19 @@ static double stored_scale(const float *x, size_t n, double largest, sinpe_dtype
     return sinpe__decode(SINPE_F16, *bits);
 }
 
-/* Whether every scale the call stores is finite (an fp16 one can
-   overflow), checked before anything is written; else the error names
-   the first row (and Q8_0 block) at fault. */
-static sinpe_status check_scales(const sinpe__dtype_info *info, sinpe_dtype type,
-                                 const float *src, size_t rows, size_t dim, const void *scales,
-                                 sinpe_dtype scales_dtype)
+/* Whether every value of src is finite and every scale the call stores
+   is too (an fp16 one can overflow), checked before anything is written;
+   else the error names the first value, or row (and Q8_0 block), at fault. */
+static sinpe_status check_src(const sinpe__dtype_info *info, sinpe_dtype type,
+                              const float *src, size_t rows, size_t dim, const void *scales,
+                              sinpe_dtype scales_dtype)
 {
     uint32_t bits;
     for (size_t r = 0; r < rows; r++) {
         const float *x = src + r * dim;
+        for (size_t c = 0; c < dim; c++)
+            SINPE_CHECK(!isfinite(x[c]), SINPE_INVALID_OPTION, "src[%zu] is not finite",
+                        r * dim + c);
         if (type == SINPE_Q8_0) {
             for (size_t b = 0; b < dim / 32; b++)
                 SINPE_CHECK(isinf(stored_scale(x + 32 * b, 32, 127.0, SINPE_F16, &bits)),
@@ -100,9 +103,7 @@ sinpe_status sinpe_quantize(sinpe_dtype type, const float *src, size_t rows, siz
                     info->scales != SINPE__SCALES_BLOCK && scales_dtype != SINPE_F32 &&
                     scales_dtype != SINPE_F16,
                 SINPE_INVALID_DTYPE, "scales_dtype %d: scales are F32 or F16", (int)scales_dtype);
-    for (size_t i = 0; i < n; i++)
-        SINPE_CHECK(!isfinite(src[i]), SINPE_INVALID_OPTION, "src[%zu] is not finite", i);
-    SINPE_FORWARD(check_scales(info, type, src, rows, dim, scales, scales_dtype));
+    SINPE_FORWARD(check_src(info, type, src, rows, dim, scales, scales_dtype));
 
     for (size_t r = 0; r < rows; r++) {
         const float *x = src + r * dim;
