@@ -8,7 +8,9 @@ ints (the caller's to release) when it is an int.
 """
 
 import sys
-from ctypes import c_void_p
+from ctypes import byref, c_void_p
+
+from .errors import fail
 
 _from_int_ptr = None
 
@@ -67,3 +69,21 @@ def pyopencl():
     """The pyopencl module, imported on first use."""
     import pyopencl as cl
     return cl
+
+
+def enqueue(queue, wait_for, want_event, call):
+    """Runs call(count, wait_list, event_out), a sinpe enqueue whose last
+    arguments are those, and raises SinpeError on its status.  Returns the
+    call's event in the kind of queue (see event()), or None without
+    want_event."""
+    n, wl = wait_list(wait_for)
+    if not want_event:
+        st = call(n, wl, None)
+        if st:
+            fail(st)
+        return None
+    ev = c_void_p()
+    st = call(n, wl, byref(ev))
+    if st:
+        fail(st)
+    return event(queue, ev.value)

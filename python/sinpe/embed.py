@@ -1,11 +1,8 @@
 """The enqueue calls of a table on PyOpenCL objects: the fused embedding,
 the unfused pair, prepared calls for decode loops, and timesteps."""
 
-from ctypes import byref, c_void_p
-
 from . import _args, _mem
 from ._dtypes import F32, resolve, to_values
-from .errors import fail
 
 _FIELDS_DOC = """
     ids       int32 tokens: an Array of shape (n_seqs, seq_len) (1-D: one
@@ -41,17 +38,9 @@ _FIELDS_DOC = """
 
 def _call(fn, table, queue, ids, weights, out, wait_for, event, fields):
     a = _args.prepare(table, ids, weights, out, fields)
-    n, wl = _mem.wait_list(wait_for) if wait_for else (0, None)
-    if event:
-        ev = c_void_p()
-        st = fn(table._ptr, _mem.handle(queue, "queue"), a, n, wl, byref(ev))
-        if st:
-            fail(st)
-        return _mem.event(queue, ev.value)
-    st = fn(table._ptr, _mem.handle(queue, "queue"), a, n, wl, None)
-    if st:
-        fail(st)
-    return None
+    qh = _mem.handle(queue, "queue")
+    return _mem.enqueue(queue, wait_for, event,
+                        lambda n, wl, ev: fn(table._ptr, qh, a, n, wl, ev))
 
 
 def embed(self, queue, ids, weights, out, *, wait_for=None, event=True, **fields):
@@ -114,17 +103,9 @@ class EmbedCall:
         if queue is not last:
             qh = _mem.handle(queue, "queue")
             self._queue = (queue, qh)
-        n, wl = _mem.wait_list(wait_for) if wait_for else (0, None)
-        if event:
-            ev = c_void_p()
-            st = self._fn(self._table._ptr, qh, self.args, n, wl, byref(ev))
-            if st:
-                fail(st)
-            return _mem.event(queue, ev.value)
-        st = self._fn(self._table._ptr, qh, self.args, n, wl, None)
-        if st:
-            fail(st)
-        return None
+        return _mem.enqueue(queue, wait_for, event,
+                            lambda n, wl, ev: self._fn(self._table._ptr, qh, self.args, n, wl,
+                                                       ev))
 
 
 def embed_call(self, ids, weights, out, *, kind="embed", **fields):
@@ -153,16 +134,12 @@ def timesteps(self, queue, timesteps, out, *, count=None, ts_offset=0, out_offse
     stride = out_stride if out_stride is not None else _args.row_stride(oarr, dt, "out")
     if oarr is not None and count:
         _args._check_view(oarr, count, stride, self.dim, "out")
-    n, wl = _mem.wait_list(wait_for)
-    ev = c_void_p() if event else None
-    st = self._lib.sinpe_enqueue_timesteps(
-        self._ptr, _mem.handle(queue, "queue"), th,
-        ts_offset + to_values(tboff, F32, "timesteps"), count or 0, oh,
-        out_offset + to_values(oboff, dt, "out"), stride, dt, n, wl,
-        byref(ev) if event else None)
-    if st:
-        fail(st)
-    return _mem.event(queue, ev.value) if event else None
+    qh = _mem.handle(queue, "queue")
+    ts_off = ts_offset + to_values(tboff, F32, "timesteps")
+    out_off = out_offset + to_values(oboff, dt, "out")
+    return _mem.enqueue(queue, wait_for, event, lambda n, wl, ev: (
+        self._lib.sinpe_enqueue_timesteps(self._ptr, qh, th, ts_off, count or 0, oh, out_off,
+                                          stride, dt, n, wl, ev)))
 
 
 out_dtype = _args.out_dtype

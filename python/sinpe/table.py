@@ -97,14 +97,10 @@ class Table(Handle):
         dt = _embed.out_dtype(arr, out_dtype)
         off = out_offset + (to_values(boff, dt, "out") if boff else 0)
         stride = out_stride if out_stride is not None else _embed.row_stride(arr, dt, "out")
-        n, wl = _mem.wait_list(wait_for)
-        ev = c_void_p() if event else None
-        st = self._lib.sinpe_enqueue_table_rows(
-            self._ptr, _mem.handle(queue, "queue"), row0, nrows, h, off, stride, dt, n, wl,
-            byref(ev) if event else None)
-        if st:
-            fail(st)
-        return _mem.event(queue, ev.value) if event else None
+        qh = _mem.handle(queue, "queue")
+        return _mem.enqueue(queue, wait_for, event, lambda n, wl, ev: (
+            self._lib.sinpe_enqueue_table_rows(self._ptr, qh, row0, nrows, h, off, stride, dt,
+                                               n, wl, ev)))
 
     # -- the embedding calls (see embed.py) ---------------------------------
 
