@@ -294,6 +294,9 @@ void bench_usage(FILE *f);
 double bench_now_s(void);
 int bench_time(bench_env *env, const bench_job *job, bench_stats *stats);
 
+/* The median of v[0 .. n), n > 0; sorts v in place. */
+double bench_median(double *v, int n);
+
 /* ceiling.c */
 int bench_kernels_build(bench_env *env);
 void bench_kernels_release(bench_env *env);

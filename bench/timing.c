@@ -20,8 +20,7 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Sorts v in place. */
-static double median(double *v, int n)
+double bench_median(double *v, int n)
 {
     qsort(v, (size_t)n, sizeof *v, cmp_double);
     return (n % 2) ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
@@ -178,8 +177,8 @@ int bench_time(bench_env *env, const bench_job *job, bench_stats *stats)
     stats->timing = host_timed   ? BENCH_TIMING_HOST
                     : job->bracket ? BENCH_TIMING_BRACKET
                                    : BENCH_TIMING_DEVICE;
-    stats->wall_us = median(wall, done);
-    stats->median_us = median(dev, done); /* sorted from here on */
+    stats->wall_us = bench_median(wall, done);
+    stats->median_us = bench_median(dev, done); /* sorted from here on */
     stats->min_us = dev[0];
     stats->max_us = dev[done - 1];
     free(dev);

@@ -86,18 +86,6 @@ typedef struct wtype {
     cl_mem w, sc;
 } wtype;
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median_of(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /* The fused call of type ty on shape sr: args of this type, out[0]. */
 static void set_type(bench_shape_run *sr, const wtype *ty)
 {
@@ -180,8 +168,8 @@ static int run_shape(bench_env *env, sinpe_table *table, size_t dim, size_t k,
         for (int r = 0; r < ROUNDS; r++)
             ratio[r] = med[i][r] / med[0][r];
         row.stats = sum[i];
-        row.stats.median_us = median_of(med[i], ROUNDS);
-        row.stats.wall_us = median_of(wall[i], ROUNDS);
+        row.stats.median_us = bench_median(med[i], ROUNDS);
+        row.stats.wall_us = bench_median(wall[i], ROUNDS);
         row.name = "fused";
         row.positions = "implicit";
         row.shape = sh->name;
@@ -193,7 +181,7 @@ static int run_shape(bench_env *env, sinpe_table *table, size_t dim, size_t k,
         row.distinct_positions = in.distinct;
         row.bytes = row.task_bytes = bench_bytes_fused(&tr);
         if (has_fp16 && i > 0) {
-            row.vs_weights = median_of(ratio, ROUNDS);
+            row.vs_weights = bench_median(ratio, ROUNDS);
             row.vs_weights_gbps = row.bytes / bench_bytes_fused(&tr16) / row.vs_weights;
         }
         bench_goal_row(env, goals, &row);
