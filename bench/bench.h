@@ -82,16 +82,17 @@ typedef struct bench_env {
     cl_program program;       /* the bench's helper kernels */
     cl_kernel k_copy, k_write, k_empty;
     cl_kernel k_copy_stream, k_write_stream; /* NULL without the builtin */
+    cl_kernel k_write_best;   /* the write ceiling's kernel; NULL: the runtime's fill */
     cl_kernel k_fill[BENCH_N_DTYPES]; /* by sinpe_dtype */
     cl_ulong max_alloc;       /* CL_DEVICE_MAX_MEM_ALLOC_SIZE */
     cl_device_type device_type;
     char device_name[256];
     char platform_name[256];
     char driver_version[128];
-    double copy_gbps;         /* ceilings measured at the start of the run */
-    double write_gbps;
-    double copy_stream_gbps;  /* the same with streamed stores (0: not measured) */
-    double write_stream_gbps;
+    double copy_gbps;         /* ceilings: the fastest copy and write at the */
+    double write_gbps;        /* start of the run (bench_ceilings) */
+    const char *copy_name, *write_name; /* which way each was */
+    cl_ulong cache_bytes;     /* CL_DEVICE_GLOBAL_MEM_CACHE_SIZE */
     double empty_wall_us;     /* the launch floor (bench_launch_floor) */
     unsigned serial;          /* makes every throw-away spec new */
     FILE *json;               /* NULL without --json */
@@ -157,6 +158,8 @@ typedef struct bench_row {
     double speedup_device;    /* unfused rows: unfused / fused median device time */
     double speedup_wall;      /* unfused rows: unfused / fused median wall time */
     double vs_fp32;           /* fp16/bf16 rows: GB/s over fp32's, same case and shape */
+    double vs_table;          /* fused_otf rows: device time over the fused call's from
+                                 a table, same shape */
     double vs_weights;        /* weights rows: time over the fp16 weights', same shape */
     double vs_weights_gbps;   /* and GB/s over theirs */
     double ref_us;            /* table: median of the write of the same bytes */
@@ -245,9 +248,10 @@ typedef struct bench_range {
 typedef struct goal_tally {
     /* [0]: implicit positions, [1]: explicit (reported, not the rows) */
     bench_range pct_copy[2];       /* fused, fp32, prefill/mid: % of copy */
-    bench_range pct_stream[2];     /* the same against the streamed copy */
     bench_range speedup[2];        /* unfused / fused device time, same rows */
     bench_range decode_wall;       /* unfused / fused wall time, fp32 implicit decode */
+    bench_range otf_big[2];        /* fused_otf, prefill/mid: table time over its own */
+    bench_range otf_decode;        /* fused_otf, decode: its time over the table's */
     bench_range decode_floor[2];   /* fused wall time over the empty kernel's, fp32 decode */
     bench_range vs_fp32[BENCH_N_DTYPES]; /* 16-bit GB/s over fp32's */
     bench_range w_time[SINPE_FP8_E5M2 + 1]; /* weights rows: time over fp16 weights' */
@@ -302,11 +306,13 @@ int bench_kernels_build(bench_env *env);
 void bench_kernels_release(bench_env *env);
 /* Fills n elements of buf (of dtype) with values in [-1, 1) and waits. */
 int bench_fill(bench_env *env, cl_mem buf, size_t n, cl_uint seed, sinpe_dtype dtype);
-/* Enqueues the write-only kernel over bytes (a multiple of 16) of buf. */
+/* Enqueues the write ceiling's way (the fastest write, bench_ceilings) over
+   bytes (a multiple of 16) of buf. */
 int bench_enqueue_write(bench_env *env, cl_command_queue queue, cl_mem buf, size_t bytes,
                         cl_uint n_wait, const cl_event *wait, cl_event *event);
 /* Measures and reports the copy and write ceilings; the first call (at_end
-   0) sets env->copy_gbps and write_gbps, the second only reports (drift). */
+   0) sets env->copy_gbps and write_gbps (the fastest way of each), the
+   second only reports (drift). */
 int bench_ceilings(bench_env *env, int at_end);
 /* Times and reports an empty kernel's launch, setting env->empty_wall_us. */
 int bench_launch_floor(bench_env *env);

@@ -19,6 +19,8 @@ static int device_info(bench_env *env)
                           &env->max_alloc, NULL));
     CHECK(clGetDeviceInfo(env->device, CL_DEVICE_TYPE, sizeof env->device_type,
                           &env->device_type, NULL));
+    CHECK(clGetDeviceInfo(env->device, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof env->cache_bytes,
+                          &env->cache_bytes, NULL));
     CHECK(clGetDeviceInfo(env->device, CL_DEVICE_PLATFORM, sizeof platform, &platform, NULL));
     CHECK(clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof env->platform_name,
                             env->platform_name, NULL));

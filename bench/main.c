@@ -163,6 +163,8 @@ static int run_shape(bench_env *env, dim_state *ds, const dtype_state *ts, size_
             row.task_bytes = row.bytes; /* add alone is its own task */
         else
             row.task_bytes = bench_bytes_fused(&tr);
+        if (bench_cases[c].out == BENCH_OUT_OTF && fused.median_us > 0.0)
+            row.vs_table = row.stats.median_us / fused.median_us;
         if (strcmp(bench_cases[c].name, "unfused") == 0) {
             row.speedup_device = row.stats.median_us / fused.median_us;
             row.speedup_wall = row.stats.wall_us / fused.wall_us;

@@ -54,6 +54,20 @@ static double pct(double part, double whole)
     return whole > 0.0 ? 100.0 * part / whole : 0.0;
 }
 
+/*
+ * Whether some of a row's bytes came from a cache: its bytes fit in the
+ * device's global memory cache (a case repeated on the same buffers keeps
+ * them there), or it moved them faster than the copy ceiling, which no
+ * traffic from memory can.  Ceiling rows are never marked.
+ */
+static int from_cache(const bench_env *env, const bench_row *r)
+{
+    double gbps = bench_gbps(r->bytes, r->stats.median_us);
+    if (r->phase || r->bytes <= 0.0)
+        return 0;
+    return r->bytes <= (double)env->cache_bytes || pct(gbps, env->copy_gbps) > 100.0;
+}
+
 void bench_error(const char *what, int status, const char *file, int line)
 {
     const char *detail = sinpe_last_error();
@@ -63,7 +77,7 @@ void bench_error(const char *what, int status, const char *file, int line)
         fprintf(stderr, "sinpe_bench: detail: %s\n", detail);
 }
 
-#define ROW_HEAD "%-12s %-3s %-7s %-7s %4s %-5s %7s %4s %8s %8s %8s %8s %7s %5s %5s %7s %9s %5s\n"
+#define ROW_HEAD "%-12s %-3s %-7s %-7s %4s %-5s %7s %4s %8s %8s %8s %8s %7s %6s %5s %7s %9s %5s\n"
 
 void bench_report_header(const bench_env *env)
 {
@@ -104,14 +118,18 @@ void bench_report_header(const bench_env *env)
            "GB/s: the case's own bytes (fp16/bf16 rows count 2 B per value, PE rows\n"
            "4 B); task: GB/s on the fused case's mandatory bytes for the same shape;\n"
            "fused x: unfused time over fused time (device/wall); vs32: GB/s over the\n"
-           "fp32 row's of the same case and shape.  Weights rows (type w:i8 etc.):\n"
+           "fp32 row's of the same case and shape (fused_otf: tN, its time over the\n"
+           "fused call's from the table).  Weights rows (type w:i8 etc.):\n"
            "the fused call into fp16 output from weights of that type, the types\n"
            "timed in five interleaved rounds; med is the median of the rounds'\n"
            "medians, vs32 the median of the rounds' time over the fp16 weights'\n"
            "(w:fp16) on the same shape; their bytes count the weights' own row\n"
-           "size.  Shapes that fit in a cache can exceed the ceilings, which stream\n"
-           "from memory.  The ceilings run at the start and again at the end;\n"
-           "percentages use the start figures, so the end rows show any drift.\n\n");
+           "size.  %%copy and %%wr: GB/s over the fastest copy and write of the\n"
+           "ceiling rows; a trailing c marks a row some of whose bytes came from a\n"
+           "cache (they fit in the device's %.0f MiB, or it beat the copy ceiling).\n"
+           "The ceilings run at the start and again at the end; percentages use\n"
+           "the start figures, so the end rows show any drift.\n\n",
+           (double)env->cache_bytes / (1024.0 * 1024.0));
     printf(ROW_HEAD, "case", "pos", "shape", "seqs", "dim", "type", "MiB", "reps", "med",
            "min", "max", "wall", "GB/s", "%copy", "%wr", "task", "fused x", "vs32");
     printf(ROW_HEAD, "", "", "", "x len", "", "", "", "", "us", "us", "us", "us", "", "", "",
@@ -184,11 +202,13 @@ static void json_row(const bench_env *env, const bench_row *r)
     fprintf(f, ",\"bytes\":%.0f,\"gbps\":%.4f", r->bytes, gbps);
     fprintf(f, ",\"pct_of_copy\":%.2f,\"pct_of_write\":%.2f", pct(gbps, env->copy_gbps),
             pct(gbps, env->write_gbps));
+    fprintf(f, ",\"from_cache\":%s", from_cache(env, r) ? "true" : "false");
     fprintf(f, ",\"task_bytes\":%.0f", r->task_bytes);
     json_number_or_null(f, "task_gbps", task_gbps);
     json_number_or_null(f, "speedup_device", r->speedup_device);
     json_number_or_null(f, "speedup_wall", r->speedup_wall);
     json_number_or_null(f, "vs_fp32", r->vs_fp32);
+    json_number_or_null(f, "time_vs_table", r->vs_table);
     json_number_or_null(f, "time_vs_fp16_weights", r->vs_weights);
     json_number_or_null(f, "gbps_vs_fp16_weights", r->vs_weights_gbps);
     json_number_or_null(f, "write_us", r->ref_us);
@@ -225,6 +245,8 @@ void bench_report_row(bench_env *env, const bench_row *r)
         snprintf(speedup, sizeof speedup, "%.2f/%.2f", r->speedup_device, r->speedup_wall);
     if (r->vs_fp32 > 0.0 || r->vs_weights > 0.0)
         snprintf(vs, sizeof vs, "%.2f", r->weights ? r->vs_weights : r->vs_fp32);
+    else if (r->vs_table > 0.0)
+        snprintf(vs, sizeof vs, "t%.1f", r->vs_table);
     if (r->weights)
         snprintf(type, sizeof type, "w:%s", r->weights);
     else
@@ -236,7 +258,7 @@ void bench_report_row(bench_env *env, const bench_row *r)
     fmt_us(hi, sizeof hi, s->max_us);
     fmt_us(wall, sizeof wall, s->wall_us);
     snprintf(rate, sizeof rate, "%.2f", gbps);
-    snprintf(pc, sizeof pc, "%.1f", pct(gbps, env->copy_gbps));
+    snprintf(pc, sizeof pc, "%.1f%s", pct(gbps, env->copy_gbps), from_cache(env, r) ? "c" : "");
     snprintf(pw, sizeof pw, "%.1f", pct(gbps, env->write_gbps));
 
     printf(ROW_HEAD, r->name, r->positions ? (r->positions[0] == 'e' ? "exp" : "imp") : "-",

@@ -16,13 +16,19 @@
  *   - decode paths (paths.c): the host's one-launch kernel <= GOAL_DECODE_FLOOR
  *     x the empty kernel's wall clock, a replayed recording <= GOAL_REPLAY x
  *     an empty recording's;
- *   - table generation within GOAL_TABLE_RATIO x the write of its bytes;
+ *   - every position on the fly (fused_otf): at prefill and mid shapes
+ *     >= GOAL_OTF_BIG x the GB/s of the same call from a table (explicit
+ *     positions, run with --full: GOAL_OTF_SCATTERED x); at decode, device
+ *     time <= GOAL_OTF_DECODE x the table call's;
+ *   - table generation within GOAL_TABLE_RATIO x the write of its bytes (the
+ *     fastest write of the ceilings);
  *   - 16-bit storage within 10% of fp32's GB/s (fused, unfused, add);
- *   - weights section, fp16 output, mid and prefill: from int8 and Q8_0
- *     weights, fused time <= GOAL_W_TIME x and GB/s >= GOAL_W_GBPS x the
- *     fp16 weights' (fp8 reported beside them), with the ratio of the
- *     mandatory bytes: the time ratio of a kernel at the same GB/s, the
- *     PE read included.
+ *   - weights section, fp16 output, mid and prefill: from int8, Q8_0 and
+ *     fp8 weights, fused GB/s on each type's mandatory bytes >= GOAL_W_GBPS x
+ *     the fp16 weights'.  The time over theirs is reported beside it with
+ *     the ratio of the mandatory bytes, which bounds it: int8 and Q8_0 move
+ *     0.76-0.80x the fp16 case's bytes, so no kernel reaches a time ratio
+ *     below that (the earlier 0.75x time goal was unreachable).
  */
 #include "bench.h"
 
@@ -35,10 +41,12 @@
 #define GOAL_DECODE_WALL 2.0
 #define GOAL_DECODE_FLOOR 1.15
 #define GOAL_REPLAY 1.1
-#define GOAL_TABLE_RATIO 3.0
+#define GOAL_TABLE_RATIO 2.0
 #define GOAL_VS_FP32 0.9
-#define GOAL_W_TIME 0.75
 #define GOAL_W_GBPS 0.9
+#define GOAL_OTF_BIG 0.5
+#define GOAL_OTF_SCATTERED 0.25
+#define GOAL_OTF_DECODE 2.0
 
 /* goal > 0: met at goal or more; goal < 0: met at -goal or less. */
 static void range_add(bench_range *r, double v, double goal)
@@ -64,11 +72,18 @@ void bench_goal_row(const bench_env *env, goal_tally *g, const bench_row *row)
         int t;
         for (t = SINPE_I8; t <= SINPE_FP8_E5M2; t++)
             if (row->vs_weights > 0.0 && !strcmp(row->weights, bench_dtype_name((sinpe_dtype)t))) {
-                range_add(&g->w_time[t], row->vs_weights, -GOAL_W_TIME);
+                range_add(&g->w_time[t], row->vs_weights, 0.0);
                 range_add(&g->w_gbps[t], row->vs_weights_gbps, GOAL_W_GBPS);
                 range_add(&g->w_bytes[t], row->vs_weights * row->vs_weights_gbps, 0.0);
             }
         return;
+    }
+    if (row->vs_table > 0.0) {
+        if (decode)
+            range_add(&g->otf_decode, row->vs_table, -GOAL_OTF_DECODE);
+        else if (big)
+            range_add(&g->otf_big[explicit_pos], 1.0 / row->vs_table,
+                      explicit_pos ? GOAL_OTF_SCATTERED : GOAL_OTF_BIG);
     }
     if (row->vs_fp32 > 0.0 && strcmp(row->name, "fused_otf") != 0) {
         int d = strcmp(row->dtype, "fp16") == 0 ? SINPE_F16 : SINPE_BF16;
@@ -80,9 +95,6 @@ void bench_goal_row(const bench_env *env, goal_tally *g, const bench_row *row)
         double gbps = bench_gbps(row->bytes, row->stats.median_us);
         if (env->copy_gbps > 0.0)
             range_add(&g->pct_copy[explicit_pos], 100.0 * gbps / env->copy_gbps, goal_pct);
-        if (env->copy_stream_gbps > 0.0)
-            range_add(&g->pct_stream[explicit_pos], 100.0 * gbps / env->copy_stream_gbps,
-                      goal_pct);
     }
     if (big && row->speedup_device > 0.0)
         range_add(&g->speedup[explicit_pos], row->speedup_device, GOAL_SPEEDUP);
@@ -109,7 +121,10 @@ void bench_goal_table(goal_tally *g, size_t dim, double ratio)
 static void report_range(const char *what, const bench_range *r, const char *unit,
                          double goal)
 {
-    if (r->rows > 0)
+    if (r->rows > 0 && goal == 0.0)
+        printf("  %s: %.2f%s to %.2f%s over %d rows\n", what, r->min, unit, r->max, unit,
+               r->rows);
+    else if (r->rows > 0)
         printf("  %s: %.2f%s to %.2f%s; %d of %d rows at %.2f%s or %s (goal)\n", what, r->min,
                unit, r->max, unit, r->met, r->rows, goal > 0.0 ? goal : -goal, unit,
                goal > 0.0 ? "more" : "less");
@@ -120,11 +135,9 @@ void bench_report_goals(cl_device_type type, const goal_tally *g)
     printf("\ngoals (read against this run's figures; they do not set the exit status):\n");
     double pct = (type & CL_DEVICE_TYPE_CPU) ? GOAL_PCT_CPU : GOAL_PCT_GPU;
     report_range("fused % of copy, fp32, implicit, prefill and mid", &g->pct_copy[0], "%", pct);
-    report_range("  the same against the streamed copy", &g->pct_stream[0], "%", pct);
     report_range("fused over unfused, device time, same rows", &g->speedup[0], "x",
                  GOAL_SPEEDUP);
     report_range("with explicit positions: fused % of copy", &g->pct_copy[1], "%", pct);
-    report_range("  the same against the streamed copy", &g->pct_stream[1], "%", pct);
     report_range("  fused over unfused, device time", &g->speedup[1], "x", GOAL_SPEEDUP);
     if (type & CL_DEVICE_TYPE_CPU)
         printf("  (fused %% of copy: %.0f%% or more after make tune, %.0f%% with a database "
@@ -140,6 +153,11 @@ void bench_report_goals(cl_device_type type, const goal_tally *g)
                  &g->path_floor[0], "x", -GOAL_DECODE_FLOOR);
     report_range("decode 64x1: a replayed recording over an empty one's, wall",
                  &g->path_floor[1], "x", -GOAL_REPLAY);
+    report_range("fused_otf, prefill and mid: GB/s over the same call's from the table",
+                 &g->otf_big[0], "x", GOAL_OTF_BIG);
+    report_range("  explicit positions (--full)", &g->otf_big[1], "x", GOAL_OTF_SCATTERED);
+    report_range("fused_otf, decode: device time over the table call's", &g->otf_decode, "x",
+                 -GOAL_OTF_DECODE);
     for (size_t i = 0; i < g->n_table; i++)
         printf("  table generation, dim %zu: %.2fx the write of the same bytes "
                "(goal <= %.0f: %s)\n",
@@ -151,15 +169,14 @@ void bench_report_goals(cl_device_type type, const goal_tally *g)
                  GOAL_VS_FP32);
     for (int t = SINPE_I8; t <= SINPE_FP8_E5M2; t++) {
         char what[96];
-        snprintf(what, sizeof what, "%s weights, fused time over fp16 weights'%s",
-                 bench_dtype_name((sinpe_dtype)t), t >= SINPE_FP8_E4M3 ? " (reported)" : "");
-        report_range(what, &g->w_time[t], "x", -GOAL_W_TIME);
+        snprintf(what, sizeof what, "%s weights, fused GB/s on their bytes over fp16 weights'",
+                 bench_dtype_name((sinpe_dtype)t));
+        report_range(what, &g->w_gbps[t], "x", GOAL_W_GBPS);
+        report_range("  time over theirs (reported)", &g->w_time[t], "x", 0.0);
         if (g->w_bytes[t].rows > 0)
             printf("    (its mandatory bytes are %.2fx to %.2fx theirs: the time over theirs "
                    "at the same GB/s)\n",
                    g->w_bytes[t].min, g->w_bytes[t].max);
-        snprintf(what, sizeof what, "  and GB/s over theirs");
-        report_range(what, &g->w_gbps[t], "x", GOAL_W_GBPS);
     }
 }
 
