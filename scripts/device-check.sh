@@ -1,14 +1,27 @@
 #!/bin/sh
-# device-check.sh -- the whole check on a machine with a GPU, in one run:
-# build, the test suites under the device's own tuning record and the
-# database's GPU records (general = one_pass), sinpe-tune, and the
-# benchmark.  Everything lands in $OUT (default build/device): build.log,
-# tests.log, tune.txt and tune.jsonl, record.txt (the tuned record),
-# bench.txt and bench.jsonl, and summary.txt, which says what passed.
+# device-check.sh -- the whole check on a machine with a GPU, in one run,
+# most valuable figures first, each step bounded so that a run cut short
+# still leaves every earlier step's results in $OUT (default build/device):
+#
+#   1. build            the test, bench and tune programs
+#   2. quick suite      the embed suite under the device's own record
+#   3. bench fp32       sinpe_bench in fp32 (bench-fp32.txt, .jsonl)
+#   4. tune             sinpe-tune (tune.txt, tune.jsonl; record.txt: the
+#                       record it saved, which the next step runs under)
+#   5. bench            sinpe_bench in every type (bench.txt, .jsonl)
+#   6. the other suites under the device's record, then the embedding
+#      suites under each GPU record of the database (general = one_pass)
+#
+# Every step is printed with its exit status and seconds as it ends, and
+# summary.txt collects those lines and the benchmarks' goal lines.  A step
+# runs only while BUDGET seconds (default 480) allow its limit, so the
+# whole stays within the budget; a step cut by its limit says so (exit
+# status 124) and the next one still runs.
 #
 #   SINPE_DEVICE   the device (default: sinpe's, the first GPU)
-#   QUICK=1        a rehearsal: one suite per record, one dim and one round
-#                  of tuning, the benchmark's --quick
+#   QUICK=1        a rehearsal: the benchmarks' --quick, one dim and one
+#                  round of tuning, one suite per record
+#   BUDGET=N       seconds for the whole run
 #
 # The ICD loader must find the vendor's driver: when no vendors directory
 # exists and OCL_ICD_VENDORS is unset, the script points the loader at the
@@ -19,24 +32,37 @@ set -u
 
 out=${OUT:-build/device}
 quick=${QUICK:-0}
+budget=${BUDGET:-480}
 mkdir -p "$out"
 summary=$out/summary.txt
 : >"$summary"
 status=0
+t0=$(date +%s)
 
 say() {
     echo "$*" | tee -a "$summary"
 }
 
-# step NAME LOG COMMAND...: runs a step, says how it went.
+# step NAME LIMIT LOG COMMAND...: runs COMMAND for at most LIMIT seconds
+# (less when the budget has less left; skipped under 10 s), says how it went.
 step() {
     name=$1
-    log=$2
-    shift 2
+    limit=$2
+    log=$3
+    shift 3
+    left=$((budget - ($(date +%s) - t0)))
+    [ "$limit" -gt "$left" ] && limit=$left
+    if [ "$limit" -lt 10 ]; then
+        say "$name: skipped, $left s of the budget left"
+        status=1
+        return 1
+    fi
     start=$(date +%s)
-    "$@" >>"$log" 2>&1
+    timeout "$limit" "$@" >>"$log" 2>&1
     rc=$?
-    say "$name: exit status $rc, $(($(date +%s) - start)) s"
+    note=""
+    [ "$rc" -eq 124 ] && note=" (cut at its limit of $limit s)"
+    say "$name: exit status $rc, $(($(date +%s) - start)) s$note"
     [ "$rc" -eq 0 ] || status=1
     return "$rc"
 }
@@ -53,26 +79,6 @@ fi
 SINPE_CACHE_DIR=$PWD/$out/cache
 export SINPE_CACHE_DIR
 
-step build "$out/build.log" make -j"$(nproc)" build/sinpe_tests build/sinpe_bench \
-    build/sinpe-tune || exit 1
-
-# The suites under the device's own record, then under each GPU record.
-suites="embed positions dtype shard table"
-if [ "$quick" = 1 ]; then
-    step "tests (embed suite, device's record)" "$out/tests.log" \
-        env CK_RUN_SUITE=embed ./build/sinpe_tests
-else
-    step "tests (every suite, device's record)" "$out/tests.log" ./build/sinpe_tests
-fi
-./build/sinpe_tests --records | grep 'general=one_pass' >"$out/records.txt"
-while IFS= read -r rec; do
-    for s in $suites; do
-        step "tests ($s, $rec)" "$out/tests.log" env SINPE_TUNING="$rec" CK_RUN_SUITE="$s" \
-            ./build/sinpe_tests
-        [ "$quick" = 1 ] && break
-    done
-done <"$out/records.txt"
-
 if [ "$quick" = 1 ]; then
     tune_args="--dims 1024 --dtypes fp32 --rounds 1"
     bench_args="--quick"
@@ -80,13 +86,43 @@ else
     tune_args=""
     bench_args=""
 fi
+
+step build 120 "$out/build.log" make -j"$(nproc)" build/sinpe_tests build/sinpe_bench \
+    build/sinpe-tune || exit 1
+step "quick suite (embed, device's record)" 60 "$out/tests.log" \
+    env CK_RUN_SUITE=embed ./build/sinpe_tests
+
 # shellcheck disable=SC2086
-step tune "$out/tune.txt" ./build/sinpe-tune $tune_args --json "$out/tune.jsonl"
-head -n 1 "$out/tune.txt" >>"$summary"
-grep -E '^(chosen|database)' "$out/tune.txt" >>"$summary"
+step "bench fp32" 120 "$out/bench-fp32.txt" ./build/sinpe_bench $bench_args --dtypes fp32 \
+    --weights none --json "$out/bench-fp32.jsonl"
+sed -n '/^goals/,$p' "$out/bench-fp32.txt" >>"$summary"
+
+# shellcheck disable=SC2086
+step tune 120 "$out/tune.txt" ./build/sinpe-tune $tune_args --json "$out/tune.jsonl"
+grep -E '^(chosen|database|saved)' "$out/tune.txt" >>"$summary"
 file=$(awk '/^saved as / { print $3 }' "$out/tune.txt")
 [ -n "$file" ] && cp "$file" "$out/record.txt"
+
 # shellcheck disable=SC2086
-step bench "$out/bench.txt" ./build/sinpe_bench $bench_args --json "$out/bench.jsonl"
+step "bench, tuned record" 120 "$out/bench.txt" ./build/sinpe_bench $bench_args \
+    --json "$out/bench.jsonl"
 sed -n '/^goals/,$p' "$out/bench.txt" >>"$summary"
+
+# The remaining suites: every one under the device's record (the embed
+# suite ran above; tests/main.c adds suite NAME as suite_NAME()), then the
+# embedding suites under each GPU record.
+for s in $(grep -o 'suite_[a-z_]*()' tests/main.c | sed 's/^suite_//; s/()$//'); do
+    [ "$s" = embed ] && continue
+    step "tests ($s, device's record)" 60 "$out/tests.log" \
+        env CK_RUN_SUITE="$s" ./build/sinpe_tests
+done
+./build/sinpe_tests --records | grep 'general=one_pass' >"$out/records.txt"
+while IFS= read -r rec; do
+    for s in embed positions dtype shard table; do
+        step "tests ($s, $rec)" 60 "$out/tests.log" env SINPE_TUNING="$rec" \
+            CK_RUN_SUITE="$s" ./build/sinpe_tests
+        [ "$quick" = 1 ] && break
+    done
+done <"$out/records.txt"
+say "total: $(($(date +%s) - t0)) s of a $budget s budget"
 exit $status
