@@ -15,7 +15,8 @@
 #   make check-asan    library, unit tests and grind with ASan + UBSan
 #   make check-stress  context churn and an 8-thread stress test
 #   make fuzz          libFuzzer on the argument checks, $(FUZZ_SECONDS) s
-#   make check-python  the Python package (python/) installed offline into a
+#   make check-python  the Python package (python/, with the library built
+#                      into it) installed offline by one pip command into a
 #                      venv in build/, and its tests (pytest) on PoCL
 #   make check-mpi     examples/mpi_vocab.c on 1, 2 and 3 Open MPI ranks: vocabulary
 #                      shards combined by MPI_Allreduce, bit for bit the unsharded
@@ -325,25 +326,25 @@ check-stress:
 	SINPE_CACHE_DIR=$(CURDIR)/$(BUILD)/stress-cache ./$(BUILD)/churn
 	SINPE_CACHE_DIR=$(CURDIR)/$(BUILD)/stress-cache ./$(BUILD)/threads
 
-# check-python: the Python package in a venv that sees Debian's numpy,
-# PyOpenCL and PyTorch (--system-site-packages), installed offline from a
-# copy of python/ (setuptools writes into the tree it builds from), then its
-# tests with SINPE_LIBRARY naming this build's library.  The interpreter is
-# $(PYTHON) when it imports numpy and PyOpenCL, else /usr/bin/python3 (a
-# python3 of pyenv or conda earlier on PATH sees no Debian packages).
+# check-python: the Python package installed as a user installs it, with
+# one pip command from this directory (setup.py builds the library into the
+# package; pyproject.toml), into a venv that sees Debian's numpy, PyOpenCL
+# and PyTorch (--system-site-packages), offline (Debian's setuptools and
+# wheel build it), then its tests with SINPE_LIBRARY unset, so that the
+# package loads the library it carries.  The interpreter is $(PYTHON) when
+# it imports numpy and PyOpenCL, else /usr/bin/python3 (a python3 of pyenv
+# or conda earlier on PATH sees no Debian packages).
 PYENV = $(BUILD)/pyenv
 
 check-python:
 	sh scripts/install-deps.sh --with python
-	$(MAKE) $(SHARED_LIB) $(SO_LINKS)
 	@py=$(PYTHON); \
 	if ! $$py -c 'import numpy, pyopencl' 2>/dev/null && \
 	    /usr/bin/python3 -c 'import numpy, pyopencl' 2>/dev/null; then py=/usr/bin/python3; fi; \
 	echo "$$py -m venv --system-site-packages $(PYENV)"; \
-	rm -rf $(PYENV) $(BUILD)/pysrc && $$py -m venv --system-site-packages $(PYENV)
-	cp -R python $(BUILD)/pysrc
-	$(PYENV)/bin/pip install --quiet --no-build-isolation --no-index $(BUILD)/pysrc
-	SINPE_LIBRARY=$(CURDIR)/$(BUILD)/libsinpe.so PYTHONDONTWRITEBYTECODE=1 \
+	rm -rf $(PYENV) && $$py -m venv --system-site-packages $(PYENV)
+	$(PYENV)/bin/pip install --quiet --no-build-isolation --no-index .
+	env -u SINPE_LIBRARY PYTHONDONTWRITEBYTECODE=1 \
 	    $(PYENV)/bin/python -m pytest -p no:cacheprovider -q -rs python/tests
 
 .PHONY: check-python

@@ -18,7 +18,8 @@
 #   --with mpi        Open MPI (openmpi-bin, libopenmpi-dev: mpicc, mpirun)
 #                     for examples/mpi_vocab.c and make check-mpi
 #   --with python     what make check-python needs for the Python package
-#                     (python/): python3-venv, python3-pip, python3-pytest,
+#                     (python/): python3-venv, python3-pip, python3-setuptools
+#                     and python3-wheel (the offline pip build), python3-pytest,
 #                     python3-numpy, python3-pyopencl, and python3-torch where
 #                     the archive has it (its tests are skipped without it)
 # Several groups may be given as "--with a,b", "--with=a" or repeated flags.
@@ -139,14 +140,14 @@ have_python_module() {
     return 1
 }
 
-# One interpreter that imports numpy, PyOpenCL and pytest and can put pip
-# into a venv (ensurepip and its wheels: python3-venv); make check-python
-# takes the same one, the first of python3 and /usr/bin/python3 that
-# imports numpy and PyOpenCL.
+# One interpreter that imports numpy, PyOpenCL, pytest, setuptools and wheel
+# and can put pip into a venv (ensurepip and its wheels: python3-venv);
+# make check-python takes the same one, the first of python3 and
+# /usr/bin/python3 that imports numpy and PyOpenCL.
 have_python_stack() {
     for py in python3 /usr/bin/python3; do
         if command -v "$py" >/dev/null 2>&1 &&
-            "$py" -c 'import numpy, pyopencl, pytest, ensurepip; ensurepip.version()' \
+            "$py" -c 'import numpy, pyopencl, pytest, setuptools, wheel, ensurepip; ensurepip.version()' \
                 >/dev/null 2>&1; then
             return 0
         fi
@@ -198,8 +199,8 @@ survey() {
         packages="$packages TORCH"
     fi
     if [ "$with_python" = yes ] && ! have_python_stack; then
-        missing="$missing, Python with venv, numpy, PyOpenCL and pytest"
-        packages="$packages python3-venv python3-pip python3-pytest python3-numpy python3-pyopencl"
+        missing="$missing, Python with venv, setuptools, wheel, numpy, PyOpenCL and pytest"
+        packages="$packages python3-venv python3-pip python3-setuptools python3-wheel python3-pytest python3-numpy python3-pyopencl"
     fi
     if [ "$with_python" = yes ] && ! have_python_module torch && [ "$torch_unavailable" = no ]; then
         case $packages in

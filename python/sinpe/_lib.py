@@ -1,7 +1,8 @@
 """Finding and loading libsinpe, once, with every prototype declared.
 
 The library is the file named by the environment variable SINPE_LIBRARY
-when that is set; else what ctypes.util.find_library("sinpe") finds; else
+when that is set; else the libsinpe.so that "pip install" built into this
+package, when it is there; else what ctypes.util.find_library("sinpe") finds; else
 libsinpe.so.<major> through the dynamic loader's own search (what
 "make install" puts in PREFIX/lib).  A library of another major version is
 refused.
@@ -16,6 +17,8 @@ from ._api import CTYPES, FUNCTIONS
 from ._types import CONSTANTS
 
 MAJOR = CONSTANTS["SINPE_VERSION_MAJOR"]
+# Where setup.py puts the library it builds.
+BUNDLED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "libsinpe.so")
 
 _lock = threading.Lock()
 _lib = None
@@ -52,6 +55,8 @@ def load():
             path = os.environ.get("SINPE_LIBRARY")
             if path:
                 candidates = [path]
+            elif os.path.exists(BUNDLED):
+                candidates = [BUNDLED]
             else:
                 found = ctypes.util.find_library("sinpe")
                 candidates = ([found] if found else []) + [f"libsinpe.so.{MAJOR}"]
@@ -64,7 +69,9 @@ def load():
                     errors.append(f"{name}: {e}")
             else:
                 raise OSError(
-                    "sinpe: cannot load libsinpe (" + "; ".join(errors) + "). Set "
-                    "SINPE_LIBRARY to the path of libsinpe.so, or install the library "
-                    "(make install) where the dynamic loader finds it.")
+                    "sinpe: cannot load libsinpe (" + "; ".join(errors) + "). Install "
+                    "the package with pip from the repository's root (it builds the "
+                    "library into the package), or set SINPE_LIBRARY to the path of "
+                    "libsinpe.so, or install the library (make install) where the "
+                    "dynamic loader finds it.")
     return _lib

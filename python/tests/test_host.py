@@ -11,6 +11,7 @@ import pytest
 
 import reference as ref
 import sinpe
+from sinpe import _lib
 
 DIM = 64
 
@@ -129,17 +130,24 @@ def test_without_pyopencl():
 
 
 def test_library_discovery():
-    """SINPE_LIBRARY names the library; without it the dynamic loader's
-    search finds libsinpe.so.<major> (here through LD_LIBRARY_PATH)."""
-    code = "import sinpe; print(sinpe.version())"
+    """SINPE_LIBRARY names the library; without it the package loads the
+    libsinpe.so it carries ("pip install ." builds it in), and a package
+    without one (python/ on PYTHONPATH) finds libsinpe.so.<major> through
+    the dynamic loader's search (here LD_LIBRARY_PATH)."""
+    code = "import sinpe, sinpe._lib; print(sinpe.version(), sinpe._lib.load()._name)"
     env = {k: v for k, v in os.environ.items() if k != "SINPE_LIBRARY"}
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                        env=dict(env, SINPE_LIBRARY="/nonexistent/libsinpe.so"))
     assert r.returncode != 0 and "SINPE_LIBRARY" in r.stderr and "/nonexistent" in r.stderr
+    if os.path.exists(_lib.BUNDLED):
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+        assert r.returncode == 0, r.stderr
+        assert r.stdout.split() == [sinpe.version(), _lib.BUNDLED]
+        return
     path = os.environ.get("SINPE_LIBRARY")
     if not path:
         pytest.skip("SINPE_LIBRARY is not set: the library in use was found by the loader")
     env["LD_LIBRARY_PATH"] = os.path.dirname(os.path.abspath(path))
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert r.returncode == 0, r.stderr
-    assert r.stdout.strip() == sinpe.version()
+    assert r.stdout.split()[0] == sinpe.version()
