@@ -20,7 +20,9 @@
 #                      venv in build/, and its tests (pytest) on PoCL
 #   make check-mpi     examples/mpi_vocab.c on 1, 2 and 3 Open MPI ranks: vocabulary
 #                      shards combined by MPI_Allreduce, bit for bit the unsharded
-#   make install       into $(DESTDIR)$(PREFIX); PREFIX defaults to /usr/local
+#   make install       into $(DESTDIR)$(PREFIX); PREFIX defaults to /usr/local:
+#                      header, libraries, sinpe.pc, the CMake package
+#                      (LIBDIR/cmake/sinpe: find_package(sinpe), sinpe::sinpe)
 #   make uninstall     remove exactly what install put there
 #   make clean         remove build/
 #
@@ -76,6 +78,7 @@ LIBDIR       ?= $(PREFIX)/lib
 BINDIR       ?= $(PREFIX)/bin
 INCLUDEDIR   ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+CMAKEDIR     ?= $(LIBDIR)/cmake/sinpe
 
 # The kernels: kernels/sinpe.cl and the files it includes, embedded as one
 # program source; the device functions handed to hosts (kernels/device.cl,
@@ -97,6 +100,7 @@ SONAME     = libsinpe.so.$(MAJOR)
 SHARED_LIB = $(BUILD)/libsinpe.so.$(VERSION)
 SO_LINKS   = $(BUILD)/$(SONAME) $(BUILD)/libsinpe.so
 PC_FILE    = $(BUILD)/sinpe.pc
+CMAKE_FILES = $(BUILD)/sinpeConfig.cmake $(BUILD)/sinpeConfigVersion.cmake
 DEVICE_CL  = $(BUILD)/sinpe_device.cl
 TEST_BIN   = $(BUILD)/sinpe_tests
 BENCH_BIN  = $(BUILD)/sinpe_bench
@@ -105,7 +109,7 @@ TUNE_BIN   = $(BUILD)/sinpe-tune
 .PHONY: all check test check-exports check-install bench tune deps install uninstall clean FORCE
 .DELETE_ON_ERROR:
 
-all: $(STATIC_LIB) $(SHARED_LIB) $(SO_LINKS) $(PC_FILE) $(TUNE_BIN) $(DEVICE_CL)
+all: $(STATIC_LIB) $(SHARED_LIB) $(SO_LINKS) $(PC_FILE) $(CMAKE_FILES) $(TUNE_BIN) $(DEVICE_CL)
 
 # --- compiling -------------------------------------------------------------
 
@@ -154,8 +158,11 @@ $(BUILD)/$(SONAME): $(SHARED_LIB)
 $(BUILD)/libsinpe.so: $(BUILD)/$(SONAME)
 	ln -sf $(notdir $<) $@
 
-# Regenerated on every run but replaced only when its text changes, so that
-# "make install PREFIX=..." after a plain "make" records the right prefix.
+# The pkg-config file and the CMake package are regenerated on every run but
+# replaced only when their text changes, so that "make install PREFIX=..."
+# after a plain "make" records the right prefix.
+replace_if_changed = if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; echo "generated $@"; fi
+
 $(PC_FILE): sinpe.pc.in FORCE
 	@mkdir -p $(@D)
 	@sed -e 's|@PREFIX@|$(PREFIX)|g' \
@@ -165,7 +172,14 @@ $(PC_FILE): sinpe.pc.in FORCE
 	     -e 's|@REQUIRES@|$(PC_REQUIRES)|g' \
 	     -e 's|@LIBS_OPENCL@|$(PC_LIBS_OPENCL)|g' \
 	     sinpe.pc.in >$@.tmp
-	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; echo "generated $@"; fi
+	@$(replace_if_changed)
+
+# CMake's find_package(sinpe): the imported target sinpe::sinpe (cmake/).
+$(CMAKE_FILES): $(BUILD)/%: cmake/%.in FORCE
+	@mkdir -p $(@D)
+	@sed -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \
+	     -e 's|@VERSION@|$(VERSION)|g' -e 's|@MAJOR@|$(MAJOR)|g' $< >$@.tmp
+	@$(replace_if_changed)
 
 # --- tests and benchmarks --------------------------------------------------
 
@@ -204,15 +218,21 @@ test: check-exports $(TEST_BIN)
 
 # check-install: install into a scratch prefix and build examples/embed_demo.c
 # with nothing but the installed header, library and pkg-config, as a user
-# would; the demo checks its results against float64 references.
+# would, then again with CMake's find_package(sinpe) (examples/CMakeLists.txt);
+# the demo checks its results against float64 references.
 STAGE = $(CURDIR)/$(BUILD)/stage
+CMAKE_DEMO = $(BUILD)/cmake-demo
 check-install:
-	rm -rf "$(STAGE)"
+	rm -rf "$(STAGE)" "$(CMAKE_DEMO)"
 	$(MAKE) install PREFIX="$(STAGE)"
 	PKG_CONFIG_PATH="$(STAGE)/lib/pkgconfig" sh -c \
 	  '$(CC) -std=c99 -Wall -Wextra -Werror examples/embed_demo.c \
 	   $$($(PKG_CONFIG) --cflags --libs sinpe) -lm -o $(BUILD)/embed_demo'
 	LD_LIBRARY_PATH="$(STAGE)/lib" ./$(BUILD)/embed_demo
+	cmake -S examples -B "$(CMAKE_DEMO)" -DCMAKE_PREFIX_PATH="$(STAGE)" \
+	    -DCMAKE_C_COMPILER="$(CC)" -DCMAKE_C_FLAGS="-Wall -Wextra -Werror"
+	cmake --build "$(CMAKE_DEMO)"
+	LD_LIBRARY_PATH="$(STAGE)/lib" ./$(CMAKE_DEMO)/embed_demo
 	$(MAKE) uninstall PREFIX="$(STAGE)"
 	test -z "$$(find "$(STAGE)" -type f)"
 
@@ -400,7 +420,8 @@ clean-sanitizers:
 # --- installation ----------------------------------------------------------
 
 install: all
-	$(INSTALL) -d "$(DESTDIR)$(INCLUDEDIR)" "$(DESTDIR)$(LIBDIR)" "$(DESTDIR)$(PKGCONFIGDIR)"
+	$(INSTALL) -d "$(DESTDIR)$(INCLUDEDIR)" "$(DESTDIR)$(LIBDIR)" "$(DESTDIR)$(PKGCONFIGDIR)" \
+	    "$(DESTDIR)$(CMAKEDIR)"
 	$(INSTALL) -m 644 include/sinpe.h "$(DESTDIR)$(INCLUDEDIR)/sinpe.h"
 	$(INSTALL) -m 644 $(DEVICE_CL) "$(DESTDIR)$(INCLUDEDIR)/sinpe_device.cl"
 	$(INSTALL) -m 644 $(STATIC_LIB) "$(DESTDIR)$(LIBDIR)/libsinpe.a"
@@ -408,6 +429,7 @@ install: all
 	ln -sf libsinpe.so.$(VERSION) "$(DESTDIR)$(LIBDIR)/$(SONAME)"
 	ln -sf $(SONAME) "$(DESTDIR)$(LIBDIR)/libsinpe.so"
 	$(INSTALL) -m 644 $(PC_FILE) "$(DESTDIR)$(PKGCONFIGDIR)/sinpe.pc"
+	$(INSTALL) -m 644 $(CMAKE_FILES) "$(DESTDIR)$(CMAKEDIR)"
 	$(INSTALL) -d "$(DESTDIR)$(BINDIR)"
 	$(INSTALL) -m 755 $(TUNE_BIN) "$(DESTDIR)$(BINDIR)/sinpe-tune"
 
@@ -419,6 +441,8 @@ uninstall:
 	rm -f "$(DESTDIR)$(LIBDIR)/$(SONAME)"
 	rm -f "$(DESTDIR)$(LIBDIR)/libsinpe.so"
 	rm -f "$(DESTDIR)$(PKGCONFIGDIR)/sinpe.pc"
+	rm -f "$(DESTDIR)$(CMAKEDIR)/sinpeConfig.cmake" "$(DESTDIR)$(CMAKEDIR)/sinpeConfigVersion.cmake"
+	rmdir "$(DESTDIR)$(CMAKEDIR)" 2>/dev/null || true
 	rm -f "$(DESTDIR)$(BINDIR)/sinpe-tune"
 
 clean:

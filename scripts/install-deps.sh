@@ -2,8 +2,9 @@
 # install-deps.sh [--with GROUP]...
 #
 # Checks that what sinpe needs to build and test is present: a C compiler,
-# make, pkg-config, the OpenCL headers, the OpenCL ICD loader, at least one
-# installed OpenCL driver (ICD), and the Check unit-test framework.  When
+# make, pkg-config, cmake (make check-install builds a CMake consumer), the
+# OpenCL headers, the OpenCL ICD loader, at least one installed OpenCL
+# driver (ICD), and the Check unit-test framework.  When
 # everything is there it exits 0 at once, without touching apt.  Otherwise it
 # installs the Debian packages with apt-get, as root or through a sudo that
 # needs no password, or prints the command to run and exits 1.
@@ -27,7 +28,7 @@
 # installed along with the base packages).
 set -eu
 
-base_packages="ocl-icd-opencl-dev opencl-headers pocl-opencl-icd check pkg-config clinfo gcc make"
+base_packages="ocl-icd-opencl-dev opencl-headers pocl-opencl-icd check pkg-config clinfo gcc make cmake"
 
 usage() {
     echo "usage: $0 [--with oclgrind|gnuplot|clang|peers|mpi|python]..." >&2
@@ -84,6 +85,7 @@ trap 'exit 1' HUP INT TERM
 have_cc() { command -v "$cc" >/dev/null 2>&1; }
 have_make() { command -v make >/dev/null 2>&1; }
 have_pkg_config() { command -v pkg-config >/dev/null 2>&1; }
+have_cmake() { command -v cmake >/dev/null 2>&1; }
 have_check() { have_pkg_config && pkg-config --exists check; }
 
 have_cl_header() {
@@ -171,6 +173,7 @@ survey() {
     fi
     have_make || { missing="$missing, make"; base_missing=yes; }
     have_pkg_config || { missing="$missing, pkg-config"; base_missing=yes; }
+    have_cmake || { missing="$missing, cmake"; base_missing=yes; }
     have_cl_header || { missing="$missing, OpenCL headers (CL/cl.h)"; base_missing=yes; }
     have_cl_loader || { missing="$missing, OpenCL ICD loader (libOpenCL.so)"; base_missing=yes; }
     have_icd || { missing="$missing, an OpenCL driver (ICD)"; base_missing=yes; }
