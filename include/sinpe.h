@@ -281,6 +281,28 @@ SINPE_API cl_command_queue sinpe_context_queue(const sinpe_context *context);
 SINPE_API sinpe_math sinpe_context_math(const sinpe_context *context);
 
 /*
+ * What the context's device lets sinpe do, as bits, for a host to test
+ * instead of parsing device strings (the library's own version is
+ * sinpe_version_number()).  A bit this library does not know stays 0.
+ */
+typedef enum sinpe_feature {
+    /* The device has fp64 (cl_khr_fp64): SINPE_MATH_FP64 is available. */
+    SINPE_FEATURE_FP64 = 1,
+    /* sinpe_record_embed() and its siblings record on this device (it has
+     * cl_khr_command_buffer 0.9.0 to 0.9.4 and the platform its entry points). */
+    SINPE_FEATURE_COMMAND_BUFFER = 2
+    /* Reserved: a bit for the rotary encodings' rules, when they exist. */
+} sinpe_feature;
+
+/*
+ * The sinpe_feature bits of the context; 0 for a NULL context (recorded as
+ * the accessors above).  The storage types take no bit: every sinpe_dtype
+ * works on every device, and sinpe_dtype_bytes(type, 1) is 0 exactly when
+ * the library linked does not know type.
+ */
+SINPE_API unsigned sinpe_context_features(const sinpe_context *context);
+
+/*
  * The tuning record the context uses, as text: "from=<source>; " then
  * every parameter, "seqs=4; general=two_pass; ...".  The source reads
  * "database <name>", "file <path>", or "options.tuning over ..." /

@@ -4,6 +4,7 @@
  * extension's entry points are looked up on the device's platform; their
  * signatures are those of versions 0.9.0 to 0.9.4, declared here so that
  * the build does not depend on which OpenCL headers are installed.
+ * sinpe_context_features() asks here whether a device records.
  */
 #include "embed.h"
 
@@ -116,6 +117,19 @@ static sinpe_status entry_points(const sinpe_context *ctx, record_kernel_fn *rec
     SINPE_CHECK(!*record || !*info, SINPE_UNSUPPORTED,
                 "the platform exports no cl_khr_command_buffer entry points");
     return SINPE_SUCCESS;
+}
+
+unsigned sinpe_context_features(const sinpe_context *context)
+{
+    record_kernel_fn rec;
+    buffer_info_fn info;
+    if (!sinpe__enter_with(context, "context"))
+        return 0;
+    unsigned f = context->info.has_fp64 ? SINPE_FEATURE_FP64 : 0u;
+    if (entry_points(context, &rec, &info) == SINPE_SUCCESS)
+        f |= SINPE_FEATURE_COMMAND_BUFFER;
+    sinpe__clear_error(); /* an absent feature is no failure */
+    return f;
 }
 
 static sinpe_status record(sinpe_table *t, int mode, cl_command_queue queue,

@@ -39,6 +39,7 @@ TCase *tcase_device_fn(void); /* part of suite_device */
 TCase *tcase_record(void);    /* part of suite_device */
 Suite *suite_tuning(void);
 Suite *suite_quant(void);
+Suite *suite_features(void);
 
 /* Seconds allowed to a test that creates a context (cold pocl builds). */
 #define TU_TIMEOUT 300

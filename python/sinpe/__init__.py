@@ -4,14 +4,19 @@ OpenCL devices, from Python.
     out[r, :] = token_scale * E[id_r, :] + PE(pos_r)
 
 A thin ctypes layer over the C library libsinpe (include/sinpe.h is the
-manual: every call here names the C function it makes).  Nothing is
-compiled at install time.
+manual: every call here names the C function it makes).  "pip install ."
+in the repository's root builds the library into the package.
 
 Finding the library: the file named by the environment variable
-SINPE_LIBRARY (a path to libsinpe.so) when it is set; else what
-ctypes.util.find_library("sinpe") finds; else libsinpe.so.<major> through
-the dynamic loader (where "make install" puts it).  The library is loaded
-on first use; OSError says what was tried when none loads.
+SINPE_LIBRARY (a path to libsinpe.so) when it is set; else the package's
+own libsinpe.so; else what ctypes.util.find_library("sinpe") finds; else
+libsinpe.so.<major> through the dynamic loader (where "make install" puts
+it).  The library is loaded on first use; OSError says what was tried when
+none loads.
+
+What the library is: version() and version_info() (the library loaded),
+storage_types(), and Context.features for what the device adds ("fp64",
+"command_buffer").
 
 With PyOpenCL (not needed to import this package):
 
@@ -52,7 +57,9 @@ from .quantize import quantize
 from .spec import preset_name, preset_value, presets, spec
 from .table import Table
 
-__version__ = "0.1.0"
+# The header's version, which this package mirrors (setup.py reads the same).
+__version__ = "{}.{}.{}".format(*(CONSTANTS[f"SINPE_VERSION_{part}"]
+                                  for part in ("MAJOR", "MINOR", "PATCH")))
 
 # SINPE_F32 -> sinpe.F32, SINPE_INVALID_SHAPE -> sinpe.INVALID_SHAPE, ...
 globals().update({name[len("SINPE_"):]: value for name, value in CONSTANTS.items()})
@@ -63,8 +70,27 @@ def version():
     return load().sinpe_version_string().decode()
 
 
+def version_info():
+    """The version of the library loaded as integers, (major, minor, patch),
+    from sinpe_version_number()."""
+    n = load().sinpe_version_number()
+    return (n // 10000, n // 100 % 100, n % 100)
+
+
+def storage_types():
+    """The storage types the loaded library accepts, by short name ("f32",
+    "f16", "bf16", "i8", "q8_0", "fp8_e4m3", "fp8_e5m2"): every one works on
+    every device (what a device adds is Context.features)."""
+    # TODO(storage-type query): ask the library's own table of storage types
+    # here once it has a public query; until then the candidates are this
+    # package's types, each kept when sinpe_dtype_bytes(type, 1) is not 0.
+    from ._dtypes import SHORT
+    lib = load()
+    return tuple(name for code, name in SHORT.items() if lib.sinpe_dtype_bytes(code, 1))
+
+
 __all__ = [
     "Context", "Table", "EmbedCall", "SinpeError", "Spec", "EmbedArgs", "ContextOptions",
     "spec", "presets", "preset_name", "preset_value", "quantize", "last_error", "load",
-    "version",
+    "version", "version_info", "storage_types",
 ]

@@ -31,6 +31,7 @@ FUNCTIONS = (
     ("sinpe_context_device", "cl_device_id", ("const sinpe_context *",)),
     ("sinpe_context_queue", "cl_command_queue", ("const sinpe_context *",)),
     ("sinpe_context_math", "sinpe_math", ("const sinpe_context *",)),
+    ("sinpe_context_features", "unsigned", ("const sinpe_context *",)),
     ("sinpe_context_tuning", "const char *", ("const sinpe_context *",)),
     ("sinpe_tuning_save", "sinpe_status",
      ("const sinpe_context *", "const char *", "char *", "size_t")),

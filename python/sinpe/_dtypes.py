@@ -33,6 +33,12 @@ NAMES = {
     "fp8_e5m2": FP8_E5M2, "float8_e5m2": FP8_E5M2, "e5m2": FP8_E5M2,
 }
 
+# The short name of each type, the first of its names above: "f32", "f16",
+# "bf16", "i8", "q8_0", "fp8_e4m3", "fp8_e5m2".
+SHORT = {}
+for _name, _code in NAMES.items():
+    SHORT.setdefault(_code, _name)
+
 # Bytes per value (Q8_0: 34 bytes per 32 values, see to_values()).
 SIZE = {F32: 4, F16: 2, BF16: 2, I8: 1, FP8_E4M3: 1, FP8_E5M2: 1}
 

@@ -5,7 +5,7 @@ from ctypes import byref, c_size_t, c_void_p, create_string_buffer
 from . import _mem
 from ._handle import Handle
 from ._lib import load
-from ._types import ContextOptions, name_of
+from ._types import ContextOptions, name_of, names
 from .errors import fail
 from .spec import enum_value
 
@@ -92,6 +92,14 @@ class Context(Handle):
     def math(self):
         """The math path in use: "float" or "fp64"."""
         return name_of("MATH", self._lib.sinpe_context_math(self._ptr))
+
+    @property
+    def features(self):
+        """What the context's device lets sinpe do (sinpe_context_features()),
+        as a frozenset of names: "fp64" (SINPE_MATH_FP64 is available),
+        "command_buffer" (sinpe_record_* record on this device)."""
+        bits = self._lib.sinpe_context_features(self._ptr)
+        return frozenset(name for name, bit in names("FEATURE").items() if bits & bit)
 
     @property
     def tuning(self):
