@@ -76,6 +76,9 @@ class bdist_wheel_platform(bdist_wheel):
         return ("py3", "none", super().get_tag()[2])
 
 
+# setuptools writes its own files (the egg-info too) under build/python,
+# beside the Makefile's, rather than into the source tree.
+os.makedirs(os.path.join(ROOT, BUILD), exist_ok=True)
 setup(
     version=header_version(),
     cmdclass={"build_py": build_py_with_library, "bdist_wheel": bdist_wheel_platform},
