@@ -15,7 +15,7 @@ import os
 import re
 import subprocess
 
-from setuptools import setup
+from setuptools import Distribution, setup
 from setuptools.command.build_py import build_py
 
 try:  # setuptools 70.1 and later
@@ -65,12 +65,16 @@ class build_py_with_library(build_py):
             self.copy_file(make_library(), os.path.join(self.build_lib, "sinpe", "libsinpe.so"))
 
 
+class BinaryDistribution(Distribution):
+    """A distribution with a binary part: installed into platlib, and its
+    wheel is not pure."""
+
+    def has_ext_modules(self):
+        return True
+
+
 class bdist_wheel_platform(bdist_wheel):
     """A wheel for one platform, any Python 3."""
-
-    def finalize_options(self):
-        super().finalize_options()
-        self.root_is_pure = False
 
     def get_tag(self):
         return ("py3", "none", super().get_tag()[2])
@@ -81,6 +85,7 @@ class bdist_wheel_platform(bdist_wheel):
 os.makedirs(os.path.join(ROOT, BUILD), exist_ok=True)
 setup(
     version=header_version(),
+    distclass=BinaryDistribution,
     cmdclass={"build_py": build_py_with_library, "bdist_wheel": bdist_wheel_platform},
     options={"build": {"build_base": BUILD}, "egg_info": {"egg_base": BUILD}},
 )
