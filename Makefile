@@ -6,6 +6,7 @@
 #                      build, check the exported symbols, run the unit tests
 #   make test          the same without the dependency step
 #   make check-exports fail unless the .so exports exactly the public API
+#   make check-abi     a program built against the 0.1 header, run against the .so
 #   make bench         build and run build/sinpe_bench with $(BENCH_ARGS)
 #   make tune          build and run build/sinpe-tune with $(TUNE_ARGS): measures
 #                      the work shapes on the device and saves the winner
@@ -106,7 +107,7 @@ TEST_BIN   = $(BUILD)/sinpe_tests
 BENCH_BIN  = $(BUILD)/sinpe_bench
 TUNE_BIN   = $(BUILD)/sinpe-tune
 
-.PHONY: all check test check-exports check-install bench tune deps install uninstall clean FORCE
+.PHONY: all check test check-exports check-abi check-install bench tune deps install uninstall clean FORCE
 .DELETE_ON_ERROR:
 
 all: $(STATIC_LIB) $(SHARED_LIB) $(SO_LINKS) $(PC_FILE) $(CMAKE_FILES) $(TUNE_BIN) $(DEVICE_CL)
@@ -185,8 +186,10 @@ $(CMAKE_FILES): $(BUILD)/%: cmake/%.in FORCE
 
 # Both link the static library, so they may also reach internal sinpe__
 # functions.
+# tests/fault.c stands in for clCreateBuffer, to fail allocations on demand.
 $(TEST_BIN): $(TEST_OBJS) $(STATIC_LIB)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJS) $(STATIC_LIB) $(CHECK_LIBS) $(SYS_LIBS) $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -Wl,--wrap=clCreateBuffer -o $@ $(TEST_OBJS) $(STATIC_LIB) \
+	    $(CHECK_LIBS) $(SYS_LIBS) $(LDLIBS)
 
 $(BENCH_BIN): $(BENCH_OBJS) $(STATIC_LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(BENCH_OBJS) $(STATIC_LIB) $(SYS_LIBS) $(LDLIBS)
@@ -206,7 +209,7 @@ deps:
 check: deps
 	$(MAKE) test
 
-test: check-exports $(TEST_BIN)
+test: check-exports check-abi $(TEST_BIN)
 	CK_DEFAULT_TIMEOUT="$${CK_DEFAULT_TIMEOUT:-120}" ./$(TEST_BIN)
 	@# The embedding suites again under every tuning record that reaches a
 	@# form of the database (tests/main.c, --records).
@@ -215,6 +218,16 @@ test: check-exports $(TEST_BIN)
 	    SINPE_TUNING="$$rec" CK_RUN_SUITE=$$s CK_DEFAULT_TIMEOUT="$${CK_DEFAULT_TIMEOUT:-120}" \
 	      ./$(TEST_BIN) || exit 1; done; done
 	$(MAKE) check-install
+
+# check-abi: a program built against the 0.1 header (tests/abi/sinpe_v0_1.h,
+# kept as released) runs against this shared library with correct results;
+# it stops with SIGSEGV if the library reads or writes past a 0.1 struct.
+ABI_BIN = $(BUILD)/abi_v0_1
+$(ABI_BIN): tests/abi/old_caller.c tests/abi/sinpe_v0_1.h $(SO_LINKS)
+	$(CC) -std=c99 $(CPPFLAGS) $(CFLAGS) -Itests/abi $(OPENCL_CFLAGS) -o $@ \
+	    tests/abi/old_caller.c -L$(BUILD) -lsinpe -Wl,-rpath,'$$ORIGIN' $(SYS_LIBS) $(LDLIBS)
+check-abi: $(ABI_BIN)
+	./$(ABI_BIN)
 
 # check-install: install into a scratch prefix and build examples/embed_demo.c
 # with nothing but the installed header, library and pkg-config, as a user

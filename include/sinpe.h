@@ -72,7 +72,7 @@ extern "C" {
 /* ------------------------------------------------------------------------ */
 
 #define SINPE_VERSION_MAJOR 0
-#define SINPE_VERSION_MINOR 1
+#define SINPE_VERSION_MINOR 2
 #define SINPE_VERSION_PATCH 0
 #define SINPE_VERSION_NUMBER \
     (SINPE_VERSION_MAJOR * 10000 + SINPE_VERSION_MINOR * 100 + SINPE_VERSION_PATCH)
@@ -81,6 +81,36 @@ extern "C" {
 SINPE_API unsigned sinpe_version_number(void);
 /* The same as "MAJOR.MINOR.PATCH"; a static string. */
 SINPE_API const char *sinpe_version_string(void);
+
+/*
+ * Structs that grow.  A struct the caller fills (sinpe_context_options,
+ * sinpe_spec, sinpe_embed_args) begins with struct_size, which its _init
+ * function (and sinpe_spec_preset()) sets to SINPE_STRUCT_SIZE(type): the
+ * size the caller's own header gives the struct, tagged.  Later releases
+ * only append fields.  The library copies at most struct_size bytes into a
+ * struct of its own that holds the defaults, and writes back no more, so a
+ * caller built against an older header gets the defaults for the fields it
+ * never knew, and nothing past its struct is read or written.  A tagged
+ * size below the first sized layout (this one's, 0.2) is refused with
+ * SINPE_INVALID_STRUCT_SIZE naming the argument.  Set struct_size only
+ * through the _init functions; copying an initialised struct is fine.
+ *
+ * Why a size and not a version or a size argument: one number serves
+ * every struct and every release, the library keeps no table of past
+ * layouts, and the calls keep their signatures.  Why the tag (the top bit
+ * of size_t): the 0.1 structs had no struct_size and began with a field
+ * that never has that bit set (n_seqs, dim, math), so a struct without the
+ * tag is read in its 0.1 layout, which is this one without struct_size.
+ * That is also why the _init functions below are macros: their names
+ * remain exported as the 0.1 functions, which fill 0.1 layouts (see the
+ * end of this file), while source code compiled against this header
+ * reaches the _sized functions, which are told the size.
+ *
+ * A struct the library fills for the caller (sinpe_dtype_info) is passed
+ * with its size as an argument instead.
+ */
+#define SINPE_STRUCT_TAG (~(size_t)0 ^ (~(size_t)0 >> 1))
+#define SINPE_STRUCT_SIZE(type) (sizeof(type) | SINPE_STRUCT_TAG)
 
 /* ------------------------------------------------------------------------ */
 /* Status                                                                   */
@@ -110,7 +140,8 @@ SINPE_API const char *sinpe_version_string(void);
     X(UNKNOWN_PRESET,       -2014, "the preset is not one of sinpe_preset")        \
     X(INVALID_DTYPE,        -2015, "the storage type is not one of sinpe_dtype")   \
     X(INVALID_PAD,          -2016, "the pad id or padding policy is invalid")   \
-    X(IO_ERROR,             -2017, "a file could not be read or written")
+    X(IO_ERROR,             -2017, "a file could not be read or written")  \
+    X(INVALID_STRUCT_SIZE,  -2018, "a struct's struct_size is not one of a sinpe header")
 
 typedef enum sinpe_status {
 #define SINPE_X_ENUM(name, value, text) SINPE_##name = value,
@@ -176,6 +207,7 @@ typedef enum sinpe_math {
 
 /* Parameters for context creation; fill with sinpe_context_options_init(). */
 typedef struct sinpe_context_options {
+    size_t struct_size; /* set by sinpe_context_options_init() (see "Structs that grow") */
     sinpe_math math;
     /*
      * Device selector used by sinpe_context_create(); NULL or "" means
@@ -205,7 +237,7 @@ typedef struct sinpe_context_options {
     /*
      * A tuning record that overrides the device's own (see "Work shape"
      * below), in the text form sinpe_context_tuning() returns: "key = value"
-     * entries separated by ';' or newlines, for example "seqs = 1; stream =
+     * entries separated by ';' or newlines, for example "seqs = 2; stream =
      * 0".  Parameters it leaves out keep the device's values; "" overrides
      * nothing.  NULL reads the environment variable SINPE_TUNING instead
      * (unset or empty: no override).  An unknown key or value gives
@@ -215,8 +247,15 @@ typedef struct sinpe_context_options {
 } sinpe_context_options;
 
 /* Fills options with the defaults: SINPE_MATH_AUTO, device NULL, disk cache
- * on.  NULL is a no-op. */
-SINPE_API void sinpe_context_options_init(sinpe_context_options *options);
+ * on.  NULL is a no-op.  The _sized functions behind the _init macros take
+ * SINPE_STRUCT_SIZE(type) of the caller's struct (bindings in other
+ * languages call them with their struct's size and SINPE_STRUCT_TAG), write
+ * that many bytes at most, and write nothing when it is untagged or below
+ * the 0.2 layout (SINPE_INVALID_STRUCT_SIZE in sinpe_last_error()). */
+SINPE_API void sinpe_context_options_init_sized(sinpe_context_options *options,
+                                                size_t struct_size);
+#define sinpe_context_options_init(options) \
+    sinpe_context_options_init_sized((options), SINPE_STRUCT_SIZE(sinpe_context_options))
 
 /*
  * Creates a context on a device sinpe picks itself (see
@@ -377,6 +416,7 @@ typedef enum sinpe_odd_dim {
  * there are two or more frequencies, layout and odd_dim one of the enums.
  */
 typedef struct sinpe_spec {
+    size_t struct_size; /* set by sinpe_spec_init() and sinpe_spec_preset() */
     size_t dim;
     sinpe_layout layout;
     sinpe_odd_dim odd_dim;
@@ -387,7 +427,9 @@ typedef struct sinpe_spec {
 
 /* Fills spec with the paper's encoding for dim (not checked here: dim 0 is
  * rejected where the spec is used).  NULL is a no-op. */
-SINPE_API void sinpe_spec_init(sinpe_spec *spec, size_t dim);
+SINPE_API void sinpe_spec_init_sized(sinpe_spec *spec, size_t dim, size_t struct_size);
+#define sinpe_spec_init(spec, dim) \
+    sinpe_spec_init_sized((spec), (dim), SINPE_STRUCT_SIZE(sinpe_spec))
 
 /*
  * Framework families.  sinpe_spec_preset() fills a spec that reproduces the
@@ -446,9 +488,12 @@ typedef enum sinpe_preset {
 /*
  * Fills spec for preset and dim.  Errors: SINPE_NULL_ARGUMENT,
  * SINPE_UNKNOWN_PRESET, SINPE_INVALID_SPEC (dim 0, or an odd dim for
- * WHISPER and OPENNMT).
+ * WHISPER and OPENNMT), SINPE_INVALID_STRUCT_SIZE.
  */
-SINPE_API sinpe_status sinpe_spec_preset(sinpe_spec *spec, sinpe_preset preset, size_t dim);
+SINPE_API sinpe_status sinpe_spec_preset_sized(sinpe_spec *spec, sinpe_preset preset,
+                                               size_t dim, size_t struct_size);
+#define sinpe_spec_preset(spec, preset, dim) \
+    sinpe_spec_preset_sized((spec), (preset), (dim), SINPE_STRUCT_SIZE(sinpe_spec))
 
 /* The name of a preset ("fairseq"), or NULL for an unknown value. */
 SINPE_API const char *sinpe_preset_name(sinpe_preset preset);
@@ -505,6 +550,45 @@ typedef enum sinpe_dtype {
  * Returns 0 for a value that is not a sinpe_dtype, SIZE_MAX on overflow.
  */
 SINPE_API size_t sinpe_dtype_bytes(sinpe_dtype type, size_t values);
+
+/*
+ * What sinpe knows of each storage type, from the one table the library
+ * holds.  Code that needs a type's size, name or kind asks here instead of
+ * keeping a list of its own, and loops over the types run to
+ * sinpe_dtype_count(): a new type is a row of that table, its decoder in
+ * the kernels and its value in sinpe_dtype, and no caller changes.
+ */
+typedef enum sinpe_dtype_scales {
+    SINPE_DTYPE_SCALES_NONE = 0,          /* a float type: no scale */
+    SINPE_DTYPE_SCALES_ROW = 1,           /* one per row, required (I8) */
+    SINPE_DTYPE_SCALES_ROW_OR_TENSOR = 2, /* one per row, else weights_scale (FP8) */
+    SINPE_DTYPE_SCALES_BLOCK = 3          /* inside the blocks (Q8_0) */
+} sinpe_dtype_scales;
+
+typedef struct sinpe_dtype_info {
+    const char *name;          /* "f32", "q8_0", "fp8_e4m3": the enum name's
+                                  suffix in lower case (static storage) */
+    size_t block_values;       /* values per block: 1, or 32 for Q8_0 */
+    size_t block_bytes;        /* bytes per block: 4, 2 or 1 value; 34 for Q8_0 */
+    int quantized;             /* 1: decoded values times a scale (weights only) */
+    int output;                /* 1: may be an out_dtype (the float types) */
+    sinpe_dtype_scales scales; /* where a quantized type's scale comes from */
+    double largest;            /* the largest finite value */
+} sinpe_dtype_info;
+
+/* The number of storage types: the sinpe_dtype values are 0 .. count - 1
+ * (a new type takes the next value).  Never fails. */
+SINPE_API size_t sinpe_dtype_count(void);
+
+/*
+ * Fills info with type's properties.  info_size is sizeof *info: a library
+ * newer than the caller's header writes only the fields that size holds.
+ * Errors: SINPE_NULL_ARGUMENT (info), SINPE_INVALID_DTYPE (type not below
+ * sinpe_dtype_count(); info untouched), SINPE_INVALID_STRUCT_SIZE
+ * (info_size below the 0.2 layout, sizeof(sinpe_dtype_info) here).
+ */
+SINPE_API sinpe_status sinpe_dtype_query(sinpe_dtype type, sinpe_dtype_info *info,
+                                         size_t info_size);
 
 /*
  * Builds the kernels for weights of weights_dtype now (the fused and
@@ -578,10 +662,21 @@ SINPE_API sinpe_status sinpe_enqueue_table_rows(sinpe_table *table, cl_command_q
 /* The row count now held.  0 for a NULL table, with "table is NULL" in
  * sinpe_last_error() (a table made with rows 0 also holds 0). */
 SINPE_API size_t sinpe_table_rows(const sinpe_table *table);
-/* A copy of the spec the table was made for (normalised: the same values).
- * For a NULL table an all-zero spec (dim 0, which no table has), with
- * "table is NULL" in sinpe_last_error(). */
-SINPE_API sinpe_spec sinpe_table_spec(const sinpe_table *table);
+/* A copy of the spec the table was made for (normalised: the same values),
+ * into spec (struct_size bytes at most, as sinpe_spec_init_sized()).  For a
+ * NULL table an all-zero spec (dim 0, which no table has) and
+ * SINPE_NULL_ARGUMENT; SINPE_INVALID_STRUCT_SIZE.  sinpe_table_spec()
+ * returns it by value (built in the caller, so that it grows with the
+ * header), with "table is NULL" in sinpe_last_error() for a NULL table. */
+SINPE_API sinpe_status sinpe_table_spec_sized(const sinpe_table *table, sinpe_spec *spec,
+                                              size_t struct_size);
+static inline sinpe_spec sinpe_table_spec_value_(const sinpe_table *table)
+{
+    sinpe_spec spec;
+    sinpe_table_spec_sized(table, &spec, SINPE_STRUCT_SIZE(sinpe_spec));
+    return spec;
+}
+#define sinpe_table_spec(table) sinpe_table_spec_value_(table)
 
 /* Drops one reference; the last one frees the device buffer.  NULL is a no-op. */
 SINPE_API void sinpe_table_release(sinpe_table *table);
@@ -717,6 +812,7 @@ typedef enum sinpe_vocab_shard {
  *             NULL.  token_scale_rounding: see sinpe_scale_rounding.
  */
 typedef struct sinpe_embed_args {
+    size_t struct_size; /* set by sinpe_embed_args_init() */
     size_t n_seqs, seq_len;
     cl_mem ids;       size_t ids_offset;
     cl_mem weights;   size_t weights_offset;  size_t weights_stride;  size_t vocab;
@@ -744,14 +840,16 @@ typedef struct sinpe_embed_args {
 /* Fills args with the defaults: every buffer NULL, every count, offset and
  * stride 0, token_scale 1, start 0, F32 storage, positions INDEX, no
  * padding, no shard.  NULL is a no-op. */
-SINPE_API void sinpe_embed_args_init(sinpe_embed_args *args);
+SINPE_API void sinpe_embed_args_init_sized(sinpe_embed_args *args, size_t struct_size);
+#define sinpe_embed_args_init(args) \
+    sinpe_embed_args_init_sized((args), SINPE_STRUCT_SIZE(sinpe_embed_args))
 
 /*
  * Sets token_scale, token_scale_rounding, start, position_rule, pad_policy
  * and pad_id as the preset's framework does (see sinpe_preset), leaving buffers and shapes
  * alone.  pad_id is used by FAIRSEQ (its padding_idx, usually 1) and
  * TENSOR2TENSOR (0 whatever is passed).  Errors: SINPE_NULL_ARGUMENT,
- * SINPE_UNKNOWN_PRESET.
+ * SINPE_UNKNOWN_PRESET, SINPE_INVALID_STRUCT_SIZE (args not initialised).
  */
 SINPE_API sinpe_status sinpe_embed_args_preset(sinpe_embed_args *args, sinpe_preset preset,
                                                size_t dim, cl_int pad_id);
@@ -1007,6 +1105,29 @@ SINPE_API sinpe_status sinpe_enqueue_timesteps(sinpe_table *table, cl_command_qu
                                                cl_uint num_events_in_wait_list,
                                                const cl_event *event_wait_list,
                                                cl_event *event);
+
+/* ------------------------------------------------------------------------ */
+/* The 0.1 entry points                                                     */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Kept, under their names, for programs built against a 0.1 header, whose
+ * structs have no struct_size (see "Structs that grow"): they fill the 0.1
+ * layouts, which are the structs above without their first field.  Code
+ * compiled against this header never calls them: the macros of the same
+ * names go to the _sized functions.
+ */
+typedef struct sinpe_spec_v0_1 {
+    size_t dim;
+    sinpe_layout layout;
+    sinpe_odd_dim odd_dim;
+    double base, shift, angle_scale;
+} sinpe_spec_v0_1;
+SINPE_API void (sinpe_context_options_init)(void *options_v0_1);
+SINPE_API void (sinpe_spec_init)(void *spec_v0_1, size_t dim);
+SINPE_API sinpe_status (sinpe_spec_preset)(void *spec_v0_1, sinpe_preset preset, size_t dim);
+SINPE_API sinpe_spec_v0_1 (sinpe_table_spec)(const sinpe_table *table);
+SINPE_API void (sinpe_embed_args_init)(void *args_v0_1);
 
 #ifdef __cplusplus
 }

@@ -10,19 +10,22 @@
 #ifndef SINPE_ABI_H
 #define SINPE_ABI_H
 
+/* The storage types: the values of sinpe_dtype in include/sinpe.h, which
+   src/dtype.c checks against this list, under the same names in kernels. */
+#define SINPE_DTYPE_VALUES(X) \
+    X(F32, 0) X(F16, 1) X(BF16, 2) X(I8, 3) X(Q8_0, 4) X(FP8_E4M3, 5) X(FP8_E5M2, 6)
+
 #ifdef __OPENCL_C_VERSION__
 typedef ulong sinpe_u64;
 typedef int sinpe_i32;
 typedef uint sinpe_u32;
-/* The storage types and padding policies: the values of sinpe_dtype and
-   sinpe_pad_policy in include/sinpe.h (src/plan.c asserts that they agree). */
-#define SINPE_F32 0
-#define SINPE_F16 1
-#define SINPE_BF16 2
-#define SINPE_I8 3
-#define SINPE_Q8_0 4
-#define SINPE_FP8_E4M3 5
-#define SINPE_FP8_E5M2 6
+#define SINPE_X_DTYPE(name, value) SINPE_##name = value,
+enum { SINPE_DTYPE_VALUES(SINPE_X_DTYPE) };
+#undef SINPE_X_DTYPE
+/* Whether dt is read as floats (the others are decoded: quant.cl). */
+#define SINPE_FLOAT_TYPE(dt) ((dt) == SINPE_F32 || (dt) == SINPE_F16 || (dt) == SINPE_BF16)
+/* The padding policies: the values of sinpe_pad_policy in include/sinpe.h
+   (src/plan.c asserts that they agree). */
 #define SINPE_PAD_NONE 0
 #define SINPE_PAD_ZERO_PE 1
 #define SINPE_PAD_ZERO_OUTPUT 2

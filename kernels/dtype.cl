@@ -61,7 +61,7 @@ SINPE_TO_16_N(16)
 
 inline float4 sinpe_load4(global const uchar *base, size_t i, const int dt, bool aligned)
 {
-    if (dt >= SINPE_I8)
+    if (!SINPE_FLOAT_TYPE(dt))
         return sinpe_qload4(base, i, dt);
     if (SINPE_ALIGNED_IO && aligned) {
         if (dt == SINPE_F32)
@@ -87,7 +87,7 @@ inline float4 sinpe_load4(global const uchar *base, size_t i, const int dt, bool
  */
 inline float4 sinpe_load_part4(global const uchar *base, size_t i, int n, const int dt)
 {
-    if (dt >= SINPE_I8)
+    if (!SINPE_FLOAT_TYPE(dt))
         return sinpe_qload_part4(base, i, n, dt);
     if (dt == SINPE_F32) {
         global const float *p = (global const float *)base + i;
@@ -154,7 +154,7 @@ inline void sinpe_store4(float4 x, global uchar *base, size_t i, const int dt, b
 
 inline float16 sinpe_load16(global const uchar *base, size_t i, const int dt)
 {
-    if (dt >= SINPE_I8)
+    if (!SINPE_FLOAT_TYPE(dt))
         return sinpe_qload16(base, i, dt);
     if (dt == SINPE_F32)
         return vload16(0, (global const float *)base + i);

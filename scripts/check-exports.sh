@@ -27,8 +27,9 @@ trap 'exit 1' HUP INT TERM
 awk '{ print $1 }' "$tmp/nm" | sort -u >"$tmp/exported"
 
 # Public declarations start a line with SINPE_API; the name is the last
-# identifier before the opening parenthesis.
-sed -n 's/^SINPE_API.*[^A-Za-z0-9_]\(sinpe_[A-Za-z0-9_]*\)[[:space:]]*(.*/\1/p' \
+# identifier before the opening parenthesis of the parameters, itself
+# parenthesised for the 0.1 entry points that share a macro's name.
+sed -n 's/^SINPE_API.*[^A-Za-z0-9_](\{0,1\}\(sinpe_[A-Za-z0-9_]*\))\{0,1\}[[:space:]]*(.*/\1/p' \
     "$header" | sort -u >"$tmp/declared"
 
 if [ ! -s "$tmp/declared" ]; then

@@ -8,20 +8,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-void sinpe_context_options_init(sinpe_context_options *options)
+void sinpe_context_options_init_sized(sinpe_context_options *options, size_t struct_size)
 {
+    sinpe_context_options own;
     sinpe__clear_error();
     if (!options)
         return;
-    memset(options, 0, sizeof *options);
-    options->math = SINPE_MATH_AUTO;
-    options->device = NULL;
+    memset(&own, 0, sizeof own);
+    own.struct_size = struct_size;
+    own.math = SINPE_MATH_AUTO;
+    own.device = NULL;
+    sinpe__struct_out(SINPE__OPTIONS, options, struct_size, &own, SINPE__FILL, "options");
+}
+
+/* The caller's options (NULL: the defaults) as this library's struct. */
+static sinpe_status options_in(const sinpe_context_options *options, sinpe_context_options *own)
+{
+    size_t word;
+    sinpe_context_options_init(own);
+    return options ? sinpe__struct_in(SINPE__OPTIONS, own, options, &word, "options")
+                   : SINPE_SUCCESS;
 }
 
 static void context_destroy(sinpe_context *ctx)
 {
     sinpe__program_release(&ctx->prog);
-    for (int w = 0; w < SINPE__N_DTYPES; w++)
+    for (int w = 0; sinpe__dtype((sinpe_dtype)w); w++)
         sinpe__program_release(&ctx->wprog[w]);
     if (ctx->dummy)
         clReleaseMemObject(ctx->dummy);
@@ -40,15 +52,10 @@ static void context_destroy(sinpe_context *ctx)
 static sinpe_status context_finish(cl_context cl_ctx, cl_device_id dev,
                                    const sinpe_context_options *options, sinpe_context **out)
 {
-    sinpe_context_options defaults;
     sinpe_context *ctx;
     sinpe_status st;
     cl_int err;
 
-    if (!options) {
-        sinpe_context_options_init(&defaults);
-        options = &defaults;
-    }
     ctx = calloc(1, sizeof *ctx);
     if (!ctx) {
         clReleaseDevice(dev);
@@ -107,9 +114,10 @@ static sinpe_status context_finish(cl_context cl_ctx, cl_device_id dev,
                                    &ctx->prog)) != SINPE_SUCCESS)
         goto fail;
     /* The float types' kernels now; the quantized types' on first use. */
-    for (int w = SINPE_F32; w <= SINPE_BF16; w++) {
+    for (int w = 0; sinpe__dtype((sinpe_dtype)w); w++) {
         const sinpe__program *p;
-        if ((st = sinpe__context_weights(ctx, (sinpe_dtype)w, &p)) != SINPE_SUCCESS)
+        if (!sinpe__dtype((sinpe_dtype)w)->quantized &&
+            (st = sinpe__context_weights(ctx, (sinpe_dtype)w, &p)) != SINPE_SUCCESS)
             goto fail;
     }
     *out = ctx;
@@ -125,16 +133,18 @@ sinpe_status sinpe_context_create(const sinpe_context_options *options, sinpe_co
     cl_device_id dev;
     cl_context cl_ctx;
     cl_int err;
+    sinpe_context_options own;
 
     sinpe__clear_error();
     SINPE_CHECK(!context, SINPE_NULL_ARGUMENT, "context: the output pointer is NULL");
     *context = NULL;
-    SINPE_FORWARD(sinpe__device_pick(options ? options->device : NULL, &platform, &dev));
+    SINPE_FORWARD(options_in(options, &own));
+    SINPE_FORWARD(sinpe__device_pick(own.device, &platform, &dev));
     cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)platform, 0};
     cl_ctx = clCreateContext(props, 1, &dev, NULL, NULL, &err);
     SINPE_CL_CHECK(err, "clCreateContext");
     clRetainDevice(dev);
-    return context_finish(cl_ctx, dev, options, context);
+    return context_finish(cl_ctx, dev, &own, context);
 }
 
 sinpe_status sinpe_context_create_from_cl(cl_context cl_ctx, cl_device_id device,
@@ -144,10 +154,12 @@ sinpe_status sinpe_context_create_from_cl(cl_context cl_ctx, cl_device_id device
     cl_uint n = 0;
     cl_device_id devs[64];
     int found = 0;
+    sinpe_context_options own;
 
     sinpe__clear_error();
     SINPE_CHECK(!context, SINPE_NULL_ARGUMENT, "context: the output pointer is NULL");
     *context = NULL;
+    SINPE_FORWARD(options_in(options, &own));
     SINPE_CHECK(!cl_ctx, SINPE_NULL_ARGUMENT, "cl_ctx is NULL");
     SINPE_CHECK(!device, SINPE_NULL_ARGUMENT, "device is NULL");
     SINPE_CL_CHECK(clGetContextInfo(cl_ctx, CL_CONTEXT_NUM_DEVICES, sizeof n, &n, NULL),
@@ -161,7 +173,7 @@ sinpe_status sinpe_context_create_from_cl(cl_context cl_ctx, cl_device_id device
     SINPE_CHECK(!found, SINPE_CONTEXT_MISMATCH, "device is not a device of cl_ctx");
     SINPE_CL_CHECK(clRetainContext(cl_ctx), "clRetainContext");
     clRetainDevice(device);
-    return context_finish(cl_ctx, device, options, context);
+    return context_finish(cl_ctx, device, &own, context);
 }
 
 void sinpe__context_retain(sinpe_context *ctx)

@@ -8,29 +8,58 @@
 
 #include <math.h>
 
-static const sinpe__dtype_info types[SINPE__N_DTYPES] = {
-    /* name       block bytes output  scales             largest finite */
-    {"f32", 1, 4, 1, SINPE__SCALES_NONE, 3.4028234663852886e38},
-    {"f16", 1, 2, 1, SINPE__SCALES_NONE, 65504.0},
-    {"bf16", 1, 2, 1, SINPE__SCALES_NONE, 3.3895313892515355e38},
-    {"i8", 1, 1, 0, SINPE__SCALES_ROW, 127.0},
-    {"q8_0", 32, 34, 0, SINPE__SCALES_BLOCK, 127.0},
-    {"fp8_e4m3", 1, 1, 0, SINPE__SCALES_ROW_OR_TENSOR, 448.0},
-    {"fp8_e5m2", 1, 1, 0, SINPE__SCALES_ROW_OR_TENSOR, 57344.0},
+/* One row per sinpe_dtype, in its order; ebits, mbits and ieee describe
+   the small float formats (encode() below), 0 for the others. */
+static const struct row {
+    sinpe_dtype_info info;
+    int ebits, mbits, ieee;
+} rows[] = {
+    /* name  values bytes quantized output scales  largest finite  format */
+    {{"f32", 1, 4, 0, 1, SINPE_DTYPE_SCALES_NONE, 3.4028234663852886e38}, 8, 23, 1},
+    {{"f16", 1, 2, 0, 1, SINPE_DTYPE_SCALES_NONE, 65504.0}, 5, 10, 1},
+    {{"bf16", 1, 2, 0, 1, SINPE_DTYPE_SCALES_NONE, 3.3895313892515355e38}, 8, 7, 1},
+    {{"i8", 1, 1, 1, 0, SINPE_DTYPE_SCALES_ROW, 127.0}, 0, 0, 0},
+    {{"q8_0", 32, 34, 1, 0, SINPE_DTYPE_SCALES_BLOCK, 127.0}, 0, 0, 0},
+    {{"fp8_e4m3", 1, 1, 1, 0, SINPE_DTYPE_SCALES_ROW_OR_TENSOR, 448.0}, 4, 3, 0},
+    {{"fp8_e5m2", 1, 1, 1, 0, SINPE_DTYPE_SCALES_ROW_OR_TENSOR, 57344.0}, 5, 2, 1},
 };
+#define N_TYPES (sizeof rows / sizeof rows[0])
+typedef char sinpe__types_fit[N_TYPES <= SINPE__MAX_DTYPES ? 1 : -1];
 
-const sinpe__dtype_info *sinpe__dtype(sinpe_dtype t)
+/* The kernels' values of the types (kernels/abi.h): the enum's, a row each. */
+#define AGREE(name, value) &&SINPE_##name == value
+#define COUNT(name, value) +1
+typedef char sinpe__kernels_agree[1 SINPE_DTYPE_VALUES(AGREE) &&
+                                  0 SINPE_DTYPE_VALUES(COUNT) == N_TYPES ? 1 : -1];
+
+const sinpe_dtype_info *sinpe__dtype(sinpe_dtype t)
 {
-    return (unsigned)t < SINPE__N_DTYPES ? &types[t] : NULL;
+    return (unsigned)t < N_TYPES ? &rows[t].info : NULL;
+}
+
+size_t sinpe_dtype_count(void)
+{
+    sinpe__clear_error();
+    return N_TYPES;
+}
+
+sinpe_status sinpe_dtype_query(sinpe_dtype type, sinpe_dtype_info *info, size_t info_size)
+{
+    sinpe__clear_error();
+    SINPE_CHECK(!info, SINPE_NULL_ARGUMENT, "info is NULL");
+    SINPE_CHECK(!sinpe__dtype(type), SINPE_INVALID_DTYPE, "type %d is not a sinpe_dtype",
+                (int)type);
+    return sinpe__struct_out(SINPE__DTYPE_INFO, info, info_size | SINPE_STRUCT_TAG,
+                             sinpe__dtype(type), SINPE__FILL, "info");
 }
 
 size_t sinpe_dtype_bytes(sinpe_dtype type, size_t values)
 {
-    const sinpe__dtype_info *d = sinpe__dtype(type);
+    const sinpe_dtype_info *d = sinpe__dtype(type);
     size_t blocks;
     if (!d)
         return 0;
-    blocks = values / d->block + (values % d->block != 0);
+    blocks = values / d->block_values + (values % d->block_values != 0);
     return blocks > SIZE_MAX / d->block_bytes ? SIZE_MAX : blocks * d->block_bytes;
 }
 
@@ -84,26 +113,16 @@ static double decode(unsigned bits, int ebits, int mbits, int ieee)
     return sign * ldexp((double)(m + mfull), (int)e - bias - mbits);
 }
 
-/* The formats of the small types: exponent bits, fraction bits, IEEE. */
-static void format(sinpe_dtype t, int *ebits, int *mbits, int *ieee)
-{
-    *ieee = t != SINPE_FP8_E4M3;
-    *ebits = t == SINPE_F16 ? 5 : t == SINPE_BF16 ? 8 : t == SINPE_FP8_E4M3 ? 4 : 5;
-    *mbits = t == SINPE_F16 ? 10 : t == SINPE_BF16 ? 7 : t == SINPE_FP8_E4M3 ? 3 : 2;
-}
-
 unsigned sinpe__encode(sinpe_dtype t, double x)
 {
-    int e, m, ieee;
-    format(t, &e, &m, &ieee);
-    return encode(x, e, m, ieee);
+    const struct row *r = &rows[t];
+    return encode(x, r->ebits, r->mbits, r->ieee);
 }
 
 double sinpe__decode(sinpe_dtype t, unsigned bits)
 {
-    int e, m, ieee;
-    format(t, &e, &m, &ieee);
-    return decode(bits, e, m, ieee);
+    const struct row *r = &rows[t];
+    return decode(bits, r->ebits, r->mbits, r->ieee);
 }
 
 float sinpe__round_to(sinpe_dtype t, float x)

@@ -56,8 +56,16 @@ sinpe_status sinpe__embed_run(sinpe_table *t, int mode, const sinpe_embed_args *
     cl_mem tab = NULL, made_pos = NULL;
     size_t rows = 0;
     sinpe_status st = SINPE_SUCCESS;
-    int fairseq = mode != SINPE_MODE_GATHER && a && a->position_rule == SINPE_POSITIONS_FAIRSEQ;
+    sinpe_embed_args own;
+    size_t word;
+    int fairseq;
 
+    if (a) { /* the caller's struct, of any layout, as ours */
+        sinpe_embed_args_init(&own);
+        SINPE_FORWARD(sinpe__struct_in(SINPE__ARGS, &own, a, &word, "args"));
+        a = &own;
+    }
+    fairseq = mode != SINPE_MODE_GATHER && a && a->position_rule == SINPE_POSITIONS_FAIRSEQ;
     SINPE_FORWARD(sinpe__embed_validate(t, mode, a, &p));
     SINPE_CHECK(sink->recording && fairseq, SINPE_UNSUPPORTED,
                 "args->position_rule FAIRSEQ cannot be recorded (its positions need a "

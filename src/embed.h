@@ -8,8 +8,6 @@
 
 #include "sinpe_internal.h"
 
-static inline size_t dtype_size(sinpe_dtype t) { return t == SINPE_F32 ? 4 : 2; }
-
 /* Checks a call of the given mode (SINPE_MODE_*) on table t and fills *p
    from it: the fields the call sets, then flags and offsets (tab_rows is
    left 0). */

@@ -9,20 +9,23 @@
 #include <stdint.h>
 #include <string.h>
 
-void sinpe_embed_args_init(sinpe_embed_args *args)
+void sinpe_embed_args_init_sized(sinpe_embed_args *args, size_t struct_size)
 {
+    sinpe_embed_args own;
     sinpe__clear_error();
     if (!args)
         return;
-    memset(args, 0, sizeof *args);
-    args->token_scale = 1.0f;
-    args->weights_dtype = SINPE_F32;
-    args->out_dtype = SINPE_F32;
-    args->position_rule = SINPE_POSITIONS_INDEX;
-    args->pad_policy = SINPE_PAD_NONE;
-    args->weight_scales_dtype = SINPE_F32;
-    args->weights_scale = 1.0f;
-    args->token_scale_rounding = SINPE_SCALE_EXACT;
+    memset(&own, 0, sizeof own);
+    own.struct_size = struct_size;
+    own.token_scale = 1.0f;
+    own.weights_dtype = SINPE_F32;
+    own.out_dtype = SINPE_F32;
+    own.position_rule = SINPE_POSITIONS_INDEX;
+    own.pad_policy = SINPE_PAD_NONE;
+    own.weight_scales_dtype = SINPE_F32;
+    own.weights_scale = 1.0f;
+    own.token_scale_rounding = SINPE_SCALE_EXACT;
+    sinpe__struct_out(SINPE__ARGS, args, struct_size, &own, SINPE__FILL, "args");
 }
 
 /* a * b + c, or SIZE_MAX on overflow. */
@@ -46,32 +49,32 @@ static sinpe_status check_dtype(sinpe_dtype t, const char *name, int output)
 static sinpe_status validate_weights(const sinpe_context *ctx, const sinpe_embed_args *a,
                                      size_t dim, size_t e_stride, sinpe_embed_params *p)
 {
-    const sinpe__dtype_info *w;
+    const sinpe_dtype_info *w;
     SINPE_FORWARD(check_dtype(a->weights_dtype, "weights_dtype", 0));
     w = sinpe__dtype(a->weights_dtype);
-    SINPE_CHECK(dim % w->block || a->weights_offset % w->block || e_stride % w->block,
+    SINPE_CHECK(dim % w->block_values || a->weights_offset % w->block_values ||
+                    e_stride % w->block_values,
                 SINPE_INVALID_SHAPE,
                 "%s weights: dim %zu, weights_offset %zu and weights_stride %zu must be "
-                "multiples of its block of %u values",
-                w->name, dim, a->weights_offset, e_stride, w->block);
+                "multiples of its block of %zu values",
+                w->name, dim, a->weights_offset, e_stride, w->block_values);
     SINPE_FORWARD(sinpe__check_values(ctx, a->weights, "args->weights", a->weights_offset,
                                       mul_add(a->vocab - 1, e_stride, dim), a->weights_dtype));
     p->ws_type = SINPE_SCALES_NONE;
     p->wscale = 1.0f;
-    if (w->scales == SINPE__SCALES_ROW)
+    if (w->scales == SINPE_DTYPE_SCALES_ROW)
         SINPE_CHECK(!a->weight_scales, SINPE_NULL_ARGUMENT,
                     "args->weight_scales is NULL: %s weights need one scale per row", w->name);
-    if (a->weight_scales && (w->scales == SINPE__SCALES_ROW ||
-                             w->scales == SINPE__SCALES_ROW_OR_TENSOR)) {
+    if (a->weight_scales && (w->scales == SINPE_DTYPE_SCALES_ROW ||
+                             w->scales == SINPE_DTYPE_SCALES_ROW_OR_TENSOR)) {
         sinpe_dtype st = a->weight_scales_dtype;
         SINPE_CHECK(st != SINPE_F32 && st != SINPE_F16, SINPE_INVALID_DTYPE,
                     "args->weight_scales_dtype %d: scales are SINPE_F32 or SINPE_F16", (int)st);
-        SINPE_FORWARD(sinpe__check_buffer(ctx, a->weight_scales, "args->weight_scales",
-                                          a->weight_scales_offset, a->vocab,
-                                          st == SINPE_F32 ? 4 : 2));
+        SINPE_FORWARD(sinpe__check_values(ctx, a->weight_scales, "args->weight_scales",
+                                          a->weight_scales_offset, a->vocab, st));
         p->ws_type = st == SINPE_F32 ? SINPE_SCALES_F32 : SINPE_SCALES_F16;
         p->ws_off = a->weight_scales_offset;
-    } else if (w->scales == SINPE__SCALES_ROW_OR_TENSOR) {
+    } else if (w->scales == SINPE_DTYPE_SCALES_ROW_OR_TENSOR) {
         SINPE_CHECK(!isfinite(a->weights_scale), SINPE_INVALID_OPTION,
                     "args->weights_scale %g is not finite", (double)a->weights_scale);
         p->wscale = a->weights_scale;
@@ -218,9 +221,8 @@ sinpe_status sinpe__embed_validate(const sinpe_table *t, int mode, const sinpe_e
     SINPE_FORWARD(validate_ids(ctx, mode, a, dim, n, p));
     if (mode != SINPE_MODE_GATHER)
         SINPE_FORWARD(validate_positions(ctx, a, n, p));
-    SINPE_FORWARD(sinpe__check_buffer(ctx, a->out, "args->out", a->out_offset,
-                                      mul_add(n - 1, o_stride, dim),
-                                      dtype_size(a->out_dtype)));
+    SINPE_FORWARD(sinpe__check_values(ctx, a->out, "args->out", a->out_offset,
+                                      mul_add(n - 1, o_stride, dim), a->out_dtype));
     p->out_off = a->out_offset;
     p->out_stride = o_stride;
     p->dim = (cl_uint)dim;

@@ -11,12 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
-/* The kernels' storage types and padding policies are the public enums. */
-typedef char sinpe__dtypes_agree[SINPE_F32 == 0 && SINPE_F16 == 1 && SINPE_BF16 == 2 &&
-                                         SINPE_I8 == 3 && SINPE_Q8_0 == 4 &&
-                                         SINPE_FP8_E4M3 == 5 && SINPE_FP8_E5M2 == 6
-                                     ? 1
-                                     : -1];
+/* The kernels' padding policies are the public enum's. */
 typedef char sinpe__pads_agree[SINPE_PAD_NONE == 0 && SINPE_PAD_ZERO_PE == 1 &&
                                        SINPE_PAD_ZERO_OUTPUT == 2 &&
                                        SINPE_PAD_ZERO_EMBEDDING == 3
@@ -243,9 +238,9 @@ void sinpe__plan_embed(const sinpe_context *ctx, const sinpe__program *prog, int
 {
     const sinpe__tuning *t = &ctx->tune;
     size_t tokens = a->n_seqs * a->seq_len, S = t->seqs;
-    size_t out_bytes = tokens * p->dim * (a->out_dtype == SINPE_F32 ? 4 : 2);
+    size_t out_bytes = sinpe_dtype_bytes(a->out_dtype, tokens * p->dim);
     /* STREAM stores 64-byte lines: sixteen fp32 or 32 16-bit values. */
-    size_t line = a->out_dtype == SINPE_F32 ? 16 : 32;
+    size_t line = 64 / sinpe_dtype_bytes(a->out_dtype, 1);
     int big = t->stream && mode != SINPE_MODE_ADD && out_bytes >= t->stream_bytes &&
               stores_aligned(a, p, line, 64);
     int decode = t->decode == SINPE_DECODE_ROWS && tokens <= t->decode_tokens;

@@ -62,33 +62,41 @@ const char *sinpe_preset_name(sinpe_preset preset)
     return row ? row->name : NULL;
 }
 
-sinpe_status sinpe_spec_preset(sinpe_spec *spec, sinpe_preset preset, size_t dim)
+sinpe_status sinpe_spec_preset_sized(sinpe_spec *spec, sinpe_preset preset, size_t dim,
+                                     size_t struct_size)
 {
     const preset_row *row = find(preset);
+    sinpe_spec own;
     sinpe__clear_error();
     SINPE_CHECK(!spec, SINPE_NULL_ARGUMENT, "spec is NULL");
     SINPE_CHECK(!row, SINPE_UNKNOWN_PRESET, "preset %d is not a sinpe_preset", (int)preset);
-    sinpe_spec_init(spec, dim);
-    spec->layout = row->layout;
-    spec->odd_dim = row->odd;
-    spec->shift = row->shift;
-    return sinpe__spec_validate(spec);
+    sinpe_spec_init(&own, dim);
+    own.struct_size = struct_size;
+    own.layout = row->layout;
+    own.odd_dim = row->odd;
+    own.shift = row->shift;
+    SINPE_FORWARD(sinpe__struct_out(SINPE__SPEC, spec, struct_size, &own, SINPE__FILL, "spec"));
+    return sinpe__spec_validate(&own);
 }
 
 sinpe_status sinpe_embed_args_preset(sinpe_embed_args *args, sinpe_preset preset, size_t dim,
                                      cl_int pad_id)
 {
     const preset_row *row = find(preset);
+    sinpe_embed_args own;
+    size_t word;
     sinpe__clear_error();
     SINPE_CHECK(!args, SINPE_NULL_ARGUMENT, "args is NULL");
     SINPE_CHECK(!row, SINPE_UNKNOWN_PRESET, "preset %d is not a sinpe_preset", (int)preset);
+    sinpe_embed_args_init(&own);
+    SINPE_FORWARD(sinpe__struct_in(SINPE__ARGS, &own, args, &word, "args"));
     if (is_timestep(preset))
         return SINPE_SUCCESS;
-    args->token_scale = row->sqrt_scale ? (float)sqrt((double)dim) : 1.0f;
-    args->start = row->origin;
-    args->position_rule = row->rule;
-    args->pad_policy = row->pad;
-    args->pad_id = row->pad_fixed >= 0 ? row->pad_fixed : pad_id;
-    args->token_scale_rounding = row->rounding;
-    return SINPE_SUCCESS;
+    own.token_scale = row->sqrt_scale ? (float)sqrt((double)dim) : 1.0f;
+    own.start = row->origin;
+    own.position_rule = row->rule;
+    own.pad_policy = row->pad;
+    own.pad_id = row->pad_fixed >= 0 ? row->pad_fixed : pad_id;
+    own.token_scale_rounding = row->rounding;
+    return sinpe__struct_out(SINPE__ARGS, args, word, &own, SINPE__UPDATE, "args");
 }

@@ -43,7 +43,7 @@ static double stored_scale(const float *x, size_t n, double largest, sinpe_dtype
 /* Whether every value of src is finite and every scale the call stores
    is too (an fp16 one can overflow), checked before anything is written;
    else the error names the first value, or row (and Q8_0 block), at fault. */
-static sinpe_status check_src(const sinpe__dtype_info *info, sinpe_dtype type,
+static sinpe_status check_src(const sinpe_dtype_info *info, sinpe_dtype type,
                               const float *src, size_t rows, size_t dim, const void *scales,
                               sinpe_dtype scales_dtype)
 {
@@ -59,7 +59,7 @@ static sinpe_status check_src(const sinpe__dtype_info *info, sinpe_dtype type,
                             SINPE_INVALID_OPTION,
                             "src row %zu, block %zu: its scale (max |x| / 127) overflows fp16",
                             r, b);
-        } else if (scales && info->scales != SINPE__SCALES_NONE && scales_dtype == SINPE_F16) {
+        } else if (scales && info->scales != SINPE_DTYPE_SCALES_NONE && scales_dtype == SINPE_F16) {
             SINPE_CHECK(isinf(stored_scale(x, dim, info->largest, SINPE_F16, &bits)),
                         SINPE_INVALID_OPTION, "src row %zu: its scale overflows the F16 scales",
                         r);
@@ -81,7 +81,7 @@ static void put_q80_block(const float *x, unsigned char *b)
 sinpe_status sinpe_quantize(sinpe_dtype type, const float *src, size_t rows, size_t dim,
                             void *dst, size_t dst_size, void *scales, sinpe_dtype scales_dtype)
 {
-    const sinpe__dtype_info *info = sinpe__dtype(type);
+    const sinpe_dtype_info *info = sinpe__dtype(type);
     unsigned char *out = dst;
     size_t n;
 
@@ -92,15 +92,16 @@ sinpe_status sinpe_quantize(sinpe_dtype type, const float *src, size_t rows, siz
     SINPE_CHECK(rows == 0 || dim == 0, SINPE_INVALID_SHAPE, "rows and dim must not be 0");
     SINPE_CHECK(rows > SIZE_MAX / dim, SINPE_INVALID_SHAPE, "rows * dim overflows");
     n = rows * dim;
-    SINPE_CHECK(dim % info->block != 0, SINPE_INVALID_SHAPE,
-                "dim %zu: %s rows are whole blocks of %u values", dim, info->name, info->block);
+    SINPE_CHECK(dim % info->block_values != 0, SINPE_INVALID_SHAPE,
+                "dim %zu: %s rows are whole blocks of %zu values", dim, info->name,
+                info->block_values);
     SINPE_CHECK(dst_size < sinpe_dtype_bytes(type, n), SINPE_BUFFER_TOO_SMALL,
                 "dst holds %zu bytes, %zu rows of %zu %s values need %zu", dst_size, rows, dim,
                 info->name, sinpe_dtype_bytes(type, n));
-    SINPE_CHECK(info->scales == SINPE__SCALES_ROW && !scales, SINPE_NULL_ARGUMENT,
+    SINPE_CHECK(info->scales == SINPE_DTYPE_SCALES_ROW && !scales, SINPE_NULL_ARGUMENT,
                 "scales is NULL: %s needs one scale per row", info->name);
-    SINPE_CHECK(scales && info->scales != SINPE__SCALES_NONE &&
-                    info->scales != SINPE__SCALES_BLOCK && scales_dtype != SINPE_F32 &&
+    SINPE_CHECK(scales && info->scales != SINPE_DTYPE_SCALES_NONE &&
+                    info->scales != SINPE_DTYPE_SCALES_BLOCK && scales_dtype != SINPE_F32 &&
                     scales_dtype != SINPE_F16,
                 SINPE_INVALID_DTYPE, "scales_dtype %d: scales are F32 or F16", (int)scales_dtype);
     SINPE_FORWARD(check_src(info, type, src, rows, dim, scales, scales_dtype));
@@ -113,7 +114,7 @@ sinpe_status sinpe_quantize(sinpe_dtype type, const float *src, size_t rows, siz
                 put_q80_block(x + 32 * b, out + (r * dim / 32 + b) * 34);
             continue;
         }
-        if (info->scales != SINPE__SCALES_NONE && scales) {
+        if (info->scales != SINPE_DTYPE_SCALES_NONE && scales) {
             uint32_t bits;
             s = stored_scale(x, dim, info->largest, scales_dtype, &bits);
             if (scales_dtype == SINPE_F32)

@@ -68,8 +68,8 @@ sinpe_status sinpe_enqueue_table_rows(sinpe_table *table, cl_command_queue queue
                 (int)out_dtype);
     SINPE_CHECK(nrows - 1 > (SIZE_MAX - dim) / stride, SINPE_BUFFER_TOO_SMALL,
                 "out: nrows * out_stride overflows");
-    SINPE_FORWARD(sinpe__check_buffer(table->ctx, out, "out", out_offset,
-                                      (nrows - 1) * stride + dim, out_dtype == SINPE_F32 ? 4 : 2));
+    SINPE_FORWARD(sinpe__check_values(table->ctx, out, "out", out_offset,
+                                      (nrows - 1) * stride + dim, out_dtype));
     return sinpe__table_rows(table, queue, row0, nrows, out, out_offset, stride, out_dtype,
                              num_events_in_wait_list, event_wait_list, event);
 }

@@ -61,31 +61,34 @@ int sinpe__enter_with(const void *handle, const char *name);
 
 /* ---- dtype.c ------------------------------------------------------------- */
 
-/* How a storage type's weights are scaled (besides token_scale). */
-enum {
-    SINPE__SCALES_NONE,         /* float types */
-    SINPE__SCALES_ROW,          /* one per row, required (I8) */
-    SINPE__SCALES_ROW_OR_TENSOR, /* one per row, else one for all (FP8) */
-    SINPE__SCALES_BLOCK         /* inside the blocks (Q8_0) */
-};
+/* The most storage types a context keeps programs for (dtype.c checks). */
+#define SINPE__MAX_DTYPES 16
 
-typedef struct sinpe__dtype_info {
-    const char *name;
-    unsigned block, block_bytes; /* values and bytes per block */
-    int output;                  /* can be an output type */
-    int scales;                  /* SINPE__SCALES_* */
-    double largest;              /* largest finite value */
-} sinpe__dtype_info;
-
-#define SINPE__N_DTYPES 7 /* the values of sinpe_dtype: 0 .. 6 */
-
-/* The properties of t, or NULL when t is not a sinpe_dtype. */
-const sinpe__dtype_info *sinpe__dtype(sinpe_dtype t);
+/* The properties of t (its row of the table), or NULL when t is not a
+   sinpe_dtype. */
+const sinpe_dtype_info *sinpe__dtype(sinpe_dtype t);
 /* x rounded to nearest even in a small float type (F16, BF16, FP8_*), as
    bits; the value of such bits; x rounded to an output type and back. */
 unsigned sinpe__encode(sinpe_dtype t, double x);
 double sinpe__decode(sinpe_dtype t, unsigned bits);
 float sinpe__round_to(sinpe_dtype t, float x);
+
+/* ---- structs.c ----------------------------------------------------------- */
+
+/* The public structs that grow (include/sinpe.h, "Structs that grow"). */
+enum { SINPE__OPTIONS, SINPE__SPEC, SINPE__ARGS, SINPE__DTYPE_INFO };
+/* How sinpe__struct_out writes: a fresh struct (fields past the library's
+   zeroed), an update of one read in (those left alone), a 0.1 struct. */
+enum { SINPE__FILL, SINPE__UPDATE, SINPE__FILL_V0_1 };
+/* Copies the caller's struct of kind into own, which holds the defaults:
+   *word receives its struct_size, or 0 for a 0.1 struct.  Fails with
+   SINPE_INVALID_STRUCT_SIZE naming what. */
+sinpe_status sinpe__struct_in(int kind, void *own, const void *theirs, size_t *word,
+                              const char *what);
+/* Writes own back into the caller's struct of struct_size word (UPDATE: as
+   sinpe__struct_in gave it). */
+sinpe_status sinpe__struct_out(int kind, void *theirs, size_t word, const void *own, int how,
+                               const char *what);
 
 /* ---- device.c ------------------------------------------------------------ */
 
@@ -305,7 +308,7 @@ struct sinpe_context {
     sinpe__tuning tune;         /* the work shape of the kernels */
     char tune_text[SINPE__FROM + 512]; /* sinpe_context_tuning() */
     sinpe__program prog;        /* the base program */
-    sinpe__program wprog[SINPE__N_DTYPES]; /* per weights type, built on first use */
+    sinpe__program wprog[SINPE__MAX_DTYPES]; /* per weights type, built on first use */
     int disk_cache;             /* for those builds */
     pthread_mutex_t build_lock; /* wprog */
     cl_mem dummy; /* bound to unused buffer arguments */
@@ -411,13 +414,6 @@ sinpe_status sinpe__table_rows(sinpe_table *t, cl_command_queue queue, cl_int ro
                                size_t nrows, cl_mem out, size_t out_offset, size_t out_stride,
                                sinpe_dtype out_dtype, cl_uint nwait, const cl_event *wait,
                                cl_event *event);
-
-/*
- * Fault injection for the tests (never set by the library): while positive,
- * each table allocation fails with CL_MEM_OBJECT_ALLOCATION_FAILURE and
- * decrements it, so the out-of-memory path of growth can be exercised.
- */
-extern int sinpe__fault_table_alloc;
 
 /* A consistent (mem, rows) pair; *mem is retained (or NULL when rows == 0). */
 void sinpe__table_snapshot(sinpe_table *t, cl_mem *mem, size_t *rows);

@@ -10,18 +10,21 @@
 /* dim limit: keeps the coefficient buffer ((8 + 4 * 128) floats a column) modest. */
 #define SINPE_MAX_DIM 65536u
 
-void sinpe_spec_init(sinpe_spec *spec, size_t dim)
+void sinpe_spec_init_sized(sinpe_spec *spec, size_t dim, size_t struct_size)
 {
+    sinpe_spec own;
     sinpe__clear_error();
     if (!spec)
         return;
-    memset(spec, 0, sizeof *spec);
-    spec->dim = dim;
-    spec->layout = SINPE_LAYOUT_INTERLEAVED;
-    spec->odd_dim = SINPE_ODD_ZERO_LAST;
-    spec->base = 10000.0;
-    spec->shift = 0.0;
-    spec->angle_scale = 1.0;
+    memset(&own, 0, sizeof own);
+    own.struct_size = struct_size;
+    own.dim = dim;
+    own.layout = SINPE_LAYOUT_INTERLEAVED;
+    own.odd_dim = SINPE_ODD_ZERO_LAST;
+    own.base = 10000.0;
+    own.shift = 0.0;
+    own.angle_scale = 1.0;
+    sinpe__struct_out(SINPE__SPEC, spec, struct_size, &own, SINPE__FILL, "spec");
 }
 
 /* Column counts: S sin columns, C cos columns; D the exponent denominator. */

@@ -71,11 +71,17 @@ sinpe_status sinpe_table_create(sinpe_context *context, const sinpe_spec *spec, 
 {
     sinpe_table *t = NULL, *fresh = NULL;
     sinpe_status st;
+    sinpe_spec own;
+    size_t word;
 
     sinpe__clear_error();
     SINPE_CHECK(!table, SINPE_NULL_ARGUMENT, "table: the output pointer is NULL");
     *table = NULL;
     SINPE_CHECK(!context, SINPE_NULL_ARGUMENT, "context is NULL");
+    SINPE_CHECK(!spec, SINPE_NULL_ARGUMENT, "spec is NULL");
+    sinpe_spec_init(&own, 0);
+    SINPE_FORWARD(sinpe__struct_in(SINPE__SPEC, &own, spec, &word, "spec"));
+    spec = &own;
     SINPE_FORWARD(sinpe__spec_validate(spec));
     SINPE_FORWARD(table_new(context, spec, &fresh));
 
@@ -139,8 +145,6 @@ static size_t max_rows(const sinpe_table *t)
     return n / SINPE_STEP_ROWS * SINPE_STEP_ROWS;
 }
 
-int sinpe__fault_table_alloc;
-
 /* Fills a new buffer of n rows: copies the old rows, generates the rest. */
 static sinpe_status table_build(sinpe_table *t, cl_mem old, size_t old_rows, size_t n,
                                 cl_mem *out)
@@ -150,14 +154,8 @@ static sinpe_status table_build(sinpe_table *t, cl_mem old, size_t old_rows, siz
     cl_event ev = NULL;
     cl_int err;
     sinpe_status st;
-    cl_mem mem = NULL;
-    if (sinpe__fault_table_alloc > 0) {
-        sinpe__fault_table_alloc--;
-        err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
-    } else {
-        mem = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, n * dim * sizeof(float), NULL,
-                             &err);
-    }
+    cl_mem mem = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, n * dim * sizeof(float), NULL,
+                                &err);
     SINPE_CL_CHECK(err, "clCreateBuffer(table)");
     if (old_rows) {
         err = clEnqueueCopyBuffer(ctx->queue, old, mem, 0, 0, old_rows * dim * sizeof(float), 0,
@@ -287,11 +285,18 @@ size_t sinpe_table_rows(const sinpe_table *table)
     return rows;
 }
 
-sinpe_spec sinpe_table_spec(const sinpe_table *table)
+sinpe_status sinpe_table_spec_sized(const sinpe_table *table, sinpe_spec *spec,
+                                    size_t struct_size)
 {
     sinpe_spec s;
-    if (sinpe__enter_with(table, "table"))
-        return table->spec;
-    memset(&s, 0, sizeof s);
-    return s;
+    sinpe__clear_error();
+    SINPE_CHECK(!spec, SINPE_NULL_ARGUMENT, "spec is NULL");
+    if (table)
+        s = table->spec;
+    else
+        memset(&s, 0, sizeof s);
+    s.struct_size = struct_size;
+    SINPE_FORWARD(sinpe__struct_out(SINPE__SPEC, spec, struct_size, &s, SINPE__FILL, "spec"));
+    SINPE_CHECK(!table, SINPE_NULL_ARGUMENT, "table is NULL");
+    return SINPE_SUCCESS;
 }

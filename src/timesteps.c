@@ -27,8 +27,8 @@ sinpe_status sinpe_enqueue_timesteps(sinpe_table *table, cl_command_queue queue,
     SINPE_FORWARD(sinpe__check_buffer(ctx, timesteps, "timesteps", ts_offset, count, 4));
     SINPE_CHECK((count - 1) > (SIZE_MAX - dim) / stride, SINPE_BUFFER_TOO_SMALL,
                 "out: count * out_stride overflows");
-    SINPE_FORWARD(sinpe__check_buffer(ctx, out, "out", out_offset, (count - 1) * stride + dim,
-                                      out_dtype == SINPE_F32 ? 4 : 2));
+    SINPE_FORWARD(sinpe__check_values(ctx, out, "out", out_offset, (count - 1) * stride + dim,
+                                      out_dtype));
 
     cl_ulong ts_off = ts_offset, o_off = out_offset, o_stride = stride;
     cl_uint dim_arg = (cl_uint)dim, n = (cl_uint)count;

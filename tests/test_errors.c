@@ -971,10 +971,10 @@ START_TEST(table_growth_out_of_memory)
     size_t old_rows;
     TU_OK(sinpe_table_borrow(tab, &old_mem, &old_rows));
 
-    sinpe__fault_table_alloc = 1;
+    tu_fail_allocations = 1; /* tests/fault.c */
     TU_STATUS(sinpe_table_reserve(tab, before + 1000), CL_MEM_OBJECT_ALLOCATION_FAILURE);
-    ck_assert_int_eq(sinpe__fault_table_alloc, 0);
-    ck_assert_msg(strstr(sinpe_last_error(), "clCreateBuffer") != NULL, "message: %s",
+    ck_assert_int_eq(tu_fail_allocations, 0);
+    ck_assert_msg(strstr(sinpe_last_error(), "clCreateBuffer(table)") != NULL, "message: %s",
                   sinpe_last_error());
     expect_table_intact(old_mem, old_rows, "a failed growth");
 

@@ -21,6 +21,7 @@
 
 /* One suite per concern, mirroring src/. */
 Suite *suite_status(void);
+Suite *suite_types(void);
 Suite *suite_context(void);
 Suite *suite_table(void);
 Suite *suite_embed(void);
@@ -210,5 +211,8 @@ void *tu_malloc(size_t bytes);
 
 /* The whole text of a file, malloc'd and NUL-terminated; NULL if it cannot be opened. */
 char *tu_read_text(const char *path);
+
+/* While positive, each clCreateBuffer fails and decrements it (fault.c). */
+extern int tu_fail_allocations;
 
 #endif /* SINPE_TEST_UTIL_H */

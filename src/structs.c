@@ -1,0 +1,112 @@
+/*
+ * structs.c -- the public structs across releases (include/sinpe.h,
+ * "Structs that grow"): a caller's struct of any sized layout, or of 0.1's,
+ * copied into the library's own and back, and the 0.1 entry points.
+ */
+#include "sinpe_internal.h"
+
+#include <string.h>
+
+/* Per kind: the library's size, the first sized layout's (0.2's, which the
+   field named here ends, for ever) and the 0.1 layout's: 0.2's less its
+   first field, struct_size (none for sinpe_dtype_info). */
+#define END(T, f) (offsetof(T, f) + sizeof(((T *)0)->f))
+#define KIND(T, last, v0_1) {sizeof(T), END(T, last), (v0_1) ? END(T, last) - sizeof(size_t) : 0}
+static const struct {
+    size_t size, v0_2, v0_1;
+} kinds[] = {
+    [SINPE__OPTIONS] = KIND(sinpe_context_options, tuning, 1),
+    [SINPE__SPEC] = KIND(sinpe_spec, angle_scale, 1),
+    [SINPE__ARGS] = KIND(sinpe_embed_args, vocab_total, 1),
+    [SINPE__DTYPE_INFO] = KIND(sinpe_dtype_info, largest, 0),
+};
+typedef char sinpe__v0_1_shifted[sizeof(sinpe_spec_v0_1) ==
+                                         END(sinpe_spec, angle_scale) - sizeof(size_t) ? 1 : -1];
+
+static sinpe_status check_word(int kind, size_t word, const char *what)
+{
+    SINPE_CHECK(!(word & SINPE_STRUCT_TAG), SINPE_INVALID_STRUCT_SIZE,
+                "%s: struct_size %zu is untagged: give SINPE_STRUCT_SIZE(type)", what, word);
+    SINPE_CHECK((word & ~SINPE_STRUCT_TAG) < kinds[kind].v0_2, SINPE_INVALID_STRUCT_SIZE,
+                "%s: struct_size %zu is below %zu, the first sized layout (0.2)", what,
+                word & ~SINPE_STRUCT_TAG, kinds[kind].v0_2);
+    return SINPE_SUCCESS;
+}
+
+sinpe_status sinpe__struct_in(int kind, void *own, const void *theirs, size_t *word,
+                              const char *what)
+{
+    size_t n, size = kinds[kind].size;
+    memcpy(word, theirs, sizeof *word);
+    if (!(*word & SINPE_STRUCT_TAG)) { /* 0.1 */
+        *word = 0;
+        memcpy((char *)own + sizeof(size_t), theirs, kinds[kind].v0_1);
+        return SINPE_SUCCESS;
+    }
+    SINPE_FORWARD(check_word(kind, *word, what));
+    n = *word & ~SINPE_STRUCT_TAG;
+    memcpy(own, theirs, n < size ? n : size);
+    return SINPE_SUCCESS;
+}
+
+sinpe_status sinpe__struct_out(int kind, void *theirs, size_t word, const void *own, int how,
+                               const char *what)
+{
+    size_t n, size = kinds[kind].size;
+    if (how == SINPE__FILL_V0_1 || (how == SINPE__UPDATE && word == 0)) {
+        memcpy(theirs, (const char *)own + sizeof(size_t), kinds[kind].v0_1);
+        return SINPE_SUCCESS;
+    }
+    SINPE_FORWARD(check_word(kind, word, what));
+    n = word & ~SINPE_STRUCT_TAG;
+    memcpy(theirs, own, n < size ? n : size);
+    if (n > size && how == SINPE__FILL) /* fields of a newer header */
+        memset((char *)theirs + size, 0, n - size);
+    if (kind != SINPE__DTYPE_INFO)
+        memcpy(theirs, &word, sizeof word);
+    return SINPE_SUCCESS;
+}
+
+/* ---- the 0.1 entry points: the sized calls, written back in 0.1 layouts -- */
+
+void(sinpe_context_options_init)(void *options)
+{
+    sinpe_context_options own;
+    sinpe_context_options_init(&own);
+    if (options)
+        sinpe__struct_out(SINPE__OPTIONS, options, 0, &own, SINPE__FILL_V0_1, "options");
+}
+
+void(sinpe_spec_init)(void *spec, size_t dim)
+{
+    sinpe_spec own;
+    sinpe_spec_init(&own, dim);
+    if (spec)
+        sinpe__struct_out(SINPE__SPEC, spec, 0, &own, SINPE__FILL_V0_1, "spec");
+}
+
+sinpe_status(sinpe_spec_preset)(void *spec, sinpe_preset preset, size_t dim)
+{
+    sinpe_spec own;
+    sinpe_status st = sinpe_spec_preset(spec ? &own : NULL, preset, dim);
+    if (st == SINPE_SUCCESS || st == SINPE_INVALID_SPEC) /* filled, as 0.1 did */
+        sinpe__struct_out(SINPE__SPEC, spec, 0, &own, SINPE__FILL_V0_1, "spec");
+    return st;
+}
+
+sinpe_spec_v0_1(sinpe_table_spec)(const sinpe_table *table)
+{
+    sinpe_spec own;
+    sinpe_spec_v0_1 old;
+    sinpe_table_spec_sized(table, &own, SINPE_STRUCT_SIZE(sinpe_spec));
+    sinpe__struct_out(SINPE__SPEC, &old, 0, &own, SINPE__FILL_V0_1, "spec");
+    return old;
+}
+
+void(sinpe_embed_args_init)(void *args)
+{
+    sinpe_embed_args own;
+    sinpe_embed_args_init(&own);
+    if (args)
+        sinpe__struct_out(SINPE__ARGS, args, 0, &own, SINPE__FILL_V0_1, "args");
+}
