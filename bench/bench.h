@@ -39,11 +39,12 @@
 #define BENCH_POS_IMPLICIT 1u
 #define BENCH_POS_EXPLICIT 2u
 
-/* Storage types, as bits (1u << sinpe_dtype) of bench_opts.dtypes; the
-   weights section's types, of bench_opts.weights. */
-#define BENCH_N_DTYPES 3
-#define BENCH_DTYPES_ALL 7u
-#define BENCH_WEIGHTS_ALL 0x7Au /* fp16, i8, q8_0, e4m3, e5m2 */
+/* Storage types, as bits (1u << sinpe_dtype) of bench_opts.dtypes (the
+   output types: bench_types(1)) and bench_opts.weights (the weights
+   section's, fp16 and the quantized types: bench_types(0)); arrays by
+   sinpe_dtype have room for BENCH_N_DTYPES (bench_types leaves out any
+   past it). */
+#define BENCH_N_DTYPES 16
 
 /* Command-line settings. */
 typedef struct bench_opts {
@@ -254,9 +255,9 @@ typedef struct goal_tally {
     bench_range otf_decode;        /* fused_otf, decode: its time over the table's */
     bench_range decode_floor[2];   /* fused wall time over the empty kernel's, fp32 decode */
     bench_range vs_fp32[BENCH_N_DTYPES]; /* 16-bit GB/s over fp32's */
-    bench_range w_time[SINPE_FP8_E5M2 + 1]; /* weights rows: time over fp16 weights' */
-    bench_range w_gbps[SINPE_FP8_E5M2 + 1]; /* and GB/s over theirs */
-    bench_range w_bytes[SINPE_FP8_E5M2 + 1]; /* mandatory bytes over theirs */
+    bench_range w_time[BENCH_N_DTYPES]; /* weights rows: time over fp16 weights' */
+    bench_range w_gbps[BENCH_N_DTYPES]; /* and GB/s over theirs */
+    bench_range w_bytes[BENCH_N_DTYPES]; /* mandatory bytes over theirs */
     bench_range path_floor[2]; /* decode paths: host kernel over the empty kernel's wall
                                   time, replay over the empty recording's */
     size_t n_table, table_dim[BENCH_MAX_TABLE_DIMS];
@@ -320,6 +321,10 @@ int bench_launch_floor(bench_env *env);
 /* report.c */
 const char *bench_dtype_name(sinpe_dtype dtype);
 size_t bench_dtype_size(sinpe_dtype dtype);
+/* The library's properties of a storage type (sinpe_dtype_query). */
+sinpe_dtype_info bench_dtype_info(sinpe_dtype dtype);
+/* The output types (output 1), or fp16 and the quantized types (0), as bits. */
+unsigned bench_types(int output);
 void bench_report_header(const bench_env *env);
 void bench_report_row(bench_env *env, const bench_row *row);
 double bench_gbps(double bytes, double us);

@@ -63,7 +63,7 @@ static int parse_dtypes(const char *s, unsigned allowed, int none_ok, unsigned *
     while (s && *s) {
         size_t n = strcspn(s, ",");
         int d, found = 0;
-        for (d = 0; d <= SINPE_FP8_E5M2; d++) {
+        for (d = 0; d < (int)sinpe_dtype_count() && d < BENCH_N_DTYPES; d++) {
             if (!(allowed & (1u << d)))
                 continue;
             const char *name = bench_dtype_name((sinpe_dtype)d);
@@ -126,8 +126,8 @@ int bench_parse_args(int argc, char **argv, bench_opts *o)
     memset(o, 0, sizeof *o);
     o->warmup = BENCH_WARMUP;
     o->seed = DEFAULT_SEED;
-    o->dtypes = BENCH_DTYPES_ALL;
-    o->weights = BENCH_WEIGHTS_ALL;
+    o->dtypes = bench_types(1);
+    o->weights = bench_types(0);
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -152,14 +152,14 @@ int bench_parse_args(int argc, char **argv, bench_opts *o)
             }
             i++;
         } else if (!strcmp(a, "--dtypes")) {
-            if (parse_dtypes(val, BENCH_DTYPES_ALL, 0, &o->dtypes) != 0) {
+            if (parse_dtypes(val, bench_types(1), 0, &o->dtypes) != 0) {
                 fprintf(stderr, "sinpe_bench: --dtypes needs a comma-separated list of "
                                 "fp32, fp16 and bf16\n");
                 return BENCH_EXIT_USAGE;
             }
             i++;
         } else if (!strcmp(a, "--weights")) {
-            if (parse_dtypes(val, BENCH_WEIGHTS_ALL, 1, &o->weights) != 0) {
+            if (parse_dtypes(val, bench_types(0), 1, &o->weights) != 0) {
                 fprintf(stderr, "sinpe_bench: --weights needs none or a comma-separated "
                                 "list of fp16, i8, q8_0, e4m3 and e5m2\n");
                 return BENCH_EXIT_USAGE;

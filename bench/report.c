@@ -17,31 +17,49 @@
  */
 #include "bench.h"
 
+#include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 
+sinpe_dtype_info bench_dtype_info(sinpe_dtype dtype)
+{
+    sinpe_dtype_info info;
+    if (sinpe_dtype_query(dtype, &info, sizeof info) != SINPE_SUCCESS)
+        sinpe_dtype_query(SINPE_F32, &info, sizeof info);
+    return info;
+}
+
+/* The report's names, from the library's: "f32" -> "fp32", "fp8_e4m3" ->
+   "e4m3", the others as they are (the results files use these). */
 const char *bench_dtype_name(sinpe_dtype dtype)
 {
-    switch (dtype) {
-    case SINPE_F16:
-        return "fp16";
-    case SINPE_BF16:
-        return "bf16";
-    case SINPE_I8:
-        return "i8";
-    case SINPE_Q8_0:
-        return "q8_0";
-    case SINPE_FP8_E4M3:
-        return "e4m3";
-    case SINPE_FP8_E5M2:
-        return "e5m2";
-    default:
-        return "fp32";
-    }
+    static char names[BENCH_N_DTYPES][24];
+    const char *name = bench_dtype_info(dtype).name;
+    char *buf = names[(unsigned)dtype < BENCH_N_DTYPES ? dtype : 0];
+    if (!strncmp(name, "fp8_", 4))
+        return name + 4;
+    if (name[0] == 'f' && isdigit((unsigned char)name[1]))
+        snprintf(buf, sizeof names[0], "fp%s", name + 1);
+    else
+        snprintf(buf, sizeof names[0], "%s", name);
+    return buf;
 }
 
 size_t bench_dtype_size(sinpe_dtype dtype)
 {
-    return dtype == SINPE_F32 ? 4 : 2;
+    return sinpe_dtype_bytes(dtype, 1);
+}
+
+unsigned bench_types(int output)
+{
+    unsigned mask = output ? 0u : 1u << SINPE_F16;
+    size_t n = sinpe_dtype_count();
+    for (size_t t = 0; t < n && t < BENCH_N_DTYPES; t++) {
+        sinpe_dtype_info info = bench_dtype_info((sinpe_dtype)t);
+        if (output ? info.output : info.quantized)
+            mask |= 1u << t;
+    }
+    return mask;
 }
 
 double bench_gbps(double bytes, double us)

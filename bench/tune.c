@@ -129,7 +129,9 @@ void tune_make_cases(tuner *tu)
     }
     add_case(tu, OP_TABLE, 0, 0, SINPE_F32, 1);
     for (int s = MID; s <= PREFILL; s++)
-        for (int dt = SINPE_F16; dt <= SINPE_BF16; dt++) {
+        for (int dt = 0; dt < BENCH_N_DTYPES; dt++) { /* the output types but fp32 */
+            if (dt == SINPE_F32 || !(bench_types(1) & (1u << dt)))
+                continue;
             add_case(tu, OP_FUSED, s, 0, (sinpe_dtype)dt, 0);
             add_case(tu, OP_GATHER, s, 0, (sinpe_dtype)dt, 0);
         }

@@ -271,7 +271,7 @@ static int parse_args(int argc, char **argv, tuner *tu, int *reset)
     tu->dims[0] = 1024;
     tu->dims[1] = 4096;
     tu->n_dims = 2;
-    tu->dtypes = BENCH_DTYPES_ALL;
+    tu->dtypes = bench_types(1);
     tu->margin = 0.05;
     tu->rounds = 3;
     tu->save = 1;

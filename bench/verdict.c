@@ -70,8 +70,9 @@ void bench_goal_row(const bench_env *env, goal_tally *g, const bench_row *row)
 
     if (row->weights) {
         int t;
-        for (t = SINPE_I8; t <= SINPE_FP8_E5M2; t++)
-            if (row->vs_weights > 0.0 && !strcmp(row->weights, bench_dtype_name((sinpe_dtype)t))) {
+        for (t = 0; t < (int)sinpe_dtype_count() && t < BENCH_N_DTYPES; t++)
+            if (row->vs_weights > 0.0 && bench_dtype_info((sinpe_dtype)t).quantized &&
+                !strcmp(row->weights, bench_dtype_name((sinpe_dtype)t))) {
                 range_add(&g->w_time[t], row->vs_weights, 0.0);
                 range_add(&g->w_gbps[t], row->vs_weights_gbps, GOAL_W_GBPS);
                 range_add(&g->w_bytes[t], row->vs_weights * row->vs_weights_gbps, 0.0);
@@ -167,8 +168,10 @@ void bench_report_goals(cl_device_type type, const goal_tally *g)
                  GOAL_VS_FP32);
     report_range("bf16 GB/s over fp32's (fused, unfused, add)", &g->vs_fp32[SINPE_BF16], "",
                  GOAL_VS_FP32);
-    for (int t = SINPE_I8; t <= SINPE_FP8_E5M2; t++) {
+    for (int t = 0; t < (int)sinpe_dtype_count() && t < BENCH_N_DTYPES; t++) {
         char what[96];
+        if (!bench_dtype_info((sinpe_dtype)t).quantized)
+            continue;
         snprintf(what, sizeof what, "%s weights, fused GB/s on their bytes over fp16 weights'",
                  bench_dtype_name((sinpe_dtype)t));
         report_range(what, &g->w_gbps[t], "x", GOAL_W_GBPS);

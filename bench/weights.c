@@ -22,11 +22,12 @@
 /* The shapes this section times (indices into bench_shapes). */
 static const size_t shape_ids[] = {1, 2}; /* mid, prefill */
 #define N_SHAPES (sizeof shape_ids / sizeof shape_ids[0])
-#define N_TYPES 5 /* fp16, i8, q8_0, e4m3, e5m2 */
+#define N_TYPES BENCH_N_DTYPES
 
 static int has_row_scales(sinpe_dtype t)
 {
-    return t == SINPE_I8 || t == SINPE_FP8_E4M3 || t == SINPE_FP8_E5M2;
+    sinpe_dtype_scales s = bench_dtype_info(t).scales;
+    return s == SINPE_DTYPE_SCALES_ROW || s == SINPE_DTYPE_SCALES_ROW_OR_TENSOR;
 }
 
 /* A 32-bit xorshift step; values in [-1, 1) from its top 24 bits. */
@@ -230,8 +231,9 @@ int bench_weight_cases(bench_env *env, sinpe_table *table, size_t dim, check_tal
         CHECK_AS("clCreateBuffer(output)", err);
     }
     /* fp16 first: the other types' ratios are read against it. */
-    for (t = SINPE_F16; t <= SINPE_FP8_E5M2; t++) {
-        if (t == SINPE_BF16 || !(env->opts->weights & (1u << t)))
+    for (k = 0; k <= sinpe_dtype_count() && k <= BENCH_N_DTYPES; k++) {
+        t = k == 0 ? SINPE_F16 : (int)k - 1;
+        if ((k > 0 && t == SINPE_F16) || !(env->opts->weights & (1u << t)))
             continue;
         if ((size_t)BENCH_VOCAB * sinpe_dtype_bytes((sinpe_dtype)t, dim) > env->max_alloc) {
             printf("dim %zu %s weights skipped: over CL_DEVICE_MAX_MEM_ALLOC_SIZE\n", dim,

@@ -310,7 +310,7 @@ static long first_difference(const void *a, const void *b, size_t count, size_t 
 static int run_case(const job *j, const int32_t *ids, int expected_bad, int t)
 {
     sinpe_dtype type = dtypes[t];
-    size_t size = type == SINPE_F32 ? 4 : 2, count = (size_t)TOKENS * j->dim;
+    size_t size = sinpe_dtype_bytes(type, 1), count = (size_t)TOKENS * j->dim;
     size_t start, rows;
     shard_of(rank, &start, &rows);
     void *out = xmalloc(count * size);

@@ -696,7 +696,7 @@ static void setup_case(int cfg, int pair, ecase *c)
            type; offsets and strides (whole blocks for Q8_0), positions
            past the table, bad ids. */
         c->name = "quantized weights";
-        a->weights_dtype = (sinpe_dtype)(SINPE_I8 + pair % 4);
+        a->weights_dtype = ref_quantized_type(pair);
         a->n_seqs = 3;
         a->seq_len = 4;
         a->start = 10;

@@ -73,22 +73,34 @@ void ref_pe_row(const sinpe_spec *s, double pos, double *row)
 
 /* ---- storage types ------------------------------------------------------- */
 
-size_t ref_dtype_size(sinpe_dtype t) { return t == SINPE_F32 ? 4 : 2; }
-
-size_t ref_dtype_bytes(sinpe_dtype t, size_t n)
+/* The library's own table of the types (sinpe_dtype_query). */
+static sinpe_dtype_info info_of(sinpe_dtype t)
 {
-    if (t == SINPE_Q8_0)
-        return (n + 31) / 32 * 34;
-    return t == SINPE_F32 ? 4 * n : t == SINPE_F16 || t == SINPE_BF16 ? 2 * n : n;
+    sinpe_dtype_info i;
+    memset(&i, 0, sizeof i);
+    i.name = "?";
+    sinpe_dtype_query(t, &i, sizeof i);
+    return i;
 }
 
-const char *ref_dtype_name(sinpe_dtype t)
+size_t ref_dtype_size(sinpe_dtype t) { return sinpe_dtype_bytes(t, 1); }
+
+size_t ref_dtype_bytes(sinpe_dtype t, size_t n) { return sinpe_dtype_bytes(t, n); }
+
+sinpe_dtype ref_quantized_type(size_t k)
 {
-    static const char *const names[] = {"f32", "f16", "bf16", "i8", "q8_0", "e4m3", "e5m2"};
-    return (unsigned)t < 7 ? names[t] : "?";
+    size_t n = 0, t;
+    for (t = 0; t < sinpe_dtype_count(); t++)
+        n += (size_t)info_of((sinpe_dtype)t).quantized;
+    k %= n;
+    for (t = 0;; t++)
+        if (info_of((sinpe_dtype)t).quantized && k-- == 0)
+            return (sinpe_dtype)t;
 }
 
-static int quantized(sinpe_dtype t) { return t >= SINPE_I8 && t <= SINPE_FP8_E5M2; }
+const char *ref_dtype_name(sinpe_dtype t) { return info_of(t).name; }
+
+static int quantized(sinpe_dtype t) { return info_of(t).quantized; }
 
 static double f16_value(uint16_t h)
 {
