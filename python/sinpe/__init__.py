@@ -81,12 +81,8 @@ def storage_types():
     """The storage types the loaded library accepts, by short name ("f32",
     "f16", "bf16", "i8", "q8_0", "fp8_e4m3", "fp8_e5m2"): every one works on
     every device (what a device adds is Context.features)."""
-    # TODO(storage-type query): ask the library's own table of storage types
-    # here once it has a public query; until then the candidates are this
-    # package's types, each kept when sinpe_dtype_bytes(type, 1) is not 0.
-    from ._dtypes import SHORT
-    lib = load()
-    return tuple(name for code, name in SHORT.items() if lib.sinpe_dtype_bytes(code, 1))
+    from ._dtypes import types
+    return tuple(info.name.decode() for info in types().values())
 
 
 __all__ = [

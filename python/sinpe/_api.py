@@ -9,7 +9,7 @@ fails to compile there instead of corrupting a call here).
 
 from ctypes import POINTER, c_char_p, c_float, c_int, c_int32, c_size_t, c_uint, c_uint32, c_void_p
 
-from ._types import ContextOptions, EmbedArgs, Spec
+from ._types import ContextOptions, DtypeInfo, EmbedArgs, Spec
 
 _ENQUEUE_TAIL = ("cl_uint", "const cl_event *", "cl_event *")
 # The recording calls (mirrored for completeness; PyOpenCL has no command buffers).
@@ -21,7 +21,7 @@ FUNCTIONS = (
     ("sinpe_version_string", "const char *", ()),
     ("sinpe_status_string", "const char *", ("sinpe_status",)),
     ("sinpe_last_error", "const char *", ()),
-    ("sinpe_context_options_init", "void", ("sinpe_context_options *",)),
+    ("sinpe_context_options_init_sized", "void", ("sinpe_context_options *", "size_t")),
     ("sinpe_context_create", "sinpe_status",
      ("const sinpe_context_options *", "sinpe_context **")),
     ("sinpe_context_create_from_cl", "sinpe_status",
@@ -35,10 +35,13 @@ FUNCTIONS = (
     ("sinpe_context_tuning", "const char *", ("const sinpe_context *",)),
     ("sinpe_tuning_save", "sinpe_status",
      ("const sinpe_context *", "const char *", "char *", "size_t")),
-    ("sinpe_spec_init", "void", ("sinpe_spec *", "size_t")),
-    ("sinpe_spec_preset", "sinpe_status", ("sinpe_spec *", "sinpe_preset", "size_t")),
+    ("sinpe_spec_init_sized", "void", ("sinpe_spec *", "size_t", "size_t")),
+    ("sinpe_spec_preset_sized", "sinpe_status",
+     ("sinpe_spec *", "sinpe_preset", "size_t", "size_t")),
     ("sinpe_preset_name", "const char *", ("sinpe_preset",)),
     ("sinpe_dtype_bytes", "size_t", ("sinpe_dtype", "size_t")),
+    ("sinpe_dtype_count", "size_t", ()),
+    ("sinpe_dtype_query", "sinpe_status", ("sinpe_dtype", "sinpe_dtype_info *", "size_t")),
     ("sinpe_context_prepare", "sinpe_status", ("sinpe_context *", "sinpe_dtype")),
     ("sinpe_table_create", "sinpe_status",
      ("sinpe_context *", "const sinpe_spec *", "size_t", "sinpe_table **")),
@@ -48,9 +51,10 @@ FUNCTIONS = (
      ("sinpe_table *", "cl_command_queue", "cl_int", "size_t", "cl_mem", "size_t", "size_t",
       "sinpe_dtype") + _ENQUEUE_TAIL),
     ("sinpe_table_rows", "size_t", ("const sinpe_table *",)),
-    ("sinpe_table_spec", "sinpe_spec", ("const sinpe_table *",)),
+    ("sinpe_table_spec_sized", "sinpe_status",
+     ("const sinpe_table *", "sinpe_spec *", "size_t")),
     ("sinpe_table_release", "void", ("sinpe_table *",)),
-    ("sinpe_embed_args_init", "void", ("sinpe_embed_args *",)),
+    ("sinpe_embed_args_init_sized", "void", ("sinpe_embed_args *", "size_t")),
     ("sinpe_embed_args_preset", "sinpe_status",
      ("sinpe_embed_args *", "sinpe_preset", "size_t", "cl_int")),
     ("sinpe_enqueue_embed", "sinpe_status",
@@ -115,9 +119,9 @@ CTYPES = {
     "void *": c_void_p,
     "sinpe_context_options *": POINTER(ContextOptions),
     "const sinpe_context_options *": POINTER(ContextOptions),
-    "sinpe_spec": Spec,
     "sinpe_spec *": POINTER(Spec),
     "const sinpe_spec *": POINTER(Spec),
     "sinpe_embed_args *": POINTER(EmbedArgs),
     "const sinpe_embed_args *": POINTER(EmbedArgs),
+    "sinpe_dtype_info *": POINTER(DtypeInfo),
 }

@@ -23,7 +23,7 @@ import numpy as np
 from . import _mem
 from ._dtypes import F32, resolve, to_values
 from ._lib import load
-from ._types import CONSTANTS, EmbedArgs
+from ._types import CONSTANTS, EmbedArgs, struct_size
 from .errors import SinpeError, fail
 from .spec import enum_value, preset_value
 
@@ -49,7 +49,7 @@ def new_args():
     global _template
     if _template is None:
         t = EmbedArgs()
-        load().sinpe_embed_args_init(byref(t))
+        load().sinpe_embed_args_init_sized(byref(t), struct_size(t))
         _template = bytes(t)
     return EmbedArgs.from_buffer_copy(_template)
 

@@ -8,10 +8,13 @@ type's size (uint16 for bfloat16, int8 or uint8 for the byte types) need
 the type named explicitly.
 """
 
+from ctypes import byref, sizeof
+
 import numpy as np
 
-from ._types import CONSTANTS
-from .errors import SinpeError
+from ._lib import load
+from ._types import CONSTANTS, DtypeInfo
+from .errors import SinpeError, fail
 
 F32 = CONSTANTS["SINPE_F32"]
 F16 = CONSTANTS["SINPE_F16"]
@@ -23,43 +26,66 @@ FP8_E5M2 = CONSTANTS["SINPE_FP8_E5M2"]
 INVALID_DTYPE = CONSTANTS["SINPE_INVALID_DTYPE"]
 INVALID_SHAPE = CONSTANTS["SINPE_INVALID_SHAPE"]
 
-NAMES = {
-    "f32": F32, "float32": F32, "float": F32,
-    "f16": F16, "float16": F16, "half": F16,
-    "bf16": BF16, "bfloat16": BF16,
-    "i8": I8, "int8": I8,
-    "q8_0": Q8_0,
-    "fp8_e4m3": FP8_E4M3, "float8_e4m3fn": FP8_E4M3, "e4m3": FP8_E4M3,
-    "fp8_e5m2": FP8_E5M2, "float8_e5m2": FP8_E5M2, "e5m2": FP8_E5M2,
+# Other spellings of the library's type names: NumPy's and ml_dtypes' (by
+# which an array's dtype is recognised), and short forms.
+_ALIASES = {
+    "float32": "f32", "float": "f32", "float16": "f16", "half": "f16",
+    "bfloat16": "bf16", "int8": "i8", "float8_e4m3fn": "fp8_e4m3", "e4m3": "fp8_e4m3",
+    "float8_e5m2": "fp8_e5m2", "e5m2": "fp8_e5m2",
 }
+# The NumPy dtypes (ml_dtypes' included) that stand for a type by their name.
+_NUMPY_NAMES = ("float32", "float16", "bfloat16", "float8_e4m3fn", "float8_e5m2")
+# The types NumPy holds natively; the others' host arrays hold raw bits.
+_NUMPY = {"f32": np.float32, "f16": np.float16, "i8": np.int8}
+_types = None
 
-# The short name of each type, the first of its names above: "f32", "f16",
-# "bf16", "i8", "q8_0", "fp8_e4m3", "fp8_e5m2".
-SHORT = {}
-for _name, _code in NAMES.items():
-    SHORT.setdefault(_code, _name)
 
-# Bytes per value (Q8_0: 34 bytes per 32 values, see to_values()).
-SIZE = {F32: 4, F16: 2, BF16: 2, I8: 1, FP8_E4M3: 1, FP8_E5M2: 1}
+def types():
+    """{code: sinpe_dtype_info} for every storage type of the library, from
+    its own table (sinpe_dtype_count(), sinpe_dtype_query())."""
+    global _types
+    if _types is None:
+        lib, found = load(), {}
+        for c in range(lib.sinpe_dtype_count()):
+            info = DtypeInfo()
+            st = lib.sinpe_dtype_query(c, byref(info), sizeof(info))
+            if st:
+                fail(st)
+            found[c] = info
+        _types = found
+    return _types
 
-# The NumPy dtype a host array of each type gets (raw bits where NumPy
-# has no such type).
-HOST = {
-    F32: np.dtype(np.float32), F16: np.dtype(np.float16), BF16: np.dtype(np.uint16),
-    I8: np.dtype(np.int8), Q8_0: np.dtype(np.uint8), FP8_E4M3: np.dtype(np.uint8),
-    FP8_E5M2: np.dtype(np.uint8),
-}
 
-_BY_DTYPE = {np.dtype(np.float32): F32, np.dtype(np.float16): F16}
-_BY_DTYPE_NAME = {"bfloat16": BF16, "float8_e4m3fn": FP8_E4M3, "float8_e5m2": FP8_E5M2}
+def info(c):
+    """The sinpe_dtype_info of type c, or None for a value that is no type."""
+    return types().get(c)
+
+
+def names():
+    """Every accepted type name -> its code."""
+    by_name = {i.name.decode(): c for c, i in types().items()}
+    return {**by_name, **{a: by_name[n] for a, n in _ALIASES.items() if n in by_name}}
+
+
+def host(c):
+    """The NumPy dtype of a host array of type c: the type itself where
+    NumPy has it, else its raw bits (uint8 for blocks and unknown codes)."""
+    i = info(c)
+    if i is None or i.block_values != 1:
+        return np.dtype(np.uint8)
+    native = _NUMPY.get(i.name.decode())
+    return np.dtype(native) if native else np.dtype(f"u{i.block_bytes}")
+
+
+def value_bytes(c):
+    """Bytes per value of a type without blocks, else None."""
+    i = info(c)
+    return i.block_bytes if i is not None and i.block_values == 1 else None
 
 
 def of_numpy(dtype):
     """The sinpe type a NumPy dtype stands for, or None."""
-    code = _BY_DTYPE.get(dtype)
-    if code is None:
-        code = _BY_DTYPE_NAME.get(dtype.name)
-    return code
+    return names().get(dtype.name) if dtype.name in _NUMPY_NAMES else None
 
 
 def code(value, what):
@@ -68,7 +94,7 @@ def code(value, what):
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         return int(value)
     if isinstance(value, str):
-        c = NAMES.get(value.lower())
+        c = names().get(value.lower())
         if c is not None:
             return c
     else:
@@ -79,7 +105,7 @@ def code(value, what):
         if c is not None:
             return c
     raise SinpeError(INVALID_DTYPE, f"{what}: {value!r} names no sinpe type "
-                     f"(one of {', '.join(sorted(NAMES))}, or a NumPy dtype)")
+                     f"(one of {', '.join(sorted(names()))}, or a NumPy dtype)")
 
 
 def resolve(dtype, explicit, what):
@@ -101,8 +127,7 @@ def resolve(dtype, explicit, what):
     own = of_numpy(dtype)
     if own == c:
         return c
-    raw = own is None and dtype.kind in "ui" and (
-        dtype.itemsize == SIZE.get(c) or (c == Q8_0 and dtype.itemsize == 1))
+    raw = own is None and dtype.kind in "ui" and dtype.itemsize == (value_bytes(c) or 1)
     if not raw:
         raise SinpeError(INVALID_DTYPE, f"{what}: an array of {dtype} cannot hold "
                          f"{explicit!r} values")
@@ -111,13 +136,9 @@ def resolve(dtype, explicit, what):
 
 def to_values(nbytes, c, what):
     """A byte count (an Array's offset or stride) as values of type c."""
-    if c == Q8_0:
-        if nbytes % 34:
-            raise SinpeError(INVALID_SHAPE, f"{what}: {nbytes} bytes is not a whole number "
-                             f"of Q8_0 blocks (34 bytes)")
-        return nbytes // 34 * 32
-    size = SIZE.get(c, 1)
+    i = info(c)
+    values, size = (i.block_values, i.block_bytes) if i is not None else (1, 1)
     if nbytes % size:
-        raise SinpeError(INVALID_SHAPE, f"{what}: {nbytes} bytes is not a whole number of "
-                         f"{size}-byte values")
-    return nbytes // size
+        unit = f"{i.name.decode()} blocks ({size} bytes)" if values > 1 else f"{size}-byte values"
+        raise SinpeError(INVALID_SHAPE, f"{what}: {nbytes} bytes is not a whole number of {unit}")
+    return nbytes // size * values

@@ -4,8 +4,8 @@ The library is the file named by the environment variable SINPE_LIBRARY
 when that is set; else the libsinpe.so that "pip install" built into this
 package, when it is there; else what ctypes.util.find_library("sinpe") finds; else
 libsinpe.so.<major> through the dynamic loader's own search (what
-"make install" puts in PREFIX/lib).  A library of another major version is
-refused.
+"make install" puts in PREFIX/lib).  A library of another major version,
+or older than the structs this package mirrors, is refused.
 """
 
 import ctypes
@@ -19,6 +19,7 @@ from ._types import CONSTANTS
 MAJOR = CONSTANTS["SINPE_VERSION_MAJOR"]
 # Where setup.py puts the library it builds.
 BUNDLED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "libsinpe.so")
+MINOR = CONSTANTS["SINPE_VERSION_MINOR"]  # the oldest library with these structs
 
 _lock = threading.Lock()
 _lib = None
@@ -36,9 +37,9 @@ def _open(name):
         fn.restype = CTYPES[restype]
         fn.argtypes = [CTYPES[t] for t in argtypes]
     version = lib.sinpe_version_number()
-    if version // 10000 != MAJOR:
+    if version // 10000 != MAJOR or version < MAJOR * 10000 + MINOR * 100:
         raise OSError(f"{name} is libsinpe {lib.sinpe_version_string().decode()}; "
-                      f"this package needs major version {MAJOR}")
+                      f"this package needs {MAJOR}.{MINOR} or a later {MAJOR}.x")
     return lib
 
 

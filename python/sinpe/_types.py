@@ -6,6 +6,7 @@ header and compares sizeof and offsetof of every field, and the value of
 every constant.
 """
 
+import ctypes
 from ctypes import (
     Structure,
     c_char_p,
@@ -22,12 +23,21 @@ cl_mem = c_void_p
 cl_int = c_int32
 enum = c_int  # every sinpe enum has int's size and alignment
 
+# SINPE_STRUCT_TAG: the top bit of size_t, which SINPE_STRUCT_SIZE(type) sets.
+STRUCT_TAG = 1 << (8 * ctypes.sizeof(c_size_t) - 1)
+
+
+def struct_size(struct):
+    """SINPE_STRUCT_SIZE of a ctypes struct class (or instance)."""
+    return ctypes.sizeof(struct) | STRUCT_TAG
+
 
 class ContextOptions(Structure):
     """sinpe_context_options: fill with sinpe_context_options_init()."""
 
     c_name = "sinpe_context_options"
     _fields_ = [
+        ("struct_size", c_size_t),
         ("math", enum),
         ("device", c_char_p),
         ("no_disk_cache", c_int),
@@ -40,6 +50,7 @@ class Spec(Structure):
 
     c_name = "sinpe_spec"
     _fields_ = [
+        ("struct_size", c_size_t),
         ("dim", c_size_t),
         ("layout", enum),
         ("odd_dim", enum),
@@ -66,6 +77,7 @@ class EmbedArgs(Structure):
 
     c_name = "sinpe_embed_args"
     _fields_ = [
+        ("struct_size", c_size_t),
         ("n_seqs", c_size_t),
         ("seq_len", c_size_t),
         ("ids", cl_mem),
@@ -105,14 +117,29 @@ class EmbedArgs(Structure):
     ]
 
 
-STRUCTS = (ContextOptions, Spec, EmbedArgs)
+class DtypeInfo(Structure):
+    """sinpe_dtype_info: a storage type's properties (sinpe_dtype_query())."""
+
+    c_name = "sinpe_dtype_info"
+    _fields_ = [
+        ("name", c_char_p),
+        ("block_values", c_size_t),
+        ("block_bytes", c_size_t),
+        ("quantized", c_int),
+        ("output", c_int),
+        ("scales", enum),
+        ("largest", c_double),
+    ]
+
+
+STRUCTS = (ContextOptions, Spec, EmbedArgs, DtypeInfo)
 
 # The header's constants, by their C names.  The status codes come from
 # SINPE_STATUS_MAP, the others from the enums (and the named values of
 # sinpe_embed_args.vocab_shard).
 CONSTANTS = {
     "SINPE_VERSION_MAJOR": 0,
-    "SINPE_VERSION_MINOR": 1,
+    "SINPE_VERSION_MINOR": 2,
     "SINPE_VERSION_PATCH": 0,
     "SINPE_SUCCESS": 0,
     "SINPE_NULL_ARGUMENT": -2001,
@@ -132,6 +159,7 @@ CONSTANTS = {
     "SINPE_INVALID_DTYPE": -2015,
     "SINPE_INVALID_PAD": -2016,
     "SINPE_IO_ERROR": -2017,
+    "SINPE_INVALID_STRUCT_SIZE": -2018,
     "SINPE_MATH_AUTO": 0,
     "SINPE_MATH_FLOAT": 1,
     "SINPE_MATH_FP64": 2,
@@ -159,6 +187,10 @@ CONSTANTS = {
     "SINPE_Q8_0": 4,
     "SINPE_FP8_E4M3": 5,
     "SINPE_FP8_E5M2": 6,
+    "SINPE_DTYPE_SCALES_NONE": 0,
+    "SINPE_DTYPE_SCALES_ROW": 1,
+    "SINPE_DTYPE_SCALES_ROW_OR_TENSOR": 2,
+    "SINPE_DTYPE_SCALES_BLOCK": 3,
     "SINPE_POSITIONS_INDEX": 0,
     "SINPE_POSITIONS_FAIRSEQ": 1,
     "SINPE_PAD_NONE": 0,

@@ -5,7 +5,7 @@ from ctypes import byref, c_size_t, c_void_p, create_string_buffer
 from . import _mem
 from ._handle import Handle
 from ._lib import load
-from ._types import ContextOptions, name_of, names
+from ._types import ContextOptions, name_of, names, struct_size
 from .errors import fail
 from .spec import enum_value
 
@@ -38,7 +38,7 @@ class Context(Handle):
         lib = self._lib = load()
         self._ptr = None
         opts = ContextOptions()
-        lib.sinpe_context_options_init(byref(opts))
+        lib.sinpe_context_options_init_sized(byref(opts), struct_size(opts))
         opts.math = enum_value("MATH", math, "math")
         opts.no_disk_cache = 1 if no_disk_cache else 0
         if tuning is not None:

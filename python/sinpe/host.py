@@ -9,7 +9,7 @@ with the OpenCL loader that libsinpe itself uses (see _ocl.py).
 import numpy as np
 
 from . import _ocl
-from ._dtypes import HOST, code as dtype_code
+from ._dtypes import code as dtype_code, host, info
 from ._types import CONSTANTS
 from .errors import SinpeError, fail
 
@@ -39,8 +39,8 @@ def _host_dtype(dtype, what):
     a name gives the type's host dtype (raw uint16 bits for "bfloat16"), a
     NumPy dtype (ml_dtypes.bfloat16 included) gives itself."""
     c = dtype_code(dtype, what)
-    if isinstance(dtype, str) or c not in HOST:
-        return c, HOST.get(c, np.dtype(np.uint8))
+    if isinstance(dtype, str) or info(c) is None:
+        return c, host(c)
     return c, np.dtype(dtype)
 
 

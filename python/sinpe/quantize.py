@@ -2,11 +2,13 @@
 
 import numpy as np
 
-from ._dtypes import F16, F32, FP8_E4M3, FP8_E5M2, HOST, I8, Q8_0, code
+from ._dtypes import F16, F32, code, host, info
+from ._types import CONSTANTS
 from ._lib import load
 from .errors import fail
 
 _DEFAULT = object()
+_ROW_SCALES = (CONSTANTS["SINPE_DTYPE_SCALES_ROW"], CONSTANTS["SINPE_DTYPE_SCALES_ROW_OR_TENSOR"])
 
 
 def quantize(x, dtype, scales_dtype=_DEFAULT):
@@ -32,13 +34,14 @@ def quantize(x, dtype, scales_dtype=_DEFAULT):
         src = src.reshape(1, -1) if src.ndim < 2 else src.reshape(-1, src.shape[-1])
     rows, dim = src.shape
     t = code(dtype, "dtype")
-    if t == Q8_0:
-        data = np.empty((rows, -(-dim // 32) * 34), np.uint8)
+    i = info(t)
+    if i is not None and i.block_values > 1:
+        data = np.empty((rows, -(-dim // i.block_values) * i.block_bytes), np.uint8)
     else:
-        data = np.empty((rows, dim), HOST.get(t, np.dtype(np.uint8)))
+        data = np.empty((rows, dim), host(t))
     scales = None
     sc = F32
-    if t in (I8, FP8_E4M3, FP8_E5M2):
+    if i is not None and i.scales in _ROW_SCALES:
         if scales_dtype is _DEFAULT:
             scales_dtype = "float32"
         if scales_dtype is not None:

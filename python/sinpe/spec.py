@@ -4,7 +4,7 @@ import numbers
 from ctypes import byref
 
 from ._lib import load
-from ._types import CONSTANTS, Spec, names
+from ._types import CONSTANTS, Spec, names, struct_size
 from .errors import SinpeError, fail
 
 UNKNOWN_PRESET = CONSTANTS["SINPE_UNKNOWN_PRESET"]
@@ -74,9 +74,9 @@ def spec(dim, preset=None, *, layout=None, odd_dim=None, base=None, shift=None,
     lib = load()
     s = Spec()
     if preset is None:
-        lib.sinpe_spec_init(byref(s), dim)
+        lib.sinpe_spec_init_sized(byref(s), dim, struct_size(s))
     else:
-        st = lib.sinpe_spec_preset(byref(s), preset_value(preset), dim)
+        st = lib.sinpe_spec_preset_sized(byref(s), preset_value(preset), dim, struct_size(s))
         if st:
             fail(st)
     if layout is not None:

@@ -8,7 +8,7 @@ from ._handle import Handle
 from . import embed as _embed
 from . import host as _host
 from ._dtypes import to_values
-from ._types import Spec
+from ._types import Spec, struct_size
 from .errors import fail
 from .spec import spec as make_spec
 
@@ -55,7 +55,11 @@ class Table(Handle):
     @property
     def spec(self):
         """A copy of the table's spec, normalised (sinpe_table_spec())."""
-        return self._lib.sinpe_table_spec(self._ptr)
+        s = Spec()
+        st = self._lib.sinpe_table_spec_sized(self._ptr, byref(s), struct_size(s))
+        if st:
+            fail(st)
+        return s
 
     def reserve(self, rows):
         """Grows the table to at least rows rows (sinpe_table_reserve());

@@ -94,6 +94,8 @@ def test_every_public_function_is_mirrored():
         pytest.skip(f"the header is not at {HEADER}")
     with open(HEADER) as f:
         text = f.read()
+    # The 0.1 entry points, "(name)(...)", are there for 0.1 binaries only.
+    text = re.sub(r"^SINPE_API[^;(]*\(sinpe_\w+\)\s*\([^;]*;", "", text, flags=re.M)
     declared = set(re.findall(r"^SINPE_API[^(;]*?\b(sinpe_\w+)\s*\(", text, re.M))
     mirrored = {name for name, _, _ in _api.FUNCTIONS}
     assert len(declared) > 30
