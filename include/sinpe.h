@@ -99,12 +99,14 @@ SINPE_API const char *sinpe_version_string(void);
  * every struct and every release, the library keeps no table of past
  * layouts, and the calls keep their signatures.  Why the tag (the top bit
  * of size_t): the 0.1 structs had no struct_size and began with a field
- * that never has that bit set (n_seqs, dim, math), so a struct without the
- * tag is read in its 0.1 layout, which is this one without struct_size.
- * That is also why the _init functions below are macros: their names
- * remain exported as the 0.1 functions, which fill 0.1 layouts (see the
- * end of this file), while source code compiled against this header
- * reaches the _sized functions, which are told the size.
+ * that has that bit set in no valid call (n_seqs, dim, math), so a struct
+ * without the tag is read in its 0.1 layout, which is this one without
+ * struct_size (where no member is aligned beyond size_t, as on every
+ * LP64 and x86 ABI).  That is also why the _init functions below, and
+ * sinpe_table_spec(), are macros: their names remain exported as the 0.1
+ * functions, which fill 0.1 layouts (see the end of this file), while
+ * source code compiled against this header reaches the _sized functions,
+ * which are told the size.
  *
  * A struct the library fills for the caller (sinpe_dtype_info) is passed
  * with its size as an argument instead.
