@@ -338,8 +338,8 @@ typedef enum sinpe_feature {
 /*
  * The sinpe_feature bits of the context; 0 for a NULL context (recorded as
  * the accessors above).  The storage types take no bit: every sinpe_dtype
- * works on every device, and sinpe_dtype_bytes(type, 1) is 0 exactly when
- * the library linked does not know type.
+ * works on every device, and sinpe_dtype_count() and sinpe_dtype_query()
+ * list those the library linked knows.
  */
 SINPE_API unsigned sinpe_context_features(const sinpe_context *context);
 

@@ -17,9 +17,9 @@ from ._api import CTYPES, FUNCTIONS
 from ._types import CONSTANTS
 
 MAJOR = CONSTANTS["SINPE_VERSION_MAJOR"]
+MINOR = CONSTANTS["SINPE_VERSION_MINOR"]  # the oldest library with these structs
 # Where setup.py puts the library it builds.
 BUNDLED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "libsinpe.so")
-MINOR = CONSTANTS["SINPE_VERSION_MINOR"]  # the oldest library with these structs
 
 _lock = threading.Lock()
 _lib = None
