@@ -3,9 +3,10 @@
  * common subset of C and OpenCL C: the call modes, the flags and the
  * parameter block of the embedding kernels, and the kernel forms.  The host
  * includes this file; the kernel files include it too, and the build
- * embeds it with them, so neither side keeps a copy.  The test suite
- * checks the layout of the parameter block on the device
- * (tests/test_abi.c).
+ * embeds it with them, so neither side keeps a copy.  The tests check
+ * the layout of the parameter block on the device (tests/test_tuning.c,
+ * "abi") and every kernel's arguments against its signature
+ * (tests/test_contract.c).
  */
 #ifndef SINPE_ABI_H
 #define SINPE_ABI_H
@@ -36,10 +37,17 @@ typedef cl_int sinpe_i32;
 typedef cl_uint sinpe_u32;
 #endif
 
-/* The three embedding calls. */
+/* Rows per anchor of the angle addition (pe_math.cl), the one definition:
+   128 rather than 64 (tuning log 5 of bench/RESULTS.md). */
+#define SINPE_STEP_SHIFT 7
+#define SINPE_STEP_ROWS (1 << SINPE_STEP_SHIFT)
+
+/* The three embedding calls, and the kernels of none (table.cl's, the
+   bad-id counter). */
 #define SINPE_MODE_FUSED 0  /* out = scale * E[id] + PE(pos) */
 #define SINPE_MODE_GATHER 1 /* out = scale * E[id]           */
 #define SINPE_MODE_ADD 2    /* out = out + PE(pos)           */
+#define SINPE_MODE_NONE 3
 
 /* Bits of sinpe_embed_params.flags. */
 #define SINPE_HAS_POS 1        /* positions read from a buffer            */
@@ -68,10 +76,10 @@ typedef struct {
 } sinpe_embed_params;
 
 /*
- * The forms of the embedding kernels (kernels/entries.def lists each
- * kernel with its form).  A program holds only the forms its tuning
- * record reaches: the host passes -DSINPE_HAS_<FORM>=1 for those
- * (src/plan.c).
+ * The kernel forms, each with the signature of its kernels (below);
+ * kernels/entries.def lists every kernel with its form.  A program holds
+ * only the kernels its tuning record reaches (src/plan.c), and is built
+ * with -DSINPE_HAS_<FORM>=0 or 1 for every form.  The embedding forms:
  *   FAST    positions start + t, all in the table, no padding policy:
  *           four columns of seqs sequences per work-item;
  *   COL     FAST in scalar form, one column per work-item (bf16 pairs);
@@ -85,14 +93,61 @@ typedef struct {
  *           large calls too, in one launch) ...
  *   OTF     ... and this one the others, one token per work-item (alone,
  *           with SINPE_ONE_LAUNCH, it writes every token).
+ * Form F's kernels run sinpe_body_F (kernels/embed*.cl).  The others are
+ * table.cl's kernels and the bad-id counter (embed.cl); the signature of
+ * each is named by its form.
  */
-#define SINPE_FORM_FAST 0
-#define SINPE_FORM_STREAM 1
-#define SINPE_FORM_COL 2
-#define SINPE_FORM_ROW 3
-#define SINPE_FORM_GENERAL 4
-#define SINPE_FORM_TABLE 5
-#define SINPE_FORM_OTF 6
-#define SINPE_FORMS 7
+#define SINPE_FORM_LIST(X)                                                                  \
+    X(FAST, EMBED) X(STREAM, EMBED) X(COL, EMBED) X(ROW, EMBED) X(GENERAL, EMBED)            \
+    X(TABLE, EMBED) X(OTF, EMBED) X(ANCHORS, ANCHORS) X(ROWS, ROWS) X(POSITIONS, POSITIONS)   \
+    X(TIMESTEPS, TIMESTEPS) X(BAD_IDS, BAD_IDS)
+#define SINPE_FORM_ENUM(form, sig) SINPE_FORM_##form,
+enum { SINPE_FORM_LIST(SINPE_FORM_ENUM) SINPE_FORMS };
+
+/*
+ * The signatures: each kernel argument as X(kind, type, name), S() between
+ * two.  Kinds: IN (global const type *restrict), OUT (global type
+ * *restrict), VAL (type, by value) and LOCAL (local type *; the host gives
+ * its size in bytes).  The kernels declare their parameters from these
+ * (SINPE_PARAMS), the host sets arguments from them (src/kernels.c), and
+ * tests/test_contract.c checks the built kernels against them.
+ */
+#define SINPE_SIG_EMBED(X, S)                                                               \
+    X(IN, int, ids) S() X(IN, uchar, E) S() X(OUT, uchar, out) S() X(IN, float, tab) S()      \
+    X(IN, float, coef) S() X(IN, int, pos) S() X(IN, int, seq_start) S()                      \
+    X(IN, int, pad_count) S() X(IN, uchar, ws) S() X(VAL, sinpe_embed_params, a)
+#define SINPE_SIG_ANCHORS(X, S)                                                             \
+    X(OUT, float, anc) S() X(VAL, sinpe_u32, dim) S() X(VAL, sinpe_i32, base) S()             \
+    X(VAL, sinpe_u32, nblocks) S() X(IN, float, coef)
+#define SINPE_SIG_ROWS(X, S)                                                                \
+    X(OUT, uchar, out) S() X(VAL, sinpe_u64, out_off) S() X(VAL, sinpe_u64, out_stride) S()   \
+    X(VAL, sinpe_u32, dim) S() X(VAL, sinpe_i32, row0) S() X(VAL, sinpe_u32, nrows) S()       \
+    X(IN, float, coef) S() X(IN, float, anc) S() X(VAL, sinpe_u32, nblocks)
+#define SINPE_SIG_POSITIONS(X, S)                                                           \
+    X(IN, int, ids) S() X(VAL, sinpe_u64, ids_off) S() X(OUT, int, pos) S()                   \
+    X(VAL, sinpe_u32, seq_len) S() X(VAL, sinpe_i32, pad) S() X(VAL, sinpe_i32, start) S()    \
+    X(LOCAL, int, scan)
+#define SINPE_SIG_TIMESTEPS(X, S)                                                           \
+    X(IN, float, ts) S() X(VAL, sinpe_u64, ts_off) S() X(OUT, uchar, out) S()                 \
+    X(VAL, sinpe_u64, out_off) S() X(VAL, sinpe_u64, out_stride) S() X(VAL, sinpe_u32, dim)   \
+    S() X(VAL, sinpe_u32, n) S() X(IN, float, coef)
+#define SINPE_SIG_BAD_IDS(X, S)                                                             \
+    X(IN, int, ids) S() X(VAL, sinpe_u64, ids_off) S() X(VAL, sinpe_u32, n) S()               \
+    X(VAL, sinpe_i32, below) S() X(VAL, sinpe_i32, above) S() X(VAL, sinpe_i32, end) S()      \
+    X(OUT, int, bad) S() X(VAL, sinpe_u64, bad_off)
+#define SINPE_COMMA() ,
+
+#ifdef __OPENCL_C_VERSION__
+/* A signature as a parameter list, and as the argument names (a kernel
+   passing its arguments on to its body). */
+#define SINPE_PARAM_IN(type, name) global const type *restrict name
+#define SINPE_PARAM_OUT(type, name) global type *restrict name
+#define SINPE_PARAM_VAL(type, name) type name
+#define SINPE_PARAM_LOCAL(type, name) local type *name
+#define SINPE_PARAM(kind, type, name) SINPE_PARAM_##kind(type, name)
+#define SINPE_NAME(kind, type, name) name
+#define SINPE_PARAMS(sig) sig(SINPE_PARAM, SINPE_COMMA)
+#define SINPE_ARGS(sig) sig(SINPE_NAME, SINPE_COMMA)
+#endif
 
 #endif /* SINPE_ABI_H */

@@ -10,12 +10,9 @@
 #ifndef SINPE_DEVICE_CL
 #define SINPE_DEVICE_CL
 
-/* The library's step length and math mode; sinpe_device_source() defines
-   both for its context, a host building offline defines SINPE_FP64 1 for a
-   context whose sinpe_context_math() is SINPE_MATH_FP64. */
-#ifndef SINPE_STEP_SHIFT
-#define SINPE_STEP_SHIFT 7
-#endif
+/* The math mode: sinpe_device_source() defines it for its context, a host
+   building offline defines SINPE_FP64 1 for a context whose
+   sinpe_context_math() is SINPE_MATH_FP64. */
 #ifndef SINPE_FP64
 #define SINPE_FP64 0
 #endif

@@ -23,15 +23,17 @@
 #include "pe_math.cl"
 #include "dtype.cl"
 
-/* What every body takes: the buffers and the parameter block of an
-   embedding kernel (each body reads the ones it needs). */
-#define SINPE_BODY_PARAMS                                                                    \
-    global const int *restrict ids, global const uchar *restrict E, global uchar *restrict out, \
-        global const float *restrict tab, global const float *restrict coef,                    \
-        global const int *restrict pos, global const int *restrict seq_start,                   \
-        global const int *restrict pad_count, global const uchar *restrict ws,                  \
-        sinpe_embed_params a
-#define SINPE_BODY_ARGS ids, E, out, tab, coef, pos, seq_start, pad_count, ws, a
+/* Adds to *bad the number of ids that are negative (below != 0) or at
+   least end (above != 0): the bad-id counter. */
+inline void sinpe_body_BAD_IDS(const int ot, SINPE_PARAMS(SINPE_SIG_BAD_IDS))
+{
+    size_t r = get_global_id(0);
+    if (r >= n)
+        return;
+    int id = ids[ids_off + r];
+    if ((below && id < 0) || (above && id >= end))
+        atomic_inc(bad + bad_off);
+}
 
 /* The scale of weights row rel (0 for an id not held) of type et: 1 for
    the float types and Q8_0, whose scales are in its blocks (a constant the
@@ -67,24 +69,79 @@ inline int sinpe_position(const sinpe_embed_params *a, global const int *restric
     return (int)p;
 }
 
-/* The token of a work-item of the general forms. */
-typedef struct {
-    size_t r;    /* row of the token in ids and out */
-    size_t o, e; /* element offsets of column c in out and in E */
-    int p;       /* position */
-    float w;     /* the weights row's scale */
-    bool ok, add_pe, zero;
-    bool otf;    /* the position lies outside the table: computed */
-    bool al;     /* four-column accesses are aligned */
-} sinpe_token;
-
 /* Whether a call of this mode adds PE at all. */
 inline bool sinpe_wants_pe(const int mode, const sinpe_embed_params *a)
 {
     return mode != SINPE_MODE_GATHER && !(a->flags & SINPE_SKIP_PE);
 }
 
-/* Token t of sequence b, column c: its row, output offset and position. */
+/* The offset of column 0 of the table row of position p, clamped: the
+   forms that read the table read no row outside it, whatever p. */
+inline size_t sinpe_pe_row(const sinpe_embed_params *a, int p)
+{
+    return (size_t)clamp(p, 0, max(a->tab_rows - 1, 0)) * a->dim;
+}
+
+/* Whether this call writes a token of id id (rel = id - vocab_start): all
+   do but an OWNER shard's, for the ids another shard owns. */
+inline bool sinpe_owns(const sinpe_embed_params *a, int id, int rel)
+{
+    if (!(a->flags & SINPE_OWNER))
+        return true;
+    if (id < 0)
+        return (a->flags & SINPE_OWNS_BELOW) != 0;
+    return rel >= 0 && (rel < a->vocab || (a->flags & SINPE_OWNS_ABOVE));
+}
+
+/* What a token's id decides: whether its row is read (else zero), the
+   element offset of column c in E, the row's scale, whether PE is added
+   and whether the output is zeroed. */
+typedef struct {
+    bool ok, add_pe, zero;
+    size_t e;
+    float w;
+} sinpe_id;
+
+/* The id of the token in row r of ids (-1 when the call reads none).
+   policy: the call may have a padding policy or be an OWNER shard; false
+   where the host ruled both out, and the checks fold away. */
+inline int sinpe_id_at(const int mode, const bool policy, global const int *restrict ids,
+                       const sinpe_embed_params *a, size_t r)
+{
+    bool need_id = mode != SINPE_MODE_ADD || (policy && a->pad_policy != SINPE_PAD_NONE);
+    return need_id ? ids[a->ids_off + r] : -1;
+}
+
+/* The token rule: id against the shard's rows, the pad id and the owner. */
+inline sinpe_id sinpe_id_rule(const int mode, const int et, const bool policy,
+                              global const uchar *restrict ws, const sinpe_embed_params *a,
+                              int id, int c)
+{
+    sinpe_id k;
+    int rel = (int)((uint)id - (uint)a->vocab_start); /* vocab_start: 0 outside shards */
+    bool is_pad = policy && a->pad_policy != SINPE_PAD_NONE && id == a->pad_id;
+    k.ok = id >= 0 && rel >= 0 && rel < a->vocab &&
+           !(is_pad && a->pad_policy == SINPE_PAD_ZERO_EMBEDDING);
+    k.add_pe = sinpe_wants_pe(mode, a) && !(is_pad && a->pad_policy == SINPE_PAD_ZERO_PE);
+    k.zero = policy &&
+             ((is_pad && a->pad_policy == SINPE_PAD_ZERO_OUTPUT) || !sinpe_owns(a, id, rel));
+    k.e = a->e_off + (size_t)(k.ok ? rel : 0) * a->e_stride + c;
+    k.w = mode == SINPE_MODE_ADD ? 1.0f : sinpe_row_scale(et, a, ws, k.ok ? rel : 0);
+    return k;
+}
+
+/* The token of a work-item of the general forms. */
+typedef struct {
+    size_t r;    /* row of the token in ids and out */
+    size_t o;    /* element offset of column c in out */
+    int p;       /* position */
+    bool otf;    /* the position lies outside the table: computed */
+    bool al;     /* four-column accesses are aligned */
+    sinpe_id id;
+} sinpe_token;
+
+/* Token t of sequence b, column c: its row, output offset and position
+   (the caller then reads its id: sinpe_token_id). */
 inline sinpe_token sinpe_token_at(const int mode, global const int *restrict pos,
                                   global const int *restrict seq_start,
                                   global const int *restrict pad_count,
@@ -100,125 +157,69 @@ inline sinpe_token sinpe_token_at(const int mode, global const int *restrict pos
     return k;
 }
 
-/* Whether this call writes a token of id id (rel = id - vocab_start): all
-   do but an OWNER shard's, for the ids another shard owns. */
-inline bool sinpe_owns(const sinpe_embed_params *a, int id, int rel)
+/* The id of token k, at column c. */
+inline sinpe_id sinpe_token_id(const int mode, const int et, global const int *restrict ids,
+                               global const uchar *restrict ws, const sinpe_embed_params *a,
+                               const sinpe_token *k, int c)
 {
-    if (!(a->flags & SINPE_OWNER))
-        return true;
-    if (id < 0)
-        return (a->flags & SINPE_OWNS_BELOW) != 0;
-    return rel >= 0 && (rel < a->vocab || (a->flags & SINPE_OWNS_ABOVE));
+    return sinpe_id_rule(mode, et, true, ws, a, sinpe_id_at(mode, true, ids, a, k->r), c);
 }
 
-/* The token's id: whether its row is read, its scale, and what is added
-   or zeroed. */
-inline void sinpe_token_id(const int mode, const int et, global const int *restrict ids,
-                           global const uchar *restrict ws, const sinpe_embed_params *a, int c,
-                           sinpe_token *k)
+/* The PE values of the n columns (4, or 1 to 3 at a row's end, the other
+   lanes zero) c.. at position p: computed, else from the (clamped) table
+   row (four aligned as sinpe_load4). */
+inline float4 sinpe_pe_n(bool computes, bool aligned, int p, int c, int n,
+                         global const float *restrict tab, const sinpe_embed_params *a,
+                         global const float *restrict coef)
 {
-    bool need_id = mode != SINPE_MODE_ADD || a->pad_policy != SINPE_PAD_NONE;
-    int id = need_id ? ids[a->ids_off + k->r] : -1;
-    int rel = (int)((uint)id - (uint)a->vocab_start); /* vocab_start: 0 outside shards */
-    bool is_pad = a->pad_policy != SINPE_PAD_NONE && id == a->pad_id;
-    k->ok = id >= 0 && rel >= 0 && rel < a->vocab &&
-            !(is_pad && a->pad_policy == SINPE_PAD_ZERO_EMBEDDING);
-    k->add_pe = sinpe_wants_pe(mode, a) && !(is_pad && a->pad_policy == SINPE_PAD_ZERO_PE);
-    k->zero = (is_pad && a->pad_policy == SINPE_PAD_ZERO_OUTPUT) || !sinpe_owns(a, id, rel);
-    k->e = a->e_off + (size_t)(k->ok ? rel : 0) * a->e_stride + c;
-    k->w = mode == SINPE_MODE_ADD ? 1.0f : sinpe_row_scale(et, a, ws, k->ok ? rel : 0);
-}
-
-/* The first n (1 to 4) PE values of columns c.. at position p: computed,
-   else from the (clamped) table row, the other lanes zero. */
-inline float4 sinpe_pe_part4(bool computes, int p, int c, int n,
-                             global const float *restrict tab, int tab_rows, uint dim,
-                             global const float *restrict coef)
-{
+    uint dim = a->dim;
     if (computes)
         return (float4)(sinpe_pe(p, c, dim, coef), n > 1 ? sinpe_pe(p, c + 1, dim, coef) : 0.0f,
                         n > 2 ? sinpe_pe(p, c + 2, dim, coef) : 0.0f,
                         n > 3 ? sinpe_pe(p, c + 3, dim, coef) : 0.0f);
-    return sinpe_load_part4((global const uchar *)tab,
-                            (size_t)clamp(p, 0, max(tab_rows - 1, 0)) * dim + c, n, SINPE_F32);
+    return sinpe_load_n((global const uchar *)tab, sinpe_pe_row(a, p) + c, n, SINPE_F32, aligned);
 }
 
-/* The same for four whole columns. */
-inline float4 sinpe_pe4(bool computes, bool aligned, int p, int c,
-                        global const float *restrict tab, int tab_rows, uint dim,
-                        global const float *restrict coef)
-{
-    if (computes)
-        return (float4)(sinpe_pe(p, c, dim, coef), sinpe_pe(p, c + 1, dim, coef),
-                        sinpe_pe(p, c + 2, dim, coef), sinpe_pe(p, c + 3, dim, coef));
-    return sinpe_load4((global const uchar *)tab,
-                       (size_t)clamp(p, 0, max(tab_rows - 1, 0)) * dim + c, SINPE_F32, aligned);
-}
-
-/* Four columns at offset off of token k's row: the scaled embedding (zero
-   for an id not held), or for add the output's values. */
-inline float4 sinpe_value4(const int mode, const int et, const int ot,
-                           global const uchar *restrict E, global uchar *restrict out,
-                           const sinpe_token *k, size_t off, float scale)
+/* The n columns at offset off of token k's row: the scaled embedding
+   (zero for an id not held), or for add the output's values. */
+inline float4 sinpe_value_n(const int mode, const int et, const int ot,
+                            global const uchar *restrict E, global uchar *restrict out,
+                            const sinpe_token *k, size_t off, int n, float scale)
 {
     if (mode == SINPE_MODE_ADD)
-        return sinpe_load4(out, k->o + off, ot, k->al);
-    float4 v = scale * (k->w * sinpe_load4(E, k->e + off, et, k->al));
-    return k->ok ? v : (float4)(0.0f);
+        return sinpe_load_n(out, k->o + off, n, ot, k->al);
+    float4 v = scale * (k->id.w * sinpe_load_n(E, k->id.e + off, n, et, k->al));
+    return k->id.ok ? v : (float4)(0.0f);
 }
 
-/* The same for the first n (1 to 4) columns at offset off, the other lanes
-   zero (see sinpe_load_part4). */
-inline float4 sinpe_value_part4(const int mode, const int et, const int ot,
-                                global const uchar *restrict E, global uchar *restrict out,
-                                const sinpe_token *k, size_t off, int n, float scale)
+/* Stores the n lanes of x (zero under the ZERO_OUTPUT policy) at offset
+   off of k's output row. */
+inline void sinpe_put_n(const int ot, global uchar *restrict out, const sinpe_token *k,
+                        size_t off, int n, float4 x)
 {
-    if (mode == SINPE_MODE_ADD)
-        return sinpe_load_part4(out, k->o + off, n, ot);
-    float4 v = scale * (k->w * sinpe_load_part4(E, k->e + off, n, et));
-    return k->ok ? v : (float4)(0.0f);
-}
-
-/* Stores x (zero under the ZERO_OUTPUT policy) at offset off of k's output row. */
-inline void sinpe_put4(const int ot, global uchar *restrict out, const sinpe_token *k,
-                       size_t off, float4 x)
-{
-    sinpe_store4(k->zero ? (float4)(0.0f) : x, out, k->o + off, ot, k->al);
-}
-
-/* The first n lanes of x so (see sinpe_store_part4). */
-inline void sinpe_put_part4(const int ot, global uchar *restrict out, const sinpe_token *k,
-                            size_t off, int n, float4 x)
-{
-    sinpe_store_part4(k->zero ? (float4)(0.0f) : x, out, k->o + off, n, ot);
+    sinpe_store_n(k->id.zero ? (float4)(0.0f) : x, out, k->o + off, n, ot, k->al);
 }
 
 /*
  * Token k's whole row with its PE read from the table (k->p in the table):
- * the whole-row forms, one work-item per token (sinpe_row_body in
+ * the whole-row forms, one work-item per token (sinpe_body_ROW in
  * embed_fast.cl, the one-launch OTF form in embed_two_pass.cl).  The
- * operations of sinpe_general_body, four columns per step.
+ * operations of sinpe_body_GENERAL, four columns per step.
  */
 inline void sinpe_table_row(const int mode, const int et, const int ot,
                             global const uchar *restrict E, global uchar *restrict out,
                             global const float *restrict tab, const sinpe_embed_params *a,
                             const sinpe_token *k)
 {
-    bool read_pe = mode != SINPE_MODE_GATHER && k->add_pe;
-    size_t pe = (size_t)k->p * a->dim;
-    int dim = (int)a->dim, c = 0;
-    for (; c + 4 <= dim; c += 4) {
-        float4 x = sinpe_value4(mode, et, ot, E, out, k, c, a->scale);
+    bool read_pe = mode != SINPE_MODE_GATHER && k->id.add_pe;
+    size_t pe = sinpe_pe_row(a, k->p);
+    int dim = (int)a->dim;
+    for (int c = 0; c < dim; c += 4) {
+        int n = c + 4 <= dim ? 4 : dim - c;
+        float4 x = sinpe_value_n(mode, et, ot, E, out, k, c, n, a->scale);
         if (read_pe)
-            x += vload4(0, tab + pe + c);
-        sinpe_put4(ot, out, k, c, x);
-    }
-    if (c < dim) {
-        int n = dim - c;
-        float4 x = sinpe_value_part4(mode, et, ot, E, out, k, c, n, a->scale);
-        if (read_pe)
-            x += sinpe_load_part4((global const uchar *)tab, pe + c, n, SINPE_F32);
-        sinpe_put_part4(ot, out, k, c, n, x);
+            x += sinpe_load_n((global const uchar *)tab, pe + c, n, SINPE_F32, false);
+        sinpe_put_n(ot, out, k, c, n, x);
     }
 }
 
@@ -227,33 +228,24 @@ inline void sinpe_table_row(const int mode, const int et, const int ot,
  * token t of sequence b, whatever its position: from the table, or past
  * it computed on the fly behind a branch (one launch for every call).
  */
-inline void sinpe_general_body(const int mode, const int et, const int ot, SINPE_BODY_PARAMS)
+inline void sinpe_body_GENERAL(const int mode, const int et, const int ot,
+                               SINPE_PARAMS(SINPE_SIG_EMBED))
 {
     int c = (int)get_global_id(0) * 4;
     size_t b = get_global_id(1);
     uint t = (uint)get_global_id(2);
     if (c >= (int)a.dim || b >= a.n_seqs || t >= a.seq_len)
         return;
-    bool want_pe = sinpe_wants_pe(mode, &a);
     sinpe_token k = sinpe_token_at(mode, pos, seq_start, pad_count, &a, b, t, c);
-    sinpe_token_id(mode, et, ids, ws, &a, c, &k);
-    if (c + 4 <= (int)a.dim) {
-        float4 x = sinpe_value4(mode, et, ot, E, out, &k, 0, a.scale);
-        if (want_pe) {
-            float4 pe = sinpe_pe4(k.otf, k.al, k.p, c, tab, a.tab_rows, a.dim, coef);
-            x = k.add_pe ? x + pe : x;
-        }
-        sinpe_put4(ot, out, &k, 0, x);
-        return;
+    k.id = sinpe_token_id(mode, et, ids, ws, &a, &k, c);
+    /* n a constant but at a row's end (see sinpe_load_part4). */
+    int n = c + 4 <= (int)a.dim ? 4 : (int)a.dim - c;
+    float4 x = sinpe_value_n(mode, et, ot, E, out, &k, 0, n, a.scale);
+    if (sinpe_wants_pe(mode, &a)) {
+        float4 pe = sinpe_pe_n(k.otf, k.al, k.p, c, n, tab, &a, coef);
+        x = k.id.add_pe ? x + pe : x;
     }
-    /* The last columns of a row (see sinpe_load_part4). */
-    int n = (int)a.dim - c;
-    float4 x = sinpe_value_part4(mode, et, ot, E, out, &k, 0, n, a.scale);
-    if (want_pe) {
-        float4 pe = sinpe_pe_part4(k.otf, k.p, c, n, tab, a.tab_rows, a.dim, coef);
-        x = k.add_pe ? x + pe : x;
-    }
-    sinpe_put_part4(ot, out, &k, 0, n, x);
+    sinpe_put_n(ot, out, &k, 0, n, x);
 }
 
 #endif /* SINPE_EMBED_CL */

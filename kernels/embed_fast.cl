@@ -7,100 +7,74 @@
 #ifndef SINPE_EMBED_FAST_CL
 #define SINPE_EMBED_FAST_CL
 
+#include "abi.h"
 #include "embed.cl"
 
 /*
- * Sequences per work-item, S = SINPE_SEQS (the tuning record's seqs).  The
- * per-sequence steps are written out, not looped: pocl vectorises the
- * written-out form better.
- */
-#ifndef SINPE_SEQS
-#define SINPE_SEQS 4
-#endif
-#if SINPE_SEQS == 2
-#define SINPE_EACH_SEQ(X) X(0) X(1)
-#elif SINPE_SEQS == 4
-#define SINPE_EACH_SEQ(X) X(0) X(1) X(2) X(3)
-#else
-#error "SINPE_SEQS must be 2 or 4"
-#endif
-
-/*
  * FAST: work-item (v, g, t) writes columns [4 v, 4 v + 4) of token t of the
- * S sequences from S g.  The PE row (one position for all
- * S) is loaded first and once, then the S ids, then the S rows, before
- * anything is stored, so S row loads are in flight at once.  In the last
- * group, sequences past the end repeat the last one: the same work-item
- * writes the same values to the same place again, which keeps every store
- * unconditional.  Rows are read whatever the id (a bad one reads row 0)
- * and the value is dropped after: a load under a condition is slower on
- * GPUs.
+ * S = SINPE_SEQS sequences from S g (the record's seqs).  The PE row (one
+ * position for all S) is loaded first and once, then the S ids, then the S
+ * rows, before anything is stored, so S row loads are in flight at once.
+ * In the last group, sequences past the end repeat the last one: the same
+ * work-item writes the same values to the same place again, which keeps
+ * every store unconditional.  Rows are read whatever the id (a bad one
+ * reads row 0) and the value is dropped after: a load under a condition is
+ * slower on GPUs.  The per-sequence loops are unrolled: pocl vectorises
+ * the written-out form better.
  */
-
-/* Sequence b0 + s (the last one past the end): offsets, id check. */
-#define SINPE_FAST_TOKEN(s)                                                             \
-    {                                                                                   \
-        size_t r = min(b0 + (s), (size_t)a.n_seqs - 1) * a.seq_len + t;                 \
-        o[s] = a.out_off + r * a.out_stride + c;                                        \
-        int id = mode == SINPE_MODE_ADD ? 0 : ids[a.ids_off + r];                       \
-        int rel = (int)((uint)id - (uint)a.vocab_start); /* 0 outside shards */         \
-        ok[s] = id >= 0 && rel >= 0 && rel < a.vocab;                                   \
-        e[s] = a.e_off + (size_t)(ok[s] ? rel : 0) * a.e_stride + c;                    \
-        w[s] = mode == SINPE_MODE_ADD ? 1.0f : sinpe_row_scale(et, &a, ws, ok[s] ? rel : 0); \
+inline void sinpe_fast_cols(const int mode, const int et, const int ot, const int n,
+                            global const int *restrict ids, global const uchar *restrict E,
+                            global uchar *restrict out, global const float *restrict tab,
+                            global const uchar *restrict ws, const sinpe_embed_params *a,
+                            size_t b0, uint t, int c)
+{
+    bool want_pe = sinpe_wants_pe(mode, a);
+    bool al = (a->flags & SINPE_ALIGNED) != 0;
+    /* The row of position start + t: the host checked that it is in the
+       table (sinpe_pe_row clamps it all the same). */
+    float4 pe = mode == SINPE_MODE_GATHER
+                    ? (float4)(0.0f)
+                    : sinpe_load_n((global const uchar *)tab,
+                                   sinpe_pe_row(a, a->start + (int)t) + c, n, SINPE_F32, al);
+    size_t o[SINPE_SEQS];
+    sinpe_id k[SINPE_SEQS];
+    float4 x[SINPE_SEQS];
+#pragma unroll
+    for (int s = 0; s < SINPE_SEQS; s++) {
+        size_t r = min(b0 + s, (size_t)a->n_seqs - 1) * a->seq_len + t;
+        o[s] = a->out_off + r * a->out_stride + c;
+        k[s] = sinpe_id_rule(mode, et, false, ws, a, sinpe_id_at(mode, false, ids, a, r), c);
     }
-/* The n columns (n == 4 but at a row's end): the row (or for add the
-   output), then the scaled value or zero, plus PE, stored. */
-#define SINPE_FAST_LOAD(s)                                                              \
-    x[s] = mode == SINPE_MODE_ADD ? sinpe_load_n(out, o[s], n, ot, al)                  \
-                                  : sinpe_load_n(E, e[s], n, et, al);
-#define SINPE_FAST_STORE(s)                                                             \
-    if (mode != SINPE_MODE_ADD)                                                         \
-        x[s] = ok[s] ? a.scale * (w[s] * x[s]) : (float4)(0.0f);                        \
-    x[s] = want_pe ? x[s] + pe : x[s];                                                  \
-    sinpe_store_n(x[s], out, o[s], n, ot, al);
-/* The PE values of those columns, when the kernel adds any. */
-#define SINPE_FAST_PE()                                                                 \
-    (mode == SINPE_MODE_GATHER                                                          \
-         ? (float4)(0.0f)                                                               \
-         : sinpe_load_n((global const uchar *)tab, pe_at, n, SINPE_F32, al))
+    /* The n columns (n == 4 but at a row's end): the row (or for add the
+       output), then the scaled value or zero, plus PE, stored. */
+#pragma unroll
+    for (int s = 0; s < SINPE_SEQS; s++)
+        x[s] = mode == SINPE_MODE_ADD ? sinpe_load_n(out, o[s], n, ot, al)
+                                      : sinpe_load_n(E, k[s].e, n, et, al);
+#pragma unroll
+    for (int s = 0; s < SINPE_SEQS; s++) {
+        if (mode != SINPE_MODE_ADD)
+            x[s] = k[s].ok ? a->scale * (k[s].w * x[s]) : (float4)(0.0f);
+        x[s] = want_pe ? x[s] + pe : x[s];
+        sinpe_store_n(x[s], out, o[s], n, ot, al);
+    }
+}
 
-inline void sinpe_fast_body(const int mode, const int et, const int ot, SINPE_BODY_PARAMS)
+inline void sinpe_body_FAST(const int mode, const int et, const int ot,
+                            SINPE_PARAMS(SINPE_SIG_EMBED))
 {
     int c = (int)get_global_id(0) * 4;
     size_t b0 = get_global_id(1) * SINPE_SEQS;
     uint t = (uint)get_global_id(2);
     if (c >= (int)a.dim || b0 >= a.n_seqs || t >= a.seq_len)
         return;
-    bool want_pe = sinpe_wants_pe(mode, &a);
-    bool al = (a.flags & SINPE_ALIGNED) != 0;
-    /* The row of position start + t: the host checked that it is in the
-       table; clamped all the same, so no read can leave it. */
-    size_t pe_at = (size_t)clamp(a.start + (int)t, 0, max(a.tab_rows - 1, 0)) * a.dim + c;
-    size_t o[SINPE_SEQS], e[SINPE_SEQS];
-    bool ok[SINPE_SEQS];
-    float w[SINPE_SEQS];
-    float4 x[SINPE_SEQS];
-
-    if (c + 4 <= (int)a.dim) {
-        const int n = 4;
-        float4 pe = SINPE_FAST_PE();
-        SINPE_EACH_SEQ(SINPE_FAST_TOKEN)
-        SINPE_EACH_SEQ(SINPE_FAST_LOAD)
-        SINPE_EACH_SEQ(SINPE_FAST_STORE)
-        return;
-    }
-    /* The last columns of a row (see sinpe_load_part4). */
-    int n = (int)a.dim - c;
-    float4 pe = SINPE_FAST_PE();
-    SINPE_EACH_SEQ(SINPE_FAST_TOKEN)
-    SINPE_EACH_SEQ(SINPE_FAST_LOAD)
-    SINPE_EACH_SEQ(SINPE_FAST_STORE)
+    /* Whole vectors apart from the row's end (see sinpe_load_part4): with
+       n a constant the loads and stores lose their lane checks. */
+    if (c + 4 <= (int)a.dim)
+        sinpe_fast_cols(mode, et, ot, 4, ids, E, out, tab, ws, &a, b0, t, c);
+    else
+        sinpe_fast_cols(mode, et, ot, (int)a.dim - c, ids, E, out, tab, ws, &a, b0, t, c);
 }
-#undef SINPE_FAST_LOAD
-#undef SINPE_FAST_STORE
-#undef SINPE_FAST_PE
-
-#undef SINPE_FAST_TOKEN
 
 /*
  * COL: work-item (c, b, t) writes column c of token t of sequence b, in
@@ -113,39 +87,38 @@ inline void sinpe_fast_body(const int mode, const int et, const int ot, SINPE_BO
  * work-group (a group inside the row takes a copy of the step without it).
  */
 
-/* Column c of a row: the scaled embedding at element e (zero if not ok),
-   plus the PE at element pe unless the kernel adds none, stored at o. */
+/* Column c of a row: the scaled embedding of id k (zero if not ok), plus
+   the PE at element pe unless the kernel adds none, stored at o. */
 inline void sinpe_col_step(const int mode, const int et, const int ot,
                            global const uchar *restrict E, global uchar *restrict out,
                            global const float *restrict tab, const sinpe_embed_params *a,
-                           bool ok, size_t e, size_t pe, size_t o)
+                           const sinpe_id *k, size_t pe, size_t o)
 {
-    float x = ok ? a->scale * sinpe_load1(E, e, et) : 0.0f;
+    float x = k->ok ? a->scale * sinpe_load1(E, k->e, et) : 0.0f;
     if (sinpe_wants_pe(mode, a))
         x += tab[pe];
     sinpe_store1(x, out, o, ot);
 }
 
-inline void sinpe_col_body(const int mode, const int et, const int ot, SINPE_BODY_PARAMS)
+inline void sinpe_body_COL(const int mode, const int et, const int ot,
+                           SINPE_PARAMS(SINPE_SIG_EMBED))
 {
     size_t c = get_global_id(0);
     bool live = get_global_id(1) < a.n_seqs && get_global_id(2) < a.seq_len;
     size_t b = min(get_global_id(1), (size_t)a.n_seqs - 1);
     uint t = (uint)min(get_global_id(2), (size_t)a.seq_len - 1);
     size_t r = b * a.seq_len + t;
-    int id = ids[a.ids_off + r];
-    int rel = (int)((uint)id - (uint)a.vocab_start); /* 0 outside shards */
-    bool ok = id >= 0 && rel >= 0 && rel < a.vocab;
-    size_t e = a.e_off + (size_t)(ok ? rel : 0) * a.e_stride + c;
-    size_t pe = (size_t)clamp(a.start + (int)t, 0, max(a.tab_rows - 1, 0)) * a.dim + c;
+    sinpe_id k = sinpe_id_rule(mode, et, false, ws, &a, sinpe_id_at(mode, false, ids, &a, r),
+                               (int)c);
+    size_t pe = sinpe_pe_row(&a, a.start + (int)t) + c;
     size_t o = a.out_off + r * a.out_stride + c;
     bool whole = (get_group_id(0) + 1) * get_local_size(0) <= a.dim;
     if (!live) /* not a return: see above */
         ;
     else if (whole)
-        sinpe_col_step(mode, et, ot, E, out, tab, &a, ok, e, pe, o);
+        sinpe_col_step(mode, et, ot, E, out, tab, &a, &k, pe, o);
     else if (c < a.dim)
-        sinpe_col_step(mode, et, ot, E, out, tab, &a, ok, e, pe, o);
+        sinpe_col_step(mode, et, ot, E, out, tab, &a, &k, pe, o);
 }
 
 /*
@@ -155,7 +128,8 @@ inline void sinpe_col_body(const int mode, const int et, const int ot, SINPE_BOD
  * work-items of one position follow each other and find its PE row in
  * cache.
  */
-inline void sinpe_row_body(const int mode, const int et, const int ot, SINPE_BODY_PARAMS)
+inline void sinpe_body_ROW(const int mode, const int et, const int ot,
+                           SINPE_PARAMS(SINPE_SIG_EMBED))
 {
     size_t b = get_global_id(1);
     uint t = (uint)get_global_id(2);
@@ -164,10 +138,10 @@ inline void sinpe_row_body(const int mode, const int et, const int ot, SINPE_BOD
     sinpe_token k;
     k.r = b * a.seq_len + t;
     k.o = a.out_off + k.r * a.out_stride;
-    k.p = clamp(a.start + (int)t, 0, max(a.tab_rows - 1, 0));
+    k.p = a.start + (int)t; /* in the table; sinpe_table_row clamps it */
     k.otf = false;
     k.al = (a.flags & SINPE_ALIGNED) != 0;
-    sinpe_token_id(mode, et, ids, ws, &a, 0, &k);
+    k.id = sinpe_token_id(mode, et, ids, ws, &a, &k, 0);
     sinpe_table_row(mode, et, ot, E, out, tab, &a, &k);
 }
 

@@ -35,6 +35,8 @@
 #ifndef SINPE_PE_MATH_CL
 #define SINPE_PE_MATH_CL
 
+#include "abi.h"
+
 #pragma OPENCL FP_CONTRACT OFF
 
 #if SINPE_FP64
@@ -49,9 +51,6 @@ inline float2 sinpe_two_sum(float a, float b)
     float e = (a - (s - bb)) + (b - bb);
     return (float2)(s, e);
 }
-
-/* SINPE_STEP_SHIFT comes from the host's build options (src/sinpe_internal.h). */
-#define SINPE_STEP_ROWS (1 << SINPE_STEP_SHIFT)
 
 /* (sin hi, sin lo, cos hi, cos lo) rotated by the quadrant. */
 inline float4 sinpe_rotate(float4 sc, int quadrant)

@@ -1,15 +1,62 @@
 /*
- * sinpe.cl -- the program: every kernel file.  The build embeds this file
- * with what it includes (scripts/embed-text.sh); SINPE_KERNEL_SOURCE may
- * name it, or a changed copy, to build from disk while developing.  A
- * weights type's program (-DSINPE_WEIGHTS) holds its embedding kernels
- * only.  The shared files come first and unconditionally: the embedding
- * copies each file once, where it is first included.
+ * sinpe.cl -- the program: a kernel per line of kernels/entries.def whose
+ * form (SINPE_HAS_<FORM>, set by the host from the tuning record) and call
+ * the program holds, each running its form's body, sinpe_body_<FORM>.
+ * The build embeds this file with what it includes
+ * (scripts/embed-text.sh); SINPE_KERNEL_SOURCE may name it, or a changed
+ * copy, to build from disk while developing: both are the same program.
+ *
+ * A program holds the kernels that read no weights (built without
+ * SINPE_WEIGHTS: add, table.cl's and the bad-id counter) or the fused and
+ * gather kernels of one weights type (-DSINPE_WEIGHTS=<its sinpe_dtype>),
+ * where the type is a constant: a load that branched on the type at run
+ * time would keep CPU compilers from vectorising.  The host builds each
+ * type's program on first use (src/context.c).
  */
 #include "abi.h"
-#include "pe_math.cl"
-#include "dtype.cl"
-#ifndef SINPE_WEIGHTS
+#include "embed.cl"
+#include "embed_fast.cl"
+#include "embed_two_pass.cl"
 #include "table.cl"
+
+#ifdef SINPE_WEIGHTS
+#define SINPE_ET SINPE_WEIGHTS
+#define SINPE_IN_FUSED 1
+#define SINPE_IN_GATHER 1
+#define SINPE_IN_ADD 0
+#define SINPE_IN_NONE 0
+#else
+#define SINPE_ET SINPE_F32 /* add reads no weights */
+#define SINPE_IN_FUSED 0
+#define SINPE_IN_GATHER 0
+#define SINPE_IN_ADD 1
+#define SINPE_IN_NONE 2
 #endif
-#include "embed_kernels.cl"
+
+/* A kernel of an embedding call (IN 1) or of none (IN 2, the signature of
+   its form's name), in a program that holds its form; nothing else. */
+#define SINPE_CALL_KERNEL(form, name, mode, ot)                                     \
+    kernel void name(SINPE_PARAMS(SINPE_SIG_EMBED))                                 \
+    {                                                                               \
+        sinpe_body_##form(SINPE_MODE_##mode, SINPE_ET, SINPE_##ot,                  \
+                          SINPE_ARGS(SINPE_SIG_EMBED));                             \
+    }
+#define SINPE_FIXED_KERNEL(form, name, mode, ot)                                    \
+    kernel void name(SINPE_PARAMS(SINPE_SIG_##form))                                \
+    {                                                                               \
+        sinpe_body_##form(SINPE_##ot, SINPE_ARGS(SINPE_SIG_##form));                \
+    }
+#define SINPE_SKIP(form, name, mode, ot)
+#define SINPE_PICK_00 SINPE_SKIP
+#define SINPE_PICK_01 SINPE_SKIP
+#define SINPE_PICK_02 SINPE_SKIP
+#define SINPE_PICK_10 SINPE_SKIP
+#define SINPE_PICK_11 SINPE_CALL_KERNEL
+#define SINPE_PICK_12 SINPE_FIXED_KERNEL
+#define SINPE_PICK(form_held, mode_held) SINPE_PICK_(form_held, mode_held)
+#define SINPE_PICK_(form_held, mode_held) SINPE_PICK_##form_held##mode_held
+
+#define SINPE_KERNEL(form, name, mode, ot) \
+    SINPE_PICK(SINPE_HAS_##form, SINPE_IN_##mode)(form, name, mode, ot)
+#include "entries.def"
+#undef SINPE_KERNEL

@@ -1,7 +1,12 @@
 /*
- * table.cl -- generating the encoding: table rows, fairseq positions, and
- * diffusion timestep embeddings.
+ * table.cl -- generating the encoding: the bodies of the kernels of table
+ * rows, fairseq positions and diffusion timestep embeddings (kernels/sinpe.cl
+ * defines the kernels).
  */
+#ifndef SINPE_TABLE_CL
+#define SINPE_TABLE_CL
+
+#include "abi.h"
 #include "pe_math.cl"
 #include "dtype.cl"
 
@@ -12,8 +17,7 @@
  * nblocks * dim floats), then the rows, each element its block's anchor
  * combined with its step: the operations of sinpe_pe().
  */
-kernel void sinpe_table_anchors(global float *restrict anc, uint dim, int base, uint nblocks,
-                                global const float *restrict coef)
+inline void sinpe_body_ANCHORS(const int ot, SINPE_PARAMS(SINPE_SIG_ANCHORS))
 {
     size_t c = get_global_id(0), k = get_global_id(1);
     if (c >= dim || k >= nblocks)
@@ -35,13 +39,7 @@ kernel void sinpe_table_anchors(global float *restrict anc, uint dim, int base, 
  * and T steps loaded for T^2 values.  With T = 1 the early return keeps
  * the body free of conditional stores, which CPU vectorisers need.
  */
-#ifndef SINPE_TABLE_TILE
-#define SINPE_TABLE_TILE 1
-#endif
-inline void sinpe_table_rows_body(const int ot, global uchar *restrict out, ulong out_off,
-                                  ulong out_stride, uint dim, int row0, uint nrows,
-                                  global const float *restrict coef,
-                                  global const float *restrict anc, uint nblocks)
+inline void sinpe_body_ROWS(const int ot, SINPE_PARAMS(SINPE_SIG_ROWS))
 {
     const int T = SINPE_TABLE_TILE;
     size_t c = get_global_id(0), g = get_global_id(1), h = get_global_id(2);
@@ -68,18 +66,6 @@ inline void sinpe_table_rows_body(const int ot, global uchar *restrict out, ulon
         }
 }
 
-#define SINPE_TABLE_ROWS_KERNEL(OT, NAME)                                                     \
-    kernel void NAME(global uchar *restrict out, ulong out_off, ulong out_stride, uint dim,   \
-                     int row0, uint nrows, global const float *restrict coef,                \
-                     global const float *restrict anc, uint nblocks)                         \
-    {                                                                                         \
-        sinpe_table_rows_body(OT, out, out_off, out_stride, dim, row0, nrows, coef, anc,      \
-                              nblocks);                                                       \
-    }
-SINPE_TABLE_ROWS_KERNEL(SINPE_F32, sinpe_table_rows_f32)
-SINPE_TABLE_ROWS_KERNEL(SINPE_F16, sinpe_table_rows_f16)
-SINPE_TABLE_ROWS_KERNEL(SINPE_BF16, sinpe_table_rows_bf16)
-
 /*
  * fairseq's make_positions per sequence: a non-pad token gets
  * start + pad + (number of non-pad tokens up to and including it), a pad
@@ -87,9 +73,7 @@ SINPE_TABLE_ROWS_KERNEL(SINPE_BF16, sinpe_table_rows_bf16)
  * contiguous segment, the counts are scanned in local memory, then each
  * segment is written.  Local size must be a power of two (the host makes it so).
  */
-kernel void sinpe_make_positions(global const int *restrict ids, ulong ids_off,
-                                 global int *restrict pos, uint seq_len, int pad, int start,
-                                 local int *scan)
+inline void sinpe_body_POSITIONS(const int ot, SINPE_PARAMS(SINPE_SIG_POSITIONS))
 {
     uint lid = get_local_id(0), wg = get_local_size(0);
     size_t row0 = get_group_id(1) * (size_t)seq_len;
@@ -116,9 +100,7 @@ kernel void sinpe_make_positions(global const int *restrict ids, ulong ids_off,
 }
 
 /* out[n, c] = PE(ts[n]) for real-valued timesteps; one work-item per element. */
-inline void sinpe_timesteps_body(const int ot, global const float *restrict ts, ulong ts_off,
-                                 global uchar *restrict out, ulong out_off, ulong out_stride,
-                                 uint dim, uint n, global const float *restrict coef)
+inline void sinpe_body_TIMESTEPS(const int ot, SINPE_PARAMS(SINPE_SIG_TIMESTEPS))
 {
     size_t c = get_global_id(0);
     size_t i = get_global_id(1);
@@ -127,13 +109,4 @@ inline void sinpe_timesteps_body(const int ot, global const float *restrict ts, 
     sinpe_store1(sinpe_pe_real(ts[ts_off + i], (int)c, dim, coef), out, out_off + i * out_stride + c, ot);
 }
 
-#define SINPE_TIMESTEPS_KERNEL(OT, NAME)                                                     \
-    kernel void NAME(global const float *restrict ts, ulong ts_off, global uchar *restrict out, \
-                     ulong out_off, ulong out_stride, uint dim, uint n,                       \
-                     global const float *restrict coef)                                       \
-    {                                                                                        \
-        sinpe_timesteps_body(OT, ts, ts_off, out, out_off, out_stride, dim, n, coef);        \
-    }
-SINPE_TIMESTEPS_KERNEL(SINPE_F32, sinpe_timesteps_f32)
-SINPE_TIMESTEPS_KERNEL(SINPE_F16, sinpe_timesteps_f16)
-SINPE_TIMESTEPS_KERNEL(SINPE_BF16, sinpe_timesteps_bf16)
+#endif /* SINPE_TABLE_CL */

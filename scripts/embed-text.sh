@@ -7,9 +7,9 @@
 #
 #   source  the program source made of the OpenCL C files ROOT..., each
 #           `#include "file"` line replaced by that file (a path relative to
-#           the including file), the first time only: kernel files include
-#           what they use, with guards, so each compiles on its own, and
-#           the program holds each once.
+#           the including file), as the preprocessor does, so that the
+#           text builds exactly as the files do from disk; a copy that a
+#           file's include guard would empty is left out (see emit).
 #               const char NAME[] = "...";
 #               const unsigned long NAME_len = sizeof NAME - 1;
 #   text    the same source as plain text (NAME unused), for installing;
@@ -49,7 +49,7 @@ trap 'rm -f "$tmp" "$tmp.txt"' EXIT
 trap 'exit 1' HUP INT TERM
 
 # inline FILE...: the files' text, each "#include" line replaced by the
-# file it names (relative to the includer), the first time only.
+# file it names (relative to the includer).
 inline() {
     awk '
     function dir_of(path) {
@@ -58,26 +58,62 @@ inline() {
         sub(/\/[^\/]*$/, "/", path)
         return path
     }
-    function emit(f,    line, inc, rc) {
-        if (f in done)
-            return
-        done[f] = 1
+    # A file whose first two directives are #ifndef X and #define X, and
+    # whose last is the #endif, is guarded: once inlined outside any
+    # conditional (its own guard aside), a later copy would be empty and
+    # is left out.  cond counts the conditionals open where a line lands.
+    function emit(f,    line, inc, rc, text, n, i, d, m, first, last, at) {
+        if (depth++ > 32) {
+            print "embed-text.sh: includes nested too deep at " f > "/dev/stderr"
+            exit 1
+        }
         print "/* " f " */"
         while ((rc = (getline line < f)) > 0) {
+            text[++n] = line
+            if (line ~ /^[ \t]*#/) {
+                d[++m] = line
+                last = n
+                if (m == 1)
+                    first = n
+            }
+        }
+        close(f)
+        if (rc < 0) {
+            print "embed-text.sh: cannot read " f > "/dev/stderr"
+            failed = 1
+        }
+        guarded[f] = m >= 3 && d[1] ~ /^#ifndef [A-Za-z_0-9]+[ \t]*$/ &&
+                     d[2] == "#define " substr(d[1], 9) && text[last] ~ /^#endif/
+        for (i = 1; i <= n; i++) {
+            line = text[i]
+            if (guarded[f] && (i == first || i == last)) {
+                print line
+                continue
+            }
+            if (line ~ /^[ \t]*#[ \t]*if/)
+                cond++
+            else if (line ~ /^[ \t]*#[ \t]*endif/)
+                cond--
             if (line !~ /^#include "[^"]+"[ \t]*$/) {
+                if (line ~ /^[ \t]*#[ \t]*include[ \t]*"/) {
+                    print "embed-text.sh: " f ": write it as #include \"file\" alone: " line > "/dev/stderr"
+                    failed = 1
+                }
                 print line
                 continue
             }
             inc = line
             sub(/^#include "/, "", inc)
             sub(/"[ \t]*$/, "", inc)
-            emit(dir_of(f) inc)
+            inc = dir_of(f) inc
+            if (inc in once)
+                continue
+            at = cond
+            emit(inc)
+            if (guarded[inc] && at == 0)
+                once[inc] = 1
         }
-        if (rc < 0) {
-            print "embed-text.sh: cannot read " f > "/dev/stderr"
-            failed = 1
-        }
-        close(f)
+        depth--
     }
     BEGIN {
         for (i = 1; i < ARGC; i++)

@@ -176,13 +176,6 @@ sinpe_status sinpe_context_create_from_cl(cl_context cl_ctx, cl_device_id device
     return context_finish(cl_ctx, device, &own, context);
 }
 
-void sinpe__context_retain(sinpe_context *ctx)
-{
-    pthread_mutex_lock(&ctx->lock);
-    ctx->refs++;
-    pthread_mutex_unlock(&ctx->lock);
-}
-
 void sinpe__context_unref(sinpe_context *ctx)
 {
     unsigned left;
@@ -241,31 +234,26 @@ sinpe_status sinpe_context_prepare(sinpe_context *context, sinpe_dtype weights_d
     return sinpe__context_weights(context, weights_dtype, &prog);
 }
 
-sinpe_status sinpe__context_launch(sinpe_context *ctx, cl_command_queue queue, int k,
-                                   cl_uint nargs, const void *const *args,
-                                   const size_t *sizes, size_t cols, size_t rows,
+sinpe_status sinpe__context_launch(sinpe_context *ctx, cl_command_queue queue, int form, int ot,
+                                   const void *args, size_t size, size_t cols, size_t rows,
                                    cl_uint nwait, const cl_event *wait, cl_event *event)
 {
     sinpe__launch l;
     const size_t n[2] = {cols, rows};
-    sinpe__plan_local(ctx, &ctx->prog, k, 2, 2, n, &l);
-    return sinpe__context_enqueue(ctx, queue, &l, nargs, args, sizes, nwait, wait, event);
+    SINPE_FORWARD(sinpe__plan_fixed(&ctx->info, &ctx->prog, form, ot, 2, n, &l));
+    return sinpe__context_enqueue(ctx, queue, &l, args, size, nwait, wait, event);
 }
 
 sinpe_status sinpe__context_enqueue(sinpe_context *ctx, cl_command_queue queue,
-                                    const sinpe__launch *l, cl_uint nargs,
-                                    const void *const *args, const size_t *sizes, cl_uint nwait,
-                                    const cl_event *wait, cl_event *event)
+                                    const sinpe__launch *l, const void *args, size_t size,
+                                    cl_uint nwait, const cl_event *wait, cl_event *event)
 {
-    cl_kernel kernel = l->kernel;
-    cl_int err = CL_SUCCESS;
-
+    cl_int err;
     pthread_mutex_lock(&ctx->lock);
-    for (cl_uint i = 0; i < nargs && err == CL_SUCCESS; i++)
-        err = clSetKernelArg(kernel, i, sizes[i], args[i]);
+    err = sinpe__set_args(l->kernel, l->k, args, size);
     if (err == CL_SUCCESS)
-        err = clEnqueueNDRangeKernel(queue, kernel, l->dims, NULL, l->global, l->local, nwait,
-                                     wait, event);
+        err = clEnqueueNDRangeKernel(queue, l->kernel, l->dims, NULL, l->global, l->local,
+                                     nwait, wait, event);
     pthread_mutex_unlock(&ctx->lock);
     SINPE_CL_CHECK(err, "clEnqueueNDRangeKernel");
     return SINPE_SUCCESS;

@@ -17,8 +17,8 @@ sinpe_status sinpe_device_source(const sinpe_context *context, char *dst, size_t
     sinpe__clear_error();
     SINPE_CHECK(!context, SINPE_NULL_ARGUMENT, "context is NULL");
     SINPE_CHECK(!length, SINPE_NULL_ARGUMENT, "length: the output pointer is NULL");
-    n = snprintf(head, sizeof head, "#define SINPE_STEP_SHIFT %d\n#define SINPE_FP64 %d\n",
-                 SINPE_STEP_SHIFT, context->math == SINPE_MATH_FP64 ? 1 : 0);
+    n = snprintf(head, sizeof head, "#define SINPE_FP64 %d\n",
+                 context->math == SINPE_MATH_FP64 ? 1 : 0);
     total = (size_t)n + sinpe__device_text_len;
     *length = total;
     if (!dst && dst_size == 0)

@@ -9,21 +9,21 @@
 static sinpe_status make_positions(sinpe_context *ctx, sinpe__sink *sink,
                                    const sinpe_embed_args *a, cl_mem *pos)
 {
-    size_t n = a->n_seqs * a->seq_len, wg = 1;
-    size_t cap = ctx->prog.wg[SINPE_K_MAKE_POS];
+    sinpe__positions_kargs v;
+    sinpe__launch l;
     cl_int err;
-    while (wg * 2 <= cap && wg * 2 <= 256 && wg * 2 <= ctx->info.max_item[0])
-        wg *= 2;
-    *pos = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, n * sizeof(cl_int), NULL, &err);
+    SINPE_FORWARD(sinpe__plan_positions(&ctx->info, &ctx->prog, a->n_seqs, &l));
+    *pos = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, a->n_seqs * a->seq_len * sizeof(cl_int),
+                          NULL, &err);
     SINPE_CL_CHECK(err, "clCreateBuffer(positions)");
-    cl_ulong ids_off = a->ids_offset;
-    cl_uint seq_len = (cl_uint)a->seq_len;
-    const void *args[] = {&a->ids, &ids_off, pos, &seq_len, &a->pad_id, &a->start, NULL};
-    const size_t sizes[] = {sizeof(cl_mem), sizeof ids_off, sizeof(cl_mem), sizeof seq_len,
-                            sizeof(cl_int), sizeof(cl_int), wg * sizeof(cl_int)};
-    const sinpe__launch l = {ctx->prog.kernels[SINPE_K_MAKE_POS], 2, {wg, a->n_seqs, 1},
-                             {wg, 1, 1}};
-    return sink->emit(sink, ctx, &l, 7, args, sizes, 0);
+    v.ids = a->ids;
+    v.ids_off = a->ids_offset;
+    v.pos = *pos;
+    v.seq_len = (cl_uint)a->seq_len;
+    v.pad = a->pad_id;
+    v.start = a->start;
+    v.scan = l.local[0] * sizeof(cl_int);
+    return sink->emit(sink, ctx, &l, &v, sizeof v, 0);
 }
 
 /* Adds the out-of-range ids to the caller's counter (its own small kernel):
@@ -32,19 +32,21 @@ static sinpe_status make_positions(sinpe_context *ctx, sinpe__sink *sink,
 static sinpe_status count_bad_ids(sinpe_context *ctx, sinpe__sink *sink,
                                   const sinpe_embed_args *a, const sinpe_embed_params *p)
 {
-    cl_ulong ids_off = a->ids_offset, bad_off = a->bad_ids_offset;
-    cl_uint n = (cl_uint)(a->n_seqs * a->seq_len);
     int owner = (p->flags & SINPE_OWNER) != 0;
-    cl_int end = p->vocab_start + p->vocab;
-    cl_int below = !owner || (p->flags & SINPE_OWNS_BELOW) != 0;
-    cl_int above = !a->vocab_shard || (p->flags & SINPE_OWNS_ABOVE) != 0;
-    const void *args[] = {&a->ids, &ids_off, &n, &below, &above, &end, &a->bad_ids, &bad_off};
-    const size_t sizes[] = {sizeof(cl_mem), sizeof ids_off, sizeof n, sizeof below,
-                            sizeof above, sizeof end, sizeof(cl_mem), sizeof bad_off};
-    const size_t cols[2] = {n, 1};
+    sinpe__bad_ids_kargs v;
     sinpe__launch l;
-    sinpe__plan_local(ctx, &ctx->prog, SINPE_K_COUNT_BAD, 2, 2, cols, &l);
-    return sink->emit(sink, ctx, &l, 8, args, sizes, 0);
+    v.ids = a->ids;
+    v.ids_off = a->ids_offset;
+    v.n = (cl_uint)(a->n_seqs * a->seq_len);
+    v.below = !owner || (p->flags & SINPE_OWNS_BELOW) != 0;
+    v.above = !a->vocab_shard || (p->flags & SINPE_OWNS_ABOVE) != 0;
+    v.end = p->vocab_start + p->vocab;
+    v.bad = a->bad_ids;
+    v.bad_off = a->bad_ids_offset;
+    const size_t n[2] = {v.n, 1};
+    SINPE_FORWARD(sinpe__plan_fixed(&ctx->info, &ctx->prog, SINPE_FORM_BAD_IDS, SINPE_F32, 2, n,
+                                    &l));
+    return sink->emit(sink, ctx, &l, &v, sizeof v, 0);
 }
 
 sinpe_status sinpe__embed_run(sinpe_table *t, int mode, const sinpe_embed_args *a,
@@ -94,32 +96,24 @@ sinpe_status sinpe__embed_run(sinpe_table *t, int mode, const sinpe_embed_args *
         return st;
     }
     p.tab_rows = (cl_int)rows;
-    sinpe__plan_embed(ctx, prog, mode, a, &p, &plan);
+    st = sinpe__plan_embed(&ctx->tune, &ctx->info, prog, mode, a, &p, &plan);
     p.flags |= plan.flags;
 
     cl_mem d = ctx->dummy;
-    const cl_mem bufs[9] = {
-        a->ids ? a->ids : d,
-        mode != SINPE_MODE_ADD ? a->weights : d,
-        a->out,
-        tab ? tab : d,
-        t->desc,
-        made_pos ? made_pos : (p.flags & SINPE_HAS_POS) ? a->positions : d,
-        (p.flags & SINPE_HAS_SEQ_START) ? a->seq_starts : d,
-        (p.flags & SINPE_HAS_PAD_COUNT) ? a->pad_counts : d,
-        p.ws_type != SINPE_SCALES_NONE ? a->weight_scales : d,
-    };
-    const void *args[10];
-    size_t sizes[10];
-    for (int i = 0; i < 9; i++) {
-        args[i] = &bufs[i];
-        sizes[i] = sizeof(cl_mem);
-    }
-    args[9] = &p;
-    sizes[9] = sizeof p;
+    sinpe__embed_kargs v;
+    v.ids = a->ids ? a->ids : d;
+    v.E = mode != SINPE_MODE_ADD ? a->weights : d;
+    v.out = a->out;
+    v.tab = tab ? tab : d;
+    v.coef = t->desc;
+    v.pos = made_pos ? made_pos : (p.flags & SINPE_HAS_POS) ? a->positions : d;
+    v.seq_start = (p.flags & SINPE_HAS_SEQ_START) ? a->seq_starts : d;
+    v.pad_count = (p.flags & SINPE_HAS_PAD_COUNT) ? a->pad_counts : d;
+    v.ws = p.ws_type != SINPE_SCALES_NONE ? a->weight_scales : d;
+    v.a = p;
     /* Two launches (TABLE, then OTF) run one after the other. */
     for (int i = 0; i < plan.n && st == SINPE_SUCCESS; i++)
-        st = sink->emit(sink, ctx, &plan.launch[i], 10, args, sizes, i == plan.n - 1);
+        st = sink->emit(sink, ctx, &plan.launch[i], &v, sizeof v, i == plan.n - 1);
     /* The enqueued commands keep their own hold on these. */
     if (tab)
         clReleaseMemObject(tab);
@@ -140,13 +134,11 @@ typedef struct {
 } queue_sink;
 
 static sinpe_status queue_emit(sinpe__sink *s, sinpe_context *ctx, const sinpe__launch *l,
-                               cl_uint nargs, const void *const *args, const size_t *sizes,
-                               int last)
+                               const void *args, size_t size, int last)
 {
     queue_sink *q = (queue_sink *)s;
     cl_event done = NULL;
-    sinpe_status st = sinpe__context_enqueue(ctx, q->queue, l, nargs, args, sizes,
-                                             q->prev ? 1 : q->nwait,
+    sinpe_status st = sinpe__context_enqueue(ctx, q->queue, l, args, size, q->prev ? 1 : q->nwait,
                                              q->prev ? &q->prev : q->wait,
                                              last ? q->event : &done);
     if (q->prev)

@@ -1,113 +1,238 @@
 /*
- * plan.c -- what a tuning record means: the build options and the kernels
- * of a program, and each call's launch plan (which kernel of which form,
- * how many columns and sequences a work-item takes, the global and local
- * sizes, one launch or two).  The kernels' side of the same contract is
- * kernels/abi.h and kernels/entries.def, which this file includes.
+ * plan.c -- what a tuning record means, said once: each call's launches
+ * (which kernel of which form, how many columns and sequences a work-item
+ * takes, the global and local sizes, one launch or two), chosen by
+ * choose(); the kernels a program holds, those that choose() reaches for
+ * some call, so that no call can reach a kernel its program lacks; the
+ * build options; and, for sinpe-tune and the tests, which parameters
+ * change a call and which records reach every form.
  */
-#include "embed.h"
+#include "sinpe_internal.h"
 
-#include <stdio.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 /* The kernels' padding policies are the public enum's. */
 typedef char sinpe__pads_agree[SINPE_PAD_NONE == 0 && SINPE_PAD_ZERO_PE == 1 &&
-                                       SINPE_PAD_ZERO_OUTPUT == 2 &&
-                                       SINPE_PAD_ZERO_EMBEDDING == 3
-                                   ? 1
-                                   : -1];
+                               SINPE_PAD_ZERO_OUTPUT == 2 && SINPE_PAD_ZERO_EMBEDDING == 3 ? 1 : -1];
 
-typedef struct entry {
-    int form, mode, ot;
-    const char *name;
-} entry;
+/* ---- the choice ---------------------------------------------------------- */
 
-static const entry entries[] = {
-#define SINPE_KERNEL(form, name, mode, ot) \
-    {SINPE_FORM_##form, SINPE_MODE_##mode, SINPE_##ot, #name},
-#include "entries.def"
-#undef SINPE_KERNEL
-};
-#define N_ENTRIES (int)(sizeof entries / sizeof entries[0])
+/* A launch of a form: cols columns (0: a whole row) and seqs sequences per
+   work-item (table rows: seqs is the tile), groups along group_dims. */
+typedef struct step {
+    int form;
+    size_t cols, seqs;
+    cl_uint group_dims;
+} step;
+typedef struct choice {
+    int n, aligned;
+    step s[2];
+} choice;
 
-const int sinpe__kernel_count = SINPE_K_ENTRY + N_ENTRIES;
-typedef char sinpe__slots_fit[SINPE_K_ENTRY + N_ENTRIES <= SINPE_K_MAX ? 1 : -1];
-
-static const char *const fixed_names[SINPE_K_ENTRY] = {
-    "sinpe_table_anchors", "sinpe_table_rows_f32", "sinpe_table_rows_f16",
-    "sinpe_table_rows_bf16", "sinpe_make_positions", "sinpe_timesteps_f32",
-    "sinpe_timesteps_f16", "sinpe_timesteps_bf16", "sinpe_count_bad_ids"};
-
-const char *sinpe__kernel_name(int k)
+static void add(choice *ch, int form, size_t cols, size_t seqs, cl_uint group_dims)
 {
-    return k < SINPE_K_ENTRY ? fixed_names[k] : entries[k - SINPE_K_ENTRY].name;
+    step *s = &ch->s[ch->n++];
+    s->form = form;
+    s->cols = cols;
+    s->seqs = seqs;
+    s->group_dims = group_dims;
 }
 
-/* Whether the program of weights for t holds kernels of this form
-   (SINPE_HAS_<FORM>): COL's are bf16 ones. */
-static int form_held(const sinpe__tuning *t, int weights, int form)
+/* The launches of call c under t. */
+static void choose(const sinpe__tuning *t, const sinpe__call *c, choice *ch)
 {
-    int two_pass = t->general == SINPE_TWO_PASS;
-    switch (form) {
-    case SINPE_FORM_STREAM:
-        return t->stream != 0;
-    case SINPE_FORM_COL:
-        return t->bf16 == SINPE_BF16_SCALAR && weights == SINPE_BF16;
-    case SINPE_FORM_ROW:
-        return t->decode == SINPE_DECODE_ROWS;
-    case SINPE_FORM_TABLE:
-    case SINPE_FORM_OTF:
-        return two_pass;
-    default: /* FAST, GENERAL */
-        return 1;
+    size_t S = t->seqs;
+    /* STREAM stores 64-byte lines: sixteen fp32 or 32 16-bit values. */
+    size_t line = 64 / sinpe_dtype_bytes((sinpe_dtype)c->out, 1);
+    int big = t->stream && c->mode != SINPE_MODE_ADD && c->out_bytes >= t->stream_bytes &&
+              c->lines;
+    int decode = t->decode == SINPE_DECODE_ROWS && c->tokens <= t->decode_tokens;
+
+    memset(ch, 0, sizeof *ch);
+    ch->aligned = t->aligned && c->aligned;
+    if (c->mode == SINPE_MODE_NONE) {
+        /* Table rows: a tile of T steps x T blocks per work-item (table.cl). */
+        add(ch, c->form, 1, c->form == SINPE_FORM_ROWS ? t->table_tile : 1, 3);
+    } else if (c->fast) {
+        if (big)
+            add(ch, SINPE_FORM_STREAM, line, S, 3);
+        else if (decode && c->mode != SINPE_MODE_ADD && c->out != SINPE_BF16)
+            add(ch, SINPE_FORM_ROW, 0, 1, 1);
+        else if (t->bf16 == SINPE_BF16_SCALAR && c->mode != SINPE_MODE_ADD &&
+                 c->weights == SINPE_BF16 && c->out == SINPE_BF16)
+            add(ch, SINPE_FORM_COL, 1, 1, 1);
+        else
+            add(ch, SINPE_FORM_FAST, 4, S, 3);
+    } else if (c->mode == SINPE_MODE_GATHER || t->general == SINPE_ONE_PASS) {
+        add(ch, SINPE_FORM_GENERAL, 4, 1, 3);
+    } else if (decode && !big) {
+        add(ch, SINPE_FORM_OTF, 0, 1, 1); /* alone: SINPE_ONE_LAUNCH */
+    } else {
+        /* Two launches: the tokens in the table, then the others. */
+        if (big)
+            add(ch, SINPE_FORM_STREAM, line, S, 3);
+        else
+            add(ch, SINPE_FORM_TABLE, 16, t->table_seqs, 3);
+        add(ch, SINPE_FORM_OTF, 0, 1, 1);
     }
+}
+
+/* The most tokens or bytes of a call, below any threshold's "never". */
+#define LARGEST (SINPE__NEVER - 1)
+
+/* The i-th kind of call, i < KINDS: each mode (NONE: table rows), weights
+   and output type, and each fact at both ends. */
+#define KINDS (4 * SINPE__N_DTYPES * 3 * 32)
+static sinpe__call kind(int i)
+{
+    int bits = i % 32;
+    const sinpe__call c = {i / (96 * SINPE__N_DTYPES), SINPE_FORM_ROWS, i / 96 % SINPE__N_DTYPES,
+                           i / 32 % 3, bits & 1, (bits >> 1) & 1, (bits >> 2) & 1,
+                           bits & 8 ? 1 : LARGEST, bits & 16 ? 1 : LARGEST};
+    return c;
+}
+
+/* Whether some call of (mode, weights, out) takes form under t. */
+static int reaches(const sinpe__tuning *t, int form, int mode, int weights, int out)
+{
+    for (int i = 0; i < KINDS; i++) {
+        sinpe__call c = kind(i);
+        choice ch;
+        if (c.mode != mode || c.weights != weights || c.out != out)
+            continue;
+        choose(t, &c, &ch);
+        for (int j = 0; j < ch.n; j++)
+            if (ch.s[j].form == form)
+                return 1;
+    }
+    return 0;
 }
 
 int sinpe__kernel_held(const sinpe__tuning *t, int weights, int k)
 {
-    const entry *e;
-    if (k < SINPE_K_ENTRY)
+    const sinpe__kernel *e = &sinpe__kernels[k];
+    if (e->mode == SINPE_MODE_NONE)
         return weights < 0;
-    e = &entries[k - SINPE_K_ENTRY];
     if ((e->mode == SINPE_MODE_ADD) != (weights < 0))
         return 0;
-    /* Two-pass programs launch only the gather's GENERAL kernels. */
-    if (e->form == SINPE_FORM_GENERAL && e->mode != SINPE_MODE_GATHER)
-        return t->general == SINPE_ONE_PASS;
-    return form_held(t, weights, e->form);
+    return !t || reaches(t, e->form, e->mode, weights < 0 ? SINPE_F32 : weights, e->ot);
 }
 
 void sinpe__plan_options(const sinpe__tuning *t, sinpe_math math, int weights, char *buf,
                          size_t n)
 {
-    static const char *const forms[SINPE_FORMS] = {"FAST",    "STREAM", "COL", "ROW",
-                                                   "GENERAL", "TABLE",  "OTF"};
+#define FORM_NAME(form, sig) #form,
+    static const char *const forms[SINPE_FORMS] = {SINPE_FORM_LIST(FORM_NAME)};
+#undef FORM_NAME
+    sinpe__tuning first; /* every parameter at its first value, for t NULL */
+    const sinpe__tuning *v = t ? t : &first;
+    int held[SINPE_FORMS] = {0};
+    for (size_t i = 0; i < sinpe__n_params; i++)
+        sinpe__param_value(i, 0, sinpe__param_field(&first, i));
+    for (int k = 0; k < sinpe__kernel_count; k++)
+        held[sinpe__kernels[k].form] |= sinpe__kernel_held(t, weights, k);
     /* Never -cl-fast-relaxed-math: the encoding's accuracy depends on IEEE rounding. */
-    size_t used = (size_t)snprintf(
-        buf, n, "-cl-std=CL1.2 -DSINPE_FP64=%d -DSINPE_STEP_SHIFT=%d -DSINPE_SEQS=%zu "
-                "-DSINPE_TABLE_SEQS=%zu -DSINPE_TABLE_TILE=%zu -DSINPE_ALIGNED_IO=%zu",
-        math == SINPE_MATH_FP64 ? 1 : 0, SINPE_STEP_SHIFT, t->seqs, t->table_seqs, t->table_tile,
-        t->aligned);
+    size_t used = (size_t)snprintf(buf, n,
+                                   "-cl-std=CL1.2 -DSINPE_FP64=%d -DSINPE_SEQS=%zu "
+                                   "-DSINPE_TABLE_SEQS=%zu -DSINPE_TABLE_TILE=%zu "
+                                   "-DSINPE_ALIGNED_IO=%zu",
+                                   math == SINPE_MATH_FP64 ? 1 : 0, v->seqs, v->table_seqs,
+                                   v->table_tile, v->aligned);
     for (int f = 0; f < SINPE_FORMS && used < n; f++)
-        used += (size_t)snprintf(buf + used, n - used, " -DSINPE_HAS_%s=%d", forms[f],
-                                 form_held(t, weights, f));
+        used += (size_t)snprintf(buf + used, n - used, " -DSINPE_HAS_%s=%d", forms[f], held[f]);
     if (weights >= 0 && used < n)
         snprintf(buf + used, n - used, " -DSINPE_WEIGHTS=%d", weights);
 }
 
-/* The slot of the kernel of (form, mode, ot); -1 when there is none. */
-static int slot_of(int form, int mode, int ot)
+/* ---- what the choice says of records ------------------------------------- */
+
+int sinpe__plan_same(const sinpe__tuning *t, const sinpe__tuning *u, const sinpe__call *c)
 {
-    for (int i = 0; i < N_ENTRIES; i++) {
-        const entry *e = &entries[i];
-        if (e->form == form && e->mode == mode && e->ot == ot)
-            return SINPE_K_ENTRY + i;
-    }
-    return -1;
+    choice a, b;
+    choose(t, c, &a);
+    choose(u, c, &b);
+    return memcmp(&a, &b, sizeof a) == 0;
 }
 
-/* ---- work-group sizes ---------------------------------------------------- */
+/* Whether t and u launch the same for every kind of call but those that
+   one of the n records before[] launches as t does. */
+static int same_for_all(const sinpe__tuning *t, const sinpe__tuning *u,
+                        const sinpe__tuning *before, size_t n)
+{
+    for (int i = 0; i < KINDS; i++) {
+        const sinpe__call c = kind(i);
+        size_t j = 0;
+        while (j < n && !sinpe__plan_same(t, &before[j], &c))
+            j++;
+        if (j == n && !sinpe__plan_same(t, u, &c))
+            return 0;
+    }
+    return 1;
+}
+
+int sinpe__plan_affects(const sinpe__tuning *t, size_t i, const sinpe__call *c)
+{
+    size_t v;
+    for (size_t k = 0; sinpe__param_value(i, k, &v); k++) {
+        sinpe__tuning u = *t;
+        *sinpe__param_field(&u, i) = v;
+        if (c ? !sinpe__plan_same(t, &u, c) : !same_for_all(t, &u, NULL, 0))
+            return 1;
+    }
+    return 0;
+}
+
+unsigned sinpe__plan_forms(const sinpe__tuning *t)
+{
+    unsigned forms = 0;
+    for (int k = 0; k < sinpe__kernel_count; k++)
+        for (int w = -1; w < SINPE__N_DTYPES; w++)
+            if (sinpe__kernel_held(t, w, k))
+                forms |= 1u << sinpe__kernels[k].form;
+    return forms;
+}
+
+/* v with every parameter at its first value that changes no call but
+   those that one of the n records before[] launches as v does. */
+static void canonical(sinpe__tuning *v, const sinpe__tuning *before, size_t n)
+{
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (size_t i = 0; i < sinpe__n_params; i++) {
+            sinpe__tuning u = *v;
+            size_t *f = sinpe__param_field(&u, i);
+            if (sinpe__param_value(i, 0, f) && *f != *sinpe__param_field(v, i) &&
+                same_for_all(v, &u, before, n)) {
+                *v = u;
+                changed = 1;
+            }
+        }
+    }
+}
+
+size_t sinpe__plan_variants(const sinpe__tuning *r, sinpe__tuning *out)
+{
+    size_t n = 0;
+    out[n] = *r;
+    out[n].stream_bytes = SINPE__NEVER;
+    out[n++].decode_tokens = 0;
+    if (r->decode == SINPE_DECODE_ROWS) {
+        out[n] = out[0];
+        out[n++].decode_tokens = SINPE__NEVER;
+    }
+    if (r->stream) {
+        out[n] = *r;
+        out[n].stream_bytes = 0;
+        out[n++].decode_tokens = 0;
+    }
+    for (size_t i = 0; i < n; i++)
+        canonical(&out[i], out, i);
+    return n;
+}
+
+/* ---- launches ------------------------------------------------------------ */
 
 static size_t pow2_at_least(size_t n)
 {
@@ -135,25 +260,32 @@ static size_t divisor_within(size_t n, size_t lo, size_t hi)
 #define MAX_GROUP 256
 
 /*
- * Local sizes for n[0..dims): powers of two within the kernel's limit and
- * MAX_GROUP, dim 0 first, and 1 from dimension group_dims on.  Groups
- * along dimension 0 only (group_dims 1: COL's columns, OTF's and ROW's
- * single tokens) take the largest divisor of n[0] of at least 64 (or n[0]
- * itself) instead, so that no group is partial: COL runs a partial group
- * through a guarded copy of its step, which CPU vectorisers leave alone.
+ * The launch of kernel (form, mode, ot) of prog over n[0..dims): local
+ * sizes powers of two within the kernel's limit and MAX_GROUP, dim 0
+ * first, and 1 from dimension group_dims on.  Groups along dimension 0
+ * only (group_dims 1: COL's columns, OTF's and ROW's single tokens) take
+ * the largest divisor of n[0] of at least 64 (or n[0] itself) instead, so
+ * that no group is partial: COL runs a partial group through a guarded
+ * copy of its step, which CPU vectorisers leave alone.  A kernel that prog
+ * lacks is an error of the plan's, reported, never launched.
  */
-void sinpe__plan_local(const sinpe_context *ctx, const sinpe__program *prog, int k,
-                       cl_uint dims, cl_uint group_dims, const size_t *n, sinpe__launch *l)
+static sinpe_status plan_local(const sinpe__device_info *dev, const sinpe__program *prog,
+                               int form, int mode, int ot, cl_uint dims, cl_uint group_dims,
+                               const size_t *n, sinpe__launch *l)
 {
-    size_t cap = prog->wg[k];
-    if (cap > MAX_GROUP)
-        cap = MAX_GROUP;
-    if (cap < 1)
-        cap = 1;
+    int k = 0;
+    while (k < sinpe__kernel_count && (sinpe__kernels[k].form != form ||
+                                       sinpe__kernels[k].mode != mode || sinpe__kernels[k].ot != ot))
+        k++;
+    if (k == sinpe__kernel_count || !prog->kernels[k])
+        return sinpe__cl_fail(CL_INVALID_KERNEL, "the plan: a kernel its program lacks");
+    size_t cap = prog->wg[k] < MAX_GROUP ? prog->wg[k] : MAX_GROUP;
+    cap = cap < 1 ? 1 : cap;
+    l->k = k;
     l->kernel = prog->kernels[k];
     l->dims = dims;
     for (cl_uint i = 0; i < dims; i++) {
-        size_t lim = cap < ctx->info.max_item[i] ? cap : ctx->info.max_item[i];
+        size_t lim = cap < dev->max_item[i] ? cap : dev->max_item[i];
         size_t s = pow2_at_least(n[i]);
         if (s > lim)
             s = lim;
@@ -168,6 +300,42 @@ void sinpe__plan_local(const sinpe_context *ctx, const sinpe__program *prog, int
         cap /= l->local[i];
         l->global[i] = round_up(n[i], l->local[i]);
     }
+    return SINPE_SUCCESS;
+}
+
+sinpe_status sinpe__plan_fixed(const sinpe__device_info *dev, const sinpe__program *prog,
+                               int form, int ot, cl_uint dims, const size_t *n,
+                               sinpe__launch *l)
+{
+    return plan_local(dev, prog, form, SINPE_MODE_NONE, ot, dims, dims, n, l);
+}
+
+sinpe_status sinpe__plan_rows(const sinpe__tuning *t, const sinpe__device_info *dev,
+                              const sinpe__program *prog, sinpe_dtype out_dtype, size_t dim,
+                              size_t blocks, sinpe__launch *l)
+{
+    const sinpe__call c = {SINPE_MODE_NONE, SINPE_FORM_ROWS, 0, (int)out_dtype, 0, 0, 0, 0, 0};
+    choice ch;
+    choose(t, &c, &ch);
+    /* Work-item (c, g, h): a tile of T steps x T blocks (kernels/table.cl). */
+    size_t T = ch.s[0].seqs;
+    const size_t n[3] = {dim, SINPE_STEP_ROWS / T, (blocks + T - 1) / T};
+    return sinpe__plan_fixed(dev, prog, SINPE_FORM_ROWS, (int)out_dtype, 3, n, l);
+}
+
+sinpe_status sinpe__plan_positions(const sinpe__device_info *dev, const sinpe__program *prog,
+                                   size_t n_seqs, sinpe__launch *l)
+{
+    const size_t n[2] = {1, n_seqs};
+    size_t wg = 1, cap;
+    SINPE_FORWARD(sinpe__plan_fixed(dev, prog, SINPE_FORM_POSITIONS, SINPE_F32, 2, n, l));
+    cap = prog->wg[l->k];
+    while (wg * 2 <= cap && wg * 2 <= MAX_GROUP && wg * 2 <= dev->max_item[0])
+        wg *= 2;
+    l->global[0] = l->local[0] = wg;
+    l->global[1] = n_seqs;
+    l->local[1] = 1;
+    return SINPE_SUCCESS;
 }
 
 /* ---- embedding calls ----------------------------------------------------- */
@@ -218,66 +386,29 @@ static int fast_applies(int mode, const sinpe_embed_args *a, const sinpe_embed_p
            (size_t)a->start + a->seq_len <= (size_t)p->tab_rows;
 }
 
-/* One launch of kernel (form, call) with cols columns and seqs sequences
-   per work-item (cols 0: a whole row, one token per work-item). */
-static void add_launch(const sinpe_context *ctx, const sinpe__program *prog, sinpe__plan *plan,
-                       int form, int mode, const sinpe_embed_args *a, size_t cols, size_t seqs,
-                       cl_uint group_dims)
+sinpe_status sinpe__plan_embed(const sinpe__tuning *t, const sinpe__device_info *dev,
+                               const sinpe__program *prog, int mode, const sinpe_embed_args *a,
+                               const sinpe_embed_params *p, sinpe__plan *plan)
 {
-    int k = slot_of(form, mode, (int)a->out_dtype);
-    size_t n[3];
-    n[0] = cols ? ((size_t)plan->dim + cols - 1) / cols : 1;
-    n[1] = (a->n_seqs + seqs - 1) / seqs;
-    n[2] = a->seq_len;
-    sinpe__plan_local(ctx, prog, k, 3, group_dims, n, &plan->launch[plan->n++]);
-}
+    size_t tokens = a->n_seqs * a->seq_len;
+    sinpe__call c = {mode, 0, (int)a->weights_dtype, (int)a->out_dtype, 0, 0, 0, tokens,
+                     sinpe_dtype_bytes(a->out_dtype, tokens * p->dim)};
+    choice ch;
 
-void sinpe__plan_embed(const sinpe_context *ctx, const sinpe__program *prog, int mode,
-                       const sinpe_embed_args *a, const sinpe_embed_params *p,
-                       sinpe__plan *plan)
-{
-    const sinpe__tuning *t = &ctx->tune;
-    size_t tokens = a->n_seqs * a->seq_len, S = t->seqs;
-    size_t out_bytes = sinpe_dtype_bytes(a->out_dtype, tokens * p->dim);
-    /* STREAM stores 64-byte lines: sixteen fp32 or 32 16-bit values. */
-    size_t line = 64 / sinpe_dtype_bytes(a->out_dtype, 1);
-    int big = t->stream && mode != SINPE_MODE_ADD && out_bytes >= t->stream_bytes &&
-              stores_aligned(a, p, line, 64);
-    int decode = t->decode == SINPE_DECODE_ROWS && tokens <= t->decode_tokens;
-
+    c.fast = fast_applies(mode, a, p);
+    c.lines = t->stream && mode != SINPE_MODE_ADD && /* no query unless it matters */
+              stores_aligned(a, p, 64 / sinpe_dtype_bytes(a->out_dtype, 1), 64);
+    c.aligned = t->aligned && accesses_aligned(mode, a, p);
+    choose(t, &c, &ch);
     memset(plan, 0, sizeof *plan);
-    plan->dim = p->dim;
-    plan->flags = t->aligned && accesses_aligned(mode, a, p) ? SINPE_ALIGNED : 0;
-    if (fast_applies(mode, a, p)) {
-        if (big)
-            add_launch(ctx, prog, plan, SINPE_FORM_STREAM, mode, a, line, S, 3);
-        else if (decode && mode != SINPE_MODE_ADD && a->out_dtype != SINPE_BF16)
-            add_launch(ctx, prog, plan, SINPE_FORM_ROW, mode, a, 0, 1, 1);
-        else if (t->bf16 == SINPE_BF16_SCALAR && mode != SINPE_MODE_ADD &&
-                 a->weights_dtype == SINPE_BF16 && a->out_dtype == SINPE_BF16)
-            add_launch(ctx, prog, plan, SINPE_FORM_COL, mode, a, 1, 1, 1);
-        else
-            add_launch(ctx, prog, plan, SINPE_FORM_FAST, mode, a, 4, S, 3);
-    } else if (mode == SINPE_MODE_GATHER || t->general == SINPE_ONE_PASS) {
-        add_launch(ctx, prog, plan, SINPE_FORM_GENERAL, mode, a, 4, 1, 3);
-    } else if (decode && !big) {
-        plan->flags |= SINPE_ONE_LAUNCH;
-        add_launch(ctx, prog, plan, SINPE_FORM_OTF, mode, a, 0, 1, 1);
-    } else {
-        /* Two launches: the tokens in the table, then the others. */
-        if (big)
-            add_launch(ctx, prog, plan, SINPE_FORM_STREAM, mode, a, line, S, 3);
-        else
-            add_launch(ctx, prog, plan, SINPE_FORM_TABLE, mode, a, 16, t->table_seqs, 3);
-        add_launch(ctx, prog, plan, SINPE_FORM_OTF, mode, a, 0, 1, 1);
+    plan->flags = (ch.aligned ? SINPE_ALIGNED : 0) |
+                  (ch.n == 1 && ch.s[0].form == SINPE_FORM_OTF ? SINPE_ONE_LAUNCH : 0);
+    for (int i = 0; i < ch.n; i++) {
+        const step *s = &ch.s[i];
+        const size_t n[3] = {s->cols ? (p->dim + s->cols - 1) / s->cols : 1,
+                             (a->n_seqs + s->seqs - 1) / s->seqs, a->seq_len};
+        SINPE_FORWARD(plan_local(dev, prog, s->form, mode, (int)a->out_dtype, 3, s->group_dims,
+                                 n, &plan->launch[plan->n++]));
     }
-}
-
-void sinpe__plan_rows(const sinpe_context *ctx, sinpe_dtype out_dtype, size_t dim,
-                      size_t blocks, sinpe__launch *l)
-{
-    /* Work-item (c, g, h): a tile of T steps x T blocks (kernels/table.cl). */
-    size_t T = ctx->tune.table_tile;
-    const size_t n[3] = {dim, SINPE_STEP_ROWS / T, (blocks + T - 1) / T};
-    sinpe__plan_local(ctx, &ctx->prog, SINPE_K_TABLE_ROWS + (int)out_dtype, 3, 3, n, l);
+    return SINPE_SUCCESS;
 }

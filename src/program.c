@@ -34,7 +34,7 @@ static cl_int make_kernels(cl_device_id dev, const sinpe__tuning *tune, int weig
     for (int k = 0; k < sinpe__kernel_count; k++) {
         if (!sinpe__kernel_held(tune, weights, k))
             continue;
-        prog->kernels[k] = clCreateKernel(prog->program, sinpe__kernel_name(k), &err);
+        prog->kernels[k] = clCreateKernel(prog->program, sinpe__kernels[k].name, &err);
         if (err != CL_SUCCESS) {
             *what = "clCreateKernel";
             return err;

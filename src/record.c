@@ -39,8 +39,7 @@ typedef struct {
 } record_sink;
 
 static sinpe_status record_emit(sinpe__sink *s, sinpe_context *ctx, const sinpe__launch *l,
-                                cl_uint nargs, const void *const *args, const size_t *sizes,
-                                int last)
+                                const void *args, size_t size, int last)
 {
     record_sink *r = (record_sink *)s;
     cl_uint point = 0;
@@ -58,8 +57,7 @@ static sinpe_status record_emit(sinpe__sink *s, sinpe_context *ctx, const sinpe_
     sinpe_status st = sinpe__table_keep(r->table, kernel, 1);
     clReleaseKernel(kernel); /* the table holds it from here */
     SINPE_FORWARD(st);
-    for (cl_uint i = 0; i < nargs && err == CL_SUCCESS; i++)
-        err = clSetKernelArg(kernel, i, sizes[i], args[i]);
+    err = sinpe__set_args(kernel, l->k, args, size);
     if (err == CL_SUCCESS)
         err = r->record(r->cb, NULL, NULL, kernel, l->dims, NULL, l->global, l->local,
                         r->have_prev ? 1 : r->nsync, r->have_prev ? &r->prev : r->sync, &point,

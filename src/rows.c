@@ -19,27 +19,32 @@ sinpe_status sinpe__table_rows(sinpe_table *t, cl_command_queue queue, cl_int ro
     int64_t last = ((int64_t)row0 + (int64_t)nrows - 1) >> SINPE_STEP_SHIFT;
     size_t blocks = (size_t)(last - first + 1), dim = t->spec.dim;
     cl_int base = (cl_int)(first * SINPE_STEP_ROWS), err;
-    cl_uint dim_arg = (cl_uint)dim, nblocks = (cl_uint)blocks, n = (cl_uint)nrows;
-    cl_ulong off = out_offset, stride = out_stride;
     cl_event anchors_done = NULL;
     sinpe_status st;
 
     cl_mem anc = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, blocks * dim * 4 * sizeof(float),
                                 NULL, &err);
     SINPE_CL_CHECK(err, "clCreateBuffer(anchors)");
-    const void *a1[] = {&anc, &dim_arg, &base, &nblocks, &t->desc};
-    const size_t s1[] = {sizeof anc, sizeof dim_arg, sizeof base, sizeof nblocks,
-                         sizeof t->desc};
-    st = sinpe__context_launch(ctx, queue, SINPE_K_TABLE_ANCHORS, 5, a1, s1, dim, blocks, nwait,
-                               wait, &anchors_done);
+    const sinpe__anchors_kargs v1 = {.anc = anc, .dim = (cl_uint)dim, .base = base,
+                                     .nblocks = (cl_uint)blocks, .coef = t->desc};
+    st = sinpe__context_launch(ctx, queue, SINPE_FORM_ANCHORS, SINPE_F32, &v1, sizeof v1, dim,
+                               blocks, nwait, wait, &anchors_done);
     if (st == SINPE_SUCCESS) {
         /* An event, not queue order: the caller's queue may be out of order. */
-        const void *a2[] = {&out, &off, &stride, &dim_arg, &row0, &n, &t->desc, &anc, &nblocks};
-        const size_t s2[] = {sizeof out, sizeof off, sizeof stride, sizeof dim_arg, sizeof row0,
-                             sizeof n, sizeof t->desc, sizeof anc, sizeof nblocks};
+        sinpe__rows_kargs v2;
         sinpe__launch l;
-        sinpe__plan_rows(ctx, out_dtype, dim, blocks, &l);
-        st = sinpe__context_enqueue(ctx, queue, &l, 9, a2, s2, 1, &anchors_done, event);
+        v2.out = out;
+        v2.out_off = out_offset;
+        v2.out_stride = out_stride;
+        v2.dim = (cl_uint)dim;
+        v2.row0 = row0;
+        v2.nrows = (cl_uint)nrows;
+        v2.coef = t->desc;
+        v2.anc = anc;
+        v2.nblocks = (cl_uint)blocks;
+        st = sinpe__plan_rows(&ctx->tune, &ctx->info, &ctx->prog, out_dtype, dim, blocks, &l);
+        if (st == SINPE_SUCCESS)
+            st = sinpe__context_enqueue(ctx, queue, &l, &v2, sizeof v2, 1, &anchors_done, event);
         clReleaseEvent(anchors_done);
     }
     clReleaseMemObject(anc); /* freed once the kernels that use it finish */

@@ -1,7 +1,7 @@
 /*
  * sinpe_internal.h -- what the src/ files share.  Dependencies point one way:
- * status -> device -> tuning -> plan -> program -> context -> spec -> table
- * -> embed -> host.
+ * status -> device -> tuning -> kernels -> plan -> program -> context -> spec
+ * -> table -> embed -> host.
  */
 #ifndef SINPE_INTERNAL_H
 #define SINPE_INTERNAL_H
@@ -108,84 +108,11 @@ typedef struct sinpe__device_info {
 
 sinpe_status sinpe__device_query(cl_device_id device, sinpe__device_info *info);
 
-/* ---- tuning.c, tuning_source.c ------------------------------------------ */
+/* ---- tuning.c, plan.c: the record and the plan's queries (tuning.h) ---- */
 
-/*
- * The tuning record: the whole work shape of the kernels, as data.  Each
- * parameter: its name in the text form, its values (numbers, words whose
- * index is the value, or "#" for a whole number), and what it sets.  A
- * value stays in a list only while some record of the database
- * (tuning/) takes it.  plan.c turns a record into build options, the set
- * of kernels and each call's launch plan.
- */
-#define SINPE_TUNING_PARAMS(X)                                                                \
-    X(seqs, "2 4", "sequences per work-item of the FAST form")                                \
-    X(table_seqs, "2 4", "sequences per work-item of the TABLE form")                         \
-    X(general, "one_pass two_pass",                                                           \
-      "fused and add calls with positions to check: the GENERAL form, or TABLE then OTF")      \
-    X(stream, "0 1",                                                                          \
-      "1: fused and gather outputs of stream_bytes or more take STREAM (then OTF if needed)")  \
-    X(stream_bytes, "#", "the smallest output the STREAM form writes")                          \
-    X(decode, "tiles rows",                                                                   \
-      "calls of at most decode_tokens tokens: as any other, or whole rows (ROW, OTF alone)")   \
-    X(decode_tokens, "#", "the most tokens of a decode-sized call")                             \
-    X(bf16, "vector scalar", "bf16 weights and output: the FAST form, or COL")                 \
-    X(table_tile, "1 8", "table rows: a work-item computes table_tile^2 values")               \
-    X(aligned, "0 1", "1: four-value accesses through vector pointers where a call allows")
+#include "tuning.h"
 
-#define SINPE_TUNING_FIELD(name, values, doc) size_t name;
-typedef struct sinpe__tuning {
-    SINPE_TUNING_PARAMS(SINPE_TUNING_FIELD)
-} sinpe__tuning;
-#undef SINPE_TUNING_FIELD
-
-/* The word values, as indices. */
-enum { SINPE_ONE_PASS, SINPE_TWO_PASS };
-enum { SINPE_DECODE_TILES, SINPE_DECODE_ROWS };
-enum { SINPE_BF16_VECTOR, SINPE_BF16_SCALAR };
-
-typedef struct sinpe__param {
-    const char *name, *values, *doc;
-    size_t offset;
-} sinpe__param;
-extern const sinpe__param sinpe__params[];
-extern const size_t sinpe__n_params;
-size_t *sinpe__param_field(sinpe__tuning *t, size_t i);
-/* The k-th allowed value of parameter i as text; 0 past the last (and for "#"). */
-int sinpe__param_choice(size_t i, size_t k, char *buf, size_t n);
-/* Value v of parameter i as its text (a word or a number); 0 when out of range. */
-int sinpe__param_format(size_t i, size_t v, char *buf, size_t n);
-
-/* A record in text form, parsed: the parameters it sets, and the key
-   fields the library reads (the others are kept for people). */
-#define SINPE__META 256
-typedef struct sinpe__record {
-    sinpe__tuning t;
-    unsigned set; /* bit i: sinpe__params[i] was given */
-    char name[SINPE__META], vendor[SINPE__META], type[SINPE__META], device[SINPE__META];
-    char key[SINPE__META], version[SINPE__META];
-    char why[192]; /* the first error of sinpe__record_parse */
-} sinpe__record;
-
-/* Parses record text; -1 (the reason in r->why) on an unknown key or value. */
-int sinpe__record_parse(const char *text, sinpe__record *r);
-/* Whether every parameter is set. */
-int sinpe__record_complete(const sinpe__record *r);
-/* Copies the parameters r sets into t. */
-void sinpe__record_apply(sinpe__tuning *t, const sinpe__record *r);
-/* "name=value; ..." for every parameter; returns the length it needs. */
-size_t sinpe__tuning_format(const sinpe__tuning *t, char *buf, size_t n);
-/* "cpu", "gpu" or "accelerator". */
-const char *sinpe__type_name(cl_device_type type);
-
-/* The database: the files of tuning/, one record each, then NULL. */
-extern const char *const sinpe__database[];
-/* The record that fits a device best; -1 when none does. */
-int sinpe__database_lookup(const char *vendor, cl_device_type type, const char *device,
-                           sinpe__record *r);
-
-/* Room for a record's text. */
-#define SINPE__VARIANT 320
+/* ---- tuning_source.c ----------------------------------------------------- */
 
 /* The record of a context (tuning_source.c): override, else the device's
    tuning file, else the database.  *from (SINPE__FROM bytes) says which. */
@@ -193,41 +120,106 @@ int sinpe__database_lookup(const char *vendor, cl_device_type type, const char *
 sinpe_status sinpe__tuning_pick(cl_device_id dev, const sinpe__device_info *info,
                                 const char *override, sinpe__tuning *t, char *from);
 
-/* ---- plan.c -------------------------------------------------------------- */
+/* ---- kernels.c ----------------------------------------------------------- */
+
+/* Every kernel, slot k being line k of kernels/entries.def. */
+typedef struct sinpe__kernel {
+    int form, mode, ot; /* SINPE_FORM_*, SINPE_MODE_*, sinpe_dtype of the output */
+    const char *name;
+} sinpe__kernel;
+extern const sinpe__kernel sinpe__kernels[];
+extern const int sinpe__kernel_count;
+#define SINPE_K_MAX 128 /* at least sinpe__kernel_count (kernels.c checks) */
 
 /*
- * Kernel slots: the kernels of kernels/table.cl and the bad-id counter,
- * then one per line of kernels/entries.def, from SINPE_K_ENTRY on.
+ * A kernel's arguments as the host holds them: one struct per signature of
+ * kernels/abi.h, whose fields are the arguments in order (a buffer as its
+ * cl_mem, a local one as its size in bytes), filled by name.
  */
-enum sinpe__kernel_id {
-    SINPE_K_TABLE_ANCHORS = 0,
-    SINPE_K_TABLE_ROWS = 1, /* + out dtype */
-    SINPE_K_MAKE_POS = 4,
-    SINPE_K_TIMESTEPS = 5,  /* + out dtype */
-    SINPE_K_COUNT_BAD = 8,
-    SINPE_K_ENTRY = 9
-};
-extern const int sinpe__kernel_count;
-#define SINPE_K_MAX 128 /* at least sinpe__kernel_count (plan.c checks) */
+#define SINPE__HOST_IN(type) cl_mem
+#define SINPE__HOST_OUT(type) cl_mem
+#define SINPE__HOST_VAL(type) type
+#define SINPE__HOST_LOCAL(type) size_t
+#define SINPE__FIELD(kind, type, name) SINPE__HOST_##kind(type) name
+#define SINPE__SEMI() ;
+#define SINPE__KARGS(sig) struct { sig(SINPE__FIELD, SINPE__SEMI); }
+typedef SINPE__KARGS(SINPE_SIG_EMBED) sinpe__embed_kargs;
+typedef SINPE__KARGS(SINPE_SIG_ANCHORS) sinpe__anchors_kargs;
+typedef SINPE__KARGS(SINPE_SIG_ROWS) sinpe__rows_kargs;
+typedef SINPE__KARGS(SINPE_SIG_POSITIONS) sinpe__positions_kargs;
+typedef SINPE__KARGS(SINPE_SIG_TIMESTEPS) sinpe__timesteps_kargs;
+typedef SINPE__KARGS(SINPE_SIG_BAD_IDS) sinpe__bad_ids_kargs;
 
-/* The kernel function name of slot k. */
-const char *sinpe__kernel_name(int k);
+/* A signature: each argument's name, kind and place in its struct. */
+enum { SINPE__IN, SINPE__OUT, SINPE__VAL, SINPE__LOCAL };
+typedef struct sinpe__arg {
+    const char *name;
+    int kind;
+    size_t offset, size;
+} sinpe__arg;
+typedef struct sinpe__signature {
+    const sinpe__arg *arg;
+    unsigned n;
+    size_t size; /* of its struct */
+} sinpe__signature;
+const sinpe__signature *sinpe__kernel_signature(int k);
+/* Sets the arguments of kernel, of slot k, from args, a struct of size
+   bytes of its signature; CL_INVALID_ARG_SIZE when it is not one. */
+cl_int sinpe__set_args(cl_kernel kernel, int k, const void *args, size_t size);
+
+/* ---- plan.c -------------------------------------------------------------- */
+
+/* A program's kernels (built by program.c). */
+typedef struct sinpe__program {
+    cl_program program;
+    cl_kernel kernels[SINPE_K_MAX];
+    size_t wg[SINPE_K_MAX]; /* CL_KERNEL_WORK_GROUP_SIZE of each */
+    int from_disk;          /* 1 when the binary came from the disk cache */
+} sinpe__program;
+
 /*
  * A context's programs: the base one (weights -1: the table's kernels, the
  * pre-passes and add) and one per weights type (weights a sinpe_dtype: the
  * fused and gather kernels), built on first use.  Whether the program of
- * weights built for t holds slot k; its build options.
+ * weights built for t holds slot k (every kernel with t NULL); its build
+ * options (the same).
  */
 int sinpe__kernel_held(const sinpe__tuning *t, int weights, int k);
 void sinpe__plan_options(const sinpe__tuning *t, sinpe_math math, int weights, char *buf,
                          size_t n);
 
-/* One launch: the kernel and its range. */
+/* One launch: the kernel (slot k) and its range. */
 typedef struct sinpe__launch {
+    int k;
     cl_kernel kernel;
     cl_uint dims;
     size_t global[3], local[3];
 } sinpe__launch;
+
+/* The launches of one embedding call. */
+typedef struct sinpe__plan {
+    int n;                   /* 1, or 2 (TABLE or STREAM, then OTF) */
+    sinpe__launch launch[2];
+    cl_int flags;            /* SINPE_ALIGNED, SINPE_ONE_LAUNCH: for the parameter block */
+} sinpe__plan;
+
+/* The plan of a checked call of mode (p from its arguments, on a table of
+   p->tab_rows rows) under t on a device dev, from prog. */
+sinpe_status sinpe__plan_embed(const sinpe__tuning *t, const sinpe__device_info *dev,
+                               const sinpe__program *prog, int mode, const sinpe_embed_args *a,
+                               const sinpe_embed_params *p, sinpe__plan *plan);
+/* The launch of kernel (form, ot) of no call from prog over n[0 .. dims)
+   (see plan.c). */
+sinpe_status sinpe__plan_fixed(const sinpe__device_info *dev, const sinpe__program *prog,
+                               int form, int ot, cl_uint dims, const size_t *n,
+                               sinpe__launch *l);
+/* Table rows of out_dtype over blocks anchor blocks of dim columns. */
+sinpe_status sinpe__plan_rows(const sinpe__tuning *t, const sinpe__device_info *dev,
+                              const sinpe__program *prog, sinpe_dtype out_dtype, size_t dim,
+                              size_t blocks, sinpe__launch *l);
+/* fairseq positions of n_seqs sequences: a power-of-two work-group each. */
+sinpe_status sinpe__plan_positions(const sinpe__device_info *dev, const sinpe__program *prog,
+                                   size_t n_seqs, sinpe__launch *l);
 
 /* ---- program.c ----------------------------------------------------------- */
 
@@ -236,13 +228,6 @@ extern const unsigned long sinpe__kernel_source_len;
 /* kernels/device.cl and what it includes (build/device_text.c). */
 extern const char sinpe__device_text[];
 extern const unsigned long sinpe__device_text_len;
-
-typedef struct sinpe__program {
-    cl_program program;
-    cl_kernel kernels[SINPE_K_MAX];
-    size_t wg[SINPE_K_MAX]; /* CL_KERNEL_WORK_GROUP_SIZE of each */
-    int from_disk;          /* 1 when the binary came from the disk cache */
-} sinpe__program;
 
 /* Builds the program of weights (see sinpe__kernel_held) for t on dev;
  * disk_cache != 0 tries the on-disk binary cache first and stores a binary
@@ -318,40 +303,26 @@ struct sinpe_context {
     struct sinpe_table *tables; /* cache, linked through sinpe_table.next */
 };
 
-/* Takes a reference / drops one (the last frees). ctx->lock not held. */
-void sinpe__context_retain(sinpe_context *ctx);
+/* Drops a reference (the last frees). ctx->lock not held. */
 void sinpe__context_unref(sinpe_context *ctx);
 
 /*
- * Sets the arguments of kernel k and enqueues it over a 2D range of cols x
- * rows, local sizes from sinpe__plan_local, under the context lock
- * (clSetKernelArg on a shared kernel is not thread-safe).  args[i] points
- * at the value of argument i, of size sizes[i].
+ * Enqueues launch l with its arguments args (the struct of its signature,
+ * size bytes), set under the context lock (clSetKernelArg on a shared
+ * kernel is not thread-safe); sinpe__context_launch first plans kernel
+ * (form, ot) of the base program over cols x rows (sinpe__plan_fixed).
  */
-sinpe_status sinpe__context_launch(sinpe_context *ctx, cl_command_queue queue, int k,
-                                   cl_uint nargs, const void *const *args,
-                                   const size_t *sizes, size_t cols, size_t rows,
+sinpe_status sinpe__context_enqueue(sinpe_context *ctx, cl_command_queue queue,
+                                    const sinpe__launch *l, const void *args, size_t size,
+                                    cl_uint nwait, const cl_event *wait, cl_event *event);
+sinpe_status sinpe__context_launch(sinpe_context *ctx, cl_command_queue queue, int form, int ot,
+                                   const void *args, size_t size, size_t cols, size_t rows,
                                    cl_uint nwait, const cl_event *wait, cl_event *event);
 
 /* The program of weights type et, built now if it is not yet (under
    build_lock, not the context lock); SINPE_BUILD_FAILED and the like. */
 sinpe_status sinpe__context_weights(sinpe_context *ctx, sinpe_dtype et,
                                     const sinpe__program **prog);
-
-/* Enqueues launch l of a plan, setting its arguments under the context lock. */
-sinpe_status sinpe__context_enqueue(sinpe_context *ctx, cl_command_queue queue,
-                                    const sinpe__launch *l, cl_uint nargs,
-                                    const void *const *args, const size_t *sizes, cl_uint nwait,
-                                    const cl_event *wait, cl_event *event);
-
-/* ---- plan.c: launches ---------------------------------------------------- */
-
-/* The local and global sizes of kernel k of prog over n[0 .. dims) (see plan.c). */
-void sinpe__plan_local(const sinpe_context *ctx, const sinpe__program *prog, int k,
-                       cl_uint dims, cl_uint group_dims, const size_t *n, sinpe__launch *l);
-/* Table rows of out_dtype over blocks anchor blocks of dim columns. */
-void sinpe__plan_rows(const sinpe_context *ctx, sinpe_dtype out_dtype, size_t dim,
-                      size_t blocks, sinpe__launch *l);
 
 /* Checks that buf belongs to ctx and holds offset + elems elements of esize bytes;
    offset + values values of dtype (whole blocks); need bytes (SIZE_MAX: more than
@@ -370,14 +341,6 @@ sinpe_status sinpe__check_queue(const sinpe_context *ctx, cl_command_queue queue
 sinpe_status sinpe__check_wait_list(const sinpe_context *ctx, cl_uint n, const cl_event *list);
 
 /* ---- spec.c -------------------------------------------------------------- */
-
-/*
- * Rows per anchor of the angle addition (kernels/pe_math.cl): the kernels
- * get SINPE_STEP_SHIFT as a build option, so this is the one definition
- * (128 rather than 64: tuning log 5 of bench/RESULTS.md).
- */
-#define SINPE_STEP_SHIFT 7
-#define SINPE_STEP_ROWS (1 << SINPE_STEP_SHIFT)
 
 sinpe_status sinpe__spec_validate(const sinpe_spec *spec);
 int sinpe__spec_equal(const sinpe_spec *a, const sinpe_spec *b);

@@ -30,12 +30,15 @@ sinpe_status sinpe_enqueue_timesteps(sinpe_table *table, cl_command_queue queue,
     SINPE_FORWARD(sinpe__check_values(ctx, out, "out", out_offset, (count - 1) * stride + dim,
                                       out_dtype));
 
-    cl_ulong ts_off = ts_offset, o_off = out_offset, o_stride = stride;
-    cl_uint dim_arg = (cl_uint)dim, n = (cl_uint)count;
-    const void *args[] = {&timesteps, &ts_off, &out, &o_off, &o_stride, &dim_arg, &n,
-                          &table->desc};
-    const size_t sizes[] = {sizeof(cl_mem), sizeof ts_off, sizeof(cl_mem), sizeof o_off,
-                            sizeof o_stride, sizeof dim_arg, sizeof n, sizeof(cl_mem)};
-    return sinpe__context_launch(ctx, queue, SINPE_K_TIMESTEPS + (int)out_dtype, 8, args, sizes,
+    sinpe__timesteps_kargs v;
+    v.ts = timesteps;
+    v.ts_off = ts_offset;
+    v.out = out;
+    v.out_off = out_offset;
+    v.out_stride = stride;
+    v.dim = (cl_uint)dim;
+    v.n = (cl_uint)count;
+    v.coef = table->desc;
+    return sinpe__context_launch(ctx, queue, SINPE_FORM_TIMESTEPS, (int)out_dtype, &v, sizeof v,
                                  dim, count, num_events_in_wait_list, event_wait_list, event);
 }

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PARAM_ROW(name, values, doc) {#name, values, doc, offsetof(sinpe__tuning, name)},
+#define PARAM_ROW(name, values, order, doc) {#name, values, order, doc, offsetof(sinpe__tuning, name)},
 const sinpe__param sinpe__params[] = {SINPE_TUNING_PARAMS(PARAM_ROW)};
 #undef PARAM_ROW
 const size_t sinpe__n_params = sizeof sinpe__params / sizeof sinpe__params[0];
@@ -63,7 +63,7 @@ static int param_value(size_t i, const char *v, size_t *out)
             return -1;
         errno = 0;
         x = strtoull(v, &end, 10);
-        if (errno || *end || x > (1ull << 62))
+        if (errno || *end || x > SINPE__NEVER)
             return -1;
         *out = (size_t)x;
         return 0;
@@ -74,6 +74,16 @@ static int param_value(size_t i, const char *v, size_t *out)
             return 0;
         }
     return -1;
+}
+
+int sinpe__param_value(size_t i, size_t k, size_t *v)
+{
+    char word[32];
+    if (strcmp(sinpe__params[i].values, "#") == 0) {
+        *v = k == 0 ? 0 : SINPE__NEVER;
+        return k < 2;
+    }
+    return sinpe__param_choice(i, k, word, sizeof word) && param_value(i, word, v) == 0;
 }
 
 int sinpe__param_choice(size_t i, size_t k, char *buf, size_t n)

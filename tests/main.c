@@ -93,6 +93,7 @@ int main(int argc, char **argv)
     srunner_add_suite(sr, suite_device());
     srunner_add_suite(sr, suite_features());
     srunner_add_suite(sr, suite_types());
+    srunner_add_suite(sr, suite_contract());
 
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

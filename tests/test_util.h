@@ -41,6 +41,7 @@ TCase *tcase_record(void);    /* part of suite_device */
 Suite *suite_tuning(void);
 Suite *suite_quant(void);
 Suite *suite_features(void);
+Suite *suite_contract(void);
 
 /* Seconds allowed to a test that creates a context (cold pocl builds). */
 #define TU_TIMEOUT 300

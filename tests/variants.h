@@ -4,7 +4,7 @@
 #ifndef SINPE_TEST_VARIANTS_H
 #define SINPE_TEST_VARIANTS_H
 
-#include "sinpe_internal.h"
+#include "tuning.h"
 
 #include <stddef.h>
 

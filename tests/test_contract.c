@@ -1,0 +1,185 @@
+/*
+ * test_contract.c -- the kernel contract of kernels/abi.h, checked on the
+ * built programs (-cl-kernel-arg-info):
+ *   - every kernel of kernels/entries.def exists, and its arguments are
+ *     those of its form's signature, in order: count, names, address
+ *     spaces and constness, so that a kernel or a host struct changed
+ *     alone fails here;
+ *   - each kernel file compiles on its own with its includes, and
+ *     kernels/sinpe.cl built from disk defines the kernels of the
+ *     embedded text;
+ *   - the plan: the records the tests run under (sinpe__plan_variants)
+ *     hold every kernel some database record holds, and a launch of a
+ *     kernel its program lacks is refused with a status.
+ */
+#include "test_util.h"
+#include "sinpe_internal.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A program of the embedded source (text NULL) or of text with the kernel
+   files' directory on the include path, holding every kernel of weights
+   (-1: the base program's), built with the argument information. */
+static cl_program build(sinpe_context *ctx, const char *text, int weights)
+{
+    char options[1024];
+    const char *src = text ? text : sinpe__kernel_source;
+    cl_device_id dev = sinpe_context_device(ctx);
+    cl_int err;
+    sinpe__plan_options(NULL, SINPE_MATH_FLOAT, weights, options, sizeof options);
+    strcat(options, " -cl-kernel-arg-info -I kernels");
+    cl_program prog = clCreateProgramWithSource(sinpe_context_cl_context(ctx), 1, &src, NULL, &err);
+    ck_assert_int_eq(err, CL_SUCCESS);
+    err = clBuildProgram(prog, 1, &dev, options, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        static char log[16384];
+        clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, sizeof log, log, NULL);
+        ck_abort_msg("%s does not build (%d): %.4000s", text ? text : "the embedded source",
+                     (int)err, log);
+    }
+    return prog;
+}
+
+/* Kernel k of prog against its signature. */
+static void check_kernel(cl_program prog, int k)
+{
+    static const cl_kernel_arg_address_qualifier space[] = {
+        CL_KERNEL_ARG_ADDRESS_GLOBAL, CL_KERNEL_ARG_ADDRESS_GLOBAL,
+        CL_KERNEL_ARG_ADDRESS_PRIVATE, CL_KERNEL_ARG_ADDRESS_LOCAL};
+    const sinpe__signature *sig = sinpe__kernel_signature(k);
+    const char *name = sinpe__kernels[k].name;
+    cl_int err;
+    cl_uint n = 0;
+    cl_kernel kernel = clCreateKernel(prog, name, &err);
+    ck_assert_msg(err == CL_SUCCESS, "%s: clCreateKernel %d", name, (int)err);
+    clGetKernelInfo(kernel, CL_KERNEL_NUM_ARGS, sizeof n, &n, NULL);
+    ck_assert_msg(n == sig->n, "%s: %u arguments, its signature %u", name, n, sig->n);
+    for (cl_uint i = 0; i < n; i++) {
+        const sinpe__arg *g = &sig->arg[i];
+        char got[64] = "";
+        cl_kernel_arg_address_qualifier q = 0;
+        cl_kernel_arg_type_qualifier tq = 0;
+        ck_assert_int_eq(clGetKernelArgInfo(kernel, i, CL_KERNEL_ARG_NAME, sizeof got, got, NULL),
+                         CL_SUCCESS);
+        clGetKernelArgInfo(kernel, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof q, &q, NULL);
+        clGetKernelArgInfo(kernel, i, CL_KERNEL_ARG_TYPE_QUALIFIER, sizeof tq, &tq, NULL);
+        ck_assert_msg(strcmp(got, g->name) == 0, "%s: argument %u is %s, its signature's %s",
+                      name, i, got, g->name);
+        ck_assert_msg(q == space[g->kind], "%s: argument %s in address space 0x%x, not 0x%x",
+                      name, got, (unsigned)q, (unsigned)space[g->kind]);
+        ck_assert_msg(g->kind != SINPE__IN || (tq & CL_KERNEL_ARG_TYPE_CONST),
+                      "%s: argument %s is not const", name, got);
+        ck_assert_msg(g->kind != SINPE__OUT || !(tq & CL_KERNEL_ARG_TYPE_CONST),
+                      "%s: argument %s is const", name, got);
+    }
+    clReleaseKernel(kernel);
+}
+
+START_TEST(contract_arguments)
+{
+    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
+    int checked = 0;
+    /* The base program, and one of weights (COL's bf16 kernels among its
+       own: with no record, a program holds every kernel of its calls). */
+    for (int w = -1; w <= SINPE_F32; w++) {
+        cl_program prog = build(ctx, NULL, w);
+        for (int k = 0; k < sinpe__kernel_count; k++)
+            if (sinpe__kernel_held(NULL, w, k)) {
+                check_kernel(prog, k);
+                checked++;
+            }
+        clReleaseProgram(prog);
+    }
+    ck_assert_int_eq(checked, sinpe__kernel_count);
+    sinpe_context_release(ctx);
+}
+END_TEST
+
+/* Every .cl file of kernels/ compiles on its own; kernels/sinpe.cl from disk
+   defines the kernels of the embedded text. */
+START_TEST(contract_files_standalone)
+{
+    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
+    DIR *dir = opendir("kernels");
+    struct dirent *e;
+    int files = 0;
+    ck_assert_msg(dir != NULL, "kernels/ not found: run the tests from the repository root");
+    while ((e = readdir(dir)) != NULL) {
+        size_t len = strlen(e->d_name);
+        char text[300];
+        if (len < 4 || strcmp(e->d_name + len - 3, ".cl") != 0)
+            continue;
+        snprintf(text, sizeof text, "#include \"%s\"\n", e->d_name);
+        clReleaseProgram(build(ctx, text, -1));
+        files++;
+    }
+    closedir(dir);
+    ck_assert_int_ge(files, 9);
+    for (int w = -1; w <= SINPE_F32; w++) {
+        char a[8192] = "", b[8192] = "";
+        cl_program embedded = build(ctx, NULL, w), disk = build(ctx, "#include \"sinpe.cl\"\n", w);
+        clGetProgramInfo(embedded, CL_PROGRAM_KERNEL_NAMES, sizeof a, a, NULL);
+        clGetProgramInfo(disk, CL_PROGRAM_KERNEL_NAMES, sizeof b, b, NULL);
+        ck_assert_msg(a[0] && strcmp(a, b) == 0, "weights %d: embedded %s, from disk %s", w, a, b);
+        clReleaseProgram(embedded);
+        clReleaseProgram(disk);
+    }
+    sinpe_context_release(ctx);
+}
+END_TEST
+
+START_TEST(contract_variants_reach)
+{
+    for (size_t i = 0; sinpe__database[i]; i++) {
+        sinpe__record r;
+        sinpe__tuning v[3];
+        ck_assert_int_eq(sinpe__record_parse(sinpe__database[i], &r), 0);
+        size_t n = sinpe__plan_variants(&r.t, v);
+        ck_assert_msg(n >= 1 && n <= 3, "record %s: %zu variants", r.name, n);
+        for (int w = -1; w < SINPE__N_DTYPES; w++)
+            for (int k = 0; k < sinpe__kernel_count; k++) {
+                int held = 0;
+                for (size_t j = 0; j < n; j++)
+                    held |= sinpe__kernel_held(&v[j], w, k);
+                ck_assert_msg(held || !sinpe__kernel_held(&r.t, w, k),
+                              "record %s, weights %d: no variant holds %s", r.name, w,
+                              sinpe__kernels[k].name);
+            }
+        ck_assert_uint_eq(sinpe__plan_forms(&r.t) & ~(sinpe__plan_forms(&v[0]) |
+                                                      sinpe__plan_forms(&v[n - 1]) |
+                                                      sinpe__plan_forms(&v[n / 2])),
+                          0);
+    }
+}
+END_TEST
+
+START_TEST(contract_plan_refuses_missing)
+{
+    static sinpe__program empty; /* no kernel */
+    sinpe__device_info dev;
+    sinpe__launch l;
+    const size_t n[2] = {64, 4};
+    memset(&dev, 0, sizeof dev);
+    dev.max_item[0] = dev.max_item[1] = dev.max_item[2] = 256;
+    ck_assert_int_eq(sinpe__plan_fixed(&dev, &empty, SINPE_FORM_ANCHORS, SINPE_F32, 2, n, &l),
+                     CL_INVALID_KERNEL);
+    ck_assert_int_eq(sinpe__plan_fixed(&dev, &empty, SINPE_FORM_ROWS, SINPE_I8, 2, n, &l),
+                     CL_INVALID_KERNEL);
+}
+END_TEST
+
+Suite *suite_contract(void)
+{
+    Suite *s = suite_create("contract");
+    TCase *tc = tcase_create("kernels");
+    tcase_set_timeout(tc, TU_TIMEOUT);
+    tcase_add_test(tc, contract_arguments);
+    tcase_add_test(tc, contract_files_standalone);
+    tcase_add_test(tc, contract_variants_reach);
+    tcase_add_test(tc, contract_plan_refuses_missing);
+    suite_add_tcase(s, tc);
+    return s;
+}
