@@ -92,9 +92,10 @@ BUILD      = build
 LIB_OBJS   = $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/*.c)) $(BUILD)/kernels.o \
              $(BUILD)/database.o $(BUILD)/device_text.o
 TEST_OBJS  = $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/*.c))
-BENCH_OBJS = $(patsubst %.c,$(BUILD)/%.o,$(filter-out bench/tune%.c,$(wildcard bench/*.c)))
+BENCH_OBJS = $(patsubst %.c,$(BUILD)/%.o,$(wildcard bench/*.c))
+# The installed programs (tools/): sinpe-tune times with bench/'s measuring.
 TUNE_OBJS  = $(filter-out $(BUILD)/bench/main.o,$(BENCH_OBJS)) \
-             $(BUILD)/bench/tune.o $(BUILD)/bench/tune_main.o
+             $(patsubst %.c,$(BUILD)/%.o,$(wildcard tools/*.c))
 
 STATIC_LIB = $(BUILD)/libsinpe.a
 SONAME     = libsinpe.so.$(MAJOR)
@@ -120,6 +121,7 @@ $(BUILD)/%.o: %.c
 
 $(BUILD)/tests/%.o: DIR_CFLAGS = -Itests $(CHECK_CFLAGS)
 $(BUILD)/bench/%.o: DIR_CFLAGS = -Ibench
+$(BUILD)/tools/%.o: DIR_CFLAGS = -Ibench -Itools
 
 $(BUILD)/kernels.o $(BUILD)/database.o $(BUILD)/device_text.o: $(BUILD)/%.o: $(BUILD)/%.c
 	$(CC) $(SINPE_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
@@ -194,7 +196,8 @@ $(TEST_BIN): $(TEST_OBJS) $(STATIC_LIB)
 $(BENCH_BIN): $(BENCH_OBJS) $(STATIC_LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(BENCH_OBJS) $(STATIC_LIB) $(SYS_LIBS) $(LDLIBS)
 
-# sinpe-tune reads the parameter table and the database (sinpe__ names).
+# sinpe-tune reads the parameter table, the database and the plan's queries
+# (src/tuning.h: sinpe__ names, so the static library).
 $(TUNE_BIN): $(TUNE_OBJS) $(STATIC_LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(TUNE_OBJS) $(STATIC_LIB) $(SYS_LIBS) $(LDLIBS)
 

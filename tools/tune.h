@@ -1,12 +1,14 @@
 /*
  * tune.h -- what the files of sinpe-tune share (tune.c: the cases and
  * their timing; tune_main.c: the search, the check of the result, main).
+ * It reads and compares records through the library's tuning API and the
+ * plan's queries (src/tuning.h), and times through bench/.
  */
 #ifndef SINPE_TUNE_H
 #define SINPE_TUNE_H
 
 #include "bench.h"
-#include "sinpe_internal.h"
+#include "tuning.h"
 
 #define MAX_DIMS 4
 #define MAX_CASES 96
@@ -54,8 +56,10 @@ enum { DECODE, MID, PREFILL };
 
 /* tune.c */
 void tune_make_cases(tuner *tu);
-int tune_affects(const char *param, const tune_case *c);
-int tune_decides(const char *param, const tune_case *c);
+/* Case c as the plan sees the call (src/tuning.h). */
+sinpe__call tune_call(const tune_case *c);
+/* Whether parameter p decides case c under the current record cur. */
+int tune_decides(const tuner *tu, size_t p, const sinpe__tuning *cur, const tune_case *c);
 void tune_case_name(const tune_case *c, char *buf, size_t n);
 int tune_candidate_open(tuner *tu, candidate *cand, const char *text);
 void tune_candidate_close(candidate *cand);

@@ -14,9 +14,8 @@
  * Last, every case of the benchmark's kind that the search timed is timed
  * again, in the same rounds, under the database record, the chosen one and
  * the record that was fastest for that case in the search, and the ratios
- * are printed against the fastest of the three.  Records that differ only
- * in parameters that do not affect a case (tune_affects) run the same
- * kernels for it: they are timed once.
+ * are printed against the fastest of the three.  Records that run the
+ * same kernels for a case (sinpe__plan_same) are timed once.
  */
 #include "tune.h"
 
@@ -60,7 +59,7 @@ static int search(tuner *tu, size_t p, sinpe__tuning *cur)
     int rc = -1;
 
     for (size_t k = 0; k < tu->n_cases; k++)
-        if (tune_decides(par->name, &tu->cases[k]))
+        if (tune_decides(tu, p, cur, &tu->cases[k]))
             sel[n++] = &tu->cases[k];
     if (n == 0)
         return 0;
@@ -129,17 +128,14 @@ done:
 
 /* ---- the check of the result --------------------------------------------- */
 
-/* Whether records a and b run the same kernels for case c. */
+/* Whether records a and b run the same kernels for case c (the plan says). */
 static int same_for(const char *a, const char *b, const tune_case *c)
 {
     sinpe__record ra, rb;
+    sinpe__call k = tune_call(c);
     if (sinpe__record_parse(a, &ra) != 0 || sinpe__record_parse(b, &rb) != 0)
         return 0;
-    for (size_t p = 0; p < sinpe__n_params; p++)
-        if (*sinpe__param_field(&ra.t, p) != *sinpe__param_field(&rb.t, p) &&
-            tune_affects(sinpe__params[p].name, c))
-            return 0;
-    return 1;
+    return sinpe__plan_same(&ra.t, &rb.t, &k);
 }
 
 /* Adds record text to recs unless it is there; its index. */
@@ -385,11 +381,6 @@ static void release_buffers(tuner *tu)
 
 int main(int argc, char **argv)
 {
-    /* The parameters in the order they are tuned: the forms that move the
-       most work first; bf16 before stream, which takes its large calls, and
-       table_seqs after it, which leaves it the calls it does not take. */
-    static const char *const order[] = {"general", "seqs",   "bf16",    "stream",     "table_seqs",
-                                        "stream_bytes", "decode", "aligned", "table_tile"};
     static tuner tu;
     char vendor[256] = "", dflt[SINPE__VARIANT], chosen[SINPE__VARIANT], path[1024];
     int reset = 0, rc = 1;
@@ -425,11 +416,11 @@ int main(int argc, char **argv)
     printf("[%5.0f s] scores: each value's time over the current one's, geometric mean "
            "over the cases it decides\n",
            bench_now_s() - tu.t0);
-    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
+    /* The parameters in their order (src/tuning.h); one that changes none
+       of the cases under the current record is not searched. */
+    for (int order = 1; order <= (int)sinpe__n_params; order++)
         for (size_t p = 0; p < sinpe__n_params; p++)
-            if (!strcmp(sinpe__params[p].name, order[i]) &&
-                !(!strcmp(order[i], "stream_bytes") && !cur.stream) &&
-                search(&tu, p, &cur) != 0)
+            if (sinpe__params[p].order == order && search(&tu, p, &cur) != 0)
                 goto done;
     sinpe__tuning_format(&cur, chosen, sizeof chosen);
     if (check(&tu, dflt, chosen) != 0)

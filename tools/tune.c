@@ -137,56 +137,45 @@ void tune_make_cases(tuner *tu)
         }
 }
 
-/*
- * Whether parameter p can change the launches of case c at all: two
- * records that differ only in parameters that do not affect a case run
- * the same kernels for it (src/plan.c).
- */
-int tune_affects(const char *p, const tune_case *c)
+sinpe__call tune_call(const tune_case *c)
 {
-    int decode = c->op != OP_TABLE && bench_shapes[c->shape].seq_len == 1;
-    if (!strcmp(p, "table_tile"))
-        return c->op == OP_TABLE;
+    static const int modes[] = {SINPE_MODE_FUSED, SINPE_MODE_GATHER, SINPE_MODE_ADD,
+                                SINPE_MODE_NONE};
+    sinpe__call k;
+    memset(&k, 0, sizeof k);
+    k.mode = modes[c->op];
+    k.form = SINPE_FORM_ROWS; /* the table case */
+    k.weights = k.out = (int)c->dtype;
     if (c->op == OP_TABLE)
-        return 0;
-    if (!strcmp(p, "general"))
-        return c->explicit_pos && c->op != OP_GATHER;
-    if (!strcmp(p, "stream") || !strcmp(p, "stream_bytes"))
-        return !decode && c->op != OP_ADD;
-    if (!strcmp(p, "decode") || !strcmp(p, "decode_tokens"))
-        return decode;
-    if (!strcmp(p, "bf16"))
-        return c->dtype == SINPE_BF16;
-    if (!strcmp(p, "table_seqs"))
-        return c->explicit_pos && c->op != OP_GATHER;
-    return 1; /* seqs, aligned */
+        return k;
+    /* Implicit positions start at 0, in the table; the buffers are the
+       runtime's, so aligned to far more than 64 bytes. */
+    k.fast = c->op == OP_GATHER || !c->explicit_pos;
+    k.lines = c->dim % (c->dtype == SINPE_F32 ? 16 : 32) == 0;
+    k.aligned = c->dim % 4 == 0;
+    k.tokens = bench_shapes[c->shape].seqs * bench_shapes[c->shape].seq_len;
+    k.out_bytes = k.tokens * c->dim * bench_dtype_size(c->dtype);
+    return k;
 }
 
 /*
- * Whether parameter p decides case c: the cases its search times, among
- * those it affects, for the forms it chooses between.
+ * Whether parameter p decides case c: p changes its launches under cur
+ * (the plan says), and it is an fp32 case, unless p changes no fp32 case
+ * (the bf16 form), which keeps the search to the benchmark's kind.
  */
-int tune_decides(const char *p, const tune_case *c)
+int tune_decides(const tuner *tu, size_t p, const sinpe__tuning *cur, const tune_case *c)
 {
-    int decode = c->op != OP_TABLE && bench_shapes[c->shape].seq_len == 1;
-    int fp32 = c->dtype == SINPE_F32;
-    if (c->op == OP_TABLE)
-        return !strcmp(p, "table_tile");
-    if (!strcmp(p, "general"))
-        return fp32 && c->explicit_pos;
-    if (!strcmp(p, "seqs"))
-        return fp32 && !decode && !c->explicit_pos;
-    if (!strcmp(p, "table_seqs"))
-        return fp32 && !decode && c->explicit_pos;
-    if (!strcmp(p, "stream") || !strcmp(p, "stream_bytes"))
-        return !decode && c->op != OP_ADD && (fp32 || c->shape == MID);
-    if (!strcmp(p, "decode"))
-        return fp32 && decode;
-    if (!strcmp(p, "bf16"))
-        return c->dtype == SINPE_BF16;
-    if (!strcmp(p, "aligned"))
-        return c->shape == MID && !c->explicit_pos;
-    return 0;
+    sinpe__call k = tune_call(c);
+    if (!sinpe__plan_affects(cur, p, &k))
+        return 0;
+    if (c->dtype == SINPE_F32)
+        return 1;
+    for (size_t i = 0; i < tu->n_cases; i++) {
+        k = tune_call(&tu->cases[i]);
+        if (tu->cases[i].dtype == SINPE_F32 && sinpe__plan_affects(cur, p, &k))
+            return 0;
+    }
+    return 1;
 }
 
 /* ---- records and their contexts ------------------------------------------ */
