@@ -200,27 +200,32 @@ inline void sinpe_put_n(const int ot, global uchar *restrict out, const sinpe_to
     sinpe_store_n(k->id.zero ? (float4)(0.0f) : x, out, k->o + off, n, ot, k->al);
 }
 
-/*
- * Token k's whole row with its PE read from the table (k->p in the table):
- * the whole-row forms, one work-item per token (sinpe_body_ROW in
- * embed_fast.cl, the one-launch OTF form in embed_two_pass.cl).  The
- * operations of sinpe_body_GENERAL, four columns per step.
- */
-inline void sinpe_table_row(const int mode, const int et, const int ot,
-                            global const uchar *restrict E, global uchar *restrict out,
-                            global const float *restrict tab, const sinpe_embed_params *a,
-                            const sinpe_token *k)
+/* The n columns at offset off of token k's row, PE column pc (k's column
+   + off): the value, plus PE (computed past the table, else from the
+   table) unless the call adds none, stored. */
+inline void sinpe_token_cols(const int mode, const int et, const int ot,
+                             global const uchar *restrict E, global uchar *restrict out,
+                             global const float *restrict tab, global const float *restrict coef,
+                             const sinpe_embed_params *a, const sinpe_token *k, int pc,
+                             size_t off, int n)
 {
-    bool read_pe = mode != SINPE_MODE_GATHER && k->id.add_pe;
-    size_t pe = sinpe_pe_row(a, k->p);
-    int dim = (int)a->dim;
-    for (int c = 0; c < dim; c += 4) {
-        int n = c + 4 <= dim ? 4 : dim - c;
-        float4 x = sinpe_value_n(mode, et, ot, E, out, k, c, n, a->scale);
-        if (read_pe)
-            x += sinpe_load_n((global const uchar *)tab, pe + c, n, SINPE_F32, false);
-        sinpe_put_n(ot, out, k, c, n, x);
+    float4 x = sinpe_value_n(mode, et, ot, E, out, k, off, n, a->scale);
+    if (sinpe_wants_pe(mode, a)) {
+        float4 pe = sinpe_pe_n(k->otf, k->al, k->p, pc, n, tab, a, coef);
+        x = k->id.add_pe ? x + pe : x;
     }
+    sinpe_put_n(ot, out, k, off, n, x);
+}
+
+/* Token k's whole row (k at column 0), four columns per step: the
+   whole-row forms, one work-item per token (sinpe_body_ROW, OTF). */
+inline void sinpe_token_row(const int mode, const int et, const int ot,
+                            global const uchar *restrict E, global uchar *restrict out,
+                            global const float *restrict tab, global const float *restrict coef,
+                            const sinpe_embed_params *a, const sinpe_token *k)
+{
+    for (int c = 0; c < (int)a->dim; c += 4)
+        sinpe_token_cols(mode, et, ot, E, out, tab, coef, a, k, c, c, min(4, (int)a->dim - c));
 }
 
 /*
@@ -238,14 +243,7 @@ inline void sinpe_body_GENERAL(const int mode, const int et, const int ot,
         return;
     sinpe_token k = sinpe_token_at(mode, pos, seq_start, pad_count, &a, b, t, c);
     k.id = sinpe_token_id(mode, et, ids, ws, &a, &k, c);
-    /* n a constant but at a row's end (see sinpe_load_part4). */
-    int n = c + 4 <= (int)a.dim ? 4 : (int)a.dim - c;
-    float4 x = sinpe_value_n(mode, et, ot, E, out, &k, 0, n, a.scale);
-    if (sinpe_wants_pe(mode, &a)) {
-        float4 pe = sinpe_pe_n(k.otf, k.al, k.p, c, n, tab, &a, coef);
-        x = k.id.add_pe ? x + pe : x;
-    }
-    sinpe_put_n(ot, out, &k, 0, n, x);
+    sinpe_token_cols(mode, et, ot, E, out, tab, coef, &a, &k, c, 0, min(4, (int)a.dim - c));
 }
 
 #endif /* SINPE_EMBED_CL */

@@ -123,7 +123,7 @@ inline void sinpe_body_COL(const int mode, const int et, const int ot,
 
 /*
  * ROW: work-item (0, b, t) writes the whole row of token t of sequence b,
- * four columns per step (sinpe_table_row), and reads its id once.  The
+ * four columns per step (sinpe_token_row), and reads its id once.  The
  * host launches one work-item per work-group, sequences first, so the
  * work-items of one position follow each other and find its PE row in
  * cache.
@@ -138,11 +138,11 @@ inline void sinpe_body_ROW(const int mode, const int et, const int ot,
     sinpe_token k;
     k.r = b * a.seq_len + t;
     k.o = a.out_off + k.r * a.out_stride;
-    k.p = a.start + (int)t; /* in the table; sinpe_table_row clamps it */
+    k.p = a.start + (int)t; /* in the table (sinpe_pe_row clamps it) */
     k.otf = false;
     k.al = (a.flags & SINPE_ALIGNED) != 0;
     k.id = sinpe_token_id(mode, et, ids, ws, &a, &k, 0);
-    sinpe_table_row(mode, et, ot, E, out, tab, &a, &k);
+    sinpe_token_row(mode, et, ot, E, out, tab, coef, &a, &k);
 }
 
 #endif /* SINPE_EMBED_FAST_CL */

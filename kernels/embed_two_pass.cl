@@ -176,8 +176,7 @@ inline void sinpe_body_STREAM(const int mode, const int et, const int ot,
  * OTF: work-item (0, b, t) writes token t of sequence b if its position
  * lies outside the table, four columns at a time, computed on the fly; any
  * other token costs one check.  With SINPE_ONE_LAUNCH (decode-sized calls)
- * the form runs alone and writes the other tokens too, from the table
- * (sinpe_table_row).
+ * the form runs alone and writes the other tokens too, from the table.
  */
 inline void sinpe_body_OTF(const int mode, const int et, const int ot,
                            SINPE_PARAMS(SINPE_SIG_EMBED))
@@ -190,20 +189,7 @@ inline void sinpe_body_OTF(const int mode, const int et, const int ot,
     if (!k.otf && !(a.flags & SINPE_ONE_LAUNCH))
         return;
     k.id = sinpe_token_id(mode, et, ids, ws, &a, &k, 0);
-    if (!k.otf) {
-        sinpe_table_row(mode, et, ot, E, out, tab, &a, &k);
-        return;
-    }
-    bool want_pe = sinpe_wants_pe(mode, &a);
-    for (int c = 0; c < (int)a.dim; c += 4) {
-        int n = min(4, (int)a.dim - c);
-        float4 x = sinpe_value_n(mode, et, ot, E, out, &k, c, n, a.scale);
-        if (want_pe) {
-            float4 pe = sinpe_pe_n(true, k.al, k.p, c, n, tab, &a, coef);
-            x = k.id.add_pe ? x + pe : x;
-        }
-        sinpe_put_n(ot, out, &k, c, n, x);
-    }
+    sinpe_token_row(mode, et, ot, E, out, tab, coef, &a, &k);
 }
 
 #endif /* SINPE_EMBED_TWO_PASS_CL */

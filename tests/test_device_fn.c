@@ -270,7 +270,7 @@ START_TEST(device_fn_source_args)
     TU_OK(sinpe_device_source(ctx, text, len + 1, &len));
     char head[64];
     snprintf(head, sizeof head, "#define SINPE_STEP_SHIFT %d\n", SINPE_STEP_SHIFT);
-    ck_assert_msg(strncmp(text, head, strlen(head)) == 0, "source starts: %.60s", text);
+    ck_assert_msg(strstr(text, head) != NULL, "no %s in the source", head);
     ck_assert_ptr_nonnull(strstr(text, "sinpe_pe_value("));
     ck_assert_ptr_nonnull(strstr(text, "sinpe_pe_run("));
     free(text);
