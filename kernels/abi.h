@@ -138,6 +138,12 @@ enum { SINPE_FORM_LIST(SINPE_FORM_ENUM) SINPE_FORMS };
 #define SINPE_COMMA() ,
 
 #ifdef __OPENCL_C_VERSION__
+/* The helpers of the kernel bodies: inlined whatever the compiler's cost
+   model says, as the bodies were when written out in one piece (pocl
+   vectorises across work-items only code free of calls, and a helper
+   taking a column count n inlines cheaply only once n is a constant). */
+#define SINPE_INLINE inline __attribute__((always_inline))
+
 /* A signature as a parameter list, and as the argument names (a kernel
    passing its arguments on to its body). */
 #define SINPE_PARAM_IN(type, name) global const type *restrict name

@@ -25,7 +25,7 @@
 
 /* Adds to *bad the number of ids that are negative (below != 0) or at
    least end (above != 0): the bad-id counter. */
-inline void sinpe_body_BAD_IDS(const int ot, SINPE_PARAMS(SINPE_SIG_BAD_IDS))
+SINPE_INLINE void sinpe_body_BAD_IDS(const int ot, SINPE_PARAMS(SINPE_SIG_BAD_IDS))
 {
     size_t r = get_global_id(0);
     if (r >= n)
@@ -77,7 +77,7 @@ inline bool sinpe_wants_pe(const int mode, const sinpe_embed_params *a)
 
 /* The offset of column 0 of the table row of position p, clamped: the
    forms that read the table read no row outside it, whatever p. */
-inline size_t sinpe_pe_row(const sinpe_embed_params *a, int p)
+SINPE_INLINE size_t sinpe_pe_row(const sinpe_embed_params *a, int p)
 {
     return (size_t)clamp(p, 0, max(a->tab_rows - 1, 0)) * a->dim;
 }
@@ -105,7 +105,7 @@ typedef struct {
 /* The id of the token in row r of ids (-1 when the call reads none).
    policy: the call may have a padding policy or be an OWNER shard; false
    where the host ruled both out, and the checks fold away. */
-inline int sinpe_id_at(const int mode, const bool policy, global const int *restrict ids,
+SINPE_INLINE int sinpe_id_at(const int mode, const bool policy, global const int *restrict ids,
                        const sinpe_embed_params *a, size_t r)
 {
     bool need_id = mode != SINPE_MODE_ADD || (policy && a->pad_policy != SINPE_PAD_NONE);
@@ -113,7 +113,7 @@ inline int sinpe_id_at(const int mode, const bool policy, global const int *rest
 }
 
 /* The token rule: id against the shard's rows, the pad id and the owner. */
-inline sinpe_id sinpe_id_rule(const int mode, const int et, const bool policy,
+SINPE_INLINE sinpe_id sinpe_id_rule(const int mode, const int et, const bool policy,
                               global const uchar *restrict ws, const sinpe_embed_params *a,
                               int id, int c)
 {
@@ -142,7 +142,7 @@ typedef struct {
 
 /* Token t of sequence b, column c: its row, output offset and position
    (the caller then reads its id: sinpe_token_id). */
-inline sinpe_token sinpe_token_at(const int mode, global const int *restrict pos,
+SINPE_INLINE sinpe_token sinpe_token_at(const int mode, global const int *restrict pos,
                                   global const int *restrict seq_start,
                                   global const int *restrict pad_count,
                                   const sinpe_embed_params *a, size_t b, uint t, int c)
@@ -158,7 +158,7 @@ inline sinpe_token sinpe_token_at(const int mode, global const int *restrict pos
 }
 
 /* The id of token k, at column c. */
-inline sinpe_id sinpe_token_id(const int mode, const int et, global const int *restrict ids,
+SINPE_INLINE sinpe_id sinpe_token_id(const int mode, const int et, global const int *restrict ids,
                                global const uchar *restrict ws, const sinpe_embed_params *a,
                                const sinpe_token *k, int c)
 {
@@ -168,7 +168,7 @@ inline sinpe_id sinpe_token_id(const int mode, const int et, global const int *r
 /* The PE values of the n columns (4, or 1 to 3 at a row's end, the other
    lanes zero) c.. at position p: computed, else from the (clamped) table
    row (four aligned as sinpe_load4). */
-inline float4 sinpe_pe_n(bool computes, bool aligned, int p, int c, int n,
+SINPE_INLINE float4 sinpe_pe_n(bool computes, bool aligned, int p, int c, int n,
                          global const float *restrict tab, const sinpe_embed_params *a,
                          global const float *restrict coef)
 {
@@ -182,7 +182,7 @@ inline float4 sinpe_pe_n(bool computes, bool aligned, int p, int c, int n,
 
 /* The n columns at offset off of token k's row: the scaled embedding
    (zero for an id not held), or for add the output's values. */
-inline float4 sinpe_value_n(const int mode, const int et, const int ot,
+SINPE_INLINE float4 sinpe_value_n(const int mode, const int et, const int ot,
                             global const uchar *restrict E, global uchar *restrict out,
                             const sinpe_token *k, size_t off, int n, float scale)
 {
@@ -194,7 +194,7 @@ inline float4 sinpe_value_n(const int mode, const int et, const int ot,
 
 /* Stores the n lanes of x (zero under the ZERO_OUTPUT policy) at offset
    off of k's output row. */
-inline void sinpe_put_n(const int ot, global uchar *restrict out, const sinpe_token *k,
+SINPE_INLINE void sinpe_put_n(const int ot, global uchar *restrict out, const sinpe_token *k,
                         size_t off, int n, float4 x)
 {
     sinpe_store_n(k->id.zero ? (float4)(0.0f) : x, out, k->o + off, n, ot, k->al);
@@ -203,7 +203,7 @@ inline void sinpe_put_n(const int ot, global uchar *restrict out, const sinpe_to
 /* The n columns at offset off of token k's row, PE column pc (k's column
    + off): the value, plus PE (computed past the table, else from the
    table) unless the call adds none, stored. */
-inline void sinpe_token_cols(const int mode, const int et, const int ot,
+SINPE_INLINE void sinpe_token_cols(const int mode, const int et, const int ot,
                              global const uchar *restrict E, global uchar *restrict out,
                              global const float *restrict tab, global const float *restrict coef,
                              const sinpe_embed_params *a, const sinpe_token *k, int pc,
@@ -219,7 +219,7 @@ inline void sinpe_token_cols(const int mode, const int et, const int ot,
 
 /* Token k's whole row (k at column 0), four columns per step: the
    whole-row forms, one work-item per token (sinpe_body_ROW, OTF). */
-inline void sinpe_token_row(const int mode, const int et, const int ot,
+SINPE_INLINE void sinpe_token_row(const int mode, const int et, const int ot,
                             global const uchar *restrict E, global uchar *restrict out,
                             global const float *restrict tab, global const float *restrict coef,
                             const sinpe_embed_params *a, const sinpe_token *k)
@@ -233,7 +233,7 @@ inline void sinpe_token_row(const int mode, const int et, const int ot,
  * token t of sequence b, whatever its position: from the table, or past
  * it computed on the fly behind a branch (one launch for every call).
  */
-inline void sinpe_body_GENERAL(const int mode, const int et, const int ot,
+SINPE_INLINE void sinpe_body_GENERAL(const int mode, const int et, const int ot,
                                SINPE_PARAMS(SINPE_SIG_EMBED))
 {
     int c = (int)get_global_id(0) * 4;

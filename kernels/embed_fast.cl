@@ -22,7 +22,7 @@
  * slower on GPUs.  The per-sequence loops are unrolled: pocl vectorises
  * the written-out form better.
  */
-inline void sinpe_fast_cols(const int mode, const int et, const int ot, const int n,
+SINPE_INLINE void sinpe_fast_cols(const int mode, const int et, const int ot, const int n,
                             global const int *restrict ids, global const uchar *restrict E,
                             global uchar *restrict out, global const float *restrict tab,
                             global const uchar *restrict ws, const sinpe_embed_params *a,
@@ -60,7 +60,7 @@ inline void sinpe_fast_cols(const int mode, const int et, const int ot, const in
     }
 }
 
-inline void sinpe_body_FAST(const int mode, const int et, const int ot,
+SINPE_INLINE void sinpe_body_FAST(const int mode, const int et, const int ot,
                             SINPE_PARAMS(SINPE_SIG_EMBED))
 {
     int c = (int)get_global_id(0) * 4;
@@ -89,7 +89,7 @@ inline void sinpe_body_FAST(const int mode, const int et, const int ot,
 
 /* Column c of a row: the scaled embedding of id k (zero if not ok), plus
    the PE at element pe unless the kernel adds none, stored at o. */
-inline void sinpe_col_step(const int mode, const int et, const int ot,
+SINPE_INLINE void sinpe_col_step(const int mode, const int et, const int ot,
                            global const uchar *restrict E, global uchar *restrict out,
                            global const float *restrict tab, const sinpe_embed_params *a,
                            const sinpe_id *k, size_t pe, size_t o)
@@ -100,7 +100,7 @@ inline void sinpe_col_step(const int mode, const int et, const int ot,
     sinpe_store1(x, out, o, ot);
 }
 
-inline void sinpe_body_COL(const int mode, const int et, const int ot,
+SINPE_INLINE void sinpe_body_COL(const int mode, const int et, const int ot,
                            SINPE_PARAMS(SINPE_SIG_EMBED))
 {
     size_t c = get_global_id(0);
@@ -128,7 +128,7 @@ inline void sinpe_body_COL(const int mode, const int et, const int ot,
  * work-items of one position follow each other and find its PE row in
  * cache.
  */
-inline void sinpe_body_ROW(const int mode, const int et, const int ot,
+SINPE_INLINE void sinpe_body_ROW(const int mode, const int et, const int ot,
                            SINPE_PARAMS(SINPE_SIG_EMBED))
 {
     size_t b = get_global_id(1);

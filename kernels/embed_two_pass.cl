@@ -24,7 +24,7 @@ typedef struct {
     bool live;
 } sinpe_seq;
 
-inline sinpe_seq sinpe_seq_at(const int mode, const int et, const bool policy,
+SINPE_INLINE sinpe_seq sinpe_seq_at(const int mode, const int et, const bool policy,
                               global const int *restrict ids, global const int *restrict pos,
                               global const int *restrict seq_start,
                               global const int *restrict pad_count,
@@ -43,7 +43,7 @@ inline sinpe_seq sinpe_seq_at(const int mode, const int et, const bool policy,
 
 /* The S sequences of a work-item into q[0 .. S): without the padding and
    owner checks when the call has neither. */
-inline void sinpe_seqs_at(const int mode, const int et, const int S, sinpe_seq *q,
+SINPE_INLINE void sinpe_seqs_at(const int mode, const int et, const int S, sinpe_seq *q,
                           global const int *restrict ids, global const int *restrict pos,
                           global const int *restrict seq_start,
                           global const int *restrict pad_count,
@@ -74,7 +74,7 @@ inline void sinpe_seqs_at(const int mode, const int et, const int S, sinpe_seq *
 #define SINPE_TABLE_COLS 16
 
 /* The n columns (4, but at a row's end) at offset at of every sequence. */
-inline void sinpe_table_cols(const int mode, const int et, const int ot, const int n,
+SINPE_INLINE void sinpe_table_cols(const int mode, const int et, const int ot, const int n,
                              global const uchar *restrict E, global uchar *restrict out,
                              global const float *restrict tab, const sinpe_embed_params *a,
                              const sinpe_seq *q, size_t at)
@@ -102,7 +102,7 @@ inline void sinpe_table_cols(const int mode, const int et, const int ot, const i
     }
 }
 
-inline void sinpe_body_TABLE(const int mode, const int et, const int ot,
+SINPE_INLINE void sinpe_body_TABLE(const int mode, const int et, const int ot,
                              SINPE_PARAMS(SINPE_SIG_EMBED))
 {
     int c = (int)get_global_id(0) * SINPE_TABLE_COLS;
@@ -137,7 +137,7 @@ inline void sinpe_body_TABLE(const int mode, const int et, const int ot,
  * row length, offset and stride are whole lines on a 64-byte aligned base,
  * so no line is partial.
  */
-inline void sinpe_body_STREAM(const int mode, const int et, const int ot,
+SINPE_INLINE void sinpe_body_STREAM(const int mode, const int et, const int ot,
                               SINPE_PARAMS(SINPE_SIG_EMBED))
 {
     int c = (int)get_global_id(0) * (ot == SINPE_F32 ? 16 : 32);
@@ -178,7 +178,7 @@ inline void sinpe_body_STREAM(const int mode, const int et, const int ot,
  * other token costs one check.  With SINPE_ONE_LAUNCH (decode-sized calls)
  * the form runs alone and writes the other tokens too, from the table.
  */
-inline void sinpe_body_OTF(const int mode, const int et, const int ot,
+SINPE_INLINE void sinpe_body_OTF(const int mode, const int et, const int ot,
                            SINPE_PARAMS(SINPE_SIG_EMBED))
 {
     size_t b = get_global_id(1);
