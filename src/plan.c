@@ -82,26 +82,22 @@ static void choose(const sinpe__tuning *t, const sinpe__call *c, choice *ch)
 /* The most tokens or bytes of a call, below any threshold's "never". */
 #define LARGEST (SINPE__NEVER - 1)
 
-/* The i-th kind of call, i < KINDS: each mode (NONE: table rows), weights
-   and output type, and each fact at both ends. */
-#define KINDS (4 * SINPE__N_DTYPES * 3 * 32)
-static sinpe__call kind(int i)
+/* A kind of call of (mode, weights, out): bits say which facts hold, and
+   whether its sizes are at the small or the large end. */
+static sinpe__call kind(int mode, int weights, int out, int bits)
 {
-    int bits = i % 32;
-    const sinpe__call c = {i / (96 * SINPE__N_DTYPES), SINPE_FORM_ROWS, i / 96 % SINPE__N_DTYPES,
-                           i / 32 % 3, bits & 1, (bits >> 1) & 1, (bits >> 2) & 1,
-                           bits & 8 ? 1 : LARGEST, bits & 16 ? 1 : LARGEST};
+    const sinpe__call c = {mode, SINPE_FORM_ROWS, weights, out, bits & 1, (bits >> 1) & 1,
+                           (bits >> 2) & 1, bits & 8 ? 1 : LARGEST, bits & 16 ? 1 : LARGEST};
     return c;
 }
+#define KIND_BITS 32
 
 /* Whether some call of (mode, weights, out) takes form under t. */
 static int reaches(const sinpe__tuning *t, int form, int mode, int weights, int out)
 {
-    for (int i = 0; i < KINDS; i++) {
-        sinpe__call c = kind(i);
+    for (int bits = 0; bits < KIND_BITS; bits++) {
+        const sinpe__call c = kind(mode, weights, out, bits);
         choice ch;
-        if (c.mode != mode || c.weights != weights || c.out != out)
-            continue;
         choose(t, &c, &ch);
         for (int j = 0; j < ch.n; j++)
             if (ch.s[j].form == form)
@@ -156,19 +152,23 @@ int sinpe__plan_same(const sinpe__tuning *t, const sinpe__tuning *u, const sinpe
     return memcmp(&a, &b, sizeof a) == 0;
 }
 
-/* Whether t and u launch the same for every kind of call but those that
-   one of the n records before[] launches as t does. */
+/* Whether t and u launch the same for every kind of call (each mode, NONE
+   meaning table rows, and each weights and output type) but those that one
+   of the n records before[] launches as t does. */
 static int same_for_all(const sinpe__tuning *t, const sinpe__tuning *u,
                         const sinpe__tuning *before, size_t n)
 {
-    for (int i = 0; i < KINDS; i++) {
-        const sinpe__call c = kind(i);
-        size_t j = 0;
-        while (j < n && !sinpe__plan_same(t, &before[j], &c))
-            j++;
-        if (j == n && !sinpe__plan_same(t, u, &c))
-            return 0;
-    }
+    for (int mode = 0; mode <= SINPE_MODE_NONE; mode++)
+        for (int w = 0; sinpe__dtype((sinpe_dtype)w); w++)
+            for (int out = 0; sinpe__dtype((sinpe_dtype)out); out++)
+                for (int bits = 0; bits < KIND_BITS; bits++) {
+                    const sinpe__call c = kind(mode, w, out, bits);
+                    size_t j = 0;
+                    while (j < n && !sinpe__plan_same(t, &before[j], &c))
+                        j++;
+                    if (j == n && !sinpe__plan_same(t, u, &c))
+                        return 0;
+                }
     return 1;
 }
 
@@ -188,7 +188,7 @@ unsigned sinpe__plan_forms(const sinpe__tuning *t)
 {
     unsigned forms = 0;
     for (int k = 0; k < sinpe__kernel_count; k++)
-        for (int w = -1; w < SINPE__N_DTYPES; w++)
+        for (int w = -1; w < 0 || sinpe__dtype((sinpe_dtype)w); w++)
             if (sinpe__kernel_held(t, w, k))
                 forms |= 1u << sinpe__kernels[k].form;
     return forms;
