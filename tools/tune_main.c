@@ -293,7 +293,7 @@ static int parse_args(int argc, char **argv, tuner *tu, int *reset)
         if (!strcmp(a, "--dtypes")) {
             tu->dtypes = 0;
             for (int d = 0; d < BENCH_N_DTYPES; d++)
-                if (strstr(v, bench_dtype_name((sinpe_dtype)d)))
+                if ((bench_types(1) & (1u << d)) && strstr(v, bench_dtype_name((sinpe_dtype)d)))
                     tu->dtypes |= 1u << d;
             if (tu->dtypes & 1u) /* fp32 always: the benchmark's cases are fp32 */
                 continue;
