@@ -60,6 +60,7 @@ typedef cl_uint sinpe_u32;
 #define SINPE_OWNER 256        /* an OWNER shard: tokens it does not own are zero */
 #define SINPE_OWNS_BELOW 512   /* ... and it owns the negative ids (the first)    */
 #define SINPE_OWNS_ABOVE 1024  /* ... the ids past its rows (the last)            */
+#define SINPE_OTF_TILES 2048   /* the _otf kernel writes tiles, not whole rows    */
 
 /* Where the weights' row scales are (sinpe_embed_params.ws_type). */
 #define SINPE_SCALES_NONE 0 /* wscale for every row (1 but for FP8) */

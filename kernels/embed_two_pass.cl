@@ -172,15 +172,106 @@ SINPE_INLINE void sinpe_body_STREAM(const int mode, const int et, const int ot,
     }
 }
 
+/* The anchors of four columns [c, c + 4) at x (past the row's end, the
+   last column's), one float4 per component, so that sinpe_combine4 works
+   on the four columns at once with sinpe_combine's operations. */
+typedef struct {
+    float4 sh, sl, ch, cl;
+} sinpe_anchor4;
+
+SINPE_INLINE sinpe_anchor4 sinpe_anchors4(int x, int c, uint dim,
+                                          global const float *restrict coef)
+{
+    float4 v[4];
+    for (int i = 0; i < 4; i++)
+        v[i] = sinpe_anchor(x, sinpe_desc(coef, dim, min(c + i, (int)dim - 1)));
+    sinpe_anchor4 r;
+    r.sh = (float4)(v[0].x, v[1].x, v[2].x, v[3].x);
+    r.sl = (float4)(v[0].y, v[1].y, v[2].y, v[3].y);
+    r.ch = (float4)(v[0].z, v[1].z, v[2].z, v[3].z);
+    r.cl = (float4)(v[0].w, v[1].w, v[2].w, v[3].w);
+    return r;
+}
+
+/* PE of the four columns [c, c + 4) at step j of the anchors' block. */
+SINPE_INLINE float4 sinpe_combine4(sinpe_anchor4 a, global const float *restrict coef,
+                                   uint dim, int j, int c)
+{
+    global const float *s = coef + (size_t)(8 + j) * dim + c;
+    size_t k = (size_t)SINPE_STEP_ROWS * dim;
+    float4 bsh = vload4(0, s), bsl = vload4(0, s + k), bch = vload4(0, s + 2 * k);
+    float4 bcl = vload4(0, s + 3 * k);
+    float4 small = a.sh * bcl + a.sl * bch + (a.ch * bsl + a.cl * bsh);
+    return fma(a.sh, bch, fma(a.ch, bsh, small));
+}
+
 /*
- * OTF: work-item (0, b, t) writes token t of sequence b if its position
- * lies outside the table, four columns at a time, computed on the fly; any
- * other token costs one check.  With SINPE_ONE_LAUNCH (decode-sized calls)
- * the form runs alone and writes the other tokens too, from the table.
+ * The OTF tiles (SINPE_OTF_TILES: positions without a buffer, in order in
+ * each sequence): work-item (v, g, r) of a range (V, G, Q) writes columns
+ * [16 v, 16 v + 16) of the tokens [R r, R r + R) of the sequences [S g,
+ * S g + S), S and R the least that cover the call.  Its positions run in
+ * order from its first token's, so the anchors of that position's block
+ * and the next serve every token that falls in them, at one angle
+ * addition per value, as a table row costs; any other position, and a
+ * row's last columns, go through sinpe_token_cols.  The values are
+ * sinpe_pe's, the same bits.
+ */
+#define SINPE_OTF_COLS 16
+SINPE_INLINE void sinpe_otf_tile(const int mode, const int et, const int ot,
+                                 SINPE_PARAMS(SINPE_SIG_EMBED))
+{
+    size_t seqs = (a.n_seqs + get_global_size(1) - 1) / get_global_size(1);
+    uint run = (uint)((a.seq_len + get_global_size(2) - 1) / get_global_size(2));
+    int c = (int)get_global_id(0) * SINPE_OTF_COLS;
+    size_t b0 = get_global_id(1) * seqs;
+    uint t0 = (uint)get_global_id(2) * run;
+    if (c >= (int)a.dim || b0 >= a.n_seqs || t0 >= a.seq_len)
+        return;
+    bool whole = c + SINPE_OTF_COLS <= (int)a.dim && sinpe_wants_pe(mode, &a);
+    uint t_end = min(t0 + run, a.seq_len);
+    size_t b_end = min(b0 + seqs, (size_t)a.n_seqs);
+    int base = sinpe_position(&a, pos, seq_start, pad_count, b0, t0) & ~(SINPE_STEP_ROWS - 1);
+    sinpe_anchor4 an[2][SINPE_OTF_COLS / 4];
+    for (int h = 0; h < 2; h++)
+        for (int q = 0; q < SINPE_OTF_COLS / 4; q++)
+            an[h][q] = sinpe_anchors4(base + h * SINPE_STEP_ROWS, c + 4 * q, a.dim, coef);
+    for (uint t = t0; t < t_end; t++) {
+        for (size_t b = b0; b < b_end; b++) {
+            sinpe_token k = sinpe_token_at(mode, pos, seq_start, pad_count, &a, b, t, c);
+            if (!k.otf && !(a.flags & SINPE_ONE_LAUNCH))
+                continue;
+            k.id = sinpe_token_id(mode, et, ids, ws, &a, &k, c);
+            uint d = (uint)k.p - (uint)base;
+            if (whole && k.otf && d < 2 * SINPE_STEP_ROWS) {
+                int h = d >= SINPE_STEP_ROWS, j = (int)(d & (SINPE_STEP_ROWS - 1));
+                for (int q = 0; q < SINPE_OTF_COLS / 4; q++) {
+                    float4 x = sinpe_value_n(mode, et, ot, E, out, &k, 4 * q, 4, a.scale);
+                    float4 pe = sinpe_combine4(an[h][q], coef, a.dim, j, c + 4 * q);
+                    sinpe_put_n(ot, out, &k, 4 * q, 4, k.id.add_pe ? x + pe : x);
+                }
+                continue;
+            }
+            for (int q = 0; q < SINPE_OTF_COLS && c + q < (int)a.dim; q += 4)
+                sinpe_token_cols(mode, et, ot, E, out, tab, coef, &a, &k, c + q, q,
+                                 min(4, (int)a.dim - c - q));
+        }
+    }
+}
+
+/*
+ * OTF: writes the tokens whose position lies outside the table, computed
+ * on the fly; any other token costs one check.  With SINPE_ONE_LAUNCH
+ * (decode-sized calls) the form runs alone and writes the other tokens
+ * too, from the table.  Tiles (above), or work-item (0, b, t) writing
+ * token t of sequence b whole, four columns at a time.
  */
 SINPE_INLINE void sinpe_body_OTF(const int mode, const int et, const int ot,
                            SINPE_PARAMS(SINPE_SIG_EMBED))
 {
+    if (a.flags & SINPE_OTF_TILES) {
+        sinpe_otf_tile(mode, et, ot, SINPE_ARGS(SINPE_SIG_EMBED));
+        return;
+    }
     size_t b = get_global_id(1);
     uint t = (uint)get_global_id(2);
     if (get_global_id(0) > 0 || b >= a.n_seqs || t >= a.seq_len)

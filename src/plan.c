@@ -19,15 +19,16 @@ typedef char sinpe__pads_agree[SINPE_PAD_NONE == 0 && SINPE_PAD_ZERO_PE == 1 &&
 
 /* ---- the choice ---------------------------------------------------------- */
 
-/* A launch of a form: cols columns (0: a whole row) and seqs sequences per
-   work-item (table rows: seqs is the tile), groups along group_dims. */
+/* A launch of a form: cols columns (0: a whole row), seqs sequences and
+   run tokens per work-item (0: all; table rows: seqs is the tile), groups
+   along group_dims. */
 typedef struct step {
     int form;
-    size_t cols, seqs;
+    size_t cols, seqs, run;
     cl_uint group_dims;
 } step;
 typedef struct choice {
-    int n, aligned;
+    int n, aligned, tiles;
     step s[2];
 } choice;
 
@@ -37,7 +38,30 @@ static void add(choice *ch, int form, size_t cols, size_t seqs, cl_uint group_di
     s->form = form;
     s->cols = cols;
     s->seqs = seqs;
+    s->run = 1;
     s->group_dims = group_dims;
+}
+
+/* Tokens of one sequence per work-item of the OTF tiles. */
+#define OTF_RUN 16
+
+/*
+ * The OTF launch (alone: it writes every token, SINPE_ONE_LAUNCH).
+ * Positions without a buffer run in order in each sequence, so tiles of
+ * sixteen columns over OTF_RUN tokens of table_seqs sequences (alone: all
+ * of them) share their anchors (kernels/embed_two_pass.cl); positions
+ * from a buffer may lie anywhere and take one work-item per token, whose
+ * one check skips a token that the launch does not write.
+ */
+static void add_otf(choice *ch, const sinpe__tuning *t, const sinpe__call *c, int alone)
+{
+    if (!c->ordered) {
+        add(ch, SINPE_FORM_OTF, 0, 1, 1);
+        return;
+    }
+    add(ch, SINPE_FORM_OTF, 16, alone ? 0 : t->table_seqs, alone ? 1 : 3);
+    ch->s[ch->n - 1].run = alone ? 0 : OTF_RUN;
+    ch->tiles = 1;
 }
 
 /* The launches of call c under t. */
@@ -68,14 +92,14 @@ static void choose(const sinpe__tuning *t, const sinpe__call *c, choice *ch)
     } else if (c->mode == SINPE_MODE_GATHER || t->general == SINPE_ONE_PASS) {
         add(ch, SINPE_FORM_GENERAL, 4, 1, 3);
     } else if (decode && !big) {
-        add(ch, SINPE_FORM_OTF, 0, 1, 1); /* alone: SINPE_ONE_LAUNCH */
+        add_otf(ch, t, c, 1);
     } else {
         /* Two launches: the tokens in the table, then the others. */
         if (big)
             add(ch, SINPE_FORM_STREAM, line, S, 3);
         else
             add(ch, SINPE_FORM_TABLE, 16, t->table_seqs, 3);
-        add(ch, SINPE_FORM_OTF, 0, 1, 1);
+        add_otf(ch, t, c, 0);
     }
 }
 
@@ -87,10 +111,11 @@ static void choose(const sinpe__tuning *t, const sinpe__call *c, choice *ch)
 static sinpe__call kind(int mode, int weights, int out, int bits)
 {
     const sinpe__call c = {mode, SINPE_FORM_ROWS, weights, out, bits & 1, (bits >> 1) & 1,
-                           (bits >> 2) & 1, bits & 8 ? 1 : LARGEST, bits & 16 ? 1 : LARGEST};
+                           (bits >> 2) & 1, bits & 8 ? 1 : LARGEST, bits & 16 ? 1 : LARGEST,
+                           (bits >> 5) & 1};
     return c;
 }
-#define KIND_BITS 32
+#define KIND_BITS 64
 
 /* Whether some call of (mode, weights, out) takes form under t. */
 static int reaches(const sinpe__tuning *t, int form, int mode, int weights, int out)
@@ -314,7 +339,7 @@ sinpe_status sinpe__plan_rows(const sinpe__tuning *t, const sinpe__device_info *
                               const sinpe__program *prog, sinpe_dtype out_dtype, size_t dim,
                               size_t blocks, sinpe__launch *l)
 {
-    const sinpe__call c = {SINPE_MODE_NONE, SINPE_FORM_ROWS, 0, (int)out_dtype, 0, 0, 0, 0, 0};
+    const sinpe__call c = {SINPE_MODE_NONE, SINPE_FORM_ROWS, 0, (int)out_dtype, 0, 0, 0, 0, 0, 0};
     choice ch;
     choose(t, &c, &ch);
     /* Work-item (c, g, h): a tile of T steps x T blocks (kernels/table.cl). */
@@ -392,21 +417,23 @@ sinpe_status sinpe__plan_embed(const sinpe__tuning *t, const sinpe__device_info 
 {
     size_t tokens = a->n_seqs * a->seq_len;
     sinpe__call c = {mode, 0, (int)a->weights_dtype, (int)a->out_dtype, 0, 0, 0, tokens,
-                     sinpe_dtype_bytes(a->out_dtype, tokens * p->dim)};
+                     sinpe_dtype_bytes(a->out_dtype, tokens * p->dim), 0};
     choice ch;
 
     c.fast = fast_applies(mode, a, p);
+    c.ordered = !a->positions && a->position_rule == SINPE_POSITIONS_INDEX;
     c.lines = t->stream && mode != SINPE_MODE_ADD && /* no query unless it matters */
               stores_aligned(a, p, 64 / sinpe_dtype_bytes(a->out_dtype, 1), 64);
     c.aligned = t->aligned && accesses_aligned(mode, a, p);
     choose(t, &c, &ch);
     memset(plan, 0, sizeof *plan);
-    plan->flags = (ch.aligned ? SINPE_ALIGNED : 0) |
+    plan->flags = (ch.aligned ? SINPE_ALIGNED : 0) | (ch.tiles ? SINPE_OTF_TILES : 0) |
                   (ch.n == 1 && ch.s[0].form == SINPE_FORM_OTF ? SINPE_ONE_LAUNCH : 0);
     for (int i = 0; i < ch.n; i++) {
         const step *s = &ch.s[i];
         const size_t n[3] = {s->cols ? (p->dim + s->cols - 1) / s->cols : 1,
-                             (a->n_seqs + s->seqs - 1) / s->seqs, a->seq_len};
+                             s->seqs ? (a->n_seqs + s->seqs - 1) / s->seqs : 1,
+                             s->run ? (a->seq_len + s->run - 1) / s->run : 1};
         SINPE_FORWARD(plan_local(dev, prog, s->form, mode, (int)a->out_dtype, 3, s->group_dims,
                                  n, &plan->launch[plan->n++]));
     }

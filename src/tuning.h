@@ -112,6 +112,7 @@ typedef struct sinpe__call {
     int lines;   /* every 64-byte line of the output whole and aligned */
     int aligned; /* every four-value access aligned */
     size_t tokens, out_bytes;
+    int ordered; /* positions without a buffer: in order in each sequence */
 } sinpe__call;
 
 /* Whether records t and u launch the same kernels the same way for c. */

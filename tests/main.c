@@ -94,6 +94,7 @@ int main(int argc, char **argv)
     srunner_add_suite(sr, suite_features());
     srunner_add_suite(sr, suite_types());
     srunner_add_suite(sr, suite_contract());
+    srunner_add_suite(sr, suite_otf());
 
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

@@ -42,6 +42,7 @@ Suite *suite_tuning(void);
 Suite *suite_quant(void);
 Suite *suite_features(void);
 Suite *suite_contract(void);
+Suite *suite_otf(void);
 
 /* Seconds allowed to a test that creates a context (cold pocl builds). */
 #define TU_TIMEOUT 300

@@ -151,6 +151,7 @@ sinpe__call tune_call(const tune_case *c)
     /* Implicit positions start at 0, in the table; the buffers are the
        runtime's, so aligned to far more than 64 bytes. */
     k.fast = c->op == OP_GATHER || !c->explicit_pos;
+    k.ordered = !c->explicit_pos;
     k.lines = c->dim % (64 / sinpe_dtype_bytes(c->dtype, 1)) == 0;
     k.aligned = c->dim % 4 == 0;
     k.tokens = bench_shapes[c->shape].seqs * bench_shapes[c->shape].seq_len;
