@@ -91,8 +91,8 @@ TUNING_FILES = $(sort $(wildcard tuning/*.txt))
 BUILD      = build
 LIB_OBJS   = $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/*.c)) $(BUILD)/kernels.o \
              $(BUILD)/database.o $(BUILD)/device_text.o
-TEST_OBJS  = $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/*.c))
-BENCH_OBJS = $(patsubst %.c,$(BUILD)/%.o,$(wildcard bench/*.c))
+TEST_OBJS  = $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/*.c)) $(BUILD)/tests/grind/ref.o
+BENCH_OBJS = $(patsubst %.c,$(BUILD)/%.o,$(wildcard bench/*.c)) $(BUILD)/tests/grind/ref.o
 # The installed programs (tools/): sinpe-tune times with bench/'s measuring.
 TUNE_OBJS  = $(filter-out $(BUILD)/bench/main.o,$(BENCH_OBJS)) \
              $(patsubst %.c,$(BUILD)/%.o,$(wildcard tools/*.c))
@@ -120,7 +120,7 @@ $(BUILD)/%.o: %.c
 	$(CC) $(SINPE_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(DIR_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 $(BUILD)/tests/%.o: DIR_CFLAGS = -Itests $(CHECK_CFLAGS)
-$(BUILD)/bench/%.o: DIR_CFLAGS = -Ibench
+$(BUILD)/bench/%.o: DIR_CFLAGS = -Ibench -Itests/grind
 $(BUILD)/tools/%.o: DIR_CFLAGS = -Ibench -Itools
 
 $(BUILD)/kernels.o $(BUILD)/database.o $(BUILD)/device_text.o: $(BUILD)/%.o: $(BUILD)/%.c

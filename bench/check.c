@@ -14,45 +14,11 @@
  * exact and the two agree byte for byte.)
  */
 #include "bench.h"
+#include "ref.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* float16 bits to a double, exactly (subnormals, infinities and NaN included). */
-static double half_value(uint16_t h)
-{
-    int e = (h >> 10) & 0x1F, m = h & 0x3FF;
-    double v;
-    if (e == 0)
-        v = ldexp((double)m, -24);
-    else if (e == 31)
-        v = m ? NAN : INFINITY;
-    else
-        v = ldexp((double)(m | 0x400), e - 25);
-    return (h & 0x8000) ? -v : v;
-}
-
-/* Element i of a buffer of dtype as a double. */
-static double element(const unsigned char *p, size_t i, sinpe_dtype dtype)
-{
-    uint16_t h;
-    uint32_t u;
-    float f;
-    switch (dtype) {
-    case SINPE_F16:
-        memcpy(&h, p + 2 * i, 2);
-        return half_value(h);
-    case SINPE_BF16:
-        memcpy(&h, p + 2 * i, 2);
-        u = (uint32_t)h << 16;
-        memcpy(&f, &u, 4);
-        return f;
-    default:
-        memcpy(&f, p + 4 * i, 4);
-        return f;
-    }
-}
 
 /* The spacing of dtype's values at magnitude m >= 0. */
 static double ulp_at(double m, sinpe_dtype dtype)
@@ -83,8 +49,8 @@ int bench_compare(bench_env *env, cl_mem a, cl_mem b, size_t n, sinpe_dtype dtyp
         if (memcmp(ha + i * es, hb + i * es, es) == 0)
             continue;
         diff->differ++;
-        x = element(ha, i, dtype);
-        y = element(hb, i, dtype);
+        x = ref_load(dtype, ha, i);
+        y = ref_load(dtype, hb, i);
         if (tol_ulps <= 0.0 || isnan(x) || isnan(y) || isinf(x) || isinf(y)) {
             diff->over++;
             diff->max_ulps = INFINITY;

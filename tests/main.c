@@ -9,11 +9,15 @@
  *
  * "sinpe_tests --records" prints, one a line, the tuning records that
  * reach every form of the database (tu_variants), for running
- * suites under each with SINPE_TUNING (the Makefile's test target).
+ * suites under each with SINPE_TUNING (the Makefile's check-records
+ * target); "--record-tags" prints those of them that add a kernel form to
+ * a run under the device's own record, each with the forms it adds
+ * (forms.c), for the test target.
  *
  * No OpenCL object may be created here: Check forks each test, and a pocl
  * context made before the fork hangs the child.
  */
+#include "forms.h"
 #include "test_util.h"
 #include "variants.h"
 
@@ -60,8 +64,10 @@ int main(int argc, char **argv)
 {
     if (argc == 2 && strcmp(argv[1], "--records") == 0)
         return print_records();
+    if (argc == 2 && strcmp(argv[1], "--record-tags") == 0)
+        return tu_print_record_tags() == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
     if (argc > 1) {
-        fprintf(stderr, "usage: %s [--records]\n", argv[0]);
+        fprintf(stderr, "usage: %s [--records | --record-tags]\n", argv[0]);
         return EXIT_FAILURE;
     }
     if (read_seed(&tu_seed) != 0)

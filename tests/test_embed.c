@@ -273,102 +273,89 @@ static sinpe_math math_of(int i)
 /* Values                                                                   */
 /* ------------------------------------------------------------------------ */
 
-START_TEST(embed_basic)
-{
-    /* _i: mode (fused, unfused, gather) x math. */
-    sinpe_context *ctx = tu_context(math_of(_i / 3));
-    ecase c = base_case("embed_basic", 64);
-    c.token_scale = 8.0f; /* sqrt(64) */
-    run_case(ctx, &c, (run_mode)(_i % 3), 0);
-    sinpe_context_release(ctx);
-}
-END_TEST
+/*
+ * The value cases: c with its spec made from dim, layout, shift and base
+ * (odd columns zero), run in each of its first modes (fused, unfused,
+ * gather) under each of its first maths (float, fp64), mode fastest.
+ */
+typedef struct vcase {
+    ecase c;
+    size_t dim;
+    sinpe_layout layout;
+    double shift, base;
+    int modes, maths;
+} vcase;
 
-START_TEST(embed_offsets_and_strides)
-{
-    sinpe_context *ctx = tu_context(SINPE_MATH_FLOAT);
-    ecase c = base_case("embed_offsets_and_strides", 48);
-    c.spec.layout = SINPE_LAYOUT_SPLIT_SIN_COS;
-    c.spec.shift = 1.0;
-    c.ids_offset = 5;
-    c.weights_offset = 13;
-    c.weights_stride = 53;
-    c.out_offset = 7;
-    c.out_stride = 61;
-    c.token_scale = sqrtf(48.0f);
-    c.explicit_positions = 1;
-    c.positions_offset = 9;
-    c.pos_lo = -100;
-    c.pos_hi = 300;
-    c.use_bad_ids = 1;
-    c.bad_ids_offset = 3;
-    c.n_bad = 6; /* each of bad_values once, vocab included */
-    run_case(ctx, &c, (run_mode)_i, 0);
-    sinpe_context_release(ctx);
-}
-END_TEST
-
-START_TEST(embed_negative_start)
-{
-    sinpe_context *ctx = tu_context(math_of(_i / 3));
-    ecase c = base_case("embed_negative_start", 40);
-    c.spec.layout = SINPE_LAYOUT_SPLIT_COS_SIN;
-    c.table_rows = 10;
-    c.n_seqs = 2;
-    c.seq_len = 64;
-    c.start = -40; /* positions -40 .. 23 */
-    c.token_scale = -0.5f;
-    c.out_stride = 41;
-    run_case(ctx, &c, (run_mode)(_i % 3), 0);
-    sinpe_context_release(ctx);
-}
-END_TEST
-
-START_TEST(embed_large_start)
-{
+static const vcase value_cases[] = {
+    {{.name = "embed_basic", .table_rows = 32, .n_seqs = 3, .seq_len = 45, .vocab = 97,
+      .token_scale = 8.0f /* sqrt(64) */},
+     64, SINPE_LAYOUT_INTERLEAVED, 0.0, 1e4, 3, 2},
+    /* Every offset and stride, explicit positions, the bad-id counter. */
+    {{.name = "embed_offsets_and_strides", .table_rows = 32, .n_seqs = 3, .seq_len = 45,
+      .vocab = 97, .ids_offset = 5, .weights_offset = 13, .weights_stride = 53,
+      .out_offset = 7, .out_stride = 61, .token_scale = 6.9282032f /* sqrtf(48) */,
+      .explicit_positions = 1, .positions_offset = 9, .pos_lo = -100, .pos_hi = 300,
+      .use_bad_ids = 1, .bad_ids_offset = 3, .n_bad = 6 /* each bad value, vocab included */},
+     48, SINPE_LAYOUT_SPLIT_SIN_COS, 1.0, 1e4, 3, 1},
+    /* Positions -40 .. 23 around a 10-row table. */
+    {{.name = "embed_negative_start", .table_rows = 10, .n_seqs = 2, .seq_len = 64,
+      .vocab = 97, .out_stride = 41, .token_scale = -0.5f, .start = -40},
+     40, SINPE_LAYOUT_SPLIT_COS_SIN, 0.0, 1e4, 3, 2},
     /* Implicit positions just below 2^24, far past a small table. */
-    sinpe_context *ctx = tu_context(math_of(_i / 2));
-    ecase c = base_case("embed_large_start", 30);
-    c.spec.base = 500000.0;
-    c.n_seqs = 2;
-    c.seq_len = 50;
-    c.start = 16777215 - 50;
-    run_case(ctx, &c, (run_mode)(_i % 2), 0);
-    sinpe_context_release(ctx);
-}
-END_TEST
-
-START_TEST(embed_explicit_positions)
-{
+    {{.name = "embed_large_start", .table_rows = 32, .n_seqs = 2, .seq_len = 50, .vocab = 97,
+      .token_scale = 1.0f, .start = 16777215 - 50},
+     30, SINPE_LAYOUT_INTERLEAVED, 0.0, 500000.0, 2, 2},
     /* Explicit positions with an offset, and a start added to them; most
      * lie outside the table, some negative. */
-    sinpe_context *ctx = tu_context(math_of(_i / 2));
-    ecase c = base_case("embed_explicit_positions", 66);
-    c.spec.layout = SINPE_LAYOUT_SPLIT_SIN_COS;
-    c.table_rows = 100;
-    c.explicit_positions = 1;
-    c.positions_offset = 3;
-    c.pos_lo = -5000;
-    c.pos_hi = 5000;
-    c.start = 17;
-    c.token_scale = 3.0f;
-    run_case(ctx, &c, (run_mode)(_i % 2), 0);
-    sinpe_context_release(ctx);
-}
-END_TEST
+    {{.name = "embed_explicit_positions", .table_rows = 100, .n_seqs = 3, .seq_len = 45,
+      .vocab = 97, .token_scale = 3.0f, .start = 17, .explicit_positions = 1,
+      .positions_offset = 3, .pos_lo = -5000, .pos_hi = 5000},
+     66, SINPE_LAYOUT_SPLIT_SIN_COS, 0.0, 1e4, 2, 2},
+    /* A table of no rows, with implicit and with explicit positions. */
+    {{.name = "embed_zero_row_table", .table_rows = 0, .n_seqs = 3, .seq_len = 45, .vocab = 97,
+      .token_scale = 1.0f, .start = 1000},
+     32, SINPE_LAYOUT_INTERLEAVED, 0.0, 1e4, 3, 1},
+    {{.name = "embed_zero_row_table explicit", .table_rows = 0, .n_seqs = 3, .seq_len = 45,
+      .vocab = 97, .token_scale = 1.0f, .start = 1000, .explicit_positions = 1, .pos_lo = 0,
+      .pos_hi = 40},
+     32, SINPE_LAYOUT_INTERLEAVED, 0.0, 1e4, 3, 1},
+    /* A 16 MiB output, aligned: the size from which records with stream 1
+     * store it non-temporally (the tests' small outputs reach those forms
+     * under the records that set stream_bytes 0). */
+    {{.name = "embed_large_output", .table_rows = 1024, .n_seqs = 4, .seq_len = 1024,
+      .vocab = 97, .token_scale = 32.0f},
+     1024, SINPE_LAYOUT_INTERLEAVED, 0.0, 1e4, 3, 1},
+    /* Out-of-range ids are counted and contribute a zero embedding: the
+     * fused and unfused rows equal PE, the gathered rows 0.  12 bad ids:
+     * -1, INT32_MIN, INT32_MAX, -7, vocab, vocab+3, twice. */
+    {{.name = "embed_bad_ids", .table_rows = 32, .n_seqs = 3, .seq_len = 45, .vocab = 19,
+      .ids_offset = 2, .token_scale = 2.0f, .use_bad_ids = 1, .bad_ids_offset = 4,
+      .n_bad = 12},
+     24, SINPE_LAYOUT_INTERLEAVED, 0.0, 1e4, 3, 1},
+};
+#define N_VALUE_CASES (sizeof value_cases / sizeof value_cases[0])
 
-START_TEST(embed_zero_row_table)
+/* How many runs the value cases make: the loop's end. */
+static int value_runs(void)
 {
-    sinpe_context *ctx = tu_context(SINPE_MATH_FLOAT);
-    ecase c = base_case("embed_zero_row_table", 32);
-    c.table_rows = 0;
-    c.start = 1000;
-    run_case(ctx, &c, (run_mode)_i, 0);
-    c.name = "embed_zero_row_table explicit";
-    c.explicit_positions = 1;
-    c.pos_lo = 0;
-    c.pos_hi = 40;
-    run_case(ctx, &c, (run_mode)_i, 0);
+    int n = 0;
+    for (size_t k = 0; k < N_VALUE_CASES; k++)
+        n += value_cases[k].modes * value_cases[k].maths;
+    return n;
+}
+
+START_TEST(embed_values)
+{
+    /* _i: run i of value_cases, counted as value_runs() counts them. */
+    size_t k = 0;
+    int i = _i;
+    for (; i >= value_cases[k].modes * value_cases[k].maths; k++)
+        i -= value_cases[k].modes * value_cases[k].maths;
+    const vcase *v = &value_cases[k];
+    ecase c = v->c;
+    c.spec = tu_spec(v->dim, v->layout, SINPE_ODD_ZERO_LAST, v->shift, v->base, 1.0);
+    sinpe_context *ctx = tu_context(math_of(i / v->modes));
+    run_case(ctx, &c, (run_mode)(i % v->modes), 0);
     sinpe_context_release(ctx);
 }
 END_TEST
@@ -417,39 +404,6 @@ START_TEST(embed_shapes)
     c.out_offset = 1;
     for (int m = 0; m < 3; m++)
         run_case(ctx, &c, (run_mode)m, 0);
-    sinpe_context_release(ctx);
-}
-END_TEST
-
-START_TEST(embed_large_output)
-{
-    /* _i: mode.  A 16 MiB output, aligned: the size from which records with
-     * stream 1 store it non-temporally (the tests' small outputs reach those
-     * forms under the records that set stream_bytes 0). */
-    sinpe_context *ctx = tu_context(SINPE_MATH_FLOAT);
-    ecase c = base_case("embed_large_output", 1024);
-    c.n_seqs = 4;
-    c.seq_len = 1024;
-    c.table_rows = 1024;
-    c.token_scale = 32.0f;
-    run_case(ctx, &c, (run_mode)_i, 0);
-    sinpe_context_release(ctx);
-}
-END_TEST
-
-START_TEST(embed_bad_ids)
-{
-    /* Out-of-range ids are counted and contribute a zero embedding: the fused
-     * and unfused rows equal PE, the gathered rows 0. */
-    sinpe_context *ctx = tu_context(SINPE_MATH_FLOAT);
-    ecase c = base_case("embed_bad_ids", 24);
-    c.vocab = 19;
-    c.use_bad_ids = 1;
-    c.bad_ids_offset = 4;
-    c.n_bad = 12; /* each of -1, INT32_MIN, INT32_MAX, -7, vocab, vocab+3 twice */
-    c.token_scale = 2.0f;
-    c.ids_offset = 2;
-    run_case(ctx, &c, (run_mode)_i, 0);
     sinpe_context_release(ctx);
 }
 END_TEST
@@ -1042,15 +996,8 @@ Suite *suite_embed(void)
 
     TCase *tc = tcase_create("values");
     tcase_set_timeout(tc, TU_TIMEOUT);
-    tcase_add_loop_test(tc, embed_basic, 0, 6);
-    tcase_add_loop_test(tc, embed_offsets_and_strides, 0, 3);
-    tcase_add_loop_test(tc, embed_negative_start, 0, 6);
-    tcase_add_loop_test(tc, embed_large_start, 0, 4);
-    tcase_add_loop_test(tc, embed_explicit_positions, 0, 4);
-    tcase_add_loop_test(tc, embed_zero_row_table, 0, 3);
+    tcase_add_loop_test(tc, embed_values, 0, value_runs());
     tcase_add_loop_test(tc, embed_shapes, 0, N_SHAPES);
-    tcase_add_loop_test(tc, embed_large_output, 0, 3);
-    tcase_add_loop_test(tc, embed_bad_ids, 0, 3);
     tcase_add_loop_test(tc, add_positions_alone, 0, 2);
     tcase_add_test(tc, positions_wrap_in_int32);
     tcase_add_loop_test(tc, fused_equals_unfused_bits, 0, 2);

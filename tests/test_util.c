@@ -109,19 +109,6 @@ const char *tu_spec_str(const sinpe_spec *spec, char *buf, size_t size)
     return buf;
 }
 
-sinpe_spec tu_spec(size_t dim, sinpe_layout layout, sinpe_odd_dim odd, double shift,
-                   double base, double angle_scale)
-{
-    sinpe_spec s;
-    sinpe_spec_init(&s, dim);
-    s.layout = layout;
-    s.odd_dim = odd;
-    s.shift = shift;
-    s.base = base;
-    s.angle_scale = angle_scale;
-    return s;
-}
-
 void tu_ref_embed(const sinpe_spec *spec, size_t n_seqs, size_t seq_len, const int32_t *ids,
                   const float *weights, size_t weights_offset, size_t weights_stride,
                   size_t vocab, float token_scale, int32_t start, const int32_t *positions,

@@ -13,6 +13,7 @@
 #ifndef SINPE_TEST_UTIL_H
 #define SINPE_TEST_UTIL_H
 
+#include "grind/ref.h"
 #include "sinpe.h"
 
 #include <check.h>
@@ -122,9 +123,8 @@ void tu_pe_row(const sinpe_spec *spec, double pos, double *row);
 /* A short description of a spec for failure messages; returns buf. */
 const char *tu_spec_str(const sinpe_spec *spec, char *buf, size_t size);
 
-/* A spec from its fields. */
-sinpe_spec tu_spec(size_t dim, sinpe_layout layout, sinpe_odd_dim odd, double shift,
-                   double base, double angle_scale);
+/* A spec from its fields (tests/grind/ref.c, shared with the grind). */
+#define tu_spec ref_spec
 
 /*
  * The fused computation in float64 for rows r < n_seqs * seq_len:

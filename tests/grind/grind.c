@@ -86,19 +86,6 @@ static void release_mem(cl_mem m)
         clReleaseMemObject(m);
 }
 
-static sinpe_spec make_spec(size_t dim, sinpe_layout layout, sinpe_odd_dim odd, double shift,
-                            double base, double angle_scale)
-{
-    sinpe_spec s;
-    sinpe_spec_init(&s, dim);
-    s.layout = layout;
-    s.odd_dim = odd;
-    s.shift = shift;
-    s.base = base;
-    s.angle_scale = angle_scale;
-    return s;
-}
-
 static const char *spec_str(const sinpe_spec *s)
 {
     static char buf[160];
@@ -506,7 +493,7 @@ static const size_t case_dims[] = {1, 3, 7, 13, 16, 8, 2, 5};
 /* The spec of the Q8_0 cases: rows of whole 32-value blocks. */
 static sinpe_spec q8_spec(void)
 {
-    return make_spec(64, SINPE_LAYOUT_INTERLEAVED, SINPE_ODD_ZERO_LAST, 1.0, 10000.0, 1.0);
+    return ref_spec(64, SINPE_LAYOUT_INTERLEAVED, SINPE_ODD_ZERO_LAST, 1.0, 10000.0, 1.0);
 }
 
 static void setup_case(int cfg, int pair, ecase *c)
@@ -521,7 +508,7 @@ static void setup_case(int cfg, int pair, ecase *c)
     if (dim % 2 == 0 && cfg % 4 == 3)
         odd = SINPE_ODD_ERROR;
     memset(c, 0, sizeof *c);
-    c->spec = make_spec(dim, layout, odd, (double)(pair % 2), bases[cfg % 3],
+    c->spec = ref_spec(dim, layout, odd, (double)(pair % 2), bases[cfg % 3],
                         scales[(cfg / 3) % 3]);
     c->table_rows = 16;
     sinpe_embed_args_init(a);
@@ -660,7 +647,7 @@ static void setup_case(int cfg, int pair, ecase *c)
            table without rows: a kernel that read it would read past it. */
         c->name = "table without rows";
         c->table_rows = 0;
-        c->spec = make_spec(dim + 24, layout, odd == SINPE_ODD_ERROR ? SINPE_ODD_ZERO_LAST : odd,
+        c->spec = ref_spec(dim + 24, layout, odd == SINPE_ODD_ERROR ? SINPE_ODD_ZERO_LAST : odd,
                             (double)(pair % 2), bases[cfg % 3], 0.75);
         a->n_seqs = 2;
         a->seq_len = 3;
@@ -680,7 +667,7 @@ static void setup_case(int cfg, int pair, ecase *c)
            type, and dim 24: the wide and streamed row paths (a CPU's table
            part takes 16 columns, then an 8-column row end). */
         c->name = "aligned rows, positions";
-        c->spec = make_spec(24, layout, SINPE_ODD_ZERO_LAST, 1.0, 10000.0, 1.0);
+        c->spec = ref_spec(24, layout, SINPE_ODD_ZERO_LAST, 1.0, 10000.0, 1.0);
         a->n_seqs = 5;
         a->seq_len = 3;
         a->out_offset = 8;
@@ -827,7 +814,7 @@ static void run_all(int quick)
     static const size_t table_dims[] = {1, 2, 3, 7, 13, 16};
     for (size_t i = 0; i < sizeof table_dims / sizeof table_dims[0]; i++) {
         size_t d = table_dims[i];
-        sinpe_spec s = make_spec(d, (sinpe_layout)(i % 3),
+        sinpe_spec s = ref_spec(d, (sinpe_layout)(i % 3),
                                  i % 2 ? SINPE_ODD_EXTRA_SIN : SINPE_ODD_ZERO_LAST,
                                  (double)(i % 2), i == 4 ? 100.0 : 10000.0,
                                  i == 5 ? 0.25 : 1.0);
@@ -837,7 +824,7 @@ static void run_all(int quick)
     }
 
     for (int ot = 0; ot < 3; ot++) {
-        sinpe_spec s = make_spec(ot == 0 ? 13 : 6, (sinpe_layout)ot, SINPE_ODD_EXTRA_SIN, 1.0,
+        sinpe_spec s = ref_spec(ot == 0 ? 13 : 6, (sinpe_layout)ot, SINPE_ODD_EXTRA_SIN, 1.0,
                                  10000.0, 1.0);
         static const cl_int starts[] = {-37, 0, 1000};
         table_rows_case(&s, starts[ot], ot == 0 ? 70 : 9, (size_t)ot, s.dim + (size_t)ot,
@@ -846,7 +833,7 @@ static void run_all(int quick)
             break;
     }
     {
-        sinpe_spec s = make_spec(7, SINPE_LAYOUT_INTERLEAVED, SINPE_ODD_ZERO_LAST, 0.0, 10000.0,
+        sinpe_spec s = ref_spec(7, SINPE_LAYOUT_INTERLEAVED, SINPE_ODD_ZERO_LAST, 0.0, 10000.0,
                                  1.0);
         table_rows_case(&s, 16777000, 5, 0, 0, SINPE_F32); /* near 2^24 */
     }
@@ -883,7 +870,7 @@ static void run_all(int quick)
     sinpe_spec_preset(&ts_spec, SINPE_PRESET_DIFFUSERS_FLIP, 13);
     timesteps_case(&ts_spec, 4, 0, 3, 15, SINPE_F32);
 
-    sinpe_spec hs = make_spec(7, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ZERO_LAST, 1.0, 10000.0,
+    sinpe_spec hs = ref_spec(7, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ZERO_LAST, 1.0, 10000.0,
                               1.0);
     host_case(&hs, 0);
     host_case(&hs, 1);

@@ -29,6 +29,19 @@ int32_t ref_int(uint64_t *state, int32_t lo, int32_t hi)
 
 /* ---- the encoding -------------------------------------------------------- */
 
+sinpe_spec ref_spec(size_t dim, sinpe_layout layout, sinpe_odd_dim odd, double shift,
+                    double base, double angle_scale)
+{
+    sinpe_spec s;
+    sinpe_spec_init(&s, dim);
+    s.layout = layout;
+    s.odd_dim = odd;
+    s.shift = shift;
+    s.base = base;
+    s.angle_scale = angle_scale;
+    return s;
+}
+
 void ref_pe_row(const sinpe_spec *s, double pos, double *row)
 {
     size_t d = s->dim, half = d / 2;

@@ -23,6 +23,10 @@ int32_t ref_int(uint64_t *state, int32_t lo, int32_t hi);  /* [lo, hi] */
 
 /* ---- the encoding -------------------------------------------------------- */
 
+/* A spec from its fields. */
+sinpe_spec ref_spec(size_t dim, sinpe_layout layout, sinpe_odd_dim odd, double shift,
+                    double base, double angle_scale);
+
 /* PE(pos) for spec into row[0 .. dim), in float64. */
 void ref_pe_row(const sinpe_spec *spec, double pos, double *row);
 

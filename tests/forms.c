@@ -1,0 +1,120 @@
+/*
+ * forms.c -- what each tuning record of the tests (tu_variants) adds to a
+ * run of every suite under the device's own record: the kernels its
+ * programs hold (the plan says which: sinpe__kernel_held), each with the
+ * record's values that build or launch it, that neither the device's
+ * record nor an earlier record holds alike.  They are named by their forms
+ * (entries.def: fast, stream, col, row, general, table, otf; and rows for
+ * the table's own kernels), which are also the Check tags of the test
+ * cases that run kernels of that form in every mode and output type.
+ *
+ * "sinpe_tests --record-tags" prints "tags<TAB>record" for each record
+ * that adds anything; the Makefile's test target runs those test cases
+ * under it (CK_INCLUDE_TAGS).  The full record-by-suite matrix is the
+ * check-records target.
+ */
+#include "forms.h"
+#include "sinpe_internal.h"
+#include "variants.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define KEY 128
+#define MAX_KEYS 1024
+#define MAX_RECORDS 64
+
+typedef struct keys {
+    char key[MAX_KEYS][KEY];
+    size_t n;
+} keys;
+
+/* The form of kernel k: "sinpe_<mode>_<form>_<type>" for the entries,
+   "rows" for the table's kernels, "" for the rest (no record changes them). */
+static void form_of(int k, char *form, size_t n)
+{
+    const char *name = sinpe__kernel_name(k), *p = strchr(name + strlen("sinpe_"), '_'), *q;
+    form[0] = '\0';
+    if (k == SINPE_K_TABLE_ANCHORS || (k >= SINPE_K_TABLE_ROWS && k < SINPE_K_MAKE_POS))
+        snprintf(form, n, "rows");
+    else if (k >= SINPE_K_ENTRY && p && (q = strchr(p + 1, '_')) != NULL && (size_t)(q - p) <= n)
+        snprintf(form, (size_t)(q - p), "%s", p + 1);
+}
+
+/* Kernel k as t builds and launches it: its name, and the values of t
+   its form reads (kernels/embed_fast.cl, embed_two_pass.cl, table.cl;
+   aligned: every four-column access, kernels/dtype.cl). */
+static void key_of(const sinpe__tuning *t, int k, const char *form, char *key)
+{
+    int fast = !strcmp(form, "fast") || !strcmp(form, "stream");
+    snprintf(key, KEY, "%s seqs=%zu table_seqs=%zu table_tile=%zu aligned=%zu",
+             sinpe__kernel_name(k), fast ? t->seqs : 0,
+             !strcmp(form, "table") ? t->table_seqs : 0,
+             !strcmp(form, "rows") ? t->table_tile : 0, t->aligned);
+}
+
+/* Whether the space-separated list words holds word. */
+static int has_word(const char *words, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = strstr(words, word); p; p = strstr(p + 1, word))
+        if ((p == words || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+            return 1;
+    return 0;
+}
+
+/* Adds the kernels t's programs hold to seen; the forms of those that were
+   not there go into tags (space-separated, once each). */
+static void add_record(const sinpe__tuning *t, keys *seen, char *tags, size_t n)
+{
+    static const int weights[] = {-1, SINPE_F32, SINPE_F16, SINPE_BF16};
+    tags[0] = '\0';
+    for (size_t w = 0; w < sizeof weights / sizeof weights[0]; w++)
+        for (int k = 0; k < sinpe__kernel_count; k++) {
+            char form[32], key[KEY];
+            size_t i, used = strlen(tags);
+            if (!sinpe__kernel_held(t, weights[w], k))
+                continue;
+            form_of(k, form, sizeof form);
+            if (!form[0])
+                continue;
+            key_of(t, k, form, key);
+            for (i = 0; i < seen->n && strcmp(seen->key[i], key); i++)
+                ;
+            if (i < seen->n || seen->n == MAX_KEYS)
+                continue;
+            memcpy(seen->key[seen->n++], key, KEY);
+            if (!has_word(tags, form))
+                snprintf(tags + used, n - used, "%s%s", used ? " " : "", form);
+        }
+}
+
+int tu_print_record_tags(void)
+{
+    static char records[MAX_RECORDS][SINPE__VARIANT];
+    static keys seen;
+    sinpe_context *ctx = NULL;
+    sinpe__record own;
+    char tags[256];
+    size_t n = tu_variants(records, MAX_RECORDS);
+    if (n > MAX_RECORDS)
+        return -1;
+    /* The device's own record: what the run of every suite reaches. */
+    if (sinpe_context_create(NULL, &ctx) != SINPE_SUCCESS ||
+        sinpe__record_parse(sinpe_context_tuning(ctx), &own) != 0) {
+        fprintf(stderr, "no device record: %s\n", sinpe_last_error());
+        sinpe_context_release(ctx);
+        return -1;
+    }
+    sinpe_context_release(ctx);
+    add_record(&own.t, &seen, tags, sizeof tags);
+    for (size_t i = 0; i < n; i++) {
+        sinpe__record r;
+        if (sinpe__record_parse(records[i], &r) != 0)
+            return -1;
+        add_record(&r.t, &seen, tags, sizeof tags);
+        if (tags[0])
+            printf("%s\t%s\n", tags, records[i]);
+    }
+    return 0;
+}
