@@ -4,7 +4,10 @@
 #                      build/sinpe-tune
 #   make check         install what is missing (scripts/install-deps.sh),
 #                      build, check the exported symbols, run the unit tests
-#   make test          the same without the dependency step
+#   make test          the same without the dependency step; each kernel form
+#                      some tuning record of the tests reaches runs once
+#   make check-records the embedding suites under every tuning record of the
+#                      tests, each in full (the record-by-suite matrix)
 #   make check-exports fail unless the .so exports exactly the public API
 #   make check-abi     a program built against the 0.1 header, run against the .so
 #   make bench         build and run build/sinpe_bench with $(BENCH_ARGS)
@@ -108,7 +111,8 @@ TEST_BIN   = $(BUILD)/sinpe_tests
 BENCH_BIN  = $(BUILD)/sinpe_bench
 TUNE_BIN   = $(BUILD)/sinpe-tune
 
-.PHONY: all check test check-exports check-abi check-install bench tune deps install uninstall clean FORCE
+.PHONY: all check test check-records check-exports check-abi check-install bench tune deps install uninstall \
+        clean FORCE
 .DELETE_ON_ERROR:
 
 all: $(STATIC_LIB) $(SHARED_LIB) $(SO_LINKS) $(PC_FILE) $(CMAKE_FILES) $(TUNE_BIN) $(DEVICE_CL)
@@ -212,15 +216,28 @@ deps:
 check: deps
 	$(MAKE) test
 
+# Every suite under the device's own tuning record, then, under each record
+# of tests/variants.c that adds a kernel form to that run (a kernel built or
+# launched with other values), the test cases tagged with the forms it adds
+# (tests/forms.c): each kernel form some record reaches runs once.
 test: check-exports check-abi $(TEST_BIN)
 	CK_DEFAULT_TIMEOUT="$${CK_DEFAULT_TIMEOUT:-120}" ./$(TEST_BIN)
-	@# The embedding suites again under every tuning record that reaches a
-	@# form of the database (tests/main.c, --records).
-	./$(TEST_BIN) --records | while IFS= read -r rec; do \
+	./$(TEST_BIN) --record-tags >$(BUILD)/record-tags.txt
+	tab=$$(printf '\t'); while IFS="$$tab" read -r tags rec; do \
+	  echo "forms $$tags under $$rec"; \
+	  SINPE_TUNING="$$rec" CK_INCLUDE_TAGS="$$tags" \
+	    CK_DEFAULT_TIMEOUT="$${CK_DEFAULT_TIMEOUT:-120}" ./$(TEST_BIN) || exit 1; \
+	done <$(BUILD)/record-tags.txt
+	$(MAKE) check-install
+
+# check-records: the embedding suites under every record of tests/variants.c,
+# each in full (the record-by-suite matrix; CI runs it).
+check-records: $(TEST_BIN)
+	./$(TEST_BIN) --records >$(BUILD)/records.txt
+	while IFS= read -r rec; do \
 	  for s in embed positions dtype shard table quant; do \
 	    SINPE_TUNING="$$rec" CK_RUN_SUITE=$$s CK_DEFAULT_TIMEOUT="$${CK_DEFAULT_TIMEOUT:-120}" \
-	      ./$(TEST_BIN) || exit 1; done; done
-	$(MAKE) check-install
+	      ./$(TEST_BIN) || exit 1; done; done <$(BUILD)/records.txt
 
 # check-abi: a program built against the 0.1 header (tests/abi/sinpe_v0_1.h,
 # kept as released) runs against this shared library with correct results;

@@ -6,7 +6,8 @@
  * record nor an earlier record holds alike.  They are named by their forms
  * (entries.def: fast, stream, col, row, general, table, otf; and rows for
  * the table's own kernels), which are also the Check tags of the test
- * cases that run kernels of that form in every mode and output type.
+ * cases that run kernels of that form against float64 references
+ * (test_util.h, TU_FORMS_*).
  *
  * "sinpe_tests --record-tags" prints "tags<TAB>record" for each record
  * that adds anything; the Makefile's test target runs those test cases

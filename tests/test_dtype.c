@@ -580,6 +580,7 @@ Suite *suite_dtype(void)
     suite_add_tcase(s, tc);
 
     tc = tcase_create("device");
+    tcase_set_tags(tc, "col");
     tcase_set_timeout(tc, TU_TIMEOUT);
     tcase_add_loop_test(tc, dtype_pairs_random, 0, 9);
     tcase_add_loop_test(tc, dtype_edges, 0, 9);

@@ -286,10 +286,29 @@ typedef struct vcase {
     int modes, maths;
 } vcase;
 
-static const vcase value_cases[] = {
+/* Calls the FAST forms can take: implicit positions in the table. */
+static const vcase fast_cases[] = {
     {{.name = "embed_basic", .table_rows = 32, .n_seqs = 3, .seq_len = 45, .vocab = 97,
       .token_scale = 8.0f /* sqrt(64) */},
      64, SINPE_LAYOUT_INTERLEAVED, 0.0, 1e4, 3, 2},
+    /* A 16 MiB output, aligned: the size from which records with stream 1
+     * store it non-temporally (the tests' small outputs reach those forms
+     * under the records that set stream_bytes 0). */
+    {{.name = "embed_large_output", .table_rows = 1024, .n_seqs = 4, .seq_len = 1024,
+      .vocab = 97, .token_scale = 32.0f},
+     1024, SINPE_LAYOUT_INTERLEAVED, 0.0, 1e4, 3, 1},
+    /* Out-of-range ids are counted and contribute a zero embedding: the
+     * fused and unfused rows equal PE, the gathered rows 0.  12 bad ids:
+     * -1, INT32_MIN, INT32_MAX, -7, vocab, vocab+3, twice. */
+    {{.name = "embed_bad_ids", .table_rows = 32, .n_seqs = 3, .seq_len = 45, .vocab = 19,
+      .ids_offset = 2, .token_scale = 2.0f, .use_bad_ids = 1, .bad_ids_offset = 4,
+      .n_bad = 12},
+     24, SINPE_LAYOUT_INTERLEAVED, 0.0, 1e4, 3, 1},
+};
+
+/* Calls the GENERAL forms take (TABLE and OTF in two-pass records):
+   explicit positions, positions outside the table. */
+static const vcase general_cases[] = {
     /* Every offset and stride, explicit positions, the bad-id counter. */
     {{.name = "embed_offsets_and_strides", .table_rows = 32, .n_seqs = 3, .seq_len = 45,
       .vocab = 97, .ids_offset = 5, .weights_offset = 13, .weights_stride = 53,
@@ -319,44 +338,41 @@ static const vcase value_cases[] = {
       .vocab = 97, .token_scale = 1.0f, .start = 1000, .explicit_positions = 1, .pos_lo = 0,
       .pos_hi = 40},
      32, SINPE_LAYOUT_INTERLEAVED, 0.0, 1e4, 3, 1},
-    /* A 16 MiB output, aligned: the size from which records with stream 1
-     * store it non-temporally (the tests' small outputs reach those forms
-     * under the records that set stream_bytes 0). */
-    {{.name = "embed_large_output", .table_rows = 1024, .n_seqs = 4, .seq_len = 1024,
-      .vocab = 97, .token_scale = 32.0f},
-     1024, SINPE_LAYOUT_INTERLEAVED, 0.0, 1e4, 3, 1},
-    /* Out-of-range ids are counted and contribute a zero embedding: the
-     * fused and unfused rows equal PE, the gathered rows 0.  12 bad ids:
-     * -1, INT32_MIN, INT32_MAX, -7, vocab, vocab+3, twice. */
-    {{.name = "embed_bad_ids", .table_rows = 32, .n_seqs = 3, .seq_len = 45, .vocab = 19,
-      .ids_offset = 2, .token_scale = 2.0f, .use_bad_ids = 1, .bad_ids_offset = 4,
-      .n_bad = 12},
-     24, SINPE_LAYOUT_INTERLEAVED, 0.0, 1e4, 3, 1},
 };
-#define N_VALUE_CASES (sizeof value_cases / sizeof value_cases[0])
 
-/* How many runs the value cases make: the loop's end. */
-static int value_runs(void)
+#define N_CASES(t) (sizeof t / sizeof t[0])
+
+/* How many runs the n cases make: their loop's end. */
+static int value_runs(const vcase *cases, size_t n)
 {
-    int n = 0;
-    for (size_t k = 0; k < N_VALUE_CASES; k++)
-        n += value_cases[k].modes * value_cases[k].maths;
-    return n;
+    int runs = 0;
+    for (size_t k = 0; k < n; k++)
+        runs += cases[k].modes * cases[k].maths;
+    return runs;
 }
 
-START_TEST(embed_values)
+/* Run i of cases, counted as value_runs() counts them. */
+static void run_value(const vcase *cases, int i)
 {
-    /* _i: run i of value_cases, counted as value_runs() counts them. */
-    size_t k = 0;
-    int i = _i;
-    for (; i >= value_cases[k].modes * value_cases[k].maths; k++)
-        i -= value_cases[k].modes * value_cases[k].maths;
-    const vcase *v = &value_cases[k];
-    ecase c = v->c;
-    c.spec = tu_spec(v->dim, v->layout, SINPE_ODD_ZERO_LAST, v->shift, v->base, 1.0);
-    sinpe_context *ctx = tu_context(math_of(i / v->modes));
-    run_case(ctx, &c, (run_mode)(i % v->modes), 0);
+    for (; i >= cases->modes * cases->maths; cases++)
+        i -= cases->modes * cases->maths;
+    ecase c = cases->c;
+    c.spec = tu_spec(cases->dim, cases->layout, SINPE_ODD_ZERO_LAST, cases->shift, cases->base,
+                     1.0);
+    sinpe_context *ctx = tu_context(math_of(i / cases->modes));
+    run_case(ctx, &c, (run_mode)(i % cases->modes), 0);
     sinpe_context_release(ctx);
+}
+
+START_TEST(embed_fast_values)
+{
+    run_value(fast_cases, _i);
+}
+END_TEST
+
+START_TEST(embed_general_values)
+{
+    run_value(general_cases, _i);
 }
 END_TEST
 
@@ -994,9 +1010,21 @@ Suite *suite_embed(void)
 {
     Suite *s = suite_create("embed");
 
-    TCase *tc = tcase_create("values");
+    TCase *tc = tcase_create("fast_values");
+    tcase_set_tags(tc, TU_FORMS_FAST);
     tcase_set_timeout(tc, TU_TIMEOUT);
-    tcase_add_loop_test(tc, embed_values, 0, value_runs());
+    tcase_add_loop_test(tc, embed_fast_values, 0, value_runs(fast_cases, N_CASES(fast_cases)));
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("general_values");
+    tcase_set_tags(tc, TU_FORMS_GENERAL);
+    tcase_set_timeout(tc, TU_TIMEOUT);
+    tcase_add_loop_test(tc, embed_general_values, 0,
+                        value_runs(general_cases, N_CASES(general_cases)));
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("values");
+    tcase_set_timeout(tc, TU_TIMEOUT);
     tcase_add_loop_test(tc, embed_shapes, 0, N_SHAPES);
     tcase_add_loop_test(tc, add_positions_alone, 0, 2);
     tcase_add_test(tc, positions_wrap_in_int32);

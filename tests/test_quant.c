@@ -325,10 +325,28 @@ static void random_qtab(qtab *q, sinpe_dtype type, size_t rows, size_t dim, int 
     free(x);
 }
 
-/* Cases: implicit positions (FAST, and with the output past 16 MiB in
-   stream records), explicit ones with padding, a vocabulary shard. */
-/* The position sources, padding policies and shards each type runs under. */
-enum { QC_IMPLICIT, QC_EXPLICIT_PAD, QC_SHARD, QC_STARTS_PAD, QC_FAIRSEQ, QC_OWNER, QC_N };
+/*
+ * The position sources, padding policies and shards each type runs under:
+ * implicit positions (FAST), explicit ones with padding, a ROWS shard, a
+ * (1, S) row of positions with per-sequence starts and pad counts, FAIRSEQ
+ * positions, an OWNER shard.  positions: the explicit positions; starts:
+ * seq_starts and pad_counts too.
+ */
+static const struct {
+    int positions, broadcast, starts;
+    sinpe_vocab_shard shard;
+    sinpe_position_rule rule;
+    int32_t pad_id;
+    sinpe_pad_policy pad;
+} qcases[] = {
+    {0, 0, 0, SINPE_SHARD_NONE, SINPE_POSITIONS_INDEX, 0, SINPE_PAD_NONE},
+    {1, 0, 0, SINPE_SHARD_NONE, SINPE_POSITIONS_INDEX, 7, SINPE_PAD_ZERO_PE},
+    {1, 0, 0, SINPE_SHARD_ROWS, SINPE_POSITIONS_INDEX, 0, SINPE_PAD_NONE},
+    {1, 1, 1, SINPE_SHARD_NONE, SINPE_POSITIONS_INDEX, 7, SINPE_PAD_ZERO_EMBEDDING},
+    {0, 0, 0, SINPE_SHARD_NONE, SINPE_POSITIONS_FAIRSEQ, 1, SINPE_PAD_ZERO_OUTPUT},
+    {1, 0, 0, SINPE_SHARD_OWNER, SINPE_POSITIONS_INDEX, 1, SINPE_PAD_ZERO_OUTPUT},
+};
+#define QC_N (int)(sizeof qcases / sizeof qcases[0])
 
 /*
  * Loop index _i: type (I8, Q8_0, E4M3, E5M2) x output type.  For each case,
@@ -381,36 +399,22 @@ START_TEST(quant_calls_match_float_table)
         a.out_dtype = ot;
         a.token_scale = 5.5f;
         a.start = 2;
-        if (c == QC_EXPLICIT_PAD) {
-            a.positions = pos_m;
-            a.pad_id = 7;
-            a.pad_policy = SINPE_PAD_ZERO_PE;
-        }
-        if (c == QC_SHARD || c == QC_OWNER) {
-            a.vocab_shard = c == QC_SHARD ? SINPE_SHARD_ROWS : SINPE_SHARD_OWNER;
-            a.vocab_start = 10;
-            a.vocab_total = ROWS + 5;
-            a.positions = pos_m;
-        }
-        if (c == QC_STARTS_PAD) { /* a (1, S) row of positions, per-sequence sums */
-            a.positions = pos_m;
-            a.positions_broadcast = 1;
-            a.seq_starts = starts_m;
-            a.pad_counts = pads_m;
-            a.pad_id = 7;
-            a.pad_policy = SINPE_PAD_ZERO_EMBEDDING;
-        }
-        if (c == QC_FAIRSEQ || c == QC_OWNER) {
-            a.position_rule = c == QC_FAIRSEQ ? SINPE_POSITIONS_FAIRSEQ : SINPE_POSITIONS_INDEX;
-            a.pad_id = 1;
-            a.pad_policy = SINPE_PAD_ZERO_OUTPUT;
-        }
+        a.positions = qcases[c].positions ? pos_m : NULL;
+        a.positions_broadcast = qcases[c].broadcast;
+        a.seq_starts = qcases[c].starts ? starts_m : NULL;
+        a.pad_counts = qcases[c].starts ? pads_m : NULL;
+        a.vocab_shard = qcases[c].shard;
+        a.vocab_start = qcases[c].shard ? 10 : 0;
+        a.vocab_total = qcases[c].shard ? ROWS + 5 : 0;
+        a.position_rule = qcases[c].rule;
+        a.pad_id = qcases[c].pad_id;
+        a.pad_policy = qcases[c].pad;
         q_args(&a, ctx, &q, qbufs);
         f = a;
         f.weights = f32_m;
         f.weights_dtype = SINPE_F32;
         f.weight_scales = NULL;
-        if (c == QC_SHARD || c == QC_OWNER)
+        if (qcases[c].shard)
             a.vocab = f.vocab = ROWS - 10;
         for (int call = 0; call < 3; call++) {
             unsigned char *got[2];

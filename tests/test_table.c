@@ -478,6 +478,7 @@ Suite *suite_table(void)
     Suite *s = suite_create("table");
 
     TCase *tc = tcase_create("values");
+    tcase_set_tags(tc, "rows");
     tcase_set_timeout(tc, TU_TIMEOUT);
     tcase_add_loop_test(tc, table_matches_reference, 0, 6);
     tcase_add_loop_test(tc, table_angle_scale, 0, 2);

@@ -45,6 +45,19 @@ Suite *suite_features(void);
 Suite *suite_contract(void);
 Suite *suite_otf(void);
 
+/*
+ * Check tags: the kernel forms (kernels/entries.def; "rows" for the table's
+ * kernels) a test case runs in every mode against float64 references.
+ * Under a tuning record that adds a kernel of a form to the run under the
+ * device's own record, "make test" runs the cases tagged with that form
+ * (tests/forms.c); the other suites meet every record's forms in the
+ * shapes suite, bit for bit against the device's record, and in
+ * "make check-records".  FAST's calls: implicit positions in the table;
+ * GENERAL's: the others; STREAM takes large aligned outputs of either.
+ */
+#define TU_FORMS_FAST "fast stream row"
+#define TU_FORMS_GENERAL "general table otf stream"
+
 /* Seconds allowed to a test that creates a context (cold pocl builds). */
 #define TU_TIMEOUT 300
 
