@@ -162,13 +162,7 @@ static void check_works(sinpe_context *ctx)
     cl_mem ids_m = tu_buffer(ctx, sizeof ids, ids);
     cl_mem w_m = tu_buffer(ctx, sizeof w, w);
     cl_mem out_m = tu_poisoned_buffer(ctx, q, NS * SL * DIM);
-    sinpe_embed_args_init(&a);
-    a.n_seqs = NS;
-    a.seq_len = SL;
-    a.ids = ids_m;
-    a.weights = w_m;
-    a.vocab = VOCAB;
-    a.out = out_m;
+    a = tu_args(NS, SL, ids_m, w_m, VOCAB, out_m);
     a.token_scale = 1.5f;
     a.start = 5;
     TU_OK(sinpe_enqueue_embed(tab, q, &a, 0, NULL, NULL));

@@ -95,14 +95,7 @@ static void check_context_works(sinpe_context *ctx)
     cl_mem ids_m = tu_buffer(ctx, sizeof ids, ids);
     cl_mem w_m = tu_buffer(ctx, sizeof w, w);
     cl_mem out_m = tu_poisoned_buffer(ctx, q, NS * SL * DIM);
-    sinpe_embed_args a;
-    sinpe_embed_args_init(&a);
-    a.n_seqs = NS;
-    a.seq_len = SL;
-    a.ids = ids_m;
-    a.weights = w_m;
-    a.vocab = VOCAB;
-    a.out = out_m;
+    sinpe_embed_args a = tu_args(NS, SL, ids_m, w_m, VOCAB, out_m);
     a.token_scale = 2.0f;
     a.start = 3;
     TU_OK(sinpe_enqueue_embed(tab, q, &a, 0, NULL, NULL));
@@ -509,11 +502,8 @@ START_TEST(kernel_source_override)
     fclose(f);
     setenv("SINPE_KERNEL_SOURCE", "kernels/sinpe.cl", 1);
     sinpe_context *ctx = NULL;
-    sinpe_table *tab = NULL;
-    sinpe_spec spec;
-    sinpe_spec_init(&spec, 6);
     TU_OK(sinpe_context_create(NULL, &ctx));
-    TU_OK(sinpe_table_create(ctx, &spec, 3, &tab));
+    sinpe_table *tab = tu_table(ctx, 6, 3);
     ck_assert_uint_eq(sinpe_table_spec(tab).dim, 6);
     sinpe_table_release(tab);
     sinpe_context_release(ctx);

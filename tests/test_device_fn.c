@@ -197,9 +197,7 @@ START_TEST(device_fn_bits)
     free(one);
     free(run);
     free(row);
-    sinpe_table_release(tab);
-    clReleaseCommandQueue(q);
-    sinpe_context_release(ctx);
+    tu_release(ctx, q, tab, NULL, 0);
 }
 END_TEST
 
@@ -244,9 +242,7 @@ START_TEST(device_fn_angle_bound)
     free(text);
     free(one);
     free(run);
-    sinpe_table_release(tab);
-    clReleaseCommandQueue(q);
-    sinpe_context_release(ctx);
+    tu_release(ctx, q, tab, NULL, 0);
 }
 END_TEST
 
@@ -278,10 +274,7 @@ START_TEST(device_fn_source_args)
     cl_mem consts = NULL;
     TU_STATUS(sinpe_table_constants(NULL, &consts), SINPE_NULL_ARGUMENT);
     ck_assert_ptr_null(consts);
-    sinpe_spec spec;
-    sinpe_spec_init(&spec, 8);
-    sinpe_table *tab = NULL;
-    TU_OK(sinpe_table_create(ctx, &spec, 4, &tab));
+    sinpe_table *tab = tu_table(ctx, 8, 4);
     TU_STATUS(sinpe_table_constants(tab, NULL), SINPE_NULL_ARGUMENT);
     TU_OK(sinpe_table_constants(tab, &consts));
     ck_assert_ptr_nonnull(consts);

@@ -170,14 +170,7 @@ static void run_drun(sinpe_context *ctx, cl_command_queue q, const drun *r)
     cl_mem out_m = tu_buffer(ctx, no * osz, init);
     free(init);
 
-    sinpe_embed_args a;
-    sinpe_embed_args_init(&a);
-    a.n_seqs = r->n_seqs;
-    a.seq_len = r->seq_len;
-    a.ids = ids_m;
-    a.weights = w_m;
-    a.vocab = r->vocab;
-    a.out = out_m;
+    sinpe_embed_args a = tu_args(r->n_seqs, r->seq_len, ids_m, w_m, r->vocab, out_m);
     a.out_offset = r->out_offset;
     a.out_stride = r->out_stride;
     a.token_scale = r->token_scale;
@@ -446,10 +439,7 @@ START_TEST(dtype_unfused_rounds_twice)
     cl_command_queue q = tu_queue(ctx);
     enum { DIM = 13, VOCAB = 17, NS = 2, SL = 11, N = NS * SL };
     size_t osz = fr_dtype_size(ot);
-    sinpe_spec spec;
-    sinpe_spec_init(&spec, DIM);
-    sinpe_table *tab = NULL;
-    TU_OK(sinpe_table_create(ctx, &spec, SL, &tab));
+    sinpe_table *tab = tu_table(ctx, DIM, SL);
     cl_mem tmem = NULL;
     size_t held = 0;
     TU_OK(sinpe_table_borrow(tab, &tmem, &held));
@@ -470,14 +460,7 @@ START_TEST(dtype_unfused_rounds_twice)
     cl_mem w_m = tu_buffer(ctx, sizeof w, w);
     cl_mem out_m = tu_buffer(ctx, N * DIM * osz, init);
     free(init);
-    sinpe_embed_args a;
-    sinpe_embed_args_init(&a);
-    a.n_seqs = NS;
-    a.seq_len = SL;
-    a.ids = ids_m;
-    a.weights = w_m;
-    a.vocab = VOCAB;
-    a.out = out_m;
+    sinpe_embed_args a = tu_args(NS, SL, ids_m, w_m, VOCAB, out_m);
     a.token_scale = 0.3f;
     a.weights_dtype = ot;
     a.out_dtype = ot;
@@ -508,12 +491,7 @@ START_TEST(dtype_unfused_rounds_twice)
         }
     }
     free(got);
-    clReleaseMemObject(ids_m);
-    clReleaseMemObject(w_m);
-    clReleaseMemObject(out_m);
-    sinpe_table_release(tab);
-    clReleaseCommandQueue(q);
-    sinpe_context_release(ctx);
+    TU_RELEASE(ctx, q, tab, ids_m, w_m, out_m);
 }
 END_TEST
 
@@ -522,23 +500,13 @@ START_TEST(dtype_invalid)
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     cl_command_queue q = tu_queue(ctx);
     enum { DIM = 8, VOCAB = 4, N = 6 };
-    sinpe_spec spec;
-    sinpe_spec_init(&spec, DIM);
-    sinpe_table *tab = NULL;
-    TU_OK(sinpe_table_create(ctx, &spec, 8, &tab));
+    sinpe_table *tab = tu_table(ctx, DIM, 8);
     int32_t ids[N] = {0, 1, 2, 3, 0, 1};
     float w[VOCAB * DIM] = {0};
     cl_mem ids_m = tu_buffer(ctx, sizeof ids, ids);
     cl_mem w_m = tu_buffer(ctx, sizeof w, w);
     cl_mem out_m = tu_poisoned_buffer(ctx, q, N * DIM);
-    sinpe_embed_args base;
-    sinpe_embed_args_init(&base);
-    base.n_seqs = 2;
-    base.seq_len = 3;
-    base.ids = ids_m;
-    base.weights = w_m;
-    base.vocab = VOCAB;
-    base.out = out_m;
+    sinpe_embed_args base = tu_args(2, 3, ids_m, w_m, VOCAB, out_m);
 
     /* Not a type at all, and (outputs) the weights-only quantized types. */
     const int bad_weights[] = {7, 99, -1}, bad_out[] = {7, SINPE_I8, SINPE_FP8_E5M2, -1};
@@ -562,12 +530,7 @@ START_TEST(dtype_invalid)
     float *got = tu_read_floats(q, out_m, N * DIM);
     tu_check_all_poison(got, N * DIM, "invalid dtypes");
     free(got);
-    clReleaseMemObject(ids_m);
-    clReleaseMemObject(w_m);
-    clReleaseMemObject(out_m);
-    sinpe_table_release(tab);
-    clReleaseCommandQueue(q);
-    sinpe_context_release(ctx);
+    TU_RELEASE(ctx, q, tab, ids_m, w_m, out_m);
 }
 END_TEST
 

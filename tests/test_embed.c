@@ -432,10 +432,7 @@ START_TEST(positions_wrap_in_int32)
      * wrapped positions given explicitly with start 0. */
     enum { SL = 12, D = 16 };
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
-    sinpe_spec spec;
-    sinpe_spec_init(&spec, D);
-    sinpe_table *tab = NULL;
-    TU_OK(sinpe_table_create(ctx, &spec, 4, &tab));
+    sinpe_table *tab = tu_table(ctx, D, 4);
     cl_command_queue q = tu_queue(ctx);
     int32_t start = INT32_MAX - 5;
     int32_t wrapped[SL], index[SL];
@@ -800,10 +797,7 @@ START_TEST(embed_host_id_out_of_range)
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     enum { SL = 20, DIM = 8, VOCAB = 10 };
     static const int32_t bad[] = {VOCAB, -1, 777777};
-    sinpe_spec spec;
-    sinpe_spec_init(&spec, DIM);
-    sinpe_table *tab = NULL;
-    TU_OK(sinpe_table_create(ctx, &spec, 20, &tab));
+    sinpe_table *tab = tu_table(ctx, DIM, 20);
     float w[VOCAB * DIM] = {0}, out[SL * DIM];
     int32_t ids[SL];
     for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
@@ -830,10 +824,7 @@ START_TEST(embed_host_bad_arguments)
 {
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     enum { SL = 4, DIM = 8, VOCAB = 3 };
-    sinpe_spec spec;
-    sinpe_spec_init(&spec, DIM);
-    sinpe_table *tab = NULL;
-    TU_OK(sinpe_table_create(ctx, &spec, 4, &tab));
+    sinpe_table *tab = tu_table(ctx, DIM, 4);
     float w[VOCAB * DIM] = {0}, out[SL * DIM];
     int32_t ids[SL] = {0, 1, 2, 0};
     tu_fill_poison(out, SL * DIM);
@@ -897,14 +888,7 @@ static void *worker_main(void *arg)
         int32_t start = tu_rng_int(&rng, -100, 20000);
         cl_int err = clEnqueueWriteBuffer(wk->q, wk->ids, CL_TRUE, 0, sizeof ids, ids, 0, NULL,
                                           NULL);
-        sinpe_embed_args a;
-        sinpe_embed_args_init(&a);
-        a.n_seqs = 1;
-        a.seq_len = TH_SL;
-        a.ids = wk->ids;
-        a.weights = wk->w;
-        a.vocab = TH_VOCAB;
-        a.out = wk->out;
+        sinpe_embed_args a = tu_args(1, TH_SL, wk->ids, wk->w, TH_VOCAB, wk->out);
         a.start = start;
         sinpe_status st = SINPE_SUCCESS;
         if (it % 2 == 0) {

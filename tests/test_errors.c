@@ -46,13 +46,7 @@ static void setup(void)
     pos_m = tu_buffer(ctx, sizeof pos, pos);
     bad_m = tu_buffer(ctx, sizeof zero, &zero);
 
-    sinpe_embed_args_init(&args);
-    args.n_seqs = NS;
-    args.seq_len = SL;
-    args.ids = ids_m;
-    args.weights = w_m;
-    args.vocab = VOCAB;
-    args.out = out_m;
+    args = tu_args(NS, SL, ids_m, w_m, VOCAB, out_m);
     args.token_scale = 4.0f;
     args.positions = pos_m;
     args.bad_ids = bad_m;

@@ -638,10 +638,7 @@ START_TEST(positions_beyond_table)
                           (double)rows[(size_t)pos[r] * dim + col]);
     free(rows);
     free(got);
-    clReleaseMemObject(mem);
-    sinpe_table_release(tab);
-    clReleaseCommandQueue(q);
-    sinpe_context_release(ctx);
+    TU_RELEASE(ctx, q, tab, mem);
 }
 END_TEST
 
@@ -735,9 +732,7 @@ START_TEST(pad_policies)
     }
     free(x);
     free(w);
-    sinpe_table_release(tab);
-    clReleaseCommandQueue(q);
-    sinpe_context_release(ctx);
+    tu_release(ctx, q, tab, NULL, 0);
 }
 END_TEST
 
@@ -771,13 +766,7 @@ static void errfix_init(errfix *f)
     f->w = tu_buffer(f->ctx, sizeof w, w);
     f->pos = tu_buffer(f->ctx, sizeof pos, pos);
     f->out = tu_poisoned_buffer(f->ctx, f->q, E_N * E_DIM);
-    sinpe_embed_args_init(&f->a);
-    f->a.n_seqs = E_NS;
-    f->a.seq_len = E_SL;
-    f->a.ids = f->ids;
-    f->a.weights = f->w;
-    f->a.vocab = E_VOCAB;
-    f->a.out = f->out;
+    f->a = tu_args(E_NS, E_SL, f->ids, f->w, E_VOCAB, f->out);
 }
 
 static void errfix_check_untouched(errfix *f, const char *what)
@@ -790,13 +779,7 @@ static void errfix_check_untouched(errfix *f, const char *what)
 
 static void errfix_release(errfix *f)
 {
-    clReleaseMemObject(f->ids);
-    clReleaseMemObject(f->w);
-    clReleaseMemObject(f->pos);
-    clReleaseMemObject(f->out);
-    sinpe_table_release(f->tab);
-    clReleaseCommandQueue(f->q);
-    sinpe_context_release(f->ctx);
+    TU_RELEASE(f->ctx, f->q, f->tab, f->ids, f->w, f->pos, f->out);
 }
 
 typedef sinpe_status (*enqueue_fn)(sinpe_table *, cl_command_queue, const sinpe_embed_args *,

@@ -176,9 +176,7 @@ START_TEST(prenorm_matches_sinpe)
     clReleaseKernel(fused);
     clReleaseKernel(ln);
     clReleaseProgram(prog);
-    sinpe_table_release(tab);
-    clReleaseCommandQueue(q);
-    sinpe_context_release(ctx);
+    tu_release(ctx, q, tab, NULL, 0);
 }
 END_TEST
 

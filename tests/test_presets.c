@@ -89,14 +89,7 @@ static float *pe_through_embed(sinpe_context *ctx, cl_command_queue q, sinpe_tab
     cl_mem pos_m = tu_buffer(ctx, n * sizeof *positions, positions);
     cl_mem out_m = tu_poisoned_buffer(ctx, q, n * dim);
 
-    sinpe_embed_args a;
-    sinpe_embed_args_init(&a);
-    a.n_seqs = 1;
-    a.seq_len = n;
-    a.ids = ids_m;
-    a.weights = w_m;
-    a.vocab = 1;
-    a.out = out_m;
+    sinpe_embed_args a = tu_args(1, n, ids_m, w_m, 1, out_m);
     a.positions = pos_m;
     TU_OK(sinpe_enqueue_embed(tab, q, &a, 0, NULL, NULL));
     TU_CL(clFinish(q));
@@ -528,12 +521,7 @@ START_TEST(preset_end_to_end)
     free(got);
     free(ref);
     free(w);
-    clReleaseMemObject(ids_m);
-    clReleaseMemObject(w_m);
-    clReleaseMemObject(out_m);
-    sinpe_table_release(tab);
-    clReleaseCommandQueue(q);
-    sinpe_context_release(ctx);
+    TU_RELEASE(ctx, q, tab, ids_m, w_m, out_m);
 }
 END_TEST
 

@@ -131,15 +131,12 @@ static void q_args(sinpe_embed_args *a, sinpe_context *ctx, const qtab *q, cl_me
 static float *decoded_on_device(sinpe_context *ctx, const qtab *q, size_t tokens)
 {
     cl_command_queue cq = tu_queue(ctx);
-    sinpe_spec spec;
-    sinpe_table *tab = NULL;
     sinpe_embed_args a;
     cl_mem bufs[2];
     int32_t *ids = tu_malloc(tokens * sizeof *ids);
     for (size_t t = 0; t < tokens; t++)
         ids[t] = (int32_t)(t % q->rows);
-    sinpe_spec_init(&spec, q->dim);
-    TU_OK(sinpe_table_create(ctx, &spec, 4, &tab));
+    sinpe_table *tab = tu_table(ctx, q->dim, 4);
     sinpe_embed_args_init(&a);
     q_args(&a, ctx, q, bufs);
     a.n_seqs = 1;
@@ -372,10 +369,7 @@ START_TEST(quant_calls_match_float_table)
     }
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     cl_command_queue cq = tu_queue(ctx);
-    sinpe_spec spec;
-    sinpe_table *tab = NULL;
-    sinpe_spec_init(&spec, DIM);
-    TU_OK(sinpe_table_create(ctx, &spec, 40, &tab));
+    sinpe_table *tab = tu_table(ctx, DIM, 40);
     int32_t ids[NS * SL], pos[NS * SL], starts[NS], pads[NS];
     for (size_t t = 0; t < n; t++) {
         ids[t] = tu_rng_int(&rng, -2, ROWS + 2); /* a few outside the rows held */
@@ -446,14 +440,7 @@ START_TEST(quant_calls_match_float_table)
         if (qbufs[1])
             clReleaseMemObject(qbufs[1]);
     }
-    clReleaseMemObject(ids_m);
-    clReleaseMemObject(pos_m);
-    clReleaseMemObject(starts_m);
-    clReleaseMemObject(pads_m);
-    clReleaseMemObject(f32_m);
-    sinpe_table_release(tab);
-    clReleaseCommandQueue(cq);
-    sinpe_context_release(ctx);
+    TU_RELEASE(ctx, cq, tab, ids_m, pos_m, starts_m, pads_m, f32_m);
     qtab_free(&q);
 }
 END_TEST
@@ -479,13 +466,7 @@ START_TEST(quant_bad_input)
     cl_mem sc_m = tu_buffer(ctx, sizeof sc, sc), small_m = tu_buffer(ctx, 3 * sizeof(float), sc);
     cl_mem out_m = tu_poisoned_buffer(ctx, cq, N * DIM);
     sinpe_embed_args base, a;
-    sinpe_embed_args_init(&base);
-    base.n_seqs = 2;
-    base.seq_len = 3;
-    base.ids = ids_m;
-    base.weights = w_m;
-    base.vocab = ROWS;
-    base.out = out_m;
+    base = tu_args(2, 3, ids_m, w_m, ROWS, out_m);
 
 #define EXPECT(field_change, status, words)                                              \
     do {                                                                                 \
@@ -537,14 +518,7 @@ START_TEST(quant_bad_input)
     float *got = tu_read_floats(cq, out_m, N * DIM);
     tu_check_all_poison(got, N * DIM, "quantized bad input");
     free(got);
-    clReleaseMemObject(ids_m);
-    clReleaseMemObject(w_m);
-    clReleaseMemObject(sc_m);
-    clReleaseMemObject(small_m);
-    clReleaseMemObject(out_m);
-    sinpe_table_release(tab);
-    clReleaseCommandQueue(cq);
-    sinpe_context_release(ctx);
+    TU_RELEASE(ctx, cq, tab, ids_m, w_m, sc_m, small_m, out_m);
 }
 END_TEST
 
@@ -558,10 +532,7 @@ START_TEST(quant_token_scale_rounding)
     enum { DIM = 16, N = 8 };
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     cl_command_queue cq = tu_queue(ctx);
-    sinpe_spec spec;
-    sinpe_table *tab = NULL;
-    sinpe_spec_init(&spec, DIM);
-    TU_OK(sinpe_table_create(ctx, &spec, 16, &tab));
+    sinpe_table *tab = tu_table(ctx, DIM, 16);
     int32_t ids[N] = {0, 1, 2, 3, 4, 5, 6, 7};
     uint16_t w16[N * DIM];
     tu_rng rng;
@@ -605,11 +576,7 @@ START_TEST(quant_token_scale_rounding)
     }
     ck_assert_float_eq(sinpe__round_to(SINPE_BF16, sqrtf(3072.0f)), 55.5f);
     ck_assert_float_eq(sinpe__round_to(SINPE_F16, sqrtf(3072.0f)), 55.4375f);
-    clReleaseMemObject(ids_m);
-    clReleaseMemObject(w_m);
-    sinpe_table_release(tab);
-    clReleaseCommandQueue(cq);
-    sinpe_context_release(ctx);
+    TU_RELEASE(ctx, cq, tab, ids_m, w_m);
 }
 END_TEST
 
@@ -791,10 +758,7 @@ START_TEST(quant_lazy_build)
 
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     cl_command_queue cq = tu_queue(ctx);
-    sinpe_spec spec;
-    sinpe_table *tab = NULL;
-    sinpe_spec_init(&spec, DIM);
-    TU_OK(sinpe_table_create(ctx, &spec, 8, &tab));
+    sinpe_table *tab = tu_table(ctx, DIM, 8);
     int32_t ids[N] = {0, 1, 2, 3, 0, 1}, zero = 0;
     unsigned char wq[ROWS * 34];
     memset(wq, 0, sizeof wq);
@@ -842,13 +806,7 @@ START_TEST(quant_lazy_build)
 
     unsetenv("SINPE_KERNEL_SOURCE");
     unlink(path);
-    clReleaseMemObject(ids_m);
-    clReleaseMemObject(w_m);
-    clReleaseMemObject(bad_m);
-    clReleaseMemObject(out_m);
-    sinpe_table_release(tab);
-    clReleaseCommandQueue(cq);
-    sinpe_context_release(ctx);
+    TU_RELEASE(ctx, cq, tab, ids_m, w_m, bad_m, out_m);
 }
 END_TEST
 

@@ -93,10 +93,7 @@ START_TEST(record_replays)
     enum { DIM = 40, V = 30, NS = 4, SL = 3, N = NS * SL };
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     cl_command_queue q = tu_queue(ctx);
-    sinpe_spec spec;
-    sinpe_spec_init(&spec, DIM);
-    sinpe_table *tab = NULL;
-    TU_OK(sinpe_table_create(ctx, &spec, 16, &tab));
+    sinpe_table *tab = tu_table(ctx, DIM, 16);
     cb_api api;
     if (!cb_lookup(ctx, q, tab, &api))
         goto done;
@@ -189,9 +186,7 @@ START_TEST(record_replays)
     for (size_t i = 0; i < sizeof mems / sizeof mems[0]; i++)
         clReleaseMemObject(mems[i]);
 done:
-    sinpe_table_release(tab);
-    clReleaseCommandQueue(q);
-    sinpe_context_release(ctx);
+    tu_release(ctx, q, tab, NULL, 0);
 }
 END_TEST
 
@@ -200,10 +195,7 @@ START_TEST(record_refusals)
     enum { DIM = 8, N = 4 };
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     cl_command_queue q = tu_queue(ctx);
-    sinpe_spec spec;
-    sinpe_spec_init(&spec, DIM);
-    sinpe_table *tab = NULL;
-    TU_OK(sinpe_table_create(ctx, &spec, 4, &tab));
+    sinpe_table *tab = tu_table(ctx, DIM, 4);
     cb_api api;
     if (!cb_lookup(ctx, q, tab, &api))
         goto done;
@@ -211,14 +203,7 @@ START_TEST(record_refusals)
     float w[4 * DIM] = {0};
     cl_mem ids_m = tu_buffer(ctx, sizeof ids, ids), w_m = tu_buffer(ctx, sizeof w, w);
     cl_mem out_m = tu_poisoned_buffer(ctx, q, N * DIM);
-    sinpe_embed_args a;
-    sinpe_embed_args_init(&a);
-    a.n_seqs = 1;
-    a.seq_len = N;
-    a.ids = ids_m;
-    a.weights = w_m;
-    a.vocab = 4;
-    a.out = out_m;
+    sinpe_embed_args a = tu_args(1, N, ids_m, w_m, 4, out_m);
     void *cb = cb_new(&api, q);
     cl_uint sp = 0;
     TU_STATUS(sinpe_record_embed(NULL, q, cb, &a, 0, NULL, NULL), SINPE_NULL_ARGUMENT);
@@ -257,9 +242,7 @@ START_TEST(record_refusals)
     clReleaseMemObject(w_m);
     clReleaseMemObject(out_m);
 done:
-    sinpe_table_release(tab);
-    clReleaseCommandQueue(q);
-    sinpe_context_release(ctx);
+    tu_release(ctx, q, tab, NULL, 0);
 }
 END_TEST
 

@@ -172,13 +172,7 @@ START_TEST(shard_sum_equals_unsharded)
     free(w);
     free(wb);
     free(ids);
-    clReleaseMemObject(ids_m);
-    clReleaseMemObject(w_m);
-    clReleaseMemObject(wa_m);
-    clReleaseMemObject(wb_m);
-    sinpe_table_release(tab);
-    clReleaseCommandQueue(q);
-    sinpe_context_release(ctx);
+    TU_RELEASE(ctx, q, tab, ids_m, w_m, wa_m, wb_m);
 }
 END_TEST
 
@@ -271,13 +265,7 @@ START_TEST(shard_with_padding)
         free(got[k]);
         clReleaseMemObject(out_m[k]);
     }
-    clReleaseMemObject(ids_m);
-    clReleaseMemObject(w_m);
-    clReleaseMemObject(wa_m);
-    clReleaseMemObject(wb_m);
-    sinpe_table_release(tab);
-    clReleaseCommandQueue(q);
-    sinpe_context_release(ctx);
+    TU_RELEASE(ctx, q, tab, ids_m, w_m, wa_m, wb_m);
 }
 END_TEST
 
@@ -295,14 +283,7 @@ START_TEST(shard_range_limit)
     cl_mem ids_m = tu_buffer(ctx, sizeof ids, ids);
     cl_mem w_m = tu_buffer(ctx, sizeof w, w);
     cl_mem out_m = tu_poisoned_buffer(ctx, q, 4 * 8);
-    sinpe_embed_args a;
-    sinpe_embed_args_init(&a);
-    a.n_seqs = 1;
-    a.seq_len = 4;
-    a.ids = ids_m;
-    a.weights = w_m;
-    a.vocab = 4;
-    a.out = out_m;
+    sinpe_embed_args a = tu_args(1, 4, ids_m, w_m, 4, out_m);
     a.vocab_shard = 1;
     a.vocab_start = (size_t)INT32_MAX - 3;
     TU_STATUS(sinpe_enqueue_embed(tab, q, &a, 0, NULL, NULL), SINPE_INVALID_OPTION);
@@ -319,12 +300,7 @@ START_TEST(shard_range_limit)
     tu_ref_embed(&spec, 1, 4, ids, w, 0, 8, 4, 1.0f, 0, NULL, 0, 1, ref);
     tu_check_rows(got, 0, 8, 4, 8, ref, TU_EMBED_TOL, TU_EMBED_TOL, "shard at the top");
     free(got);
-    clReleaseMemObject(ids_m);
-    clReleaseMemObject(w_m);
-    clReleaseMemObject(out_m);
-    sinpe_table_release(tab);
-    clReleaseCommandQueue(q);
-    sinpe_context_release(ctx);
+    TU_RELEASE(ctx, q, tab, ids_m, w_m, out_m);
 }
 END_TEST
 

@@ -142,10 +142,7 @@ START_TEST(owner_bits)
     free(want);
     free(got);
     free(acc);
-    clReleaseMemObject(ids_m);
-    sinpe_table_release(tab);
-    clReleaseCommandQueue(q);
-    sinpe_context_release(ctx);
+    TU_RELEASE(ctx, q, tab, ids_m);
 }
 END_TEST
 
@@ -154,22 +151,13 @@ START_TEST(owner_bad_input)
     enum { DIM = 8 };
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     cl_command_queue q = tu_queue(ctx);
-    sinpe_spec spec;
-    sinpe_spec_init(&spec, DIM);
-    sinpe_table *tab = NULL;
-    TU_OK(sinpe_table_create(ctx, &spec, 4, &tab));
+    sinpe_table *tab = tu_table(ctx, DIM, 4);
     int32_t ids[4] = {0, 1, 2, 3};
     float w[4 * DIM] = {0};
     cl_mem ids_m = tu_buffer(ctx, sizeof ids, ids), w_m = tu_buffer(ctx, sizeof w, w);
     cl_mem out_m = tu_poisoned_buffer(ctx, q, 4 * DIM);
     sinpe_embed_args base, a;
-    sinpe_embed_args_init(&base);
-    base.n_seqs = 1;
-    base.seq_len = 4;
-    base.ids = ids_m;
-    base.weights = w_m;
-    base.vocab = 4;
-    base.out = out_m;
+    base = tu_args(1, 4, ids_m, w_m, 4, out_m);
     base.vocab_shard = SINPE_SHARD_OWNER;
     base.vocab_start = 4;
     base.vocab_total = 12;
@@ -205,12 +193,7 @@ START_TEST(owner_bad_input)
     TU_OK(sinpe_enqueue_embed(tab, q, &a, 0, NULL, NULL));
     TU_CL(clFinish(q));
 
-    clReleaseMemObject(ids_m);
-    clReleaseMemObject(w_m);
-    clReleaseMemObject(out_m);
-    sinpe_table_release(tab);
-    clReleaseCommandQueue(q);
-    sinpe_context_release(ctx);
+    TU_RELEASE(ctx, q, tab, ids_m, w_m, out_m);
 }
 END_TEST
 

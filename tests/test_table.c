@@ -210,14 +210,7 @@ static float *pe_via_embed(sinpe_context *ctx, sinpe_table *tab, size_t dim, con
     cl_mem idm = tu_buffer(ctx, n * sizeof(int32_t), ids);
     cl_mem out = tu_poisoned_buffer(ctx, q, n * dim);
     cl_mem pm = tu_buffer(ctx, n * sizeof(int32_t), pos);
-    sinpe_embed_args a;
-    sinpe_embed_args_init(&a);
-    a.n_seqs = 1;
-    a.seq_len = n;
-    a.ids = idm;
-    a.weights = w;
-    a.vocab = 1;
-    a.out = out;
+    sinpe_embed_args a = tu_args(1, n, idm, w, 1, out);
     a.positions = pm;
     TU_OK(sinpe_enqueue_embed(tab, q, &a, 0, NULL, NULL));
     TU_CL(clFinish(q));

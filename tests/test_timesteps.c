@@ -129,9 +129,7 @@ START_TEST(timesteps_match_framework)
         free(f32);
         sinpe_table_release(tab);
     }
-    clReleaseMemObject(ts_m);
-    clReleaseCommandQueue(q);
-    sinpe_context_release(ctx);
+    TU_RELEASE(ctx, q, NULL, ts_m);
 }
 END_TEST
 
@@ -200,9 +198,7 @@ START_TEST(timesteps_overridden_parameters)
         free(ref);
         sinpe_table_release(tab);
     }
-    clReleaseMemObject(ts_m);
-    clReleaseCommandQueue(q);
-    sinpe_context_release(ctx);
+    TU_RELEASE(ctx, q, NULL, ts_m);
 }
 END_TEST
 
@@ -250,11 +246,7 @@ START_TEST(timesteps_errors)
     TU_CL(clFinish(q));
 #undef TS_CALL
 
-    clReleaseMemObject(ts_m);
-    clReleaseMemObject(out_m);
-    sinpe_table_release(tab);
-    clReleaseCommandQueue(q);
-    sinpe_context_release(ctx);
+    TU_RELEASE(ctx, q, tab, ts_m, out_m);
 }
 END_TEST
 

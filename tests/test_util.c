@@ -238,6 +238,41 @@ cl_mem tu_buffer(sinpe_context *ctx, size_t bytes, const void *host)
     return m;
 }
 
+sinpe_embed_args tu_args(size_t n_seqs, size_t seq_len, cl_mem ids, cl_mem weights, size_t vocab,
+                         cl_mem out)
+{
+    sinpe_embed_args a;
+    sinpe_embed_args_init(&a);
+    a.n_seqs = n_seqs;
+    a.seq_len = seq_len;
+    a.ids = ids;
+    a.weights = weights;
+    a.vocab = vocab;
+    a.out = out;
+    return a;
+}
+
+sinpe_table *tu_table(sinpe_context *ctx, size_t dim, size_t rows)
+{
+    sinpe_spec spec;
+    sinpe_table *table = NULL;
+    sinpe_spec_init(&spec, dim);
+    TU_OK(sinpe_table_create(ctx, &spec, rows, &table));
+    return table;
+}
+
+void tu_release(sinpe_context *ctx, cl_command_queue queue, sinpe_table *table,
+                const cl_mem *mems, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (mems[i])
+            clReleaseMemObject(mems[i]);
+    sinpe_table_release(table);
+    if (queue)
+        clReleaseCommandQueue(queue);
+    sinpe_context_release(ctx);
+}
+
 void tu_read(cl_command_queue queue, cl_mem mem, size_t offset, size_t bytes, void *dst)
 {
     TU_CL(clEnqueueReadBuffer(queue, mem, CL_TRUE, offset, bytes, dst, 0, NULL, NULL));

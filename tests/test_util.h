@@ -196,6 +196,25 @@ cl_command_queue tu_queue(sinpe_context *ctx);
 /* A read-write buffer of bytes, copied from host when host is not NULL. */
 cl_mem tu_buffer(sinpe_context *ctx, size_t bytes, const void *host);
 
+/* The arguments of a call of n_seqs x seq_len tokens on those buffers, the
+ * others as sinpe_embed_args_init() leaves them. */
+sinpe_embed_args tu_args(size_t n_seqs, size_t seq_len, cl_mem ids, cl_mem weights, size_t vocab,
+                         cl_mem out);
+
+/* A table of rows rows of the paper's spec (sinpe_spec_init) at dim. */
+sinpe_table *tu_table(sinpe_context *ctx, size_t dim, size_t rows);
+
+/*
+ * Releases the buffers (NULL ones skipped) in order, then table, queue and
+ * context (each may be NULL): the end of a test.  TU_RELEASE(ctx, queue,
+ * table, buffer, ...) passes the buffers as a list.
+ */
+void tu_release(sinpe_context *ctx, cl_command_queue queue, sinpe_table *table,
+                const cl_mem *mems, size_t n);
+#define TU_RELEASE(ctx, queue, table, ...)                                                  \
+    tu_release(ctx, queue, table, (const cl_mem[]){__VA_ARGS__},                             \
+               sizeof((const cl_mem[]){__VA_ARGS__}) / sizeof(cl_mem))
+
 /* Blocking transfers; offsets and sizes in bytes. */
 void tu_read(cl_command_queue queue, cl_mem mem, size_t offset, size_t bytes, void *dst);
 void tu_write(cl_command_queue queue, cl_mem mem, size_t offset, size_t bytes, const void *src);
