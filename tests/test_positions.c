@@ -112,15 +112,9 @@ static float *run_pcase(sinpe_context *ctx, cl_command_queue q, sinpe_table *tab
     cl_mem out_m = tu_buffer(ctx, no * sizeof *init, init);
     free(init);
 
-    sinpe_embed_args a;
-    sinpe_embed_args_init(&a);
-    a.n_seqs = c->n_seqs;
-    a.seq_len = c->seq_len;
-    a.ids = ids_m;
+    sinpe_embed_args a = tu_args(c->n_seqs, c->seq_len, ids_m, w_m,
+                                 (mode == PM_ADD && c->no_weights) ? 0 : c->vocab, out_m);
     a.ids_offset = c->ids_offset;
-    a.weights = w_m;
-    a.vocab = (mode == PM_ADD && c->no_weights) ? 0 : c->vocab;
-    a.out = out_m;
     a.out_offset = c->out_offset;
     a.out_stride = c->out_stride;
     a.token_scale = c->token_scale;

@@ -112,16 +112,9 @@ START_TEST(prenorm_matches_sinpe)
     args(fused, 13, fv, fs);
     run_kernel(q, fused, dim);
     /* 2: sinpe's fused call, then the example's LayerNorm alone. */
-    sinpe_embed_args a;
-    sinpe_embed_args_init(&a);
-    a.n_seqs = NS;
-    a.seq_len = SL;
-    a.ids = ids_m;
-    a.weights = E_m;
-    a.vocab = V;
+    sinpe_embed_args a = tu_args(NS, SL, ids_m, E_m, V, x2);
     a.positions = pos_m;
     a.token_scale = scale;
-    a.out = x2;
     TU_OK(sinpe_enqueue_embed(tab, q, &a, 0, NULL, NULL));
     cl_kernel ln = clCreateKernel(prog, "prenorm_ln", &err);
     TU_CL(err);

@@ -765,15 +765,8 @@ START_TEST(quant_lazy_build)
     cl_mem ids_m = tu_buffer(ctx, sizeof ids, ids), w_m = tu_buffer(ctx, sizeof wq, wq);
     cl_mem bad_m = tu_buffer(ctx, sizeof zero, &zero);
     cl_mem out_m = tu_poisoned_buffer(ctx, cq, N * DIM);
-    sinpe_embed_args a;
-    sinpe_embed_args_init(&a);
-    a.n_seqs = 2;
-    a.seq_len = 3;
-    a.ids = ids_m;
-    a.weights = w_m;
+    sinpe_embed_args a = tu_args(2, 3, ids_m, w_m, ROWS, out_m);
     a.weights_dtype = SINPE_Q8_0;
-    a.vocab = ROWS;
-    a.out = out_m;
     a.bad_ids = bad_m;
 
     TU_STATUS(sinpe_context_prepare(ctx, SINPE_Q8_0), SINPE_BUILD_FAILED);

@@ -109,18 +109,11 @@ START_TEST(record_replays)
     cl_mem rec_m = tu_poisoned_buffer(ctx, q, N * DIM), dir_m = tu_poisoned_buffer(ctx, q, N * DIM);
     cl_mem pair_m = tu_poisoned_buffer(ctx, q, N * DIM), ref_m = tu_poisoned_buffer(ctx, q, N * DIM);
 
-    sinpe_embed_args a;
-    sinpe_embed_args_init(&a);
-    a.n_seqs = NS;
-    a.seq_len = SL;
-    a.ids = ids_m;
-    a.weights = w_m;
-    a.vocab = V;
+    sinpe_embed_args a = tu_args(NS, SL, ids_m, w_m, V, rec_m);
     a.positions = pos_m;
     a.seq_starts = st_m;
     a.token_scale = 3.0f;
     a.start = 5;
-    a.out = rec_m;
     a.bad_ids = bad_m;
     void *cb = cb_new(&api, q), *cb2 = cb_new(&api, q);
     cl_uint sp = 99, sp2 = 99;
