@@ -18,6 +18,7 @@
 #include "sinpe_internal.h"
 #include "variants.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -30,16 +31,20 @@ typedef struct keys {
     size_t n;
 } keys;
 
-/* The form of kernel k: "sinpe_<mode>_<form>_<type>" for the entries,
-   "rows" for the table's kernels, "" for the rest (no record changes them). */
+/* The form of kernel k in lower case (kernels/abi.h); "rows" for the
+   table's kernels, "" for the rest (no record changes them). */
 static void form_of(int k, char *form, size_t n)
 {
-    const char *name = sinpe__kernel_name(k), *p = strchr(name + strlen("sinpe_"), '_'), *q;
+#define FORM_NAME(form, sig) #form,
+    static const char *const names[SINPE_FORMS] = {SINPE_FORM_LIST(FORM_NAME)};
+#undef FORM_NAME
+    int f = sinpe__kernels[k].form;
     form[0] = '\0';
-    if (k == SINPE_K_TABLE_ANCHORS || (k >= SINPE_K_TABLE_ROWS && k < SINPE_K_MAKE_POS))
+    if (f == SINPE_FORM_ANCHORS || f == SINPE_FORM_ROWS)
         snprintf(form, n, "rows");
-    else if (k >= SINPE_K_ENTRY && p && (q = strchr(p + 1, '_')) != NULL && (size_t)(q - p) <= n)
-        snprintf(form, (size_t)(q - p), "%s", p + 1);
+    else if (sinpe__kernels[k].mode != SINPE_MODE_NONE)
+        for (size_t i = 0; i + 1 < n && (form[i] = (char)tolower(names[f][i])) != '\0'; i++)
+            form[i + 1] = '\0';
 }
 
 /* Kernel k as t builds and launches it: its name, and the values of t
@@ -49,7 +54,7 @@ static void key_of(const sinpe__tuning *t, int k, const char *form, char *key)
 {
     int fast = !strcmp(form, "fast") || !strcmp(form, "stream");
     snprintf(key, KEY, "%s seqs=%zu table_seqs=%zu table_tile=%zu aligned=%zu",
-             sinpe__kernel_name(k), fast ? t->seqs : 0,
+             sinpe__kernels[k].name, fast ? t->seqs : 0,
              !strcmp(form, "table") ? t->table_seqs : 0,
              !strcmp(form, "rows") ? t->table_tile : 0, t->aligned);
 }
