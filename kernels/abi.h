@@ -142,11 +142,15 @@ enum { SINPE_FORM_LIST(SINPE_FORM_ENUM) SINPE_FORMS };
 /* The helpers of the kernel bodies: inlined whatever the compiler's cost
    model says, as the bodies were when written out in one piece (pocl
    vectorises across work-items only code free of calls, and a helper
-   taking a column count n inlines cheaply only once n is a constant). */
+   taking a column count n inlines cheaply only once n is a constant).
+   Their pointers are not restrict (the kernels' are): inlining a restrict
+   parameter leaves a noalias scope intrinsic that oclgrind 21.10 cannot
+   run. */
 #define SINPE_INLINE inline __attribute__((always_inline))
 
-/* A signature as a parameter list, and as the argument names (a kernel
-   passing its arguments on to its body). */
+/* A signature as a parameter list (a kernel's; a body's, without
+   restrict), and as the argument names (a kernel passing its arguments on
+   to its body). */
 #define SINPE_PARAM_IN(type, name) global const type *restrict name
 #define SINPE_PARAM_OUT(type, name) global type *restrict name
 #define SINPE_PARAM_VAL(type, name) type name
@@ -154,6 +158,12 @@ enum { SINPE_FORM_LIST(SINPE_FORM_ENUM) SINPE_FORMS };
 #define SINPE_PARAM(kind, type, name) SINPE_PARAM_##kind(type, name)
 #define SINPE_NAME(kind, type, name) name
 #define SINPE_PARAMS(sig) sig(SINPE_PARAM, SINPE_COMMA)
+#define SINPE_BODY_IN(type, name) global const type *name
+#define SINPE_BODY_OUT(type, name) global type *name
+#define SINPE_BODY_VAL(type, name) type name
+#define SINPE_BODY_LOCAL(type, name) local type *name
+#define SINPE_BODY_PARAM(kind, type, name) SINPE_BODY_##kind(type, name)
+#define SINPE_BODY_PARAMS(sig) sig(SINPE_BODY_PARAM, SINPE_COMMA)
 #define SINPE_ARGS(sig) sig(SINPE_NAME, SINPE_COMMA)
 #endif
 

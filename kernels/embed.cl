@@ -25,7 +25,7 @@
 
 /* Adds to *bad the number of ids that are negative (below != 0) or at
    least end (above != 0): the bad-id counter. */
-SINPE_INLINE void sinpe_body_BAD_IDS(const int ot, SINPE_PARAMS(SINPE_SIG_BAD_IDS))
+SINPE_INLINE void sinpe_body_BAD_IDS(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_BAD_IDS))
 {
     size_t r = get_global_id(0);
     if (r >= n)
@@ -41,7 +41,7 @@ SINPE_INLINE void sinpe_body_BAD_IDS(const int ot, SINPE_PARAMS(SINPE_SIG_BAD_ID
    every row (1 but for FP8 weights).  A value of the weights is scale *
    (row scale * decoded value). */
 inline float sinpe_row_scale(const int et, const sinpe_embed_params *a,
-                             global const uchar *restrict ws, int rel)
+                             global const uchar *ws, int rel)
 {
     if (et == SINPE_F32 || et == SINPE_F16 || et == SINPE_BF16 || et == SINPE_Q8_0)
         return 1.0f;
@@ -53,9 +53,9 @@ inline float sinpe_row_scale(const int et, const sinpe_embed_params *a,
 }
 
 /* Position of token (b, t); sums wrap modulo 2^32 like the host's int32. */
-inline int sinpe_position(const sinpe_embed_params *a, global const int *restrict pos,
-                          global const int *restrict seq_start,
-                          global const int *restrict pad_count, size_t b, uint t)
+inline int sinpe_position(const sinpe_embed_params *a, global const int *pos,
+                          global const int *seq_start,
+                          global const int *pad_count, size_t b, uint t)
 {
     uint p = (uint)a->start;
     if (a->flags & SINPE_HAS_POS)
@@ -105,7 +105,7 @@ typedef struct {
 /* The id of the token in row r of ids (-1 when the call reads none).
    policy: the call may have a padding policy or be an OWNER shard; false
    where the host ruled both out, and the checks fold away. */
-SINPE_INLINE int sinpe_id_at(const int mode, const bool policy, global const int *restrict ids,
+SINPE_INLINE int sinpe_id_at(const int mode, const bool policy, global const int *ids,
                        const sinpe_embed_params *a, size_t r)
 {
     bool need_id = mode != SINPE_MODE_ADD || (policy && a->pad_policy != SINPE_PAD_NONE);
@@ -114,7 +114,7 @@ SINPE_INLINE int sinpe_id_at(const int mode, const bool policy, global const int
 
 /* The token rule: id against the shard's rows, the pad id and the owner. */
 SINPE_INLINE sinpe_id sinpe_id_rule(const int mode, const int et, const bool policy,
-                              global const uchar *restrict ws, const sinpe_embed_params *a,
+                              global const uchar *ws, const sinpe_embed_params *a,
                               int id, int c)
 {
     sinpe_id k;
@@ -142,9 +142,9 @@ typedef struct {
 
 /* Token t of sequence b, column c: its row, output offset and position
    (the caller then reads its id: sinpe_token_id). */
-SINPE_INLINE sinpe_token sinpe_token_at(const int mode, global const int *restrict pos,
-                                  global const int *restrict seq_start,
-                                  global const int *restrict pad_count,
+SINPE_INLINE sinpe_token sinpe_token_at(const int mode, global const int *pos,
+                                  global const int *seq_start,
+                                  global const int *pad_count,
                                   const sinpe_embed_params *a, size_t b, uint t, int c)
 {
     sinpe_token k;
@@ -158,8 +158,8 @@ SINPE_INLINE sinpe_token sinpe_token_at(const int mode, global const int *restri
 }
 
 /* The id of token k, at column c. */
-SINPE_INLINE sinpe_id sinpe_token_id(const int mode, const int et, global const int *restrict ids,
-                               global const uchar *restrict ws, const sinpe_embed_params *a,
+SINPE_INLINE sinpe_id sinpe_token_id(const int mode, const int et, global const int *ids,
+                               global const uchar *ws, const sinpe_embed_params *a,
                                const sinpe_token *k, int c)
 {
     return sinpe_id_rule(mode, et, true, ws, a, sinpe_id_at(mode, true, ids, a, k->r), c);
@@ -169,8 +169,8 @@ SINPE_INLINE sinpe_id sinpe_token_id(const int mode, const int et, global const 
    lanes zero) c.. at position p: computed, else from the (clamped) table
    row (four aligned as sinpe_load4). */
 SINPE_INLINE float4 sinpe_pe_n(bool computes, bool aligned, int p, int c, int n,
-                         global const float *restrict tab, const sinpe_embed_params *a,
-                         global const float *restrict coef)
+                         global const float *tab, const sinpe_embed_params *a,
+                         global const float *coef)
 {
     uint dim = a->dim;
     if (computes)
@@ -183,7 +183,7 @@ SINPE_INLINE float4 sinpe_pe_n(bool computes, bool aligned, int p, int c, int n,
 /* The n columns at offset off of token k's row: the scaled embedding
    (zero for an id not held), or for add the output's values. */
 SINPE_INLINE float4 sinpe_value_n(const int mode, const int et, const int ot,
-                            global const uchar *restrict E, global uchar *restrict out,
+                            global const uchar *E, global uchar *out,
                             const sinpe_token *k, size_t off, int n, float scale)
 {
     if (mode == SINPE_MODE_ADD)
@@ -194,7 +194,7 @@ SINPE_INLINE float4 sinpe_value_n(const int mode, const int et, const int ot,
 
 /* Stores the n lanes of x (zero under the ZERO_OUTPUT policy) at offset
    off of k's output row. */
-SINPE_INLINE void sinpe_put_n(const int ot, global uchar *restrict out, const sinpe_token *k,
+SINPE_INLINE void sinpe_put_n(const int ot, global uchar *out, const sinpe_token *k,
                         size_t off, int n, float4 x)
 {
     sinpe_store_n(k->id.zero ? (float4)(0.0f) : x, out, k->o + off, n, ot, k->al);
@@ -204,8 +204,8 @@ SINPE_INLINE void sinpe_put_n(const int ot, global uchar *restrict out, const si
    + off): the value, plus PE (computed past the table, else from the
    table) unless the call adds none, stored. */
 SINPE_INLINE void sinpe_token_cols(const int mode, const int et, const int ot,
-                             global const uchar *restrict E, global uchar *restrict out,
-                             global const float *restrict tab, global const float *restrict coef,
+                             global const uchar *E, global uchar *out,
+                             global const float *tab, global const float *coef,
                              const sinpe_embed_params *a, const sinpe_token *k, int pc,
                              size_t off, int n)
 {
@@ -220,8 +220,8 @@ SINPE_INLINE void sinpe_token_cols(const int mode, const int et, const int ot,
 /* Token k's whole row (k at column 0), four columns per step: the
    whole-row forms, one work-item per token (sinpe_body_ROW, OTF). */
 SINPE_INLINE void sinpe_token_row(const int mode, const int et, const int ot,
-                            global const uchar *restrict E, global uchar *restrict out,
-                            global const float *restrict tab, global const float *restrict coef,
+                            global const uchar *E, global uchar *out,
+                            global const float *tab, global const float *coef,
                             const sinpe_embed_params *a, const sinpe_token *k)
 {
     for (int c = 0; c < (int)a->dim; c += 4)
@@ -234,7 +234,7 @@ SINPE_INLINE void sinpe_token_row(const int mode, const int et, const int ot,
  * it computed on the fly behind a branch (one launch for every call).
  */
 SINPE_INLINE void sinpe_body_GENERAL(const int mode, const int et, const int ot,
-                               SINPE_PARAMS(SINPE_SIG_EMBED))
+                               SINPE_BODY_PARAMS(SINPE_SIG_EMBED))
 {
     int c = (int)get_global_id(0) * 4;
     size_t b = get_global_id(1);

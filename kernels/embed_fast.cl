@@ -23,9 +23,9 @@
  * the written-out form better.
  */
 SINPE_INLINE void sinpe_fast_cols(const int mode, const int et, const int ot, const int n,
-                            global const int *restrict ids, global const uchar *restrict E,
-                            global uchar *restrict out, global const float *restrict tab,
-                            global const uchar *restrict ws, const sinpe_embed_params *a,
+                            global const int *ids, global const uchar *E,
+                            global uchar *out, global const float *tab,
+                            global const uchar *ws, const sinpe_embed_params *a,
                             size_t b0, uint t, int c)
 {
     bool want_pe = sinpe_wants_pe(mode, a);
@@ -61,7 +61,7 @@ SINPE_INLINE void sinpe_fast_cols(const int mode, const int et, const int ot, co
 }
 
 SINPE_INLINE void sinpe_body_FAST(const int mode, const int et, const int ot,
-                            SINPE_PARAMS(SINPE_SIG_EMBED))
+                            SINPE_BODY_PARAMS(SINPE_SIG_EMBED))
 {
     int c = (int)get_global_id(0) * 4;
     size_t b0 = get_global_id(1) * SINPE_SEQS;
@@ -90,8 +90,8 @@ SINPE_INLINE void sinpe_body_FAST(const int mode, const int et, const int ot,
 /* Column c of a row: the scaled embedding of id k (zero if not ok), plus
    the PE at element pe unless the kernel adds none, stored at o. */
 SINPE_INLINE void sinpe_col_step(const int mode, const int et, const int ot,
-                           global const uchar *restrict E, global uchar *restrict out,
-                           global const float *restrict tab, const sinpe_embed_params *a,
+                           global const uchar *E, global uchar *out,
+                           global const float *tab, const sinpe_embed_params *a,
                            const sinpe_id *k, size_t pe, size_t o)
 {
     float x = k->ok ? a->scale * sinpe_load1(E, k->e, et) : 0.0f;
@@ -101,7 +101,7 @@ SINPE_INLINE void sinpe_col_step(const int mode, const int et, const int ot,
 }
 
 SINPE_INLINE void sinpe_body_COL(const int mode, const int et, const int ot,
-                           SINPE_PARAMS(SINPE_SIG_EMBED))
+                           SINPE_BODY_PARAMS(SINPE_SIG_EMBED))
 {
     size_t c = get_global_id(0);
     bool live = get_global_id(1) < a.n_seqs && get_global_id(2) < a.seq_len;
@@ -129,7 +129,7 @@ SINPE_INLINE void sinpe_body_COL(const int mode, const int et, const int ot,
  * cache.
  */
 SINPE_INLINE void sinpe_body_ROW(const int mode, const int et, const int ot,
-                           SINPE_PARAMS(SINPE_SIG_EMBED))
+                           SINPE_BODY_PARAMS(SINPE_SIG_EMBED))
 {
     size_t b = get_global_id(1);
     uint t = (uint)get_global_id(2);

@@ -25,10 +25,10 @@ typedef struct {
 } sinpe_seq;
 
 SINPE_INLINE sinpe_seq sinpe_seq_at(const int mode, const int et, const bool policy,
-                              global const int *restrict ids, global const int *restrict pos,
-                              global const int *restrict seq_start,
-                              global const int *restrict pad_count,
-                              global const uchar *restrict ws, const sinpe_embed_params *a,
+                              global const int *ids, global const int *pos,
+                              global const int *seq_start,
+                              global const int *pad_count,
+                              global const uchar *ws, const sinpe_embed_params *a,
                               size_t b0, int s, uint t, int c)
 {
     sinpe_seq q;
@@ -44,10 +44,10 @@ SINPE_INLINE sinpe_seq sinpe_seq_at(const int mode, const int et, const bool pol
 /* The S sequences of a work-item into q[0 .. S): without the padding and
    owner checks when the call has neither. */
 SINPE_INLINE void sinpe_seqs_at(const int mode, const int et, const int S, sinpe_seq *q,
-                          global const int *restrict ids, global const int *restrict pos,
-                          global const int *restrict seq_start,
-                          global const int *restrict pad_count,
-                          global const uchar *restrict ws, const sinpe_embed_params *a,
+                          global const int *ids, global const int *pos,
+                          global const int *seq_start,
+                          global const int *pad_count,
+                          global const uchar *ws, const sinpe_embed_params *a,
                           size_t b0, uint t, int c)
 {
     if (a->pad_policy == SINPE_PAD_NONE && !(a->flags & SINPE_OWNER)) {
@@ -75,8 +75,8 @@ SINPE_INLINE void sinpe_seqs_at(const int mode, const int et, const int S, sinpe
 
 /* The n columns (4, but at a row's end) at offset at of every sequence. */
 SINPE_INLINE void sinpe_table_cols(const int mode, const int et, const int ot, const int n,
-                             global const uchar *restrict E, global uchar *restrict out,
-                             global const float *restrict tab, const sinpe_embed_params *a,
+                             global const uchar *E, global uchar *out,
+                             global const float *tab, const sinpe_embed_params *a,
                              const sinpe_seq *q, size_t at)
 {
     /* A table without rows is a 64-byte placeholder: nothing to read (and
@@ -103,7 +103,7 @@ SINPE_INLINE void sinpe_table_cols(const int mode, const int et, const int ot, c
 }
 
 SINPE_INLINE void sinpe_body_TABLE(const int mode, const int et, const int ot,
-                             SINPE_PARAMS(SINPE_SIG_EMBED))
+                             SINPE_BODY_PARAMS(SINPE_SIG_EMBED))
 {
     int c = (int)get_global_id(0) * SINPE_TABLE_COLS;
     size_t b0 = get_global_id(1) * SINPE_TABLE_SEQS;
@@ -138,7 +138,7 @@ SINPE_INLINE void sinpe_body_TABLE(const int mode, const int et, const int ot,
  * so no line is partial.
  */
 SINPE_INLINE void sinpe_body_STREAM(const int mode, const int et, const int ot,
-                              SINPE_PARAMS(SINPE_SIG_EMBED))
+                              SINPE_BODY_PARAMS(SINPE_SIG_EMBED))
 {
     int c = (int)get_global_id(0) * (ot == SINPE_F32 ? 16 : 32);
     size_t b0 = get_global_id(1) * SINPE_SEQS;
@@ -180,7 +180,7 @@ typedef struct {
 } sinpe_anchor4;
 
 SINPE_INLINE sinpe_anchor4 sinpe_anchors4(int x, int c, uint dim,
-                                          global const float *restrict coef)
+                                          global const float *coef)
 {
     float4 v[4];
     for (int i = 0; i < 4; i++)
@@ -194,7 +194,7 @@ SINPE_INLINE sinpe_anchor4 sinpe_anchors4(int x, int c, uint dim,
 }
 
 /* PE of the four columns [c, c + 4) at step j of the anchors' block. */
-SINPE_INLINE float4 sinpe_combine4(sinpe_anchor4 a, global const float *restrict coef,
+SINPE_INLINE float4 sinpe_combine4(sinpe_anchor4 a, global const float *coef,
                                    uint dim, int j, int c)
 {
     global const float *s = coef + (size_t)(8 + j) * dim + c;
@@ -218,7 +218,7 @@ SINPE_INLINE float4 sinpe_combine4(sinpe_anchor4 a, global const float *restrict
  */
 #define SINPE_OTF_COLS 16
 SINPE_INLINE void sinpe_otf_tile(const int mode, const int et, const int ot,
-                                 SINPE_PARAMS(SINPE_SIG_EMBED))
+                                 SINPE_BODY_PARAMS(SINPE_SIG_EMBED))
 {
     size_t seqs = (a.n_seqs + get_global_size(1) - 1) / get_global_size(1);
     uint run = (uint)((a.seq_len + get_global_size(2) - 1) / get_global_size(2));
@@ -266,7 +266,7 @@ SINPE_INLINE void sinpe_otf_tile(const int mode, const int et, const int ot,
  * token t of sequence b whole, four columns at a time.
  */
 SINPE_INLINE void sinpe_body_OTF(const int mode, const int et, const int ot,
-                           SINPE_PARAMS(SINPE_SIG_EMBED))
+                           SINPE_BODY_PARAMS(SINPE_SIG_EMBED))
 {
     if (a.flags & SINPE_OTF_TILES) {
         sinpe_otf_tile(mode, et, ot, SINPE_ARGS(SINPE_SIG_EMBED));

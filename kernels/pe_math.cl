@@ -198,14 +198,14 @@ inline float sinpe_combine(float4 a, float4 b)
  *   coef[(8 + 32 k + j) dim + c]    component k (sin hi, sin lo, cos hi,
  *                                   cos lo) of step(j) of column c
  */
-inline float8 sinpe_desc(global const float *restrict coef, uint dim, int c)
+inline float8 sinpe_desc(global const float *coef, uint dim, int c)
 {
     global const float *d = coef + c;
     return (float8)(d[0], d[dim], d[2 * dim], d[3 * dim], d[4 * dim], d[5 * dim], d[6 * dim],
                     d[7 * dim]);
 }
 
-inline float4 sinpe_step(global const float *restrict coef, uint dim, int j, int c)
+inline float4 sinpe_step(global const float *coef, uint dim, int j, int c)
 {
     global const float *s = coef + (size_t)(8 + j) * dim + c;
     size_t k = (size_t)SINPE_STEP_ROWS * dim;
@@ -213,13 +213,13 @@ inline float4 sinpe_step(global const float *restrict coef, uint dim, int j, int
 }
 
 /* PE(p) of column c: the definition every path uses. */
-inline float sinpe_pe(int p, int c, uint dim, global const float *restrict coef)
+inline float sinpe_pe(int p, int c, uint dim, global const float *coef)
 {
     float4 a = sinpe_anchor(p & ~(SINPE_STEP_ROWS - 1), sinpe_desc(coef, dim, c));
     return sinpe_combine(a, sinpe_step(coef, dim, p & (SINPE_STEP_ROWS - 1), c));
 }
 
-inline float sinpe_pe_real(float x, int c, uint dim, global const float *restrict coef)
+inline float sinpe_pe_real(float x, int c, uint dim, global const float *coef)
 {
     float4 a = sinpe_anchor_real(x, sinpe_desc(coef, dim, c));
     return a.x + a.y;

@@ -17,7 +17,7 @@
  * nblocks * dim floats), then the rows, each element its block's anchor
  * combined with its step: the operations of sinpe_pe().
  */
-SINPE_INLINE void sinpe_body_ANCHORS(const int ot, SINPE_PARAMS(SINPE_SIG_ANCHORS))
+SINPE_INLINE void sinpe_body_ANCHORS(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ANCHORS))
 {
     size_t c = get_global_id(0), k = get_global_id(1);
     if (c >= dim || k >= nblocks)
@@ -39,7 +39,7 @@ SINPE_INLINE void sinpe_body_ANCHORS(const int ot, SINPE_PARAMS(SINPE_SIG_ANCHOR
  * and T steps loaded for T^2 values.  With T = 1 the early return keeps
  * the body free of conditional stores, which CPU vectorisers need.
  */
-SINPE_INLINE void sinpe_body_ROWS(const int ot, SINPE_PARAMS(SINPE_SIG_ROWS))
+SINPE_INLINE void sinpe_body_ROWS(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ROWS))
 {
     const int T = SINPE_TABLE_TILE;
     size_t c = get_global_id(0), g = get_global_id(1), h = get_global_id(2);
@@ -73,7 +73,7 @@ SINPE_INLINE void sinpe_body_ROWS(const int ot, SINPE_PARAMS(SINPE_SIG_ROWS))
  * contiguous segment, the counts are scanned in local memory, then each
  * segment is written.  Local size must be a power of two (the host makes it so).
  */
-SINPE_INLINE void sinpe_body_POSITIONS(const int ot, SINPE_PARAMS(SINPE_SIG_POSITIONS))
+SINPE_INLINE void sinpe_body_POSITIONS(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_POSITIONS))
 {
     uint lid = get_local_id(0), wg = get_local_size(0);
     size_t row0 = get_group_id(1) * (size_t)seq_len;
@@ -100,7 +100,7 @@ SINPE_INLINE void sinpe_body_POSITIONS(const int ot, SINPE_PARAMS(SINPE_SIG_POSI
 }
 
 /* out[n, c] = PE(ts[n]) for real-valued timesteps; one work-item per element. */
-SINPE_INLINE void sinpe_body_TIMESTEPS(const int ot, SINPE_PARAMS(SINPE_SIG_TIMESTEPS))
+SINPE_INLINE void sinpe_body_TIMESTEPS(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_TIMESTEPS))
 {
     size_t c = get_global_id(0);
     size_t i = get_global_id(1);
