@@ -143,10 +143,15 @@ enum { SINPE_FORM_LIST(SINPE_FORM_ENUM) SINPE_FORMS };
    model says, as the bodies were when written out in one piece (pocl
    vectorises across work-items only code free of calls, and a helper
    taking a column count n inlines cheaply only once n is a constant).
-   Their pointers are not restrict (the kernels' are): inlining a restrict
+   Their pointers are not restrict (the kernels' are), and unoptimised
+   builds leave them to the compiler: inlining a restrict or by-value
    parameter leaves a noalias scope intrinsic that oclgrind 21.10 cannot
    run. */
+#ifdef __OPTIMIZE__
 #define SINPE_INLINE inline __attribute__((always_inline))
+#else
+#define SINPE_INLINE inline
+#endif
 
 /* A signature as a parameter list (a kernel's; a body's, without
    restrict), and as the argument names (a kernel passing its arguments on
