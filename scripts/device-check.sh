@@ -31,6 +31,7 @@
 set -u
 
 out=${OUT:-build/device}
+case $out in /*) ;; *) out=$PWD/$out ;; esac
 quick=${QUICK:-0}
 budget=${BUDGET:-480}
 mkdir -p "$out"
@@ -72,11 +73,11 @@ if [ ! -d /etc/OpenCL/vendors ] && [ -z "${OCL_ICD_VENDORS:-}" ]; then
     if [ -n "$lib" ]; then
         mkdir -p "$out/vendors"
         echo "$lib" >"$out/vendors/nvidia.icd"
-        OCL_ICD_VENDORS=$PWD/$out/vendors
+        OCL_ICD_VENDORS=$out/vendors
         export OCL_ICD_VENDORS
     fi
 fi
-SINPE_CACHE_DIR=$PWD/$out/cache
+SINPE_CACHE_DIR=$out/cache
 export SINPE_CACHE_DIR
 
 if [ "$quick" = 1 ]; then
