@@ -117,13 +117,7 @@ START_TEST(otf_tiles_equal_table_bits)
     free(ids);
     free(w);
     free(init);
-    sinpe_table_release(tab);
-    clReleaseMemObject(idm);
-    clReleaseMemObject(wm);
-    clReleaseMemObject(sm);
-    clReleaseMemObject(pm);
-    clReleaseCommandQueue(q);
-    sinpe_context_release(ctx);
+    TU_RELEASE(ctx, q, tab, idm, wm, sm, pm);
 }
 END_TEST
 
