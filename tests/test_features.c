@@ -46,10 +46,7 @@ START_TEST(features_match_device)
 {
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     cl_command_queue q = tu_queue(ctx);
-    sinpe_spec spec;
-    sinpe_spec_init(&spec, 8);
-    sinpe_table *tab = NULL;
-    TU_OK(sinpe_table_create(ctx, &spec, 4, &tab));
+    sinpe_table *tab = tu_table(ctx, 8, 4);
 
     unsigned f = sinpe_context_features(ctx);
     ck_assert_str_eq(sinpe_last_error(), "");
