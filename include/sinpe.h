@@ -72,7 +72,7 @@ extern "C" {
 /* ------------------------------------------------------------------------ */
 
 #define SINPE_VERSION_MAJOR 0
-#define SINPE_VERSION_MINOR 2
+#define SINPE_VERSION_MINOR 3
 #define SINPE_VERSION_PATCH 0
 #define SINPE_VERSION_NUMBER \
     (SINPE_VERSION_MAJOR * 10000 + SINPE_VERSION_MINOR * 100 + SINPE_VERSION_PATCH)
@@ -143,7 +143,8 @@ SINPE_API const char *sinpe_version_string(void);
     X(INVALID_DTYPE,        -2015, "the storage type is not one of sinpe_dtype")   \
     X(INVALID_PAD,          -2016, "the pad id or padding policy is invalid")   \
     X(IO_ERROR,             -2017, "a file could not be read or written")  \
-    X(INVALID_STRUCT_SIZE,  -2018, "a struct's struct_size is not one of a sinpe header")
+    X(INVALID_STRUCT_SIZE,  -2018, "a struct's struct_size is not one of a sinpe header") \
+    X(BUFFERS_OVERLAP,      -2019, "two buffer regions that must be distinct overlap")
 
 typedef enum sinpe_status {
 #define SINPE_X_ENUM(name, value, text) SINPE_##name = value,
@@ -1045,10 +1046,19 @@ SINPE_API sinpe_status sinpe_record_add_positions(sinpe_table *table,
  *                      global const float *consts, uint dim, int p, uint c,
  *                      uint n, float *dst);    // columns c .. c + n - 1
  *
+ *   float2 sinpe_rope_cos_sin(global const float *table, int rows,
+ *                             global const float *consts, uint rot_dim,
+ *                             uint layout, int p, uint k);
+ *
  * (dst is private memory, n may be 0: nothing written.)
  * table and rows are sinpe_table_borrow()'s buffer and row count (or any
- * count below it, down to 0: the positions past rows are computed), consts is sinpe_table_constants()'s buffer, dim the spec's, p any
- * int32 position, c < dim (c + n <= dim).  The values have the bits of
+ * count below it, down to 0: the positions past rows are computed),
+ * consts is sinpe_table_constants()'s buffer, dim the spec's, p any int32
+ * position, c < dim (c + n <= dim).  sinpe_rope_cos_sin() gives (cos, sin)
+ * of pair k < rot_dim / 2 of a rotary table (rot_dim its R, layout its
+ * sinpe_rope_layout: COS_SIN or PAIRS), the values sinpe_enqueue_rope()
+ * rotates with; a host kernel rotating in registers with the header's
+ * operation order (see sinpe_rope_args) gets sinpe's bits.  The values have the bits of
  * sinpe's table row p, and of sinpe's own kernels past the table's rows,
  * for every spec: the constants carry the spec, so one build serves every
  * table of the context.  Only reads: table and consts are never written,
@@ -1107,6 +1117,271 @@ SINPE_API sinpe_status sinpe_enqueue_timesteps(sinpe_table *table, cl_command_qu
                                                cl_uint num_events_in_wait_list,
                                                const cl_event *event_wait_list,
                                                cl_event *event);
+
+/* ------------------------------------------------------------------------ */
+/* Rotary position embeddings (RoPE)                                        */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Rotary embeddings rotate each pair (x1, x2) of a query or key head by
+ * the angle p * w_k of the token's position p:
+ *
+ *     y1 = x1 cos - x2 sin,    y2 = x2 cos + x1 sin,    k = 0 .. R/2 - 1,
+ *
+ * where R is the rotary dimension (all of the head or its first R
+ * columns; the others pass through) and cos, sin carry the attention
+ * factor m of the scaling rule (cos = m cos(p w_k), sin = m sin(p w_k)).
+ * Pairing: HALVES takes x1 = x[k], x2 = x[k + R/2] (GPT-NeoX, Llama, HF's
+ * rotate_half); INTERLEAVED takes x1 = x[2k], x2 = x[2k + 1] (GPT-J,
+ * ggml's mode 0).
+ *
+ * The frequencies, in float64, with e_k = 2k / R (each rule as HF
+ * transformers' modeling_rope_utils defines it):
+ *   DEFAULT   w_k = base^-e_k.
+ *   LINEAR    w_k = base^-e_k / factor.
+ *   DYNAMIC   NTK: with L = max(length, max_positions),
+ *             base' = base (factor L / max_positions - (factor - 1))^(R / (R - 2)),
+ *             w_k = base'^-e_k (R >= 4).
+ *   YARN      extrapolated x_k = base^-e_k, interpolated i_k = x_k / factor;
+ *             the correction dims d(b) = R ln(orig / (2 pi b)) / (2 ln base),
+ *             lo = max(d(beta_fast), 0), hi = min(d(beta_slow), R - 1), floored
+ *             and ceiled first when truncate != 0; hi += 0.001 if hi == lo;
+ *             ramp_k = clamp((k - lo) / (hi - lo), 0, 1);
+ *             w_k = i_k ramp_k + x_k (1 - ramp_k).  m = g(factor, mscale) /
+ *             g(factor, mscale_all_dim) when both are nonzero, else
+ *             g(factor, 1), where g(s, c) = 1 for s <= 1, else 0.1 c ln s + 1.
+ *   LLAMA3    w_k = base^-e_k, wavelength l_k = 2 pi / w_k; l_k > orig /
+ *             low_freq_factor: w_k / factor; l_k < orig / high_freq_factor:
+ *             w_k; between: (1 - s) w_k / factor + s w_k with
+ *             s = (orig / l_k - low_freq_factor) / (high_freq_factor - low_freq_factor).
+ *   LONGROPE  w_k = 1 / (f_k base^e_k), f = long_factor when length > orig,
+ *             else short_factor (R/2 values each).  With F = factor, or
+ *             max_positions / orig when factor is 0: m = 1 for F <= 1,
+ *             else sqrt(1 + ln F / ln orig).
+ * orig is original_max_positions.  attention_factor, when nonzero,
+ * replaces m in every rule (the rules other than YARN and LONGROPE have
+ * m = 1).
+ *
+ * Exactness.  cos and sin are the float32 rounding of m cos(p w_k) and
+ * m sin(p w_k) evaluated from the float64 w_k (sinpe's engine, as for
+ * the absolute encoding): within (1.5e-7 + 2^-53 |p w_k|) m of float64,
+ * at every int32 position, the same bits in the table, on the fly, in the
+ * device functions and in a replayed recording, on every device.  The
+ * frameworks round w_k to float32 and form p w_k in float32: half an ulp
+ * of the angle, 2e-3 rad at p = 32k.  A host that must match a model's
+ * float32 frequencies bit for bit passes them in inv_freq (HF's
+ * RotaryEmbedding.inv_freq): the rule then gives only m, and the angle
+ * and its cos and sin are still exact from those frequencies.  The exact
+ * float64 frequencies are the default: they are the published formula,
+ * the same in every host, and they are what inv_freq approximates.
+ *
+ * Table layout (the columns of a rotary table, of R floats per position):
+ *   COS_SIN     [cos_0 .. cos_{R/2-1} | sin_0 .. sin_{R/2-1}] (vLLM's
+ *               cos_sin_cache, ONNX Runtime's two caches side by side)
+ *   PAIRS       cos_0, sin_0, cos_1, sin_1, ... (TensorRT-LLM's float2)
+ *   COS_TWICE   [cos_0 .. cos_{R/2-1} | cos_0 .. cos_{R/2-1}] (HF's cos)
+ *   SIN_TWICE   the same of sin (HF's sin)
+ * The rotation reads COS_SIN and PAIRS tables.
+ */
+typedef enum sinpe_rope_rule {
+    SINPE_ROPE_DEFAULT = 0,
+    SINPE_ROPE_LINEAR = 1,
+    SINPE_ROPE_DYNAMIC = 2,
+    SINPE_ROPE_YARN = 3,
+    SINPE_ROPE_LLAMA3 = 4,
+    SINPE_ROPE_LONGROPE = 5
+} sinpe_rope_rule;
+
+typedef enum sinpe_rope_pairing {
+    SINPE_ROPE_HALVES = 0,
+    SINPE_ROPE_INTERLEAVED = 1
+} sinpe_rope_pairing;
+
+typedef enum sinpe_rope_layout {
+    SINPE_ROPE_COS_SIN = 0,
+    SINPE_ROPE_PAIRS = 1,
+    SINPE_ROPE_COS_TWICE = 2,
+    SINPE_ROPE_SIN_TWICE = 3
+} sinpe_rope_layout;
+
+typedef struct sinpe_rope_spec {
+    size_t struct_size;            /* set by sinpe_rope_spec_init() */
+    size_t rotary_dim;             /* R: even, 2 .. 65536 */
+    double base;                   /* rope_theta; 10000 after init */
+    sinpe_rope_rule rule;
+    sinpe_rope_pairing pairing;    /* how the rotation pairs columns */
+    sinpe_rope_layout layout;      /* the table's columns */
+    double factor;                 /* LINEAR, DYNAMIC, YARN, LLAMA3 (> 0); LONGROPE (>= 0) */
+    size_t original_max_positions; /* YARN, LLAMA3, LONGROPE */
+    size_t max_positions;          /* DYNAMIC; LONGROPE when factor is 0 */
+    size_t length;                 /* DYNAMIC, LONGROPE: the sequence length */
+    double beta_fast, beta_slow;   /* YARN: 32 and 1 after init */
+    double mscale, mscale_all_dim; /* YARN: 0 (unset) after init */
+    int truncate;                  /* YARN: 1 after init */
+    double low_freq_factor, high_freq_factor; /* LLAMA3: 1 and 4 after init */
+    const double *short_factor, *long_factor; /* LONGROPE: R/2 values each */
+    double attention_factor;       /* 0: the rule's m */
+    const float *inv_freq;         /* R/2 frequencies to use as given, or NULL */
+} sinpe_rope_spec;
+
+/* Fills spec with the DEFAULT rule, base 10000, HALVES, COS_SIN and the
+ * rules' defaults above, for rotary dimension rotary_dim (not checked
+ * here).  NULL is a no-op. */
+SINPE_API void sinpe_rope_spec_init_sized(sinpe_rope_spec *spec, size_t rotary_dim,
+                                          size_t struct_size);
+#define sinpe_rope_spec_init(spec, rotary_dim) \
+    sinpe_rope_spec_init_sized((spec), (rotary_dim), SINPE_STRUCT_SIZE(sinpe_rope_spec))
+
+/*
+ * Rotary presets of common model families, for a head of head_dim columns
+ * (each sets rotary_dim, base, rule, pairing and the rule's parameters as
+ * the family's published configuration does):
+ *  LLAMA2        R = head_dim, base 10000, HALVES (also Llama 1, Mistral 7B v0.1)
+ *  LLAMA3_1      base 500000, LLAMA3 factor 8, low 1, high 4, orig 8192
+ *  MISTRAL       base 1000000 (Mistral 7B v0.2 and later, Mixtral)
+ *  QWEN2         base 1000000 (Qwen2, Qwen2.5)
+ *  QWEN2_YARN    QWEN2 with YARN factor 4, orig 32768 (Qwen2.5's long-context setting)
+ *  GPT_NEOX      R = head_dim / 4 (rotary_pct 0.25), base 10000, HALVES (Pythia)
+ *  GPTJ          R = 64 (rotary_dim), base 10000, INTERLEAVED (head_dim >= 64)
+ *  PHI3_LONGROPE base 10000, LONGROPE orig 4096, max_positions 131072,
+ *                length 131072 (long factors): the factor lists are the
+ *                model's own and must be set by the caller (short_factor,
+ *                long_factor), as for every LONGROPE model.
+ */
+typedef enum sinpe_rope_preset {
+    SINPE_ROPE_PRESET_LLAMA2 = 1,
+    SINPE_ROPE_PRESET_LLAMA3_1 = 2,
+    SINPE_ROPE_PRESET_MISTRAL = 3,
+    SINPE_ROPE_PRESET_QWEN2 = 4,
+    SINPE_ROPE_PRESET_QWEN2_YARN = 5,
+    SINPE_ROPE_PRESET_GPT_NEOX = 6,
+    SINPE_ROPE_PRESET_GPTJ = 7,
+    SINPE_ROPE_PRESET_PHI3_LONGROPE = 8
+} sinpe_rope_preset;
+
+/* Fills spec for preset and head_dim.  Errors: SINPE_NULL_ARGUMENT,
+ * SINPE_UNKNOWN_PRESET, SINPE_INVALID_SPEC (a head_dim that gives an odd
+ * or zero R), SINPE_INVALID_STRUCT_SIZE. */
+SINPE_API sinpe_status sinpe_rope_preset_sized(sinpe_rope_spec *spec, sinpe_rope_preset preset,
+                                               size_t head_dim, size_t struct_size);
+#define sinpe_rope_preset(spec, preset, head_dim) \
+    sinpe_rope_preset_sized((spec), (preset), (head_dim), SINPE_STRUCT_SIZE(sinpe_rope_spec))
+
+/* The name of a rotary preset ("llama3.1"), or NULL for an unknown value. */
+SINPE_API const char *sinpe_rope_preset_name(sinpe_rope_preset preset);
+
+/*
+ * The rule's frequencies w_k (R/2 doubles into freqs, which may be NULL)
+ * and attention factor m (into *attention, which may be NULL): what a
+ * table of spec computes from.  Errors: SINPE_NULL_ARGUMENT,
+ * SINPE_INVALID_SPEC, SINPE_INVALID_STRUCT_SIZE.
+ */
+SINPE_API sinpe_status sinpe_rope_frequencies(const sinpe_rope_spec *spec, double *freqs,
+                                              double *attention);
+
+/*
+ * The rotary table of spec: a sinpe_table of R columns in spec.layout,
+ * rows [0, n), n >= rows, cached per context and table contents (two specs
+ * with the same frequencies, factor and layout share a table; the lists
+ * and inv_freq are copied, the caller's arrays may go after the call).
+ * sinpe_table_reserve(), sinpe_table_borrow(), sinpe_table_rows(),
+ * sinpe_enqueue_table_rows() (the cache in F32, F16 or BF16, one
+ * rounding), sinpe_table_constants() and sinpe_table_release() take it as
+ * any table; the embedding calls, sinpe_enqueue_timesteps() and
+ * sinpe_table_spec() refuse it (SINPE_INVALID_SPEC).  Errors: as
+ * sinpe_table_create(), and SINPE_INVALID_SPEC naming the field: R odd,
+ * zero or over 65536; base not finite or <= 1; a rule or layout out of
+ * range; factor <= 0 or not finite where the rule needs it; DYNAMIC with
+ * R < 4 or max_positions 0; YARN or LLAMA3 or LONGROPE without
+ * original_max_positions; beta_fast <= beta_slow; low_freq_factor >=
+ * high_freq_factor or <= 0; LONGROPE lists missing or holding a value that
+ * is not finite and > 0; an attention_factor or inv_freq value that is not
+ * finite and >= 0 (inv_freq: > 0); any NaN.
+ */
+SINPE_API sinpe_status sinpe_rope_table_create(sinpe_context *context,
+                                               const sinpe_rope_spec *spec, size_t rows,
+                                               sinpe_table **table);
+
+/*
+ * Arguments of sinpe_enqueue_rope(); fill with sinpe_rope_args_init().
+ * Offsets, strides and counts are in elements of dtype (F32, F16 or BF16,
+ * for q, k and the outputs alike).  Tokens form n_seqs sequences of
+ * seq_len; token (b, t) is row r = b * seq_len + t.
+ *
+ *  q        q_heads heads of head_dim: head h of token r at
+ *           q_offset + r * q_stride + h * head_dim (q_stride 0 means
+ *           q_heads * head_dim).
+ *  k        kv_heads heads, the same with k_ (kv_heads may be 0: q alone;
+ *           q_heads may be 0: k alone).  q and k may lie in one buffer (a
+ *           packed QKV row), but their regions must not overlap.
+ *  q_out    NULL: q is rotated in place, and its columns R .. head_dim - 1
+ *           are not touched.  Else rotated q is written there (same
+ *           indexing with q_out_), the other columns copied; q is only read.
+ *  k_out    the same for k.  k_rows (optional, cl_int per token at
+ *           k_rows_offset + r, with k_out): token r's keys go to row
+ *           k_rows[r] of k_out instead of row r (vLLM's slot_mapping, for a
+ *           key cache); a negative value skips the token's keys.
+ *  position of token (b, t), int32 arithmetic wrapping modulo 2^32:
+ *           start + t, or start + positions[positions_offset + r] with
+ *           positions, plus seq_starts[seq_starts_offset + b] with
+ *           seq_starts.  Any value is valid: positions past the table's
+ *           rows (or negative) are computed on the fly with the same bits.
+ *
+ * The operation, per pair: cos and sin are read (or computed) in float32,
+ * the stored x1 and x2 are widened to float32, y1 = fma(x1, cos, -(x2 * sin))
+ * and y2 = fma(x2, cos, x1 * sin) are formed with each product and fma
+ * rounded in float32, then y1 and y2 are rounded once to dtype (to nearest
+ * even).  The same on every device.
+ */
+typedef struct sinpe_rope_args {
+    size_t struct_size; /* set by sinpe_rope_args_init() */
+    size_t n_seqs, seq_len;
+    size_t head_dim;
+    sinpe_dtype dtype;  /* SINPE_F32 after init */
+    cl_mem q;      size_t q_offset;      size_t q_stride;      size_t q_heads;
+    cl_mem k;      size_t k_offset;      size_t k_stride;      size_t kv_heads;
+    cl_mem q_out;  size_t q_out_offset;  size_t q_out_stride;
+    cl_mem k_out;  size_t k_out_offset;  size_t k_out_stride;
+    cl_mem k_rows; size_t k_rows_offset; size_t k_out_rows; /* k_out's rows with k_rows */
+    cl_int start;
+    cl_mem positions;  size_t positions_offset;
+    cl_mem seq_starts; size_t seq_starts_offset;
+} sinpe_rope_args;
+
+/* Fills args with the defaults: every buffer NULL, every count, offset and
+ * stride 0, F32, start 0.  NULL is a no-op. */
+SINPE_API void sinpe_rope_args_init_sized(sinpe_rope_args *args, size_t struct_size);
+#define sinpe_rope_args_init(args) \
+    sinpe_rope_args_init_sized((args), SINPE_STRUCT_SIZE(sinpe_rope_args))
+
+/*
+ * Rotates q and k by the rotary table's cos and sin, in one launch.
+ * Non-blocking, as clEnqueue* calls.  Errors: SINPE_NULL_ARGUMENT (table,
+ * args, q with q_heads, k with kv_heads); SINPE_INVALID_SPEC (table is not
+ * a rotary table, or its layout is COS_TWICE or SIN_TWICE);
+ * SINPE_INVALID_SHAPE naming the field (n_seqs or seq_len 0, no heads,
+ * head_dim below R, a stride below its heads' width, tokens or
+ * start + seq_len - 1 over 2^31 - 1, k_rows without k_out);
+ * SINPE_INVALID_DTYPE; SINPE_BUFFER_TOO_SMALL (a buffer smaller than its
+ * offset and extent; k_out is checked for k_out_rows rows with k_rows);
+ * SINPE_BUFFERS_OVERLAP (two of the regions q, k, q_out, k_out in one
+ * buffer share an element, other than q with q_out or k with k_out
+ * exactly, which is in place); SINPE_INVALID_WAIT_LIST,
+ * SINPE_CONTEXT_MISMATCH, SINPE_INVALID_STRUCT_SIZE.  Sub-buffers of one
+ * buffer are the host's to keep apart.
+ */
+SINPE_API sinpe_status sinpe_enqueue_rope(sinpe_table *table, cl_command_queue queue,
+                                          const sinpe_rope_args *args,
+                                          cl_uint num_events_in_wait_list,
+                                          const cl_event *event_wait_list, cl_event *event);
+
+/* sinpe_enqueue_rope() recorded into a command buffer, as
+ * sinpe_record_embed() (the same rules and errors). */
+SINPE_API sinpe_status sinpe_record_rope(sinpe_table *table, cl_command_queue queue,
+                                         struct _cl_command_buffer_khr *command_buffer,
+                                         const sinpe_rope_args *args,
+                                         cl_uint num_sync_points, const cl_uint *sync_points,
+                                         cl_uint *sync_point);
 
 /* ------------------------------------------------------------------------ */
 /* The 0.1 entry points                                                     */

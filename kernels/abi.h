@@ -62,6 +62,20 @@ typedef cl_uint sinpe_u32;
 #define SINPE_OWNS_ABOVE 1024  /* ... the ids past its rows (the last)            */
 #define SINPE_OTF_TILES 2048   /* the _otf kernel writes tiles, not whole rows    */
 
+/* Bits of sinpe_rope_params.flags (SINPE_HAS_POS and SINPE_HAS_SEQ_START
+   as above). */
+#define SINPE_ROPE_Q_IN_PLACE 4096 /* q is q_out: read it there           */
+#define SINPE_ROPE_K_IN_PLACE 8192 /* k is k_out                          */
+#define SINPE_ROPE_K_ROWS 16384    /* k_out's row of each token from k_rows */
+
+/* The rotary kernels' parameters (kernels/rope.cl), passed by value. */
+typedef struct {
+    sinpe_u64 q_off, q_stride, k_off, k_stride, qo_off, qo_stride, ko_off, ko_stride, pos_off,
+        seq_start_off, k_rows_off;
+    sinpe_i32 tab_rows, start, flags;
+    sinpe_u32 rot, head_dim, q_heads, kv_heads, seq_len, tokens, slots, layout, pairing, ko_rows;
+} sinpe_rope_params;
+
 /* Where the weights' row scales are (sinpe_embed_params.ws_type). */
 #define SINPE_SCALES_NONE 0 /* wscale for every row (1 but for FP8) */
 #define SINPE_SCALES_F32 1  /* one fp32 per row at ws_off of the scales buffer */
@@ -95,13 +109,13 @@ typedef struct {
  *   OTF     ... and this one the others, one token per work-item (alone,
  *           with SINPE_ONE_LAUNCH, it writes every token).
  * Form F's kernels run sinpe_body_F (kernels/embed*.cl).  The others are
- * table.cl's kernels and the bad-id counter (embed.cl); the signature of
- * each is named by its form.
+ * table.cl's kernels, the bad-id counter (embed.cl) and the rotation
+ * (rope.cl); the signature of each is named by its form.
  */
 #define SINPE_FORM_LIST(X)                                                                  \
     X(FAST, EMBED) X(STREAM, EMBED) X(COL, EMBED) X(ROW, EMBED) X(GENERAL, EMBED)            \
     X(TABLE, EMBED) X(OTF, EMBED) X(ANCHORS, ANCHORS) X(ROWS, ROWS) X(POSITIONS, POSITIONS)   \
-    X(TIMESTEPS, TIMESTEPS) X(BAD_IDS, BAD_IDS)
+    X(TIMESTEPS, TIMESTEPS) X(BAD_IDS, BAD_IDS) X(ROPE, ROPE)
 #define SINPE_FORM_ENUM(form, sig) SINPE_FORM_##form,
 enum { SINPE_FORM_LIST(SINPE_FORM_ENUM) SINPE_FORMS };
 
@@ -136,6 +150,10 @@ enum { SINPE_FORM_LIST(SINPE_FORM_ENUM) SINPE_FORMS };
     X(IN, int, ids) S() X(VAL, sinpe_u64, ids_off) S() X(VAL, sinpe_u32, n) S()               \
     X(VAL, sinpe_i32, below) S() X(VAL, sinpe_i32, above) S() X(VAL, sinpe_i32, end) S()      \
     X(OUT, int, bad) S() X(VAL, sinpe_u64, bad_off)
+#define SINPE_SIG_ROPE(X, S)                                                                \
+    X(IN, uchar, q) S() X(IN, uchar, k) S() X(OUT, uchar, q_out) S() X(OUT, uchar, k_out) S() \
+    X(IN, float, tab) S() X(IN, float, coef) S() X(IN, int, pos) S()                          \
+    X(IN, int, seq_start) S() X(IN, int, k_rows) S() X(VAL, sinpe_rope_params, a)
 #define SINPE_COMMA() ,
 
 #ifdef __OPENCL_C_VERSION__

@@ -43,6 +43,16 @@ inline void sinpe_pe_run(global const float *table, int rows, global const float
         dst[j] = sinpe_pe(p, (int)(c + j), dim, consts);
 }
 
+/* (cos_k, sin_k) at position p of a rotary table of rot_dim columns in
+   layout COS_SIN (layout 0) or PAIRS (1), k < rot_dim / 2. */
+inline float2 sinpe_rope_cos_sin(global const float *table, int rows, global const float *consts,
+                                 uint rot_dim, uint layout, int p, uint k)
+{
+    uint c = layout ? 2 * k : k, s = layout ? 2 * k + 1 : k + rot_dim / 2;
+    return (float2)(sinpe_pe_value(table, rows, consts, rot_dim, p, c),
+                    sinpe_pe_value(table, rows, consts, rot_dim, p, s));
+}
+
 /* pe_math.cl turned contraction off for its own code; the host's code
    after this text gets the default back. */
 #pragma OPENCL FP_CONTRACT DEFAULT

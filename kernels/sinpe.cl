@@ -18,6 +18,7 @@
 #include "embed_fast.cl"
 #include "embed_two_pass.cl"
 #include "table.cl"
+#include "rope.cl"
 
 #ifdef SINPE_WEIGHTS
 #define SINPE_ET SINPE_WEIGHTS

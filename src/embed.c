@@ -147,9 +147,9 @@ static sinpe_status queue_emit(sinpe__sink *s, sinpe_context *ctx, const sinpe__
     return st;
 }
 
-static sinpe_status enqueue(sinpe_table *t, int mode, cl_command_queue queue,
-                            const sinpe_embed_args *a, cl_uint nwait, const cl_event *wait,
-                            cl_event *event)
+sinpe_status sinpe__enqueue_call(sinpe_table *t, int mode, cl_command_queue queue,
+                                 const void *a, cl_uint nwait, const cl_event *wait,
+                                 cl_event *event)
 {
     queue_sink q = {{queue_emit, 0}, queue, nwait, wait, NULL, event};
     sinpe_status st;
@@ -158,7 +158,8 @@ static sinpe_status enqueue(sinpe_table *t, int mode, cl_command_queue queue,
     SINPE_CHECK(!t, SINPE_NULL_ARGUMENT, "table is NULL");
     SINPE_FORWARD(sinpe__check_queue(t->ctx, queue));
     SINPE_FORWARD(sinpe__check_wait_list(t->ctx, nwait, wait));
-    st = sinpe__embed_run(t, mode, a, &q.base);
+    st = mode == SINPE_MODE_NONE ? sinpe__rope_run(t, a, &q.base)
+                                 : sinpe__embed_run(t, mode, a, &q.base);
     if (q.prev)
         clReleaseEvent(q.prev);
     return st;
@@ -168,16 +169,16 @@ sinpe_status sinpe_enqueue_embed(sinpe_table *table, cl_command_queue queue,
                                  const sinpe_embed_args *args, cl_uint num_events_in_wait_list,
                                  const cl_event *event_wait_list, cl_event *event)
 {
-    return enqueue(table, SINPE_MODE_FUSED, queue, args, num_events_in_wait_list,
-                   event_wait_list, event);
+    return sinpe__enqueue_call(table, SINPE_MODE_FUSED, queue, args, num_events_in_wait_list,
+                               event_wait_list, event);
 }
 
 sinpe_status sinpe_enqueue_gather(sinpe_table *table, cl_command_queue queue,
                                   const sinpe_embed_args *args, cl_uint num_events_in_wait_list,
                                   const cl_event *event_wait_list, cl_event *event)
 {
-    return enqueue(table, SINPE_MODE_GATHER, queue, args, num_events_in_wait_list,
-                   event_wait_list, event);
+    return sinpe__enqueue_call(table, SINPE_MODE_GATHER, queue, args, num_events_in_wait_list,
+                               event_wait_list, event);
 }
 
 sinpe_status sinpe_enqueue_add_positions(sinpe_table *table, cl_command_queue queue,
@@ -185,6 +186,6 @@ sinpe_status sinpe_enqueue_add_positions(sinpe_table *table, cl_command_queue qu
                                          cl_uint num_events_in_wait_list,
                                          const cl_event *event_wait_list, cl_event *event)
 {
-    return enqueue(table, SINPE_MODE_ADD, queue, args, num_events_in_wait_list,
-                   event_wait_list, event);
+    return sinpe__enqueue_call(table, SINPE_MODE_ADD, queue, args, num_events_in_wait_list,
+                               event_wait_list, event);
 }

@@ -1,7 +1,8 @@
 /*
- * embed.h -- shared by the embedding calls: embed_args.c (the arguments:
+ * embed.h -- shared by the calls: embed_args.c (the embedding's arguments:
  * defaults and validation) hands embed.c the kernels' parameter block
- * (kernels/abi.h), which plan.c turns into launches.
+ * (kernels/abi.h), which plan.c turns into launches; rope.c the same for
+ * the rotation; both go to a queue or a command buffer by a sink.
  */
 #ifndef SINPE_EMBED_H
 #define SINPE_EMBED_H
@@ -31,5 +32,16 @@ struct sinpe__sink {
 /* Checks and runs the call of mode (SINPE_MODE_*) into sink. */
 sinpe_status sinpe__embed_run(sinpe_table *t, int mode, const sinpe_embed_args *a,
                               sinpe__sink *sink);
+/* The same for the rotation (rope.c), args a sinpe_rope_args. */
+sinpe_status sinpe__rope_run(sinpe_table *t, const void *args, sinpe__sink *sink);
+
+/* The call of mode (SINPE_MODE_NONE: the rotation) on a queue (embed.c) or
+   into a command buffer (record.c), after the checks common to each. */
+sinpe_status sinpe__enqueue_call(sinpe_table *t, int mode, cl_command_queue queue,
+                                 const void *args, cl_uint nwait, const cl_event *wait,
+                                 cl_event *event);
+sinpe_status sinpe__record_call(sinpe_table *t, int mode, cl_command_queue queue,
+                                struct _cl_command_buffer_khr *cb, const void *args,
+                                cl_uint nsync, const cl_uint *sync, cl_uint *sync_point);
 
 #endif

@@ -207,6 +207,8 @@ sinpe_status sinpe__embed_validate(const sinpe_table *t, int mode, const sinpe_e
     size_t dim = t->spec.dim, n, o_stride;
 
     SINPE_CHECK(!a, SINPE_NULL_ARGUMENT, "args is NULL");
+    SINPE_CHECK(t->key, SINPE_INVALID_SPEC,
+                "table is a rotary table: the embedding needs one of a sinpe_spec");
     SINPE_CHECK(a->n_seqs == 0, SINPE_INVALID_SHAPE, "args->n_seqs is 0");
     SINPE_CHECK(a->seq_len == 0, SINPE_INVALID_SHAPE, "args->seq_len is 0");
     SINPE_CHECK(a->n_seqs > (size_t)INT_MAX / a->seq_len, SINPE_INVALID_SHAPE,

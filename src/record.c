@@ -1,5 +1,5 @@
 /*
- * record.c -- the embedding calls recorded into a host's command buffer
+ * record.c -- the embedding calls and the rotation recorded into a host's command buffer
  * (cl_khr_command_buffer), for replay without sinpe's launch costs.  The
  * extension's entry points are looked up on the device's platform; their
  * signatures are those of versions 0.9.0 to 0.9.4, declared here so that
@@ -130,9 +130,9 @@ unsigned sinpe_context_features(const sinpe_context *context)
     return f;
 }
 
-static sinpe_status record(sinpe_table *t, int mode, cl_command_queue queue,
-                           struct _cl_command_buffer_khr *cb, const sinpe_embed_args *a,
-                           cl_uint nsync, const cl_uint *sync, cl_uint *sync_point)
+sinpe_status sinpe__record_call(sinpe_table *t, int mode, cl_command_queue queue,
+                                struct _cl_command_buffer_khr *cb, const void *a,
+                                cl_uint nsync, const cl_uint *sync, cl_uint *sync_point)
 {
     record_sink r = {{record_emit, 1}, t, cb, NULL, nsync, sync, 0, 0, sync_point};
     buffer_info_fn info = NULL;
@@ -156,7 +156,8 @@ static sinpe_status record(sinpe_table *t, int mode, cl_command_queue queue,
                 "command_buffer spans %u queues; sinpe records into one", nq);
     SINPE_CHECK(state != SINPE_CB_RECORDING, SINPE_INVALID_OPTION,
                 "command_buffer is finalized: it records no more commands");
-    return sinpe__embed_run(t, mode, a, &r.base);
+    return mode == SINPE_MODE_NONE ? sinpe__rope_run(t, a, &r.base)
+                                   : sinpe__embed_run(t, mode, a, &r.base);
 }
 
 sinpe_status sinpe_record_embed(sinpe_table *table, cl_command_queue queue,
@@ -164,8 +165,8 @@ sinpe_status sinpe_record_embed(sinpe_table *table, cl_command_queue queue,
                                 const sinpe_embed_args *args, cl_uint num_sync_points,
                                 const cl_uint *sync_points, cl_uint *sync_point)
 {
-    return record(table, SINPE_MODE_FUSED, queue, command_buffer, args, num_sync_points,
-                  sync_points, sync_point);
+    return sinpe__record_call(table, SINPE_MODE_FUSED, queue, command_buffer, args,
+                              num_sync_points, sync_points, sync_point);
 }
 
 sinpe_status sinpe_record_gather(sinpe_table *table, cl_command_queue queue,
@@ -173,8 +174,8 @@ sinpe_status sinpe_record_gather(sinpe_table *table, cl_command_queue queue,
                                  const sinpe_embed_args *args, cl_uint num_sync_points,
                                  const cl_uint *sync_points, cl_uint *sync_point)
 {
-    return record(table, SINPE_MODE_GATHER, queue, command_buffer, args, num_sync_points,
-                  sync_points, sync_point);
+    return sinpe__record_call(table, SINPE_MODE_GATHER, queue, command_buffer, args,
+                              num_sync_points, sync_points, sync_point);
 }
 
 sinpe_status sinpe_record_add_positions(sinpe_table *table, cl_command_queue queue,
@@ -182,6 +183,6 @@ sinpe_status sinpe_record_add_positions(sinpe_table *table, cl_command_queue que
                                         const sinpe_embed_args *args, cl_uint num_sync_points,
                                         const cl_uint *sync_points, cl_uint *sync_point)
 {
-    return record(table, SINPE_MODE_ADD, queue, command_buffer, args, num_sync_points,
-                  sync_points, sync_point);
+    return sinpe__record_call(table, SINPE_MODE_ADD, queue, command_buffer, args,
+                              num_sync_points, sync_points, sync_point);
 }

@@ -76,7 +76,14 @@ float sinpe__round_to(sinpe_dtype t, float x);
 /* ---- structs.c ----------------------------------------------------------- */
 
 /* The public structs that grow (include/sinpe.h, "Structs that grow"). */
-enum { SINPE__OPTIONS, SINPE__SPEC, SINPE__ARGS, SINPE__DTYPE_INFO };
+enum {
+    SINPE__OPTIONS,
+    SINPE__SPEC,
+    SINPE__ARGS,
+    SINPE__DTYPE_INFO,
+    SINPE__ROPE_SPEC,
+    SINPE__ROPE_ARGS
+};
 /* How sinpe__struct_out writes: a fresh struct (fields past the library's
    zeroed), an update of one read in (those left alone), a 0.1 struct. */
 enum { SINPE__FILL, SINPE__UPDATE, SINPE__FILL_V0_1 };
@@ -149,6 +156,7 @@ typedef SINPE__KARGS(SINPE_SIG_ROWS) sinpe__rows_kargs;
 typedef SINPE__KARGS(SINPE_SIG_POSITIONS) sinpe__positions_kargs;
 typedef SINPE__KARGS(SINPE_SIG_TIMESTEPS) sinpe__timesteps_kargs;
 typedef SINPE__KARGS(SINPE_SIG_BAD_IDS) sinpe__bad_ids_kargs;
+typedef SINPE__KARGS(SINPE_SIG_ROPE) sinpe__rope_kargs;
 
 /* A signature: each argument's name, kind and place in its struct. */
 enum { SINPE__IN, SINPE__OUT, SINPE__VAL, SINPE__LOCAL };
@@ -344,16 +352,27 @@ sinpe_status sinpe__check_wait_list(const sinpe_context *ctx, cl_uint n, const c
 
 sinpe_status sinpe__spec_validate(const sinpe_spec *spec);
 int sinpe__spec_equal(const sinpe_spec *a, const sinpe_spec *b);
-/* Floats in the coefficient buffer of spec: column descriptors, then steps. */
-size_t sinpe__spec_coef_floats(const sinpe_spec *spec);
-/* Fills the coefficient buffer read by kernels/pe_math.cl. */
-void sinpe__spec_coefficients(const sinpe_spec *spec, float *coef);
+/* A column of a table: the sine of w p (kind 1) or its cosine (kind 2) at
+   position p, or zero (kind 0). */
+typedef struct sinpe__column {
+    double w;
+    int kind;
+} sinpe__column;
+/* The dim columns of spec. */
+void sinpe__spec_columns(const sinpe_spec *spec, sinpe__column *col);
+/* Floats in the coefficient buffer of dim columns: descriptors, then steps. */
+#define SINPE__COEF_FLOATS(dim) ((8 + 4 * (size_t)SINPE_STEP_ROWS) * (dim))
+/* Fills the coefficient buffer read by kernels/pe_math.cl for columns col,
+   every value scaled by amp. */
+void sinpe__coefficients(const sinpe__column *col, size_t dim, double amp, float *coef);
 
 /* ---- table.c ------------------------------------------------------------- */
 
 struct sinpe_table {
     sinpe_context *ctx;
-    sinpe_spec spec;
+    sinpe_spec spec;      /* an encoding table's; a rotary table's dim only */
+    double *key;          /* a rotary table's contents (rope.c), else NULL */
+    size_t key_len;
     cl_mem desc;          /* coefficients (descriptors and steps), fixed */
     unsigned refs;        /* under ctx->lock */
     struct sinpe_table *next;
@@ -377,6 +396,17 @@ sinpe_status sinpe__table_rows(sinpe_table *t, cl_command_queue queue, cl_int ro
                                size_t nrows, cl_mem out, size_t out_offset, size_t out_stride,
                                sinpe_dtype out_dtype, cl_uint nwait, const cl_event *wait,
                                cl_event *event);
+
+/* The table of dim columns col (amp: their scale) in ctx, with rows rows:
+   an encoding table of spec (key NULL), or a rotary one whose contents
+   key_len doubles of key say, shared with an earlier one of equal spec or
+   key. */
+sinpe_status sinpe__table_open(sinpe_context *ctx, const sinpe_spec *spec, const double *key,
+                               size_t key_len, const sinpe__column *col, double amp, size_t rows,
+                               sinpe_table **table);
+
+/* Whether t is a rotary table (rope_spec.c), and then its layout and pairing. */
+int sinpe__rope_layout(const sinpe_table *t, int *layout, int *pairing);
 
 /* A consistent (mem, rows) pair; *mem is retained (or NULL when rows == 0). */
 void sinpe__table_snapshot(sinpe_table *t, cl_mem *mem, size_t *rows);

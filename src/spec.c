@@ -86,10 +86,6 @@ static long double mod4(long double x)
     return r < 0 ? r + 4.0L : r;
 }
 
-size_t sinpe__spec_coef_floats(const sinpe_spec *s)
-{
-    return (8 + 4 * SINPE_STEP_ROWS) * s->dim;
-}
 
 /* x as the unevaluated sum hi + lo of two floats, stored plane apart. */
 static void split2(double x, float *f, size_t plane)
@@ -98,17 +94,14 @@ static void split2(double x, float *f, size_t plane)
     f[plane] = (float)(x - f[0]);
 }
 
-void sinpe__spec_coefficients(const sinpe_spec *s, float *coef)
+void sinpe__spec_columns(const sinpe_spec *s, sinpe__column *col)
 {
-    const long double two_over_pi = 0.636619772367581343075535053490057448L;
-    size_t S, C, dim = s->dim, steps = SINPE_STEP_ROWS * dim;
+    size_t S, C;
     double D;
     spec_counts(s, &S, &C, &D);
-    memset(coef, 0, sinpe__spec_coef_floats(s) * sizeof *coef);
-    for (size_t c = 0; c < dim; c++) {
-        float d[8] = {0};
+    for (size_t c = 0; c < s->dim; c++) {
         size_t k = 0;
-        int kind = 0; /* 0 zero, 1 sin, 2 cos */
+        int kind = 0;
         switch (s->layout) {
         case SINPE_LAYOUT_INTERLEAVED:
             k = c / 2;
@@ -123,26 +116,39 @@ void sinpe__spec_coefficients(const sinpe_spec *s, float *coef)
             k = c < C ? c : c - C;
             break;
         }
-        double w = 0.0;
-        if (kind != 0) {
-            w = s->angle_scale * (k == 0 ? 1.0 : pow(s->base, -(double)k / D));
+        col[c].kind = kind;
+        col[c].w = kind ? s->angle_scale * (k == 0 ? 1.0 : pow(s->base, -(double)k / D)) : 0.0;
+    }
+}
+
+void sinpe__coefficients(const sinpe__column *col, size_t dim, double amp, float *coef)
+{
+    const long double two_over_pi = 0.636619772367581343075535053490057448L;
+    size_t steps = SINPE_STEP_ROWS * dim;
+    memset(coef, 0, (8 + 4 * SINPE_STEP_ROWS) * dim * sizeof *coef);
+    for (size_t c = 0; c < dim; c++) {
+        float d[8] = {0};
+        double w = col[c].w;
+        if (col[c].kind != 0) {
             long double q = (long double)w * two_over_pi;
             split3(mod4(4096.0L * q), d);
-            d[3] = kind == 2 ? 1.0f : 0.0f;
+            d[3] = col[c].kind == 2 ? 1.0f : 0.0f;
             split3(mod4(q), d + 4);
             d[7] = (float)(q - mod4(q)); /* exact while |q| < 2^24 */
         }
         for (size_t f = 0; f < 8; f++)
             coef[f * dim + c] = d[f];
-        /* step(j) = exp(i j w), the fine half of the angle addition, by a
-         * rotation recurrence in long double: two libm calls a column, and
-         * an error near j 2^-64, far below the float result's. */
+        /* step(j) = amp exp(i j w), the fine half of the angle addition, by
+         * a rotation recurrence in long double: two libm calls a column,
+         * and an error near j 2^-64, far below the float result's.  The
+         * anchor has modulus 1, so amp reaches the value in the one
+         * rounding of the combination. */
         long double s1 = sinl((long double)w), c1 = cosl((long double)w), sj = 0, cj = 1;
         for (size_t j = 0; j < SINPE_STEP_ROWS; j++) {
             float *st = coef + (8 + j) * dim + c;
             long double next_s = sj * c1 + cj * s1;
-            split2((double)sj, st, steps);
-            split2((double)cj, st + 2 * steps, steps);
+            split2((double)(amp * sj), st, steps);
+            split2((double)(amp * cj), st + 2 * steps, steps);
             cj = cj * c1 - sj * s1;
             sj = next_s;
         }

@@ -19,6 +19,8 @@ static const struct {
     [SINPE__SPEC] = KIND(sinpe_spec, angle_scale, 1),
     [SINPE__ARGS] = KIND(sinpe_embed_args, vocab_total, 1),
     [SINPE__DTYPE_INFO] = KIND(sinpe_dtype_info, largest, 0),
+    [SINPE__ROPE_SPEC] = KIND(sinpe_rope_spec, inv_freq, 0),
+    [SINPE__ROPE_ARGS] = KIND(sinpe_rope_args, seq_starts_offset, 0),
 };
 typedef char sinpe__v0_1_shifted[sizeof(sinpe_spec_v0_1) ==
                                          END(sinpe_spec, angle_scale) - sizeof(size_t) ? 1 : -1];
@@ -28,7 +30,7 @@ static sinpe_status check_word(int kind, size_t word, const char *what)
     SINPE_CHECK(!(word & SINPE_STRUCT_TAG), SINPE_INVALID_STRUCT_SIZE,
                 "%s: struct_size %zu is untagged: give SINPE_STRUCT_SIZE(type)", what, word);
     SINPE_CHECK((word & ~SINPE_STRUCT_TAG) < kinds[kind].v0_2, SINPE_INVALID_STRUCT_SIZE,
-                "%s: struct_size %zu is below %zu, the first sized layout (0.2)", what,
+                "%s: struct_size %zu is below %zu, the first sized layout", what,
                 word & ~SINPE_STRUCT_TAG, kinds[kind].v0_2);
     return SINPE_SUCCESS;
 }
@@ -38,7 +40,7 @@ sinpe_status sinpe__struct_in(int kind, void *own, const void *theirs, size_t *w
 {
     size_t n, size = kinds[kind].size;
     memcpy(word, theirs, sizeof *word);
-    if (!(*word & SINPE_STRUCT_TAG)) { /* 0.1 */
+    if (!(*word & SINPE_STRUCT_TAG) && kinds[kind].v0_1) { /* 0.1 */
         *word = 0;
         memcpy((char *)own + sizeof(size_t), theirs, kinds[kind].v0_1);
         return SINPE_SUCCESS;

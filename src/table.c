@@ -1,6 +1,6 @@
 /*
- * table.c -- the device-resident encoding table: shared per (context, spec),
- * generated on the device, grown on demand.
+ * table.c -- the device-resident tables, the encoding's and rotary ones:
+ * shared per (context, contents), generated on the device, grown on demand.
  */
 #include "sinpe_internal.h"
 
@@ -20,6 +20,7 @@ static void table_free(sinpe_table *t)
             clReleaseMemObject((cl_mem)t->kept[i].obj);
     }
     free(t->kept);
+    free(t->key);
     if (t->mem)
         clReleaseMemObject(t->mem);
     if (t->desc)
@@ -29,9 +30,11 @@ static void table_free(sinpe_table *t)
     free(t);
 }
 
-static sinpe_status table_new(sinpe_context *ctx, const sinpe_spec *spec, sinpe_table **out)
+static sinpe_status table_new(sinpe_context *ctx, const sinpe_spec *spec, const double *key,
+                              size_t key_len, const sinpe__column *col, double amp,
+                              sinpe_table **out)
 {
-    size_t bytes = sinpe__spec_coef_floats(spec) * sizeof(float);
+    size_t bytes = SINPE__COEF_FLOATS(spec->dim) * sizeof(float);
     float *desc;
     cl_int err;
     sinpe_table *t;
@@ -41,12 +44,19 @@ static sinpe_status table_new(sinpe_context *ctx, const sinpe_spec *spec, sinpe_
                 spec->dim);
     desc = malloc(bytes);
     t = calloc(1, sizeof *t);
-    if (!desc || !t) {
+    if (t && key)
+        t->key = malloc(key_len * sizeof *key);
+    if (!desc || !t || (key && !t->key)) {
         free(desc);
+        if (t)
+            free(t->key);
         free(t);
         return sinpe__fail(SINPE_OUT_OF_HOST_MEMORY, "no memory for a table");
     }
-    sinpe__spec_coefficients(spec, desc);
+    if (key)
+        memcpy(t->key, key, key_len * sizeof *key);
+    t->key_len = key_len;
+    sinpe__coefficients(col, spec->dim, amp, desc);
     t->desc = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, desc,
                              &err);
     free(desc);
@@ -66,28 +76,26 @@ static sinpe_status table_new(sinpe_context *ctx, const sinpe_spec *spec, sinpe_
 
 static void table_unref(sinpe_table *table);
 
-sinpe_status sinpe_table_create(sinpe_context *context, const sinpe_spec *spec, size_t rows,
-                                sinpe_table **table)
+static int same_table(const sinpe_table *t, const sinpe_spec *spec, const double *key,
+                      size_t key_len)
+{
+    if (key || t->key)
+        return key && t->key && t->key_len == key_len &&
+               !memcmp(t->key, key, key_len * sizeof *key);
+    return sinpe__spec_equal(&t->spec, spec);
+}
+
+sinpe_status sinpe__table_open(sinpe_context *context, const sinpe_spec *spec, const double *key,
+                               size_t key_len, const sinpe__column *col, double amp, size_t rows,
+                               sinpe_table **table)
 {
     sinpe_table *t = NULL, *fresh = NULL;
     sinpe_status st;
-    sinpe_spec own;
-    size_t word;
 
-    sinpe__clear_error();
-    SINPE_CHECK(!table, SINPE_NULL_ARGUMENT, "table: the output pointer is NULL");
-    *table = NULL;
-    SINPE_CHECK(!context, SINPE_NULL_ARGUMENT, "context is NULL");
-    SINPE_CHECK(!spec, SINPE_NULL_ARGUMENT, "spec is NULL");
-    sinpe_spec_init(&own, 0);
-    SINPE_FORWARD(sinpe__struct_in(SINPE__SPEC, &own, spec, &word, "spec"));
-    spec = &own;
-    SINPE_FORWARD(sinpe__spec_validate(spec));
-    SINPE_FORWARD(table_new(context, spec, &fresh));
-
+    SINPE_FORWARD(table_new(context, spec, key, key_len, col, amp, &fresh));
     pthread_mutex_lock(&context->lock);
     for (t = context->tables; t; t = t->next)
-        if (sinpe__spec_equal(&t->spec, spec))
+        if (same_table(t, spec, key, key_len))
             break;
     if (t) {
         t->refs++;
@@ -109,6 +117,30 @@ sinpe_status sinpe_table_create(sinpe_context *context, const sinpe_spec *spec, 
     }
     *table = t;
     return SINPE_SUCCESS;
+}
+
+sinpe_status sinpe_table_create(sinpe_context *context, const sinpe_spec *spec, size_t rows,
+                                sinpe_table **table)
+{
+    sinpe_spec own;
+    sinpe__column *col;
+    sinpe_status st;
+    size_t word;
+
+    sinpe__clear_error();
+    SINPE_CHECK(!table, SINPE_NULL_ARGUMENT, "table: the output pointer is NULL");
+    *table = NULL;
+    SINPE_CHECK(!context, SINPE_NULL_ARGUMENT, "context is NULL");
+    SINPE_CHECK(!spec, SINPE_NULL_ARGUMENT, "spec is NULL");
+    sinpe_spec_init(&own, 0);
+    SINPE_FORWARD(sinpe__struct_in(SINPE__SPEC, &own, spec, &word, "spec"));
+    SINPE_FORWARD(sinpe__spec_validate(&own));
+    col = malloc(own.dim * sizeof *col);
+    SINPE_CHECK(!col, SINPE_OUT_OF_HOST_MEMORY, "no memory for a table");
+    sinpe__spec_columns(&own, col);
+    st = sinpe__table_open(context, &own, NULL, 0, col, 1.0, rows, table);
+    free(col);
+    return st;
 }
 
 static void table_unref(sinpe_table *table)
@@ -291,12 +323,13 @@ sinpe_status sinpe_table_spec_sized(const sinpe_table *table, sinpe_spec *spec,
     sinpe_spec s;
     sinpe__clear_error();
     SINPE_CHECK(!spec, SINPE_NULL_ARGUMENT, "spec is NULL");
-    if (table)
+    if (table && !table->key)
         s = table->spec;
     else
         memset(&s, 0, sizeof s);
     s.struct_size = struct_size;
     SINPE_FORWARD(sinpe__struct_out(SINPE__SPEC, spec, struct_size, &s, SINPE__FILL, "spec"));
     SINPE_CHECK(!table, SINPE_NULL_ARGUMENT, "table is NULL");
+    SINPE_CHECK(table->key, SINPE_INVALID_SPEC, "table is a rotary table: it has no sinpe_spec");
     return SINPE_SUCCESS;
 }

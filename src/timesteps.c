@@ -13,6 +13,8 @@ sinpe_status sinpe_enqueue_timesteps(sinpe_table *table, cl_command_queue queue,
 {
     sinpe__clear_error();
     SINPE_CHECK(!table, SINPE_NULL_ARGUMENT, "table is NULL");
+    SINPE_CHECK(table->key, SINPE_INVALID_SPEC,
+                "table is a rotary table: timesteps need one of a sinpe_spec");
     sinpe_context *ctx = table->ctx;
     size_t dim = table->spec.dim, stride = out_stride ? out_stride : dim;
     SINPE_FORWARD(sinpe__check_queue(ctx, queue));

@@ -101,6 +101,7 @@ int main(int argc, char **argv)
     srunner_add_suite(sr, suite_types());
     srunner_add_suite(sr, suite_contract());
     srunner_add_suite(sr, suite_otf());
+    srunner_add_suite(sr, suite_rope());
 
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

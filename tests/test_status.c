@@ -45,6 +45,7 @@ START_TEST(status_codes_are_pinned)
         {SINPE_INVALID_PAD, -2016},
         {SINPE_IO_ERROR, -2017},
         {SINPE_INVALID_STRUCT_SIZE, -2018},
+        {SINPE_BUFFERS_OVERLAP, -2019},
     };
     ck_assert_uint_eq(N_OWN, sizeof pinned / sizeof pinned[0]);
     for (size_t i = 0; i < sizeof pinned / sizeof pinned[0]; i++)

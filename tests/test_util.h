@@ -44,6 +44,7 @@ Suite *suite_quant(void);
 Suite *suite_features(void);
 Suite *suite_contract(void);
 Suite *suite_otf(void);
+Suite *suite_rope(void);
 
 /*
  * Check tags: the kernel forms (kernels/entries.def; "rows" for the table's

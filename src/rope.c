@@ -1,0 +1,226 @@
+/*
+ * rope.c -- the rotation of q and k by a rotary table (kernels/rope.cl):
+ * the arguments' defaults and checks, and the one launch.
+ */
+#include "embed.h"
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+void sinpe_rope_args_init_sized(sinpe_rope_args *args, size_t struct_size)
+{
+    sinpe_rope_args own;
+    sinpe__clear_error();
+    if (!args)
+        return;
+    memset(&own, 0, sizeof own);
+    own.struct_size = struct_size;
+    own.dtype = SINPE_F32;
+    sinpe__struct_out(SINPE__ROPE_ARGS, args, struct_size, &own, SINPE__FILL, "args");
+}
+
+/* One tensor's rows in a buffer: row r at off + r * stride, width elements. */
+typedef struct {
+    const char *name;
+    cl_mem mem;
+    size_t off, stride, width, rows;
+} region;
+
+/* Whether a and b may share an element: their spans meet and, with one
+   stride, their columns meet modulo it (conservative otherwise). */
+static int overlap(const region *a, const region *b)
+{
+    if (!a->mem || a->mem != b->mem || !a->width || !b->width)
+        return 0;
+    size_t a_end = a->off + (a->rows - 1) * a->stride + a->width;
+    size_t b_end = b->off + (b->rows - 1) * b->stride + b->width;
+    if (a_end <= b->off || b_end <= a->off)
+        return 0;
+    if (a->stride != b->stride)
+        return 1;
+    size_t s = a->stride, x = a->off % s, y = b->off % s;
+    size_t d = y >= x ? y - x : y + s - x; /* b's columns start d after a's */
+    return d < a->width || s - d < b->width;
+}
+
+static sinpe_status check_region(const sinpe_context *ctx, region *g, size_t heads, size_t head_dim,
+                                 sinpe_dtype dt)
+{
+    g->width = heads * head_dim;
+    g->stride = g->stride ? g->stride : g->width;
+    if (!heads)
+        return SINPE_SUCCESS;
+    SINPE_CHECK(g->stride < g->width, SINPE_INVALID_SHAPE,
+                "args->%s_stride %zu is below its heads' width %zu", g->name, g->stride, g->width);
+    SINPE_CHECK(g->rows - 1 > (SIZE_MAX - g->width) / g->stride, SINPE_BUFFER_TOO_SMALL,
+                "args->%s: rows * stride overflows", g->name);
+    char what[32];
+    snprintf(what, sizeof what, "args->%s", g->name);
+    return sinpe__check_values(ctx, g->mem, what, g->off, (g->rows - 1) * g->stride + g->width, dt);
+}
+
+/* Checks a against t and fills p and the four regions (q, k, q_out, k_out). */
+static sinpe_status validate(const sinpe_table *t, const sinpe_rope_args *a, sinpe_rope_params *p,
+                             region *g)
+{
+    const sinpe_context *ctx = t->ctx;
+    int layout = 0, pairing = 0;
+    size_t R = t->spec.dim, n;
+
+    SINPE_CHECK(!a, SINPE_NULL_ARGUMENT, "args is NULL");
+    SINPE_CHECK(!sinpe__rope_layout(t, &layout, &pairing), SINPE_INVALID_SPEC,
+                "table is not a rotary table (sinpe_rope_table_create())");
+    SINPE_CHECK(layout != SINPE_ROPE_COS_SIN && layout != SINPE_ROPE_PAIRS, SINPE_INVALID_SPEC,
+                "table's layout %d holds cos or sin alone: the rotation reads COS_SIN or PAIRS",
+                layout);
+    SINPE_CHECK(a->n_seqs == 0, SINPE_INVALID_SHAPE, "args->n_seqs is 0");
+    SINPE_CHECK(a->seq_len == 0, SINPE_INVALID_SHAPE, "args->seq_len is 0");
+    SINPE_CHECK(a->n_seqs > (size_t)INT_MAX / a->seq_len, SINPE_INVALID_SHAPE,
+                "args->n_seqs * args->seq_len exceeds 2^31 - 1 tokens");
+    n = a->n_seqs * a->seq_len;
+    SINPE_CHECK(a->head_dim < R || a->head_dim > UINT_MAX / 2, SINPE_INVALID_SHAPE,
+                "args->head_dim %zu is below the table's rotary_dim %zu (or too large)",
+                a->head_dim, R);
+    SINPE_CHECK(a->q_heads == 0 && a->kv_heads == 0, SINPE_INVALID_SHAPE,
+                "args->q_heads and args->kv_heads are both 0");
+    SINPE_CHECK(a->q_heads > UINT_MAX / 2 || a->kv_heads > UINT_MAX / 2, SINPE_INVALID_SHAPE,
+                "args->q_heads or args->kv_heads is too large");
+    SINPE_CHECK(a->dtype != SINPE_F32 && a->dtype != SINPE_F16 && a->dtype != SINPE_BF16,
+                SINPE_INVALID_DTYPE, "args->dtype %d is not F32, F16 or BF16", (int)a->dtype);
+    SINPE_CHECK(a->k_rows && !a->k_out, SINPE_INVALID_SHAPE,
+                "args->k_rows is given without args->k_out");
+    SINPE_CHECK(a->k_rows && a->k_out_rows == 0, SINPE_INVALID_SHAPE,
+                "args->k_out_rows is 0 with args->k_rows");
+
+    const region q = {"q", a->q, a->q_offset, a->q_stride, 0, n};
+    const region k = {"k", a->k, a->k_offset, a->k_stride, 0, n};
+    const region qo = {"q_out", a->q_out, a->q_out_offset, a->q_out_stride, 0, n};
+    const region ko = {"k_out",         a->k_out, a->k_out_offset,
+                       a->k_out_stride, 0,        a->k_rows ? a->k_out_rows : n};
+    g[0] = q, g[1] = k, g[2] = qo, g[3] = ko;
+    SINPE_FORWARD(check_region(ctx, &g[0], a->q_heads, a->head_dim, a->dtype));
+    SINPE_FORWARD(check_region(ctx, &g[1], a->kv_heads, a->head_dim, a->dtype));
+    /* An output the same as its input is the rotation in place. */
+    for (int i = 2; i < 4; i++) {
+        if (g[i].mem && g[i].mem == g[i - 2].mem && g[i].off == g[i - 2].off &&
+            (g[i].stride ? g[i].stride : g[i - 2].stride) == g[i - 2].stride && !a->k_rows)
+            g[i].mem = NULL;
+        if (g[i].mem)
+            SINPE_FORWARD(
+                check_region(ctx, &g[i], i == 2 ? a->q_heads : a->kv_heads, a->head_dim, a->dtype));
+        else
+            g[i].width = 0;
+    }
+    for (int i = 0; i < 4; i++)
+        for (int j = i + 1; j < 4; j++)
+            SINPE_CHECK(overlap(&g[i], &g[j]), SINPE_BUFFERS_OVERLAP,
+                        "args->%s and args->%s overlap in one buffer", g[i].name, g[j].name);
+
+    memset(p, 0, sizeof *p);
+    if (a->positions) {
+        SINPE_FORWARD(
+            sinpe__check_buffer(ctx, a->positions, "args->positions", a->positions_offset, n, 4));
+        p->flags |= SINPE_HAS_POS;
+        p->pos_off = a->positions_offset;
+    } else {
+        SINPE_CHECK((int64_t)a->start + (int64_t)(a->seq_len - 1) > INT_MAX, SINPE_INVALID_SHAPE,
+                    "args->start %d + seq_len - 1 exceeds the largest position 2^31 - 1",
+                    (int)a->start);
+    }
+    if (a->seq_starts) {
+        SINPE_FORWARD(sinpe__check_buffer(ctx, a->seq_starts, "args->seq_starts",
+                                          a->seq_starts_offset, a->n_seqs, 4));
+        p->flags |= SINPE_HAS_SEQ_START;
+        p->seq_start_off = a->seq_starts_offset;
+    }
+    if (a->k_rows) {
+        SINPE_FORWARD(sinpe__check_buffer(ctx, a->k_rows, "args->k_rows", a->k_rows_offset, n, 4));
+        p->flags |= SINPE_ROPE_K_ROWS;
+        p->k_rows_off = a->k_rows_offset;
+        SINPE_CHECK(a->k_out_rows > INT_MAX, SINPE_INVALID_SHAPE,
+                    "args->k_out_rows exceeds 2^31 - 1");
+        p->ko_rows = (cl_uint)a->k_out_rows;
+    }
+    p->flags |= (g[2].mem ? 0 : SINPE_ROPE_Q_IN_PLACE) | (g[3].mem ? 0 : SINPE_ROPE_K_IN_PLACE);
+    p->q_off = g[0].off;
+    p->q_stride = g[0].stride;
+    p->k_off = g[1].off;
+    p->k_stride = g[1].stride;
+    p->qo_off = g[2].mem ? g[2].off : g[0].off;
+    p->qo_stride = g[2].mem ? g[2].stride : g[0].stride;
+    p->ko_off = g[3].mem ? g[3].off : g[1].off;
+    p->ko_stride = g[3].mem ? g[3].stride : g[1].stride;
+    p->start = a->start;
+    p->rot = (cl_uint)R;
+    p->head_dim = (cl_uint)a->head_dim;
+    p->q_heads = (cl_uint)a->q_heads;
+    p->kv_heads = (cl_uint)a->kv_heads;
+    p->seq_len = (cl_uint)a->seq_len;
+    p->tokens = (cl_uint)n;
+    p->layout = (cl_uint)layout;
+    p->pairing = (cl_uint)pairing;
+    p->slots = (cl_uint)(R / 2);
+    if (g[2].mem || g[3].mem) /* the columns past R are copied */
+        p->slots += (cl_uint)((a->head_dim - R + 1) / 2);
+    return SINPE_SUCCESS;
+}
+
+sinpe_status sinpe__rope_run(sinpe_table *t, const void *args, sinpe__sink *sink)
+{
+    sinpe_rope_args a;
+    sinpe_rope_params p;
+    region g[4];
+    size_t word, rows = 0;
+    cl_mem tab = NULL;
+    sinpe__launch l;
+    sinpe_status st;
+
+    SINPE_CHECK(!args, SINPE_NULL_ARGUMENT, "args is NULL");
+    sinpe_rope_args_init(&a);
+    SINPE_FORWARD(sinpe__struct_in(SINPE__ROPE_ARGS, &a, args, &word, "args"));
+    SINPE_FORWARD(validate(t, &a, &p, g));
+    sinpe_context *ctx = t->ctx;
+    const size_t n[2] = {p.slots, p.tokens};
+    SINPE_FORWARD(
+        sinpe__plan_fixed(&ctx->info, &ctx->prog, SINPE_FORM_ROPE, (int)a.dtype, 2, n, &l));
+    sinpe__table_snapshot(t, &tab, &rows);
+    st = tab && sink->recording ? sinpe__table_keep(t, tab, 0) : SINPE_SUCCESS;
+    p.tab_rows = (cl_int)rows;
+
+    cl_mem d = ctx->dummy;
+    sinpe__rope_kargs v;
+    v.q = a.q_heads && g[2].mem ? g[0].mem : d;
+    v.k = a.kv_heads && g[3].mem ? g[1].mem : d;
+    v.q_out = !a.q_heads ? d : g[2].mem ? g[2].mem : g[0].mem;
+    v.k_out = !a.kv_heads ? d : g[3].mem ? g[3].mem : g[1].mem;
+    v.tab = tab ? tab : d;
+    v.coef = t->desc;
+    v.pos = a.positions ? a.positions : d;
+    v.seq_start = a.seq_starts ? a.seq_starts : d;
+    v.k_rows = a.k_rows ? a.k_rows : d;
+    v.a = p;
+    if (st == SINPE_SUCCESS)
+        st = sink->emit(sink, ctx, &l, &v, sizeof v, 1);
+    if (tab)
+        clReleaseMemObject(tab);
+    return st;
+}
+
+sinpe_status sinpe_enqueue_rope(sinpe_table *table, cl_command_queue queue,
+                                const sinpe_rope_args *args, cl_uint num_events_in_wait_list,
+                                const cl_event *event_wait_list, cl_event *event)
+{
+    return sinpe__enqueue_call(table, SINPE_MODE_NONE, queue, args, num_events_in_wait_list,
+                               event_wait_list, event);
+}
+
+sinpe_status sinpe_record_rope(sinpe_table *table, cl_command_queue queue,
+                               struct _cl_command_buffer_khr *command_buffer,
+                               const sinpe_rope_args *args, cl_uint num_sync_points,
+                               const cl_uint *sync_points, cl_uint *sync_point)
+{
+    return sinpe__record_call(table, SINPE_MODE_NONE, queue, command_buffer, args, num_sync_points,
+                              sync_points, sync_point);
+}
