@@ -7,7 +7,8 @@
  * add_positions chain through sync points gives the unfused pair's bits;
  * refused recordings leave the command buffer empty.  On a device without
  * the extension (or with a version sinpe does not record with) the calls
- * must answer SINPE_UNSUPPORTED, which is then all that is checked.
+ * must answer SINPE_UNSUPPORTED, which is then all that is checked.  The
+ * rotation (sinpe_record_rope) replays with the bits of its direct call.
  */
 #include "test_util.h"
 
@@ -239,11 +240,79 @@ done:
 }
 END_TEST
 
+/* The rotation recorded: each replay rotates the q and k the host wrote
+   before it, at the positions it wrote, with the bits of the enqueued call,
+   also after the table has grown past the recorded rows. */
+START_TEST(record_rope)
+{
+    enum { NS = 3, SL = 4, N = NS * SL, HD = 24, R = 16, QH = 2, KH = 1, QN = N * QH * HD };
+    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
+    cl_command_queue q = tu_queue(ctx);
+    sinpe_table *probe = tu_table(ctx, 8, 4), *tab = NULL;
+    sinpe_rope_spec s;
+    sinpe_rope_spec_init(&s, R);
+    s.rule = SINPE_ROPE_YARN, s.factor = 4, s.original_max_positions = 64;
+    TU_OK(sinpe_rope_table_create(ctx, &s, 200, &tab));
+    cb_api api;
+    if (!cb_lookup(ctx, q, probe, &api))
+        goto done;
+    tu_rng rng;
+    tu_rng_init(&rng, "record_rope");
+    float x[QN];
+    int32_t pos[N];
+    cl_mem rq = tu_buffer(ctx, sizeof x, NULL), rk = tu_buffer(ctx, N * KH * HD * 4, NULL);
+    cl_mem dq = tu_buffer(ctx, sizeof x, NULL), dk = tu_buffer(ctx, N * KH * HD * 4, NULL);
+    cl_mem pm = tu_buffer(ctx, sizeof pos, NULL);
+    sinpe_rope_args a;
+    sinpe_rope_args_init(&a);
+    a.n_seqs = NS, a.seq_len = SL, a.head_dim = HD, a.q_heads = QH, a.kv_heads = KH;
+    a.q = rq, a.k = rk, a.positions = pm, a.start = 3;
+    void *cb = cb_new(&api, q);
+    cl_uint sp = 99;
+    TU_OK(sinpe_record_rope(tab, q, cb, &a, 0, NULL, &sp));
+    ck_assert_uint_ne(sp, 99);
+    TU_CL(api.finalize(cb));
+    for (int round = 0; round < 3; round++) {
+        for (int r = 0; r < N; r++)
+            pos[r] = tu_rng_int(&rng, -5, round ? 100000 : 150);
+        tu_write(q, pm, 0, sizeof pos, pos);
+        for (size_t i = 0; i < QN; i++)
+            x[i] = tu_rng_float(&rng, -2.0f, 2.0f);
+        tu_write(q, rq, 0, sizeof x, x);
+        tu_write(q, dq, 0, sizeof x, x);
+        tu_write(q, rk, 0, N * KH * HD * 4, x + 5);
+        tu_write(q, dk, 0, N * KH * HD * 4, x + 5);
+        sinpe_rope_args d = a;
+        d.q = dq, d.k = dk;
+        TU_OK(sinpe_enqueue_rope(tab, q, &d, 0, NULL, NULL));
+        replay(&api, q, cb);
+        float *got = tu_read_floats(q, rq, QN), *want = tu_read_floats(q, dq, QN);
+        same_bits(got, want, QN, "rotated q", round);
+        ck_assert_msg(memcmp(got, x, sizeof x) != 0, "replay %d rotated nothing", round);
+        free(got);
+        free(want);
+        got = tu_read_floats(q, rk, N * KH * HD), want = tu_read_floats(q, dk, N * KH * HD);
+        same_bits(got, want, N * KH * HD, "rotated k", round);
+        free(got);
+        free(want);
+        TU_OK(sinpe_table_reserve(tab, 1000 + 50000 * (size_t)round));
+    }
+    api.release(cb);
+    cl_mem mems[] = {rq, rk, dq, dk, pm};
+    for (size_t i = 0; i < sizeof mems / sizeof mems[0]; i++)
+        clReleaseMemObject(mems[i]);
+done:
+    sinpe_table_release(probe);
+    tu_release(ctx, q, tab, NULL, 0);
+}
+END_TEST
+
 TCase *tcase_record(void)
 {
     TCase *tc = tcase_create("record");
     tcase_set_timeout(tc, TU_TIMEOUT);
     tcase_add_test(tc, record_replays);
     tcase_add_test(tc, record_refusals);
+    tcase_add_test(tc, record_rope);
     return tc;
 }

@@ -402,6 +402,169 @@ START_TEST(rope_rotation_bits)
 }
 END_TEST
 
+
+/* ---- bad arguments ----------------------------------------------------------- */
+
+/* A spec case that the table must refuse, and the field it names. */
+static void refuse_spec(sinpe_context *ctx, const sinpe_rope_spec *s, const char *field)
+{
+    sinpe_table *t = (sinpe_table *)&t;
+    TU_STATUS(sinpe_rope_table_create(ctx, s, 8, &t), SINPE_INVALID_SPEC);
+    ck_assert_ptr_null(t);
+    ck_assert_msg(strstr(sinpe_last_error(), field), "\"%s\" does not name %s",
+                  sinpe_last_error(), field);
+}
+
+START_TEST(rope_bad_specs)
+{
+    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
+    sinpe_rope_spec s;
+    double bad_list[64];
+    for (int i = 0; i < 64; i++)
+        bad_list[i] = 1.0;
+    bad_list[5] = NAN;
+#define REFUSE(rule, field, ...)                                                             \
+    do {                                                                                     \
+        s = rule_spec(rule, 64);                                                             \
+        __VA_ARGS__;                                                                         \
+        refuse_spec(ctx, &s, field);                                                         \
+    } while (0)
+    REFUSE(0, "rotary_dim", s.rotary_dim = 63);
+    REFUSE(0, "rotary_dim", s.rotary_dim = 0);
+    REFUSE(0, "rotary_dim", s.rotary_dim = 65538);
+    REFUSE(0, "base", s.base = NAN);
+    REFUSE(0, "base", s.base = 1.0);
+    REFUSE(0, "rule", s.rule = (sinpe_rope_rule)6);
+    REFUSE(0, "pairing", s.pairing = (sinpe_rope_pairing)2);
+    REFUSE(0, "layout", s.layout = (sinpe_rope_layout)4);
+    REFUSE(1, "factor", s.factor = 0);
+    REFUSE(1, "factor", s.factor = -2);
+    REFUSE(3, "factor", s.factor = NAN);
+    REFUSE(6, "factor", s.factor = -1);
+    REFUSE(2, "rotary_dim", s.rotary_dim = 2);
+    REFUSE(2, "max_positions", s.max_positions = 0);
+    REFUSE(3, "original_max_positions", s.original_max_positions = 0);
+    REFUSE(3, "beta_fast", s.beta_fast = 1, s.beta_slow = 1);
+    REFUSE(3, "beta_fast", s.beta_slow = NAN);
+    REFUSE(4, "mscale", s.mscale = INFINITY);
+    REFUSE(5, "low_freq_factor", s.low_freq_factor = 4);
+    REFUSE(5, "original_max_positions", s.original_max_positions = 1);
+    REFUSE(6, "short_factor", s.short_factor = NULL);
+    REFUSE(6, "long_factor[5]", s.long_factor = bad_list);
+    REFUSE(0, "attention_factor", s.attention_factor = -1);
+    REFUSE(8, "inv_freq[5]", given_f[5] = 0.0f);
+#undef REFUSE
+    s = rule_spec(0, 64);
+    s.struct_size = sizeof s; /* untagged: no 0.1 layout to read */
+    sinpe_table *t = NULL;
+    TU_STATUS(sinpe_rope_table_create(ctx, &s, 8, &t), SINPE_INVALID_STRUCT_SIZE);
+    TU_STATUS(sinpe_rope_frequencies(NULL, NULL, NULL), SINPE_NULL_ARGUMENT);
+    TU_STATUS(sinpe_rope_preset(&s, (sinpe_rope_preset)99, 128), SINPE_UNKNOWN_PRESET);
+    TU_STATUS(sinpe_rope_preset(&s, SINPE_ROPE_PRESET_GPT_NEOX, 6), SINPE_INVALID_SPEC);
+    TU_STATUS(sinpe_rope_preset(&s, SINPE_ROPE_PRESET_GPTJ, 32), SINPE_INVALID_SPEC);
+    ck_assert_ptr_null(sinpe_rope_preset_name((sinpe_rope_preset)0));
+    sinpe_context_release(ctx);
+}
+END_TEST
+
+/* Each bad call: its status and the argument its message names; the
+   poisoned q_out and q must be untouched afterwards (nothing enqueued). */
+START_TEST(rope_bad_calls)
+{
+    enum { NS = 2, SL = 3, N = NS * SL, HD = 16, QH = 2, KH = 1 };
+    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
+    cl_command_queue q = tu_queue(ctx);
+    sinpe_rope_spec s;
+    sinpe_rope_spec_init(&s, 8);
+    sinpe_table *tab = NULL, *twice = NULL, *embed = tu_table(ctx, 16, 8);
+    TU_OK(sinpe_rope_table_create(ctx, &s, 16, &tab));
+    s.layout = SINPE_ROPE_SIN_TWICE;
+    TU_OK(sinpe_rope_table_create(ctx, &s, 16, &twice));
+    cl_mem qm = tu_poisoned_buffer(ctx, q, N * QH * HD), km = tu_poisoned_buffer(ctx, q, N * KH * HD);
+    cl_mem qo = tu_poisoned_buffer(ctx, q, N * QH * HD), small = tu_poisoned_buffer(ctx, q, 5);
+    cl_mem packed = tu_poisoned_buffer(ctx, q, N * (QH + KH) * HD);
+    sinpe_rope_args good;
+    sinpe_rope_args_init(&good);
+    good.n_seqs = NS, good.seq_len = SL, good.head_dim = HD;
+    good.q = qm, good.q_heads = QH, good.k = km, good.kv_heads = KH, good.q_out = qo;
+    TU_OK(sinpe_enqueue_rope(tab, q, &good, 0, NULL, NULL));
+    TU_CL(clFinish(q));
+    float *q0 = tu_read_floats(q, qm, N * QH * HD), *o0 = tu_read_floats(q, qo, N * QH * HD);
+    tu_write(q, qo, 0, N * QH * HD * sizeof(float), q0); /* a known state to compare with */
+    free(o0);
+    o0 = tu_read_floats(q, qo, N * QH * HD);
+
+    static const struct {
+        int what;
+        sinpe_status want;
+        const char *names;
+    } bad[] = {
+        {0, SINPE_INVALID_SHAPE, "n_seqs"},      {1, SINPE_INVALID_SHAPE, "seq_len"},
+        {2, SINPE_INVALID_SHAPE, "head_dim"},    {3, SINPE_INVALID_SHAPE, "kv_heads"},
+        {4, SINPE_INVALID_DTYPE, "dtype"},       {5, SINPE_NULL_ARGUMENT, "args->q"},
+        {6, SINPE_BUFFER_TOO_SMALL, "args->k"},  {7, SINPE_INVALID_SHAPE, "q_stride"},
+        {8, SINPE_BUFFERS_OVERLAP, "q and"},     {9, SINPE_BUFFERS_OVERLAP, "q_out"},
+        {10, SINPE_INVALID_SHAPE, "k_rows"},     {11, SINPE_INVALID_SPEC, "rotary table"},
+        {12, SINPE_INVALID_SPEC, "layout"},      {13, SINPE_INVALID_SHAPE, "start"},
+        {14, SINPE_BUFFER_TOO_SMALL, "positions"}, {15, SINPE_INVALID_STRUCT_SIZE, "args"},
+        {16, SINPE_NULL_ARGUMENT, "args"},       {17, SINPE_INVALID_WAIT_LIST, "event"},
+        {18, SINPE_BUFFERS_OVERLAP, "k_out"},    {19, SINPE_BUFFER_TOO_SMALL, "k_out"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        sinpe_rope_args a = good;
+        sinpe_table *t = tab;
+        cl_uint nwait = 0;
+        const sinpe_rope_args *ap = &a;
+        switch (bad[i].what) {
+        case 0: a.n_seqs = 0; break;
+        case 1: a.seq_len = 0; break;
+        case 2: a.head_dim = 6; break;
+        case 3: a.q_heads = 0, a.kv_heads = 0; break;
+        case 4: a.dtype = SINPE_I8; break;
+        case 5: a.q = NULL; break;
+        case 6: a.k = small; break;
+        case 7: a.q_stride = HD; break;
+        case 8: /* packed rows whose k starts inside q's columns */
+            a.q = a.k = packed, a.q_stride = a.k_stride = (QH + KH) * HD;
+            a.k_offset = HD, a.q_out = NULL;
+            break;
+        case 9: /* q_out shifted over q's columns */
+            a.q = a.q_out = packed, a.q_stride = a.q_out_stride = (QH + KH) * HD;
+            a.q_out_offset = 8;
+            break;
+        case 10: a.k_rows = km; break;
+        case 11: t = embed; break;
+        case 12: t = twice; break;
+        case 13: a.start = 2147483647 - 1; break;
+        case 14: a.positions = small; break;
+        case 15: a.struct_size = sizeof a; break;
+        case 16: ap = NULL; break;
+        case 17: nwait = 1; break;
+        case 18: a.k_out = qo; break; /* k_out inside q_out */
+        case 19: a.k_out = small; break;
+        }
+        TU_STATUS(sinpe_enqueue_rope(t, q, ap, nwait, NULL, NULL), bad[i].want);
+        ck_assert_msg(strstr(sinpe_last_error(), bad[i].names), "case %zu: \"%s\" lacks \"%s\"",
+                      i, sinpe_last_error(), bad[i].names);
+    }
+    /* The embedding and timesteps calls refuse a rotary table. */
+    sinpe_embed_args e = tu_args(1, 1, km, km, 1, qo);
+    TU_STATUS(sinpe_enqueue_embed(tab, q, &e, 0, NULL, NULL), SINPE_INVALID_SPEC);
+    TU_STATUS(sinpe_enqueue_timesteps(tab, q, km, 0, 1, qo, 0, 0, SINPE_F32, 0, NULL, NULL),
+              SINPE_INVALID_SPEC);
+    sinpe_spec sp;
+    TU_STATUS(sinpe_table_spec_sized(tab, &sp, SINPE_STRUCT_SIZE(sinpe_spec)), SINPE_INVALID_SPEC);
+    TU_CL(clFinish(q));
+    float *q1 = tu_read_floats(q, qm, N * QH * HD), *o1 = tu_read_floats(q, qo, N * QH * HD);
+    ck_assert_msg(!memcmp(q0, q1, N * QH * HD * sizeof(float)), "a refused call changed q");
+    ck_assert_msg(!memcmp(o0, o1, N * QH * HD * sizeof(float)), "a refused call changed q_out");
+    free(q0), free(q1), free(o0), free(o1);
+    sinpe_table_release(twice);
+    sinpe_table_release(embed);
+    TU_RELEASE(ctx, q, tab, qm, km, qo, small, packed);
+}
+END_TEST
+
 Suite *suite_rope(void)
 {
     Suite *s = suite_create("rope");
@@ -410,6 +573,8 @@ Suite *suite_rope(void)
     tcase_add_loop_test(tc, rope_frequencies_match_hf, 0, N_RULES);
     tcase_add_loop_test(tc, rope_table_exact_and_same_bits, 0, 2 * N_RULES);
     tcase_add_loop_test(tc, rope_rotation_bits, 0, (int)(sizeof rot_cases / sizeof rot_cases[0]));
+    tcase_add_test(tc, rope_bad_specs);
+    tcase_add_test(tc, rope_bad_calls);
     suite_add_tcase(s, tc);
     return s;
 }
