@@ -12,6 +12,7 @@
  * shards, out-of-range ids with the bad-id counter, positions past the table
  * and negative ones, tables without rows, rows written into a caller's
  * buffer (sinpe_enqueue_table_rows), timesteps, the host-memory call,
+ * the rotary rotation (in place and into outputs, key rows, past the table),
  * and the same again on the fp64 path when the device has it.
  *
  * The device comes from SINPE_DEVICE or sinpe_context_create()'s default.
@@ -808,6 +809,141 @@ static void host_case(const sinpe_spec *spec, int with_positions)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Rotary embeddings                                                        */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * q (qh heads) and k (kh heads) of hd columns rotated by a rotary table of
+ * rows rows (positions past it on the fly), in place or into outputs (k
+ * through key rows), against a float64 rotation by m cos(p w_k) and
+ * m sin(p w_k) of the spec's frequencies; every element of every buffer
+ * checked, the unwritten ones for their poison.
+ */
+static void rope_case(size_t R, size_t hd, size_t qh, size_t kh, sinpe_rope_pairing pairing,
+                      sinpe_rope_layout layout, sinpe_dtype t, size_t rows, int out_of_place)
+{
+    const size_t ns = 2, sl = 5, n = ns * sl, e = ref_dtype_size(t), off = 3;
+    const size_t qs = qh * hd + 2, ks = kh * hd + 1, kw = kh * hd, qw = qh * hd;
+    const size_t q_el = off + n * qs, k_el = off + n * ks, ko_rows = 2 * n;
+    const size_t qo_el = off + n * qw, ko_el = off + ko_rows * kw;
+    char label[96];
+    snprintf(label, sizeof label, "rope R %zu hd %zu %s %s", R, hd, ref_dtype_name(t),
+             out_of_place ? "out of place" : "in place");
+    begin_case(label);
+
+    sinpe_rope_spec s;
+    sinpe_rope_spec_init(&s, R);
+    s.pairing = pairing;
+    s.layout = layout;
+    s.rule = SINPE_ROPE_YARN;
+    s.factor = 8;
+    s.original_max_positions = 100;
+    double w[64], m;
+    sinpe_table *tab = NULL;
+    if (!ok(sinpe_rope_frequencies(&s, w, &m), "sinpe_rope_frequencies") ||
+        !ok(sinpe_rope_table_create(ctx, &s, rows, &tab), "sinpe_rope_table_create"))
+        return;
+    tables[n_tables++] = tab;
+
+    unsigned char *qin = xcalloc(q_el, e), *kin = xcalloc(k_el, e);
+    ref_poison(t, qin, q_el);
+    ref_poison(t, kin, k_el);
+    double *xq = xcalloc(n * qw, sizeof *xq), *xk = xcalloc(n * kw, sizeof *xk);
+    for (size_t r = 0; r < n; r++) {
+        for (size_t i = 0; i < qw; i++)
+            xq[r * qw + i] = ref_store_random(t, qin, off + r * qs + i, &rng);
+        for (size_t i = 0; i < kw; i++)
+            xk[r * kw + i] = ref_store_random(t, kin, off + r * ks + i, &rng);
+    }
+    int32_t pos[10], starts[2], krows[10];
+    for (size_t r = 0; r < n; r++) {
+        pos[r] = ref_int(&rng, -20, 700);
+        krows[r] = r == 3 ? -1 : (int32_t)(2 * r + 1);
+    }
+    starts[0] = 0;
+    starts[1] = ref_int(&rng, 100, 400);
+
+    /* The float64 results, row by row of each output. */
+    double *yq = xcalloc(n * qw, sizeof *yq), *yk = xcalloc(ko_rows * kw, sizeof *yk);
+    memcpy(yq, xq, n * qw * sizeof *yq);
+    for (size_t r = 0; r < n; r++) {
+        long double p = (long double)((uint32_t)(7 + pos[r]) + (uint32_t)starts[r / sl]);
+        p = (int32_t)(uint32_t)p;
+        for (size_t h = 0; h < qh + kh; h++) {
+            int isq = h < qh;
+            const double *x = isq ? xq + r * qw + h * hd : xk + r * kw + (h - qh) * hd;
+            long row = isq || !out_of_place ? (long)r : krows[r];
+            if (row < 0)
+                continue;
+            double *y = isq ? yq + r * qw + h * hd : yk + (size_t)row * kw + (h - qh) * hd;
+            memcpy(y, x, hd * sizeof *y);
+            for (size_t k = 0; k < R / 2; k++) {
+                size_t i1 = pairing ? 2 * k : k, i2 = pairing ? 2 * k + 1 : k + R / 2;
+                double c = m * (double)cosl(p * w[k]), sn = m * (double)sinl(p * w[k]);
+                y[i1] = x[i1] * c - x[i2] * sn;
+                y[i2] = x[i2] * c + x[i1] * sn;
+            }
+        }
+    }
+
+    cl_mem qm = buffer_from(ctx, qin, q_el * e), km = buffer_from(ctx, kin, k_el * e);
+    cl_mem pm = buffer_from(ctx, pos, sizeof pos), sm = buffer_from(ctx, starts, sizeof starts);
+    cl_mem rm = buffer_from(ctx, krows, sizeof krows), qo = NULL, ko = NULL;
+    size_t most = q_el > k_el ? q_el : k_el;
+    most = most > qo_el ? most : qo_el;
+    most = most > ko_el ? most : ko_el;
+    unsigned char *out = xcalloc(most, e);
+    if (out_of_place) {
+        ref_poison(t, out, most);
+        qo = buffer_from(ctx, out, qo_el * e);
+        ko = buffer_from(ctx, out, ko_el * e);
+    }
+    sinpe_rope_args a;
+    sinpe_rope_args_init(&a);
+    a.n_seqs = ns, a.seq_len = sl, a.head_dim = hd, a.dtype = t;
+    a.q = qm, a.q_offset = off, a.q_stride = qs, a.q_heads = qh;
+    a.k = km, a.k_offset = off, a.k_stride = ks, a.kv_heads = kh;
+    a.start = 7, a.positions = pm, a.seq_starts = sm;
+    if (out_of_place) {
+        a.q_out = qo, a.q_out_offset = off;
+        a.k_out = ko, a.k_out_offset = off, a.k_rows = rm, a.k_out_rows = ko_rows;
+    }
+    if (qm && km && pm && sm && rm && (!out_of_place || (qo && ko)) &&
+        ok(sinpe_enqueue_rope(tab, queue, &a, 0, NULL, NULL), "sinpe_enqueue_rope") &&
+        cl_ok(clFinish(queue), "clFinish(rope)")) {
+        size_t bytes = (out_of_place ? qo_el : q_el) * e;
+        if (read_back(out_of_place ? qo : qm, bytes, out))
+            compare_out("rope q", t, out, out_of_place ? qo_el : q_el, off,
+                        out_of_place ? qw : qs, n, qw, yq, NULL);
+        if (!out_of_place && read_back(km, k_el * e, out))
+            compare_out("rope k", t, out, k_el, off, ks, n, kw, yk, NULL);
+        /* k_out: the rows that key rows name, the others all poison. */
+        int named[20] = {0};
+        for (size_t r = 0; r < n; r++)
+            if (krows[r] >= 0)
+                named[krows[r]] = 1;
+        if (out_of_place && read_back(ko, ko_el * e, out))
+            for (size_t i = 0; i < ko_el; i++) {
+                size_t row = (i - off) / kw;
+                checks++;
+                if (i < off || !named[row]) {
+                    if (!ref_is_poison(t, out, i))
+                        fail("rope k_out: element %zu of an unnamed row was written", i);
+                } else if (!ref_close(t, ref_load(t, out, i), yk[i - off])) {
+                    fail("rope k_out: row %zu col %zu: got %.9g, ref %.12g", row, (i - off) % kw,
+                         ref_load(t, out, i), yk[i - off]);
+                }
+            }
+    }
+    cl_mem mems[] = {qm, km, pm, sm, rm, qo, ko};
+    for (size_t i = 0; i < sizeof mems / sizeof mems[0]; i++)
+        release_mem(mems[i]);
+    void *bufs[] = {qin, kin, xq, xk, yq, yk, out};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+        free(bufs[i]);
+}
+
+/* ------------------------------------------------------------------------ */
 
 static void run_all(int quick)
 {
@@ -874,6 +1010,13 @@ static void run_all(int quick)
                               1.0);
     host_case(&hs, 0);
     host_case(&hs, 1);
+
+    rope_case(8, 8, 2, 1, SINPE_ROPE_HALVES, SINPE_ROPE_COS_SIN, SINPE_F32, 128, 0);
+    rope_case(6, 11, 1, 2, SINPE_ROPE_INTERLEAVED, SINPE_ROPE_PAIRS, SINPE_F16, 0, 1);
+    if (!quick) {
+        rope_case(4, 9, 3, 1, SINPE_ROPE_HALVES, SINPE_ROPE_PAIRS, SINPE_BF16, 128, 1);
+        rope_case(10, 10, 1, 1, SINPE_ROPE_INTERLEAVED, SINPE_ROPE_COS_SIN, SINPE_F32, 0, 0);
+    }
 }
 
 static void release_all(void)
