@@ -1,9 +1,12 @@
 /*
  * rope.cl -- rotary position embeddings: each pair of q and k rotated by
  * the exact cos and sin of its token's position (include/sinpe.h, "Rotary
- * position embeddings").  Work-item (j, r): pair slot j of token r, for
- * every head of q and then of k, so that one cos and sin serve them all.
- * Slots past R/2 copy the columns past R (out of place only).
+ * position embeddings").  Work-item (g, r): pairs 4g .. 4g + 3 of every
+ * head of token r, q's heads then k's, as four-lane vectors, so that one
+ * set of cos and sin (read from the table, or computed past it) serves
+ * every head and a work-item does enough to outweigh its launch on CPUs.
+ * Slots g past the pairs copy four of the columns past R each (out of
+ * place only).
  */
 #ifndef SINPE_ROPE_CL
 #define SINPE_ROPE_CL
@@ -14,50 +17,104 @@
 
 #pragma OPENCL FP_CONTRACT OFF
 
+/* n <= 4 pairs from pair k0 of the head at element so: first and second
+   members (HALVES: k and k + R/2; INTERLEAVED: 2k and 2k + 1). */
+SINPE_INLINE void sinpe_rope_load(global const uchar *src, size_t so, uint k0, uint npairs,
+                                  int n, uint pairing, const int ot, float4 *x1, float4 *x2)
+{
+    if (!pairing) {
+        *x1 = sinpe_load_n(src, so + k0, n, ot, false);
+        *x2 = sinpe_load_n(src, so + npairs + k0, n, ot, false);
+        return;
+    }
+    float4 a = sinpe_load_n(src, so + 2 * k0, min(2 * n, 4), ot, false);
+    float4 b = n > 2 ? sinpe_load_n(src, so + 2 * k0 + 4, 2 * n - 4, ot, false) : (float4)(0.0f);
+    *x1 = (float4)(a.x, a.z, b.x, b.z);
+    *x2 = (float4)(a.y, a.w, b.y, b.w);
+}
+
+SINPE_INLINE void sinpe_rope_store(global uchar *dst, size_t d, uint k0, uint npairs, int n,
+                                   uint pairing, const int ot, float4 y1, float4 y2)
+{
+    if (!pairing) {
+        sinpe_store_n(y1, dst, d + k0, n, ot, false);
+        sinpe_store_n(y2, dst, d + npairs + k0, n, ot, false);
+        return;
+    }
+    sinpe_store_n((float4)(y1.x, y2.x, y1.y, y2.y), dst, d + 2 * k0, min(2 * n, 4), ot, false);
+    if (n > 2)
+        sinpe_store_n((float4)(y1.z, y2.z, y1.w, y2.w), dst, d + 2 * k0 + 4, 2 * n - 4, ot,
+                      false);
+}
+
+/* The heads [h0, h1) of one token: from src at so, to dst at d. */
+SINPE_INLINE void sinpe_rope_heads(global const uchar *src, size_t so, global uchar *dst,
+                                   size_t d, uint heads, uint head_dim, uint k0, uint npairs,
+                                   int n, uint pairing, const int ot, float4 c, float4 s)
+{
+    for (uint h = 0; h < heads; h++, so += head_dim, d += head_dim) {
+        float4 x1, x2;
+        sinpe_rope_load(src, so, k0, npairs, n, pairing, ot, &x1, &x2);
+        sinpe_rope_store(dst, d, k0, npairs, n, pairing, ot, fma(x1, c, -(x2 * s)),
+                         fma(x2, c, x1 * s));
+    }
+}
+
+/* Columns [c0, c0 + n) of each of the heads, copied. */
+SINPE_INLINE void sinpe_rope_copy(global const uchar *src, size_t so, global uchar *dst, size_t d,
+                                  uint heads, uint head_dim, uint c0, int n, const int ot)
+{
+    for (uint h = 0; h < heads; h++, so += head_dim, d += head_dim)
+        sinpe_store_n(sinpe_load_n(src, so + c0, n, ot, false), dst, d + c0, n, ot, false);
+}
+
 SINPE_INLINE void sinpe_body_ROPE(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ROPE))
 {
-    uint j = get_global_id(0), r = get_global_id(1);
-    if (j >= a.slots || r >= a.tokens)
+    uint g = get_global_id(0), r = get_global_id(1);
+    if (g >= a.slots || r >= a.tokens)
         return;
-    uint npairs = a.rot / 2, b = r / a.seq_len;
-    uint p = (uint)a.start +
-             ((a.flags & SINPE_HAS_POS) ? (uint)pos[a.pos_off + r] : r - b * a.seq_len);
-    if (a.flags & SINPE_HAS_SEQ_START)
-        p += (uint)seq_start[a.seq_start_off + b];
+    uint npairs = a.rot / 2, groups = (npairs + 3) / 4, b = r / a.seq_len;
     int krow = (int)r;
     if (a.flags & SINPE_ROPE_K_ROWS) {
         krow = k_rows[a.k_rows_off + r];
         krow = krow < (int)a.ko_rows ? krow : -1; /* past k_out: skipped as negative */
     }
-    int rotate = j < npairs;
-    float2 cs = (float2)(1.0f, 0.0f);
-    uint i1 = a.rot + 2 * (j - npairs), i2 = i1 + 1;
-    if (rotate) {
-        cs = sinpe_rope_cos_sin(tab, a.tab_rows, coef, a.rot, a.layout, (int)p, j);
-        i1 = a.pairing ? 2 * j : j;
-        i2 = a.pairing ? 2 * j + 1 : j + npairs;
+    int q_in = (a.flags & SINPE_ROPE_Q_IN_PLACE) != 0, k_in = (a.flags & SINPE_ROPE_K_IN_PLACE) != 0;
+    global const uchar *qs = q_in ? q_out : q, *ks = k_in ? k_out : k;
+    size_t qo = a.q_off + r * a.q_stride, qd = a.qo_off + r * a.qo_stride;
+    size_t ko = a.k_off + r * a.k_stride, kd = a.ko_off + (size_t)krow * a.ko_stride;
+    uint kh = krow < 0 ? 0 : a.kv_heads;
+    if (g >= groups) { /* columns past R */
+        uint c0 = a.rot + 4 * (g - groups);
+        int n = (int)min(4u, a.head_dim - c0);
+        if (!q_in)
+            sinpe_rope_copy(qs, qo, q_out, qd, a.q_heads, a.head_dim, c0, n, ot);
+        if (!k_in)
+            sinpe_rope_copy(ks, ko, k_out, kd, kh, a.head_dim, c0, n, ot);
+        return;
     }
-    int pair = i2 < a.head_dim;
-    for (uint h = 0; h < a.q_heads + a.kv_heads; h++) {
-        int isq = h < a.q_heads;
-        uint hh = isq ? h : h - a.q_heads;
-        int in_place = (a.flags & (isq ? SINPE_ROPE_Q_IN_PLACE : SINPE_ROPE_K_IN_PLACE)) != 0;
-        if ((!isq && krow < 0) || (!rotate && in_place))
-            continue;
-        global const uchar *src = isq ? (in_place ? q_out : q) : (in_place ? k_out : k);
-        global uchar *dst = isq ? q_out : k_out;
-        size_t so = isq ? a.q_off + r * a.q_stride : a.k_off + r * a.k_stride;
-        size_t d = isq ? a.qo_off + r * a.qo_stride : a.ko_off + (size_t)krow * a.ko_stride;
-        so += (size_t)hh * a.head_dim;
-        d += (size_t)hh * a.head_dim;
-        float x1 = sinpe_load1(src, so + i1, ot);
-        float x2 = pair ? sinpe_load1(src, so + i2, ot) : 0.0f;
-        float y1 = rotate ? fma(x1, cs.x, -(x2 * cs.y)) : x1;
-        float y2 = rotate ? fma(x2, cs.x, x1 * cs.y) : x2;
-        sinpe_store1(y1, dst, d + i1, ot);
-        if (pair)
-            sinpe_store1(y2, dst, d + i2, ot);
+    uint p = (uint)a.start +
+             ((a.flags & SINPE_HAS_POS) ? (uint)pos[a.pos_off + r] : r - b * a.seq_len);
+    if (a.flags & SINPE_HAS_SEQ_START)
+        p += (uint)seq_start[a.seq_start_off + b];
+    uint k0 = 4 * g;
+    int n = (int)min(4u, npairs - k0);
+    float4 c, s;
+    if ((int)p >= 0 && (int)p < a.tab_rows) {
+        global const uchar *row = (global const uchar *)(tab + (size_t)p * a.rot);
+        sinpe_rope_load(row, 0, k0, npairs, n, a.layout, SINPE_F32, &c, &s);
+    } else {
+        float cc[4] = {0.0f, 0.0f, 0.0f, 0.0f}, ss[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+        for (int l = 0; l < n; l++) {
+            float2 v = sinpe_rope_cos_sin(tab, 0, coef, a.rot, a.layout, (int)p, k0 + (uint)l);
+            cc[l] = v.x;
+            ss[l] = v.y;
+        }
+        c = (float4)(cc[0], cc[1], cc[2], cc[3]);
+        s = (float4)(ss[0], ss[1], ss[2], ss[3]);
     }
+    sinpe_rope_heads(qs, qo, q_out, qd, a.q_heads, a.head_dim, k0, npairs, n, a.pairing, ot, c, s);
+    sinpe_rope_heads(ks, ko, k_out, kd, kh, a.head_dim, k0, npairs, n, a.pairing, ot, c, s);
 }
 
 #endif /* SINPE_ROPE_CL */

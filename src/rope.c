@@ -161,9 +161,9 @@ static sinpe_status validate(const sinpe_table *t, const sinpe_rope_args *a, sin
     p->tokens = (cl_uint)n;
     p->layout = (cl_uint)layout;
     p->pairing = (cl_uint)pairing;
-    p->slots = (cl_uint)(R / 2);
-    if (g[2].mem || g[3].mem) /* the columns past R are copied */
-        p->slots += (cl_uint)((a->head_dim - R + 1) / 2);
+    p->slots = (cl_uint)((R / 2 + 3) / 4); /* four pairs a work-item */
+    if (g[2].mem || g[3].mem)              /* the columns past R, four a work-item */
+        p->slots += (cl_uint)((a->head_dim - R + 3) / 4);
     return SINPE_SUCCESS;
 }
 
