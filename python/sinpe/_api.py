@@ -9,7 +9,7 @@ fails to compile there instead of corrupting a call here).
 
 from ctypes import POINTER, c_char_p, c_float, c_int, c_int32, c_size_t, c_uint, c_uint32, c_void_p
 
-from ._types import ContextOptions, DtypeInfo, EmbedArgs, Spec
+from ._types import ContextOptions, DtypeInfo, EmbedArgs, RopeArgs, RopeSpec, Spec
 
 _ENQUEUE_TAIL = ("cl_uint", "const cl_event *", "cl_event *")
 # The recording calls (mirrored for completeness; PyOpenCL has no command buffers).
@@ -78,6 +78,19 @@ FUNCTIONS = (
     ("sinpe_enqueue_timesteps", "sinpe_status",
      ("sinpe_table *", "cl_command_queue", "cl_mem", "size_t", "size_t", "cl_mem", "size_t",
       "size_t", "sinpe_dtype") + _ENQUEUE_TAIL),
+    ("sinpe_rope_spec_init_sized", "void", ("sinpe_rope_spec *", "size_t", "size_t")),
+    ("sinpe_rope_preset_sized", "sinpe_status",
+     ("sinpe_rope_spec *", "sinpe_rope_preset", "size_t", "size_t")),
+    ("sinpe_rope_preset_name", "const char *", ("sinpe_rope_preset",)),
+    ("sinpe_rope_frequencies", "sinpe_status", ("const sinpe_rope_spec *", "double *", "double *")),
+    ("sinpe_rope_table_create", "sinpe_status",
+     ("sinpe_context *", "const sinpe_rope_spec *", "size_t", "sinpe_table **")),
+    ("sinpe_rope_args_init_sized", "void", ("sinpe_rope_args *", "size_t")),
+    ("sinpe_enqueue_rope", "sinpe_status",
+     ("sinpe_table *", "cl_command_queue", "const sinpe_rope_args *") + _ENQUEUE_TAIL),
+    ("sinpe_record_rope", "sinpe_status",
+     ("sinpe_table *", "cl_command_queue", "struct _cl_command_buffer_khr *",
+      "const sinpe_rope_args *", "cl_uint", "const cl_uint *", "cl_uint *")),
 )
 
 # C type -> ctypes type.  Handles and host pointers are c_void_p (ints, None,
@@ -124,4 +137,10 @@ CTYPES = {
     "sinpe_embed_args *": POINTER(EmbedArgs),
     "const sinpe_embed_args *": POINTER(EmbedArgs),
     "sinpe_dtype_info *": POINTER(DtypeInfo),
+    "sinpe_rope_preset": c_int,
+    "double *": c_void_p,
+    "sinpe_rope_spec *": POINTER(RopeSpec),
+    "const sinpe_rope_spec *": POINTER(RopeSpec),
+    "sinpe_rope_args *": POINTER(RopeArgs),
+    "const sinpe_rope_args *": POINTER(RopeArgs),
 }

@@ -8,6 +8,7 @@ every constant.
 
 import ctypes
 from ctypes import (
+    POINTER,
     Structure,
     c_char_p,
     c_double,
@@ -132,14 +133,96 @@ class DtypeInfo(Structure):
     ]
 
 
-STRUCTS = (ContextOptions, Spec, EmbedArgs, DtypeInfo)
+class RopeSpec(Structure):
+    """sinpe_rope_spec: a rotary encoding (see sinpe.rope_spec() and the
+    header).  The factor lists and inv_freq are pointers: sinpe.rope_spec()
+    keeps the arrays they point to alive with the struct (attribute _keep)."""
+
+    c_name = "sinpe_rope_spec"
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("rotary_dim", c_size_t),
+        ("base", c_double),
+        ("rule", enum),
+        ("pairing", enum),
+        ("layout", enum),
+        ("factor", c_double),
+        ("original_max_positions", c_size_t),
+        ("max_positions", c_size_t),
+        ("length", c_size_t),
+        ("beta_fast", c_double),
+        ("beta_slow", c_double),
+        ("mscale", c_double),
+        ("mscale_all_dim", c_double),
+        ("truncate", c_int),
+        ("low_freq_factor", c_double),
+        ("high_freq_factor", c_double),
+        ("short_factor", POINTER(c_double)),
+        ("long_factor", POINTER(c_double)),
+        ("attention_factor", c_double),
+        ("inv_freq", POINTER(c_float)),
+    ]
+
+    def __repr__(self):
+        shown = []
+        for f, _ in self._fields_[1:]:
+            v = getattr(self, f)
+            if f in ("short_factor", "long_factor", "inv_freq"):
+                if not v:
+                    continue
+                v = "[...]"
+            elif f in ("rule", "pairing", "layout"):
+                v = repr(name_of_rope(f, v))
+            else:
+                v = repr(v)
+            shown.append(f"{f}={v}")
+        return f"RopeSpec({', '.join(shown)})"
+
+
+class RopeArgs(Structure):
+    """sinpe_rope_args: the arguments of sinpe_enqueue_rope()."""
+
+    c_name = "sinpe_rope_args"
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("n_seqs", c_size_t),
+        ("seq_len", c_size_t),
+        ("head_dim", c_size_t),
+        ("dtype", enum),
+        ("q", cl_mem),
+        ("q_offset", c_size_t),
+        ("q_stride", c_size_t),
+        ("q_heads", c_size_t),
+        ("k", cl_mem),
+        ("k_offset", c_size_t),
+        ("k_stride", c_size_t),
+        ("kv_heads", c_size_t),
+        ("q_out", cl_mem),
+        ("q_out_offset", c_size_t),
+        ("q_out_stride", c_size_t),
+        ("k_out", cl_mem),
+        ("k_out_offset", c_size_t),
+        ("k_out_stride", c_size_t),
+        ("k_rows", cl_mem),
+        ("k_rows_offset", c_size_t),
+        ("k_out_rows", c_size_t),
+        ("start", cl_int),
+        ("positions", cl_mem),
+        ("positions_offset", c_size_t),
+        ("seq_starts", cl_mem),
+        ("seq_starts_offset", c_size_t),
+    ]
+
+
+STRUCTS = (ContextOptions, Spec, EmbedArgs, DtypeInfo, RopeSpec, RopeArgs)
 
 # The header's constants, by their C names.  The status codes come from
 # SINPE_STATUS_MAP, the others from the enums (and the named values of
-# sinpe_embed_args.vocab_shard).
+# sinpe_embed_args.vocab_shard).  The prefix SINPE_ROPE_ holds three enums
+# (rule, pairing, layout) and the rotary presets: see ROPE_ENUMS.
 CONSTANTS = {
     "SINPE_VERSION_MAJOR": 0,
-    "SINPE_VERSION_MINOR": 2,
+    "SINPE_VERSION_MINOR": 3,
     "SINPE_VERSION_PATCH": 0,
     "SINPE_SUCCESS": 0,
     "SINPE_NULL_ARGUMENT": -2001,
@@ -160,6 +243,7 @@ CONSTANTS = {
     "SINPE_INVALID_PAD": -2016,
     "SINPE_IO_ERROR": -2017,
     "SINPE_INVALID_STRUCT_SIZE": -2018,
+    "SINPE_BUFFERS_OVERLAP": -2019,
     "SINPE_MATH_AUTO": 0,
     "SINPE_MATH_FLOAT": 1,
     "SINPE_MATH_FP64": 2,
@@ -203,7 +287,45 @@ CONSTANTS = {
     "SINPE_SHARD_NONE": 0,
     "SINPE_SHARD_ROWS": 1,
     "SINPE_SHARD_OWNER": 2,
+    "SINPE_ROPE_DEFAULT": 0,
+    "SINPE_ROPE_LINEAR": 1,
+    "SINPE_ROPE_DYNAMIC": 2,
+    "SINPE_ROPE_YARN": 3,
+    "SINPE_ROPE_LLAMA3": 4,
+    "SINPE_ROPE_LONGROPE": 5,
+    "SINPE_ROPE_HALVES": 0,
+    "SINPE_ROPE_INTERLEAVED": 1,
+    "SINPE_ROPE_COS_SIN": 0,
+    "SINPE_ROPE_PAIRS": 1,
+    "SINPE_ROPE_COS_TWICE": 2,
+    "SINPE_ROPE_SIN_TWICE": 3,
+    "SINPE_ROPE_PRESET_LLAMA2": 1,
+    "SINPE_ROPE_PRESET_LLAMA3_1": 2,
+    "SINPE_ROPE_PRESET_MISTRAL": 3,
+    "SINPE_ROPE_PRESET_QWEN2": 4,
+    "SINPE_ROPE_PRESET_QWEN2_YARN": 5,
+    "SINPE_ROPE_PRESET_GPT_NEOX": 6,
+    "SINPE_ROPE_PRESET_GPTJ": 7,
+    "SINPE_ROPE_PRESET_PHI3_LONGROPE": 8,
 }
+
+# The three enums of sinpe_rope_spec share the prefix SINPE_ROPE_, so they
+# are listed by field: {field: {short name: value}}.
+ROPE_ENUMS = {
+    "rule": {n: CONSTANTS[f"SINPE_ROPE_{n.upper()}"]
+             for n in ("default", "linear", "dynamic", "yarn", "llama3", "longrope")},
+    "pairing": {n: CONSTANTS[f"SINPE_ROPE_{n.upper()}"] for n in ("halves", "interleaved")},
+    "layout": {n: CONSTANTS[f"SINPE_ROPE_{n.upper()}"]
+               for n in ("cos_sin", "pairs", "cos_twice", "sin_twice")},
+}
+
+
+def name_of_rope(field, value):
+    """The short name of a rotary enum field's value, or the value itself."""
+    for name, v in ROPE_ENUMS[field].items():
+        if v == value:
+            return name
+    return value
 
 # The status codes in SINPE_STATUS_MAP's order, by their short names.
 STATUS_NAMES = {

@@ -84,7 +84,7 @@ def test_layouts_and_constants(tmp_path):
         key, value = line.rsplit(" ", 1)
         got[key] = int(value)
     want = python_facts()
-    assert len(want) > 80
+    assert len(want) > 180
     diff = {k: (want[k], got.get(k)) for k in want if want[k] != got.get(k)}
     assert not diff, f"ctypes vs C, as (python, C): {diff}"
 
@@ -101,6 +101,27 @@ def test_every_public_function_is_mirrored():
     assert len(declared) > 30
     assert declared == mirrored, (f"in the header only: {sorted(declared - mirrored)}; "
                                   f"in the package only: {sorted(mirrored - declared)}")
+
+
+def test_every_enumerator_is_mirrored():
+    """Every enumerator of the header's enums (the rotary rule, pairing,
+    layout and presets among them) has its value in CONSTANTS, so that the
+    layout program above prints and compares it."""
+    if not os.path.exists(HEADER):
+        pytest.skip(f"the header is not at {HEADER}")
+    with open(HEADER) as f:
+        text = re.sub(r"/\*.*?\*/", "", f.read(), flags=re.S)
+    enumerators = set(re.findall(r"^\s+(SINPE_[A-Z0-9_]+)\s*=", text, re.M))
+    enumerators.discard("SINPE_STATUS_FORCE_INT_")  # the enum's width, not a value
+    assert {"SINPE_ROPE_LONGROPE", "SINPE_ROPE_SIN_TWICE",
+            "SINPE_ROPE_PRESET_PHI3_LONGROPE"} <= enumerators
+    missing = sorted(enumerators - set(_types.CONSTANTS))
+    assert not missing, f"enumerators not in _types.CONSTANTS: {missing}"
+
+
+def test_rope_structs_are_compared():
+    names = {s.c_name for s in _types.STRUCTS}
+    assert {"sinpe_rope_spec", "sinpe_rope_args"} <= names
 
 
 def test_struct_fields_in_header_order():
