@@ -37,6 +37,17 @@ With NumPy alone:
     out = table.embed_host(ids, weights, token_scale=512 ** 0.5)
     pe = table.read_rows(0, 100)      # (100, 512) float32
 
+Rotary position embeddings (RoPE), with PyOpenCL (q: [tokens, 32, 128],
+k: [tokens, 8, 128] pyopencl Arrays, rotated in place):
+
+    rope = sinpe.Context(ctx).rope_table("llama3.1", head_dim=128)
+    rope.rotate(q_queue, q, k, start=past).wait()
+
+and sinpe.rope_spec() for any rule (default, linear, dynamic, yarn,
+llama3, longrope), sinpe.frequencies(spec) for its float64 frequencies and
+attention factor, RopeTable.enqueue_rows() / read_rows() for the cos/sin
+cache, RopeTable.rotate_host() on NumPy arrays.
+
 Storage types: float32 -> F32, float16 -> F16, ml_dtypes.bfloat16 -> BF16
 (and ml_dtypes' float8_e4m3fn, float8_e5m2 -> FP8_E4M3, FP8_E5M2); raw bits
 in integer arrays with the type named: weights_dtype="bfloat16" on uint16,
@@ -49,11 +60,13 @@ type raise TypeError.
 """
 
 from ._lib import load
-from ._types import CONSTANTS, ContextOptions, EmbedArgs, Spec
+from ._types import CONSTANTS, ContextOptions, EmbedArgs, RopeArgs, RopeSpec, Spec
 from .context import Context
 from .embed import EmbedCall
 from .errors import SinpeError, last_error
 from .quantize import quantize
+from .rope import (RopeTable, frequencies, rope_preset_name, rope_preset_value, rope_presets,
+                   rope_spec)
 from .spec import preset_name, preset_value, presets, spec
 from .table import Table
 
@@ -89,4 +102,6 @@ __all__ = [
     "Context", "Table", "EmbedCall", "SinpeError", "Spec", "EmbedArgs", "ContextOptions",
     "spec", "presets", "preset_name", "preset_value", "quantize", "last_error", "load",
     "version", "version_info", "storage_types",
+    "RopeTable", "RopeSpec", "RopeArgs", "rope_spec", "rope_presets", "rope_preset_name",
+    "rope_preset_value", "frequencies",
 ]

@@ -134,5 +134,12 @@ class Context(Handle):
         from .table import Table
         return Table(self, spec, dim, rows)
 
+    def rope_table(self, spec, head_dim=None, rows=0, **fields):
+        """sinpe.RopeTable(self, spec, head_dim, rows, **fields): the shared
+        rotary table of a spec (a sinpe.RopeSpec, or a rotary preset name
+        with head_dim and any sinpe.rope_spec() fields)."""
+        from .rope import RopeTable
+        return RopeTable(self, spec, head_dim, rows, **fields)
+
     def __repr__(self):
         return f"<sinpe.Context math={self.math!r}>" if self._ptr else "<sinpe.Context released>"

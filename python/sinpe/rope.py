@@ -1,0 +1,487 @@
+"""Rotary position embeddings (RoPE): the spec, its presets and
+frequencies, the rotary table and the rotation of q and k.
+
+    rope = sinpe.Context(cl_ctx).rope_table("llama3.1", head_dim=128)
+    rope.rotate(queue, q, k, start=past)   # pyopencl Arrays, in place
+
+The header's section "Rotary position embeddings (RoPE)" is the manual:
+the rules' formulas, the exactness of cos and sin, the table layouts and
+the rotation's arithmetic.
+"""
+
+import numbers
+from ctypes import POINTER, byref, c_double, c_float, c_void_p
+
+import numpy as np
+
+from . import _mem, _ocl
+from ._args import int32_offset
+from ._dtypes import resolve, to_values
+from ._handle import Handle
+from ._lib import load
+from ._types import CONSTANTS, ROPE_ENUMS, RopeArgs, RopeSpec, struct_size
+from .errors import SinpeError, fail
+
+UNKNOWN_PRESET = CONSTANTS["SINPE_UNKNOWN_PRESET"]
+INVALID_OPTION = CONSTANTS["SINPE_INVALID_OPTION"]
+INVALID_SPEC = CONSTANTS["SINPE_INVALID_SPEC"]
+INVALID_SHAPE = CONSTANTS["SINPE_INVALID_SHAPE"]
+INVALID_DTYPE = CONSTANTS["SINPE_INVALID_DTYPE"]
+BUFFER_TOO_SMALL = CONSTANTS["SINPE_BUFFER_TOO_SMALL"]
+
+_presets = None
+
+
+def rope_presets():
+    """{name: value} of every rotary preset the library knows, by
+    sinpe_rope_preset_name() ("llama2": 1, "llama3.1": 2, ...)."""
+    global _presets
+    if _presets is None:
+        lib = load()
+        found = {}
+        for value in range(1, 256):
+            name = lib.sinpe_rope_preset_name(value)
+            if name:
+                found[name.decode()] = value
+        _presets = found
+    return dict(_presets)
+
+
+def _norm(name):
+    return name.lower().replace("-", "_").replace(".", "_")
+
+
+def rope_preset_value(preset):
+    """A sinpe_rope_preset from a name (case-insensitive; "llama3.1",
+    "llama3_1" and "llama3-1" alike) or an int (passed on for sinpe to
+    judge)."""
+    if isinstance(preset, numbers.Integral):
+        return int(preset)
+    known = rope_presets()
+    if isinstance(preset, str):
+        by_norm = {_norm(n): v for n, v in known.items()}
+        value = by_norm.get(_norm(preset))
+        if value is not None:
+            return value
+    raise SinpeError(UNKNOWN_PRESET, f"rotary preset {preset!r} is not one of "
+                     f"{', '.join(sorted(known))}")
+
+
+def rope_preset_name(value):
+    """sinpe_rope_preset_name(): the name of a rotary preset, or None."""
+    name = load().sinpe_rope_preset_name(int(value))
+    return name.decode() if name else None
+
+
+def _enum(field, value):
+    if isinstance(value, str):
+        table = ROPE_ENUMS[field]
+        v = table.get(value.lower().replace("-", "_"))
+        if v is None:
+            raise SinpeError(INVALID_OPTION, f"{field}: {value!r} is not one of "
+                             f"{', '.join(table)}")
+        return v
+    return int(value)
+
+
+def _doubles(values, what):
+    a = np.ascontiguousarray(values, dtype=np.float64).reshape(-1)
+    return a, a.ctypes.data_as(POINTER(c_double))
+
+
+_PLAIN = ("base", "factor", "original_max_positions", "max_positions", "length", "beta_fast",
+          "beta_slow", "mscale", "mscale_all_dim", "low_freq_factor", "high_freq_factor",
+          "attention_factor")
+
+
+def rope_spec(rotary_dim=None, preset=None, *, head_dim=None, rule=None, pairing=None,
+              layout=None, truncate=None, short_factor=None, long_factor=None, inv_freq=None,
+              **fields):
+    """A sinpe_rope_spec (sinpe.RopeSpec): the preset's for head_dim
+    (sinpe_rope_preset()) when one is named, else sinpe_rope_spec_init()'s
+    for rotary_dim; then any field given.
+
+    rotary_dim: R (with a preset it overrides the preset's R); head_dim:
+    the head width a preset derives R from (default rotary_dim).  rule:
+    "default", "linear", "dynamic", "yarn", "llama3", "longrope"; pairing:
+    "halves" or "interleaved"; layout: "cos_sin", "pairs", "cos_twice",
+    "sin_twice" (or the header's ints).  The other fields by their C names:
+    base, factor, original_max_positions, max_positions, length,
+    beta_fast, beta_slow, mscale, mscale_all_dim, truncate (bool),
+    low_freq_factor, high_freq_factor, attention_factor; short_factor and
+    long_factor (R/2 numbers each, kept as float64 arrays with the struct)
+    and inv_freq (R/2 numbers used as given, kept as float32: a model's
+    own float32 frequencies, e.g. HF's RotaryEmbedding.inv_freq).  The spec
+    is checked where it is used (frequencies(), a table), by sinpe.
+    """
+    lib = load()
+    s = RopeSpec()
+    if preset is None:
+        if rotary_dim is None:
+            rotary_dim = head_dim
+        if rotary_dim is None:
+            raise TypeError("rope_spec() needs rotary_dim (or a preset with head_dim)")
+        lib.sinpe_rope_spec_init_sized(byref(s), rotary_dim, struct_size(s))
+    else:
+        hd = head_dim if head_dim is not None else rotary_dim
+        if hd is None:
+            raise TypeError("rope_spec() with a preset needs head_dim")
+        st = lib.sinpe_rope_preset_sized(byref(s), rope_preset_value(preset), hd,
+                                         struct_size(s))
+        if st:
+            fail(st)
+        if rotary_dim is not None and head_dim is not None:
+            s.rotary_dim = rotary_dim
+    keep = {}
+    if rule is not None:
+        s.rule = _enum("rule", rule)
+    if pairing is not None:
+        s.pairing = _enum("pairing", pairing)
+    if layout is not None:
+        s.layout = _enum("layout", layout)
+    if truncate is not None:
+        s.truncate = 1 if truncate else 0
+    for name, value in fields.items():
+        if name not in _PLAIN:
+            raise TypeError(f"unknown argument {name!r}: expected a field of sinpe_rope_spec "
+                            f"({', '.join(_PLAIN)}, rule, pairing, layout, truncate, "
+                            f"short_factor, long_factor, inv_freq)")
+        setattr(s, name, value)
+    if short_factor is not None:
+        keep["short_factor"], s.short_factor = _doubles(short_factor, "short_factor")
+    if long_factor is not None:
+        keep["long_factor"], s.long_factor = _doubles(long_factor, "long_factor")
+    if inv_freq is not None:
+        a = np.ascontiguousarray(np.asarray(inv_freq, dtype=np.float32).reshape(-1))
+        keep["inv_freq"], s.inv_freq = a, a.ctypes.data_as(POINTER(c_float))
+    s._keep = keep
+    return s
+
+
+def _spec_of(spec, head_dim, fields):
+    if isinstance(spec, RopeSpec):
+        if fields:
+            raise TypeError("fields are given with rope_spec(), not with a RopeSpec")
+        return spec
+    if isinstance(spec, (str, numbers.Integral)):
+        return rope_spec(preset=spec, head_dim=head_dim, **fields)
+    raise TypeError(f"spec: a sinpe.RopeSpec or a rotary preset name, not "
+                    f"{type(spec).__name__}")
+
+
+def frequencies(spec):
+    """(w, m): the rule's frequencies w_k, k < R/2, as a float64 NumPy array,
+    and its attention factor m (sinpe_rope_frequencies()).  Raises
+    SinpeError (INVALID_SPEC naming the field)."""
+    n = spec.rotary_dim // 2
+    freqs = np.empty(n, np.float64)
+    att = c_double()
+    st = load().sinpe_rope_frequencies(byref(spec), freqs.ctypes.data if n else None,
+                                       byref(att))
+    if st:
+        fail(st)
+    return freqs, att.value
+
+
+RopeSpec.frequencies = frequencies
+
+
+# -- the rotation's arguments ------------------------------------------------
+
+def _heads(arr, head_dim, dt, what):
+    """(heads, head_dim, tokens, row stride, n_seqs, seq_len or None) of a q
+    or k Array: [tokens, heads, head_dim], [n_seqs, seq_len, heads,
+    head_dim], or [tokens, heads * head_dim] with head_dim given.  Each
+    token's heads must be contiguous; tokens evenly spaced."""
+    shape, st, isz = arr.shape, arr.strides, arr.dtype.itemsize
+    nd = len(shape)
+    seqs = None
+    if nd == 4:
+        seqs = shape[:2]
+        tokens, heads, hd = shape[0] * shape[1], shape[2], shape[3]
+        if shape[0] > 1 and st[0] != shape[1] * st[1]:
+            raise SinpeError(INVALID_SHAPE, f"{what}: sequences must be evenly spaced "
+                             f"(strides {st})")
+        row = st[1]
+        inner = st[2:]
+    elif nd == 3:
+        tokens, heads, hd = shape
+        row = st[0]
+        inner = st[1:]
+    elif nd == 2:
+        if not head_dim:
+            raise SinpeError(INVALID_SHAPE, f"{what}: a 2-D array of shape {shape} needs "
+                             f"head_dim")
+        tokens, width = shape
+        if width % head_dim:
+            raise SinpeError(INVALID_SHAPE, f"{what}: rows of {width} values are not whole "
+                             f"heads of {head_dim}")
+        heads, hd = width // head_dim, head_dim
+        row = st[0]
+        inner = (head_dim * isz, st[1])
+    else:
+        raise SinpeError(INVALID_SHAPE, f"{what}: shape {shape}: expected [tokens, heads, "
+                         f"head_dim], [n_seqs, seq_len, heads, head_dim] or [tokens, "
+                         f"heads * head_dim]")
+    if head_dim and hd != head_dim:
+        raise SinpeError(INVALID_SHAPE, f"{what}: heads of {hd} values, head_dim {head_dim}")
+    if (hd > 1 and inner[1] != isz) or (heads > 1 and inner[0] != hd * isz):
+        raise SinpeError(INVALID_SHAPE, f"{what}: a token's heads must be contiguous "
+                         f"(strides {st})")
+    stride = to_values(row, dt, what) if tokens > 1 else heads * hd
+    return heads, hd, tokens, stride, seqs
+
+
+def _int32_arg(a, name, value):
+    h, boff, arr = _mem.mem(value, name)
+    setattr(a, name, h)
+    setattr(a, name + "_offset", int32_offset(arr, boff, name))
+    return arr
+
+
+def prepare(table, q, k, q_out, k_out, *, head_dim=None, n_seqs=None, seq_len=None,
+            dtype=None, start=0, positions=None, seq_starts=None, k_rows=None, fields=None):
+    """A filled sinpe_rope_args for table's rotation of these Arrays."""
+    a = RopeArgs()
+    load().sinpe_rope_args_init_sized(byref(a), struct_size(a))
+    dt = None
+    tokens = None
+    seqs = None
+    for name, obj in (("q", q), ("k", k), ("q_out", q_out), ("k_out", k_out)):
+        if obj is None:
+            continue
+        h, boff, arr = _mem.mem(obj, name)
+        dt_here = resolve(arr.dtype if arr is not None else None, dtype, name)
+        if dt_here is not None:
+            if dt is not None and dt_here != dt:
+                raise SinpeError(INVALID_DTYPE, f"{name}: another dtype than the others "
+                                 f"(q, k and the outputs share one)")
+            dt = dt_here
+        cur = dt if dt is not None else CONSTANTS["SINPE_F32"]
+        setattr(a, name, h)
+        setattr(a, name + "_offset", to_values(boff, cur, name) if boff else 0)
+        if arr is None:
+            continue
+        heads, hd, ntok, stride, s = _heads(arr, head_dim, cur, name)
+        head_dim = hd
+        setattr(a, name + "_stride", stride)
+        if name == "q":
+            a.q_heads = heads
+        elif name == "k":
+            a.kv_heads = heads
+        elif name == "k_out" and k_rows is not None:
+            a.k_out_rows = ntok
+        if name in ("q", "k"):
+            if tokens is None:
+                tokens, seqs = ntok, s
+            elif ntok != tokens:
+                raise SinpeError(INVALID_SHAPE, f"{name}: {ntok} tokens, q has {tokens}")
+    if dt is not None:
+        a.dtype = dt
+    if head_dim:
+        a.head_dim = head_dim
+    if n_seqs is None and seq_len is None:
+        if seqs is not None:
+            n_seqs, seq_len = seqs
+        elif tokens is not None:
+            n_seqs, seq_len = 1, tokens
+    elif n_seqs is None:
+        n_seqs = (tokens or 0) // seq_len if seq_len else 0
+    elif seq_len is None:
+        seq_len = (tokens or 0) // n_seqs if n_seqs else 0
+    a.n_seqs = n_seqs or 0
+    a.seq_len = seq_len or 0
+    a.start = start
+    if positions is not None:
+        _int32_arg(a, "positions", positions)
+    if seq_starts is not None:
+        _int32_arg(a, "seq_starts", seq_starts)
+    if k_rows is not None:
+        _int32_arg(a, "k_rows", k_rows)
+    for name, value in (fields or {}).items():
+        if name not in RopeArgs._fields_dict:
+            raise TypeError(f"unknown argument {name!r}: expected a field of sinpe_rope_args")
+        if name.endswith("_offset"):
+            setattr(a, name, getattr(a, name) + value)
+        else:
+            setattr(a, name, value)
+    return a
+
+
+RopeArgs._fields_dict = {n for n, _ in RopeArgs._fields_}
+
+
+class RopeTable(Handle):
+    """The rotary table of a spec on the context's device
+    (sinpe_rope_table_create()): rows [0, rows) of the spec's cos and sin
+    (R columns in spec.layout), shared per context and contents, grown on
+    demand; positions past the rows are computed on the fly, same bits.
+
+    spec: a sinpe.RopeSpec (sinpe.rope_spec()) or a rotary preset name
+    ("llama3.1") with head_dim and any rope_spec() fields.  Blocks until
+    the rows are ready.  Raises SinpeError (an invalid spec: INVALID_SPEC
+    naming the field).
+
+    The calls: rotate() on PyOpenCL arrays, enqueue_rows() (the cos/sin
+    cache into a PyOpenCL array); rotate_host() and read_rows() on NumPy
+    arrays.
+    """
+
+    def __init__(self, context, spec, head_dim=None, rows=0, **fields):
+        lib = self._lib = context._lib
+        self._ptr = None
+        spec = _spec_of(spec, head_dim, fields)
+        out = c_void_p()
+        st = lib.sinpe_rope_table_create(context._ptr, byref(spec), rows, byref(out))
+        if st:
+            fail(st)
+        self._ptr = out.value
+        self.context = context
+        self.spec = spec  # the caller's spec (its arrays were copied by sinpe)
+        self.dim = spec.rotary_dim  # the table's columns
+        self._handles = context.handles
+        self._release = lib.sinpe_table_release
+
+    @property
+    def rows(self):
+        """The row count now held (sinpe_table_rows())."""
+        return self._lib.sinpe_table_rows(self._ptr)
+
+    def frequencies(self):
+        """(w, m) of the table's spec: see sinpe.frequencies()."""
+        return frequencies(self.spec)
+
+    def rotate(self, queue, q, k=None, *, q_out=None, k_out=None, start=0, positions=None,
+               seq_starts=None, k_rows=None, head_dim=None, n_seqs=None, seq_len=None,
+               dtype=None, wait_for=None, event=True, **fields):
+        """Rotates q and k by the table's cos and sin in one launch
+        (sinpe_enqueue_rope()).
+
+        q: an Array [tokens, q_heads, head_dim] or [n_seqs, seq_len, q_heads,
+        head_dim], or [tokens, q_heads * head_dim] with head_dim given (a
+        view of a packed QKV row works: the Array's offset and row stride
+        are passed on); k the same with kv_heads (None: q alone; q may be
+        None for k alone).  The dtype (float32, float16, ml_dtypes'
+        bfloat16; raw uint16 bits with dtype="bfloat16") is shared.
+        In place unless q_out / k_out are given (Arrays of the same shapes;
+        columns past R copied).  k_rows: int32 Array, one per token, with
+        k_out: token r's keys go to row k_rows[r] of k_out (negative:
+        skipped).  Positions: start + t, or start + positions[r] (int32
+        Array), plus seq_starts[b] (int32 Array, one per sequence).  Tokens
+        are n_seqs sequences of seq_len (default: the 4-D shape, else one
+        sequence).  Other sinpe_rope_args fields by name (e.g.
+        q_offset in elements, added).  Non-blocking; returns the event.
+        Raises SinpeError with sinpe's status (INVALID_SHAPE,
+        BUFFERS_OVERLAP, ...): nothing is enqueued then.
+        """
+        a = prepare(self, q, k, q_out, k_out, head_dim=head_dim, n_seqs=n_seqs,
+                    seq_len=seq_len, dtype=dtype, start=start, positions=positions,
+                    seq_starts=seq_starts, k_rows=k_rows, fields=fields)
+        qh = _mem.handle(queue, "queue")
+        return _mem.enqueue(queue, wait_for, event, lambda n, wl, ev: (
+            self._lib.sinpe_enqueue_rope(self._ptr, qh, byref(a), n, wl, ev)))
+
+    def rotate_host(self, q, k=None, *, start=0, positions=None, seq_starts=None,
+                    n_seqs=None, seq_len=None, dtype=None):
+        """rotate() on NumPy arrays: q [tokens, q_heads, head_dim] (or 4-D
+        with sequences) and k [tokens, kv_heads, head_dim] are copied to the
+        device, rotated there and copied back into new arrays; returns
+        (q_rotated, k_rotated) (None for an absent one).  positions: integers
+        per token; seq_starts: integers per sequence.  float32, float16,
+        ml_dtypes.bfloat16, or raw uint16 bits with dtype="bfloat16".
+        Blocking.  Raises SinpeError."""
+        cl_ctx, _, queue = self._handles
+        arrays = {}
+        for name, x in (("q", q), ("k", k)):
+            if x is None:
+                continue
+            x = np.ascontiguousarray(x)
+            if x.ndim not in (3, 4):
+                raise SinpeError(INVALID_SHAPE, f"{name}: shape {x.shape}: expected [tokens, "
+                                 f"heads, head_dim] or [n_seqs, seq_len, heads, head_dim]")
+            arrays[name] = x
+        if not arrays:
+            raise SinpeError(INVALID_SHAPE, "neither q nor k given")
+        a = RopeArgs()
+        self._lib.sinpe_rope_args_init_sized(byref(a), struct_size(a))
+        dt = None
+        for name, x in arrays.items():
+            d = resolve(x.dtype, dtype, name)
+            if dt is not None and d != dt:
+                raise SinpeError(INVALID_DTYPE, f"{name}: another dtype than q")
+            dt = d
+        a.dtype = dt
+        first = next(iter(arrays.values()))
+        if first.ndim == 4 and n_seqs is None and seq_len is None:
+            n_seqs, seq_len = first.shape[:2]
+        tokens = first.shape[0] * (first.shape[1] if first.ndim == 4 else 1)
+        if n_seqs is None and seq_len is None:
+            n_seqs, seq_len = 1, tokens
+        elif n_seqs is None:
+            n_seqs = tokens // seq_len if seq_len else 0
+        elif seq_len is None:
+            seq_len = tokens // n_seqs if n_seqs else 0
+        a.n_seqs, a.seq_len, a.start = n_seqs, seq_len, start
+        bufs = []
+        try:
+            for name, x in arrays.items():
+                ntok = x.shape[0] * (x.shape[1] if x.ndim == 4 else 1)
+                if ntok != tokens:
+                    raise SinpeError(INVALID_SHAPE, f"{name}: {ntok} tokens, q has {tokens}")
+                a.head_dim = x.shape[-1]
+                b = _ocl.create_buffer(cl_ctx, max(x.nbytes, 4),
+                                       _ocl.MEM_READ_WRITE | (_ocl.MEM_COPY_HOST_PTR
+                                                              if x.nbytes else 0),
+                                       x if x.nbytes else None)
+                bufs.append(b)
+                setattr(a, name, b)
+                setattr(a, "q_heads" if name == "q" else "kv_heads", x.shape[-2])
+            for name, v, count in (("positions", positions, tokens),
+                                   ("seq_starts", seq_starts, n_seqs)):
+                if v is None:
+                    continue
+                v = np.ascontiguousarray(np.asarray(v).reshape(-1))
+                if v.dtype.kind not in "iu":
+                    raise SinpeError(INVALID_DTYPE, f"{name}: integers expected, not {v.dtype}")
+                if v.size and (v.min() < -2**31 or v.max() > 2**31 - 1):
+                    raise SinpeError(INVALID_SHAPE, f"{name}: values outside int32")
+                v = v.astype(np.int32)
+                if v.size < count:
+                    raise SinpeError(BUFFER_TOO_SMALL, f"{name}: {v.size} values for {count}")
+                b = _ocl.upload(cl_ctx, v)
+                bufs.append(b)
+                setattr(a, name, b)
+            st = self._lib.sinpe_enqueue_rope(self._ptr, queue, byref(a), 0, None, None)
+            if st:
+                fail(st)
+            out = []
+            for name in ("q", "k"):
+                x = arrays.get(name)
+                if x is None:
+                    out.append(None)
+                    continue
+                y = np.empty_like(x)
+                _ocl.read(queue, getattr(a, name), y)
+                out.append(y)
+            return tuple(out)
+        finally:
+            for b in bufs:
+                _ocl.release(b)
+
+    def __repr__(self):
+        if not self._ptr:
+            return "<sinpe.RopeTable released>"
+        return f"<sinpe.RopeTable {self.spec!r} rows={self.rows}>"
+
+
+def _table_methods():
+    # The rows calls of a table work on rotary tables as on any table.
+    from .table import Table
+    from . import host as _host
+    RopeTable.reserve = Table.reserve
+    RopeTable.borrow = Table.borrow
+    RopeTable.enqueue_rows = Table.enqueue_rows
+    RopeTable.read_rows = _host.read_rows
+
+
+_table_methods()
