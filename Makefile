@@ -387,7 +387,14 @@ check-stress:
 # package loads the library it carries.  The interpreter is $(PYTHON) when
 # it imports numpy and PyOpenCL, else /usr/bin/python3 (a python3 of pyenv
 # or conda earlier on PATH sees no Debian packages).
+# HF_TRANSFORMERS: the transformers release the rotary tests compare with
+# (python/tests/test_rope_hf.py runs HF's own rotary code in float64), from
+# PyPI: the last 4.x, which has every YaRN option (mscale, mscale_all_dim,
+# truncate); its rotary code runs on Debian's torch 1.13 although its model
+# modules do not import there.  Empty skips the install (offline), and
+# those tests skip.
 PYENV = $(BUILD)/pyenv
+HF_TRANSFORMERS ?= transformers==4.57.6
 
 check-python:
 	sh scripts/install-deps.sh --with python
@@ -397,6 +404,7 @@ check-python:
 	echo "$$py -m venv --system-site-packages $(PYENV)"; \
 	rm -rf $(PYENV) && $$py -m venv --system-site-packages $(PYENV)
 	$(PYENV)/bin/pip install --quiet --no-build-isolation --no-index .
+	if [ -n "$(HF_TRANSFORMERS)" ]; then $(PYENV)/bin/pip install --quiet "$(HF_TRANSFORMERS)"; fi
 	env -u SINPE_LIBRARY PYTHONDONTWRITEBYTECODE=1 \
 	    $(PYENV)/bin/python -m pytest -p no:cacheprovider -q -rs python/tests
 
