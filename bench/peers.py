@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """peers.py -- the job sinpe_bench times, done the way users do it today.
 
-usage: peers.py [--reps N] [--warmup N] [--json OUT] BENCH_JSONL
+usage: peers.py [--reps N] [--warmup N] [--json OUT] [--rotary-only] BENCH_JSONL
 
 For every fused fp32 row in BENCH_JSONL (the --json output of sinpe_bench)
 this times, on this machine's CPU, the same shape with the same token ids:
@@ -19,6 +19,19 @@ compares with a host call; its device time is shown beside it.  The token
 ids and positions are sinpe_bench's own (same generator, seed and shape
 order as bench/main.c).  Each peer: median of --reps (default 20) timed
 calls after --warmup (default 3) untimed ones.
+
+Then the rotary rows: PyTorch on the CPU rotating q and k as HF
+transformers does (cos and sin from the rotary module's inv_freq and the
+position ids, then apply_rotary_pos_emb: q * cos + rotate_half(q) * sin),
+fp32, on the shapes of sinpe_bench's rotary cases: prefill 4 x 2048 and
+decode 64 x 1 tokens, 32 query heads and 8 key heads of 128.  HF's own
+LlamaRotaryEmbedding and apply_rotary_pos_emb are used when
+transformers.models.llama imports, else the same operations written
+here (the line above the rows says which).  Each row prints the median
+time of cos/sin plus the rotation (what a model's forward does once per
+step) and of the rotation alone (once per layer), and GB/s of the q and k
+bytes read and written, 2 x 4 x tokens x (32 + 8) x 128, as sinpe_bench
+counts its rotary rows.  --rotary-only skips the embedding rows.
 
 numpy is required (Debian: python3-numpy); torch (python3-torch) is timed
 when it can be imported, else skipped with the reason printed.
@@ -120,15 +133,133 @@ def read_rows(path):
     return rows
 
 
+ROPE_SHAPES = (("prefill", 4, 2048), ("decode", 64, 1))
+ROPE_Q_HEADS, ROPE_KV_HEADS, ROPE_HEAD_DIM = 32, 8, 128
+
+
+def _rotate_half(x):
+    h = x.shape[-1] // 2
+    return torch.cat((-x[..., h:], x[..., :h]), dim=-1)
+
+
+def _apply_rotary(q, k, cos, sin):
+    """HF's rotation of q and k [batch, heads, seq, dim] by cos and sin
+    [batch, seq, dim], written out: x cos + rotate_half(x) sin."""
+    cos, sin = cos.unsqueeze(1), sin.unsqueeze(1)
+    return q * cos + _rotate_half(q) * sin, k * cos + _rotate_half(k) * sin
+
+
+class _CosSin:
+    """cos and sin as HF's rotary module forms them: the float32 outer
+    product inv_freq x position, the R/2 angles twice, cos and sin."""
+
+    def __init__(self, dim, base=10000.0):
+        self.inv_freq = 1.0 / (base ** (torch.arange(0, dim, 2, dtype=torch.float32) / dim))
+
+    def __call__(self, x, position_ids):
+        f = position_ids[:, :, None].float() * self.inv_freq[None, None, :]
+        emb = torch.cat((f, f), dim=-1)
+        return emb.cos().to(x.dtype), emb.sin().to(x.dtype)
+
+
+def hf_rotary():
+    """(cos/sin module factory, apply function, description): HF's own
+    when transformers' llama module imports, else the operations above."""
+    try:
+        import transformers
+        from transformers import LlamaConfig
+        from transformers.models.llama.modeling_llama import (LlamaRotaryEmbedding,
+                                                              apply_rotary_pos_emb)
+    except Exception as e:  # noqa: BLE001 - an old torch makes it fail in several ways
+        return ((lambda: _CosSin(ROPE_HEAD_DIM)), _apply_rotary,
+                "HF's operations written out (transformers' llama module does not import "
+                "here: %s)" % str(e).splitlines()[0][:100])
+
+    def make():
+        cfg = LlamaConfig(hidden_size=ROPE_Q_HEADS * ROPE_HEAD_DIM,
+                          num_attention_heads=ROPE_Q_HEADS,
+                          num_key_value_heads=ROPE_KV_HEADS, max_position_embeddings=CONTEXT)
+        return LlamaRotaryEmbedding(cfg)
+    return make, apply_rotary_pos_emb, ("transformers %s LlamaRotaryEmbedding and "
+                                        "apply_rotary_pos_emb" % transformers.__version__)
+
+
+def rotary_rows(args, out):
+    print("\nrotary: PyTorch CPU fp32 as HF transformers rotates q and k (%d query heads, "
+          "%d key heads of %d)" % (ROPE_Q_HEADS, ROPE_KV_HEADS, ROPE_HEAD_DIM))
+    if torch is None:
+        print("torch not timed: %s" % TORCH_ERROR)
+        return
+    make, apply, what = hf_rotary()
+    print("code: %s" % what)
+    print("GB/s: q and k read and written, 2 x 4 x tokens x %d x %d bytes"
+          % (ROPE_Q_HEADS + ROPE_KV_HEADS, ROPE_HEAD_DIM))
+    print("%-8s %-8s %8s %14s %8s %12s %8s" % ("shape", "seqs", "tokens", "cos/sin+rot us",
+                                              "GB/s", "rotation us", "GB/s"))
+    rng = np.random.default_rng(20240601)
+    rotary = make()
+    for shape, seqs, seq_len in ROPE_SHAPES:
+        tokens = seqs * seq_len
+        q = torch.from_numpy(rng.standard_normal(
+            (seqs, ROPE_Q_HEADS, seq_len, ROPE_HEAD_DIM)).astype(np.float32))
+        k = torch.from_numpy(rng.standard_normal(
+            (seqs, ROPE_KV_HEADS, seq_len, ROPE_HEAD_DIM)).astype(np.float32))
+        if seq_len == 1:  # decode: one token per sequence, each at its own position
+            pos = torch.from_numpy(rng.integers(0, CONTEXT, (seqs, 1)))
+        else:
+            pos = torch.arange(seq_len)[None, :].expand(seqs, seq_len)
+        nbytes = 2 * 4 * tokens * (ROPE_Q_HEADS + ROPE_KV_HEADS) * ROPE_HEAD_DIM
+
+        def run_full():
+            with torch.inference_mode():
+                cos, sin = rotary(q, pos)
+                return apply(q, k, cos, sin)
+        with torch.inference_mode():
+            cos, sin = rotary(q, pos)
+
+        def run_apply():
+            with torch.inference_mode():
+                return apply(q, k, cos, sin)
+        res = {"torch_rope": time_call(run_full, args.reps, args.warmup),
+               "torch_rope_apply": time_call(run_apply, args.reps, args.warmup)}
+        print("%-8s %-8s %8d %14.1f %8.2f %12.1f %8.2f" % (
+            shape, "%dx%d" % (seqs, seq_len), tokens, res["torch_rope"][0],
+            nbytes / (res["torch_rope"][0] * 1e3), res["torch_rope_apply"][0],
+            nbytes / (res["torch_rope_apply"][0] * 1e3)), flush=True)
+        if out:
+            for case, (med, lo, hi) in res.items():
+                out.write(json.dumps({
+                    "device": "cpu", "case": case, "shape": shape, "seqs": seqs,
+                    "seq_len": seq_len, "q_heads": ROPE_Q_HEADS, "kv_heads": ROPE_KV_HEADS,
+                    "head_dim": ROPE_HEAD_DIM, "dtype": "fp32", "timing": "host",
+                    "reps": args.reps, "median_us": round(med, 3), "min_us": round(lo, 3),
+                    "max_us": round(hi, 3), "wall_us": round(med, 3), "bytes": nbytes,
+                    "gbps": round(nbytes / (med * 1e3), 4)}) + "\n")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("bench_jsonl", help="JSON lines written by sinpe_bench --json")
+    ap.add_argument("bench_jsonl", nargs="?",
+                    help="JSON lines written by sinpe_bench --json")
     ap.add_argument("--reps", type=int, default=20, help="timed calls per peer (default 20)")
     ap.add_argument("--warmup", type=int, default=3, help="untimed calls first (default 3)")
     ap.add_argument("--json", metavar="OUT", help="also write one JSON object per line to OUT")
+    ap.add_argument("--rotary-only", action="store_true",
+                    help="time only the rotary rows (BENCH_JSONL is then not read)")
     args = ap.parse_args()
     if args.reps < 1 or args.warmup < 0:
         ap.error("--reps must be at least 1 and --warmup at least 0")
+    if args.rotary_only:
+        out = open(args.json, "w") if args.json else None
+        print("peers of sinpe on this machine's CPU (%d logical CPUs)" % (os.cpu_count() or 0))
+        if torch is not None:
+            print("torch %s, %d threads" % (torch.__version__, torch.get_num_threads()))
+        rotary_rows(args, out)
+        if out:
+            out.close()
+        return
+    if not args.bench_jsonl:
+        ap.error("BENCH_JSONL is needed (or --rotary-only)")
 
     rows = read_rows(args.bench_jsonl)
     if not rows:
@@ -218,6 +349,7 @@ def main():
                     "gbps": round(r["bytes"] / (med * 1e3), 4),
                     "sinpe_wall_us": r["wall_us"], "sinpe_median_us": r["median_us"],
                     "vs_sinpe_wall": round(med / r["wall_us"], 4)}) + "\n")
+    rotary_rows(args, out)
     if out:
         out.close()
 
