@@ -21,6 +21,7 @@ from ._handle import Handle
 from ._lib import load
 from ._types import CONSTANTS, ROPE_ENUMS, RopeArgs, RopeSpec, struct_size
 from .errors import SinpeError, fail
+from .spec import named_values
 
 UNKNOWN_PRESET = CONSTANTS["SINPE_UNKNOWN_PRESET"]
 INVALID_OPTION = CONSTANTS["SINPE_INVALID_OPTION"]
@@ -37,13 +38,7 @@ def rope_presets():
     sinpe_rope_preset_name() ("llama2": 1, "llama3.1": 2, ...)."""
     global _presets
     if _presets is None:
-        lib = load()
-        found = {}
-        for value in range(1, 256):
-            name = lib.sinpe_rope_preset_name(value)
-            if name:
-                found[name.decode()] = value
-        _presets = found
+        _presets = named_values(load().sinpe_rope_preset_name)
     return dict(_presets)
 
 

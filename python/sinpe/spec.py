@@ -13,18 +13,23 @@ INVALID_OPTION = CONSTANTS["SINPE_INVALID_OPTION"]
 _presets = None
 
 
+def named_values(name_of):
+    """{name: value} for the values 1..255 that name_of (a sinpe_*_name
+    function of the library) names."""
+    found = {}
+    for value in range(1, 256):
+        name = name_of(value)
+        if name:
+            found[name.decode()] = value
+    return found
+
+
 def presets():
     """{name: value} of every preset the library knows, by sinpe_preset_name()
     ("vaswani": 1, "tensor2tensor": 2, "fairseq": 3, ...)."""
     global _presets
     if _presets is None:
-        lib = load()
-        found = {}
-        for value in range(1, 256):
-            name = lib.sinpe_preset_name(value)
-            if name:
-                found[name.decode()] = value
-        _presets = found
+        _presets = named_values(load().sinpe_preset_name)
     return dict(_presets)
 
 

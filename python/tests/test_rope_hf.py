@@ -132,6 +132,18 @@ def make_config(base, rope, max_pos=8192, partial=1.0, **extra):
     return LlamaConfig(**kw)
 
 
+def longrope_case(name, length):
+    """Phi-3's longrope (orig 4096, max 131072) at sequence length length:
+    the short factors up to orig, the long ones past it."""
+    config = make_config(10000.0, {"rope_type": "longrope", "short_factor": LONG_SHORT,
+                                   "long_factor": LONG_LONG, "factor": 32.0}, 131072,
+                         original_max_position_embeddings=4096)
+    return (name, config, length,
+            dict(rotary_dim=128, rule="longrope", original_max_positions=4096,
+                 max_positions=131072, length=length, short_factor=LONG_SHORT,
+                 long_factor=LONG_LONG))
+
+
 # (id, HF config, HF seq_len, sinpe rope_spec fields)
 CASES = [
     ("default", make_config(10000.0, None), None, dict(rotary_dim=128)),
@@ -164,18 +176,8 @@ CASES = [
                                       "original_max_position_embeddings": 8192}, 131072),
      None, dict(rotary_dim=128, base=500000.0, rule="llama3", factor=8.0,
                 low_freq_factor=1.0, high_freq_factor=4.0, original_max_positions=8192)),
-    ("longrope-short", make_config(10000.0, {"rope_type": "longrope", "short_factor": LONG_SHORT,
-                                             "long_factor": LONG_LONG, "factor": 32.0}, 131072,
-                                   original_max_position_embeddings=4096),
-     2000, dict(rotary_dim=128, rule="longrope", original_max_positions=4096,
-                max_positions=131072, length=2000, short_factor=LONG_SHORT,
-                long_factor=LONG_LONG)),
-    ("longrope-long", make_config(10000.0, {"rope_type": "longrope", "short_factor": LONG_SHORT,
-                                            "long_factor": LONG_LONG, "factor": 32.0}, 131072,
-                                  original_max_position_embeddings=4096),
-     131072, dict(rotary_dim=128, rule="longrope", original_max_positions=4096,
-                  max_positions=131072, length=131072, short_factor=LONG_SHORT,
-                  long_factor=LONG_LONG)),
+    longrope_case("longrope-short", 2000),
+    longrope_case("longrope-long", 131072),
 ]
 IDS = [c[0] for c in CASES]
 
