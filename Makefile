@@ -21,7 +21,9 @@
 #   make fuzz          libFuzzer on the argument checks, $(FUZZ_SECONDS) s
 #   make check-python  the Python package (python/, with the library built
 #                      into it) installed offline by one pip command into a
-#                      venv in build/, and its tests (pytest) on PoCL
+#                      venv in build/, and its tests (pytest) on PoCL; the
+#                      rotary tests' HF transformers comes from PyPI
+#                      ($(HF_TRANSFORMERS); empty: not installed, skipped)
 #   make check-mpi     examples/mpi_vocab.c on 1, 2 and 3 Open MPI ranks: vocabulary
 #                      shards combined by MPI_Allreduce, bit for bit the unsharded
 #   make install       into $(DESTDIR)$(PREFIX); PREFIX defaults to /usr/local:
