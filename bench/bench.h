@@ -59,6 +59,7 @@ typedef struct bench_opts {
     const char *json_path;
     const char *device;  /* sinpe device selector; NULL: SINPE_DEVICE or best */
     int no_disk_cache;   /* the context skips the binary cache (the tuner's) */
+    int rope_only;       /* the ceilings and the rotary section alone */
 } bench_opts;
 
 /*
@@ -84,6 +85,7 @@ typedef struct bench_env {
     cl_kernel k_copy, k_write, k_empty;
     cl_kernel k_copy_stream, k_write_stream; /* NULL without the builtin */
     cl_kernel k_write_best;   /* the write ceiling's kernel; NULL: the runtime's fill */
+    cl_kernel k_copy_best;    /* the copy ceiling's kernel; NULL: the runtime's copy */
     cl_kernel k_fill[BENCH_N_DTYPES]; /* by sinpe_dtype */
     cl_ulong max_alloc;       /* CL_DEVICE_MAX_MEM_ALLOC_SIZE */
     cl_device_type device_type;
@@ -105,6 +107,8 @@ typedef struct bench_env {
    even after a failed open; close returns -1 when the JSON write failed. */
 int bench_env_open(bench_env *env, const bench_opts *opts, const char *program);
 int bench_env_close(bench_env *env);
+/* A read-write buffer of bytes in the context; 0, or -1 after naming what. */
+int bench_make_buffer(bench_env *env, size_t bytes, const char *what, cl_mem *mem);
 
 /* How a case's median/min/max were taken. */
 typedef enum bench_timing {
@@ -165,6 +169,7 @@ typedef struct bench_row {
     double vs_weights_gbps;   /* and GB/s over theirs */
     double ref_us;            /* table: median of the write of the same bytes */
     double vs_ref;            /* table: median_us / ref_us (goal <= 3) */
+    double vs_copy;           /* rope: GB/s over the copy of the same bytes, same run */
     bench_stats stats;
 } bench_row;
 
@@ -238,6 +243,9 @@ typedef struct check_tally {
     double near_max_ulps;
     double near_differ, near_n;    /* elements that differ, elements compared */
     int otf_runs, otf_bad;         /* on the fly vs table, byte for byte */
+    int rope_runs, rope_bad;       /* rope vs the unfused pair, byte for byte */
+    int rope_ref_runs, rope_ref_bad; /* rope vs a float64 rotation, within bound */
+    double rope_ref_worst;         /* the largest error over its bound */
 } check_tally;
 
 typedef struct bench_range {
@@ -260,6 +268,8 @@ typedef struct goal_tally {
     bench_range w_bytes[BENCH_N_DTYPES]; /* mandatory bytes over theirs */
     bench_range path_floor[2]; /* decode paths: host kernel over the empty kernel's wall
                                   time, replay over the empty recording's */
+    bench_range rope_copy;     /* rope, prefill and mid: GB/s over the same-bytes copy's */
+    bench_range rope_speedup;  /* rope_unfused over rope, device time, same rows */
     size_t n_table, table_dim[BENCH_MAX_TABLE_DIMS];
     double table_ratio[BENCH_MAX_TABLE_DIMS];
 } goal_tally;
@@ -270,7 +280,13 @@ int bench_report_checks(const check_tally *t);
 void bench_goal_row(const bench_env *env, goal_tally *g, const bench_row *row);
 void bench_goal_table(goal_tally *g, size_t dim, double ratio);
 void bench_goal_path(goal_tally *g, int replay, double ratio);
+void bench_goal_rope(const bench_env *env, goal_tally *g, const bench_row *fused,
+                     double speedup);
 void bench_report_goals(cl_device_type type, const goal_tally *g);
+
+/* rope.c: sinpe_enqueue_rope() in place against the unfused pair and a
+   copy of the same bytes (checked as a shape is). */
+int bench_rope_cases(bench_env *env, check_tally *tally, goal_tally *goals);
 
 /* weights.c: the fused call into fp16 output from every weight type of
    opts->weights, mid and prefill, at one dim (checked as a shape is). */
@@ -311,6 +327,10 @@ int bench_fill(bench_env *env, cl_mem buf, size_t n, cl_uint seed, sinpe_dtype d
    bytes (a multiple of 16) of buf. */
 int bench_enqueue_write(bench_env *env, cl_command_queue queue, cl_mem buf, size_t bytes,
                         cl_uint n_wait, const cl_event *wait, cl_event *event);
+/* Enqueues the copy ceiling's way over bytes (a multiple of 16) from src
+   to dst. */
+int bench_enqueue_copy(bench_env *env, cl_command_queue queue, cl_mem src, cl_mem dst,
+                       size_t bytes, cl_event *event);
 /* Measures and reports the copy and write ceilings; the first call (at_end
    0) sets env->copy_gbps and write_gbps (the fastest way of each), the
    second only reports (drift). */

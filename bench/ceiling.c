@@ -189,6 +189,23 @@ fail:
     return -1;
 }
 
+int bench_enqueue_copy(bench_env *env, cl_command_queue queue, cl_mem src, cl_mem dst,
+                       size_t bytes, cl_event *event)
+{
+    size_t n_vec = bytes / (4 * sizeof(float));
+    cl_kernel k = env->k_copy_best;
+    if (!k) {
+        CHECK(clEnqueueCopyBuffer(queue, src, dst, 0, 0, bytes, 0, NULL, event));
+        return 0;
+    }
+    CHECK(clSetKernelArg(k, 0, sizeof src, &src));
+    CHECK(clSetKernelArg(k, 1, sizeof dst, &dst));
+    CHECK(clEnqueueNDRangeKernel(queue, k, 1, NULL, &n_vec, NULL, 0, NULL, event));
+    return 0;
+fail:
+    return -1;
+}
+
 /*
  * One way to copy or write n_vec float4 elements: a kernel whose arguments
  * are set (kernel != NULL), else the runtime's own clEnqueueCopyBuffer
@@ -260,7 +277,7 @@ int bench_ceilings(bench_env *env, int at_end)
     bench_row rows[N_WAYS];
     double best[2] = {0.0, 0.0};
     const char *best_name[2] = {NULL, NULL};
-    cl_kernel best_write = NULL;
+    cl_kernel best_write = NULL, best_copy = NULL;
     float v = 1.0f;
     cl_int err;
     int k, ran[N_WAYS] = {0};
@@ -301,6 +318,8 @@ int bench_ceilings(bench_env *env, int at_end)
             best_name[!copy] = names[k];
             if (!copy)
                 best_write = kernels[k];
+            else
+                best_copy = kernels[k];
         }
     }
     /* The cases are read against the start figures; the end rows' %copy and
@@ -311,6 +330,7 @@ int bench_ceilings(bench_env *env, int at_end)
         env->copy_name = best_name[0];
         env->write_name = best_name[1];
         env->k_write_best = best_write;
+        env->k_copy_best = best_copy;
     }
     for (k = 0; k < N_WAYS; k++)
         if (ran[k])

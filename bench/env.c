@@ -65,6 +65,17 @@ fail:
     return -1;
 }
 
+int bench_make_buffer(bench_env *env, size_t bytes, const char *what, cl_mem *mem)
+{
+    cl_int err;
+    *mem = clCreateBuffer(env->cl_ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
+    CHECK_AS(what, err);
+    return 0;
+fail:
+    *mem = NULL;
+    return -1;
+}
+
 int bench_env_close(bench_env *env)
 {
     int rc = 0;

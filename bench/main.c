@@ -11,7 +11,9 @@
  *      storage type, shape in shapes[] and positions mode, every case in
  *      bench_cases[] (cases.c); then the fused call into fp16 output from
  *      each weight type, quantized ones included (weights.c);
- *   3. the ceilings again, to show whether the machine stayed quiet.
+ *   3. rotary embeddings (rope.c): sinpe_enqueue_rope() in place on q and
+ *      k against the unfused pair and a copy of the same bytes;
+ *   4. the ceilings again, to show whether the machine stayed quiet.
  * After its cases, every shape checks its outputs (verdict.c, check.c):
  * fused against unfused (byte for byte in float32, within the
  * double-rounding bound in float16 and bfloat16), and the on-the-fly output
@@ -194,17 +196,6 @@ fail:
     return -1;
 }
 
-static int make_buffer(bench_env *env, size_t bytes, const char *what, cl_mem *mem)
-{
-    cl_int err;
-    *mem = clCreateBuffer(env->cl_ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
-    CHECK_AS(what, err);
-    return 0;
-fail:
-    *mem = NULL;
-    return -1;
-}
-
 static void dtype_state_release(dtype_state *ts)
 {
     size_t i;
@@ -243,10 +234,10 @@ static int run_dtype(bench_env *env, dim_state *ds, sinpe_dtype dtype, check_tal
         return 0;
     }
 
-    if (make_buffer(env, weights_bytes, "clCreateBuffer(weights)", &ts.weights) != 0)
+    if (bench_make_buffer(env, weights_bytes, "clCreateBuffer(weights)", &ts.weights) != 0)
         goto fail;
     for (i = 0; i < BENCH_N_OUT; i++)
-        if (make_buffer(env, out_bytes, out_names[i], &ts.out[i]) != 0)
+        if (bench_make_buffer(env, out_bytes, out_names[i], &ts.out[i]) != 0)
             goto fail;
     if (bench_fill(env, ts.weights, weights_bytes / es, (cl_uint)ds->dim, dtype) != 0 ||
         bench_fill(env, ts.out[BENCH_OUT_ADD], out_bytes / es, 7u, dtype) != 0)
@@ -335,9 +326,11 @@ int main(int argc, char **argv)
     bench_report_header(&env);
     if (bench_ceilings(&env, 0) != 0 || bench_launch_floor(&env) != 0)
         goto fail;
-    for (d = 0; d < N_DIMS; d++)
+    for (d = 0; d < N_DIMS && !opts.rope_only; d++)
         if (run_dim(&env, d, &tally, &goals) != 0)
             goto fail;
+    if (bench_rope_cases(&env, &tally, &goals) != 0)
+        goto fail;
     if (bench_ceilings(&env, 1) != 0)
         goto fail;
 

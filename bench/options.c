@@ -41,6 +41,9 @@ void bench_usage(FILE *f)
             "  --json FILE       write one JSON object per line to FILE\n"
             "  --seed N          seed of the random ids and positions (default %u)\n"
             "  --device SEL      device selector, as SINPE_DEVICE (\"P:D\" or a name part)\n"
+            "  --rope-only       the ceilings and the rotary rows alone (rope, in place\n"
+            "                    on 32 q and 8 kv heads of 128, against the unfused\n"
+            "                    pair and a copy of the same bytes)\n"
             "  --quick           smoke run: 5 reps, 1 warm-up, 16 MiB ceiling buffers\n"
             "  --help            this text\n"
             "\n"
@@ -135,6 +138,8 @@ int bench_parse_args(int argc, char **argv, bench_opts *o)
             return -1;
         } else if (!strcmp(a, "--quick")) {
             o->quick = 1;
+        } else if (!strcmp(a, "--rope-only")) {
+            o->rope_only = 1;
         } else if (!strcmp(a, "--full")) {
             o->full = 1;
         } else if (!strcmp(a, "--explicit")) {

@@ -70,6 +70,9 @@ function add(list, n, key, value) {
     if (c ~ /^table/) {
         panel = "table generation (" num("seq_len") " rows, fp32)"
         group = "dim " num("dim")
+    } else if (c ~ /^rope/) {
+        panel = "rotary, " str("dtype") ": q and k in place (32 + 8 heads of " num("dim") ")"
+        group = str("shape") " " num("seqs") "x" num("seq_len")
     } else {
         panel = str("dtype") ", " str("positions") " positions"
         group = str("shape") " d" num("dim")

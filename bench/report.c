@@ -142,8 +142,12 @@ void bench_report_header(const bench_env *env)
            "timed in five interleaved rounds; med is the median of the rounds'\n"
            "medians, vs32 the median of the rounds' time over the fp16 weights'\n"
            "(w:fp16) on the same shape; their bytes count the weights' own row\n"
-           "size.  %%copy and %%wr: GB/s over the fastest copy and write of the\n"
-           "ceiling rows; a trailing c marks a row some of whose bytes came from a\n"
+           "size.  Rotary rows (rope, rope_unfused, rope_copy: 32 q and 8 kv heads\n"
+           "per token, dim the head_dim): GB/s on q and k read and written, for\n"
+           "all three; rope's vs is cN, its GB/s over rope_copy's (the same bytes);\n"
+           "rope_unfused's fused x its time over rope's.  %%copy and %%wr: GB/s\n"
+           "over the fastest copy and write of the ceiling rows; a trailing c\n"
+           "marks a row some of whose bytes came from a\n"
            "cache (they fit in the device's %.0f MiB, or it beat the copy ceiling).\n"
            "The ceilings run at the start and again at the end; percentages use\n"
            "the start figures, so the end rows show any drift.\n\n",
@@ -231,6 +235,7 @@ static void json_row(const bench_env *env, const bench_row *r)
     json_number_or_null(f, "gbps_vs_fp16_weights", r->vs_weights_gbps);
     json_number_or_null(f, "write_us", r->ref_us);
     json_number_or_null(f, "vs_write", r->vs_ref);
+    json_number_or_null(f, "gbps_vs_copy", r->vs_copy);
     fprintf(f, ",\"seed\":%llu,\"tuning\":", (unsigned long long)env->opts->seed);
     json_string(f, sinpe_context_tuning(env->ctx));
     fputs("}\n", f);
@@ -265,6 +270,8 @@ void bench_report_row(bench_env *env, const bench_row *r)
         snprintf(vs, sizeof vs, "%.2f", r->weights ? r->vs_weights : r->vs_fp32);
     else if (r->vs_table > 0.0)
         snprintf(vs, sizeof vs, "t%.1f", r->vs_table);
+    else if (r->vs_copy > 0.0)
+        snprintf(vs, sizeof vs, "c%.2f", r->vs_copy);
     if (r->weights)
         snprintf(type, sizeof type, "w:%s", r->weights);
     else

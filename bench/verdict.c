@@ -28,7 +28,12 @@
  *     the fp16 weights'.  The time over theirs is reported beside it with
  *     the ratio of the mandatory bytes, which bounds it: int8 and Q8_0 move
  *     0.76-0.80x the fp16 case's bytes, so no kernel reaches a time ratio
- *     below that (the earlier 0.75x time goal was unreachable).
+ *     below that (the earlier 0.75x time goal was unreachable);
+ *   - rotary embeddings (rope.c), prefill and mid, every storage type:
+ *     sinpe_enqueue_rope() in place >= GOAL_ROPE_PCT_CPU % (CPU devices) or
+ *     GOAL_ROPE_PCT_GPU % (others) of the GB/s of a copy of the same bytes
+ *     in the same run, and >= GOAL_ROPE_SPEEDUP x the unfused pair's
+ *     device time (a cos/sin gather, then the rotation from it).
  */
 #include "bench.h"
 
@@ -47,6 +52,9 @@
 #define GOAL_OTF_BIG 0.5
 #define GOAL_OTF_SCATTERED 0.25
 #define GOAL_OTF_DECODE 2.0
+#define GOAL_ROPE_PCT_CPU 70.0
+#define GOAL_ROPE_PCT_GPU 90.0
+#define GOAL_ROPE_SPEEDUP 1.5
 
 /* goal > 0: met at goal or more; goal < 0: met at -goal or less. */
 static void range_add(bench_range *r, double v, double goal)
@@ -104,6 +112,16 @@ void bench_goal_row(const bench_env *env, goal_tally *g, const bench_row *row)
     if (decode && strcmp(row->name, "fused") == 0 && env->empty_wall_us > 0.0)
         range_add(&g->decode_floor[explicit_pos], row->stats.wall_us / env->empty_wall_us,
                   -GOAL_DECODE_FLOOR);
+}
+
+void bench_goal_rope(const bench_env *env, goal_tally *g, const bench_row *fused,
+                     double speedup)
+{
+    double goal = (env->device_type & CL_DEVICE_TYPE_CPU) ? GOAL_ROPE_PCT_CPU : GOAL_ROPE_PCT_GPU;
+    if (!fused->shape || strcmp(fused->shape, "decode") == 0)
+        return;
+    range_add(&g->rope_copy, 100.0 * fused->vs_copy, goal);
+    range_add(&g->rope_speedup, speedup, GOAL_ROPE_SPEEDUP);
 }
 
 void bench_goal_path(goal_tally *g, int replay, double ratio)
@@ -168,6 +186,10 @@ void bench_report_goals(cl_device_type type, const goal_tally *g)
                  GOAL_VS_FP32);
     report_range("bf16 GB/s over fp32's (fused, unfused, add)", &g->vs_fp32[SINPE_BF16], "",
                  GOAL_VS_FP32);
+    report_range("rope in place, prefill and mid: % of the same-bytes copy", &g->rope_copy, "%",
+                 (type & CL_DEVICE_TYPE_CPU) ? GOAL_ROPE_PCT_CPU : GOAL_ROPE_PCT_GPU);
+    report_range("rope over the unfused pair (gather + rotate), device time", &g->rope_speedup,
+                 "x", GOAL_ROPE_SPEEDUP);
     for (int t = 0; t < (int)sinpe_dtype_count() && t < BENCH_N_DTYPES; t++) {
         char what[96];
         if (!bench_dtype_info((sinpe_dtype)t).quantized)
@@ -250,9 +272,17 @@ int bench_report_checks(const check_tally *t)
     if (t->otf_runs > 0)
         printf("  fused_otf == fused from a table, bytes:     %s (%d of %d shapes)\n",
                t->otf_bad ? "no" : "yes", t->otf_runs - t->otf_bad, t->otf_runs);
+    if (t->rope_runs > 0)
+        printf("  rope == rope_unfused, in place, bytes:      %s (%d of %d shapes and types)\n",
+               t->rope_bad ? "no" : "yes", t->rope_runs - t->rope_bad, t->rope_runs);
+    if (t->rope_ref_runs > 0)
+        printf("  rope ~ float64 rotation, within bound:      %s (%d of %d; largest error %.2f "
+               "of its bound)\n",
+               t->rope_ref_bad ? "no" : "yes", t->rope_ref_runs - t->rope_ref_bad,
+               t->rope_ref_runs, t->rope_ref_worst);
     if (t->near_runs > 0)
         printf("  (16-bit outputs: the unfused pair rounds twice, so it may differ from the\n"
                "  fused result by up to 2 ulps at magnitude max(|fused|, |unfused|) + 1;\n"
                "  see bench/check.c)\n");
-    return t->exact_bad || t->near_bad || t->otf_bad;
+    return t->exact_bad || t->near_bad || t->otf_bad || t->rope_bad || t->rope_ref_bad;
 }

@@ -1,0 +1,422 @@
+/*
+ * rope.c -- rotary position embeddings: sinpe_enqueue_rope() rotating q
+ * and k in place, against the unfused pair a host without it runs and
+ * against a plain copy of the same bytes.
+ *
+ * Shapes: decode 64 x 1, mid 4 x 512 and prefill 4 x 2048 tokens of 32 q
+ * heads and 8 kv heads of head_dim 128 (Llama 3.1 8B's attention), the
+ * Llama 3.1 rotary spec (R = 128, HALVES, COS_SIN), implicit positions,
+ * in fp32, fp16 and bf16 storage.  q and k lie in one buffer, packed as a
+ * fused projection writes them: token r's row holds its 32 q heads then
+ * its 8 k heads, so that the copy moves exactly the bytes the rotation
+ * must.  Rows:
+ *   rope          sinpe_enqueue_rope() in place on q and k, from a rotary
+ *                 table holding every position;
+ *   rope_unfused  the pair: a bench kernel gathers the table's rows by
+ *                 position into a [tokens, R] float buffer (the cos/sin
+ *                 cache a host keeps), a second rotates q and k in place
+ *                 from it, with the header's operation order; their device
+ *                 times summed;
+ *   rope_copy     the copy ceiling's way (the fastest copy of the run) over
+ *                 the q and k bytes into a scratch buffer.
+ * GB/s and %copy count the mandatory bytes, q and k read and written, for
+ * all three (the unfused pair's own traffic is larger: the cache written
+ * and read back, the table rows read).  rope's "fused x" column is absent;
+ * rope_unfused's is its time over rope's; rope's vs column is cN, its
+ * GB/s over rope_copy's (the same bytes, the same run).
+ *
+ * Checks, after the timed rows of each shape and type: the fused and the
+ * unfused results equal byte for byte (both rotate freshly filled q and
+ * k), and the fused one within a bound of a float64 rotation (host, cos
+ * and sin from sinpe_rope_frequencies() in float64) on a sample of tokens.
+ */
+#include "bench.h"
+#include "ref.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ROPE_Q_HEADS 32
+#define ROPE_KV_HEADS 8
+#define ROPE_HEAD_DIM 128
+#define ROPE_ROW (ROPE_Q_HEADS + ROPE_KV_HEADS) /* heads per token */
+#define ROPE_CPU_REPS 5
+
+static const bench_shape rope_shapes[] = {
+    {"decode", 64, 1},
+    {"mid", 4, 512},
+    {"prefill", 4, 2048},
+};
+#define N_ROPE_SHAPES (sizeof rope_shapes / sizeof rope_shapes[0])
+
+/* The unfused pair's kernels.  The rotation is sinpe's operation order
+   (include/sinpe.h, sinpe_rope_args): float32 products and fma, one
+   rounding to the storage type at the store, contraction off. */
+static const char rope_source[] =
+    "#pragma OPENCL FP_CONTRACT OFF\n"
+    "__kernel void rope_gather(__global const float *restrict tab, uint rot,\n"
+    "                          uint seq_len, __global float *restrict cs)\n"
+    "{\n"
+    "    uint c = get_global_id(0), r = get_global_id(1);\n"
+    "    uint p = r % seq_len;\n"
+    "    cs[(size_t)r * rot + c] = tab[(size_t)p * rot + c];\n"
+    "}\n"
+    "\n"
+    "float ld(__global const void *b, size_t i, int dt)\n"
+    "{\n"
+    "    if (dt == 0) return ((__global const float *)b)[i];\n"
+    "    if (dt == 1) return vload_half(i, (__global const half *)b);\n"
+    "    return as_float((uint)((__global const ushort *)b)[i] << 16);\n"
+    "}\n"
+    "\n"
+    "void st(float v, __global void *b, size_t i, int dt)\n"
+    "{\n"
+    "    if (dt == 0) { ((__global float *)b)[i] = v; return; }\n"
+    "    if (dt == 1) { vstore_half_rte(v, i, (__global half *)b); return; }\n"
+    "    uint u = as_uint(v);\n"
+    "    ((__global ushort *)b)[i] = (ushort)((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);\n"
+    "}\n"
+    "\n"
+    "/* Work-item (j, r): pair j of token r in every head, q's then k's. */\n"
+    "#define ROTATE(NAME, DT)                                                    \\\n"
+    "__kernel void NAME(__global void *qk, __global const float *restrict cs,  \\\n"
+    "                   uint heads, uint head_dim, uint rot)                    \\\n"
+    "{                                                                         \\\n"
+    "    uint j = get_global_id(0), r = get_global_id(1), half_r = rot / 2;     \\\n"
+    "    float c = cs[(size_t)r * rot + j], s = cs[(size_t)r * rot + half_r + j];\\\n"
+    "    size_t row = (size_t)r * heads * head_dim;                            \\\n"
+    "    for (uint h = 0; h < heads; h++) {                                    \\\n"
+    "        size_t i1 = row + (size_t)h * head_dim + j, i2 = i1 + half_r;     \\\n"
+    "        float x1 = ld(qk, i1, DT), x2 = ld(qk, i2, DT);                   \\\n"
+    "        st(fma(x1, c, -(x2 * s)), qk, i1, DT);                            \\\n"
+    "        st(fma(x2, c, x1 * s), qk, i2, DT);                               \\\n"
+    "    }                                                                     \\\n"
+    "}\n"
+    "ROTATE(rope_rotate_f32, 0)\n"
+    "ROTATE(rope_rotate_f16, 1)\n"
+    "ROTATE(rope_rotate_bf16, 2)\n";
+
+/* The state of one shape in one storage type. */
+typedef struct rope_run {
+    bench_env *env;
+    sinpe_table *table;
+    cl_mem tab;        /* the table's buffer, borrowed */
+    cl_kernel gather, rotate;
+    cl_mem qk, cs, scratch;
+    sinpe_dtype dtype;
+    size_t tokens, seq_len;
+    size_t qk_bytes;   /* q and k */
+    sinpe_rope_args args;
+} rope_run;
+
+static int run_fused(void *user, cl_command_queue queue, cl_event *events, cl_uint *n_events)
+{
+    rope_run *rr = user;
+    CHECK(sinpe_enqueue_rope(rr->table, queue, &rr->args, 0, NULL, &events[0]));
+    *n_events = 1;
+    return 0;
+fail:
+    return -1;
+}
+
+static int run_unfused(void *user, cl_command_queue queue, cl_event *events, cl_uint *n_events)
+{
+    rope_run *rr = user;
+    size_t g_gather[2] = {ROPE_HEAD_DIM, rr->tokens};
+    size_t g_rotate[2] = {ROPE_HEAD_DIM / 2, rr->tokens};
+    cl_uint rot = ROPE_HEAD_DIM, seq_len = (cl_uint)rr->seq_len, heads = ROPE_ROW;
+    cl_uint head_dim = ROPE_HEAD_DIM;
+    CHECK(clSetKernelArg(rr->gather, 0, sizeof rr->tab, &rr->tab));
+    CHECK(clSetKernelArg(rr->gather, 1, sizeof rot, &rot));
+    CHECK(clSetKernelArg(rr->gather, 2, sizeof seq_len, &seq_len));
+    CHECK(clSetKernelArg(rr->gather, 3, sizeof rr->cs, &rr->cs));
+    CHECK(clSetKernelArg(rr->rotate, 0, sizeof rr->qk, &rr->qk));
+    CHECK(clSetKernelArg(rr->rotate, 1, sizeof rr->cs, &rr->cs));
+    CHECK(clSetKernelArg(rr->rotate, 2, sizeof heads, &heads));
+    CHECK(clSetKernelArg(rr->rotate, 3, sizeof head_dim, &head_dim));
+    CHECK(clSetKernelArg(rr->rotate, 4, sizeof rot, &rot));
+    CHECK(clEnqueueNDRangeKernel(queue, rr->gather, 2, NULL, g_gather, NULL, 0, NULL,
+                                 &events[0]));
+    *n_events = 1;
+    CHECK(clEnqueueNDRangeKernel(queue, rr->rotate, 2, NULL, g_rotate, NULL, 1, &events[0],
+                                 &events[1]));
+    *n_events = 2;
+    return 0;
+fail:
+    return -1;
+}
+
+static int run_copy(void *user, cl_command_queue queue, cl_event *events, cl_uint *n_events)
+{
+    rope_run *rr = user;
+    if (bench_enqueue_copy(rr->env, queue, rr->qk, rr->scratch, rr->qk_bytes, &events[0]) != 0)
+        return -1;
+    *n_events = 1;
+    return 0;
+}
+
+/* Fills q and k afresh (values in [-1, 1), the same for every run). */
+static int fill_qk(rope_run *rr)
+{
+    size_t es = bench_dtype_size(rr->dtype);
+    return bench_fill(rr->env, rr->qk, rr->qk_bytes / es, 0x5EEDu, rr->dtype);
+}
+
+/*
+ * The fused result within bound of a float64 rotation on every 61st
+ * token (every token of decode): |y - ref| <= 1e-6 (|x1| + |x2|) (the
+ * float32 cos/sin and products) plus one unit in the last place of the
+ * storage type at |ref| (its rounding).  x holds the inputs, y the
+ * fused outputs, both read back.  Returns the number of values beyond.
+ */
+static size_t check_reference(const rope_run *rr, const unsigned char *x, const unsigned char *y,
+                              const double *freqs, double m, double *worst)
+{
+    size_t r, h, j, over = 0, half = ROPE_HEAD_DIM / 2;
+    size_t step = rr->tokens > 64 ? 61 : 1;
+    int bits = rr->dtype == SINPE_F16 ? 10 : rr->dtype == SINPE_BF16 ? 7 : 23;
+    for (r = 0; r < rr->tokens; r += step) {
+        double p = (double)(r % rr->seq_len);
+        for (j = 0; j < half; j++) {
+            double c = m * cos(p * freqs[j]), s = m * sin(p * freqs[j]);
+            for (h = 0; h < ROPE_ROW; h++) {
+                size_t i1 = (r * ROPE_ROW + h) * ROPE_HEAD_DIM + j, i2 = i1 + half;
+                double x1 = ref_load(rr->dtype, x, i1), x2 = ref_load(rr->dtype, x, i2);
+                double ref[2] = {x1 * c - x2 * s, x2 * c + x1 * s};
+                double got[2] = {ref_load(rr->dtype, y, i1), ref_load(rr->dtype, y, i2)};
+                for (int e = 0; e < 2; e++) {
+                    int ex;
+                    frexp(ref[e], &ex);
+                    double tol = 1e-6 * (fabs(x1) + fabs(x2)) + ldexp(1.0, ex - 1 - bits);
+                    double d = fabs(got[e] - ref[e]);
+                    if (!(d <= tol))
+                        over++;
+                    if (d / tol > *worst)
+                        *worst = d / tol;
+                }
+            }
+        }
+    }
+    return over;
+}
+
+/* One timed row of the section. */
+static int time_row(rope_run *rr, const char *name, bench_job *job, const bench_shape *sh,
+                    bench_row *row)
+{
+    memset(row, 0, sizeof *row);
+    if (bench_time(rr->env, job, &row->stats) != 0)
+        return -1;
+    row->name = name;
+    row->positions = "implicit";
+    row->shape = sh->name;
+    row->dtype = bench_dtype_name(rr->dtype);
+    row->path = "32q+8kv";
+    row->seqs = sh->seqs;
+    row->seq_len = sh->seq_len;
+    row->dim = ROPE_HEAD_DIM;
+    row->distinct_positions = sh->seq_len;
+    row->bytes = 2.0 * (double)rr->qk_bytes; /* q and k read and written */
+    row->task_bytes = row->bytes;
+    return 0;
+}
+
+/* Times the three rows of one shape, then checks the outputs. */
+static int run_shape(rope_run *rr, const bench_shape *sh, const double *freqs, double m,
+                     check_tally *tally, goal_tally *goals)
+{
+    bench_env *env = rr->env;
+    size_t es = bench_dtype_size(rr->dtype);
+    size_t width = (size_t)ROPE_ROW * ROPE_HEAD_DIM;
+    bench_job job = {NULL, NULL, rr, 0};
+    bench_row fused, unfused, copy;
+    unsigned char *x = NULL, *yf = NULL, *yu = NULL;
+
+    rr->seq_len = sh->seq_len;
+    rr->tokens = sh->seqs * sh->seq_len;
+    rr->qk_bytes = rr->tokens * width * es;
+    sinpe_rope_args_init(&rr->args);
+    rr->args.n_seqs = sh->seqs;
+    rr->args.seq_len = sh->seq_len;
+    rr->args.head_dim = ROPE_HEAD_DIM;
+    rr->args.dtype = rr->dtype;
+    rr->args.q = rr->qk;
+    rr->args.q_stride = width;
+    rr->args.q_heads = ROPE_Q_HEADS;
+    rr->args.k = rr->qk;
+    rr->args.k_offset = (size_t)ROPE_Q_HEADS * ROPE_HEAD_DIM;
+    rr->args.k_stride = width;
+    rr->args.kv_heads = ROPE_KV_HEADS;
+    if (fill_qk(rr) != 0)
+        goto fail;
+
+    /* A CPU device takes 0.05 to 0.5 s a call at prefill: there the big
+       shapes get ROPE_CPU_REPS timed calls after one warm-up (unless
+       --reps says otherwise), which keeps the section to a few seconds. */
+    const bench_opts *saved = env->opts;
+    bench_opts few = *saved;
+    if (saved->reps == 0 && (env->device_type & CL_DEVICE_TYPE_CPU) && rr->tokens > 64) {
+        few.reps = ROPE_CPU_REPS;
+        few.warmup = 1;
+    }
+    env->opts = &few;
+    job.run = run_fused;
+    int rc = time_row(rr, "rope", &job, sh, &fused);
+    job.run = run_unfused;
+    rc = rc ? rc : time_row(rr, "rope_unfused", &job, sh, &unfused);
+    job.run = run_copy;
+    rc = rc ? rc : time_row(rr, "rope_copy", &job, sh, &copy);
+    env->opts = saved;
+    if (rc != 0)
+        goto fail;
+    unfused.speedup_device = unfused.stats.median_us / fused.stats.median_us;
+    unfused.speedup_wall = unfused.stats.wall_us / fused.stats.wall_us;
+    fused.vs_copy = copy.stats.median_us / fused.stats.median_us; /* same bytes */
+    bench_report_row(env, &fused);
+    bench_report_row(env, &unfused);
+    bench_report_row(env, &copy);
+    bench_goal_rope(env, goals, &fused, unfused.speedup_device);
+
+    /* Both paths from the same fresh inputs; the fused result against
+       float64 too. */
+    x = malloc(rr->qk_bytes);
+    yf = malloc(rr->qk_bytes);
+    yu = malloc(rr->qk_bytes);
+    CHECK_AS("malloc (rope read-back)", x && yf && yu ? 0 : SINPE_OUT_OF_HOST_MEMORY);
+    if (fill_qk(rr) != 0)
+        goto fail;
+    CHECK(clEnqueueReadBuffer(env->queue, rr->qk, CL_TRUE, 0, rr->qk_bytes, x, 0, NULL, NULL));
+    CHECK(sinpe_enqueue_rope(rr->table, env->queue, &rr->args, 0, NULL, NULL));
+    CHECK(clEnqueueReadBuffer(env->queue, rr->qk, CL_TRUE, 0, rr->qk_bytes, yf, 0, NULL, NULL));
+    if (fill_qk(rr) != 0)
+        goto fail;
+    {
+        cl_event ev[2];
+        cl_uint n = 0;
+        int rc = run_unfused(rr, env->queue, ev, &n);
+        clFinish(env->queue);
+        while (n > 0)
+            clReleaseEvent(ev[--n]);
+        if (rc != 0)
+            goto fail;
+    }
+    CHECK(clEnqueueReadBuffer(env->queue, rr->qk, CL_TRUE, 0, rr->qk_bytes, yu, 0, NULL, NULL));
+
+    size_t differ = 0, i;
+    for (i = 0; i < rr->qk_bytes; i += es)
+        differ += memcmp(yf + i, yu + i, es) != 0;
+    tally->rope_runs++;
+    tally->rope_bad += differ > 0;
+    if (differ > 0)
+        printf("MISMATCH: rope and rope_unfused differ in %zu of %zu values (%s, %s)\n",
+               differ, rr->qk_bytes / es, sh->name, bench_dtype_name(rr->dtype));
+    double worst = 0.0;
+    size_t over = check_reference(rr, x, yf, freqs, m, &worst);
+    tally->rope_ref_runs++;
+    tally->rope_ref_bad += over > 0;
+    if (worst > tally->rope_ref_worst)
+        tally->rope_ref_worst = worst;
+    if (over > 0)
+        printf("MISMATCH: rope differs from the float64 rotation beyond its bound in %zu "
+               "values (%s, %s)\n",
+               over, sh->name, bench_dtype_name(rr->dtype));
+    free(x);
+    free(yf);
+    free(yu);
+    return 0;
+fail:
+    free(x);
+    free(yf);
+    free(yu);
+    return -1;
+}
+
+static void release_mem(cl_mem *m)
+{
+    if (*m)
+        clReleaseMemObject(*m);
+    *m = NULL;
+}
+
+int bench_rope_cases(bench_env *env, check_tally *tally, goal_tally *goals)
+{
+    static const char *const rotate_names[3] = {"rope_rotate_f32", "rope_rotate_f16",
+                                                "rope_rotate_bf16"};
+    static const sinpe_dtype types[3] = {SINPE_F32, SINPE_F16, SINPE_BF16};
+    const char *src = rope_source;
+    size_t max_tokens = 0, rows = 0, i, t;
+    double freqs[ROPE_HEAD_DIM / 2], m = 1.0;
+    sinpe_rope_spec spec;
+    rope_run rr;
+    cl_program program = NULL;
+    cl_int err;
+
+    memset(&rr, 0, sizeof rr);
+    rr.env = env;
+    for (i = 0; i < N_ROPE_SHAPES; i++) {
+        size_t n = rope_shapes[i].seqs * rope_shapes[i].seq_len;
+        max_tokens = n > max_tokens ? n : max_tokens;
+        rows = rope_shapes[i].seq_len > rows ? rope_shapes[i].seq_len : rows;
+    }
+    if (max_tokens * ROPE_ROW * ROPE_HEAD_DIM * sizeof(float) > env->max_alloc) {
+        printf("rope cases skipped: q and k exceed CL_DEVICE_MAX_MEM_ALLOC_SIZE\n");
+        return 0;
+    }
+
+    program = clCreateProgramWithSource(env->cl_ctx, 1, &src, NULL, &err);
+    CHECK_AS("clCreateProgramWithSource(rope kernels)", err);
+    CHECK(clBuildProgram(program, 1, &env->device, "-cl-std=CL1.2", NULL, NULL));
+    rr.gather = clCreateKernel(program, "rope_gather", &err);
+    CHECK_AS("clCreateKernel(rope_gather)", err);
+
+    CHECK(sinpe_rope_preset(&spec, SINPE_ROPE_PRESET_LLAMA3_1, ROPE_HEAD_DIM));
+    CHECK(sinpe_rope_frequencies(&spec, freqs, &m));
+    CHECK(sinpe_rope_table_create(env->ctx, &spec, rows, &rr.table));
+    CHECK(sinpe_table_borrow(rr.table, &rr.tab, &rows));
+
+    if (bench_make_buffer(env, max_tokens * ROPE_HEAD_DIM * sizeof(float),
+                          "clCreateBuffer(cos/sin)", &rr.cs) != 0)
+        goto fail;
+    for (t = 0; t < 3; t++) {
+        size_t bytes = max_tokens * ROPE_ROW * ROPE_HEAD_DIM * bench_dtype_size(types[t]);
+        if (!(env->opts->dtypes & (1u << types[t])))
+            continue;
+        rr.dtype = types[t];
+        rr.rotate = clCreateKernel(program, rotate_names[t], &err);
+        CHECK_AS("clCreateKernel(rope_rotate)", err);
+        if (bench_make_buffer(env, bytes, "clCreateBuffer(q and k)", &rr.qk) != 0 ||
+            bench_make_buffer(env, bytes, "clCreateBuffer(copy scratch)", &rr.scratch) != 0)
+            goto fail;
+        /* First touch of the scratch outside the timed copy. */
+        if (bench_fill(env, rr.scratch, bytes / bench_dtype_size(rr.dtype), 9u, rr.dtype) != 0)
+            goto fail;
+        for (i = 0; i < N_ROPE_SHAPES; i++)
+            if (run_shape(&rr, &rope_shapes[i], freqs, m, tally, goals) != 0)
+                goto fail;
+        release_mem(&rr.qk);
+        release_mem(&rr.scratch);
+        clReleaseKernel(rr.rotate);
+        rr.rotate = NULL;
+    }
+
+    release_mem(&rr.cs);
+    release_mem(&rr.tab);
+    sinpe_table_release(rr.table);
+    clReleaseKernel(rr.gather);
+    clReleaseProgram(program);
+    return 0;
+fail:
+    release_mem(&rr.qk);
+    release_mem(&rr.scratch);
+    release_mem(&rr.cs);
+    release_mem(&rr.tab);
+    sinpe_table_release(rr.table);
+    if (rr.rotate)
+        clReleaseKernel(rr.rotate);
+    if (rr.gather)
+        clReleaseKernel(rr.gather);
+    if (program)
+        clReleaseProgram(program);
+    return -1;
+}
