@@ -251,23 +251,31 @@ $(ABI_BIN): tests/abi/old_caller.c tests/abi/sinpe_v0_1.h $(SO_LINKS)
 check-abi: $(ABI_BIN)
 	./$(ABI_BIN)
 
-# check-install: install into a scratch prefix and build examples/embed_demo.c
-# with nothing but the installed header, library and pkg-config, as a user
-# would, then again with CMake's find_package(sinpe) (examples/CMakeLists.txt);
-# the demo checks its results against float64 references.
+# check-install: install into a scratch prefix and build the example programs
+# (examples/*_demo.c: the embedding, and the host kernels of rope_attention.cl
+# and prenorm.cl on the device functions) with nothing but the installed
+# header, library and pkg-config, as a user would, then again with CMake's
+# find_package(sinpe) (examples/CMakeLists.txt); each demo checks its results
+# (against sinpe's own calls bit for bit, and against float64 references) and
+# exits non-zero on a mismatch.  A demo's argument is its kernel file.
 STAGE = $(CURDIR)/$(BUILD)/stage
 CMAKE_DEMO = $(BUILD)/cmake-demo
+DEMOS = embed_demo: rope_demo:examples/rope_attention.cl prenorm_demo:examples/prenorm.cl
 check-install:
 	rm -rf "$(STAGE)" "$(CMAKE_DEMO)"
 	$(MAKE) install PREFIX="$(STAGE)"
-	PKG_CONFIG_PATH="$(STAGE)/lib/pkgconfig" sh -c \
-	  '$(CC) -std=c99 -Wall -Wextra -Werror examples/embed_demo.c \
-	   $$($(PKG_CONFIG) --cflags --libs sinpe) -lm -o $(BUILD)/embed_demo'
-	LD_LIBRARY_PATH="$(STAGE)/lib" ./$(BUILD)/embed_demo
+	for d in $(DEMOS); do \
+	  PKG_CONFIG_PATH="$(STAGE)/lib/pkgconfig" sh -c \
+	    '$(CC) -std=c99 -Wall -Wextra -Werror examples/$${0%%:*}.c \
+	     $$($(PKG_CONFIG) --cflags --libs sinpe) -lm -o $(BUILD)/$${0%%:*}' "$$d" || exit 1; \
+	  LD_LIBRARY_PATH="$(STAGE)/lib" ./$(BUILD)/$${d%%:*} $${d#*:} || exit 1; \
+	done
 	cmake -S examples -B "$(CMAKE_DEMO)" -DCMAKE_PREFIX_PATH="$(STAGE)" \
 	    -DCMAKE_C_COMPILER="$(CC)" -DCMAKE_C_FLAGS="-Wall -Wextra -Werror"
 	cmake --build "$(CMAKE_DEMO)"
-	LD_LIBRARY_PATH="$(STAGE)/lib" ./$(CMAKE_DEMO)/embed_demo
+	for d in $(DEMOS); do \
+	  LD_LIBRARY_PATH="$(STAGE)/lib" ./$(CMAKE_DEMO)/$${d%%:*} $${d#*:} || exit 1; \
+	done
 	$(MAKE) uninstall PREFIX="$(STAGE)"
 	test -z "$$(find "$(STAGE)" -type f)"
 
