@@ -15,6 +15,8 @@
 #                      the work shapes on the device and saves the winner
 #   make bench-plot    bar charts of $(BENCH_JSON) in $(BENCH_PNG) (gnuplot)
 #   make bench-peers   numpy and PyTorch doing the same job, against $(BENCH_JSON)
+#   make bench-accuracy cos/sin error by position, sinpe against the float32
+#                      formula, as a table, bench/accuracy.dat and bench/accuracy.png
 #   make check-oclgrind every kernel under oclgrind, then pocl (tests/grind)
 #   make check-asan    library, unit tests and grind with ASan + UBSan
 #   make check-stress  context churn and an 8-thread stress test
@@ -296,7 +298,7 @@ BENCH_JSON ?= $(BUILD)/bench.jsonl
 BENCH_PNG  ?= bench/results.png
 PYTHON     ?= python3
 
-.PHONY: bench-plot bench-peers
+.PHONY: bench-plot bench-peers bench-accuracy
 
 $(BENCH_JSON):
 	sh scripts/install-deps.sh
@@ -309,6 +311,21 @@ bench-plot:
 	sh scripts/install-deps.sh --with gnuplot
 	$(MAKE) $(BENCH_JSON)
 	sh bench/plot.sh $(BENCH_JSON) $(BENCH_PNG)
+
+# bench-accuracy: the largest cos/sin error by position (1k .. 1M) of sinpe's
+# tables and of the float32 formula, against long double
+# (bench/accuracy/accuracy.c), as a table, data and a figure.
+ACCURACY_BIN = $(BUILD)/accuracy
+$(ACCURACY_BIN): bench/accuracy/accuracy.c $(STATIC_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(SINPE_CFLAGS) $(CPPFLAGS) $(CFLAGS) -o $@ bench/accuracy/accuracy.c $(STATIC_LIB) \
+	    $(SYS_LIBS) $(LDLIBS)
+
+bench-accuracy:
+	sh scripts/install-deps.sh --with gnuplot
+	$(MAKE) $(ACCURACY_BIN)
+	./$(ACCURACY_BIN) bench/accuracy.dat
+	sh bench/accuracy.sh bench/accuracy.dat bench/accuracy.png
 
 # Debian's python3-numpy and python3-torch serve the system interpreter, so
 # that one is taken when $(PYTHON) cannot import numpy.
