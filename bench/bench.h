@@ -243,7 +243,7 @@ typedef struct check_tally {
     double near_max_ulps;
     double near_differ, near_n;    /* elements that differ, elements compared */
     int otf_runs, otf_bad;         /* on the fly vs table, byte for byte */
-    int rope_runs, rope_bad;       /* rope vs the unfused pair, byte for byte */
+    int rope_runs, rope_bad;       /* rope vs the unfused pair and the host kernel, bytes */
     int rope_ref_runs, rope_ref_bad; /* rope vs a float64 rotation, within bound */
     double rope_ref_worst;         /* the largest error over its bound */
 } check_tally;

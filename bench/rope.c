@@ -17,18 +17,24 @@
  *                 cache a host keeps), a second rotates q and k in place
  *                 from it, with the header's operation order; their device
  *                 times summed;
+ *   rope_host     the host's own one launch: a bench kernel rotating in
+ *                 place with cos and sin from sinpe_rope_cos_sin() (the
+ *                 device functions, sinpe_device_source()), the same loop
+ *                 as the pair's rotation: what a host fusing the rotation
+ *                 into its own kernel gets;
  *   rope_copy     the copy ceiling's way (the fastest copy of the run) over
  *                 the q and k bytes into a scratch buffer.
  * GB/s and %copy count the mandatory bytes, q and k read and written, for
  * all three (the unfused pair's own traffic is larger: the cache written
  * and read back, the table rows read).  rope's "fused x" column is absent;
- * rope_unfused's is its time over rope's; rope's vs column is cN, its
- * GB/s over rope_copy's (the same bytes, the same run).
+ * rope_unfused's and rope_host's are their time over rope's; rope's vs
+ * column is cN, its GB/s over rope_copy's (the same bytes, the same run).
  *
- * Checks, after the timed rows of each shape and type: the fused and the
- * unfused results equal byte for byte (both rotate freshly filled q and
- * k), and the fused one within a bound of a float64 rotation (host, cos
- * and sin from sinpe_rope_frequencies() in float64) on a sample of tokens.
+ * Checks, after the timed rows of each shape and type: the fused result
+ * equals the unfused pair's and the host kernel's byte for byte (each
+ * rotates freshly filled q and k), and lies within a bound of a float64
+ * rotation (host, cos and sin from sinpe_rope_frequencies() in float64)
+ * on a sample of tokens.
  */
 #include "bench.h"
 #include "ref.h"
@@ -78,31 +84,56 @@ static const char rope_source[] =
     "    ((__global ushort *)b)[i] = (ushort)((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);\n"
     "}\n"
     "\n"
-    "/* Work-item (j, r): pair j of token r in every head, q's then k's. */\n"
+    "/* Pair j of every head of the token row at row, q's then k's. */\n"
+    "void rotate_heads(__global void *qk, size_t row, uint heads, uint head_dim,\n"
+    "                  uint half_r, uint j, float c, float s, int dt)\n"
+    "{\n"
+    "    for (uint h = 0; h < heads; h++) {\n"
+    "        size_t i1 = row + (size_t)h * head_dim + j, i2 = i1 + half_r;\n"
+    "        float x1 = ld(qk, i1, dt), x2 = ld(qk, i2, dt);\n"
+    "        st(fma(x1, c, -(x2 * s)), qk, i1, dt);\n"
+    "        st(fma(x2, c, x1 * s), qk, i2, dt);\n"
+    "    }\n"
+    "}\n"
+    "\n"
+    "/* Work-item (j, r): pair j of token r, cos and sin from the cache. */\n"
     "#define ROTATE(NAME, DT)                                                    \\\n"
     "__kernel void NAME(__global void *qk, __global const float *restrict cs,  \\\n"
     "                   uint heads, uint head_dim, uint rot)                    \\\n"
     "{                                                                         \\\n"
-    "    uint j = get_global_id(0), r = get_global_id(1), half_r = rot / 2;     \\\n"
-    "    float c = cs[(size_t)r * rot + j], s = cs[(size_t)r * rot + half_r + j];\\\n"
-    "    size_t row = (size_t)r * heads * head_dim;                            \\\n"
-    "    for (uint h = 0; h < heads; h++) {                                    \\\n"
-    "        size_t i1 = row + (size_t)h * head_dim + j, i2 = i1 + half_r;     \\\n"
-    "        float x1 = ld(qk, i1, DT), x2 = ld(qk, i2, DT);                   \\\n"
-    "        st(fma(x1, c, -(x2 * s)), qk, i1, DT);                            \\\n"
-    "        st(fma(x2, c, x1 * s), qk, i2, DT);                               \\\n"
-    "    }                                                                     \\\n"
+    "    uint j = get_global_id(0), r = get_global_id(1);                      \\\n"
+    "    float c = cs[(size_t)r * rot + j], s = cs[(size_t)r * rot + rot / 2 + j];\\\n"
+    "    rotate_heads(qk, (size_t)r * heads * head_dim, heads, head_dim, rot / 2,\\\n"
+    "                 j, c, s, DT);                                            \\\n"
     "}\n"
     "ROTATE(rope_rotate_f32, 0)\n"
     "ROTATE(rope_rotate_f16, 1)\n"
-    "ROTATE(rope_rotate_bf16, 2)\n";
+    "ROTATE(rope_rotate_bf16, 2)\n"
+    "\n"
+    "/* The host's one launch: cos and sin from sinpe's device functions. */\n"
+    "#define HOST(NAME, DT)                                                      \\\n"
+    "__kernel void NAME(__global void *qk, __global const float *tab, int rows,\\\n"
+    "                   __global const float *consts, uint heads, uint head_dim,\\\n"
+    "                   uint rot, uint seq_len)                                 \\\n"
+    "{                                                                         \\\n"
+    "    uint j = get_global_id(0), r = get_global_id(1);                      \\\n"
+    "    float2 cs = sinpe_rope_cos_sin(tab, rows, consts, rot, 0u,            \\\n"
+    "                                   (int)(r % seq_len), j);                \\\n"
+    "    rotate_heads(qk, (size_t)r * heads * head_dim, heads, head_dim, rot / 2,\\\n"
+    "                 j, cs.x, cs.y, DT);                                      \\\n"
+    "}\n"
+    "HOST(rope_host_f32, 0)\n"
+    "HOST(rope_host_f16, 1)\n"
+    "HOST(rope_host_bf16, 2)\n";
 
 /* The state of one shape in one storage type. */
 typedef struct rope_run {
     bench_env *env;
     sinpe_table *table;
     cl_mem tab;        /* the table's buffer, borrowed */
-    cl_kernel gather, rotate;
+    cl_mem consts;     /* the table's constants, for the device functions */
+    cl_int tab_rows;
+    cl_kernel gather, rotate, host;
     cl_mem qk, cs, scratch;
     sinpe_dtype dtype;
     size_t tokens, seq_len;
@@ -142,6 +173,27 @@ static int run_unfused(void *user, cl_command_queue queue, cl_event *events, cl_
     CHECK(clEnqueueNDRangeKernel(queue, rr->rotate, 2, NULL, g_rotate, NULL, 1, &events[0],
                                  &events[1]));
     *n_events = 2;
+    return 0;
+fail:
+    return -1;
+}
+
+static int run_host(void *user, cl_command_queue queue, cl_event *events, cl_uint *n_events)
+{
+    rope_run *rr = user;
+    size_t g[2] = {ROPE_HEAD_DIM / 2, rr->tokens};
+    cl_uint heads = ROPE_ROW, head_dim = ROPE_HEAD_DIM, rot = ROPE_HEAD_DIM;
+    cl_uint seq_len = (cl_uint)rr->seq_len;
+    CHECK(clSetKernelArg(rr->host, 0, sizeof rr->qk, &rr->qk));
+    CHECK(clSetKernelArg(rr->host, 1, sizeof rr->tab, &rr->tab));
+    CHECK(clSetKernelArg(rr->host, 2, sizeof rr->tab_rows, &rr->tab_rows));
+    CHECK(clSetKernelArg(rr->host, 3, sizeof rr->consts, &rr->consts));
+    CHECK(clSetKernelArg(rr->host, 4, sizeof heads, &heads));
+    CHECK(clSetKernelArg(rr->host, 5, sizeof head_dim, &head_dim));
+    CHECK(clSetKernelArg(rr->host, 6, sizeof rot, &rot));
+    CHECK(clSetKernelArg(rr->host, 7, sizeof seq_len, &seq_len));
+    CHECK(clEnqueueNDRangeKernel(queue, rr->host, 2, NULL, g, NULL, 0, NULL, &events[0]));
+    *n_events = 1;
     return 0;
 fail:
     return -1;
@@ -230,7 +282,7 @@ static int run_shape(rope_run *rr, const bench_shape *sh, const double *freqs, d
     size_t es = bench_dtype_size(rr->dtype);
     size_t width = (size_t)ROPE_ROW * ROPE_HEAD_DIM;
     bench_job job = {NULL, NULL, rr, 0};
-    bench_row fused, unfused, copy;
+    bench_row fused, unfused, host, copy;
     unsigned char *x = NULL, *yf = NULL, *yu = NULL;
 
     rr->seq_len = sh->seq_len;
@@ -265,6 +317,8 @@ static int run_shape(rope_run *rr, const bench_shape *sh, const double *freqs, d
     int rc = time_row(rr, "rope", &job, sh, &fused);
     job.run = run_unfused;
     rc = rc ? rc : time_row(rr, "rope_unfused", &job, sh, &unfused);
+    job.run = run_host;
+    rc = rc ? rc : time_row(rr, "rope_host", &job, sh, &host);
     job.run = run_copy;
     rc = rc ? rc : time_row(rr, "rope_copy", &job, sh, &copy);
     env->opts = saved;
@@ -272,9 +326,12 @@ static int run_shape(rope_run *rr, const bench_shape *sh, const double *freqs, d
         goto fail;
     unfused.speedup_device = unfused.stats.median_us / fused.stats.median_us;
     unfused.speedup_wall = unfused.stats.wall_us / fused.stats.wall_us;
+    host.speedup_device = host.stats.median_us / fused.stats.median_us;
+    host.speedup_wall = host.stats.wall_us / fused.stats.wall_us;
     fused.vs_copy = copy.stats.median_us / fused.stats.median_us; /* same bytes */
     bench_report_row(env, &fused);
     bench_report_row(env, &unfused);
+    bench_report_row(env, &host);
     bench_report_row(env, &copy);
     bench_goal_rope(env, goals, &fused, unfused.speedup_device);
 
@@ -289,28 +346,29 @@ static int run_shape(rope_run *rr, const bench_shape *sh, const double *freqs, d
     CHECK(clEnqueueReadBuffer(env->queue, rr->qk, CL_TRUE, 0, rr->qk_bytes, x, 0, NULL, NULL));
     CHECK(sinpe_enqueue_rope(rr->table, env->queue, &rr->args, 0, NULL, NULL));
     CHECK(clEnqueueReadBuffer(env->queue, rr->qk, CL_TRUE, 0, rr->qk_bytes, yf, 0, NULL, NULL));
-    if (fill_qk(rr) != 0)
-        goto fail;
-    {
+    for (int way = 0; way < 2; way++) {
         cl_event ev[2];
         cl_uint n = 0;
-        int rc = run_unfused(rr, env->queue, ev, &n);
+        size_t differ = 0, i;
+        if (fill_qk(rr) != 0)
+            goto fail;
+        rc = (way ? run_host : run_unfused)(rr, env->queue, ev, &n);
         clFinish(env->queue);
         while (n > 0)
             clReleaseEvent(ev[--n]);
         if (rc != 0)
             goto fail;
+        CHECK(clEnqueueReadBuffer(env->queue, rr->qk, CL_TRUE, 0, rr->qk_bytes, yu, 0, NULL,
+                                  NULL));
+        for (i = 0; i < rr->qk_bytes; i += es)
+            differ += memcmp(yf + i, yu + i, es) != 0;
+        tally->rope_runs++;
+        tally->rope_bad += differ > 0;
+        if (differ > 0)
+            printf("MISMATCH: rope and %s differ in %zu of %zu values (%s, %s)\n",
+                   way ? "rope_host" : "rope_unfused", differ, rr->qk_bytes / es, sh->name,
+                   bench_dtype_name(rr->dtype));
     }
-    CHECK(clEnqueueReadBuffer(env->queue, rr->qk, CL_TRUE, 0, rr->qk_bytes, yu, 0, NULL, NULL));
-
-    size_t differ = 0, i;
-    for (i = 0; i < rr->qk_bytes; i += es)
-        differ += memcmp(yf + i, yu + i, es) != 0;
-    tally->rope_runs++;
-    tally->rope_bad += differ > 0;
-    if (differ > 0)
-        printf("MISMATCH: rope and rope_unfused differ in %zu of %zu values (%s, %s)\n",
-               differ, rr->qk_bytes / es, sh->name, bench_dtype_name(rr->dtype));
     double worst = 0.0;
     size_t over = check_reference(rr, x, yf, freqs, m, &worst);
     tally->rope_ref_runs++;
@@ -344,7 +402,10 @@ int bench_rope_cases(bench_env *env, check_tally *tally, goal_tally *goals)
     static const char *const rotate_names[3] = {"rope_rotate_f32", "rope_rotate_f16",
                                                 "rope_rotate_bf16"};
     static const sinpe_dtype types[3] = {SINPE_F32, SINPE_F16, SINPE_BF16};
-    const char *src = rope_source;
+    static const char *const host_names[3] = {"rope_host_f32", "rope_host_f16", "rope_host_bf16"};
+    const char *src = rope_source, *parts[2];
+    char *dev_text = NULL;
+    size_t dev_len = 0;
     size_t max_tokens = 0, rows = 0, i, t;
     double freqs[ROPE_HEAD_DIM / 2], m = 1.0;
     sinpe_rope_spec spec;
@@ -364,7 +425,14 @@ int bench_rope_cases(bench_env *env, check_tally *tally, goal_tally *goals)
         return 0;
     }
 
-    program = clCreateProgramWithSource(env->cl_ctx, 1, &src, NULL, &err);
+    /* sinpe's device functions first, for the host's one-launch kernel. */
+    CHECK(sinpe_device_source(env->ctx, NULL, 0, &dev_len));
+    dev_text = malloc(dev_len + 1);
+    CHECK_AS("malloc (device functions)", dev_text ? 0 : SINPE_OUT_OF_HOST_MEMORY);
+    CHECK(sinpe_device_source(env->ctx, dev_text, dev_len + 1, &dev_len));
+    parts[0] = dev_text;
+    parts[1] = src;
+    program = clCreateProgramWithSource(env->cl_ctx, 2, parts, NULL, &err);
     CHECK_AS("clCreateProgramWithSource(rope kernels)", err);
     CHECK(clBuildProgram(program, 1, &env->device, "-cl-std=CL1.2", NULL, NULL));
     rr.gather = clCreateKernel(program, "rope_gather", &err);
@@ -374,6 +442,8 @@ int bench_rope_cases(bench_env *env, check_tally *tally, goal_tally *goals)
     CHECK(sinpe_rope_frequencies(&spec, freqs, &m));
     CHECK(sinpe_rope_table_create(env->ctx, &spec, rows, &rr.table));
     CHECK(sinpe_table_borrow(rr.table, &rr.tab, &rows));
+    CHECK(sinpe_table_constants(rr.table, &rr.consts));
+    rr.tab_rows = (cl_int)rows;
 
     if (bench_make_buffer(env, max_tokens * ROPE_HEAD_DIM * sizeof(float),
                           "clCreateBuffer(cos/sin)", &rr.cs) != 0)
@@ -385,6 +455,8 @@ int bench_rope_cases(bench_env *env, check_tally *tally, goal_tally *goals)
         rr.dtype = types[t];
         rr.rotate = clCreateKernel(program, rotate_names[t], &err);
         CHECK_AS("clCreateKernel(rope_rotate)", err);
+        rr.host = clCreateKernel(program, host_names[t], &err);
+        CHECK_AS("clCreateKernel(rope_host)", err);
         if (bench_make_buffer(env, bytes, "clCreateBuffer(q and k)", &rr.qk) != 0 ||
             bench_make_buffer(env, bytes, "clCreateBuffer(copy scratch)", &rr.scratch) != 0)
             goto fail;
@@ -397,26 +469,33 @@ int bench_rope_cases(bench_env *env, check_tally *tally, goal_tally *goals)
         release_mem(&rr.qk);
         release_mem(&rr.scratch);
         clReleaseKernel(rr.rotate);
-        rr.rotate = NULL;
+        clReleaseKernel(rr.host);
+        rr.rotate = rr.host = NULL;
     }
 
     release_mem(&rr.cs);
     release_mem(&rr.tab);
+    release_mem(&rr.consts);
     sinpe_table_release(rr.table);
     clReleaseKernel(rr.gather);
     clReleaseProgram(program);
+    free(dev_text);
     return 0;
 fail:
     release_mem(&rr.qk);
     release_mem(&rr.scratch);
     release_mem(&rr.cs);
     release_mem(&rr.tab);
+    release_mem(&rr.consts);
     sinpe_table_release(rr.table);
     if (rr.rotate)
         clReleaseKernel(rr.rotate);
+    if (rr.host)
+        clReleaseKernel(rr.host);
     if (rr.gather)
         clReleaseKernel(rr.gather);
     if (program)
         clReleaseProgram(program);
+    free(dev_text);
     return -1;
 }

@@ -273,7 +273,7 @@ int bench_report_checks(const check_tally *t)
         printf("  fused_otf == fused from a table, bytes:     %s (%d of %d shapes)\n",
                t->otf_bad ? "no" : "yes", t->otf_runs - t->otf_bad, t->otf_runs);
     if (t->rope_runs > 0)
-        printf("  rope == rope_unfused, in place, bytes:      %s (%d of %d shapes and types)\n",
+        printf("  rope == rope_unfused and rope_host, bytes:  %s (%d of %d shapes, types, ways)\n",
                t->rope_bad ? "no" : "yes", t->rope_runs - t->rope_bad, t->rope_runs);
     if (t->rope_ref_runs > 0)
         printf("  rope ~ float64 rotation, within bound:      %s (%d of %d; largest error %.2f "
