@@ -5,8 +5,9 @@
  *
  * Shapes: decode 64 x 1, mid 4 x 512 and prefill 4 x 2048 tokens of 32 q
  * heads and 8 kv heads of head_dim 128 (Llama 3.1 8B's attention), the
- * Llama 3.1 rotary spec (R = 128, HALVES, COS_SIN), implicit positions,
- * in fp32, fp16 and bf16 storage.  q and k lie in one buffer, packed as a
+ * Llama 3.1 rotary spec (R = 128, HALVES, COS_SIN), positions from a
+ * buffer (decode: each sequence at its own position, below 2048), in
+ * fp32, fp16 and bf16 storage.  q and k lie in one buffer, packed as a
  * fused projection writes them: token r's row holds its 32 q heads then
  * its 8 k heads, so that the copy moves exactly the bytes the rotation
  * must.  Rows:
@@ -67,10 +68,10 @@ static const bench_shape rope_shapes[] = {
 static const char rope_source[] =
     "#pragma OPENCL FP_CONTRACT OFF\n"
     "__kernel void rope_gather(__global const float *restrict tab, uint rot,\n"
-    "                          uint seq_len, __global float *restrict cs)\n"
+    "                          __global const int *restrict pos, __global float *restrict cs)\n"
     "{\n"
     "    uint c = get_global_id(0), r = get_global_id(1);\n"
-    "    uint p = r % seq_len;\n"
+    "    uint p = (uint)pos[r];\n"
     "    cs[(size_t)r * rot + c] = tab[(size_t)p * rot + c];\n"
     "}\n"
     "\n"
@@ -124,10 +125,10 @@ static const char rope_source[] =
     "#define HOST(NAME, DT)                                                      \\\n"
     "__kernel void NAME(__global void *qk, __global const float *tab, int rows,\\\n"
     "                   __global const float *consts, uint heads, uint head_dim,\\\n"
-    "                   uint rot, uint seq_len)                                 \\\n"
+    "                   uint rot, __global const int *pos)                      \\\n"
     "{                                                                         \\\n"
     "    uint j = 4 * get_global_id(0), r = get_global_id(1);                  \\\n"
-    "    int p = (int)(r % seq_len);                                           \\\n"
+    "    int p = pos[r];                                                       \\\n"
     "    float2 a = sinpe_rope_cos_sin(tab, rows, consts, rot, 0u, p, j);      \\\n"
     "    float2 b = sinpe_rope_cos_sin(tab, rows, consts, rot, 0u, p, j + 1);  \\\n"
     "    float2 c = sinpe_rope_cos_sin(tab, rows, consts, rot, 0u, p, j + 2);  \\\n"
@@ -151,7 +152,10 @@ typedef struct rope_run {
     cl_mem qk, cs, scratch;
     sinpe_dtype dtype;
     size_t tokens, seq_len;
+    cl_mem pos;        /* each token's position, as every path reads it */
+    cl_int *host_pos;
     size_t qk_bytes;   /* q and k */
+    size_t distinct;   /* distinct positions */
     sinpe_rope_args args;
 } rope_run;
 
@@ -170,11 +174,11 @@ static int run_unfused(void *user, cl_command_queue queue, cl_event *events, cl_
     rope_run *rr = user;
     size_t g_gather[2] = {ROPE_HEAD_DIM, rr->tokens};
     size_t g_rotate[2] = {ROPE_HEAD_DIM / 8, rr->tokens}; /* four pairs a work-item */
-    cl_uint rot = ROPE_HEAD_DIM, seq_len = (cl_uint)rr->seq_len, heads = ROPE_ROW;
+    cl_uint rot = ROPE_HEAD_DIM, heads = ROPE_ROW;
     cl_uint head_dim = ROPE_HEAD_DIM;
     CHECK(clSetKernelArg(rr->gather, 0, sizeof rr->tab, &rr->tab));
     CHECK(clSetKernelArg(rr->gather, 1, sizeof rot, &rot));
-    CHECK(clSetKernelArg(rr->gather, 2, sizeof seq_len, &seq_len));
+    CHECK(clSetKernelArg(rr->gather, 2, sizeof rr->pos, &rr->pos));
     CHECK(clSetKernelArg(rr->gather, 3, sizeof rr->cs, &rr->cs));
     CHECK(clSetKernelArg(rr->rotate, 0, sizeof rr->qk, &rr->qk));
     CHECK(clSetKernelArg(rr->rotate, 1, sizeof rr->cs, &rr->cs));
@@ -197,7 +201,6 @@ static int run_host(void *user, cl_command_queue queue, cl_event *events, cl_uin
     rope_run *rr = user;
     size_t g[2] = {ROPE_HEAD_DIM / 8, rr->tokens}; /* four pairs a work-item */
     cl_uint heads = ROPE_ROW, head_dim = ROPE_HEAD_DIM, rot = ROPE_HEAD_DIM;
-    cl_uint seq_len = (cl_uint)rr->seq_len;
     CHECK(clSetKernelArg(rr->host, 0, sizeof rr->qk, &rr->qk));
     CHECK(clSetKernelArg(rr->host, 1, sizeof rr->tab, &rr->tab));
     CHECK(clSetKernelArg(rr->host, 2, sizeof rr->tab_rows, &rr->tab_rows));
@@ -205,7 +208,7 @@ static int run_host(void *user, cl_command_queue queue, cl_event *events, cl_uin
     CHECK(clSetKernelArg(rr->host, 4, sizeof heads, &heads));
     CHECK(clSetKernelArg(rr->host, 5, sizeof head_dim, &head_dim));
     CHECK(clSetKernelArg(rr->host, 6, sizeof rot, &rot));
-    CHECK(clSetKernelArg(rr->host, 7, sizeof seq_len, &seq_len));
+    CHECK(clSetKernelArg(rr->host, 7, sizeof rr->pos, &rr->pos));
     CHECK(clEnqueueNDRangeKernel(queue, rr->host, 2, NULL, g, NULL, 0, NULL, &events[0]));
     *n_events = 1;
     return 0;
@@ -243,7 +246,7 @@ static size_t check_reference(const rope_run *rr, const unsigned char *x, const 
     size_t step = rr->tokens > 64 ? 61 : 1;
     int bits = rr->dtype == SINPE_F16 ? 10 : rr->dtype == SINPE_BF16 ? 7 : 23;
     for (r = 0; r < rr->tokens; r += step) {
-        double p = (double)(r % rr->seq_len);
+        double p = (double)rr->host_pos[r];
         for (j = 0; j < half; j++) {
             double c = m * cos(p * freqs[j]), s = m * sin(p * freqs[j]);
             for (h = 0; h < ROPE_ROW; h++) {
@@ -275,22 +278,63 @@ static int time_row(rope_run *rr, const char *name, bench_job *job, const bench_
     if (bench_time(rr->env, job, &row->stats) != 0)
         return -1;
     row->name = name;
-    row->positions = "implicit";
+    row->positions = "explicit";
     row->shape = sh->name;
     row->dtype = bench_dtype_name(rr->dtype);
     row->path = "32q+8kv";
     row->seqs = sh->seqs;
     row->seq_len = sh->seq_len;
     row->dim = ROPE_HEAD_DIM;
-    row->distinct_positions = sh->seq_len;
+    row->distinct_positions = rr->distinct;
     row->bytes = 2.0 * (double)rr->qk_bytes; /* q and k read and written */
     row->task_bytes = row->bytes;
     return 0;
 }
 
-/* Times the three rows of one shape, then checks the outputs. */
-static int run_shape(rope_run *rr, const bench_shape *sh, const double *freqs, double m,
-                     check_tally *tally, goal_tally *goals)
+/*
+ * Each token's position, in a buffer as vLLM passes them: t within its
+ * sequence for prefill and mid; for decode, each sequence at its own
+ * place in the table's rows (a batch of requests of different ages),
+ * drawn from the run's seed.
+ */
+static int make_positions(rope_run *rr, size_t rows)
+{
+    uint64_t state = rr->env->opts->seed ^ 0x524F5045ull;
+    size_t r, d = 0;
+    unsigned char *seen = calloc(rows, 1);
+    cl_int err;
+    rr->host_pos = malloc(rr->tokens * sizeof *rr->host_pos);
+    CHECK_AS("malloc (positions)", rr->host_pos && seen ? 0 : SINPE_OUT_OF_HOST_MEMORY);
+    for (r = 0; r < rr->tokens; r++) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        rr->host_pos[r] = rr->seq_len > 1 ? (cl_int)(r % rr->seq_len)
+                                           : (cl_int)((state >> 33) % rows);
+        d += !seen[rr->host_pos[r]];
+        seen[rr->host_pos[r]] = 1;
+    }
+    rr->distinct = d;
+    rr->pos = clCreateBuffer(rr->env->cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                             rr->tokens * sizeof *rr->host_pos, rr->host_pos, &err);
+    CHECK_AS("clCreateBuffer(positions)", err);
+    free(seen);
+    return 0;
+fail:
+    free(seen);
+    return -1;
+}
+
+static void release_positions(rope_run *rr)
+{
+    if (rr->pos)
+        clReleaseMemObject(rr->pos);
+    free(rr->host_pos);
+    rr->pos = NULL;
+    rr->host_pos = NULL;
+}
+
+/* Times the four rows of one shape, then checks the outputs. */
+static int run_shape(rope_run *rr, const bench_shape *sh, size_t rows, const double *freqs,
+                     double m, check_tally *tally, goal_tally *goals)
 {
     bench_env *env = rr->env;
     size_t es = bench_dtype_size(rr->dtype);
@@ -302,6 +346,8 @@ static int run_shape(rope_run *rr, const bench_shape *sh, const double *freqs, d
     rr->seq_len = sh->seq_len;
     rr->tokens = sh->seqs * sh->seq_len;
     rr->qk_bytes = rr->tokens * width * es;
+    if (make_positions(rr, rows) != 0)
+        goto fail;
     sinpe_rope_args_init(&rr->args);
     rr->args.n_seqs = sh->seqs;
     rr->args.seq_len = sh->seq_len;
@@ -314,6 +360,7 @@ static int run_shape(rope_run *rr, const bench_shape *sh, const double *freqs, d
     rr->args.k_offset = (size_t)ROPE_Q_HEADS * ROPE_HEAD_DIM;
     rr->args.k_stride = width;
     rr->args.kv_heads = ROPE_KV_HEADS;
+    rr->args.positions = rr->pos;
     if (fill_qk(rr) != 0)
         goto fail;
 
@@ -340,7 +387,7 @@ static int run_shape(rope_run *rr, const bench_shape *sh, const double *freqs, d
         goto fail;
     /* The pair's own traffic: the cache written and read back, and the
        table rows it gathers, beside q and k. */
-    unfused.bytes += (2.0 * (double)rr->tokens + (double)sh->seq_len) * ROPE_HEAD_DIM * 4.0;
+    unfused.bytes += (2.0 * (double)rr->tokens + (double)rr->distinct) * ROPE_HEAD_DIM * 4.0;
     unfused.speedup_device = unfused.stats.median_us / fused.stats.median_us;
     unfused.speedup_wall = unfused.stats.wall_us / fused.stats.wall_us;
     host.speedup_device = host.stats.median_us / fused.stats.median_us;
@@ -399,11 +446,13 @@ static int run_shape(rope_run *rr, const bench_shape *sh, const double *freqs, d
     free(x);
     free(yf);
     free(yu);
+    release_positions(rr);
     return 0;
 fail:
     free(x);
     free(yf);
     free(yu);
+    release_positions(rr);
     return -1;
 }
 
@@ -423,7 +472,7 @@ int bench_rope_cases(bench_env *env, check_tally *tally, goal_tally *goals)
     const char *src = rope_source, *parts[2];
     char *dev_text = NULL;
     size_t dev_len = 0;
-    size_t max_tokens = 0, rows = 0, i, t;
+    size_t max_tokens = 0, context = 0, rows = 0, i, t;
     double freqs[ROPE_HEAD_DIM / 2], m = 1.0;
     sinpe_rope_spec spec;
     rope_run rr;
@@ -435,7 +484,7 @@ int bench_rope_cases(bench_env *env, check_tally *tally, goal_tally *goals)
     for (i = 0; i < N_ROPE_SHAPES; i++) {
         size_t n = rope_shapes[i].seqs * rope_shapes[i].seq_len;
         max_tokens = n > max_tokens ? n : max_tokens;
-        rows = rope_shapes[i].seq_len > rows ? rope_shapes[i].seq_len : rows;
+        context = rope_shapes[i].seq_len > context ? rope_shapes[i].seq_len : context;
     }
     if (max_tokens * ROPE_ROW * ROPE_HEAD_DIM * sizeof(float) > env->max_alloc) {
         printf("rope cases skipped: q and k exceed CL_DEVICE_MAX_MEM_ALLOC_SIZE\n");
@@ -457,7 +506,7 @@ int bench_rope_cases(bench_env *env, check_tally *tally, goal_tally *goals)
 
     CHECK(sinpe_rope_preset(&spec, SINPE_ROPE_PRESET_LLAMA3_1, ROPE_HEAD_DIM));
     CHECK(sinpe_rope_frequencies(&spec, freqs, &m));
-    CHECK(sinpe_rope_table_create(env->ctx, &spec, rows, &rr.table));
+    CHECK(sinpe_rope_table_create(env->ctx, &spec, context, &rr.table));
     CHECK(sinpe_table_borrow(rr.table, &rr.tab, &rows));
     CHECK(sinpe_table_constants(rr.table, &rr.consts));
     rr.tab_rows = (cl_int)rows;
@@ -481,7 +530,7 @@ int bench_rope_cases(bench_env *env, check_tally *tally, goal_tally *goals)
         if (bench_fill(env, rr.scratch, bytes / bench_dtype_size(rr.dtype), 9u, rr.dtype) != 0)
             goto fail;
         for (i = 0; i < N_ROPE_SHAPES; i++)
-            if (run_shape(&rr, &rope_shapes[i], freqs, m, tally, goals) != 0)
+            if (run_shape(&rr, &rope_shapes[i], context, freqs, m, tally, goals) != 0)
                 goto fail;
         release_mem(&rr.qk);
         release_mem(&rr.scratch);
