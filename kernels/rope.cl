@@ -52,6 +52,15 @@ SINPE_INLINE void sinpe_rope_heads(global const uchar *src, size_t so, global uc
                                    size_t d, uint heads, uint head_dim, uint k0, uint npairs,
                                    int n, uint pairing, const int ot, float4 c, float4 s)
 {
+    if (n == 4 && !pairing) { /* the common case, without the lane counts' branches */
+        for (uint h = 0; h < heads; h++, so += head_dim, d += head_dim) {
+            float4 x1 = sinpe_load4(src, so + k0, ot, false);
+            float4 x2 = sinpe_load4(src, so + npairs + k0, ot, false);
+            sinpe_store4(fma(x1, c, -(x2 * s)), dst, d + k0, ot, false);
+            sinpe_store4(fma(x2, c, x1 * s), dst, d + npairs + k0, ot, false);
+        }
+        return;
+    }
     for (uint h = 0; h < heads; h++, so += head_dim, d += head_dim) {
         float4 x1, x2;
         sinpe_rope_load(src, so, k0, npairs, n, pairing, ot, &x1, &x2);
