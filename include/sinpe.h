@@ -1244,9 +1244,10 @@ SINPE_API void sinpe_rope_spec_init_sized(sinpe_rope_spec *spec, size_t rotary_d
  *  GPT_NEOX      R = head_dim / 4 (rotary_pct 0.25), base 10000, HALVES (Pythia)
  *  GPTJ          R = 64 (rotary_dim), base 10000, INTERLEAVED (head_dim >= 64)
  *  PHI3_LONGROPE base 10000, LONGROPE orig 4096, max_positions 131072,
- *                length 131072 (long factors): the factor lists are the
- *                model's own and must be set by the caller (short_factor,
- *                long_factor), as for every LONGROPE model.
+ *                length 131072 (the long factors; set length to the
+ *                sequence's for the short ones below 4097), and the factor
+ *                lists of Phi-3.5-mini-instruct (head_dim 96 only; another
+ *                LONGROPE model sets its own short_factor and long_factor).
  */
 typedef enum sinpe_rope_preset {
     SINPE_ROPE_PRESET_LLAMA2 = 1,

@@ -150,6 +150,35 @@ START_TEST(rope_frequencies_match_hf)
 }
 END_TEST
 
+/* Every preset: a valid spec whose frequencies are HF's for its fields. */
+START_TEST(rope_presets_match_hf)
+{
+    sinpe_rope_preset pr = (sinpe_rope_preset)(_i + 1);
+    size_t head_dim = pr == SINPE_ROPE_PRESET_PHI3_LONGROPE ? 96
+                      : pr == SINPE_ROPE_PRESET_GPTJ        ? 256
+                                                            : 128;
+    sinpe_rope_spec s;
+    double got[64], want[64], m, want_m;
+    TU_OK(sinpe_rope_preset(&s, pr, head_dim));
+    ck_assert_ptr_nonnull(sinpe_rope_preset_name(pr));
+    ck_assert_uint_eq(s.rotary_dim, pr == SINPE_ROPE_PRESET_GPT_NEOX ? 32
+                                    : pr == SINPE_ROPE_PRESET_GPTJ   ? 64
+                                                                     : head_dim);
+    TU_OK(sinpe_rope_frequencies(&s, got, &m));
+    hf_inv_freq(&s, want, &want_m);
+    ck_assert_msg(fabs(m - want_m) <= 1e-15 * want_m, "%s: m %.17g, HF %.17g",
+                  sinpe_rope_preset_name(pr), m, want_m);
+    for (size_t k = 0; k < s.rotary_dim / 2; k++)
+        ck_assert_msg(fabs(got[k] - want[k]) <= 4e-16 * want[k], "%s: w[%zu] %.17g, HF %.17g",
+                      sinpe_rope_preset_name(pr), k, got[k], want[k]);
+    if (pr == SINPE_ROPE_PRESET_PHI3_LONGROPE) {
+        ck_assert(s.long_factor && s.short_factor);
+        ck_assert(s.long_factor[0] == (double)1.08f && s.short_factor[47] == 2.8399994373321533);
+        TU_STATUS(sinpe_rope_preset(&s, pr, 128), SINPE_INVALID_SPEC);
+    }
+}
+END_TEST
+
 /* ---- tables ---------------------------------------------------------------- */
 
 /* Reads rows [row0, row0 + n) of tab (R columns) as floats. */
@@ -571,6 +600,7 @@ Suite *suite_rope(void)
     TCase *tc = tcase_create("rope");
     tcase_set_timeout(tc, TU_TIMEOUT);
     tcase_add_loop_test(tc, rope_frequencies_match_hf, 0, N_RULES);
+    tcase_add_loop_test(tc, rope_presets_match_hf, 0, SINPE_ROPE_PRESET_PHI3_LONGROPE);
     tcase_add_loop_test(tc, rope_table_exact_and_same_bits, 0, 2 * N_RULES);
     tcase_add_loop_test(tc, rope_rotation_bits, 0, (int)(sizeof rot_cases / sizeof rot_cases[0]));
     tcase_add_test(tc, rope_bad_specs);
