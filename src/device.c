@@ -5,8 +5,10 @@
 #include "sinpe_internal.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define MAX_PLATFORMS 16
 #define MAX_DEVICES 64
@@ -25,17 +27,6 @@ typedef struct {
  * enumeration is serialised process-wide.
  */
 static pthread_mutex_t enumerate_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static unsigned list_devices_locked(candidate *out, unsigned cap);
-
-static unsigned list_devices(candidate *out, unsigned cap)
-{
-    unsigned n;
-    pthread_mutex_lock(&enumerate_lock);
-    n = list_devices_locked(out, cap);
-    pthread_mutex_unlock(&enumerate_lock);
-    return n;
-}
 
 static unsigned list_devices_locked(candidate *out, unsigned cap)
 {
@@ -64,56 +55,41 @@ static unsigned list_devices_locked(candidate *out, unsigned cap)
             c->type = 0;
             clGetDeviceInfo(devs[d], CL_DEVICE_TYPE, sizeof c->type, &c->type, NULL);
             clGetDeviceInfo(devs[d], CL_DEVICE_NAME, sizeof dname - 1, dname, NULL);
-            strcpy(c->name, pname);
-            strcat(c->name, " / ");
-            strcat(c->name, dname);
+            snprintf(c->name, sizeof c->name, "%s / %s", pname, dname);
         }
     }
+    return n;
+}
+
+static unsigned list_devices(candidate *out, unsigned cap)
+{
+    unsigned n;
+    pthread_mutex_lock(&enumerate_lock);
+    n = list_devices_locked(out, cap);
+    pthread_mutex_unlock(&enumerate_lock);
     return n;
 }
 
 static int contains_nocase(const char *hay, const char *needle)
 {
     size_t n = strlen(needle);
-    for (; *hay; hay++) {
-        size_t i = 0;
-        while (i < n && hay[i] &&
-               tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
-            i++;
-        if (i == n)
+    for (; *hay; hay++)
+        if (strncasecmp(hay, needle, n) == 0)
             return 1;
-    }
     return n == 0;
 }
 
 /* "P", "P:D": 1 and the indices; 0 when sel is not of that form; -1 malformed. */
 static int parse_indices(const char *sel, unsigned *p, unsigned *d)
 {
-    const char *s = sel;
-    int seen_digit = 0, seen_colon = 0;
-    for (; *s; s++) {
-        if (isdigit((unsigned char)*s))
-            seen_digit = 1;
-        else if (*s == ':' && !seen_colon)
-            seen_colon = 1;
-        else
-            return 0;
-    }
-    if (!seen_digit)
-        return seen_colon ? -1 : 0;
-    char *end;
-    unsigned long a = strtoul(sel, &end, 10);
-    if (end == sel)
+    const char *colon = strchr(sel, ':');
+    if (sel[strspn(sel, "0123456789:")] || (colon && strchr(colon + 1, ':')))
+        return 0;
+    if (!isdigit((unsigned char)sel[0]) || (colon && !isdigit((unsigned char)colon[1])))
         return -1;
-    *p = (unsigned)a;
-    *d = 0;
-    if (*end == ':') {
-        const char *q = end + 1;
-        if (!isdigit((unsigned char)*q))
-            return -1;
-        *d = (unsigned)strtoul(q, &end, 10);
-    }
-    return *end == '\0' ? 1 : -1;
+    *p = (unsigned)strtoul(sel, NULL, 10);
+    *d = colon ? (unsigned)strtoul(colon + 1, NULL, 10) : 0;
+    return 1;
 }
 
 sinpe_status sinpe__device_pick(const char *selector, cl_platform_id *platform,
@@ -157,20 +133,14 @@ sinpe_status sinpe__device_query(cl_device_id device, sinpe__device_info *info)
 {
     cl_device_fp_config fp64 = 0;
     memset(info, 0, sizeof *info);
-    SINPE_CL_CHECK(clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof info->name - 1, info->name,
-                                   NULL),
-                   "clGetDeviceInfo(CL_DEVICE_NAME)");
-    SINPE_CL_CHECK(clGetDeviceInfo(device, CL_DEVICE_VENDOR, sizeof info->vendor - 1,
-                                   info->vendor, NULL),
-                   "clGetDeviceInfo(CL_DEVICE_VENDOR)");
-    SINPE_CL_CHECK(clGetDeviceInfo(device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof info->max_alloc,
-                                   &info->max_alloc, NULL),
-                   "clGetDeviceInfo(CL_DEVICE_MAX_MEM_ALLOC_SIZE)");
-    SINPE_CL_CHECK(clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof info->max_item,
-                                   info->max_item, NULL),
-                   "clGetDeviceInfo(CL_DEVICE_MAX_WORK_ITEM_SIZES)");
-    SINPE_CL_CHECK(clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof info->type, &info->type, NULL),
-                   "clGetDeviceInfo(CL_DEVICE_TYPE)");
+#define QUERY(param, size, value) \
+    SINPE_CL_CHECK(clGetDeviceInfo(device, param, size, value, NULL), "clGetDeviceInfo(" #param ")")
+    QUERY(CL_DEVICE_NAME, sizeof info->name - 1, info->name);
+    QUERY(CL_DEVICE_VENDOR, sizeof info->vendor - 1, info->vendor);
+    QUERY(CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof info->max_alloc, &info->max_alloc);
+    QUERY(CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof info->max_item, info->max_item);
+    QUERY(CL_DEVICE_TYPE, sizeof info->type, &info->type);
+#undef QUERY
     /* Absent on devices without fp64: a failure simply means "none". */
     if (clGetDeviceInfo(device, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64, &fp64, NULL) !=
         CL_SUCCESS)
