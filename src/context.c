@@ -48,15 +48,45 @@ static void context_destroy(sinpe_context *ctx)
     free(ctx);
 }
 
-/* Everything after the cl_context and device exist; takes ownership of them. */
+/* The rest of a context, once its cl_context and device are in place. */
+static sinpe_status context_init(sinpe_context *ctx, const sinpe_context_options *options)
+{
+    char from[SINPE__FROM];
+    cl_int err;
+    SINPE_FORWARD(sinpe__device_query(ctx->device, &ctx->info));
+    SINPE_CHECK((unsigned)options->math > SINPE_MATH_FP64, SINPE_INVALID_OPTION,
+                "options.math: unknown value %d", (int)options->math);
+    SINPE_CHECK(options->math == SINPE_MATH_FP64 && !ctx->info.has_fp64, SINPE_UNSUPPORTED,
+                "options.math: SINPE_MATH_FP64 requested but device \"%s\" has no double "
+                "precision",
+                ctx->info.name);
+    ctx->math = options->math == SINPE_MATH_FP64 ? SINPE_MATH_FP64 : SINPE_MATH_FLOAT;
+    ctx->queue = clCreateCommandQueue(ctx->cl_ctx, ctx->device, CL_QUEUE_PROFILING_ENABLE, &err);
+    SINPE_CL_CHECK(err, "clCreateCommandQueue");
+    ctx->dummy = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, 64, NULL, &err);
+    SINPE_CL_CHECK(err, "clCreateBuffer");
+    SINPE_FORWARD(sinpe__tuning_pick(ctx->device, &ctx->info, options->tuning, &ctx->tune, from));
+    size_t n = (size_t)snprintf(ctx->tune_text, sizeof ctx->tune_text, "from=%s; ", from);
+    if (n < sizeof ctx->tune_text)
+        sinpe__tuning_format(&ctx->tune, ctx->tune_text + n, sizeof ctx->tune_text - n);
+    ctx->disk_cache = !options->no_disk_cache;
+    SINPE_FORWARD(sinpe__program_build(ctx->cl_ctx, ctx->device, ctx->math, &ctx->tune, -1,
+                                       ctx->disk_cache, &ctx->prog));
+    /* The float types' kernels now; the quantized types' on first use. */
+    for (int w = 0; sinpe__dtype((sinpe_dtype)w); w++) {
+        const sinpe__program *p;
+        if (!sinpe__dtype((sinpe_dtype)w)->quantized)
+            SINPE_FORWARD(sinpe__context_weights(ctx, (sinpe_dtype)w, &p));
+    }
+    return SINPE_SUCCESS;
+}
+
+/* Takes ownership of cl_ctx and dev, whatever happens. */
 static sinpe_status context_finish(cl_context cl_ctx, cl_device_id dev,
                                    const sinpe_context_options *options, sinpe_context **out)
 {
-    sinpe_context *ctx;
+    sinpe_context *ctx = calloc(1, sizeof *ctx);
     sinpe_status st;
-    cl_int err;
-
-    ctx = calloc(1, sizeof *ctx);
     if (!ctx) {
         clReleaseDevice(dev);
         clReleaseContext(cl_ctx);
@@ -67,63 +97,10 @@ static sinpe_status context_finish(cl_context cl_ctx, cl_device_id dev,
     ctx->cl_ctx = cl_ctx;
     ctx->device = dev;
     ctx->refs = 1;
-
-    if ((st = sinpe__device_query(dev, &ctx->info)) != SINPE_SUCCESS)
-        goto fail;
-    switch (options->math) {
-    case SINPE_MATH_AUTO:
-    case SINPE_MATH_FLOAT:
-        ctx->math = SINPE_MATH_FLOAT;
-        break;
-    case SINPE_MATH_FP64:
-        if (!ctx->info.has_fp64) {
-            st = sinpe__fail(SINPE_UNSUPPORTED, "options.math: SINPE_MATH_FP64 requested but "
-                                                "device \"%s\" has no double precision",
-                             ctx->info.name);
-            goto fail;
-        }
-        ctx->math = SINPE_MATH_FP64;
-        break;
-    default:
-        st = sinpe__fail(SINPE_INVALID_OPTION, "options.math: unknown value %d",
-                         (int)options->math);
-        goto fail;
-    }
-    ctx->queue = clCreateCommandQueue(cl_ctx, dev, CL_QUEUE_PROFILING_ENABLE, &err);
-    if (err != CL_SUCCESS) {
-        st = sinpe__cl_fail(err, "clCreateCommandQueue");
-        goto fail;
-    }
-    ctx->dummy = clCreateBuffer(cl_ctx, CL_MEM_READ_WRITE, 64, NULL, &err);
-    if (err != CL_SUCCESS) {
-        st = sinpe__cl_fail(err, "clCreateBuffer");
-        goto fail;
-    }
-    {
-        char from[SINPE__FROM];
-        size_t n;
-        if ((st = sinpe__tuning_pick(dev, &ctx->info, options->tuning, &ctx->tune, from)) !=
-            SINPE_SUCCESS)
-            goto fail;
-        n = (size_t)snprintf(ctx->tune_text, sizeof ctx->tune_text, "from=%s; ", from);
-        if (n < sizeof ctx->tune_text)
-            sinpe__tuning_format(&ctx->tune, ctx->tune_text + n, sizeof ctx->tune_text - n);
-    }
-    ctx->disk_cache = !options->no_disk_cache;
-    if ((st = sinpe__program_build(cl_ctx, dev, ctx->math, &ctx->tune, -1, ctx->disk_cache,
-                                   &ctx->prog)) != SINPE_SUCCESS)
-        goto fail;
-    /* The float types' kernels now; the quantized types' on first use. */
-    for (int w = 0; sinpe__dtype((sinpe_dtype)w); w++) {
-        const sinpe__program *p;
-        if (!sinpe__dtype((sinpe_dtype)w)->quantized &&
-            (st = sinpe__context_weights(ctx, (sinpe_dtype)w, &p)) != SINPE_SUCCESS)
-            goto fail;
-    }
-    *out = ctx;
-    return SINPE_SUCCESS;
-fail:
-    context_destroy(ctx);
+    if ((st = context_init(ctx, options)) != SINPE_SUCCESS)
+        context_destroy(ctx);
+    else
+        *out = ctx;
     return st;
 }
 
