@@ -88,17 +88,11 @@ sinpe_status sinpe__embed_run(sinpe_table *t, int mode, const sinpe_embed_args *
         p.pos_off = 0;
         p.start = 0;
     }
-    if (st != SINPE_SUCCESS) {
-        if (tab)
-            clReleaseMemObject(tab);
-        if (made_pos)
-            clReleaseMemObject(made_pos);
-        return st;
+    if (st == SINPE_SUCCESS) {
+        p.tab_rows = (cl_int)rows;
+        st = sinpe__plan_embed(&ctx->tune, &ctx->info, prog, mode, a, &p, &plan);
+        p.flags |= plan.flags;
     }
-    p.tab_rows = (cl_int)rows;
-    st = sinpe__plan_embed(&ctx->tune, &ctx->info, prog, mode, a, &p, &plan);
-    p.flags |= plan.flags;
-
     cl_mem d = ctx->dummy;
     sinpe__embed_kargs v;
     v.ids = a->ids ? a->ids : d;
@@ -112,7 +106,7 @@ sinpe_status sinpe__embed_run(sinpe_table *t, int mode, const sinpe_embed_args *
     v.ws = p.ws_type != SINPE_SCALES_NONE ? a->weight_scales : d;
     v.a = p;
     /* Two launches (TABLE, then OTF) run one after the other. */
-    for (int i = 0; i < plan.n && st == SINPE_SUCCESS; i++)
+    for (int i = 0; st == SINPE_SUCCESS && i < plan.n; i++)
         st = sink->emit(sink, ctx, &plan.launch[i], &v, sizeof v, i == plan.n - 1);
     /* The enqueued commands keep their own hold on these. */
     if (tab)
@@ -166,26 +160,22 @@ sinpe_status sinpe__enqueue_call(sinpe_table *t, int mode, cl_command_queue queu
 }
 
 sinpe_status sinpe_enqueue_embed(sinpe_table *table, cl_command_queue queue,
-                                 const sinpe_embed_args *args, cl_uint num_events_in_wait_list,
-                                 const cl_event *event_wait_list, cl_event *event)
+                                 const sinpe_embed_args *args, cl_uint nwait,
+                                 const cl_event *wait, cl_event *event)
 {
-    return sinpe__enqueue_call(table, SINPE_MODE_FUSED, queue, args, num_events_in_wait_list,
-                               event_wait_list, event);
+    return sinpe__enqueue_call(table, SINPE_MODE_FUSED, queue, args, nwait, wait, event);
 }
 
 sinpe_status sinpe_enqueue_gather(sinpe_table *table, cl_command_queue queue,
-                                  const sinpe_embed_args *args, cl_uint num_events_in_wait_list,
-                                  const cl_event *event_wait_list, cl_event *event)
+                                  const sinpe_embed_args *args, cl_uint nwait,
+                                  const cl_event *wait, cl_event *event)
 {
-    return sinpe__enqueue_call(table, SINPE_MODE_GATHER, queue, args, num_events_in_wait_list,
-                               event_wait_list, event);
+    return sinpe__enqueue_call(table, SINPE_MODE_GATHER, queue, args, nwait, wait, event);
 }
 
 sinpe_status sinpe_enqueue_add_positions(sinpe_table *table, cl_command_queue queue,
-                                         const sinpe_embed_args *args,
-                                         cl_uint num_events_in_wait_list,
-                                         const cl_event *event_wait_list, cl_event *event)
+                                         const sinpe_embed_args *args, cl_uint nwait,
+                                         const cl_event *wait, cl_event *event)
 {
-    return sinpe__enqueue_call(table, SINPE_MODE_ADD, queue, args, num_events_in_wait_list,
-                               event_wait_list, event);
+    return sinpe__enqueue_call(table, SINPE_MODE_ADD, queue, args, nwait, wait, event);
 }
