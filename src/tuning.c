@@ -21,10 +21,16 @@ const sinpe__param sinpe__params[] = {SINPE_TUNING_PARAMS(PARAM_ROW)};
 #undef PARAM_ROW
 const size_t sinpe__n_params = sizeof sinpe__params / sizeof sinpe__params[0];
 
-/* Key fields a record may carry besides its parameters (see sinpe__record). */
-static const char *const meta_keys[] = {"name", "vendor", "type", "device", "measured",
-                                        "sinpe", "key", "platform", "driver", "from",
-                                        "ignored", NULL};
+/* Key fields a record may carry besides its parameters (see sinpe__record):
+   where the library keeps those it reads, 0 for those kept for people. */
+#define META(field) offsetof(sinpe__record, field)
+static const struct {
+    const char *key;
+    size_t field;
+} meta[] = {{"name", META(name)}, {"vendor", META(vendor)}, {"type", META(type)},
+            {"device", META(device)}, {"key", META(key)}, {"sinpe", META(version)},
+            {"measured", 0}, {"platform", 0}, {"driver", 0}, {"from", 0}, {"ignored", 0}};
+#undef META
 
 size_t *sinpe__param_field(sinpe__tuning *t, size_t i)
 {
@@ -109,24 +115,6 @@ static void copy_field(char *buf, size_t n, const char *s, size_t len)
     buf[len] = '\0';
 }
 
-/* The field of a key the library reads, or NULL for those kept for people. */
-static char *meta_field(sinpe__record *r, const char *key)
-{
-    if (strcmp(key, "name") == 0)
-        return r->name;
-    if (strcmp(key, "vendor") == 0)
-        return r->vendor;
-    if (strcmp(key, "type") == 0)
-        return r->type;
-    if (strcmp(key, "device") == 0)
-        return r->device;
-    if (strcmp(key, "key") == 0)
-        return r->key;
-    if (strcmp(key, "sinpe") == 0)
-        return r->version;
-    return NULL;
-}
-
 /* One "key = value" entry, trimmed; 0 on success, else why in r->why. */
 static int parse_entry(sinpe__record *r, const char *s, size_t len, unsigned line)
 {
@@ -159,12 +147,11 @@ static int parse_entry(sinpe__record *r, const char *s, size_t len, unsigned lin
         r->set |= 1u << i;
         return 0;
     }
-    for (size_t i = 0; meta_keys[i]; i++) {
-        char *f;
-        if (strcmp(key, meta_keys[i]) != 0)
+    for (size_t i = 0; i < sizeof meta / sizeof meta[0]; i++) {
+        if (strcmp(key, meta[i].key) != 0)
             continue;
-        if ((f = meta_field(r, key)) != NULL)
-            copy_field(f, SINPE__META, v, vlen);
+        if (meta[i].field)
+            copy_field((char *)r + meta[i].field, SINPE__META, v, vlen);
         return 0;
     }
     snprintf(r->why, sizeof r->why, "line %u: unknown key \"%s\"", line, key);

@@ -1,16 +1,9 @@
 /*
- * tuning_source.c -- where a context's tuning record comes from, in order:
- *   1. an override: sinpe_context_options.tuning, else (when that is
- *      NULL) $SINPE_TUNING; it may set only some parameters, the others
- *      come from below, and "" is none;
- *   2. the device's tuning file, which sinpe-tune writes through
- *      sinpe_tuning_save(): "<cache dir>/tuning-<key>.txt", where key is
- *      the hash of the library version, the kernel source and the
- *      platform, device and driver versions (cache.c), which the file
- *      also holds; a file that is damaged, incomplete, or holds another
- *      key (stale or foreign) is ignored, and the context says so;
- *   3. the database record that fits the device best (tuning.c).
- * A context never tunes by itself.
+ * tuning_source.c -- where a context's tuning record comes from, in the
+ * order include/sinpe.h gives ("Work shape"): the override, over the
+ * device's tuning file (keyed as cache.c keys a device), over the database
+ * record that fits the device best (tuning.c).  A file that is damaged,
+ * incomplete or keyed for another device is ignored, and the context says so.
  */
 #include "sinpe_internal.h"
 
@@ -41,7 +34,6 @@ static char *read_small(const char *path, const char **why)
 {
     struct stat sb;
     char *text = NULL;
-    ssize_t got;
     /* O_NONBLOCK: a FIFO planted under the name must not hang the caller. */
     int fd = open(path, O_RDONLY | O_NONBLOCK);
     *why = NULL;
@@ -51,19 +43,16 @@ static char *read_small(const char *path, const char **why)
         *why = "not a regular file of at most 64 KiB";
     else if (!(text = malloc((size_t)sb.st_size + 1)))
         *why = "no memory to read it";
-    else if ((got = read(fd, text, (size_t)sb.st_size)) != (ssize_t)sb.st_size) {
+    else if (read(fd, text, (size_t)sb.st_size) != (ssize_t)sb.st_size)
         *why = "cannot be read";
-        free(text);
-        text = NULL;
-    } else {
-        text[got] = '\0';
-        if (strlen(text) != (size_t)got) {
-            *why = "holds a NUL byte";
-            free(text);
-            text = NULL;
-        }
-    }
+    else if (memchr(text, '\0', (size_t)sb.st_size))
+        *why = "holds a NUL byte";
     close(fd);
+    if (*why) {
+        free(text);
+        return NULL;
+    }
+    text[sb.st_size] = '\0';
     return text;
 }
 
