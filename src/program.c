@@ -70,33 +70,43 @@ static int load_cached(const sinpe__cache *cache, cl_context ctx, cl_device_id d
     return 0;
 }
 
-/*
- * Developers may replace the embedded kernels with the file named by
- * SINPE_KERNEL_SOURCE (a kernel file that includes the others, such as
- * kernels/sinpe.cl); the disk cache is then bypassed, since its key
- * describes the embedded source.
- */
+/* SINPE_KERNEL_SOURCE (include/sinpe.h): the disk cache is then bypassed,
+   since its key describes the embedded source. */
 static sinpe_status source_override(char **text, size_t *len)
 {
     const char *path = getenv("SINPE_KERNEL_SOURCE");
     FILE *f;
-    long n;
+    long n = 0;
     *text = NULL;
     if (!path || !*path)
         return SINPE_SUCCESS;
-    f = fopen(path, "rb");
-    SINPE_CHECK(!f, SINPE_INVALID_OPTION, "SINPE_KERNEL_SOURCE \"%s\" cannot be read", path);
-    if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0 ||
-        !(*text = malloc((size_t)n + 1)) || fread(*text, 1, (size_t)n, f) != (size_t)n) {
+    if ((f = fopen(path, "rb")) != NULL) {
+        if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0 ||
+            !(*text = malloc((size_t)n + 1)) || fread(*text, 1, (size_t)n, f) != (size_t)n) {
+            free(*text);
+            *text = NULL;
+        }
         fclose(f);
-        free(*text);
-        *text = NULL;
-        return sinpe__fail(SINPE_INVALID_OPTION, "SINPE_KERNEL_SOURCE \"%s\" cannot be read",
-                           path);
     }
-    fclose(f);
+    SINPE_CHECK(!*text, SINPE_INVALID_OPTION, "SINPE_KERNEL_SOURCE \"%s\" cannot be read", path);
     (*text)[n] = '\0';
     *len = (size_t)n;
+    return SINPE_SUCCESS;
+}
+
+static sinpe_status build_source(cl_context ctx, cl_device_id dev, const char *src, size_t len,
+                                 const char *options, const sinpe__tuning *tune, int weights,
+                                 sinpe__program *prog)
+{
+    const char *what = NULL;
+    cl_int err;
+    prog->program = clCreateProgramWithSource(ctx, 1, &src, &len, &err);
+    SINPE_CL_CHECK(err, "clCreateProgramWithSource");
+    err = clBuildProgram(prog->program, 1, &dev, options, NULL, NULL);
+    if (err != CL_SUCCESS)
+        return build_failure(prog->program, dev, err);
+    err = make_kernels(dev, tune, weights, prog, &what);
+    SINPE_CL_CHECK(err, what);
     return SINPE_SUCCESS;
 }
 
@@ -104,20 +114,15 @@ sinpe_status sinpe__program_build(cl_context ctx, cl_device_id dev, sinpe_math m
                                   const sinpe__tuning *tune, int weights, int disk_cache,
                                   sinpe__program *prog)
 {
-    const char *src = sinpe__kernel_source, *what = NULL;
+    const char *src = sinpe__kernel_source;
     size_t len = (size_t)sinpe__kernel_source_len;
     char options[1024], *override;
     sinpe__cache cache;
-    cl_int err;
     sinpe_status st = SINPE_SUCCESS;
 
     memset(prog, 0, sizeof *prog);
     memset(&cache, 0, sizeof cache);
     SINPE_FORWARD(source_override(&override, &len));
-    if (override) {
-        src = override;
-        disk_cache = 0;
-    }
     sinpe__plan_options(tune, math, weights, options, sizeof options);
     if (override) {
         /* The file's includes are found beside it. */
@@ -125,34 +130,19 @@ sinpe_status sinpe__program_build(cl_context ctx, cl_device_id dev, sinpe_math m
         size_t used = strlen(options);
         snprintf(options + used, sizeof options - used, " -I %.*s",
                  slash ? (int)(slash - path) : 1, slash ? path : ".");
+        src = override;
+        disk_cache = 0;
     }
-    if (disk_cache) {
+    if (disk_cache)
         sinpe__cache_open(&cache, dev, options);
-        if (load_cached(&cache, ctx, dev, options, tune, weights, prog))
-            goto done;
+    if (!disk_cache || !load_cached(&cache, ctx, dev, options, tune, weights, prog)) {
+        st = build_source(ctx, dev, src, len, options, tune, weights, prog);
+        if (st == SINPE_SUCCESS)
+            sinpe__cache_store(&cache, prog->program, dev);
+        else
+            sinpe__program_release(prog);
     }
-    prog->program = clCreateProgramWithSource(ctx, 1, &src, &len, &err);
-    if (err != CL_SUCCESS) {
-        st = sinpe__cl_fail(err, "clCreateProgramWithSource");
-        goto fail;
-    }
-    err = clBuildProgram(prog->program, 1, &dev, options, NULL, NULL);
-    if (err != CL_SUCCESS) {
-        st = build_failure(prog->program, dev, err);
-        goto fail;
-    }
-    if ((err = make_kernels(dev, tune, weights, prog, &what)) != CL_SUCCESS) {
-        st = sinpe__cl_fail(err, what);
-        goto fail;
-    }
-    sinpe__cache_store(&cache, prog->program, dev);
-done:
     sinpe__cache_close(&cache);
-    free(override);
-    return SINPE_SUCCESS;
-fail:
-    sinpe__cache_close(&cache);
-    sinpe__program_release(prog);
     free(override);
     return st;
 }
