@@ -226,11 +226,9 @@ cl_program sinpe__cache_load(const sinpe__cache *c, cl_context ctx, cl_device_id
     if (!(bin = malloc((size_t)len)) || transfer(fd, bin, (size_t)len, 0) != 0 ||
         sinpe__fnv1a(SINPE__FNV_BASIS, bin, (size_t)len) != get64(head + SINPE__CACHE_OFF_SUM))
         goto fail;
-    {
-        size_t n = (size_t)len;
-        const unsigned char *p = bin;
-        prog = clCreateProgramWithBinary(ctx, 1, &dev, &n, &p, &status, &err);
-    }
+    size_t n = (size_t)len;
+    const unsigned char *p = bin;
+    prog = clCreateProgramWithBinary(ctx, 1, &dev, &n, &p, &status, &err);
     if (err != CL_SUCCESS || status != CL_SUCCESS ||
         clBuildProgram(prog, 1, &dev, options, NULL, NULL) != CL_SUCCESS)
         goto fail;
@@ -253,14 +251,12 @@ static void make_dirs(const char *path, size_t dir_len)
     if (!d)
         return;
     memcpy(d, path, dir_len);
-    d[dir_len] = '\0';
     for (size_t i = 1; i <= dir_len; i++) {
-        if (i < dir_len && d[i] != '/')
-            continue;
-        d[i] = '\0';
-        mkdir(d, 0700);
-        if (i < dir_len)
+        if (i == dir_len || d[i] == '/') {
+            d[i] = '\0';
+            mkdir(d, 0700);
             d[i] = '/';
+        }
     }
     free(d);
 }
