@@ -40,42 +40,58 @@ static double stored_scale(const float *x, size_t n, double largest, sinpe_dtype
     return sinpe__decode(SINPE_F16, *bits);
 }
 
-/* Whether every value of src is finite and every scale the call stores
-   is too (an fp16 one can overflow), checked before anything is written;
-   else the error names the first value, or row (and Q8_0 block), at fault. */
-static sinpe_status check_src(const sinpe_dtype_info *info, sinpe_dtype type,
-                              const float *src, size_t rows, size_t dim, const void *scales,
-                              sinpe_dtype scales_dtype)
+/* Row r of x into out, its scale into scales; with out NULL, only the
+   checks made before anything is written: every value finite, and every
+   scale the call stores too (an fp16 one can overflow); the error names
+   the first value, or row (and Q8_0 block), at fault. */
+static sinpe_status put_row(const sinpe_dtype_info *info, sinpe_dtype type, const float *x,
+                            size_t r, size_t dim, unsigned char *out, void *scales,
+                            sinpe_dtype scales_dtype)
 {
     uint32_t bits;
-    for (size_t r = 0; r < rows; r++) {
-        const float *x = src + r * dim;
-        for (size_t c = 0; c < dim; c++)
-            SINPE_CHECK(!isfinite(x[c]), SINPE_INVALID_OPTION, "src[%zu] is not finite",
-                        r * dim + c);
-        if (type == SINPE_Q8_0) {
-            for (size_t b = 0; b < dim / 32; b++)
-                SINPE_CHECK(isinf(stored_scale(x + 32 * b, 32, 127.0, SINPE_F16, &bits)),
-                            SINPE_INVALID_OPTION,
-                            "src row %zu, block %zu: its scale (max |x| / 127) overflows fp16",
-                            r, b);
-        } else if (scales && info->scales != SINPE_DTYPE_SCALES_NONE && scales_dtype == SINPE_F16) {
-            SINPE_CHECK(isinf(stored_scale(x, dim, info->largest, SINPE_F16, &bits)),
-                        SINPE_INVALID_OPTION, "src row %zu: its scale overflows the F16 scales",
-                        r);
+    double s = 1.0;
+    for (size_t c = 0; c < dim && !out; c++)
+        SINPE_CHECK(!isfinite(x[c]), SINPE_INVALID_OPTION, "src[%zu] is not finite", r * dim + c);
+    if (type == SINPE_Q8_0) {
+        for (size_t b = 0; b < dim / 32; b++) {
+            double d = stored_scale(x + 32 * b, 32, 127.0, SINPE_F16, &bits);
+            SINPE_CHECK(!out && isinf(d), SINPE_INVALID_OPTION,
+                        "src row %zu, block %zu: its scale (max |x| / 127) overflows fp16", r, b);
+            if (!out)
+                continue;
+            unsigned char *q = out + (r * dim / 32 + b) * 34;
+            q[0] = (unsigned char)(bits & 0xff); /* little-endian, as ggml writes it */
+            q[1] = (unsigned char)(bits >> 8);
+            for (int j = 0; j < 32; j++)
+                q[2 + j] = (unsigned char)(signed char)quotient(x[32 * b + j], d, 127.0);
+        }
+        return SINPE_SUCCESS;
+    }
+    if (info->scales != SINPE_DTYPE_SCALES_NONE && scales) {
+        s = stored_scale(x, dim, info->largest, scales_dtype, &bits);
+        SINPE_CHECK(!out && isinf(s), SINPE_INVALID_OPTION,
+                    "src row %zu: its scale overflows the F16 scales", r);
+        if (out && scales_dtype == SINPE_F32)
+            memcpy((unsigned char *)scales + 4 * r, &bits, 4);
+        else if (out)
+            ((uint16_t *)scales)[r] = (uint16_t)bits;
+    }
+    for (size_t c = 0; c < dim && out; c++) {
+        size_t i = r * dim + c;
+        if (type == SINPE_F32)
+            memcpy(out + 4 * i, &x[c], 4);
+        else if (type == SINPE_I8)
+            out[i] = (unsigned char)(signed char)quotient(x[c], s, 127.0);
+        else if (info->block_bytes == 1) { /* FP8: saturated, then rounded */
+            double v = s != 0.0 ? x[c] / s : 0.0;
+            v = v > info->largest ? info->largest : v < -info->largest ? -info->largest : v;
+            out[i] = (unsigned char)sinpe__encode(type, v);
+        } else { /* F16, BF16 */
+            uint16_t h = (uint16_t)sinpe__encode(type, x[c]);
+            memcpy(out + 2 * i, &h, 2);
         }
     }
     return SINPE_SUCCESS;
-}
-
-static void put_q80_block(const float *x, unsigned char *b)
-{
-    uint32_t h;
-    double d = stored_scale(x, 32, 127.0, SINPE_F16, &h);
-    b[0] = (unsigned char)(h & 0xff); /* little-endian, as ggml writes it */
-    b[1] = (unsigned char)(h >> 8);
-    for (int j = 0; j < 32; j++)
-        b[2 + j] = (unsigned char)(signed char)quotient(x[j], d, 127.0);
 }
 
 sinpe_status sinpe_quantize(sinpe_dtype type, const float *src, size_t rows, size_t dim,
@@ -104,39 +120,9 @@ sinpe_status sinpe_quantize(sinpe_dtype type, const float *src, size_t rows, siz
                     info->scales != SINPE_DTYPE_SCALES_BLOCK && scales_dtype != SINPE_F32 &&
                     scales_dtype != SINPE_F16,
                 SINPE_INVALID_DTYPE, "scales_dtype %d: scales are F32 or F16", (int)scales_dtype);
-    SINPE_FORWARD(check_src(info, type, src, rows, dim, scales, scales_dtype));
-
-    for (size_t r = 0; r < rows; r++) {
-        const float *x = src + r * dim;
-        double s = 1.0;
-        if (type == SINPE_Q8_0) {
-            for (size_t b = 0; b < dim / 32; b++)
-                put_q80_block(x + 32 * b, out + (r * dim / 32 + b) * 34);
-            continue;
-        }
-        if (info->scales != SINPE_DTYPE_SCALES_NONE && scales) {
-            uint32_t bits;
-            s = stored_scale(x, dim, info->largest, scales_dtype, &bits);
-            if (scales_dtype == SINPE_F32)
-                memcpy((unsigned char *)scales + 4 * r, &bits, 4);
-            else
-                ((uint16_t *)scales)[r] = (uint16_t)bits;
-        }
-        for (size_t c = 0; c < dim; c++) {
-            size_t i = r * dim + c;
-            if (type == SINPE_F32)
-                memcpy(out + 4 * i, &x[c], 4);
-            else if (type == SINPE_I8)
-                out[i] = (unsigned char)(signed char)quotient(x[c], s, 127.0);
-            else if (info->block_bytes == 1) { /* FP8: saturated, then rounded */
-                double v = s != 0.0 ? x[c] / s : 0.0;
-                v = v > info->largest ? info->largest : v < -info->largest ? -info->largest : v;
-                out[i] = (unsigned char)sinpe__encode(type, v);
-            } else { /* F16, BF16 */
-                uint16_t h = (uint16_t)sinpe__encode(type, x[c]);
-                memcpy(out + 2 * i, &h, 2);
-            }
-        }
-    }
+    for (size_t r = 0; r < rows; r++)
+        SINPE_FORWARD(put_row(info, type, src + r * dim, r, dim, NULL, scales, scales_dtype));
+    for (size_t r = 0; r < rows; r++)
+        put_row(info, type, src + r * dim, r, dim, out, scales, scales_dtype);
     return SINPE_SUCCESS;
 }
