@@ -19,10 +19,8 @@ inline ushort sinpe_to_bf16(float f)
     return (ushort)((u & 0x7fffffffu) > 0x7f800000u ? quiet_nan : rounded);
 }
 
-/* The same on N values at once, as 32-bit lanes (sinpe_bf16_bits_4 and _16)
-   or narrowed (sinpe_to_bf16_4 and _16), and N values rounded to either
-   16-bit type, as bits (sinpe_to_16_4, sinpe_to_16_16).  All are
-   branch-free: CPU runtimes vectorise across work-items only then. */
+/* The same on N values, as 32-bit lanes or narrowed, and N values rounded
+   to either 16-bit type, as bits; branch-free, for CPU vectorisers. */
 #define SINPE_TO_16_N(N)                                                                  \
     inline uint##N sinpe_bf16_bits_##N(float##N f)                                       \
     {                                                                                     \
@@ -48,13 +46,10 @@ SINPE_TO_16_N(4)
 SINPE_TO_16_N(16)
 #undef SINPE_TO_16_N
 
-/*
- * Four values at element i.  With aligned (i a multiple of 4 and the buffer
- * 16-byte aligned, established by the host) the access goes through a
- * vector pointer, whose alignment a GPU compiler can see (vload4 through a
- * float pointer it cannot).  Builds with SINPE_ALIGNED_IO 0 never take
- * that path.
- */
+/* Four values at element i.  With aligned (i a multiple of 4 and the
+   buffer 16-byte aligned: the host checks) through a vector pointer, whose
+   alignment a GPU compiler can see (vload4's it cannot), unless the build
+   has SINPE_ALIGNED_IO 0. */
 #ifndef SINPE_ALIGNED_IO
 #define SINPE_ALIGNED_IO 0
 #endif
@@ -78,13 +73,9 @@ inline float4 sinpe_load4(global const uchar *base, size_t i, const int dt, bool
     return as_float4(convert_uint4(vload4(0, (global const ushort *)base + i)) << 16);
 }
 
-/*
- * The first n (1 to 4) values at element i, the other lanes zero, and the
- * store of the first n: the last columns of a row whose length is not a
- * multiple of four.  They convert through the four-value forms even for one
- * value: a scalar vload_half or vstore_half anywhere in a kernel stops
- * pocl's vectoriser.
- */
+/* The first n (1 to 4) values at element i, the other lanes zero, and the
+   store of the first n (a row's last columns), through the four-value
+   conversions: a scalar vload_half or vstore_half stops pocl's vectoriser. */
 inline float4 sinpe_load_part4(global const uchar *base, size_t i, int n, const int dt)
 {
     if (!SINPE_FLOAT_TYPE(dt))
@@ -139,13 +130,9 @@ inline void sinpe_store4(float4 x, global uchar *base, size_t i, const int dt, b
         vstore4(sinpe_to_bf16_4(x), 0, (global ushort *)base + i);
 }
 
-/*
- * Non-temporal stores of one 64-byte line where the compiler has the
- * builtin (the STREAM form), past the cache: a plain store first reads the
- * line it writes.  Sixteen fp32 values, or 32 fp16 or bf16 values (two
- * halves of sixteen); the host takes the form only when the line is
- * aligned.  Without the builtin, plain stores.
- */
+/* Non-temporal stores of one 64-byte line (STREAM), past the cache (a
+   plain store first reads the line), where the compiler has the builtin:
+   sixteen fp32 values, or 32 16-bit ones in two halves.  Else plain stores. */
 #if defined(__has_builtin)
 #if __has_builtin(__builtin_nontemporal_store)
 #define SINPE_NT_STORE 1
@@ -196,8 +183,7 @@ inline void sinpe_stream_16(float16 lo, float16 hi, global ushort *p, const int 
 #endif
 }
 
-/* n values at element i: a whole vector (n == 4, aligned as for
-   sinpe_load4) or the end of a row (sinpe_load_part4). */
+/* n values at element i: four (sinpe_load4) or a row's end. */
 inline float4 sinpe_load_n(global const uchar *base, size_t i, int n, const int dt, bool aligned)
 {
     return n == 4 ? sinpe_load4(base, i, dt, aligned) : sinpe_load_part4(base, i, n, dt);

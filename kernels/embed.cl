@@ -2,19 +2,15 @@
  * embed.cl -- what the embedding kernels share: positions, the token logic
  * of the general forms, the whole-row loop, and the GENERAL body.
  *
- * The forms (kernels/abi.h) split the work differently and perform the
- * same operations on every element, whichever writes it, so their results
- * are the same bits.  gather followed by add performs exactly the fused
- * kernel's operations (FP_CONTRACT is off, see pe_math.cl):
+ * The forms (kernels/abi.h) perform the same operations on every element,
+ * whichever writes it, so their results are the same bits; gather then add
+ * performs the fused kernel's (FP_CONTRACT is off, see pe_math.cl):
  *     fused:  o = scale * e + pe       gather: o = scale * e     add: o = o + pe
- * A token id outside the rows held is never read (row 0 is read and the
- * value discarded): its embedding counts as zero.  Counting bad ids is a
- * kernel of its own, so the hot kernels hold no atomics.
- *
+ * A token id outside the rows held reads row 0 and the value is discarded.
+ * Counting bad ids is a kernel of its own: the hot kernels hold no atomics.
  * Bodies that CPU runtimes must vectorise are branch-free (clamped indices,
- * selects): pocl vectorises across work-items only then, and not at all
- * around a function call.  Global sizes are rounded up to the work-group
- * size, hence the guards.
+ * selects): pocl vectorises across work-items only then.  Global sizes are
+ * rounded up to the work-group size, hence the guards.
  */
 #ifndef SINPE_EMBED_CL
 #define SINPE_EMBED_CL
@@ -23,8 +19,7 @@
 #include "pe_math.cl"
 #include "dtype.cl"
 
-/* Adds to *bad the number of ids that are negative (below != 0) or at
-   least end (above != 0): the bad-id counter. */
+/* The bad-id counter: ids negative (below != 0) or at least end (above != 0). */
 SINPE_INLINE void sinpe_body_BAD_IDS(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_BAD_IDS))
 {
     size_t r = get_global_id(0);
@@ -35,11 +30,9 @@ SINPE_INLINE void sinpe_body_BAD_IDS(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_B
         atomic_inc(bad + bad_off);
 }
 
-/* The scale of weights row rel (0 for an id not held) of type et: 1 for
-   the float types and Q8_0, whose scales are in its blocks (a constant the
-   compiler folds away), else from the scales buffer, else the one for
-   every row (1 but for FP8 weights).  A value of the weights is scale *
-   (row scale * decoded value). */
+/* The scale of weights row rel of type et: 1 for the float types and Q8_0
+   (whose scales are in its blocks; a constant folded away), else from the
+   scales buffer, else wscale.  A weight is scale * (row scale * value). */
 inline float sinpe_row_scale(const int et, const sinpe_embed_params *a,
                              global const uchar *ws, int rel)
 {
@@ -75,8 +68,7 @@ inline bool sinpe_wants_pe(const int mode, const sinpe_embed_params *a)
     return mode != SINPE_MODE_GATHER && !(a->flags & SINPE_SKIP_PE);
 }
 
-/* The offset of column 0 of the table row of position p, clamped: the
-   forms that read the table read no row outside it, whatever p. */
+/* The offset of the table row of position p, clamped into the table. */
 SINPE_INLINE size_t sinpe_pe_row(const sinpe_embed_params *a, int p)
 {
     return (size_t)clamp(p, 0, max(a->tab_rows - 1, 0)) * a->dim;
@@ -93,9 +85,9 @@ inline bool sinpe_owns(const sinpe_embed_params *a, int id, int rel)
     return rel >= 0 && (rel < a->vocab || (a->flags & SINPE_OWNS_ABOVE));
 }
 
-/* What a token's id decides: whether its row is read (else zero), the
-   element offset of column c in E, the row's scale, whether PE is added
-   and whether the output is zeroed. */
+/* What a token's id decides: whether its row counts (else zero), the offset
+   of column c in E, the row's scale, whether PE is added, whether the
+   output is zeroed. */
 typedef struct {
     bool ok, add_pe, zero;
     size_t e;
@@ -103,8 +95,8 @@ typedef struct {
 } sinpe_id;
 
 /* The id of the token in row r of ids (-1 when the call reads none).
-   policy: the call may have a padding policy or be an OWNER shard; false
-   where the host ruled both out, and the checks fold away. */
+   policy false: the host ruled out a padding policy and an OWNER shard,
+   and the checks fold away. */
 SINPE_INLINE int sinpe_id_at(const int mode, const bool policy, global const int *ids,
                        const sinpe_embed_params *a, size_t r)
 {
@@ -140,8 +132,7 @@ typedef struct {
     sinpe_id id;
 } sinpe_token;
 
-/* Token t of sequence b, column c: its row, output offset and position
-   (the caller then reads its id: sinpe_token_id). */
+/* Token t of sequence b, column c, but its id (sinpe_token_id). */
 SINPE_INLINE sinpe_token sinpe_token_at(const int mode, global const int *pos,
                                   global const int *seq_start,
                                   global const int *pad_count,
@@ -165,9 +156,8 @@ SINPE_INLINE sinpe_id sinpe_token_id(const int mode, const int et, global const 
     return sinpe_id_rule(mode, et, true, ws, a, sinpe_id_at(mode, true, ids, a, k->r), c);
 }
 
-/* The PE values of the n columns (4, or 1 to 3 at a row's end, the other
-   lanes zero) c.. at position p: computed, else from the (clamped) table
-   row (four aligned as sinpe_load4). */
+/* PE of the n columns (4, or 1 to 3 at a row's end, the other lanes zero)
+   from c at position p: computed, else from the (clamped) table row. */
 SINPE_INLINE float4 sinpe_pe_n(bool computes, bool aligned, int p, int c, int n,
                          global const float *tab, const sinpe_embed_params *a,
                          global const float *coef)
@@ -180,8 +170,8 @@ SINPE_INLINE float4 sinpe_pe_n(bool computes, bool aligned, int p, int c, int n,
     return sinpe_load_n((global const uchar *)tab, sinpe_pe_row(a, p) + c, n, SINPE_F32, aligned);
 }
 
-/* The n columns at offset off of token k's row: the scaled embedding
-   (zero for an id not held), or for add the output's values. */
+/* The n columns at offset off of token k's row: the scaled embedding, or
+   for add the output's values. */
 SINPE_INLINE float4 sinpe_value_n(const int mode, const int et, const int ot,
                             global const uchar *E, global uchar *out,
                             const sinpe_token *k, size_t off, int n, float scale)
@@ -192,17 +182,15 @@ SINPE_INLINE float4 sinpe_value_n(const int mode, const int et, const int ot,
     return k->id.ok ? v : (float4)(0.0f);
 }
 
-/* Stores the n lanes of x (zero under the ZERO_OUTPUT policy) at offset
-   off of k's output row. */
+/* Stores n lanes of x (or zeros, k.id.zero) at offset off of k's row. */
 SINPE_INLINE void sinpe_put_n(const int ot, global uchar *out, const sinpe_token *k,
                         size_t off, int n, float4 x)
 {
     sinpe_store_n(k->id.zero ? (float4)(0.0f) : x, out, k->o + off, n, ot, k->al);
 }
 
-/* The n columns at offset off of token k's row, PE column pc (k's column
-   + off): the value, plus PE (computed past the table, else from the
-   table) unless the call adds none, stored. */
+/* The n columns at offset off of token k's row (PE column pc): the
+   value, plus PE unless the call adds none, stored. */
 SINPE_INLINE void sinpe_token_cols(const int mode, const int et, const int ot,
                              global const uchar *E, global uchar *out,
                              global const float *tab, global const float *coef,
@@ -217,8 +205,7 @@ SINPE_INLINE void sinpe_token_cols(const int mode, const int et, const int ot,
     sinpe_put_n(ot, out, k, off, n, x);
 }
 
-/* Token k's whole row (k at column 0), four columns per step: the
-   whole-row forms, one work-item per token (sinpe_body_ROW, OTF). */
+/* Token k's whole row (k at column 0), four columns per step (ROW, OTF). */
 SINPE_INLINE void sinpe_token_row(const int mode, const int et, const int ot,
                             global const uchar *E, global uchar *out,
                             global const float *tab, global const float *coef,
@@ -228,11 +215,8 @@ SINPE_INLINE void sinpe_token_row(const int mode, const int et, const int ot,
         sinpe_token_cols(mode, et, ot, E, out, tab, coef, a, k, c, c, min(4, (int)a->dim - c));
 }
 
-/*
- * The GENERAL form: work-item (v, b, t) writes columns [4 v, 4 v + 4) of
- * token t of sequence b, whatever its position: from the table, or past
- * it computed on the fly behind a branch (one launch for every call).
- */
+/* GENERAL: work-item (v, b, t) writes columns [4 v, 4 v + 4) of token t
+   of sequence b, PE from the table or past it computed behind a branch. */
 SINPE_INLINE void sinpe_body_GENERAL(const int mode, const int et, const int ot,
                                SINPE_BODY_PARAMS(SINPE_SIG_EMBED))
 {

@@ -1,9 +1,4 @@
-/*
- * embed_fast.cl -- the bodies of the table-only forms (every position
- * start + t in the table, no padding policy): FAST, several sequences per
- * work-item; COL, one column per work-item; ROW, a whole row per
- * work-item.
- */
+/* embed_fast.cl -- the table-only forms FAST, COL and ROW (kernels/abi.h). */
 #ifndef SINPE_EMBED_FAST_CL
 #define SINPE_EMBED_FAST_CL
 
@@ -12,15 +7,12 @@
 
 /*
  * FAST: work-item (v, g, t) writes columns [4 v, 4 v + 4) of token t of the
- * S = SINPE_SEQS sequences from S g (the record's seqs).  The PE row (one
- * position for all S) is loaded first and once, then the S ids, then the S
- * rows, before anything is stored, so S row loads are in flight at once.
- * In the last group, sequences past the end repeat the last one: the same
- * work-item writes the same values to the same place again, which keeps
- * every store unconditional.  Rows are read whatever the id (a bad one
- * reads row 0) and the value is dropped after: a load under a condition is
- * slower on GPUs.  The per-sequence loops are unrolled: pocl vectorises
- * the written-out form better.
+ * S = SINPE_SEQS sequences from S g.  The PE row (one position for all S)
+ * is loaded once, then the S ids and rows, before anything is stored, so S
+ * row loads are in flight at once.  Sequences past the end repeat the
+ * last one (the same values to the same place), which keeps every store
+ * unconditional; rows are read whatever the id, since a load under a
+ * condition is slower on GPUs.  pocl vectorises the unrolled loops better.
  */
 SINPE_INLINE void sinpe_fast_cols(const int mode, const int et, const int ot, const int n,
                             global const int *ids, global const uchar *E,
@@ -30,8 +22,7 @@ SINPE_INLINE void sinpe_fast_cols(const int mode, const int et, const int ot, co
 {
     bool want_pe = sinpe_wants_pe(mode, a);
     bool al = (a->flags & SINPE_ALIGNED) != 0;
-    /* The row of position start + t: the host checked that it is in the
-       table (sinpe_pe_row clamps it all the same). */
+    /* Position start + t, in the table (the host checked). */
     float4 pe = mode == SINPE_MODE_GATHER
                     ? (float4)(0.0f)
                     : sinpe_load_n((global const uchar *)tab,
@@ -45,8 +36,6 @@ SINPE_INLINE void sinpe_fast_cols(const int mode, const int et, const int ot, co
         o[s] = a->out_off + r * a->out_stride + c;
         k[s] = sinpe_id_rule(mode, et, false, ws, a, sinpe_id_at(mode, false, ids, a, r), c);
     }
-    /* The n columns (n == 4 but at a row's end): the row (or for add the
-       output), then the scaled value or zero, plus PE, stored. */
 #pragma unroll
     for (int s = 0; s < SINPE_SEQS; s++)
         x[s] = mode == SINPE_MODE_ADD ? sinpe_load_n(out, o[s], n, ot, al)
@@ -68,8 +57,7 @@ SINPE_INLINE void sinpe_body_FAST(const int mode, const int et, const int ot,
     uint t = (uint)get_global_id(2);
     if (c >= (int)a.dim || b0 >= a.n_seqs || t >= a.seq_len)
         return;
-    /* Whole vectors apart from the row's end (see sinpe_load_part4): with
-       n a constant the loads and stores lose their lane checks. */
+    /* n a constant apart from the row's end: no lane checks. */
     if (c + 4 <= (int)a.dim)
         sinpe_fast_cols(mode, et, ot, 4, ids, E, out, tab, ws, &a, b0, t, c);
     else
@@ -78,17 +66,14 @@ SINPE_INLINE void sinpe_body_FAST(const int mode, const int et, const int ot,
 
 /*
  * COL: work-item (c, b, t) writes column c of token t of sequence b, in
- * work-groups spanning columns only (the host sizes the range and the
- * groups to match), as scalar code that pocl vectorises across
- * work-items, where the four-column bodies run bf16 rounding as 128-bit
- * integer work.  The vectoriser needs the id and offsets computed first,
- * for every work-item and before any branch (they are then seen fixed
- * along the row), no early return, and the column guard decided per
+ * work-groups spanning columns only, as scalar code that pocl vectorises
+ * across work-items (the four-column bodies run bf16 rounding as 128-bit
+ * integer work).  The vectoriser needs the id and offsets computed before
+ * any branch, no early return, and the column guard decided per
  * work-group (a group inside the row takes a copy of the step without it).
  */
 
-/* Column c of a row: the scaled embedding of id k (zero if not ok), plus
-   the PE at element pe unless the kernel adds none, stored at o. */
+/* Column c: the scaled embedding of id k, plus PE at pe, stored at o. */
 SINPE_INLINE void sinpe_col_step(const int mode, const int et, const int ot,
                            global const uchar *E, global uchar *out,
                            global const float *tab, const sinpe_embed_params *a,
@@ -121,13 +106,9 @@ SINPE_INLINE void sinpe_body_COL(const int mode, const int et, const int ot,
         sinpe_col_step(mode, et, ot, E, out, tab, &a, &k, pe, o);
 }
 
-/*
- * ROW: work-item (0, b, t) writes the whole row of token t of sequence b,
- * four columns per step (sinpe_token_row), and reads its id once.  The
- * host launches one work-item per work-group, sequences first, so the
- * work-items of one position follow each other and find its PE row in
- * cache.
- */
+/* ROW: work-item (0, b, t) writes the whole row of token t of sequence b,
+   reading its id once; one work-item per group, sequences first, so those
+   of one position follow each other and find its PE row in cache. */
 SINPE_INLINE void sinpe_body_ROW(const int mode, const int et, const int ot,
                            SINPE_BODY_PARAMS(SINPE_SIG_EMBED))
 {

@@ -1,10 +1,7 @@
 /*
- * embed_two_pass.cl -- the forms that write only the tokens whose position
- * lies in the table: TABLE, several sequences per work-item, and STREAM,
- * one sequence per work-item with non-temporal stores; and OTF, which
- * writes the others, computed on the fly, one token per work-item, after
- * them.  Every element is written once, by the same operations as
- * sinpe_body_GENERAL.
+ * embed_two_pass.cl -- TABLE and STREAM, which write the tokens whose
+ * position lies in the table, and OTF, which writes the others after them
+ * (kernels/abi.h), each element once, by sinpe_body_GENERAL's operations.
  */
 #ifndef SINPE_EMBED_TWO_PASS_CL
 #define SINPE_EMBED_TWO_PASS_CL
@@ -12,12 +9,10 @@
 #include "abi.h"
 #include "embed.cl"
 
-/*
- * Sequence b0 + s of a TABLE or STREAM work-item (the last one when past
- * the end), column c of token t: its output offset, its id, whether it is
- * written (a sequence that exists, whose position lies in the table when
- * the call adds PE; the others are OTF's) and the offset of its PE.
- */
+/* Sequence b0 + s (the last one when past the end) of a TABLE or STREAM
+   work-item, column c of token t: its output offset, its id, whether it is
+   written here (it exists, and its PE, if any, is in the table) and the
+   offset of its PE. */
 typedef struct {
     size_t o, pe;
     sinpe_id id;
@@ -41,8 +36,8 @@ SINPE_INLINE sinpe_seq sinpe_seq_at(const int mode, const int et, const bool pol
     return q;
 }
 
-/* The S sequences of a work-item into q[0 .. S): without the padding and
-   owner checks when the call has neither. */
+/* The S sequences of a work-item, without the padding and owner checks
+   when the call has neither. */
 SINPE_INLINE void sinpe_seqs_at(const int mode, const int et, const int S, sinpe_seq *q,
                           global const int *ids, global const int *pos,
                           global const int *seq_start,
@@ -65,11 +60,9 @@ SINPE_INLINE void sinpe_seqs_at(const int mode, const int et, const int S, sinpe
 
 /*
  * TABLE: work-item (v, g, t) writes columns [16 v, 16 v + 16) of token t of
- * the S = SINPE_TABLE_SEQS sequences from S g (the record's table_seqs),
- * as in sinpe_body_FAST, but each sequence has its own position, PE row
- * and padding decision, and writes only if it is live.  Sixteen columns
- * per work-item pay each sequence's position, id and checks once per
- * sixteen.
+ * the S = SINPE_TABLE_SEQS sequences from S g, as sinpe_body_FAST, but
+ * each sequence has its own position, PE row and padding decision, paid
+ * once per sixteen columns, and writes only if it is live.
  */
 #define SINPE_TABLE_COLS 16
 
@@ -113,8 +106,7 @@ SINPE_INLINE void sinpe_body_TABLE(const int mode, const int et, const int ot,
     sinpe_seq q[SINPE_TABLE_SEQS];
     sinpe_seqs_at(mode, et, SINPE_TABLE_SEQS, q, ids, pos, seq_start, pad_count, ws, &a, b0, t,
                   c);
-    /* Whole vectors apart from the row's end: with n a constant the loads
-       and stores lose their lane checks. */
+    /* n a constant apart from the row's end: no lane checks. */
     if (c + SINPE_TABLE_COLS <= (int)a.dim) {
         for (int at = 0; at < SINPE_TABLE_COLS; at += 4)
             sinpe_table_cols(mode, et, ot, 4, E, out, tab, &a, q, at);
@@ -127,15 +119,11 @@ SINPE_INLINE void sinpe_body_TABLE(const int mode, const int et, const int ot,
 
 /*
  * STREAM: work-item (v, g, t) writes one 64-byte line of token t of each
- * of the S = SINPE_SEQS sequences from S g (the record's seqs) that is
- * live: columns [16 v, 16 v + 16) of an fp32 output, [32 v, 32 v + 32) of
- * a 16-bit one, each line with one non-temporal store.  Whole lines, and
- * every load (rows and PE, the rows whatever the id: one not held reads
- * row 0 and is zeroed after) before the first store: a store of part of a
+ * live one of the S = SINPE_SEQS sequences from S g: columns [16 v, 16 v +
+ * 16) of an fp32 output, [32 v, 32 v + 32) of a 16-bit one, with one
+ * non-temporal store.  Every load comes before the first store: a partial
  * line, or loads between the stores, defeats the write-combining of some
- * CPUs.  The host takes this form for large fused and gather outputs whose
- * row length, offset and stride are whole lines on a 64-byte aligned base,
- * so no line is partial.
+ * CPUs.  The host takes this form only where no line is partial.
  */
 SINPE_INLINE void sinpe_body_STREAM(const int mode, const int et, const int ot,
                               SINPE_BODY_PARAMS(SINPE_SIG_EMBED))
@@ -209,12 +197,10 @@ SINPE_INLINE float4 sinpe_combine4(sinpe_anchor4 a, global const float *coef,
  * The OTF tiles (SINPE_OTF_TILES: positions without a buffer, in order in
  * each sequence): work-item (v, g, r) of a range (V, G, Q) writes columns
  * [16 v, 16 v + 16) of the tokens [R r, R r + R) of the sequences [S g,
- * S g + S), S and R the least that cover the call.  Its positions run in
- * order from its first token's, so the anchors of that position's block
- * and the next serve every token that falls in them, at one angle
- * addition per value, as a table row costs; any other position, and a
- * row's last columns, go through sinpe_token_cols.  The values are
- * sinpe_pe's, the same bits.
+ * S g + S), S and R the least that cover the call.  The anchors of its
+ * first position's block and the next serve every token in them at one
+ * angle addition per value, as a table row costs; other positions, and a
+ * row's last columns, go through sinpe_token_cols.  Same bits as sinpe_pe.
  */
 #define SINPE_OTF_COLS 16
 SINPE_INLINE void sinpe_otf_tile(const int mode, const int et, const int ot,
@@ -258,13 +244,9 @@ SINPE_INLINE void sinpe_otf_tile(const int mode, const int et, const int ot,
     }
 }
 
-/*
- * OTF: writes the tokens whose position lies outside the table, computed
- * on the fly; any other token costs one check.  With SINPE_ONE_LAUNCH
- * (decode-sized calls) the form runs alone and writes the other tokens
- * too, from the table.  Tiles (above), or work-item (0, b, t) writing
- * token t of sequence b whole, four columns at a time.
- */
+/* OTF: the tokens whose position lies outside the table (with
+   SINPE_ONE_LAUNCH every token): tiles (above), or work-item (0, b, t)
+   writing token t of sequence b whole. */
 SINPE_INLINE void sinpe_body_OTF(const int mode, const int et, const int ot,
                            SINPE_BODY_PARAMS(SINPE_SIG_EMBED))
 {
