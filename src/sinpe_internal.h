@@ -25,15 +25,11 @@ sinpe_status sinpe__fail(sinpe_status status, const char *fmt, ...)
 sinpe_status sinpe__cl_fail(cl_int err, const char *what);
 /* Records a failure whose message is long (a build log). */
 sinpe_status sinpe__fail_long(sinpe_status status, const char *head, const char *body);
-/*
- * Clears the calling thread's message: called on entry by every public
- * function except the five that describe constants or the last failure
- * (sinpe_last_error, sinpe_status_string, sinpe_preset_name and the two
- * version calls), which leave it as it is.
- */
+/* Clears the calling thread's message: the first thing every public
+   function does but the five that describe constants or the last failure. */
 void sinpe__clear_error(void);
-/* The entry of an accessor: clears the message, records "name is NULL" when
- * handle is NULL, and returns whether it is not. */
+/* An accessor's entry: clears the message; whether handle is not NULL
+   (else the failure "name is NULL"). */
 int sinpe__enter_with(const void *handle, const char *name);
 
 /* Returns from the current function with a recorded failure when cond holds. */
@@ -64,8 +60,7 @@ int sinpe__enter_with(const void *handle, const char *name);
 /* The most storage types a context keeps programs for (dtype.c checks). */
 #define SINPE__MAX_DTYPES 16
 
-/* The properties of t (its row of the table), or NULL when t is not a
-   sinpe_dtype. */
+/* The properties of t, or NULL when t is not a sinpe_dtype. */
 const sinpe_dtype_info *sinpe__dtype(sinpe_dtype t);
 /* x rounded to nearest even in a small float type (F16, BF16, FP8_*), as
    bits; the value of such bits; x rounded to an output type and back. */
@@ -237,9 +232,8 @@ extern const unsigned long sinpe__kernel_source_len;
 extern const char sinpe__device_text[];
 extern const unsigned long sinpe__device_text_len;
 
-/* Builds the program of weights (see sinpe__kernel_held) for t on dev;
- * disk_cache != 0 tries the on-disk binary cache first and stores a binary
- * built from source in it. */
+/* Builds the program of weights (see sinpe__kernel_held) for t on dev,
+   through the disk cache when disk_cache != 0. */
 sinpe_status sinpe__program_build(cl_context ctx, cl_device_id dev, sinpe_math math,
                                   const sinpe__tuning *t, int weights, int disk_cache,
                                   sinpe__program *prog);
@@ -255,28 +249,23 @@ typedef struct sinpe__cache {
     uint64_t key_bytes; /* its length */
 } sinpe__cache;
 
-/* Resolves the entry for the kernel source built with options on dev
- * (path stays NULL when the cache is off or unusable).  Never fails loudly. */
+/* The entry of the kernel source built with options on dev (path NULL
+   when the cache is off or unusable); its program or NULL (an entry that
+   fails a check is deleted); storing program's binary; deleting it. */
 void sinpe__cache_open(sinpe__cache *cache, cl_device_id dev, const char *options);
-/* The entry's program, built for dev, or NULL; an entry that fails any
- * check is deleted. */
 cl_program sinpe__cache_load(const sinpe__cache *cache, cl_context ctx, cl_device_id dev,
                              const char *options);
-/* Replaces the entry with program's binary for dev (temp file + rename). */
 void sinpe__cache_store(const sinpe__cache *cache, cl_program program, cl_device_id dev);
-/* Deletes the entry. */
 void sinpe__cache_discard(const sinpe__cache *cache);
 void sinpe__cache_close(sinpe__cache *cache);
 
-/* The cache directory ($SINPE_CACHE_DIR, $XDG_CACHE_HOME/sinpe or
-   $HOME/.cache/sinpe), malloc'd; NULL when there is none. */
+/* The cache directory (include/sinpe.h), malloc'd; NULL when there is none. */
 char *sinpe__cache_dir(void);
 /* "<dir>/<prefix><key as 16 hex digits><suffix>", malloc'd; *dir_len gets
    the length of the directory part. */
 char *sinpe__cache_path(const char *dir, size_t *dir_len, const char *prefix, uint64_t key,
                         const char *suffix);
-/* The hash of what a device's files depend on: the library version, the
-   kernel source, and the platform, device and driver versions. */
+/* The hash of what a device's files depend on (see cache.c). */
 int sinpe__cache_device_key(cl_device_id dev, uint64_t *key);
 /* Writes head then body to path through a temporary file and a rename,
    making the directory path[0 .. dir_len) first; 0 on success. */
@@ -341,11 +330,9 @@ sinpe_status sinpe__check_values(const sinpe_context *ctx, cl_mem buf, const cha
                                  size_t offset, size_t values, sinpe_dtype dtype);
 sinpe_status sinpe__check_bytes(const sinpe_context *ctx, cl_mem buf, const char *name,
                                 size_t need);
-/* Checks that queue belongs to ctx's context and device. */
+/* Checks that queue belongs to ctx's context and device; a wait list as
+   OpenCL should but pocl and oclgrind do not. */
 sinpe_status sinpe__check_queue(const sinpe_context *ctx, cl_command_queue queue);
-
-/* Checks a wait list the way OpenCL should but pocl and oclgrind do not:
- * consistent (n, list), no NULL entry, every event of ctx's cl_context. */
 sinpe_status sinpe__check_wait_list(const sinpe_context *ctx, cl_uint n, const cl_event *list);
 
 /* ---- spec.c -------------------------------------------------------------- */
