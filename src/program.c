@@ -17,11 +17,10 @@ static sinpe_status build_failure(cl_program program, cl_device_id dev, cl_int e
     if (clGetProgramBuildInfo(program, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &len) == CL_SUCCESS &&
         (log = calloc(len + 1, 1)) != NULL)
         clGetProgramBuildInfo(program, dev, CL_PROGRAM_BUILD_LOG, len, log, NULL);
-    st = sinpe__fail_long(SINPE_BUILD_FAILED,
-                          err == CL_BUILD_PROGRAM_FAILURE
-                              ? "clBuildProgram failed; build log:"
-                              : "clBuildProgram failed with an OpenCL error; build log:",
-                          log ? log : "(no log)");
+    st = sinpe__fail(SINPE_BUILD_FAILED, "%s; build log:\n%s",
+                     err == CL_BUILD_PROGRAM_FAILURE ? "clBuildProgram failed"
+                                                     : "clBuildProgram failed with an OpenCL error",
+                     log ? log : "(no log)");
     free(log);
     return st;
 }

@@ -23,8 +23,6 @@ sinpe_status sinpe__fail(sinpe_status status, const char *fmt, ...)
     ;
 /* Records an OpenCL failure of call `what`, returns the cl code as a status. */
 sinpe_status sinpe__cl_fail(cl_int err, const char *what);
-/* Records a failure whose message is long (a build log). */
-sinpe_status sinpe__fail_long(sinpe_status status, const char *head, const char *body);
 /* Clears the calling thread's message: the first thing every public
    function does but the five that describe constants or the last failure. */
 void sinpe__clear_error(void);

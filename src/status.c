@@ -109,13 +109,18 @@ int sinpe__enter_with(const void *handle, const char *name)
 
 sinpe_status sinpe__fail(sinpe_status status, const char *fmt, ...)
 {
-    char buf[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap); /* a build log can be long */
     va_end(ap);
+    char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (s) {
+        va_start(ap, fmt);
+        vsnprintf(s, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+    }
     msg_get();
-    msg_set(strdup(buf));
+    msg_set(s);
     return status;
 }
 
@@ -123,16 +128,4 @@ sinpe_status sinpe__cl_fail(cl_int err, const char *what)
 {
     return sinpe__fail((sinpe_status)err, "%s failed: %s", what,
                        sinpe_status_string((sinpe_status)err));
-}
-
-sinpe_status sinpe__fail_long(sinpe_status status, const char *head, const char *body)
-{
-    size_t n = strlen(head) + strlen(body) + 2;
-    char *s = malloc(n);
-    msg_get();
-    if (!s)
-        return sinpe__fail(status, "%s (the detail did not fit in memory)", head);
-    snprintf(s, n, "%s\n%s", head, body);
-    msg_set(s);
-    return status;
 }
