@@ -72,23 +72,6 @@ static void mix(sinpe__cache *c, const void *data, size_t n)
     c->key_bytes += sizeof len + (uint64_t)n;
 }
 
-/* A device (plat NULL) or platform string parameter, malloc'd; NULL on failure. */
-static char *info_string(cl_device_id dev, cl_platform_id plat, cl_uint param)
-{
-    size_t n = 0;
-    char *s;
-    cl_int err = plat ? clGetPlatformInfo(plat, param, 0, NULL, &n)
-                      : clGetDeviceInfo(dev, param, 0, NULL, &n);
-    if (err != CL_SUCCESS || !(s = calloc(n + 1, 1)))
-        return NULL;
-    err = plat ? clGetPlatformInfo(plat, param, n, s, NULL) : clGetDeviceInfo(dev, param, n, s, NULL);
-    if (err != CL_SUCCESS) {
-        free(s);
-        return NULL;
-    }
-    return s;
-}
-
 char *sinpe__cache_dir(void)
 {
     const char *env = getenv("SINPE_CACHE_DIR"), *tail = "";
@@ -116,17 +99,24 @@ static int mix_device(sinpe__cache *c, cl_device_id dev)
                                      CL_DEVICE_VERSION};
     const char *version = sinpe_version_string();
     cl_platform_id plat = NULL;
-    char *s;
     c->key = SINPE__FNV_BASIS;
     mix(c, version, strlen(version));
     mix(c, sinpe__kernel_source, (size_t)sinpe__kernel_source_len);
     if (clGetDeviceInfo(dev, CL_DEVICE_PLATFORM, sizeof plat, &plat, NULL) != CL_SUCCESS)
         return -1;
     for (size_t i = 0; i < sizeof params / sizeof params[0]; i++) {
-        if (!(s = info_string(dev, i == 0 ? plat : NULL, params[i])))
-            return -1;
-        mix(c, s, strlen(s));
+        size_t n = 0;
+        char *s = NULL;
+        cl_int err = i == 0 ? clGetPlatformInfo(plat, params[i], 0, NULL, &n)
+                            : clGetDeviceInfo(dev, params[i], 0, NULL, &n);
+        if (err == CL_SUCCESS && (s = calloc(n + 1, 1)) != NULL)
+            err = i == 0 ? clGetPlatformInfo(plat, params[i], n, s, NULL)
+                         : clGetDeviceInfo(dev, params[i], n, s, NULL);
+        if (err == CL_SUCCESS && s)
+            mix(c, s, strlen(s));
         free(s);
+        if (err != CL_SUCCESS || !s)
+            return -1;
     }
     return 0;
 }
