@@ -9,7 +9,7 @@
 #include <math.h>
 
 /* One row per sinpe_dtype, in its order; ebits, mbits and ieee describe
-   the small float formats (encode() below), 0 for the others. */
+   the small float formats (sinpe__encode below), 0 for the others. */
 static const struct row {
     sinpe_dtype_info info;
     int ebits, mbits, ieee;
@@ -71,8 +71,9 @@ size_t sinpe_dtype_bytes(sinpe_dtype type, size_t values)
  * exponent holds finite values but for S.1111.111, NaN, and a value too
  * large saturates to the largest finite.  NaN gives the quiet NaN pattern.
  */
-static unsigned encode(double x, int ebits, int mbits, int ieee)
+unsigned sinpe__encode(sinpe_dtype t, double x)
 {
+    int ebits = rows[t].ebits, mbits = rows[t].mbits, ieee = rows[t].ieee;
     unsigned sign = signbit(x) ? 1u << (ebits + mbits) : 0u;
     int bias = (1 << (ebits - 1)) - 1, emin = 1 - bias, exp;
     unsigned top = (1u << ebits) - 1u, mfull = 1u << mbits;
@@ -100,8 +101,9 @@ static unsigned encode(double x, int ebits, int mbits, int ieee)
 }
 
 /* The value of bits in such a format. */
-static double decode(unsigned bits, int ebits, int mbits, int ieee)
+double sinpe__decode(sinpe_dtype t, unsigned bits)
 {
+    int ebits = rows[t].ebits, mbits = rows[t].mbits, ieee = rows[t].ieee;
     int bias = (1 << (ebits - 1)) - 1;
     unsigned top = (1u << ebits) - 1u, mfull = 1u << mbits;
     unsigned e = (bits >> mbits) & top, m = bits & (mfull - 1u);
@@ -111,18 +113,6 @@ static double decode(unsigned bits, int ebits, int mbits, int ieee)
     if (e == 0)
         return sign * ldexp((double)m, 1 - bias - mbits);
     return sign * ldexp((double)(m + mfull), (int)e - bias - mbits);
-}
-
-unsigned sinpe__encode(sinpe_dtype t, double x)
-{
-    const struct row *r = &rows[t];
-    return encode(x, r->ebits, r->mbits, r->ieee);
-}
-
-double sinpe__decode(sinpe_dtype t, unsigned bits)
-{
-    const struct row *r = &rows[t];
-    return decode(bits, r->ebits, r->mbits, r->ieee);
 }
 
 float sinpe__round_to(sinpe_dtype t, float x)
