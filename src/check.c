@@ -9,10 +9,9 @@
 sinpe_status sinpe__check_wait_list(const sinpe_context *ctx, cl_uint n, const cl_event *list)
 {
     /* pocl and oclgrind crash on these instead of returning an error. */
-    SINPE_CHECK(n > 0 && !list, SINPE_INVALID_WAIT_LIST,
-                "event_wait_list is NULL but num_events_in_wait_list is %u", n);
-    SINPE_CHECK(n == 0 && list, SINPE_INVALID_WAIT_LIST,
-                "event_wait_list is not NULL but num_events_in_wait_list is 0");
+    SINPE_CHECK((n == 0) != !list, SINPE_INVALID_WAIT_LIST,
+                "event_wait_list is %sNULL but num_events_in_wait_list is %u", list ? "not " : "",
+                n);
     for (cl_uint i = 0; i < n; i++) {
         cl_context owner = NULL;
         SINPE_CHECK(!list[i], SINPE_INVALID_WAIT_LIST, "event_wait_list[%u] is NULL", i);

@@ -1,10 +1,8 @@
 /*
- * record.c -- the embedding calls and the rotation recorded into a host's command buffer
- * (cl_khr_command_buffer), for replay without sinpe's launch costs.  The
- * extension's entry points are looked up on the device's platform; their
- * signatures are those of versions 0.9.0 to 0.9.4, declared here so that
- * the build does not depend on which OpenCL headers are installed.
- * sinpe_context_features() asks here whether a device records.
+ * record.c -- the embedding calls and the rotation recorded into a command
+ * buffer (cl_khr_command_buffer).  The extension's entry points, of versions
+ * 0.9.0 to 0.9.4, are declared here: the build does not depend on which
+ * OpenCL headers are installed.
  */
 #include "embed.h"
 
