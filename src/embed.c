@@ -9,20 +9,15 @@
 static sinpe_status make_positions(sinpe_context *ctx, sinpe__sink *sink,
                                    const sinpe_embed_args *a, cl_mem *pos)
 {
-    sinpe__positions_kargs v;
     sinpe__launch l;
     cl_int err;
     SINPE_FORWARD(sinpe__plan_positions(&ctx->info, &ctx->prog, a->n_seqs, &l));
     *pos = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, a->n_seqs * a->seq_len * sizeof(cl_int),
                           NULL, &err);
     SINPE_CL_CHECK(err, "clCreateBuffer(positions)");
-    v.ids = a->ids;
-    v.ids_off = a->ids_offset;
-    v.pos = *pos;
-    v.seq_len = (cl_uint)a->seq_len;
-    v.pad = a->pad_id;
-    v.start = a->start;
-    v.scan = l.local[0] * sizeof(cl_int);
+    const sinpe__positions_kargs v = {.ids = a->ids, .ids_off = a->ids_offset, .pos = *pos,
+                                      .seq_len = (cl_uint)a->seq_len, .pad = a->pad_id,
+                                      .start = a->start, .scan = l.local[0] * sizeof(cl_int)};
     return sink->emit(sink, ctx, &l, &v, sizeof v, 0);
 }
 
@@ -33,17 +28,14 @@ static sinpe_status count_bad_ids(sinpe_context *ctx, sinpe__sink *sink,
                                   const sinpe_embed_args *a, const sinpe_embed_params *p)
 {
     int owner = (p->flags & SINPE_OWNER) != 0;
-    sinpe__bad_ids_kargs v;
-    sinpe__launch l;
-    v.ids = a->ids;
-    v.ids_off = a->ids_offset;
-    v.n = (cl_uint)(a->n_seqs * a->seq_len);
-    v.below = !owner || (p->flags & SINPE_OWNS_BELOW) != 0;
-    v.above = !a->vocab_shard || (p->flags & SINPE_OWNS_ABOVE) != 0;
-    v.end = p->vocab_start + p->vocab;
-    v.bad = a->bad_ids;
-    v.bad_off = a->bad_ids_offset;
+    const sinpe__bad_ids_kargs v = {.ids = a->ids, .ids_off = a->ids_offset,
+                                    .n = (cl_uint)(a->n_seqs * a->seq_len),
+                                    .below = !owner || (p->flags & SINPE_OWNS_BELOW) != 0,
+                                    .above = !a->vocab_shard || (p->flags & SINPE_OWNS_ABOVE) != 0,
+                                    .end = p->vocab_start + p->vocab, .bad = a->bad_ids,
+                                    .bad_off = a->bad_ids_offset};
     const size_t n[2] = {v.n, 1};
+    sinpe__launch l;
     SINPE_FORWARD(sinpe__plan_fixed(&ctx->info, &ctx->prog, SINPE_FORM_BAD_IDS, SINPE_F32, 2, n,
                                     &l));
     return sink->emit(sink, ctx, &l, &v, sizeof v, 0);

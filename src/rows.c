@@ -31,17 +31,10 @@ sinpe_status sinpe__table_rows(sinpe_table *t, cl_command_queue queue, cl_int ro
                                blocks, nwait, wait, &anchors_done);
     if (st == SINPE_SUCCESS) {
         /* An event, not queue order: the caller's queue may be out of order. */
-        sinpe__rows_kargs v2;
+        const sinpe__rows_kargs v2 = {.out = out, .out_off = out_offset, .out_stride = out_stride,
+                                      .dim = (cl_uint)dim, .row0 = row0, .nrows = (cl_uint)nrows,
+                                      .coef = t->desc, .anc = anc, .nblocks = (cl_uint)blocks};
         sinpe__launch l;
-        v2.out = out;
-        v2.out_off = out_offset;
-        v2.out_stride = out_stride;
-        v2.dim = (cl_uint)dim;
-        v2.row0 = row0;
-        v2.nrows = (cl_uint)nrows;
-        v2.coef = t->desc;
-        v2.anc = anc;
-        v2.nblocks = (cl_uint)blocks;
         st = sinpe__plan_rows(&ctx->tune, &ctx->info, &ctx->prog, out_dtype, dim, blocks, &l);
         if (st == SINPE_SUCCESS)
             st = sinpe__context_enqueue(ctx, queue, &l, &v2, sizeof v2, 1, &anchors_done, event);

@@ -32,15 +32,10 @@ sinpe_status sinpe_enqueue_timesteps(sinpe_table *table, cl_command_queue queue,
     SINPE_FORWARD(sinpe__check_values(ctx, out, "out", out_offset, (count - 1) * stride + dim,
                                       out_dtype));
 
-    sinpe__timesteps_kargs v;
-    v.ts = timesteps;
-    v.ts_off = ts_offset;
-    v.out = out;
-    v.out_off = out_offset;
-    v.out_stride = stride;
-    v.dim = (cl_uint)dim;
-    v.n = (cl_uint)count;
-    v.coef = table->desc;
+    const sinpe__timesteps_kargs v = {.ts = timesteps, .ts_off = ts_offset, .out = out,
+                                      .out_off = out_offset, .out_stride = stride,
+                                      .dim = (cl_uint)dim, .n = (cl_uint)count,
+                                      .coef = table->desc};
     return sinpe__context_launch(ctx, queue, SINPE_FORM_TIMESTEPS, (int)out_dtype, &v, sizeof v,
                                  dim, count, num_events_in_wait_list, event_wait_list, event);
 }
