@@ -125,7 +125,7 @@ sinpe_status sinpe_tuning_save(const sinpe_context *context, const char *record,
                                size_t path_size)
 {
     uint64_t key = 0;
-    size_t dir_len, used;
+    size_t dir_len, used = 0;
     char *file, head[1024], body[1024];
     sinpe__record r;
     int written;
@@ -147,25 +147,23 @@ sinpe_status sinpe_tuning_save(const sinpe_context *context, const char *record,
         snprintf(path, path_size, "%s", file);
     if (!record) {
         written = unlink(file) == 0 || errno == ENOENT;
-        free(file);
-        SINPE_CHECK(!written, SINPE_IO_ERROR, "the tuning file cannot be deleted");
-        return SINPE_SUCCESS;
+    } else {
+        snprintf(head, sizeof head,
+                 "# sinpe tuning record, written by sinpe_tuning_save(); read by every context\n"
+                 "# on this device while the library, its kernels and the driver stay the same.\n"
+                 "sinpe = %s\nkey = %016llx\nvendor = %s\ntype = %s\ndevice = %s\n",
+                 sinpe_version_string(), (unsigned long long)key, context->info.vendor,
+                 sinpe__type_name(context->info.type), context->info.name);
+        for (size_t i = 0; i < sinpe__n_params; i++) {
+            char v[32];
+            sinpe__param_format(i, *sinpe__param_field(&r.t, i), v, sizeof v);
+            used += (size_t)snprintf(body + used, sizeof body - used, "%s = %s\n",
+                                     sinpe__params[i].name, v);
+        }
+        written = sinpe__write_file(file, dir_len, head, strlen(head), body, used) == 0;
     }
-    snprintf(head, sizeof head,
-             "# sinpe tuning record, written by sinpe_tuning_save(); read by every context\n"
-             "# on this device while the library, its kernels and the driver stay the same.\n"
-             "sinpe = %s\nkey = %016llx\nvendor = %s\ntype = %s\ndevice = %s\n",
-             sinpe_version_string(), (unsigned long long)key, context->info.vendor,
-             sinpe__type_name(context->info.type), context->info.name);
-    used = 0;
-    for (size_t i = 0; i < sinpe__n_params; i++) {
-        char v[32];
-        sinpe__param_format(i, *sinpe__param_field(&r.t, i), v, sizeof v);
-        used += (size_t)snprintf(body + used, sizeof body - used, "%s = %s\n",
-                                 sinpe__params[i].name, v);
-    }
-    written = sinpe__write_file(file, dir_len, head, strlen(head), body, used) == 0;
     free(file);
-    SINPE_CHECK(!written, SINPE_IO_ERROR, "the tuning file cannot be written");
+    SINPE_CHECK(!written, SINPE_IO_ERROR, "the tuning file cannot be %s",
+                record ? "written" : "deleted");
     return SINPE_SUCCESS;
 }
