@@ -157,14 +157,11 @@ enum { SINPE_FORM_LIST(SINPE_FORM_ENUM) SINPE_FORMS };
 #define SINPE_COMMA() ,
 
 #ifdef __OPENCL_C_VERSION__
-/* The helpers of the kernel bodies: inlined whatever the compiler's cost
-   model says, as the bodies were when written out in one piece (pocl
-   vectorises across work-items only code free of calls, and a helper
-   taking a column count n inlines cheaply only once n is a constant).
-   Their pointers are not restrict (the kernels' are), and unoptimised
-   builds leave them to the compiler: inlining a restrict or by-value
-   parameter leaves a noalias scope intrinsic that oclgrind 21.10 cannot
-   run. */
+/* The helpers of the kernel bodies: always inlined (pocl vectorises only
+   code free of calls, and a helper taking a column count n is cheap only
+   once n is a constant), but in unoptimised builds, where inlining a
+   restrict or by-value parameter leaves a noalias scope intrinsic that
+   oclgrind 21.10 cannot run.  Their pointers are not restrict. */
 #ifdef __OPTIMIZE__
 #define SINPE_INLINE inline __attribute__((always_inline))
 #else

@@ -1,17 +1,13 @@
 /*
  * sinpe.cl -- the program: a kernel per line of kernels/entries.def whose
- * form (SINPE_HAS_<FORM>, set by the host from the tuning record) and call
- * the program holds, each running its form's body, sinpe_body_<FORM>.
- * The build embeds this file with what it includes
- * (scripts/embed-text.sh); SINPE_KERNEL_SOURCE may name it, or a changed
- * copy, to build from disk while developing: both are the same program.
+ * form (SINPE_HAS_<FORM>, from the tuning record) and call the program
+ * holds, each running sinpe_body_<FORM>.  The build embeds this file with
+ * what it includes (scripts/embed-text.sh).
  *
- * A program holds the kernels that read no weights (built without
- * SINPE_WEIGHTS: add, table.cl's and the bad-id counter) or the fused and
- * gather kernels of one weights type (-DSINPE_WEIGHTS=<its sinpe_dtype>),
- * where the type is a constant: a load that branched on the type at run
- * time would keep CPU compilers from vectorising.  The host builds each
- * type's program on first use (src/context.c).
+ * A program holds the kernels that read no weights (no SINPE_WEIGHTS) or
+ * the fused and gather kernels of one weights type (-DSINPE_WEIGHTS=<its
+ * sinpe_dtype>), a constant: a load that branched on the type at run time
+ * would keep CPU compilers from vectorising.
  */
 #include "abi.h"
 #include "embed.cl"

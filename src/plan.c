@@ -1,11 +1,9 @@
 /*
- * plan.c -- what a tuning record means, said once: each call's launches
- * (which kernel of which form, how many columns and sequences a work-item
- * takes, the global and local sizes, one launch or two), chosen by
- * choose(); the kernels a program holds, those that choose() reaches for
- * some call, so that no call can reach a kernel its program lacks; the
- * build options; and, for sinpe-tune and the tests, which parameters
- * change a call and which records reach every form.
+ * plan.c -- what a tuning record means, said once: each call's launches,
+ * chosen by choose(); the kernels a program holds (those choose() reaches
+ * for some call, so no call reaches a kernel its program lacks); the build
+ * options; and, for sinpe-tune and the tests, which parameters change a
+ * call and which records reach every form.
  */
 #include "sinpe_internal.h"
 
