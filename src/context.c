@@ -17,7 +17,6 @@ void sinpe_context_options_init_sized(sinpe_context_options *options, size_t str
     memset(&own, 0, sizeof own);
     own.struct_size = struct_size;
     own.math = SINPE_MATH_AUTO;
-    own.device = NULL;
     sinpe__struct_out(SINPE__OPTIONS, options, struct_size, &own, SINPE__FILL, "options");
 }
 

@@ -15,16 +15,10 @@ void sinpe_embed_args_init_sized(sinpe_embed_args *args, size_t struct_size)
     sinpe__clear_error();
     if (!args)
         return;
-    memset(&own, 0, sizeof own);
+    memset(&own, 0, sizeof own); /* F32, INDEX, PAD_NONE and SCALE_EXACT are 0 */
     own.struct_size = struct_size;
     own.token_scale = 1.0f;
-    own.weights_dtype = SINPE_F32;
-    own.out_dtype = SINPE_F32;
-    own.position_rule = SINPE_POSITIONS_INDEX;
-    own.pad_policy = SINPE_PAD_NONE;
-    own.weight_scales_dtype = SINPE_F32;
     own.weights_scale = 1.0f;
-    own.token_scale_rounding = SINPE_SCALE_EXACT;
     sinpe__struct_out(SINPE__ARGS, args, struct_size, &own, SINPE__FILL, "args");
 }
 
