@@ -1,11 +1,7 @@
 /*
  * device.cl -- sinpe's encoding as OpenCL C functions for the host's own
- * kernels (sinpe_device_source(); installed as sinpe_device.cl).  The
- * contract is in include/sinpe.h, "Device functions".
- *
- * Every value is the one sinpe's kernels write: row p of the table when
- * the table holds it, else the same operations on the fly (pe_math.cl),
- * which give the same bits.
+ * kernels (include/sinpe.h, "Device functions"): row p of the table when
+ * the table holds it, else pe_math.cl's same operations, the same bits.
  */
 #ifndef SINPE_DEVICE_CL
 #define SINPE_DEVICE_CL

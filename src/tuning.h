@@ -13,14 +13,12 @@
 #include <stddef.h>
 
 /*
- * The tuning record: the whole work shape of the kernels, as data.  Each
- * parameter: its name in the text form, its values (numbers, words whose
- * index is the value, or "#" for a whole number), its place in sinpe-tune's
- * search (the parameters that move the most work first; 0: not searched)
- * and what it sets.  A value stays in a list only while some record of
- * the database (tuning/) takes it.  plan.c alone says what a record
- * means: the build options, the kernels of a program and each call's
- * launches.
+ * The tuning record: the work shape of the kernels, as data.  Each
+ * parameter: its name, its values (numbers, words whose index is the
+ * value, or "#" for a whole number), its place in sinpe-tune's search
+ * (most work moved first; 0: not searched) and what it sets.  A value
+ * stays in a list only while some record of tuning/ takes it.  plan.c
+ * alone says what a record means.
  */
 #define SINPE_TUNING_PARAMS(X)                                                                \
     X(seqs, "2 4", 2, "sequences per work-item of the FAST form")                             \
@@ -65,8 +63,8 @@ int sinpe__param_value(size_t i, size_t k, size_t *v);
 /* Value v of parameter i as its text (a word or a number); 0 when out of range. */
 int sinpe__param_format(size_t i, size_t v, char *buf, size_t n);
 
-/* A record in text form, parsed: the parameters it sets, and the key
-   fields the library reads (the others are kept for people). */
+/* A record in text form, parsed: its parameters and the key fields the
+   library reads. */
 #define SINPE__META 256
 typedef struct sinpe__record {
     sinpe__tuning t;
