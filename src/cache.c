@@ -278,18 +278,17 @@ void sinpe__cache_store(const sinpe__cache *c, cl_program program, cl_device_id 
         return;
     for (cl_uint i = 0; i < ndev; i++)
         bins[i] = i == 0 ? all : bins[i - 1] + sizes[i - 1];
-    if (clGetProgramInfo(program, CL_PROGRAM_BINARIES, ndev * sizeof bins[0], bins, NULL) != CL_SUCCESS)
-        goto fail;
-    memset(head, 0, sizeof head);
-    memcpy(head, magic, sizeof magic);
-    put64(head + 8, FORMAT); /* the format, then the zero u32 */
-    put64(head + SINPE__CACHE_OFF_KEY, c->key);
-    put64(head + 24, c->key_bytes);
-    put64(head + 32, (uint64_t)sizes[idx]);
-    put64(head + SINPE__CACHE_OFF_SUM, sinpe__fnv1a(SINPE__FNV_BASIS, bins[idx], sizes[idx]));
-
-    sinpe__write_file(c->path, c->dir_len, head, sizeof head, bins[idx], sizes[idx]);
-fail:
+    if (clGetProgramInfo(program, CL_PROGRAM_BINARIES, ndev * sizeof bins[0], bins, NULL) ==
+        CL_SUCCESS) {
+        memset(head, 0, sizeof head);
+        memcpy(head, magic, sizeof magic);
+        put64(head + 8, FORMAT); /* the format, then the zero u32 */
+        put64(head + SINPE__CACHE_OFF_KEY, c->key);
+        put64(head + 24, c->key_bytes);
+        put64(head + 32, (uint64_t)sizes[idx]);
+        put64(head + SINPE__CACHE_OFF_SUM, sinpe__fnv1a(SINPE__FNV_BASIS, bins[idx], sizes[idx]));
+        sinpe__write_file(c->path, c->dir_len, head, sizeof head, bins[idx], sizes[idx]);
+    }
     free(all);
 }
 

@@ -60,11 +60,8 @@ const char *sinpe_status_string(sinpe_status status)
     }
 }
 
-/*
- * The message lives in a per-thread heap buffer owned by a pthread key, so
- * that threads sharing a context never see each other's errors and the
- * buffer is freed when its thread exits.
- */
+/* The message is a per-thread heap buffer owned by a pthread key: threads
+   never see each other's errors, and the buffer goes with its thread. */
 static pthread_key_t msg_key;
 static pthread_once_t msg_once = PTHREAD_ONCE_INIT;
 static int msg_key_ok;
