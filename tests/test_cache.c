@@ -7,6 +7,9 @@
  * Each test points SINPE_CACHE_DIR (or XDG_CACHE_HOME, HOME) at a fresh
  * directory from mkdtemp.  Check forks every test, so these settings stay in
  * the test's own process; the fixture still restores them, for CK_FORK=no.
+ * pocl keeps its own kernel cache under XDG_CACHE_HOME or HOME too: the
+ * fixture pins it (POCL_CACHE_DIR) where it was, or every test that moves
+ * them would compile the kernels cold (a minute each on two cores).
  * Whether a context's kernels came from the disk is read from the internal
  * flags sinpe__program.from_disk (the tests link the static library).  A
  * context has N_PROGRAMS programs, each its own entry: the base one and
@@ -37,6 +40,25 @@ static const char *const env_names[] = {"SINPE_CACHE_DIR", "XDG_CACHE_HOME", "HO
 static char *env_saved[N_ENV];
 static char scratch[512];
 
+/* pocl's cache directory as pocl 3.1 finds it: POCL_CACHE_DIR, else
+ * $XDG_CACHE_HOME/pocl/kcache when that directory exists, else
+ * $HOME/.cache/pocl/kcache. */
+static void pin_pocl_cache(void)
+{
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    char dir[1024];
+    struct stat sb;
+    if (getenv("POCL_CACHE_DIR"))
+        return;
+    if (xdg && *xdg && stat(xdg, &sb) == 0)
+        snprintf(dir, sizeof dir, "%s/pocl/kcache", xdg);
+    else if (home && *home)
+        snprintf(dir, sizeof dir, "%s/.cache/pocl/kcache", home);
+    else
+        return;
+    setenv("POCL_CACHE_DIR", dir, 1);
+}
+
 static void setup(void)
 {
     const char *tmp = getenv("TMPDIR");
@@ -44,6 +66,7 @@ static void setup(void)
         const char *v = getenv(env_names[i]);
         env_saved[i] = v ? strdup(v) : NULL;
     }
+    pin_pocl_cache();
     snprintf(scratch, sizeof scratch, "%s/sinpe_cache_XXXXXX", tmp && *tmp ? tmp : "/tmp");
     ck_assert_msg(mkdtemp(scratch) != NULL, "mkdtemp(%s): %s", scratch, strerror(errno));
     ck_assert_int_eq(setenv("SINPE_CACHE_DIR", scratch, 1), 0);
@@ -278,9 +301,8 @@ START_TEST(cache_location)
         break;
     default:
         /* A relative XDG_CACHE_HOME is ignored, as the XDG spec asks (pocl
-         * would use it for its own cache: keep that in the scratch too). */
+         * would use it too, but its cache is pinned by the fixture). */
         setenv("XDG_CACHE_HOME", "relative/cache", 1);
-        setenv("POCL_CACHE_DIR", under("pocl", env, sizeof env), 1);
         setenv("HOME", under("home", env, sizeof env), 1);
         under("home/.cache/sinpe", dir, sizeof dir);
         break;

@@ -169,10 +169,10 @@ void tu_check_rows(const float *got, size_t offset, size_t stride, size_t rows, 
             double g = (double)got[offset + r * stride + c];
             double e = ref[r * dim + c];
             double tol = abs_tol + rel_tol * fabs(e);
-            ck_assert_msg(fabs(g - e) <= tol,
-                          "%s: row %zu col %zu (element %zu): got %.9g, ref %.12g, "
-                          "|diff| %.3g > tol %.3g",
-                          what, r, c, offset + r * stride + c, g, e, fabs(g - e), tol);
+            TU_CHECK(fabs(g - e) <= tol,
+                     "%s: row %zu col %zu (element %zu): got %.9g, ref %.12g, "
+                     "|diff| %.3g > tol %.3g",
+                     what, r, c, offset + r * stride + c, g, e, fabs(g - e), tol);
         }
     }
 }
@@ -187,21 +187,20 @@ void tu_check_layout(const float *buf, size_t n, size_t offset, size_t stride, s
             inside = j / stride < rows && j % stride < dim;
         }
         if (inside)
-            ck_assert_msg(!tu_is_poison(buf[i]),
-                          "%s: element %zu (row %zu col %zu) was never written", what, i,
-                          (i - offset) / stride, (i - offset) % stride);
+            TU_CHECK(!tu_is_poison(buf[i]), "%s: element %zu (row %zu col %zu) was never written",
+                     what, i, (i - offset) / stride, (i - offset) % stride);
         else
-            ck_assert_msg(tu_is_poison(buf[i]),
-                          "%s: element %zu outside the written rows was overwritten "
-                          "(now %.9g)", what, i, (double)buf[i]);
+            TU_CHECK(tu_is_poison(buf[i]),
+                     "%s: element %zu outside the written rows was overwritten (now %.9g)", what,
+                     i, (double)buf[i]);
     }
 }
 
 void tu_check_all_poison(const float *buf, size_t n, const char *what)
 {
     for (size_t i = 0; i < n; i++)
-        ck_assert_msg(tu_is_poison(buf[i]), "%s: element %zu was overwritten (now %.9g)", what,
-                      i, (double)buf[i]);
+        TU_CHECK(tu_is_poison(buf[i]), "%s: element %zu was overwritten (now %.9g)", what, i,
+                 (double)buf[i]);
 }
 
 /* ------------------------------------------------------------------------ */
