@@ -172,10 +172,10 @@ START_TEST(device_fn_bits)
         for (size_t i = 0; i < NPOS; i++)
             for (size_t c = 0; c < dim; c++) {
                 size_t e = i * dim + c;
-                ck_assert_msg(same(one[e], want[e]) && same(run[e], want[e]),
-                              "%s (rows %s): p %d col %zu: value %a, run %a, sinpe %a", name,
-                              use_rows ? "read" : "0", (int)pos[i], c, (double)one[e],
-                              (double)run[e], (double)want[e]);
+                TU_CHECK(same(one[e], want[e]) && same(run[e], want[e]),
+                         "%s (rows %s): p %d col %zu: value %a, run %a, sinpe %a", name,
+                         use_rows ? "read" : "0", (int)pos[i], c, (double)one[e],
+                         (double)run[e], (double)want[e]);
             }
     }
     /* The table itself, for the positions it holds. */

@@ -60,15 +60,17 @@ START_TEST(converters_self_check)
             ck_assert(fr_f16_is_nan(fr_f32_to_f16(f)));
             continue;
         }
-        ck_assert_msg(fr_f32_to_f16(f) == h, "f16 0x%04x does not round-trip (0x%04x)",
-                      (unsigned)h, (unsigned)fr_f32_to_f16(f));
+        TU_CHECK(fr_f32_to_f16(f) == h, "f16 0x%04x does not round-trip (0x%04x)",
+                 (unsigned)h, (unsigned)fr_f32_to_f16(f));
         if ((h & 0x7FFFu) < 0x7BFFu) {
             float g = fr_f16_to_f32((uint16_t)(h + 1));
             float mid = (f + g) / 2.0f; /* exact: one bit more than binary16 */
             uint16_t even = (h & 1u) ? (uint16_t)(h + 1) : (uint16_t)h;
-            ck_assert_msg(fr_f32_to_f16(mid) == even, "f16 midpoint after 0x%04x", (unsigned)h);
-            ck_assert(fr_f32_to_f16(nextafterf(mid, f)) == h);
-            ck_assert(fr_f32_to_f16(nextafterf(mid, g)) == h + 1);
+            TU_CHECK(fr_f32_to_f16(mid) == even, "f16 midpoint after 0x%04x", (unsigned)h);
+            TU_CHECK(fr_f32_to_f16(nextafterf(mid, f)) == h, "f16 below the midpoint after 0x%04x",
+                     (unsigned)h);
+            TU_CHECK(fr_f32_to_f16(nextafterf(mid, g)) == h + 1,
+                     "f16 above the midpoint after 0x%04x", (unsigned)h);
         }
     }
     /* bfloat16 likewise. */
@@ -78,14 +80,16 @@ START_TEST(converters_self_check)
             ck_assert(fr_bf16_is_nan(fr_f32_to_bf16(f)));
             continue;
         }
-        ck_assert_msg(fr_f32_to_bf16(f) == b, "bf16 0x%04x does not round-trip", (unsigned)b);
+        TU_CHECK(fr_f32_to_bf16(f) == b, "bf16 0x%04x does not round-trip", (unsigned)b);
         if ((b & 0x7FFFu) < 0x7F7Fu) {
             uint32_t lo = fr_f32_bits(f), mid_bits = lo + 0x8000u;
             uint16_t even = (b & 1u) ? (uint16_t)(b + 1) : (uint16_t)b;
-            ck_assert_msg(fr_f32_to_bf16(fr_bits_f32(mid_bits)) == even,
-                          "bf16 midpoint after 0x%04x", (unsigned)b);
-            ck_assert(fr_f32_to_bf16(fr_bits_f32(mid_bits - 1)) == b);
-            ck_assert(fr_f32_to_bf16(fr_bits_f32(mid_bits + 1)) == b + 1);
+            TU_CHECK(fr_f32_to_bf16(fr_bits_f32(mid_bits)) == even,
+                     "bf16 midpoint after 0x%04x", (unsigned)b);
+            TU_CHECK(fr_f32_to_bf16(fr_bits_f32(mid_bits - 1)) == b,
+                     "bf16 below the midpoint after 0x%04x", (unsigned)b);
+            TU_CHECK(fr_f32_to_bf16(fr_bits_f32(mid_bits + 1)) == b + 1,
+                     "bf16 above the midpoint after 0x%04x", (unsigned)b);
         }
     }
 
@@ -104,8 +108,8 @@ START_TEST(converters_self_check)
         _Float16 hf = (_Float16)f;
         uint16_t want;
         memcpy(&want, &hf, sizeof want);
-        ck_assert_msg(fr_f32_to_f16(f) == want, "f32 0x%08x: converter 0x%04x, _Float16 0x%04x",
-                      (unsigned)u, (unsigned)fr_f32_to_f16(f), (unsigned)want);
+        TU_CHECK(fr_f32_to_f16(f) == want, "f32 0x%08x: converter 0x%04x, _Float16 0x%04x",
+                 (unsigned)u, (unsigned)fr_f32_to_f16(f), (unsigned)want);
     }
 #endif
 }
@@ -197,8 +201,8 @@ static void run_drun(sinpe_context *ctx, cl_command_queue q, const drun *r)
         size_t j = i - r->out_offset, row = j / ost, col = j % ost;
         uint32_t raw = fr_raw(got, i, r->ot);
         if (i < r->out_offset || col >= dim) {
-            ck_assert_msg(raw == poison, "%s: element %zu outside the rows changed to 0x%x",
-                          what, i, (unsigned)raw);
+            TU_CHECK(raw == poison, "%s: element %zu outside the rows changed to 0x%x",
+                     what, i, (unsigned)raw);
             continue;
         }
         size_t t = row % r->seq_len;
@@ -221,12 +225,12 @@ static void run_drun(sinpe_context *ctx, cl_command_queue q, const drun *r)
                           "%s: row %zu col %zu: weight %.9g (NaN) gave 0x%x, not a NaN", what,
                           row, col, (double)e, (unsigned)raw);
         } else {
-            ck_assert_msg(raw == want,
-                          "%s: row %zu col %zu: weight %.9g (stored 0x%x), x = %.9g "
-                          "(0x%08x): device 0x%x, expected 0x%x",
-                          what, row, col, (double)e,
-                          held ? (unsigned)fr_raw(r->w, (size_t)id * dim + col, r->wt) : 0u,
-                          (double)x, (unsigned)fr_f32_bits(x), (unsigned)raw, (unsigned)want);
+            TU_CHECK(raw == want,
+                     "%s: row %zu col %zu: weight %.9g (stored 0x%x), x = %.9g "
+                     "(0x%08x): device 0x%x, expected 0x%x",
+                     what, row, col, (double)e,
+                     held ? (unsigned)fr_raw(r->w, (size_t)id * dim + col, r->wt) : 0u,
+                     (double)x, (unsigned)fr_f32_bits(x), (unsigned)raw, (unsigned)want);
         }
     }
 

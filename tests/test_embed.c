@@ -593,10 +593,10 @@ START_TEST(fused_equals_unfused_bits)
             uint32_t fb, ub;
             memcpy(&fb, &fused[k], sizeof fb);
             memcpy(&ub, &unfused[k], sizeof ub);
-            ck_assert_msg(fb == ub,
-                          "dim %zu element %zu: fused %.9g (0x%08x) != unfused %.9g (0x%08x)",
-                          cfg[i].dim, k, (double)fused[k], (unsigned)fb, (double)unfused[k],
-                          (unsigned)ub);
+            TU_CHECK(fb == ub,
+                     "dim %zu element %zu: fused %.9g (0x%08x) != unfused %.9g (0x%08x)",
+                     cfg[i].dim, k, (double)fused[k], (unsigned)fb, (double)unfused[k],
+                     (unsigned)ub);
         }
         free(fused);
         free(unfused);

@@ -779,9 +779,9 @@ START_TEST(table_rows_any_int32_row0)
         pe_row_ld((cl_int)((int64_t)row0 + (int64_t)r), ref + r * DIM);
     tu_check_rows(rows, 0, DIM, N, DIM, ref, TU_PE_TOL, 0.0, "table_rows at the int32 ends");
     for (size_t i = 0; i < N * DIM; i++)
-        ck_assert_msg(rows[i] == sums[i], "position %lld col %zu: table_rows %.9g, add %.9g",
-                      (long long)row0 + (long long)(i / DIM), i % DIM, (double)rows[i],
-                      (double)sums[i]);
+        TU_CHECK(rows[i] == sums[i], "position %lld col %zu: table_rows %.9g, add %.9g",
+                 (long long)row0 + (long long)(i / DIM), i % DIM, (double)rows[i],
+                 (double)sums[i]);
 
     /* One row more runs past 2^31 - 1. */
     TU_STATUS(sinpe_enqueue_table_rows(tab, q, INT32_MAX - (N - 1), N + 1, rows_m, 0, 0,

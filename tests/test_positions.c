@@ -239,24 +239,24 @@ static void check_output(const pcase *c, const float *got, const double *ref,
             size_t i = c->out_offset + r * st + col;
             double e = ref[r * dim + col];
             if (isnan(e)) {
-                ck_assert_msg(!tu_is_poison(got[i]), "%s: row %zu col %zu never written", what,
-                              r, col);
+                TU_CHECK(!tu_is_poison(got[i]), "%s: row %zu col %zu never written", what,
+                         r, col);
                 continue;
             }
             if (pad && c->policy == SINPE_PAD_ZERO_OUTPUT)
-                ck_assert_msg(got[i] == 0.0f,
-                              "%s: pad row %zu col %zu is %.9g, ZERO_OUTPUT wants 0", what, r,
-                              col, (double)got[i]);
+                TU_CHECK(got[i] == 0.0f,
+                         "%s: pad row %zu col %zu is %.9g, ZERO_OUTPUT wants 0", what, r,
+                         col, (double)got[i]);
             if (pad && prefill && c->policy == SINPE_PAD_ZERO_PE)
-                ck_assert_msg(same_bits(got[i], prefill[r * dim + col]),
-                              "%s: pad row %zu col %zu is %.9g, add_positions under ZERO_PE "
-                              "must leave %.9g",
-                              what, r, col, (double)got[i], (double)prefill[r * dim + col]);
+                TU_CHECK(same_bits(got[i], prefill[r * dim + col]),
+                         "%s: pad row %zu col %zu is %.9g, add_positions under ZERO_PE "
+                         "must leave %.9g",
+                         what, r, col, (double)got[i], (double)prefill[r * dim + col]);
             double tol = TU_EMBED_TOL * (1.0 + fabs(e));
-            ck_assert_msg(fabs((double)got[i] - e) <= tol,
-                          "%s: row %zu (seq %zu, t %zu, id %d%s) col %zu: got %.9g, ref %.12g",
-                          what, r, r / c->seq_len, r % c->seq_len, (int)c->ids[r],
-                          pad ? ", pad" : "", col, (double)got[i], e);
+            TU_CHECK(fabs((double)got[i] - e) <= tol,
+                     "%s: row %zu (seq %zu, t %zu, id %d%s) col %zu: got %.9g, ref %.12g",
+                     what, r, r / c->seq_len, r % c->seq_len, (int)c->ids[r],
+                     pad ? ", pad" : "", col, (double)got[i], e);
         }
     }
     tu_check_layout(got, n_out(c), c->out_offset, st, n, dim, what);
@@ -280,9 +280,9 @@ static void run_and_check(sinpe_context *ctx, cl_command_queue q, const pcase *c
 
     float *unfused = run_pcase(ctx, q, tab, c, PM_UNFUSED, NULL);
     for (size_t i = 0; i < n_out(c); i++)
-        ck_assert_msg(same_bits(fused[i], unfused[i]),
-                      "%s: element %zu: gather + add_positions gave %.9g, fused %.9g", c->name,
-                      i, (double)unfused[i], (double)fused[i]);
+        TU_CHECK(same_bits(fused[i], unfused[i]),
+                 "%s: element %zu: gather + add_positions gave %.9g, fused %.9g", c->name,
+                 i, (double)unfused[i], (double)fused[i]);
 
     free(fused);
     free(unfused);
@@ -603,9 +603,9 @@ START_TEST(positions_beyond_table)
     for (size_t r = 0; r < N; r++) {
         tu_pe_row(spec, (double)pos[r], pe);
         for (size_t col = 0; col < dim; col++)
-            ck_assert_msg(fabs((double)got[r * dim + col] - pe[col]) <= TU_PE_TOL,
-                          "%s: position %d col %zu: got %.9g, ref %.12g", sbuf, (int)pos[r],
-                          col, (double)got[r * dim + col], pe[col]);
+            TU_CHECK(fabs((double)got[r * dim + col] - pe[col]) <= TU_PE_TOL,
+                     "%s: position %d col %zu: got %.9g, ref %.12g", sbuf, (int)pos[r],
+                     col, (double)got[r * dim + col], pe[col]);
     }
     snprintf(what, sizeof what, "beyond the table, %s", sbuf);
     tu_check_layout(got, n_out(&c), 0, dim, N, dim, what);
@@ -626,10 +626,10 @@ START_TEST(positions_beyond_table)
     tu_read(q, mem, 0, 2000 * dim * sizeof *rows, rows);
     for (size_t r = 0; r < N; r++)
         for (size_t col = 0; col < dim; col++)
-            ck_assert_msg(got[r * dim + col] == rows[(size_t)pos[r] * dim + col],
-                          "%s: position %d col %zu: on the fly %.9g, table row %.9g", sbuf,
-                          (int)pos[r], col, (double)got[r * dim + col],
-                          (double)rows[(size_t)pos[r] * dim + col]);
+            TU_CHECK(got[r * dim + col] == rows[(size_t)pos[r] * dim + col],
+                     "%s: position %d col %zu: on the fly %.9g, table row %.9g", sbuf,
+                     (int)pos[r], col, (double)got[r * dim + col],
+                     (double)rows[(size_t)pos[r] * dim + col]);
     free(rows);
     free(got);
     TU_RELEASE(ctx, q, tab, mem);

@@ -163,10 +163,10 @@ static void check_decoded(const qtab *q, const float *got, size_t tokens, const 
     for (size_t t = 0; t < tokens; t++)
         for (size_t c = 0; c < q->dim; c++) {
             float want = q->w[(t % q->rows) * q->dim + c], g = got[t * q->dim + c];
-            ck_assert_msg(isnan(want) ? isnan(g) : fr_f32_bits(g) == fr_f32_bits(want),
-                          "%s: row %zu col %zu: got %a (0x%08x), want %a (0x%08x)", what,
-                          t % q->rows, c, (double)g, fr_f32_bits(g), (double)want,
-                          fr_f32_bits(want));
+            TU_CHECK(isnan(want) ? isnan(g) : fr_f32_bits(g) == fr_f32_bits(want),
+                     "%s: row %zu col %zu: got %a (0x%08x), want %a (0x%08x)", what,
+                     t % q->rows, c, (double)g, fr_f32_bits(g), (double)want,
+                     fr_f32_bits(want));
         }
 }
 

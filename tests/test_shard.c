@@ -141,19 +141,19 @@ START_TEST(shard_sum_equals_unsharded)
         for (size_t c = 0; c < dim; c++) {
             size_t i = r * dim + c;
             float sum = got[1][i] + got[2][i];
-            ck_assert_msg(same_bits(sum, got[0][i]) || (sum == 0.0f && got[0][i] == 0.0f),
-                          "%s: token %zu (id %d) col %zu: shards %.9g + %.9g = %.9g, "
-                          "unsharded %.9g",
-                          cfg->name, r, (int)ids[r], c, (double)got[1][i], (double)got[2][i],
-                          (double)sum, (double)got[0][i]);
+            TU_CHECK(same_bits(sum, got[0][i]) || (sum == 0.0f && got[0][i] == 0.0f),
+                     "%s: token %zu (id %d) col %zu: shards %.9g + %.9g = %.9g, "
+                     "unsharded %.9g",
+                     cfg->name, r, (int)ids[r], c, (double)got[1][i], (double)got[2][i],
+                     (double)sum, (double)got[0][i]);
             /* The shard that does not own the id contributes no embedding. */
             int owner = ids[r] >= 0 && (size_t)ids[r] < half     ? 1
                         : ids[r] >= 0 && (size_t)ids[r] < V      ? 2
                                                                  : 0;
             if (owner != 2)
-                ck_assert_msg(got[2][i] == 0.0f, "%s: token %zu (id %d) col %zu: second shard "
-                              "wrote %.9g for an id it does not hold", cfg->name, r,
-                              (int)ids[r], c, (double)got[2][i]);
+                TU_CHECK(got[2][i] == 0.0f, "%s: token %zu (id %d) col %zu: second shard "
+                         "wrote %.9g for an id it does not hold", cfg->name, r,
+                         (int)ids[r], c, (double)got[2][i]);
         }
     }
     ck_assert_msg(bad[0] == n_neg + n_past, "unsharded bad_ids %d, expected %d", (int)bad[0],
@@ -255,11 +255,11 @@ START_TEST(shard_with_padding)
         got[k] = tu_read_floats(q, out_m[k], N * DIM);
     for (size_t i = 0; i < N * DIM; i++) {
         float sum = got[1][i] + got[2][i];
-        ck_assert_msg(same_bits(sum, got[0][i]) || (sum == 0.0f && got[0][i] == 0.0f),
-                      "%s: token %zu (id %d) col %zu: shards %.9g + %.9g = %.9g, "
-                      "unsharded %.9g",
-                      name, i / DIM, (int)ids[i / DIM], i % DIM, (double)got[1][i],
-                      (double)got[2][i], (double)sum, (double)got[0][i]);
+        TU_CHECK(same_bits(sum, got[0][i]) || (sum == 0.0f && got[0][i] == 0.0f),
+                 "%s: token %zu (id %d) col %zu: shards %.9g + %.9g = %.9g, "
+                 "unsharded %.9g",
+                 name, i / DIM, (int)ids[i / DIM], i % DIM, (double)got[1][i],
+                 (double)got[2][i], (double)sum, (double)got[0][i]);
     }
     for (int k = 0; k < 3; k++) {
         free(got[k]);

@@ -116,11 +116,11 @@ START_TEST(owner_bits)
             bad_sum += bad;
             for (size_t i = 0; i < N * dim; i++) {
                 uint32_t g = bits_at(got, size, i), have = bits_at(acc, size, i);
-                ck_assert_msg(!(g && have),
-                              "%s K=%zu: token %zu (id %d) col %zu written by shard %zu "
-                              "and an earlier one (0x%x, 0x%x)",
-                              name, K, i / dim, (int)ids[i / dim], i % dim, k, (unsigned)g,
-                              (unsigned)have);
+                TU_CHECK(!(g && have),
+                         "%s K=%zu: token %zu (id %d) col %zu written by shard %zu "
+                         "and an earlier one (0x%x, 0x%x)",
+                         name, K, i / dim, (int)ids[i / dim], i % dim, k, (unsigned)g,
+                         (unsigned)have);
                 g |= have;
                 memcpy(acc + i * size, size == 4 ? (void *)&g : (void *)&(uint16_t){(uint16_t)g},
                        size);
@@ -128,11 +128,11 @@ START_TEST(owner_bits)
             start += rows;
         }
         for (size_t i = 0; i < N * dim; i++)
-            ck_assert_msg(bits_at(acc, size, i) == bits_at(want, size, i),
-                          "%s K=%zu: token %zu (id %d) col %zu: shards give 0x%x, "
-                          "unsharded 0x%x",
-                          name, K, i / dim, (int)ids[i / dim], i % dim,
-                          (unsigned)bits_at(acc, size, i), (unsigned)bits_at(want, size, i));
+            TU_CHECK(bits_at(acc, size, i) == bits_at(want, size, i),
+                     "%s K=%zu: token %zu (id %d) col %zu: shards give 0x%x, "
+                     "unsharded 0x%x",
+                     name, K, i / dim, (int)ids[i / dim], i % dim,
+                     (unsigned)bits_at(acc, size, i), (unsigned)bits_at(want, size, i));
         ck_assert_msg(bad_sum == want_bad, "%s K=%zu: shards count %d bad ids, unsharded %d",
                       name, K, (int)bad_sum, (int)want_bad);
     }

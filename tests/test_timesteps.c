@@ -94,16 +94,16 @@ START_TEST(timesteps_match_framework)
         for (size_t n = 0; n < N_TS; n++) {
             for (size_t c = 0; c < dim; c++) {
                 double g = f32[OUT_OFF + n * stride + c], e = ref[n * dim + c];
-                ck_assert_msg(fabs(g - e) <= TU_PE_TOL,
-                              "%s dim %zu t %.9g col %zu: got %.9g, framework %.12g, "
-                              "|diff| %.3g",
-                              name, dim, tsd[n], c, g, e, fabs(g - e));
+                TU_CHECK(fabs(g - e) <= TU_PE_TOL,
+                         "%s dim %zu t %.9g col %zu: got %.9g, framework %.12g, "
+                         "|diff| %.3g",
+                         name, dim, tsd[n], c, g, e, fabs(g - e));
             }
         }
         for (size_t i = 0; i < no; i++)
-            ck_assert_msg(tu_is_poison(f32[i]) != inside(i, N_TS, dim, stride),
-                          "%s dim %zu f32: element %zu %s", name, dim, i,
-                          inside(i, N_TS, dim, stride) ? "never written" : "overwritten");
+            TU_CHECK(tu_is_poison(f32[i]) != inside(i, N_TS, dim, stride),
+                     "%s dim %zu f32: element %zu %s", name, dim, i,
+                     inside(i, N_TS, dim, stride) ? "never written" : "overwritten");
 
         /* 16-bit outputs: the rounding of the float32 result. */
         for (int k = 1; k <= 2; k++) {
@@ -113,15 +113,15 @@ START_TEST(timesteps_match_framework)
             ck_assert_uint_eq(no16, no);
             for (size_t i = 0; i < no; i++) {
                 if (!inside(i, N_TS, dim, stride)) {
-                    ck_assert_msg(h[i] == fr_poison_raw(ot), "%s dim %zu %s: element %zu "
-                                  "outside the rows overwritten", name, dim, fr_dtype_name(ot), i);
+                    TU_CHECK(h[i] == fr_poison_raw(ot), "%s dim %zu %s: element %zu "
+                             "outside the rows overwritten", name, dim, fr_dtype_name(ot), i);
                     continue;
                 }
                 uint16_t want = ot == SINPE_F16 ? fr_f32_to_f16(f32[i]) : fr_f32_to_bf16(f32[i]);
-                ck_assert_msg(h[i] == want,
-                              "%s dim %zu %s: element %zu: 0x%04x, rounding of %.9g is 0x%04x",
-                              name, dim, fr_dtype_name(ot), i, (unsigned)h[i], (double)f32[i],
-                              (unsigned)want);
+                TU_CHECK(h[i] == want,
+                         "%s dim %zu %s: element %zu: 0x%04x, rounding of %.9g is 0x%04x",
+                         name, dim, fr_dtype_name(ot), i, (unsigned)h[i], (double)f32[i],
+                         (unsigned)want);
             }
             free(h);
         }
@@ -184,16 +184,16 @@ START_TEST(timesteps_overridden_parameters)
         for (size_t n = 0; n < N_TS; n++) {
             for (size_t c = 0; c < dim; c++) {
                 double g = f32[OUT_OFF + n * stride + c], e = ref[n * dim + c];
-                ck_assert_msg(fabs(g - e) <= TU_PE_TOL,
-                              "%s dim %zu t %.9g col %zu: got %.9g, framework %.12g, "
-                              "|diff| %.3g",
-                              names[_i], dim, tsd[n], c, g, e, fabs(g - e));
+                TU_CHECK(fabs(g - e) <= TU_PE_TOL,
+                         "%s dim %zu t %.9g col %zu: got %.9g, framework %.12g, "
+                         "|diff| %.3g",
+                         names[_i], dim, tsd[n], c, g, e, fabs(g - e));
             }
         }
         for (size_t i = 0; i < no; i++)
-            ck_assert_msg(tu_is_poison(f32[i]) != inside(i, N_TS, dim, stride),
-                          "%s dim %zu: element %zu %s", names[_i], dim, i,
-                          inside(i, N_TS, dim, stride) ? "never written" : "overwritten");
+            TU_CHECK(tu_is_poison(f32[i]) != inside(i, N_TS, dim, stride),
+                     "%s dim %zu: element %zu %s", names[_i], dim, i,
+                     inside(i, N_TS, dim, stride) ? "never written" : "overwritten");
         free(f32);
         free(ref);
         sinpe_table_release(tab);
