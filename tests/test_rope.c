@@ -144,7 +144,7 @@ START_TEST(rope_frequencies_match_hf)
         ck_assert_msg(fabs(m - want_m) <= 1e-15 * want_m, "rule case %d R %zu: m %.17g, HF %.17g",
                       _i, R, m, want_m);
         for (size_t k = 0; k < R / 2; k++)
-            ck_assert_msg(fabs(got[k] - want[k]) <= 4e-16 * want[k],
+            TU_CHECK(fabs(got[k] - want[k]) <= 4e-16 * want[k],
                           "rule case %d R %zu: w[%zu] %.17g, HF %.17g", _i, R, k, got[k], want[k]);
     }
 }
@@ -169,7 +169,7 @@ START_TEST(rope_presets_match_hf)
     ck_assert_msg(fabs(m - want_m) <= 1e-15 * want_m, "%s: m %.17g, HF %.17g",
                   sinpe_rope_preset_name(pr), m, want_m);
     for (size_t k = 0; k < s.rotary_dim / 2; k++)
-        ck_assert_msg(fabs(got[k] - want[k]) <= 4e-16 * want[k], "%s: w[%zu] %.17g, HF %.17g",
+        TU_CHECK(fabs(got[k] - want[k]) <= 4e-16 * want[k], "%s: w[%zu] %.17g, HF %.17g",
                       sinpe_rope_preset_name(pr), k, got[k], want[k]);
     if (pr == SINPE_ROPE_PRESET_PHI3_LONGROPE) {
         ck_assert(s.long_factor && s.short_factor);
@@ -236,11 +236,11 @@ START_TEST(rope_table_exact_and_same_bits)
                 double want = m * (double)(is_sin ? sinl(ang) : cosl(ang));
                 double tol = (1.5e-7 + ldexp(fabs((double)ang), -53)) * m + 1e-12;
                 float got = a[r * R + c];
-                ck_assert_msg(fabs((double)got - want) <= tol,
+                TU_CHECK(fabs((double)got - want) <= tol,
                               "case %d p %d col %zu: %.9g, float64 %.12g", _i, starts[b] + (int)r,
                               c, (double)got, want);
                 if (t)
-                    ck_assert_msg(memcmp(&got, &t[r * R + c], 4) == 0,
+                    TU_CHECK(memcmp(&got, &t[r * R + c], 4) == 0,
                                   "case %d p %d col %zu: on the fly %a, table %a", _i,
                                   starts[b] + (int)r, c, (double)got, (double)t[r * R + c]);
             }
@@ -400,18 +400,18 @@ START_TEST(rope_rotation_bits)
                 store_value(dst, d + i2, c->dt, y2);
                 /* fmaf: half an ulp of x2 sin (|x2 sin| <= 6) and of y1 */
                 double y64 = (double)x1 * co - (double)x2 * si;
-                ck_assert_msg(fabs((double)y1 - y64) <= ldexp(fabs(y64) + 6.0, -24) * 1.0001,
+                TU_CHECK(fabs((double)y1 - y64) <= ldexp(fabs(y64) + 6.0, -24) * 1.0001,
                               "case %d: y1 %.9g, float64 %.12g", _i, (double)y1, y64);
             }
         }
     }
     free(cs);
     for (size_t i = 0; i < in_n; i++)
-        ck_assert_msg(same_value(qr, wq, i, c->dt),
+        TU_CHECK(same_value(qr, wq, i, c->dt),
                       "case %d: q buffer element %zu: %.9g, want %.9g", _i, i,
                       (double)value_of(qr, i, c->dt), (double)value_of(wq, i, c->dt));
     for (size_t i = 0; i < k_n; i++)
-        ck_assert_msg(same_value(kr, wk, i, c->dt),
+        TU_CHECK(same_value(kr, wk, i, c->dt),
                       "case %d: k buffer element %zu: %.9g, want %.9g", _i, i,
                       (double)value_of(kr, i, c->dt), (double)value_of(wk, i, c->dt));
     if (qo) {
