@@ -41,6 +41,58 @@ static sinpe_status count_bad_ids(sinpe_context *ctx, sinpe__sink *sink,
     return sink->emit(sink, ctx, &l, &v, sizeof v, 0);
 }
 
+/*
+ * Positions start + t (no buffer, offset or count of the device's) that
+ * leave the table: rather than compute each element's anchor in the
+ * embedding kernel, the call first writes the rows of its positions,
+ * [start, start + seq_len), into a buffer of its own with the table's two
+ * launches (rows.c: the same operations, so the same bits), then reads
+ * them as it reads the table, positions counted from start.  Not when the
+ * rows exceed one allocation: those positions stay on the fly (OTF).
+ */
+static int past_table(const sinpe_context *ctx, int mode, const sinpe_embed_args *a,
+                      const sinpe_embed_params *p, size_t rows)
+{
+    return mode != SINPE_MODE_GATHER && !(p->flags & SINPE_SKIP_PE) &&
+           a->position_rule == SINPE_POSITIONS_INDEX && !a->positions && !a->seq_starts &&
+           !a->pad_counts && (a->start < 0 || (size_t)a->start + a->seq_len > rows) &&
+           a->seq_len * p->dim * sizeof(float) <= ctx->info.max_alloc;
+}
+
+/* The rows of positions [a->start, a->start + seq_len) into *rows_out
+   (released by the caller; a recording's table holds it and the anchors). */
+static sinpe_status past_rows(sinpe_table *t, sinpe__sink *sink, const sinpe_embed_args *a,
+                              cl_mem *rows_out)
+{
+    sinpe_context *ctx = t->ctx;
+    size_t dim = t->spec.dim;
+    sinpe__rows_job job;
+    cl_int err;
+    cl_mem mem = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, a->seq_len * dim * sizeof(float),
+                                NULL, &err);
+    SINPE_CL_CHECK(err, "clCreateBuffer(rows past the table)");
+    sinpe_status st = sinpe__rows_plan(t, a->start, a->seq_len, mem, 0, dim, SINPE_F32, &job);
+    if (st != SINPE_SUCCESS) {
+        clReleaseMemObject(mem);
+        return st;
+    }
+    if (sink->recording)
+        st = sinpe__table_keep(t, mem, 0);
+    if (st == SINPE_SUCCESS && sink->recording)
+        st = sinpe__table_keep(t, job.anchors.anc, 0);
+    if (st == SINPE_SUCCESS)
+        st = sink->emit(sink, ctx, &job.launch[0], &job.anchors, sizeof job.anchors, 0);
+    if (st == SINPE_SUCCESS)
+        st = sink->emit(sink, ctx, &job.launch[1], &job.rows, sizeof job.rows, 0);
+    clReleaseMemObject(job.anchors.anc); /* the commands hold it */
+    if (st != SINPE_SUCCESS) {
+        clReleaseMemObject(mem);
+        return st;
+    }
+    *rows_out = mem;
+    return SINPE_SUCCESS;
+}
+
 sinpe_status sinpe__embed_run(sinpe_table *t, int mode, const sinpe_embed_args *a,
                               sinpe__sink *sink)
 {
@@ -74,6 +126,18 @@ sinpe_status sinpe__embed_run(sinpe_table *t, int mode, const sinpe_embed_args *
         st = sinpe__table_keep(t, tab, 0);
     if (st == SINPE_SUCCESS && mode != SINPE_MODE_ADD && a->bad_ids)
         st = count_bad_ids(ctx, sink, a, &p);
+    if (st == SINPE_SUCCESS && past_table(ctx, mode, a, &p, rows)) {
+        cl_mem own_rows = NULL;
+        st = past_rows(t, sink, a, &own_rows);
+        if (st == SINPE_SUCCESS) {
+            if (tab)
+                clReleaseMemObject(tab);
+            tab = own_rows;
+            rows = a->seq_len;
+            own.start = 0; /* a is &own */
+            p.start = 0;
+        }
+    }
     if (st == SINPE_SUCCESS && fairseq) {
         st = make_positions(ctx, sink, a, &made_pos);
         p.flags |= SINPE_HAS_POS;

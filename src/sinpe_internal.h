@@ -374,6 +374,21 @@ struct sinpe_table {
 };
 
 /*
+ * The two launches that write PE(row0 + r) into row r of out (r < nrows):
+ * the anchors of the blocks the rows touch into a buffer of their own
+ * (anchors.anc, which the caller releases once the launches are
+ * enqueued or recorded), then the rows.
+ */
+typedef struct sinpe__rows_job {
+    sinpe__launch launch[2];
+    sinpe__anchors_kargs anchors;
+    sinpe__rows_kargs rows;
+} sinpe__rows_job;
+sinpe_status sinpe__rows_plan(sinpe_table *t, cl_int row0, size_t nrows, cl_mem out,
+                              size_t out_offset, size_t out_stride, sinpe_dtype out_dtype,
+                              sinpe__rows_job *job);
+
+/*
  * Enqueues PE(row0 + r) into row r of out (r < nrows) after the wait list;
  * arguments already checked.  *event (may be NULL) is the last kernel's.
  */
