@@ -138,11 +138,13 @@ static int run_shape(bench_env *env, dim_state *ds, const dtype_state *ts, size_
 
     for (c = 0; c < bench_n_cases; c++) {
         /* A call with explicit positions may enqueue two kernels (sinpe.h:
-           two-pass on CPU devices, or with SINPE_ONE_PASS=0) and returns the
-           last one's event, so it is bracketed whatever the device; the
-           others count START to END of each returned event (unfused: gather
-           plus add, the gap between them left out). */
-        bench_job job = {bench_cases[c].run, NULL, &sr, explicit_pos};
+           two-pass on CPU devices, or with SINPE_ONE_PASS=0), and fused_otf
+           writes its rows first (two more), each returning the last one's
+           event, so they are bracketed whatever the device; the others
+           count START to END of each returned event (unfused: gather plus
+           add, the gap between them left out). */
+        int bracket = explicit_pos || bench_cases[c].out == BENCH_OUT_OTF;
+        bench_job job = {bench_cases[c].run, NULL, &sr, bracket};
         bench_row row;
         if (!case_selected(env->opts, c, ts->dtype, sh, explicit_pos))
             continue;
