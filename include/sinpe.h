@@ -865,6 +865,9 @@ SINPE_API sinpe_status sinpe_embed_args_preset(sinpe_embed_args *args, sinpe_pre
  * command, which completes after all of the call's work.  Small pre-passes
  * run first, chained by events (so out-of-order queues are fine), only when
  * asked for: counting bad ids (bad_ids given) and the FAIRSEQ positions.
+ * Implicit positions start + t (no positions, seq_starts or pad_counts)
+ * that leave the table are first written as rows of the call's own, by the
+ * table's two kernels, and read as from the table (the same bits).
  * Under a tuning record with general = two_pass (CPU devices), positions
  * other than implicit ones inside the table take two kernels (the elements
  * in the table, then the others computed on the fly), except in
@@ -988,8 +991,9 @@ SINPE_API sinpe_status sinpe_quantize(sinpe_dtype type, const float *src, size_t
  *
  * Fixed when recorded: every field of args (buffer handles, offsets,
  * strides, counts, dtypes, token_scale, start, pad and shard settings),
- * the work shape, and the table's rows at that moment: sinpe keeps those
- * rows alive while the table lives, and if the table grows later the
+ * the work shape, and the table's rows at that moment (or the rows a call
+ * past the table makes for itself): sinpe keeps those rows alive while
+ * the table lives, and if the table grows later the
  * recording still reads them and computes the other positions on the fly,
  * with the same bits.  Read at each replay: the contents of ids,
  * positions, seq_starts, pad_counts, weights and weight_scales; out is

@@ -184,6 +184,81 @@ done:
 }
 END_TEST
 
+/* Implicit positions past the table: the recording holds the rows it
+   makes for itself, and replays with the bits of the direct call, also
+   once the table has grown over those positions (the direct call then
+   reads the table). */
+START_TEST(record_past_table)
+{
+    enum { DIM = 36, V = 20, NS = 3, SL = 150, N = NS * SL };
+    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
+    cl_command_queue q = tu_queue(ctx);
+    sinpe_table *tab = tu_table(ctx, DIM, 16);
+    cb_api api;
+    if (!cb_lookup(ctx, q, tab, &api))
+        goto done;
+    tu_rng rng;
+    tu_rng_init(&rng, "record_past_table");
+    float *w = tu_malloc(V * DIM * sizeof *w), *init = tu_malloc(N * DIM * sizeof *init);
+    int32_t *ids = tu_malloc(N * sizeof *ids);
+    for (size_t i = 0; i < V * DIM; i++)
+        w[i] = tu_rng_float(&rng, -1.0f, 1.0f);
+    for (size_t i = 0; i < N * DIM; i++)
+        init[i] = tu_rng_float(&rng, -1.0f, 1.0f);
+    cl_mem w_m = tu_buffer(ctx, V * DIM * sizeof *w, w);
+    cl_mem ids_m = tu_buffer(ctx, N * sizeof *ids, NULL);
+    cl_mem rec_m = tu_poisoned_buffer(ctx, q, N * DIM), dir_m = tu_poisoned_buffer(ctx, q, N * DIM);
+    cl_mem radd_m = tu_buffer(ctx, N * DIM * sizeof *init, init);
+    cl_mem dadd_m = tu_buffer(ctx, N * DIM * sizeof *init, init);
+    sinpe_embed_args a = tu_args(NS, SL, ids_m, w_m, V, rec_m);
+    a.start = 1000; /* across a block edge, past the table's 128 rows */
+    sinpe_embed_args add = a;
+    add.out = radd_m;
+    void *cb = cb_new(&api, q), *cb2 = cb_new(&api, q);
+    TU_OK(sinpe_record_embed(tab, q, cb, &a, 0, NULL, NULL));
+    TU_OK(sinpe_record_add_positions(tab, q, cb2, &add, 0, NULL, NULL));
+    TU_CL(api.finalize(cb));
+    TU_CL(api.finalize(cb2));
+    for (int round = 0; round < 3; round++) {
+        for (int r = 0; r < N; r++)
+            ids[r] = tu_rng_int(&rng, 0, V - 1);
+        tu_write(q, ids_m, 0, N * sizeof *ids, ids);
+        tu_write(q, radd_m, 0, N * DIM * sizeof *init, init);
+        tu_write(q, dadd_m, 0, N * DIM * sizeof *init, init);
+        sinpe_embed_args d = a;
+        d.out = dir_m;
+        TU_OK(sinpe_enqueue_embed(tab, q, &d, 0, NULL, NULL));
+        d.out = dadd_m;
+        TU_OK(sinpe_enqueue_add_positions(tab, q, &d, 0, NULL, NULL));
+        replay(&api, q, cb);
+        replay(&api, q, cb2);
+        float *got = tu_read_floats(q, rec_m, N * DIM), *want = tu_read_floats(q, dir_m, N * DIM);
+        float *got2 = tu_read_floats(q, radd_m, N * DIM);
+        float *want2 = tu_read_floats(q, dadd_m, N * DIM);
+        tu_check_layout(want, N * DIM, 0, DIM, N, DIM, "direct call");
+        same_bits(got, want, N * DIM, "fused past the table", round);
+        same_bits(got2, want2, N * DIM, "add past the table", round);
+        free(got);
+        free(want);
+        free(got2);
+        free(want2);
+        /* The second round's direct calls read the grown table. */
+        if (round == 0)
+            TU_OK(sinpe_table_reserve(tab, 2000));
+    }
+    api.release(cb);
+    api.release(cb2);
+    cl_mem mems[] = {w_m, ids_m, rec_m, dir_m, radd_m, dadd_m};
+    for (size_t i = 0; i < sizeof mems / sizeof mems[0]; i++)
+        clReleaseMemObject(mems[i]);
+    free(w);
+    free(init);
+    free(ids);
+done:
+    tu_release(ctx, q, tab, NULL, 0);
+}
+END_TEST
+
 START_TEST(record_refusals)
 {
     enum { DIM = 8, N = 4 };
@@ -312,6 +387,7 @@ TCase *tcase_record(void)
     TCase *tc = tcase_create("record");
     tcase_set_timeout(tc, TU_TIMEOUT);
     tcase_add_test(tc, record_replays);
+    tcase_add_test(tc, record_past_table);
     tcase_add_test(tc, record_refusals);
     tcase_add_test(tc, record_rope);
     return tc;
