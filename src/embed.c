@@ -197,9 +197,8 @@ static sinpe_status queue_emit(sinpe__sink *s, sinpe_context *ctx, const sinpe__
     return st;
 }
 
-sinpe_status sinpe__enqueue_call(sinpe_table *t, int mode, cl_command_queue queue,
-                                 const void *a, cl_uint nwait, const cl_event *wait,
-                                 cl_event *event)
+static sinpe_status enqueue_call(sinpe_table *t, int mode, cl_command_queue queue, const void *a,
+                                 cl_uint nwait, const cl_event *wait, cl_event *event)
 {
     queue_sink q = {{queue_emit, 0}, queue, nwait, wait, NULL, event};
     sinpe_status st;
@@ -215,23 +214,27 @@ sinpe_status sinpe__enqueue_call(sinpe_table *t, int mode, cl_command_queue queu
     return st;
 }
 
-sinpe_status sinpe_enqueue_embed(sinpe_table *table, cl_command_queue queue,
-                                 const sinpe_embed_args *args, cl_uint nwait,
-                                 const cl_event *wait, cl_event *event)
+sinpe_status sinpe_enqueue_embed(sinpe_table *t, cl_command_queue q, const sinpe_embed_args *a,
+                                 cl_uint nwait, const cl_event *wait, cl_event *event)
 {
-    return sinpe__enqueue_call(table, SINPE_MODE_FUSED, queue, args, nwait, wait, event);
+    return enqueue_call(t, SINPE_MODE_FUSED, q, a, nwait, wait, event);
 }
 
-sinpe_status sinpe_enqueue_gather(sinpe_table *table, cl_command_queue queue,
-                                  const sinpe_embed_args *args, cl_uint nwait,
-                                  const cl_event *wait, cl_event *event)
+sinpe_status sinpe_enqueue_gather(sinpe_table *t, cl_command_queue q, const sinpe_embed_args *a,
+                                  cl_uint nwait, const cl_event *wait, cl_event *event)
 {
-    return sinpe__enqueue_call(table, SINPE_MODE_GATHER, queue, args, nwait, wait, event);
+    return enqueue_call(t, SINPE_MODE_GATHER, q, a, nwait, wait, event);
 }
 
-sinpe_status sinpe_enqueue_add_positions(sinpe_table *table, cl_command_queue queue,
-                                         const sinpe_embed_args *args, cl_uint nwait,
+sinpe_status sinpe_enqueue_add_positions(sinpe_table *t, cl_command_queue q,
+                                         const sinpe_embed_args *a, cl_uint nwait,
                                          const cl_event *wait, cl_event *event)
 {
-    return sinpe__enqueue_call(table, SINPE_MODE_ADD, queue, args, nwait, wait, event);
+    return enqueue_call(t, SINPE_MODE_ADD, q, a, nwait, wait, event);
+}
+
+sinpe_status sinpe_enqueue_rope(sinpe_table *t, cl_command_queue q, const sinpe_rope_args *a,
+                                cl_uint nwait, const cl_event *wait, cl_event *event)
+{
+    return enqueue_call(t, SINPE_MODE_NONE, q, a, nwait, wait, event);
 }

@@ -27,13 +27,4 @@ sinpe_status sinpe__embed_run(sinpe_table *t, int mode, const sinpe_embed_args *
 /* The same for the rotation (rope.c), args a sinpe_rope_args. */
 sinpe_status sinpe__rope_run(sinpe_table *t, const void *args, sinpe__sink *sink);
 
-/* The call of mode (SINPE_MODE_NONE: the rotation) on a queue (embed.c) or
-   into a command buffer (record.c), after the checks common to each. */
-sinpe_status sinpe__enqueue_call(sinpe_table *t, int mode, cl_command_queue queue,
-                                 const void *args, cl_uint nwait, const cl_event *wait,
-                                 cl_event *event);
-sinpe_status sinpe__record_call(sinpe_table *t, int mode, cl_command_queue queue,
-                                struct _cl_command_buffer_khr *cb, const void *args,
-                                cl_uint nsync, const cl_uint *sync, cl_uint *sync_point);
-
 #endif

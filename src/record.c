@@ -128,9 +128,9 @@ unsigned sinpe_context_features(const sinpe_context *context)
     return f;
 }
 
-sinpe_status sinpe__record_call(sinpe_table *t, int mode, cl_command_queue queue,
-                                struct _cl_command_buffer_khr *cb, const void *a,
-                                cl_uint nsync, const cl_uint *sync, cl_uint *sync_point)
+static sinpe_status record_call(sinpe_table *t, int mode, cl_command_queue queue,
+                                struct _cl_command_buffer_khr *cb, const void *a, cl_uint nsync,
+                                const cl_uint *sync, cl_uint *sync_point)
 {
     record_sink r = {{record_emit, 1}, t, cb, NULL, nsync, sync, 0, 0, sync_point};
     buffer_info_fn info = NULL;
@@ -158,29 +158,31 @@ sinpe_status sinpe__record_call(sinpe_table *t, int mode, cl_command_queue queue
                                    : sinpe__embed_run(t, mode, a, &r.base);
 }
 
-sinpe_status sinpe_record_embed(sinpe_table *table, cl_command_queue queue,
-                                struct _cl_command_buffer_khr *command_buffer,
-                                const sinpe_embed_args *args, cl_uint num_sync_points,
-                                const cl_uint *sync_points, cl_uint *sync_point)
+sinpe_status sinpe_record_embed(sinpe_table *t, cl_command_queue q,
+                                struct _cl_command_buffer_khr *cb, const sinpe_embed_args *a,
+                                cl_uint n, const cl_uint *sync, cl_uint *point)
 {
-    return sinpe__record_call(table, SINPE_MODE_FUSED, queue, command_buffer, args,
-                              num_sync_points, sync_points, sync_point);
+    return record_call(t, SINPE_MODE_FUSED, q, cb, a, n, sync, point);
 }
 
-sinpe_status sinpe_record_gather(sinpe_table *table, cl_command_queue queue,
-                                 struct _cl_command_buffer_khr *command_buffer,
-                                 const sinpe_embed_args *args, cl_uint num_sync_points,
-                                 const cl_uint *sync_points, cl_uint *sync_point)
+sinpe_status sinpe_record_gather(sinpe_table *t, cl_command_queue q,
+                                 struct _cl_command_buffer_khr *cb, const sinpe_embed_args *a,
+                                 cl_uint n, const cl_uint *sync, cl_uint *point)
 {
-    return sinpe__record_call(table, SINPE_MODE_GATHER, queue, command_buffer, args,
-                              num_sync_points, sync_points, sync_point);
+    return record_call(t, SINPE_MODE_GATHER, q, cb, a, n, sync, point);
 }
 
-sinpe_status sinpe_record_add_positions(sinpe_table *table, cl_command_queue queue,
-                                        struct _cl_command_buffer_khr *command_buffer,
-                                        const sinpe_embed_args *args, cl_uint num_sync_points,
-                                        const cl_uint *sync_points, cl_uint *sync_point)
+sinpe_status sinpe_record_add_positions(sinpe_table *t, cl_command_queue q,
+                                        struct _cl_command_buffer_khr *cb,
+                                        const sinpe_embed_args *a, cl_uint n,
+                                        const cl_uint *sync, cl_uint *point)
 {
-    return sinpe__record_call(table, SINPE_MODE_ADD, queue, command_buffer, args,
-                              num_sync_points, sync_points, sync_point);
+    return record_call(t, SINPE_MODE_ADD, q, cb, a, n, sync, point);
+}
+
+sinpe_status sinpe_record_rope(sinpe_table *t, cl_command_queue q,
+                               struct _cl_command_buffer_khr *cb, const sinpe_rope_args *a,
+                               cl_uint n, const cl_uint *sync, cl_uint *point)
+{
+    return record_call(t, SINPE_MODE_NONE, q, cb, a, n, sync, point);
 }

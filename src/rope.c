@@ -207,20 +207,3 @@ sinpe_status sinpe__rope_run(sinpe_table *t, const void *args, sinpe__sink *sink
         clReleaseMemObject(tab);
     return st;
 }
-
-sinpe_status sinpe_enqueue_rope(sinpe_table *table, cl_command_queue queue,
-                                const sinpe_rope_args *args, cl_uint num_events_in_wait_list,
-                                const cl_event *event_wait_list, cl_event *event)
-{
-    return sinpe__enqueue_call(table, SINPE_MODE_NONE, queue, args, num_events_in_wait_list,
-                               event_wait_list, event);
-}
-
-sinpe_status sinpe_record_rope(sinpe_table *table, cl_command_queue queue,
-                               struct _cl_command_buffer_khr *command_buffer,
-                               const sinpe_rope_args *args, cl_uint num_sync_points,
-                               const cl_uint *sync_points, cl_uint *sync_point)
-{
-    return sinpe__record_call(table, SINPE_MODE_NONE, queue, command_buffer, args, num_sync_points,
-                              sync_points, sync_point);
-}
