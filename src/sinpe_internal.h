@@ -320,14 +320,11 @@ sinpe_status sinpe__context_weights(sinpe_context *ctx, sinpe_dtype et,
                                     const sinpe__program **prog);
 
 /* Checks that buf belongs to ctx and holds offset + elems elements of esize bytes;
-   offset + values values of dtype (whole blocks); need bytes (SIZE_MAX: more than
-   any buffer). */
+   offset + values values of dtype (whole blocks). */
 sinpe_status sinpe__check_buffer(const sinpe_context *ctx, cl_mem buf, const char *name,
                                  size_t offset, size_t elems, size_t esize);
 sinpe_status sinpe__check_values(const sinpe_context *ctx, cl_mem buf, const char *name,
                                  size_t offset, size_t values, sinpe_dtype dtype);
-sinpe_status sinpe__check_bytes(const sinpe_context *ctx, cl_mem buf, const char *name,
-                                size_t need);
 /* Checks that queue belongs to ctx's context and device; a wait list as
    OpenCL should but pocl and oclgrind do not. */
 sinpe_status sinpe__check_queue(const sinpe_context *ctx, cl_command_queue queue);
