@@ -32,12 +32,7 @@ typedef struct choice {
 
 static void add(choice *ch, int form, size_t cols, size_t seqs, cl_uint group_dims)
 {
-    step *s = &ch->s[ch->n++];
-    s->form = form;
-    s->cols = cols;
-    s->seqs = seqs;
-    s->run = 1;
-    s->group_dims = group_dims;
+    ch->s[ch->n++] = (step){form, cols, seqs, 1, group_dims};
 }
 
 /* Tokens of one sequence per work-item of the OTF tiles. */

@@ -22,7 +22,6 @@ void sinpe_spec_init_sized(sinpe_spec *spec, size_t dim, size_t struct_size)
     own.layout = SINPE_LAYOUT_INTERLEAVED;
     own.odd_dim = SINPE_ODD_ZERO_LAST;
     own.base = 10000.0;
-    own.shift = 0.0;
     own.angle_scale = 1.0;
     sinpe__struct_out(SINPE__SPEC, spec, struct_size, &own, SINPE__FILL, "spec");
 }
@@ -86,7 +85,6 @@ static long double mod4(long double x)
     return r < 0 ? r + 4.0L : r;
 }
 
-
 /* x as the unevaluated sum hi + lo of two floats, stored plane apart. */
 static void split2(double x, float *f, size_t plane)
 {
@@ -125,7 +123,6 @@ void sinpe__coefficients(const sinpe__column *col, size_t dim, double amp, float
 {
     const long double two_over_pi = 0.636619772367581343075535053490057448L;
     size_t steps = SINPE_STEP_ROWS * dim;
-    memset(coef, 0, (8 + 4 * SINPE_STEP_ROWS) * dim * sizeof *coef);
     for (size_t c = 0; c < dim; c++) {
         float d[8] = {0};
         double w = col[c].w;

@@ -74,7 +74,24 @@ static sinpe_status table_new(sinpe_context *ctx, const sinpe_spec *spec, const 
     return SINPE_SUCCESS;
 }
 
-static void table_unref(sinpe_table *table);
+static void table_unref(sinpe_table *table)
+{
+    sinpe_context *ctx = table->ctx;
+    int last;
+    pthread_mutex_lock(&ctx->lock);
+    last = --table->refs == 0;
+    if (last) {
+        sinpe_table **p = &ctx->tables;
+        while (*p != table)
+            p = &(*p)->next;
+        *p = table->next;
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    if (last) {
+        table_free(table);
+        sinpe__context_unref(ctx);
+    }
+}
 
 static int same_table(const sinpe_table *t, const sinpe_spec *spec, const double *key,
                       size_t key_len)
@@ -141,25 +158,6 @@ sinpe_status sinpe_table_create(sinpe_context *context, const sinpe_spec *spec, 
     st = sinpe__table_open(context, &own, NULL, 0, col, 1.0, rows, table);
     free(col);
     return st;
-}
-
-static void table_unref(sinpe_table *table)
-{
-    sinpe_context *ctx = table->ctx;
-    int last;
-    pthread_mutex_lock(&ctx->lock);
-    last = --table->refs == 0;
-    if (last) {
-        sinpe_table **p = &ctx->tables;
-        while (*p != table)
-            p = &(*p)->next;
-        *p = table->next;
-    }
-    pthread_mutex_unlock(&ctx->lock);
-    if (last) {
-        table_free(table);
-        sinpe__context_unref(ctx);
-    }
 }
 
 void sinpe_table_release(sinpe_table *table)
