@@ -168,21 +168,17 @@ enum { SINPE_FORM_LIST(SINPE_FORM_ENUM) SINPE_FORMS };
 #define SINPE_INLINE inline
 #endif
 
-/* A signature as a parameter list (a kernel's; a body's, without
-   restrict), and as the argument names (a kernel passing its arguments on
+/* A signature as a parameter list (a kernel's, with restrict r; a body's,
+   without), and as the argument names (a kernel passing its arguments on
    to its body). */
-#define SINPE_PARAM_IN(type, name) global const type *restrict name
-#define SINPE_PARAM_OUT(type, name) global type *restrict name
-#define SINPE_PARAM_VAL(type, name) type name
-#define SINPE_PARAM_LOCAL(type, name) local type *name
-#define SINPE_PARAM(kind, type, name) SINPE_PARAM_##kind(type, name)
+#define SINPE_PARAM_IN(type, name, r) global const type *r name
+#define SINPE_PARAM_OUT(type, name, r) global type *r name
+#define SINPE_PARAM_VAL(type, name, r) type name
+#define SINPE_PARAM_LOCAL(type, name, r) local type *name
+#define SINPE_PARAM(kind, type, name) SINPE_PARAM_##kind(type, name, restrict)
+#define SINPE_BODY_PARAM(kind, type, name) SINPE_PARAM_##kind(type, name, )
 #define SINPE_NAME(kind, type, name) name
 #define SINPE_PARAMS(sig) sig(SINPE_PARAM, SINPE_COMMA)
-#define SINPE_BODY_IN(type, name) global const type *name
-#define SINPE_BODY_OUT(type, name) global type *name
-#define SINPE_BODY_VAL(type, name) type name
-#define SINPE_BODY_LOCAL(type, name) local type *name
-#define SINPE_BODY_PARAM(kind, type, name) SINPE_BODY_##kind(type, name)
 #define SINPE_BODY_PARAMS(sig) sig(SINPE_BODY_PARAM, SINPE_COMMA)
 #define SINPE_ARGS(sig) sig(SINPE_NAME, SINPE_COMMA)
 #endif
