@@ -189,8 +189,7 @@ inline float4 sinpe_load_n(global const uchar *base, size_t i, int n, const int 
     return n == 4 ? sinpe_load4(base, i, dt, aligned) : sinpe_load_part4(base, i, n, dt);
 }
 
-inline void sinpe_store_n(float4 x, global uchar *base, size_t i, int n, const int dt,
-                          bool aligned)
+inline void sinpe_store_n(float4 x, global uchar *base, size_t i, int n, const int dt, bool aligned)
 {
     if (n == 4)
         sinpe_store4(x, base, i, dt, aligned);

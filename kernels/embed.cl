@@ -134,9 +134,8 @@ typedef struct {
 
 /* Token t of sequence b, column c, but its id (sinpe_token_id). */
 SINPE_INLINE sinpe_token sinpe_token_at(const int mode, global const int *pos,
-                                  global const int *seq_start,
-                                  global const int *pad_count,
-                                  const sinpe_embed_params *a, size_t b, uint t, int c)
+                                        global const int *seq_start, global const int *pad_count,
+                                        const sinpe_embed_params *a, size_t b, uint t, int c)
 {
     sinpe_token k;
     bool want_pe = sinpe_wants_pe(mode, a);

@@ -15,10 +15,9 @@
  * condition is slower on GPUs.  pocl vectorises the unrolled loops better.
  */
 SINPE_INLINE void sinpe_fast_cols(const int mode, const int et, const int ot, const int n,
-                            global const int *ids, global const uchar *E,
-                            global uchar *out, global const float *tab,
-                            global const uchar *ws, const sinpe_embed_params *a,
-                            size_t b0, uint t, int c)
+                                  global const int *ids, global const uchar *E, global uchar *out,
+                                  global const float *tab, global const uchar *ws,
+                                  const sinpe_embed_params *a, size_t b0, uint t, int c)
 {
     bool want_pe = sinpe_wants_pe(mode, a);
     bool al = (a->flags & SINPE_ALIGNED) != 0;

@@ -20,11 +20,10 @@ typedef struct {
 } sinpe_seq;
 
 SINPE_INLINE sinpe_seq sinpe_seq_at(const int mode, const int et, const bool policy,
-                              global const int *ids, global const int *pos,
-                              global const int *seq_start,
-                              global const int *pad_count,
-                              global const uchar *ws, const sinpe_embed_params *a,
-                              size_t b0, int s, uint t, int c)
+                                    global const int *ids, global const int *pos,
+                                    global const int *seq_start, global const int *pad_count,
+                                    global const uchar *ws, const sinpe_embed_params *a, size_t b0,
+                                    int s, uint t, int c)
 {
     sinpe_seq q;
     size_t bs = min(b0 + s, (size_t)a->n_seqs - 1), r = bs * a->seq_len + t;
@@ -39,11 +38,10 @@ SINPE_INLINE sinpe_seq sinpe_seq_at(const int mode, const int et, const bool pol
 /* The S sequences of a work-item, without the padding and owner checks
    when the call has neither. */
 SINPE_INLINE void sinpe_seqs_at(const int mode, const int et, const int S, sinpe_seq *q,
-                          global const int *ids, global const int *pos,
-                          global const int *seq_start,
-                          global const int *pad_count,
-                          global const uchar *ws, const sinpe_embed_params *a,
-                          size_t b0, uint t, int c)
+                                global const int *ids, global const int *pos,
+                                global const int *seq_start, global const int *pad_count,
+                                global const uchar *ws, const sinpe_embed_params *a, size_t b0,
+                                uint t, int c)
 {
     if (a->pad_policy == SINPE_PAD_NONE && !(a->flags & SINPE_OWNER)) {
 #pragma unroll
@@ -167,8 +165,7 @@ typedef struct {
     float4 sh, sl, ch, cl;
 } sinpe_anchor4;
 
-SINPE_INLINE sinpe_anchor4 sinpe_anchors4(int x, int c, uint dim,
-                                          global const float *coef)
+SINPE_INLINE sinpe_anchor4 sinpe_anchors4(int x, int c, uint dim, global const float *coef)
 {
     float4 v[4];
     for (int i = 0; i < 4; i++)
