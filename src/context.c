@@ -186,8 +186,7 @@ sinpe_math sinpe_context_math(const sinpe_context *c)
     return sinpe__enter_with(c, "context") ? c->math : SINPE_MATH_AUTO;
 }
 
-sinpe_status sinpe__context_weights(sinpe_context *ctx, sinpe_dtype et,
-                                    const sinpe__program **prog)
+sinpe_status sinpe__context_weights(sinpe_context *ctx, sinpe_dtype et, const sinpe__program **prog)
 {
     sinpe__program *p = &ctx->wprog[et];
     sinpe_status st = SINPE_SUCCESS;

@@ -11,10 +11,9 @@ static cl_mem upload(sinpe_context *ctx, const void *src, size_t bytes, cl_int *
                           (void *)src, err);
 }
 
-sinpe_status sinpe_embed_host(sinpe_table *table, const int32_t *ids, size_t n_seqs,
-                              size_t seq_len, const float *weights, size_t vocab,
-                              float token_scale, int32_t start, const int32_t *positions,
-                              float *out)
+sinpe_status sinpe_embed_host(sinpe_table *table, const int32_t *ids, size_t n_seqs, size_t seq_len,
+                              const float *weights, size_t vocab, float token_scale, int32_t start,
+                              const int32_t *positions, float *out)
 {
     sinpe_embed_args a;
     sinpe_context *ctx;

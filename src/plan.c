@@ -134,8 +134,7 @@ int sinpe__kernel_held(const sinpe__tuning *t, int weights, int k)
     return !t || reaches(t, e->form, e->mode, weights < 0 ? SINPE_F32 : weights, e->ot);
 }
 
-void sinpe__plan_options(const sinpe__tuning *t, sinpe_math math, int weights, char *buf,
-                         size_t n)
+void sinpe__plan_options(const sinpe__tuning *t, sinpe_math math, int weights, char *buf, size_t n)
 {
 #define FORM_NAME(form, sig) #form,
     static const char *const forms[SINPE_FORMS] = {SINPE_FORM_LIST(FORM_NAME)};
@@ -321,9 +320,8 @@ static sinpe_status plan_local(const sinpe__device_info *dev, const sinpe__progr
     return SINPE_SUCCESS;
 }
 
-sinpe_status sinpe__plan_fixed(const sinpe__device_info *dev, const sinpe__program *prog,
-                               int form, int ot, cl_uint dims, const size_t *n,
-                               sinpe__launch *l)
+sinpe_status sinpe__plan_fixed(const sinpe__device_info *dev, const sinpe__program *prog, int form,
+                               int ot, cl_uint dims, const size_t *n, sinpe__launch *l)
 {
     return plan_local(dev, prog, form, SINPE_MODE_NONE, ot, dims, dims, n, l);
 }

@@ -27,8 +27,7 @@ static double quotient(double x, double s, double limit)
 
 /* The scale of n values (max-abs over largest) rounded to its storage
    type dt, F32 or F16, as value (returned) and bits (*bits). */
-static double stored_scale(const float *x, size_t n, double largest, sinpe_dtype dt,
-                           uint32_t *bits)
+static double stored_scale(const float *x, size_t n, double largest, sinpe_dtype dt, uint32_t *bits)
 {
     double s = max_abs(x, n) / largest;
     if (dt == SINPE_F32) {

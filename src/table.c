@@ -176,8 +176,7 @@ static size_t max_rows(const sinpe_table *t)
 }
 
 /* Fills a new buffer of n rows: copies the old rows, generates the rest. */
-static sinpe_status table_build(sinpe_table *t, cl_mem old, size_t old_rows, size_t n,
-                                cl_mem *out)
+static sinpe_status table_build(sinpe_table *t, cl_mem old, size_t old_rows, size_t n, cl_mem *out)
 {
     sinpe_context *ctx = t->ctx;
     size_t dim = t->spec.dim;
@@ -315,8 +314,7 @@ size_t sinpe_table_rows(const sinpe_table *table)
     return rows;
 }
 
-sinpe_status sinpe_table_spec_sized(const sinpe_table *table, sinpe_spec *spec,
-                                    size_t struct_size)
+sinpe_status sinpe_table_spec_sized(const sinpe_table *table, sinpe_spec *spec, size_t struct_size)
 {
     sinpe_spec s;
     sinpe__clear_error();

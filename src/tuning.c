@@ -221,8 +221,7 @@ const char *sinpe__type_name(cl_device_type type)
  * type; those that name only a type are its defaults.  Other device types
  * (accelerators) take the GPU default.
  */
-static size_t fit(const sinpe__record *r, const char *vendor, const char *type,
-                  const char *device)
+static size_t fit(const sinpe__record *r, const char *vendor, const char *type, const char *device)
 {
     size_t score = 1;
     if (strcmp(r->type, type) != 0 && !(strcmp(r->type, "gpu") == 0 && !r->vendor[0] &&
