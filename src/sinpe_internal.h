@@ -186,8 +186,7 @@ typedef struct sinpe__program {
  * options (the same).
  */
 int sinpe__kernel_held(const sinpe__tuning *t, int weights, int k);
-void sinpe__plan_options(const sinpe__tuning *t, sinpe_math math, int weights, char *buf,
-                         size_t n);
+void sinpe__plan_options(const sinpe__tuning *t, sinpe_math math, int weights, char *buf, size_t n);
 
 /* One launch: the kernel (slot k) and its range. */
 typedef struct sinpe__launch {
@@ -211,9 +210,8 @@ sinpe_status sinpe__plan_embed(const sinpe__tuning *t, const sinpe__device_info 
                                const sinpe_embed_params *p, sinpe__plan *plan);
 /* The launch of kernel (form, ot) of no call from prog over n[0 .. dims)
    (see plan.c). */
-sinpe_status sinpe__plan_fixed(const sinpe__device_info *dev, const sinpe__program *prog,
-                               int form, int ot, cl_uint dims, const size_t *n,
-                               sinpe__launch *l);
+sinpe_status sinpe__plan_fixed(const sinpe__device_info *dev, const sinpe__program *prog, int form,
+                               int ot, cl_uint dims, const size_t *n, sinpe__launch *l);
 /* Table rows of out_dtype over blocks anchor blocks of dim columns. */
 sinpe_status sinpe__plan_rows(const sinpe__tuning *t, const sinpe__device_info *dev,
                               const sinpe__program *prog, sinpe_dtype out_dtype, size_t dim,
