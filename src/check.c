@@ -47,15 +47,6 @@ static sinpe_status check_bytes(const sinpe_context *ctx, cl_mem buf, const char
     return SINPE_SUCCESS;
 }
 
-sinpe_status sinpe__check_buffer(const sinpe_context *ctx, cl_mem buf, const char *name,
-                                 size_t offset, size_t elems, size_t esize)
-{
-    size_t need = SIZE_MAX;
-    if (offset <= SIZE_MAX - elems && offset + elems <= SIZE_MAX / esize)
-        need = (offset + elems) * esize;
-    return check_bytes(ctx, buf, name, need);
-}
-
 sinpe_status sinpe__check_values(const sinpe_context *ctx, cl_mem buf, const char *name,
                                  size_t offset, size_t values, sinpe_dtype dtype)
 {

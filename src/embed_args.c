@@ -39,7 +39,8 @@ static sinpe_status check_dtype(sinpe_dtype t, const char *name, int output)
     return SINPE_SUCCESS;
 }
 
-/* The weights' type, layout and scales, into p (ws_*, wscale). */
+/* The weights' type, layout and scales, into p (ws_*, wscale; the caller
+   set SCALES_NONE and 1). */
 static sinpe_status validate_weights(const sinpe_context *ctx, const sinpe_embed_args *a,
                                      size_t dim, size_t e_stride, sinpe_embed_params *p)
 {
@@ -54,8 +55,6 @@ static sinpe_status validate_weights(const sinpe_context *ctx, const sinpe_embed
                 w->name, dim, a->weights_offset, e_stride, w->block_values);
     SINPE_FORWARD(sinpe__check_values(ctx, a->weights, "args->weights", a->weights_offset,
                                       mul_add(a->vocab - 1, e_stride, dim), a->weights_dtype));
-    p->ws_type = SINPE_SCALES_NONE;
-    p->wscale = 1.0f;
     if (w->scales == SINPE_DTYPE_SCALES_ROW)
         SINPE_CHECK(!a->weight_scales, SINPE_NULL_ARGUMENT,
                     "args->weight_scales is NULL: %s weights need one scale per row", w->name);
@@ -133,7 +132,7 @@ static sinpe_status validate_ids(const sinpe_context *ctx, int mode, const sinpe
                     (int)a->pad_id, a->vocab);
     }
     if (need_ids)
-        SINPE_FORWARD(sinpe__check_buffer(ctx, a->ids, "args->ids", a->ids_offset, n, 4));
+        SINPE_FORWARD(sinpe__check_ints(ctx, a->ids, "args->ids", a->ids_offset, n));
     if (mode != SINPE_MODE_ADD) {
         size_t e_stride = a->weights_stride ? a->weights_stride : dim;
         SINPE_CHECK(e_stride < dim, SINPE_INVALID_SHAPE,
@@ -141,7 +140,7 @@ static sinpe_status validate_ids(const sinpe_context *ctx, int mode, const sinpe
         SINPE_FORWARD(validate_weights(ctx, a, dim, e_stride, p));
         if (a->bad_ids)
             SINPE_FORWARD(
-                sinpe__check_buffer(ctx, a->bad_ids, "args->bad_ids", a->bad_ids_offset, 1, 4));
+                sinpe__check_ints(ctx, a->bad_ids, "args->bad_ids", a->bad_ids_offset, 1));
         p->e_off = a->weights_offset;
         p->e_stride = e_stride;
         p->vocab_start = a->vocab_shard ? (cl_int)a->vocab_start : 0;
@@ -167,8 +166,8 @@ static sinpe_status validate_positions(const sinpe_context *ctx, const sinpe_emb
                 "args->positions must be NULL with SINPE_POSITIONS_FAIRSEQ (made on the device)");
     if (a->positions) {
         size_t extent = a->positions_broadcast ? a->seq_len : n;
-        SINPE_FORWARD(sinpe__check_buffer(ctx, a->positions, "args->positions",
-                                          a->positions_offset, extent, 4));
+        SINPE_FORWARD(sinpe__check_ints(ctx, a->positions, "args->positions",
+                                        a->positions_offset, extent));
         p->flags |= SINPE_HAS_POS | (a->positions_broadcast ? SINPE_POS_BROADCAST : 0);
         p->pos_off = a->positions_offset;
     } else if (a->position_rule == SINPE_POSITIONS_INDEX) {
@@ -178,14 +177,14 @@ static sinpe_status validate_positions(const sinpe_context *ctx, const sinpe_emb
                     (int)a->start);
     }
     if (a->seq_starts) {
-        SINPE_FORWARD(sinpe__check_buffer(ctx, a->seq_starts, "args->seq_starts",
-                                          a->seq_starts_offset, a->n_seqs, 4));
+        SINPE_FORWARD(sinpe__check_ints(ctx, a->seq_starts, "args->seq_starts",
+                                        a->seq_starts_offset, a->n_seqs));
         p->flags |= SINPE_HAS_SEQ_START;
         p->seq_start_off = a->seq_starts_offset;
     }
     if (a->pad_counts) {
-        SINPE_FORWARD(sinpe__check_buffer(ctx, a->pad_counts, "args->pad_counts",
-                                          a->pad_counts_offset, a->n_seqs, 4));
+        SINPE_FORWARD(sinpe__check_ints(ctx, a->pad_counts, "args->pad_counts",
+                                        a->pad_counts_offset, a->n_seqs));
         p->flags |= SINPE_HAS_PAD_COUNT;
         p->pad_count_off = a->pad_counts_offset;
     }

@@ -121,7 +121,7 @@ static sinpe_status validate(const sinpe_table *t, const sinpe_rope_args *a, sin
     memset(p, 0, sizeof *p);
     if (a->positions) {
         SINPE_FORWARD(
-            sinpe__check_buffer(ctx, a->positions, "args->positions", a->positions_offset, n, 4));
+            sinpe__check_ints(ctx, a->positions, "args->positions", a->positions_offset, n));
         p->flags |= SINPE_HAS_POS;
         p->pos_off = a->positions_offset;
     } else {
@@ -130,13 +130,13 @@ static sinpe_status validate(const sinpe_table *t, const sinpe_rope_args *a, sin
                     (int)a->start);
     }
     if (a->seq_starts) {
-        SINPE_FORWARD(sinpe__check_buffer(ctx, a->seq_starts, "args->seq_starts",
-                                          a->seq_starts_offset, a->n_seqs, 4));
+        SINPE_FORWARD(sinpe__check_ints(ctx, a->seq_starts, "args->seq_starts",
+                                        a->seq_starts_offset, a->n_seqs));
         p->flags |= SINPE_HAS_SEQ_START;
         p->seq_start_off = a->seq_starts_offset;
     }
     if (a->k_rows) {
-        SINPE_FORWARD(sinpe__check_buffer(ctx, a->k_rows, "args->k_rows", a->k_rows_offset, n, 4));
+        SINPE_FORWARD(sinpe__check_ints(ctx, a->k_rows, "args->k_rows", a->k_rows_offset, n));
         p->flags |= SINPE_ROPE_K_ROWS;
         p->k_rows_off = a->k_rows_offset;
         SINPE_CHECK(a->k_out_rows > INT_MAX, SINPE_INVALID_SHAPE,

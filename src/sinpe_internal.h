@@ -317,12 +317,12 @@ sinpe_status sinpe__context_launch(sinpe_context *ctx, cl_command_queue queue, i
 sinpe_status sinpe__context_weights(sinpe_context *ctx, sinpe_dtype et,
                                     const sinpe__program **prog);
 
-/* Checks that buf belongs to ctx and holds offset + elems elements of esize bytes;
-   offset + values values of dtype (whole blocks). */
-sinpe_status sinpe__check_buffer(const sinpe_context *ctx, cl_mem buf, const char *name,
-                                 size_t offset, size_t elems, size_t esize);
+/* Checks that buf belongs to ctx and holds offset + values values of dtype
+   (whole blocks); offset + n ints. */
 sinpe_status sinpe__check_values(const sinpe_context *ctx, cl_mem buf, const char *name,
                                  size_t offset, size_t values, sinpe_dtype dtype);
+#define sinpe__check_ints(ctx, buf, name, offset, n) \
+    sinpe__check_values(ctx, buf, name, offset, n, SINPE_F32)
 /* Checks that queue belongs to ctx's context and device; a wait list as
    OpenCL should but pocl and oclgrind do not. */
 sinpe_status sinpe__check_queue(const sinpe_context *ctx, cl_command_queue queue);

@@ -26,7 +26,7 @@ sinpe_status sinpe_enqueue_timesteps(sinpe_table *table, cl_command_queue queue,
     SINPE_CHECK(!sinpe__dtype(out_dtype) || !sinpe__dtype(out_dtype)->output,
                 SINPE_INVALID_DTYPE, "out_dtype %d is not an output type (F32, F16, BF16)",
                 (int)out_dtype);
-    SINPE_FORWARD(sinpe__check_buffer(ctx, timesteps, "timesteps", ts_offset, count, 4));
+    SINPE_FORWARD(sinpe__check_values(ctx, timesteps, "timesteps", ts_offset, count, SINPE_F32));
     SINPE_CHECK((count - 1) > (SIZE_MAX - dim) / stride, SINPE_BUFFER_TOO_SMALL,
                 "out: count * out_stride overflows");
     SINPE_FORWARD(sinpe__check_values(ctx, out, "out", out_offset, (count - 1) * stride + dim,
