@@ -28,7 +28,8 @@ typedef struct {
  */
 static pthread_mutex_t enumerate_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static unsigned list_devices_locked(candidate *out, unsigned cap)
+/* Called under enumerate_lock. */
+static unsigned list_devices(candidate *out, unsigned cap)
 {
     cl_platform_id plats[MAX_PLATFORMS];
     cl_uint np = 0, n = 0;
@@ -61,15 +62,6 @@ static unsigned list_devices_locked(candidate *out, unsigned cap)
     return n;
 }
 
-static unsigned list_devices(candidate *out, unsigned cap)
-{
-    unsigned n;
-    pthread_mutex_lock(&enumerate_lock);
-    n = list_devices_locked(out, cap);
-    pthread_mutex_unlock(&enumerate_lock);
-    return n;
-}
-
 static int contains_nocase(const char *hay, const char *needle)
 {
     size_t n = strlen(needle);
@@ -96,7 +88,9 @@ sinpe_status sinpe__device_pick(const char *selector, cl_platform_id *platform,
                                 cl_device_id *device)
 {
     candidate c[MAX_DEVICES];
+    pthread_mutex_lock(&enumerate_lock);
     unsigned n = list_devices(c, MAX_DEVICES);
+    pthread_mutex_unlock(&enumerate_lock);
     const char *sel = selector && *selector ? selector : getenv("SINPE_DEVICE");
     const char *from = selector && *selector ? "options.device" : "SINPE_DEVICE";
     int pick = -1;

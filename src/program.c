@@ -34,14 +34,11 @@ static cl_int make_kernels(cl_device_id dev, const sinpe__tuning *tune, int weig
         if (!sinpe__kernel_held(tune, weights, k))
             continue;
         prog->kernels[k] = clCreateKernel(prog->program, sinpe__kernels[k].name, &err);
+        if (err == CL_SUCCESS)
+            err = clGetKernelWorkGroupInfo(prog->kernels[k], dev, CL_KERNEL_WORK_GROUP_SIZE,
+                                           sizeof prog->wg[k], &prog->wg[k], NULL);
         if (err != CL_SUCCESS) {
-            *what = "clCreateKernel";
-            return err;
-        }
-        err = clGetKernelWorkGroupInfo(prog->kernels[k], dev, CL_KERNEL_WORK_GROUP_SIZE,
-                                       sizeof prog->wg[k], &prog->wg[k], NULL);
-        if (err != CL_SUCCESS) {
-            *what = "clGetKernelWorkGroupInfo";
+            *what = prog->kernels[k] ? "clGetKernelWorkGroupInfo" : "clCreateKernel";
             return err;
         }
     }

@@ -255,14 +255,13 @@ sinpe_status sinpe_rope_frequencies(const sinpe_rope_spec *spec, double *freqs, 
     sinpe_rope_spec_init(&s, 0);
     SINPE_FORWARD(sinpe__struct_in(SINPE__ROPE_SPEC, &s, spec, &word, "spec"));
     SINPE_FORWARD(validate(&s));
-    w = malloc(s.rotary_dim / 2 * sizeof *w);
+    w = freqs ? freqs : malloc(s.rotary_dim / 2 * sizeof *w);
     SINPE_CHECK(!w, SINPE_OUT_OF_HOST_MEMORY, "no memory for the frequencies");
     frequencies(&s, w, &m);
-    if (freqs)
-        memcpy(freqs, w, s.rotary_dim / 2 * sizeof *w);
     if (attention)
         *attention = m;
-    free(w);
+    if (!freqs)
+        free(w);
     return SINPE_SUCCESS;
 }
 

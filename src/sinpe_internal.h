@@ -9,6 +9,7 @@
 #include "sinpe.h"
 
 #include "abi.h"
+#include "tuning.h" /* the record (tuning.c) and the plan's queries of it (plan.c) */
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -107,10 +108,6 @@ typedef struct sinpe__device_info {
 } sinpe__device_info;
 
 sinpe_status sinpe__device_query(cl_device_id device, sinpe__device_info *info);
-
-/* ---- tuning.c, plan.c: the record and the plan's queries (tuning.h) ---- */
-
-#include "tuning.h"
 
 /* ---- tuning_source.c ----------------------------------------------------- */
 
