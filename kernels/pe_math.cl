@@ -195,7 +195,7 @@ inline float sinpe_combine(float4 a, float4 b)
  * The coefficient buffer, in planes so that neighbouring columns are
  * neighbouring floats (vector loads on CPUs, coalesced loads on GPUs):
  *   coef[f dim + c]                 field f (0..7) of column c's descriptor
- *   coef[(8 + 32 k + j) dim + c]    component k (sin hi, sin lo, cos hi,
+ *   coef[(8 + R k + j) dim + c]     component k (sin hi, sin lo, cos hi,
  *                                   cos lo) of step(j) of column c
  */
 inline float8 sinpe_desc(global const float *coef, uint dim, int c)

@@ -102,11 +102,11 @@ SINPE_INLINE void sinpe_body_POSITIONS(const int ot, SINPE_BODY_PARAMS(SINPE_SIG
 /* out[n, c] = PE(ts[n]) for real-valued timesteps; one work-item per element. */
 SINPE_INLINE void sinpe_body_TIMESTEPS(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_TIMESTEPS))
 {
-    size_t c = get_global_id(0);
-    size_t i = get_global_id(1);
+    size_t c = get_global_id(0), i = get_global_id(1);
     if (c >= dim || i >= n)
         return;
-    sinpe_store1(sinpe_pe_real(ts[ts_off + i], (int)c, dim, coef), out, out_off + i * out_stride + c, ot);
+    sinpe_store1(sinpe_pe_real(ts[ts_off + i], (int)c, dim, coef), out,
+                 out_off + i * out_stride + c, ot);
 }
 
 #endif /* SINPE_TABLE_CL */

@@ -94,12 +94,11 @@ static sinpe_status validate(const sinpe_table *t, const sinpe_rope_args *a, sin
     SINPE_CHECK(a->k_rows && a->k_out_rows == 0, SINPE_INVALID_SHAPE,
                 "args->k_out_rows is 0 with args->k_rows");
 
-    const region q = {"q", a->q, a->q_offset, a->q_stride, 0, n};
-    const region k = {"k", a->k, a->k_offset, a->k_stride, 0, n};
-    const region qo = {"q_out", a->q_out, a->q_out_offset, a->q_out_stride, 0, n};
-    const region ko = {"k_out",         a->k_out, a->k_out_offset,
-                       a->k_out_stride, 0,        a->k_rows ? a->k_out_rows : n};
-    g[0] = q, g[1] = k, g[2] = qo, g[3] = ko;
+    g[0] = (region){"q", a->q, a->q_offset, a->q_stride, 0, n};
+    g[1] = (region){"k", a->k, a->k_offset, a->k_stride, 0, n};
+    g[2] = (region){"q_out", a->q_out, a->q_out_offset, a->q_out_stride, 0, n};
+    g[3] = (region){"k_out", a->k_out, a->k_out_offset, a->k_out_stride, 0,
+                    a->k_rows ? a->k_out_rows : n};
     SINPE_FORWARD(check_region(ctx, &g[0], a->q_heads, a->head_dim, a->dtype));
     SINPE_FORWARD(check_region(ctx, &g[1], a->kv_heads, a->head_dim, a->dtype));
     /* An output the same as its input is the rotation in place. */
