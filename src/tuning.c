@@ -106,15 +106,6 @@ int sinpe__param_format(size_t i, size_t value, char *buf, size_t n)
     return list_word(list, value, buf, n);
 }
 
-/* Copies at most n - 1 characters of s[0 .. len) into buf. */
-static void copy_field(char *buf, size_t n, const char *s, size_t len)
-{
-    if (len >= n)
-        len = n - 1;
-    memcpy(buf, s, len);
-    buf[len] = '\0';
-}
-
 /* One "key = value" entry, trimmed; 0 on success, else why in r->why. */
 static int parse_entry(sinpe__record *r, const char *s, size_t len, unsigned line)
 {
@@ -131,12 +122,12 @@ static int parse_entry(sinpe__record *r, const char *s, size_t len, unsigned lin
         ;
     for (vlen = (size_t)(s + len - v); vlen > 0 && isspace((unsigned char)v[vlen - 1]); vlen--)
         ;
-    copy_field(key, sizeof key, s, klen);
+    snprintf(key, sizeof key, "%.*s", (int)klen, s);
     for (size_t i = 0; i < sinpe__n_params; i++) {
         char val[32];
         if (strcmp(key, sinpe__params[i].name) != 0)
             continue;
-        copy_field(val, sizeof val, v, vlen);
+        snprintf(val, sizeof val, "%.*s", (int)vlen, v);
         if (vlen >= sizeof val || param_value(i, val, sinpe__param_field(&r->t, i)) != 0) {
             snprintf(r->why, sizeof r->why, "line %u: %s = \"%.*s\" is not one of: %s", line,
                      key, (int)vlen, v,
@@ -151,7 +142,7 @@ static int parse_entry(sinpe__record *r, const char *s, size_t len, unsigned lin
         if (strcmp(key, meta[i].key) != 0)
             continue;
         if (meta[i].field)
-            copy_field((char *)r + meta[i].field, SINPE__META, v, vlen);
+            snprintf((char *)r + meta[i].field, SINPE__META, "%.*s", (int)vlen, v);
         return 0;
     }
     snprintf(r->why, sizeof r->why, "line %u: unknown key \"%s\"", line, key);
