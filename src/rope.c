@@ -6,7 +6,6 @@
 
 #include <limits.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <string.h>
 
 void sinpe_rope_args_init_sized(sinpe_rope_args *args, size_t struct_size)
@@ -53,12 +52,11 @@ static sinpe_status check_region(const sinpe_context *ctx, region *g, size_t hea
     if (!heads)
         return SINPE_SUCCESS;
     SINPE_CHECK(g->stride < g->width, SINPE_INVALID_SHAPE,
-                "args->%s_stride %zu is below its heads' width %zu", g->name, g->stride, g->width);
+                "%s_stride %zu is below its heads' width %zu", g->name, g->stride, g->width);
     SINPE_CHECK(g->rows - 1 > (SIZE_MAX - g->width) / g->stride, SINPE_BUFFER_TOO_SMALL,
-                "args->%s: rows * stride overflows", g->name);
-    char what[32];
-    snprintf(what, sizeof what, "args->%s", g->name);
-    return sinpe__check_values(ctx, g->mem, what, g->off, (g->rows - 1) * g->stride + g->width, dt);
+                "%s: rows * stride overflows", g->name);
+    return sinpe__check_values(ctx, g->mem, g->name, g->off, (g->rows - 1) * g->stride + g->width,
+                               dt);
 }
 
 /* Checks a against t and fills p and the four regions (q, k, q_out, k_out). */
@@ -94,10 +92,10 @@ static sinpe_status validate(const sinpe_table *t, const sinpe_rope_args *a, sin
     SINPE_CHECK(a->k_rows && a->k_out_rows == 0, SINPE_INVALID_SHAPE,
                 "args->k_out_rows is 0 with args->k_rows");
 
-    g[0] = (region){"q", a->q, a->q_offset, a->q_stride, 0, n};
-    g[1] = (region){"k", a->k, a->k_offset, a->k_stride, 0, n};
-    g[2] = (region){"q_out", a->q_out, a->q_out_offset, a->q_out_stride, 0, n};
-    g[3] = (region){"k_out", a->k_out, a->k_out_offset, a->k_out_stride, 0,
+    g[0] = (region){"args->q", a->q, a->q_offset, a->q_stride, 0, n};
+    g[1] = (region){"args->k", a->k, a->k_offset, a->k_stride, 0, n};
+    g[2] = (region){"args->q_out", a->q_out, a->q_out_offset, a->q_out_stride, 0, n};
+    g[3] = (region){"args->k_out", a->k_out, a->k_out_offset, a->k_out_stride, 0,
                     a->k_rows ? a->k_out_rows : n};
     SINPE_FORWARD(check_region(ctx, &g[0], a->q_heads, a->head_dim, a->dtype));
     SINPE_FORWARD(check_region(ctx, &g[1], a->kv_heads, a->head_dim, a->dtype));
@@ -115,7 +113,7 @@ static sinpe_status validate(const sinpe_table *t, const sinpe_rope_args *a, sin
     for (int i = 0; i < 4; i++)
         for (int j = i + 1; j < 4; j++)
             SINPE_CHECK(overlap(&g[i], &g[j]), SINPE_BUFFERS_OVERLAP,
-                        "args->%s and args->%s overlap in one buffer", g[i].name, g[j].name);
+                        "%s and %s overlap in one buffer", g[i].name, g[j].name);
 
     memset(p, 0, sizeof *p);
     if (a->positions) {
