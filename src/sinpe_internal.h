@@ -358,6 +358,7 @@ struct sinpe_table {
         int kernel;       /* lock); kernel: obj is a cl_kernel */
     } *kept;
     size_t n_kept, cap_kept;
+    double key_data[];    /* where key points */
 };
 
 /*

@@ -20,7 +20,6 @@ static void table_free(sinpe_table *t)
             clReleaseMemObject((cl_mem)t->kept[i].obj);
     }
     free(t->kept);
-    free(t->key);
     if (t->mem)
         clReleaseMemObject(t->mem);
     if (t->desc)
@@ -43,18 +42,14 @@ static sinpe_status table_new(sinpe_context *ctx, const sinpe_spec *spec, const 
                 "spec.dim %zu: the coefficients exceed the device's max allocation",
                 spec->dim);
     desc = malloc(bytes);
-    t = calloc(1, sizeof *t);
-    if (t && key)
-        t->key = malloc(key_len * sizeof *key);
-    if (!desc || !t || (key && !t->key)) {
+    t = calloc(1, sizeof *t + key_len * sizeof *key);
+    if (!desc || !t) {
         free(desc);
-        if (t)
-            free(t->key);
         free(t);
         return sinpe__fail(SINPE_OUT_OF_HOST_MEMORY, "no memory for a table");
     }
     if (key)
-        memcpy(t->key, key, key_len * sizeof *key);
+        t->key = memcpy(t->key_data, key, key_len * sizeof *key);
     t->key_len = key_len;
     sinpe__coefficients(col, spec->dim, amp, desc);
     t->desc = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, desc,
@@ -280,8 +275,7 @@ sinpe_status sinpe__table_keep(sinpe_table *t, void *obj, int kernel)
         }
         full = t->n_kept == t->cap_kept;
         if (!full) {
-            t->kept[t->n_kept].obj = obj;
-            t->kept[t->n_kept++].kernel = kernel != 0;
+            t->kept[t->n_kept++] = (struct sinpe__kept){obj, kernel};
             if (kernel)
                 clRetainKernel((cl_kernel)obj);
             else
