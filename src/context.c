@@ -20,10 +20,15 @@ void sinpe_context_options_init_sized(sinpe_context_options *options, size_t str
     sinpe__struct_out(SINPE__OPTIONS, options, struct_size, &own, SINPE__FILL, "options");
 }
 
-/* The caller's options (NULL: the defaults) as this library's struct. */
-static sinpe_status options_in(const sinpe_context_options *options, sinpe_context_options *own)
+/* The start of both creators: *context NULL, then the caller's options
+   (NULL: the defaults) as this library's struct. */
+static sinpe_status enter(const sinpe_context_options *options, sinpe_context_options *own,
+                          sinpe_context **context)
 {
     size_t word;
+    sinpe__clear_error();
+    SINPE_CHECK(!context, SINPE_NULL_ARGUMENT, "context: the output pointer is NULL");
+    *context = NULL;
     sinpe_context_options_init(own);
     return options ? sinpe__struct_in(SINPE__OPTIONS, own, options, &word, "options")
                    : SINPE_SUCCESS;
@@ -111,10 +116,7 @@ sinpe_status sinpe_context_create(const sinpe_context_options *options, sinpe_co
     cl_int err;
     sinpe_context_options own;
 
-    sinpe__clear_error();
-    SINPE_CHECK(!context, SINPE_NULL_ARGUMENT, "context: the output pointer is NULL");
-    *context = NULL;
-    SINPE_FORWARD(options_in(options, &own));
+    SINPE_FORWARD(enter(options, &own, context));
     SINPE_FORWARD(sinpe__device_pick(own.device, &platform, &dev));
     cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)platform, 0};
     cl_ctx = clCreateContext(props, 1, &dev, NULL, NULL, &err);
@@ -132,10 +134,7 @@ sinpe_status sinpe_context_create_from_cl(cl_context cl_ctx, cl_device_id device
     int found = 0;
     sinpe_context_options own;
 
-    sinpe__clear_error();
-    SINPE_CHECK(!context, SINPE_NULL_ARGUMENT, "context: the output pointer is NULL");
-    *context = NULL;
-    SINPE_FORWARD(options_in(options, &own));
+    SINPE_FORWARD(enter(options, &own, context));
     SINPE_CHECK(!cl_ctx, SINPE_NULL_ARGUMENT, "cl_ctx is NULL");
     SINPE_CHECK(!device, SINPE_NULL_ARGUMENT, "device is NULL");
     SINPE_CL_CHECK(clGetContextInfo(cl_ctx, CL_CONTEXT_NUM_DEVICES, sizeof n, &n, NULL),

@@ -150,17 +150,13 @@ sinpe_status sinpe__embed_run(sinpe_table *t, int mode, const sinpe_embed_args *
         p.flags |= plan.flags;
     }
     cl_mem d = ctx->dummy;
-    sinpe__embed_kargs v;
-    v.ids = a->ids ? a->ids : d;
-    v.E = mode != SINPE_MODE_ADD ? a->weights : d;
-    v.out = a->out;
-    v.tab = tab ? tab : d;
-    v.coef = t->desc;
-    v.pos = made_pos ? made_pos : (p.flags & SINPE_HAS_POS) ? a->positions : d;
-    v.seq_start = (p.flags & SINPE_HAS_SEQ_START) ? a->seq_starts : d;
-    v.pad_count = (p.flags & SINPE_HAS_PAD_COUNT) ? a->pad_counts : d;
-    v.ws = p.ws_type != SINPE_SCALES_NONE ? a->weight_scales : d;
-    v.a = p;
+    const sinpe__embed_kargs v = {
+        .ids = a->ids ? a->ids : d, .E = mode != SINPE_MODE_ADD ? a->weights : d, .out = a->out,
+        .tab = tab ? tab : d, .coef = t->desc,
+        .pos = made_pos ? made_pos : (p.flags & SINPE_HAS_POS) ? a->positions : d,
+        .seq_start = (p.flags & SINPE_HAS_SEQ_START) ? a->seq_starts : d,
+        .pad_count = (p.flags & SINPE_HAS_PAD_COUNT) ? a->pad_counts : d,
+        .ws = p.ws_type != SINPE_SCALES_NONE ? a->weight_scales : d, .a = p};
     /* Two launches (TABLE, then OTF) run one after the other. */
     for (int i = 0; st == SINPE_SUCCESS && i < plan.n; i++)
         st = sink->emit(sink, ctx, &plan.launch[i], &v, sizeof v, i == plan.n - 1);

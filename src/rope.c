@@ -187,17 +187,14 @@ sinpe_status sinpe__rope_run(sinpe_table *t, const void *args, sinpe__sink *sink
     p.tab_rows = (cl_int)rows;
 
     cl_mem d = ctx->dummy;
-    sinpe__rope_kargs v;
-    v.q = a.q_heads && g[2].mem ? g[0].mem : d;
-    v.k = a.kv_heads && g[3].mem ? g[1].mem : d;
-    v.q_out = !a.q_heads ? d : g[2].mem ? g[2].mem : g[0].mem;
-    v.k_out = !a.kv_heads ? d : g[3].mem ? g[3].mem : g[1].mem;
-    v.tab = tab ? tab : d;
-    v.coef = t->desc;
-    v.pos = a.positions ? a.positions : d;
-    v.seq_start = a.seq_starts ? a.seq_starts : d;
-    v.k_rows = a.k_rows ? a.k_rows : d;
-    v.a = p;
+    const sinpe__rope_kargs v = {.q = a.q_heads && g[2].mem ? g[0].mem : d,
+                                 .k = a.kv_heads && g[3].mem ? g[1].mem : d,
+                                 .q_out = !a.q_heads ? d : g[2].mem ? g[2].mem : g[0].mem,
+                                 .k_out = !a.kv_heads ? d : g[3].mem ? g[3].mem : g[1].mem,
+                                 .tab = tab ? tab : d, .coef = t->desc,
+                                 .pos = a.positions ? a.positions : d,
+                                 .seq_start = a.seq_starts ? a.seq_starts : d,
+                                 .k_rows = a.k_rows ? a.k_rows : d, .a = p};
     if (st == SINPE_SUCCESS)
         st = sink->emit(sink, ctx, &l, &v, sizeof v, 1);
     if (tab)
