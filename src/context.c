@@ -14,9 +14,8 @@ void sinpe_context_options_init_sized(sinpe_context_options *options, size_t str
     sinpe__clear_error();
     if (!options)
         return;
-    memset(&own, 0, sizeof own);
+    memset(&own, 0, sizeof own); /* SINPE_MATH_AUTO is 0 */
     own.struct_size = struct_size;
-    own.math = SINPE_MATH_AUTO;
     sinpe__struct_out(SINPE__OPTIONS, options, struct_size, &own, SINPE__FILL, "options");
 }
 

@@ -14,9 +14,8 @@ void sinpe_rope_args_init_sized(sinpe_rope_args *args, size_t struct_size)
     sinpe__clear_error();
     if (!args)
         return;
-    memset(&own, 0, sizeof own);
+    memset(&own, 0, sizeof own); /* F32 is 0 */
     own.struct_size = struct_size;
-    own.dtype = SINPE_F32;
     sinpe__struct_out(SINPE__ROPE_ARGS, args, struct_size, &own, SINPE__FILL, "args");
 }
 
