@@ -72,25 +72,6 @@ static void mix(sinpe__cache *c, const void *data, size_t n)
     c->key_bytes += sizeof len + (uint64_t)n;
 }
 
-char *sinpe__cache_dir(void)
-{
-    const char *env = getenv("SINPE_CACHE_DIR"), *tail = "";
-    char *dir;
-    if (env) {
-        if (!*env || strcmp(env, "off") == 0)
-            return NULL;
-    } else if ((env = getenv("XDG_CACHE_HOME")) != NULL && env[0] == '/') {
-        tail = "/sinpe"; /* the XDG spec says to ignore a relative value */
-    } else if ((env = getenv("HOME")) != NULL && env[0] == '/') {
-        tail = "/.cache/sinpe";
-    } else {
-        return NULL;
-    }
-    if ((dir = malloc(strlen(env) + strlen(tail) + 1)) != NULL)
-        strcat(strcpy(dir, env), tail);
-    return dir;
-}
-
 /* Mixes the parts of the key that name the device and the library. */
 static int mix_device(sinpe__cache *c, cl_device_id dev)
 {
@@ -131,34 +112,40 @@ int sinpe__cache_device_key(cl_device_id dev, uint64_t *key)
     return 0;
 }
 
-char *sinpe__cache_path(const char *dir, size_t *dir_len, const char *prefix, uint64_t key,
-                        const char *suffix)
+char *sinpe__cache_path(const char *prefix, uint64_t key, const char *suffix, size_t *dir_len)
 {
+    const char *env = getenv("SINPE_CACHE_DIR"), *tail = "";
     size_t len, n;
     char *path;
+    if (env) {
+        if (!*env || strcmp(env, "off") == 0)
+            return NULL;
+    } else if ((env = getenv("XDG_CACHE_HOME")) != NULL && env[0] == '/') {
+        tail = "/sinpe"; /* the XDG spec says to ignore a relative value */
+    } else if ((env = getenv("HOME")) != NULL && env[0] == '/') {
+        tail = "/.cache/sinpe";
+    } else {
+        return NULL;
+    }
     /* Trailing slashes would double up ("/" becomes the empty prefix). */
-    for (len = strlen(dir); len > 0 && dir[len - 1] == '/'; len--)
+    for (len = strlen(env); !*tail && len > 0 && env[len - 1] == '/'; len--)
         ;
-    n = len + strlen(prefix) + strlen(suffix) + sizeof "/0123456789abcdef";
+    n = len + strlen(tail) + strlen(prefix) + strlen(suffix) + sizeof "/0123456789abcdef";
     if (!(path = malloc(n)))
         return NULL;
-    snprintf(path, n, "%.*s/%s%016llx%s", (int)len, dir, prefix, (unsigned long long)key,
-             suffix);
-    *dir_len = len;
+    snprintf(path, n, "%.*s%s/%s%016llx%s", (int)len, env, tail, prefix,
+             (unsigned long long)key, suffix);
+    *dir_len = len + strlen(tail);
     return path;
 }
 
 void sinpe__cache_open(sinpe__cache *c, cl_device_id dev, const char *options)
 {
-    char *dir;
     memset(c, 0, sizeof *c);
-    if (!(dir = sinpe__cache_dir()))
-        return;
     if (mix_device(c, dev) == 0) {
         mix(c, options, strlen(options));
-        c->path = sinpe__cache_path(dir, &c->dir_len, "", c->key, ".bin");
+        c->path = sinpe__cache_path("", c->key, ".bin", &c->dir_len);
     }
-    free(dir);
     if (!c->path)
         sinpe__cache_close(c);
 }

@@ -247,12 +247,9 @@ void sinpe__cache_store(const sinpe__cache *cache, cl_program program, cl_device
 void sinpe__cache_discard(const sinpe__cache *cache);
 void sinpe__cache_close(sinpe__cache *cache);
 
-/* The cache directory (include/sinpe.h), malloc'd; NULL when there is none. */
-char *sinpe__cache_dir(void);
-/* "<dir>/<prefix><key as 16 hex digits><suffix>", malloc'd; *dir_len gets
-   the length of the directory part. */
-char *sinpe__cache_path(const char *dir, size_t *dir_len, const char *prefix, uint64_t key,
-                        const char *suffix);
+/* "<dir>/<prefix><key as 16 hex digits><suffix>" in the cache directory
+   (include/sinpe.h), malloc'd, *dir_len the length of <dir>; NULL without one. */
+char *sinpe__cache_path(const char *prefix, uint64_t key, const char *suffix, size_t *dir_len);
 /* The hash of what a device's files depend on (see cache.c). */
 int sinpe__cache_device_key(cl_device_id dev, uint64_t *key);
 /* Writes head then body to path through a temporary file and a rename,

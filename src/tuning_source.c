@@ -22,11 +22,9 @@
 /* The device's tuning file path, malloc'd (NULL without a cache directory). */
 static char *file_path(cl_device_id dev, uint64_t *key, size_t *dir_len)
 {
-    char *dir = sinpe__cache_dir(), *path = NULL;
-    if (dir && sinpe__cache_device_key(dev, key) == 0)
-        path = sinpe__cache_path(dir, dir_len, FILE_PREFIX, *key, FILE_SUFFIX);
-    free(dir);
-    return path;
+    if (sinpe__cache_device_key(dev, key) != 0)
+        return NULL;
+    return sinpe__cache_path(FILE_PREFIX, *key, FILE_SUFFIX, dir_len);
 }
 
 /* Reads a whole small regular file, NUL-terminated; NULL if it cannot. */
