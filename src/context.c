@@ -6,17 +6,11 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 void sinpe_context_options_init_sized(sinpe_context_options *options, size_t struct_size)
 {
-    sinpe_context_options own;
-    sinpe__clear_error();
-    if (!options)
-        return;
-    memset(&own, 0, sizeof own); /* SINPE_MATH_AUTO is 0 */
-    own.struct_size = struct_size;
-    sinpe__struct_out(SINPE__OPTIONS, options, struct_size, &own, SINPE__FILL, "options");
+    static const sinpe_context_options own; /* SINPE_MATH_AUTO is 0 */
+    sinpe__struct_init(SINPE__OPTIONS, options, struct_size, &own, "options");
 }
 
 /* The start of both creators: *context NULL, then the caller's options

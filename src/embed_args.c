@@ -11,15 +11,9 @@
 
 void sinpe_embed_args_init_sized(sinpe_embed_args *args, size_t struct_size)
 {
-    sinpe_embed_args own;
-    sinpe__clear_error();
-    if (!args)
-        return;
-    memset(&own, 0, sizeof own); /* F32, INDEX, PAD_NONE and SCALE_EXACT are 0 */
-    own.struct_size = struct_size;
-    own.token_scale = 1.0f;
-    own.weights_scale = 1.0f;
-    sinpe__struct_out(SINPE__ARGS, args, struct_size, &own, SINPE__FILL, "args");
+    /* F32, INDEX, PAD_NONE and SCALE_EXACT are 0 */
+    static const sinpe_embed_args own = {.token_scale = 1.0f, .weights_scale = 1.0f};
+    sinpe__struct_init(SINPE__ARGS, args, struct_size, &own, "args");
 }
 
 /* a * b + c, or SIZE_MAX on overflow. */

@@ -10,13 +10,8 @@
 
 void sinpe_rope_args_init_sized(sinpe_rope_args *args, size_t struct_size)
 {
-    sinpe_rope_args own;
-    sinpe__clear_error();
-    if (!args)
-        return;
-    memset(&own, 0, sizeof own); /* F32 is 0 */
-    own.struct_size = struct_size;
-    sinpe__struct_out(SINPE__ROPE_ARGS, args, struct_size, &own, SINPE__FILL, "args");
+    static const sinpe_rope_args own; /* F32 is 0 */
+    sinpe__struct_init(SINPE__ROPE_ARGS, args, struct_size, &own, "args");
 }
 
 /* One tensor's rows in a buffer: row r at off + r * stride, width elements. */

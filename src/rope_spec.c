@@ -15,11 +15,7 @@
 void sinpe_rope_spec_init_sized(sinpe_rope_spec *spec, size_t rotary_dim, size_t struct_size)
 {
     sinpe_rope_spec own;
-    sinpe__clear_error();
-    if (!spec)
-        return;
     memset(&own, 0, sizeof own);
-    own.struct_size = struct_size;
     own.rotary_dim = rotary_dim;
     own.base = 10000.0;
     own.beta_fast = 32.0;
@@ -27,7 +23,7 @@ void sinpe_rope_spec_init_sized(sinpe_rope_spec *spec, size_t rotary_dim, size_t
     own.truncate = 1;
     own.low_freq_factor = 1.0;
     own.high_freq_factor = 4.0;
-    sinpe__struct_out(SINPE__ROPE_SPEC, spec, struct_size, &own, SINPE__FILL, "spec");
+    sinpe__struct_init(SINPE__ROPE_SPEC, spec, struct_size, &own, "spec");
 }
 
 /* Phi-3.5-mini-instruct's LongRoPE factors (its config.json, rotary_dim 96):

@@ -85,6 +85,8 @@ sinpe_status sinpe__struct_in(int kind, void *own, const void *theirs, size_t *w
    sinpe__struct_in gave it). */
 sinpe_status sinpe__struct_out(int kind, void *theirs, size_t word, const void *own, int how,
                                const char *what);
+/* The body of the *_init_sized calls: own, the defaults, FILLs theirs (if not NULL). */
+void sinpe__struct_init(int kind, void *theirs, size_t word, const void *own, const char *what);
 
 /* ---- device.c ------------------------------------------------------------ */
 

@@ -13,15 +13,11 @@
 void sinpe_spec_init_sized(sinpe_spec *spec, size_t dim, size_t struct_size)
 {
     sinpe_spec own;
-    sinpe__clear_error();
-    if (!spec)
-        return;
     memset(&own, 0, sizeof own); /* INTERLEAVED and ODD_ZERO_LAST are 0 */
-    own.struct_size = struct_size;
     own.dim = dim;
     own.base = 10000.0;
     own.angle_scale = 1.0;
-    sinpe__struct_out(SINPE__SPEC, spec, struct_size, &own, SINPE__FILL, "spec");
+    sinpe__struct_init(SINPE__SPEC, spec, struct_size, &own, "spec");
 }
 
 /* Column counts: S sin columns, C cos columns; D the exponent denominator. */

@@ -69,6 +69,13 @@ sinpe_status sinpe__struct_out(int kind, void *theirs, size_t word, const void *
     return SINPE_SUCCESS;
 }
 
+void sinpe__struct_init(int kind, void *theirs, size_t word, const void *own, const char *what)
+{
+    sinpe__clear_error();
+    if (theirs)
+        sinpe__struct_out(kind, theirs, word, own, SINPE__FILL, what);
+}
+
 /* ---- the 0.1 entry points: the sized calls, written back in 0.1 layouts -- */
 
 void(sinpe_context_options_init)(void *options)
