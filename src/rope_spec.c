@@ -85,7 +85,7 @@ sinpe_status sinpe_rope_preset_sized(sinpe_rope_spec *spec, sinpe_rope_preset pr
                 "head_dim %zu gives rotary_dim %zu for preset %s: it must be even, at least "
                 "2 and at most head_dim",
                 head_dim, rot, presets[preset].name);
-    sinpe_rope_spec_init_sized(&own, rot, struct_size);
+    sinpe_rope_spec_init(&own, rot);
     own.base = presets[preset].base;
     own.rule = presets[preset].rule;
     own.pairing = presets[preset].pairing;
