@@ -146,8 +146,6 @@ void sinpe__cache_open(sinpe__cache *c, cl_device_id dev, const char *options)
         mix(c, options, strlen(options));
         c->path = sinpe__cache_path("", c->key, ".bin", &c->dir_len);
     }
-    if (!c->path)
-        sinpe__cache_close(c);
 }
 
 void sinpe__cache_close(sinpe__cache *c)

@@ -27,9 +27,12 @@ sinpe_status sinpe__check_wait_list(const sinpe_context *ctx, cl_uint n, const c
     return SINPE_SUCCESS;
 }
 
-/* Whether buf belongs to ctx and holds need bytes (SIZE_MAX: more than any buffer). */
-static sinpe_status check_bytes(const sinpe_context *ctx, cl_mem buf, const char *name, size_t need)
+sinpe_status sinpe__check_values(const sinpe_context *ctx, cl_mem buf, const char *name,
+                                 size_t offset, size_t values, sinpe_dtype dtype)
 {
+    /* SIZE_MAX: more than any buffer holds. */
+    size_t need = offset <= SIZE_MAX - values ? sinpe_dtype_bytes(dtype, offset + values)
+                                              : SIZE_MAX;
     cl_context owner = NULL;
     size_t bytes = 0;
     SINPE_CHECK(!buf, SINPE_NULL_ARGUMENT, "%s is NULL", name);
@@ -45,14 +48,6 @@ static sinpe_status check_bytes(const sinpe_context *ctx, cl_mem buf, const char
                 "%s holds %zu bytes but offset + extent needs %s%zu", name, bytes,
                 need == SIZE_MAX ? "more than " : "", need);
     return SINPE_SUCCESS;
-}
-
-sinpe_status sinpe__check_values(const sinpe_context *ctx, cl_mem buf, const char *name,
-                                 size_t offset, size_t values, sinpe_dtype dtype)
-{
-    size_t need = offset <= SIZE_MAX - values ? sinpe_dtype_bytes(dtype, offset + values)
-                                              : SIZE_MAX;
-    return check_bytes(ctx, buf, name, need);
 }
 
 sinpe_status sinpe__check_queue(const sinpe_context *ctx, cl_command_queue queue)

@@ -201,16 +201,6 @@ sinpe_status sinpe_context_prepare(sinpe_context *context, sinpe_dtype weights_d
     return sinpe__context_weights(context, weights_dtype, &prog);
 }
 
-sinpe_status sinpe__context_launch(sinpe_context *ctx, cl_command_queue queue, int form, int ot,
-                                   const void *args, size_t size, size_t cols, size_t rows,
-                                   cl_uint nwait, const cl_event *wait, cl_event *event)
-{
-    sinpe__launch l;
-    const size_t n[2] = {cols, rows};
-    SINPE_FORWARD(sinpe__plan_fixed(&ctx->info, &ctx->prog, form, ot, 2, n, &l));
-    return sinpe__context_enqueue(ctx, queue, &l, args, size, nwait, wait, event);
-}
-
 sinpe_status sinpe__context_enqueue(sinpe_context *ctx, cl_command_queue queue,
                                     const sinpe__launch *l, const void *args, size_t size,
                                     cl_uint nwait, const cl_event *wait, cl_event *event)

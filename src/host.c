@@ -20,7 +20,7 @@ sinpe_status sinpe_embed_host(sinpe_table *table, const int32_t *ids, size_t n_s
     sinpe_status st = SINPE_SUCCESS;
     cl_int err = CL_SUCCESS;
     cl_mem bufs[4] = {NULL, NULL, NULL, NULL};
-    size_t n, dim;
+    size_t n, dim, most;
 
     /* Every check comes before the first allocation or copy: the upload
        reads vocab * dim floats at weights, which a wrong vocab overruns. */
@@ -42,15 +42,13 @@ sinpe_status sinpe_embed_host(sinpe_table *table, const int32_t *ids, size_t n_s
     ctx = table->ctx;
     dim = table->spec.dim;
     n = n_seqs * seq_len;
-    SINPE_CHECK(vocab > SIZE_MAX / sizeof(float) / dim ||
-                    vocab * dim * sizeof(float) > ctx->info.max_alloc,
-                SINPE_TOO_LARGE,
+    /* The most rows of dim floats that one buffer (and a size_t) holds. */
+    most = (ctx->info.max_alloc < SIZE_MAX ? (size_t)ctx->info.max_alloc : SIZE_MAX) / 4 / dim;
+    SINPE_CHECK(vocab > most, SINPE_TOO_LARGE,
                 "weights: vocab %zu x dim %zu floats exceed the device's largest buffer "
                 "(%llu bytes)",
                 vocab, dim, (unsigned long long)ctx->info.max_alloc);
-    SINPE_CHECK(n > SIZE_MAX / sizeof(float) / dim ||
-                    n * dim * sizeof(float) > ctx->info.max_alloc,
-                SINPE_TOO_LARGE,
+    SINPE_CHECK(n > most, SINPE_TOO_LARGE,
                 "out: n_seqs * seq_len %zu x dim %zu floats exceed the device's largest buffer "
                 "(%llu bytes)",
                 n, dim, (unsigned long long)ctx->info.max_alloc);

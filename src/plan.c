@@ -251,16 +251,6 @@ size_t sinpe__plan_variants(const sinpe__tuning *r, sinpe__tuning *out)
 
 /* ---- launches ------------------------------------------------------------ */
 
-static size_t pow2_at_least(size_t n)
-{
-    size_t p = 1;
-    while (p < n)
-        p <<= 1;
-    return p;
-}
-
-static size_t round_up(size_t n, size_t m) { return (n + m - 1) / m * m; }
-
 /* The largest divisor of n in [lo, hi], or 0.  By quotient, smallest
    first: a row that fits takes one step, and no search runs past n / lo
    (launches call this on the hot path). */
@@ -302,8 +292,9 @@ static sinpe_status plan_local(const sinpe__device_info *dev, const sinpe__progr
     l->kernel = prog->kernels[k];
     l->dims = dims;
     for (cl_uint i = 0; i < dims; i++) {
-        size_t lim = cap < dev->max_item[i] ? cap : dev->max_item[i];
-        size_t s = pow2_at_least(n[i]);
+        size_t lim = cap < dev->max_item[i] ? cap : dev->max_item[i], s = 1;
+        while (s < n[i])
+            s <<= 1;
         if (s > lim)
             s = lim;
         if (i == 0 && group_dims == 1) {
@@ -315,7 +306,7 @@ static sinpe_status plan_local(const sinpe__device_info *dev, const sinpe__progr
             s = 1;
         l->local[i] = s < 1 ? 1 : s;
         cap /= l->local[i];
-        l->global[i] = round_up(n[i], l->local[i]);
+        l->global[i] = (n[i] + l->local[i] - 1) / l->local[i] * l->local[i];
     }
     return SINPE_SUCCESS;
 }

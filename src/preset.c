@@ -50,12 +50,6 @@ static const preset_row *find(sinpe_preset preset)
     return &presets[preset];
 }
 
-static int is_timestep(sinpe_preset p)
-{
-    return p == SINPE_PRESET_DIFFUSERS || p == SINPE_PRESET_DIFFUSERS_FLIP ||
-           p == SINPE_PRESET_GGML_TIMESTEP;
-}
-
 const char *sinpe_preset_name(sinpe_preset preset)
 {
     const preset_row *row = find(preset);
@@ -71,7 +65,6 @@ sinpe_status sinpe_spec_preset_sized(sinpe_spec *spec, sinpe_preset preset, size
     SINPE_CHECK(!spec, SINPE_NULL_ARGUMENT, "spec is NULL");
     SINPE_CHECK(!row, SINPE_UNKNOWN_PRESET, "preset %d is not a sinpe_preset", (int)preset);
     sinpe_spec_init(&own, dim);
-    own.struct_size = struct_size;
     own.layout = row->layout;
     own.odd_dim = row->odd;
     own.shift = row->shift;
@@ -90,7 +83,8 @@ sinpe_status sinpe_embed_args_preset(sinpe_embed_args *args, sinpe_preset preset
     SINPE_CHECK(!row, SINPE_UNKNOWN_PRESET, "preset %d is not a sinpe_preset", (int)preset);
     sinpe_embed_args_init(&own);
     SINPE_FORWARD(sinpe__struct_in(SINPE__ARGS, &own, args, &word, "args"));
-    if (is_timestep(preset))
+    if (preset == SINPE_PRESET_DIFFUSERS || preset == SINPE_PRESET_DIFFUSERS_FLIP ||
+        preset == SINPE_PRESET_GGML_TIMESTEP) /* the timestep families set no argument */
         return SINPE_SUCCESS;
     own.token_scale = row->sqrt_scale ? (float)sqrt((double)dim) : 1.0f;
     own.start = row->origin;

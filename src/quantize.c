@@ -9,15 +9,6 @@
 #include <stdint.h>
 #include <string.h>
 
-/* The largest |x| of n values. */
-static double max_abs(const float *x, size_t n)
-{
-    double m = 0.0;
-    for (size_t i = 0; i < n; i++)
-        m = fabs((double)x[i]) > m ? fabs((double)x[i]) : m;
-    return m;
-}
-
 /* x / s to nearest even, within +-limit (0 where s is 0). */
 static double quotient(double x, double s, double limit)
 {
@@ -29,7 +20,10 @@ static double quotient(double x, double s, double limit)
    type dt, F32 or F16, as value (returned) and bits (*bits). */
 static double stored_scale(const float *x, size_t n, double largest, sinpe_dtype dt, uint32_t *bits)
 {
-    double s = max_abs(x, n) / largest;
+    double s = 0.0;
+    for (size_t i = 0; i < n; i++)
+        s = fabs((double)x[i]) > s ? fabs((double)x[i]) : s;
+    s /= largest;
     if (dt == SINPE_F32) {
         float f = (float)s;
         memcpy(bits, &f, 4);

@@ -290,18 +290,12 @@ struct sinpe_context {
 /* Drops a reference (the last frees). ctx->lock not held. */
 void sinpe__context_unref(sinpe_context *ctx);
 
-/*
- * Enqueues launch l with its arguments args (the struct of its signature,
- * size bytes), set under the context lock (clSetKernelArg on a shared
- * kernel is not thread-safe); sinpe__context_launch first plans kernel
- * (form, ot) of the base program over cols x rows (sinpe__plan_fixed).
- */
+/* Enqueues launch l with its arguments args (the struct of its signature,
+   size bytes), set under the context lock (clSetKernelArg on a shared
+   kernel is not thread-safe). */
 sinpe_status sinpe__context_enqueue(sinpe_context *ctx, cl_command_queue queue,
                                     const sinpe__launch *l, const void *args, size_t size,
                                     cl_uint nwait, const cl_event *wait, cl_event *event);
-sinpe_status sinpe__context_launch(sinpe_context *ctx, cl_command_queue queue, int form, int ot,
-                                   const void *args, size_t size, size_t cols, size_t rows,
-                                   cl_uint nwait, const cl_event *wait, cl_event *event);
 
 /* The program of weights type et, built now if it is not yet (under
    build_lock, not the context lock); SINPE_BUILD_FAILED and the like. */

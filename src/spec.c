@@ -34,7 +34,6 @@ sinpe_status sinpe__spec_validate(const sinpe_spec *s)
 {
     size_t S, C;
     double D;
-    SINPE_CHECK(!s, SINPE_NULL_ARGUMENT, "spec is NULL");
     SINPE_CHECK(s->dim < 1, SINPE_INVALID_SPEC, "spec.dim is 0: it must be at least 1");
     SINPE_CHECK(s->dim > SINPE_MAX_DIM, SINPE_INVALID_SPEC, "spec.dim %zu exceeds %u", s->dim,
                 SINPE_MAX_DIM);

@@ -48,13 +48,11 @@ const char *sinpe_status_string(sinpe_status status)
 #define SINPE_X_CASE(name, value, text) \
     case value:                         \
         return text;
+#define CL_X_CASE(name) SINPE_X_CASE(name, name, #name)
         SINPE_STATUS_MAP(SINPE_X_CASE)
-#undef SINPE_X_CASE
-#define CL_X_CASE(name) \
-    case name:          \
-        return #name;
         CL_ERROR_MAP(CL_X_CASE)
 #undef CL_X_CASE
+#undef SINPE_X_CASE
     default:
         return "unknown status";
     }

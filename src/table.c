@@ -317,7 +317,6 @@ sinpe_status sinpe_table_spec_sized(const sinpe_table *table, sinpe_spec *spec, 
         s = table->spec;
     else
         memset(&s, 0, sizeof s);
-    s.struct_size = struct_size;
     SINPE_FORWARD(sinpe__struct_out(SINPE__SPEC, spec, struct_size, &s, SINPE__FILL, "spec"));
     SINPE_CHECK(!table, SINPE_NULL_ARGUMENT, "table is NULL");
     SINPE_CHECK(table->key, SINPE_INVALID_SPEC, "table is a rotary table: it has no sinpe_spec");

@@ -36,6 +36,10 @@ sinpe_status sinpe_enqueue_timesteps(sinpe_table *table, cl_command_queue queue,
                                       .out_off = out_offset, .out_stride = stride,
                                       .dim = (cl_uint)dim, .n = (cl_uint)count,
                                       .coef = table->desc};
-    return sinpe__context_launch(ctx, queue, SINPE_FORM_TIMESTEPS, (int)out_dtype, &v, sizeof v,
-                                 dim, count, num_events_in_wait_list, event_wait_list, event);
+    const size_t n[2] = {dim, count};
+    sinpe__launch l;
+    SINPE_FORWARD(sinpe__plan_fixed(&ctx->info, &ctx->prog, SINPE_FORM_TIMESTEPS, (int)out_dtype, 2,
+                                    n, &l));
+    return sinpe__context_enqueue(ctx, queue, &l, &v, sizeof v, num_events_in_wait_list,
+                                  event_wait_list, event);
 }

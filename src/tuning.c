@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PARAM_ROW(name, values, order, doc) {#name, values, order, doc, offsetof(sinpe__tuning, name)},
+#define PARAM_ROW(name, values, order, doc) {#name, values, order, offsetof(sinpe__tuning, name)},
 const sinpe__param sinpe__params[] = {SINPE_TUNING_PARAMS(PARAM_ROW)};
 #undef PARAM_ROW
 const size_t sinpe__n_params = sizeof sinpe__params / sizeof sinpe__params[0];

@@ -49,7 +49,6 @@ enum { SINPE_BF16_VECTOR, SINPE_BF16_SCALAR };
 typedef struct sinpe__param {
     const char *name, *values;
     int order;
-    const char *doc;
     size_t offset;
 } sinpe__param;
 extern const sinpe__param sinpe__params[];
