@@ -18,12 +18,11 @@ void sinpe_context_options_init_sized(sinpe_context_options *options, size_t str
 static sinpe_status enter(const sinpe_context_options *options, sinpe_context_options *own,
                           sinpe_context **context)
 {
-    size_t word;
     sinpe__clear_error();
     SINPE_CHECK(!context, SINPE_NULL_ARGUMENT, "context: the output pointer is NULL");
     *context = NULL;
     sinpe_context_options_init(own);
-    return options ? sinpe__struct_in(SINPE__OPTIONS, own, options, &word, "options")
+    return options ? sinpe__struct_in(SINPE__OPTIONS, own, options, "options")
                    : SINPE_SUCCESS;
 }
 

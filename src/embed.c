@@ -103,12 +103,11 @@ sinpe_status sinpe__embed_run(sinpe_table *t, int mode, const sinpe_embed_args *
     size_t rows = 0;
     sinpe_status st = SINPE_SUCCESS;
     sinpe_embed_args own;
-    size_t word;
     int fairseq;
 
     if (a) { /* the caller's struct, of any layout, as ours */
         sinpe_embed_args_init(&own);
-        SINPE_FORWARD(sinpe__struct_in(SINPE__ARGS, &own, a, &word, "args"));
+        SINPE_FORWARD(sinpe__struct_in(SINPE__ARGS, &own, a, "args"));
         a = &own;
     }
     fairseq = mode != SINPE_MODE_GATHER && a && a->position_rule == SINPE_POSITIONS_FAIRSEQ;

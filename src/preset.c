@@ -77,12 +77,11 @@ sinpe_status sinpe_embed_args_preset(sinpe_embed_args *args, sinpe_preset preset
 {
     const preset_row *row = find(preset);
     sinpe_embed_args own;
-    size_t word;
     sinpe__clear_error();
     SINPE_CHECK(!args, SINPE_NULL_ARGUMENT, "args is NULL");
     SINPE_CHECK(!row, SINPE_UNKNOWN_PRESET, "preset %d is not a sinpe_preset", (int)preset);
     sinpe_embed_args_init(&own);
-    SINPE_FORWARD(sinpe__struct_in(SINPE__ARGS, &own, args, &word, "args"));
+    SINPE_FORWARD(sinpe__struct_in(SINPE__ARGS, &own, args, "args"));
     if (preset == SINPE_PRESET_DIFFUSERS || preset == SINPE_PRESET_DIFFUSERS_FLIP ||
         preset == SINPE_PRESET_GGML_TIMESTEP) /* the timestep families set no argument */
         return SINPE_SUCCESS;
@@ -92,5 +91,5 @@ sinpe_status sinpe_embed_args_preset(sinpe_embed_args *args, sinpe_preset preset
     own.pad_policy = row->pad;
     own.pad_id = row->pad_fixed >= 0 ? row->pad_fixed : pad_id;
     own.token_scale_rounding = row->rounding;
-    return sinpe__struct_out(SINPE__ARGS, args, word, &own, SINPE__UPDATE, "args");
+    return sinpe__struct_out(SINPE__ARGS, args, own.struct_size, &own, SINPE__UPDATE, "args");
 }

@@ -163,14 +163,14 @@ sinpe_status sinpe__rope_run(sinpe_table *t, const void *args, sinpe__sink *sink
     sinpe_rope_args a;
     sinpe_rope_params p;
     region g[4];
-    size_t word, rows = 0;
+    size_t rows = 0;
     cl_mem tab = NULL;
     sinpe__launch l;
     sinpe_status st;
 
     SINPE_CHECK(!args, SINPE_NULL_ARGUMENT, "args is NULL");
     sinpe_rope_args_init(&a);
-    SINPE_FORWARD(sinpe__struct_in(SINPE__ROPE_ARGS, &a, args, &word, "args"));
+    SINPE_FORWARD(sinpe__struct_in(SINPE__ROPE_ARGS, &a, args, "args"));
     SINPE_FORWARD(validate(t, &a, &p, g));
     sinpe_context *ctx = t->ctx;
     const size_t n[2] = {p.slots, p.tokens};

@@ -244,12 +244,11 @@ static void frequencies(const sinpe_rope_spec *s, double *w, double *m)
 sinpe_status sinpe_rope_frequencies(const sinpe_rope_spec *spec, double *freqs, double *attention)
 {
     sinpe_rope_spec s;
-    size_t word;
     double m, *w;
     sinpe__clear_error();
     SINPE_CHECK(!spec, SINPE_NULL_ARGUMENT, "spec is NULL");
     sinpe_rope_spec_init(&s, 0);
-    SINPE_FORWARD(sinpe__struct_in(SINPE__ROPE_SPEC, &s, spec, &word, "spec"));
+    SINPE_FORWARD(sinpe__struct_in(SINPE__ROPE_SPEC, &s, spec, "spec"));
     SINPE_FORWARD(validate(&s));
     w = freqs ? freqs : malloc(s.rotary_dim / 2 * sizeof *w);
     SINPE_CHECK(!w, SINPE_OUT_OF_HOST_MEMORY, "no memory for the frequencies");
@@ -271,7 +270,7 @@ sinpe_status sinpe_rope_table_create(sinpe_context *context, const sinpe_rope_sp
     sinpe_spec dims;
     sinpe__column *col;
     double *key;
-    size_t word, R, h;
+    size_t R, h;
     sinpe_status st;
 
     sinpe__clear_error();
@@ -280,7 +279,7 @@ sinpe_status sinpe_rope_table_create(sinpe_context *context, const sinpe_rope_sp
     SINPE_CHECK(!context, SINPE_NULL_ARGUMENT, "context is NULL");
     SINPE_CHECK(!spec, SINPE_NULL_ARGUMENT, "spec is NULL");
     sinpe_rope_spec_init(&s, 0);
-    SINPE_FORWARD(sinpe__struct_in(SINPE__ROPE_SPEC, &s, spec, &word, "spec"));
+    SINPE_FORWARD(sinpe__struct_in(SINPE__ROPE_SPEC, &s, spec, "spec"));
     SINPE_FORWARD(validate(&s));
     R = s.rotary_dim;
     h = R / 2;

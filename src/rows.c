@@ -27,14 +27,12 @@ sinpe_status sinpe__rows_plan(sinpe_table *t, cl_int row0, size_t nrows, cl_mem 
     cl_mem anc = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, blocks * dim * 4 * sizeof(float),
                                 NULL, &err);
     SINPE_CL_CHECK(err, "clCreateBuffer(anchors)");
-    const sinpe__anchors_kargs v1 = {.anc = anc, .dim = (cl_uint)dim,
-                                     .base = (cl_int)(first * SINPE_STEP_ROWS),
-                                     .nblocks = (cl_uint)blocks, .coef = t->desc};
-    const sinpe__rows_kargs v2 = {.out = out, .out_off = out_offset, .out_stride = out_stride,
-                                  .dim = (cl_uint)dim, .row0 = row0, .nrows = (cl_uint)nrows,
-                                  .coef = t->desc, .anc = anc, .nblocks = (cl_uint)blocks};
-    job->anchors = v1;
-    job->rows = v2;
+    job->anchors = (sinpe__anchors_kargs){.anc = anc, .dim = (cl_uint)dim,
+                                          .base = (cl_int)(first * SINPE_STEP_ROWS),
+                                          .nblocks = (cl_uint)blocks, .coef = t->desc};
+    job->rows = (sinpe__rows_kargs){.out = out, .out_off = out_offset, .out_stride = out_stride,
+                                    .dim = (cl_uint)dim, .row0 = row0, .nrows = (cl_uint)nrows,
+                                    .coef = t->desc, .anc = anc, .nblocks = (cl_uint)blocks};
     return SINPE_SUCCESS;
 }
 

@@ -77,10 +77,9 @@ enum {
    zeroed), an update of one read in (those left alone), a 0.1 struct. */
 enum { SINPE__FILL, SINPE__UPDATE, SINPE__FILL_V0_1 };
 /* Copies the caller's struct of kind into own, which holds the defaults:
-   *word receives its struct_size, or 0 for a 0.1 struct.  Fails with
-   SINPE_INVALID_STRUCT_SIZE naming what. */
-sinpe_status sinpe__struct_in(int kind, void *own, const void *theirs, size_t *word,
-                              const char *what);
+   own's struct_size is then the caller's, or 0 for a 0.1 struct.  Fails
+   with SINPE_INVALID_STRUCT_SIZE naming what. */
+sinpe_status sinpe__struct_in(int kind, void *own, const void *theirs, const char *what);
 /* Writes own back into the caller's struct of struct_size word (UPDATE: as
    sinpe__struct_in gave it). */
 sinpe_status sinpe__struct_out(int kind, void *theirs, size_t word, const void *own, int how,

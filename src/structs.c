@@ -35,18 +35,17 @@ static sinpe_status check_word(int kind, size_t word, const char *what)
     return SINPE_SUCCESS;
 }
 
-sinpe_status sinpe__struct_in(int kind, void *own, const void *theirs, size_t *word,
-                              const char *what)
+sinpe_status sinpe__struct_in(int kind, void *own, const void *theirs, const char *what)
 {
-    size_t n, size = kinds[kind].size;
-    memcpy(word, theirs, sizeof *word);
-    if (!(*word & SINPE_STRUCT_TAG) && kinds[kind].v0_1) { /* 0.1 */
-        *word = 0;
-        memcpy((char *)own + sizeof(size_t), theirs, kinds[kind].v0_1);
+    size_t n, word, size = kinds[kind].size;
+    memcpy(&word, theirs, sizeof word);
+    if (!(word & SINPE_STRUCT_TAG) && kinds[kind].v0_1) { /* 0.1 */
+        memset(own, 0, sizeof word);
+        memcpy((char *)own + sizeof word, theirs, kinds[kind].v0_1);
         return SINPE_SUCCESS;
     }
-    SINPE_FORWARD(check_word(kind, *word, what));
-    n = *word & ~SINPE_STRUCT_TAG;
+    SINPE_FORWARD(check_word(kind, word, what));
+    n = word & ~SINPE_STRUCT_TAG;
     memcpy(own, theirs, n < size ? n : size);
     return SINPE_SUCCESS;
 }

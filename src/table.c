@@ -137,7 +137,6 @@ sinpe_status sinpe_table_create(sinpe_context *context, const sinpe_spec *spec, 
     sinpe_spec own;
     sinpe__column *col;
     sinpe_status st;
-    size_t word;
 
     sinpe__clear_error();
     SINPE_CHECK(!table, SINPE_NULL_ARGUMENT, "table: the output pointer is NULL");
@@ -145,7 +144,7 @@ sinpe_status sinpe_table_create(sinpe_context *context, const sinpe_spec *spec, 
     SINPE_CHECK(!context, SINPE_NULL_ARGUMENT, "context is NULL");
     SINPE_CHECK(!spec, SINPE_NULL_ARGUMENT, "spec is NULL");
     sinpe_spec_init(&own, 0);
-    SINPE_FORWARD(sinpe__struct_in(SINPE__SPEC, &own, spec, &word, "spec"));
+    SINPE_FORWARD(sinpe__struct_in(SINPE__SPEC, &own, spec, "spec"));
     SINPE_FORWARD(sinpe__spec_validate(&own));
     col = malloc(own.dim * sizeof *col);
     SINPE_CHECK(!col, SINPE_OUT_OF_HOST_MEMORY, "no memory for a table");
