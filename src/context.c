@@ -35,10 +35,8 @@ static void context_destroy(sinpe_context *ctx)
         clReleaseMemObject(ctx->dummy);
     if (ctx->queue)
         clReleaseCommandQueue(ctx->queue);
-    if (ctx->device)
-        clReleaseDevice(ctx->device);
-    if (ctx->cl_ctx)
-        clReleaseContext(ctx->cl_ctx);
+    clReleaseDevice(ctx->device);
+    clReleaseContext(ctx->cl_ctx);
     pthread_mutex_destroy(&ctx->lock);
     pthread_mutex_destroy(&ctx->build_lock);
     free(ctx);

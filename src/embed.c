@@ -85,12 +85,11 @@ static sinpe_status past_rows(sinpe_table *t, sinpe__sink *sink, const sinpe_emb
     if (st == SINPE_SUCCESS)
         st = sink->emit(sink, ctx, &job.launch[1], &job.rows, sizeof job.rows, 0);
     clReleaseMemObject(job.anchors.anc); /* the commands hold it */
-    if (st != SINPE_SUCCESS) {
+    if (st == SINPE_SUCCESS)
+        *rows_out = mem;
+    else
         clReleaseMemObject(mem);
-        return st;
-    }
-    *rows_out = mem;
-    return SINPE_SUCCESS;
+    return st;
 }
 
 sinpe_status sinpe__embed_run(sinpe_table *t, int mode, const sinpe_embed_args *a,

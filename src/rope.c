@@ -58,12 +58,11 @@ static sinpe_status validate(const sinpe_table *t, const sinpe_rope_args *a, sin
                              region *g)
 {
     const sinpe_context *ctx = t->ctx;
-    int layout = 0, pairing = 0;
     size_t R = t->spec.dim, n;
 
-    SINPE_CHECK(!a, SINPE_NULL_ARGUMENT, "args is NULL");
-    SINPE_CHECK(!sinpe__rope_layout(t, &layout, &pairing), SINPE_INVALID_SPEC,
+    SINPE_CHECK(!t->key, SINPE_INVALID_SPEC,
                 "table is not a rotary table (sinpe_rope_table_create())");
+    int layout = (int)t->key[1], pairing = (int)t->key[2]; /* the key's head (rope_spec.c) */
     SINPE_CHECK(layout != SINPE_ROPE_COS_SIN && layout != SINPE_ROPE_PAIRS, SINPE_INVALID_SPEC,
                 "table's layout %d holds cos or sin alone: the rotation reads COS_SIN or PAIRS",
                 layout);

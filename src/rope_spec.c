@@ -310,12 +310,3 @@ sinpe_status sinpe_rope_table_create(sinpe_context *context, const sinpe_rope_sp
     free(col);
     return st;
 }
-
-int sinpe__rope_layout(const sinpe_table *t, int *layout, int *pairing)
-{
-    if (!t->key)
-        return 0;
-    *layout = (int)t->key[1];
-    *pairing = (int)t->key[2];
-    return 1;
-}

@@ -335,7 +335,7 @@ void sinpe__coefficients(const sinpe__column *col, size_t dim, double amp, float
 struct sinpe_table {
     sinpe_context *ctx;
     sinpe_spec spec;      /* an encoding table's; a rotary table's dim only */
-    double *key;          /* a rotary table's contents (rope.c), else NULL */
+    double *key;          /* a rotary table's contents (rope_spec.c), else NULL */
     size_t key_len;
     cl_mem desc;          /* coefficients (descriptors and steps), fixed */
     unsigned refs;        /* under ctx->lock */
@@ -384,9 +384,6 @@ sinpe_status sinpe__table_rows(sinpe_table *t, cl_command_queue queue, cl_int ro
 sinpe_status sinpe__table_open(sinpe_context *ctx, const sinpe_spec *spec, const double *key,
                                size_t key_len, const sinpe__column *col, double amp, size_t rows,
                                sinpe_table **table);
-
-/* Whether t is a rotary table (rope_spec.c), and then its layout and pairing. */
-int sinpe__rope_layout(const sinpe_table *t, int *layout, int *pairing);
 
 /* A consistent (mem, rows) pair; *mem is retained (or NULL when rows == 0). */
 void sinpe__table_snapshot(sinpe_table *t, cl_mem *mem, size_t *rows);

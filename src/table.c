@@ -123,12 +123,11 @@ sinpe_status sinpe__table_open(sinpe_context *context, const sinpe_spec *spec, c
         table_free(fresh);
 
     st = sinpe_table_reserve(t, rows);
-    if (st != SINPE_SUCCESS) {
+    if (st == SINPE_SUCCESS)
+        *table = t;
+    else
         table_unref(t); /* keeps the reserve's message */
-        return st;
-    }
-    *table = t;
-    return SINPE_SUCCESS;
+    return st;
 }
 
 sinpe_status sinpe_table_create(sinpe_context *context, const sinpe_spec *spec, size_t rows,
@@ -180,16 +179,12 @@ static sinpe_status table_build(sinpe_table *t, cl_mem old, size_t old_rows, siz
     cl_mem mem = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, n * dim * sizeof(float), NULL,
                                 &err);
     SINPE_CL_CHECK(err, "clCreateBuffer(table)");
-    if (old_rows) {
-        err = clEnqueueCopyBuffer(ctx->queue, old, mem, 0, 0, old_rows * dim * sizeof(float), 0,
-                                  NULL, NULL);
-        if (err != CL_SUCCESS) {
-            clReleaseMemObject(mem);
-            return sinpe__cl_fail(err, "clEnqueueCopyBuffer(table)");
-        }
-    }
-    st = sinpe__table_rows(t, ctx->queue, (cl_int)old_rows, n - old_rows, mem, old_rows * dim,
-                           dim, SINPE_F32, 0, NULL, &ev);
+    err = old_rows ? clEnqueueCopyBuffer(ctx->queue, old, mem, 0, 0, old_rows * dim * sizeof(float),
+                                         0, NULL, NULL)
+                   : CL_SUCCESS;
+    st = err != CL_SUCCESS ? sinpe__cl_fail(err, "clEnqueueCopyBuffer(table)")
+                           : sinpe__table_rows(t, ctx->queue, (cl_int)old_rows, n - old_rows, mem,
+                                               old_rows * dim, dim, SINPE_F32, 0, NULL, &ev);
     if (st == SINPE_SUCCESS) {
         /* The queue is in order: the copy has finished when the rows have. */
         err = clWaitForEvents(1, &ev);
@@ -197,12 +192,11 @@ static sinpe_status table_build(sinpe_table *t, cl_mem old, size_t old_rows, siz
         if (err != CL_SUCCESS)
             st = sinpe__cl_fail(err, "clWaitForEvents(table rows)");
     }
-    if (st != SINPE_SUCCESS) {
+    if (st == SINPE_SUCCESS)
+        *out = mem;
+    else
         clReleaseMemObject(mem);
-        return st;
-    }
-    *out = mem;
-    return SINPE_SUCCESS;
+    return st;
 }
 
 sinpe_status sinpe_table_reserve(sinpe_table *table, size_t rows)
