@@ -49,9 +49,8 @@ static sinpe_status validate_weights(const sinpe_context *ctx, const sinpe_embed
                 w->name, dim, a->weights_offset, e_stride, w->block_values);
     SINPE_FORWARD(sinpe__check_values(ctx, a->weights, "args->weights", a->weights_offset,
                                       mul_add(a->vocab - 1, e_stride, dim), a->weights_dtype));
-    if (w->scales == SINPE_DTYPE_SCALES_ROW)
-        SINPE_CHECK(!a->weight_scales, SINPE_NULL_ARGUMENT,
-                    "args->weight_scales is NULL: %s weights need one scale per row", w->name);
+    SINPE_CHECK(w->scales == SINPE_DTYPE_SCALES_ROW && !a->weight_scales, SINPE_NULL_ARGUMENT,
+                "args->weight_scales is NULL: %s weights need one scale per row", w->name);
     if (a->weight_scales && (w->scales == SINPE_DTYPE_SCALES_ROW ||
                              w->scales == SINPE_DTYPE_SCALES_ROW_OR_TENSOR)) {
         sinpe_dtype st = a->weight_scales_dtype;
@@ -92,9 +91,8 @@ static sinpe_status token_scale(const sinpe_embed_args *a, int mode, float *scal
 static sinpe_status validate_ids(const sinpe_context *ctx, int mode, const sinpe_embed_args *a,
                                  size_t dim, size_t n, sinpe_embed_params *p)
 {
-    int need_ids = mode != SINPE_MODE_ADD || a->pad_policy != SINPE_PAD_NONE ||
-                   a->position_rule == SINPE_POSITIONS_FAIRSEQ;
     int uses_pad = a->pad_policy != SINPE_PAD_NONE || a->position_rule == SINPE_POSITIONS_FAIRSEQ;
+    int need_ids = mode != SINPE_MODE_ADD || uses_pad;
 
     SINPE_CHECK((unsigned)a->vocab_shard > SINPE_SHARD_OWNER, SINPE_INVALID_OPTION,
                 "args->vocab_shard %d is not a sinpe_vocab_shard", a->vocab_shard);

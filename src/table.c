@@ -160,14 +160,6 @@ void sinpe_table_release(sinpe_table *table)
         table_unref(table);
 }
 
-/* The largest row count the device can hold for this dim, whole blocks only. */
-static size_t max_rows(const sinpe_table *t)
-{
-    cl_ulong by_alloc = t->ctx->info.max_alloc / (t->spec.dim * sizeof(float));
-    size_t n = by_alloc < SINPE_MAX_ROWS ? (size_t)by_alloc : SINPE_MAX_ROWS;
-    return n / SINPE_STEP_ROWS * SINPE_STEP_ROWS;
-}
-
 /* Fills a new buffer of n rows: copies the old rows, generates the rest. */
 static sinpe_status table_build(sinpe_table *t, cl_mem old, size_t old_rows, size_t n, cl_mem *out)
 {
@@ -202,12 +194,16 @@ static sinpe_status table_build(sinpe_table *t, cl_mem old, size_t old_rows, siz
 sinpe_status sinpe_table_reserve(sinpe_table *table, size_t rows)
 {
     size_t have, want, limit;
+    cl_ulong by_alloc;
     cl_mem old = NULL, mem = NULL;
     sinpe_status st = SINPE_SUCCESS;
 
     sinpe__clear_error();
     SINPE_CHECK(!table, SINPE_NULL_ARGUMENT, "table is NULL");
-    limit = max_rows(table);
+    /* The most rows the device holds for this dim, whole blocks only. */
+    by_alloc = table->ctx->info.max_alloc / (table->spec.dim * sizeof(float));
+    limit = (by_alloc < SINPE_MAX_ROWS ? (size_t)by_alloc : SINPE_MAX_ROWS) / SINPE_STEP_ROWS *
+            SINPE_STEP_ROWS;
     SINPE_CHECK(rows > limit, SINPE_TOO_LARGE,
                 "rows %zu x dim %zu exceeds the device's limit of %zu rows for this dim", rows,
                 table->spec.dim, limit);
