@@ -197,18 +197,3 @@ sinpe_status sinpe_context_prepare(sinpe_context *context, sinpe_dtype weights_d
                 "weights_dtype %d is not a sinpe_dtype", (int)weights_dtype);
     return sinpe__context_weights(context, weights_dtype, &prog);
 }
-
-sinpe_status sinpe__context_enqueue(sinpe_context *ctx, cl_command_queue queue,
-                                    const sinpe__launch *l, const void *args, size_t size,
-                                    cl_uint nwait, const cl_event *wait, cl_event *event)
-{
-    cl_int err;
-    pthread_mutex_lock(&ctx->lock);
-    err = sinpe__set_args(l->kernel, l->k, args, size);
-    if (err == CL_SUCCESS)
-        err = clEnqueueNDRangeKernel(queue, l->kernel, l->dims, NULL, l->global, l->local,
-                                     nwait, wait, event);
-    pthread_mutex_unlock(&ctx->lock);
-    SINPE_CL_CHECK(err, "clEnqueueNDRangeKernel");
-    return SINPE_SUCCESS;
-}

@@ -64,27 +64,12 @@ static int past_table(const sinpe_context *ctx, int mode, const sinpe_embed_args
 static sinpe_status past_rows(sinpe_table *t, sinpe__sink *sink, const sinpe_embed_args *a,
                               cl_mem *rows_out)
 {
-    sinpe_context *ctx = t->ctx;
     size_t dim = t->spec.dim;
-    sinpe__rows_job job;
     cl_int err;
-    cl_mem mem = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, a->seq_len * dim * sizeof(float),
-                                NULL, &err);
+    cl_mem mem = clCreateBuffer(t->ctx->cl_ctx, CL_MEM_READ_WRITE,
+                                a->seq_len * dim * sizeof(float), NULL, &err);
     SINPE_CL_CHECK(err, "clCreateBuffer(rows past the table)");
-    sinpe_status st = sinpe__rows_plan(t, a->start, a->seq_len, mem, 0, dim, SINPE_F32, &job);
-    if (st != SINPE_SUCCESS) {
-        clReleaseMemObject(mem);
-        return st;
-    }
-    if (sink->recording)
-        st = sinpe__table_keep(t, mem, 0);
-    if (st == SINPE_SUCCESS && sink->recording)
-        st = sinpe__table_keep(t, job.anchors.anc, 0);
-    if (st == SINPE_SUCCESS)
-        st = sink->emit(sink, ctx, &job.launch[0], &job.anchors, sizeof job.anchors, 0);
-    if (st == SINPE_SUCCESS)
-        st = sink->emit(sink, ctx, &job.launch[1], &job.rows, sizeof job.rows, 0);
-    clReleaseMemObject(job.anchors.anc); /* the commands hold it */
+    sinpe_status st = sinpe__rows_emit(t, sink, a->start, a->seq_len, mem, 0, dim, SINPE_F32, 0);
     if (st == SINPE_SUCCESS)
         *rows_out = mem;
     else
@@ -166,35 +151,30 @@ sinpe_status sinpe__embed_run(sinpe_table *t, int mode, const sinpe_embed_args *
     return st;
 }
 
-/* Launches on a queue, each waiting for the one before (the first for the
-   caller's wait list): the queue may be out of order. */
-typedef struct {
-    sinpe__sink base;
-    cl_command_queue queue;
-    cl_uint nwait;
-    const cl_event *wait;
-    cl_event prev;
-    cl_event *event;
-} queue_sink;
-
-static sinpe_status queue_emit(sinpe__sink *s, sinpe_context *ctx, const sinpe__launch *l,
+sinpe_status sinpe__queue_emit(sinpe__sink *s, sinpe_context *ctx, const sinpe__launch *l,
                                const void *args, size_t size, int last)
 {
-    queue_sink *q = (queue_sink *)s;
+    sinpe__queue_sink *q = (sinpe__queue_sink *)s;
     cl_event done = NULL;
-    sinpe_status st = sinpe__context_enqueue(ctx, q->queue, l, args, size, q->prev ? 1 : q->nwait,
-                                             q->prev ? &q->prev : q->wait,
-                                             last ? q->event : &done);
+    /* Under the context lock: clSetKernelArg on a shared kernel is not thread-safe. */
+    pthread_mutex_lock(&ctx->lock);
+    cl_int err = sinpe__set_args(l->kernel, l->k, args, size);
+    if (err == CL_SUCCESS)
+        err = clEnqueueNDRangeKernel(q->queue, l->kernel, l->dims, NULL, l->global, l->local,
+                                     q->prev ? 1 : q->nwait, q->prev ? &q->prev : q->wait,
+                                     last ? q->event : &done);
+    pthread_mutex_unlock(&ctx->lock);
     if (q->prev)
         clReleaseEvent(q->prev);
     q->prev = done;
-    return st;
+    SINPE_CL_CHECK(err, "clEnqueueNDRangeKernel");
+    return SINPE_SUCCESS;
 }
 
 static sinpe_status enqueue_call(sinpe_table *t, int mode, cl_command_queue queue, const void *a,
                                  cl_uint nwait, const cl_event *wait, cl_event *event)
 {
-    queue_sink q = {{queue_emit, 0}, queue, nwait, wait, NULL, event};
+    sinpe__queue_sink q = {{sinpe__queue_emit, 0}, queue, nwait, wait, NULL, event};
     sinpe_status st;
 
     sinpe__clear_error();

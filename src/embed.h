@@ -1,5 +1,5 @@
-/* embed.h -- shared by the calls that launch through a sink: the embedding
-   calls (embed.c, embed_args.c), the rotation (rope.c), record.c. */
+/* embed.h -- what the calls that launch through a sink share: embed.c,
+   embed_args.c, rope.c, record.c, rows.c, timesteps.c. */
 #ifndef SINPE_EMBED_H
 #define SINPE_EMBED_H
 
@@ -20,6 +20,28 @@ struct sinpe__sink {
                          const void *args, size_t size, int last);
     int recording; /* no temporary buffers; the table snapshot is kept */
 };
+
+/* Launches on a queue, each waiting for the one before (the first for the
+   caller's wait list): the queue may be out of order.  The caller releases
+   prev once every launch is in.  The one path by which launches are enqueued. */
+typedef struct {
+    sinpe__sink base;
+    cl_command_queue queue;
+    cl_uint nwait;
+    const cl_event *wait;
+    cl_event prev;
+    cl_event *event;
+} sinpe__queue_sink;
+sinpe_status sinpe__queue_emit(sinpe__sink *s, sinpe_context *ctx, const sinpe__launch *l,
+                               const void *args, size_t size, int last);
+
+/* PE(row0 + r) into row r of out (r < nrows), into sink (rows.c): the
+   anchors of the blocks the rows touch into a buffer of their own, then the
+   rows, whose launch is the last when last is set.  A recording's table
+   holds out and the anchors. */
+sinpe_status sinpe__rows_emit(sinpe_table *t, sinpe__sink *sink, cl_int row0, size_t nrows,
+                              cl_mem out, size_t out_offset, size_t out_stride,
+                              sinpe_dtype out_dtype, int last);
 
 /* Checks and runs the call of mode (SINPE_MODE_*) into sink. */
 sinpe_status sinpe__embed_run(sinpe_table *t, int mode, const sinpe_embed_args *a,

@@ -4,36 +4,45 @@
  * tiles of steps x blocks per work-item (the record's table_tile, plan.c).
  * Table growth and sinpe_enqueue_table_rows() both come here.
  */
-#include "sinpe_internal.h"
+#include "embed.h"
 
 #include <limits.h>
 #include <stdint.h>
 
-sinpe_status sinpe__rows_plan(sinpe_table *t, cl_int row0, size_t nrows, cl_mem out,
-                              size_t out_offset, size_t out_stride, sinpe_dtype out_dtype,
-                              sinpe__rows_job *job)
+sinpe_status sinpe__rows_emit(sinpe_table *t, sinpe__sink *sink, cl_int row0, size_t nrows,
+                              cl_mem out, size_t out_offset, size_t out_stride,
+                              sinpe_dtype out_dtype, int last)
 {
     sinpe_context *ctx = t->ctx;
     int64_t first = (int64_t)row0 >> SINPE_STEP_SHIFT;
-    int64_t last = ((int64_t)row0 + (int64_t)nrows - 1) >> SINPE_STEP_SHIFT;
-    size_t blocks = (size_t)(last - first + 1), dim = t->spec.dim;
+    int64_t final = ((int64_t)row0 + (int64_t)nrows - 1) >> SINPE_STEP_SHIFT;
+    size_t blocks = (size_t)(final - first + 1), dim = t->spec.dim;
     const size_t n[2] = {dim, blocks};
+    sinpe__launch l[2];
     cl_int err;
 
     SINPE_FORWARD(sinpe__plan_fixed(&ctx->info, &ctx->prog, SINPE_FORM_ANCHORS, SINPE_F32, 2, n,
-                                    &job->launch[0]));
+                                    &l[0]));
     SINPE_FORWARD(sinpe__plan_rows(&ctx->tune, &ctx->info, &ctx->prog, out_dtype, dim, blocks,
-                                   &job->launch[1]));
+                                   &l[1]));
     cl_mem anc = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, blocks * dim * 4 * sizeof(float),
                                 NULL, &err);
     SINPE_CL_CHECK(err, "clCreateBuffer(anchors)");
-    job->anchors = (sinpe__anchors_kargs){.anc = anc, .dim = (cl_uint)dim,
-                                          .base = (cl_int)(first * SINPE_STEP_ROWS),
-                                          .nblocks = (cl_uint)blocks, .coef = t->desc};
-    job->rows = (sinpe__rows_kargs){.out = out, .out_off = out_offset, .out_stride = out_stride,
-                                    .dim = (cl_uint)dim, .row0 = row0, .nrows = (cl_uint)nrows,
-                                    .coef = t->desc, .anc = anc, .nblocks = (cl_uint)blocks};
-    return SINPE_SUCCESS;
+    const sinpe__anchors_kargs v1 = {.anc = anc, .dim = (cl_uint)dim,
+                                     .base = (cl_int)(first * SINPE_STEP_ROWS),
+                                     .nblocks = (cl_uint)blocks, .coef = t->desc};
+    const sinpe__rows_kargs v2 = {.out = out, .out_off = out_offset, .out_stride = out_stride,
+                                  .dim = (cl_uint)dim, .row0 = row0, .nrows = (cl_uint)nrows,
+                                  .coef = t->desc, .anc = anc, .nblocks = (cl_uint)blocks};
+    sinpe_status st = sink->recording ? sinpe__table_keep(t, out, 0) : SINPE_SUCCESS;
+    if (st == SINPE_SUCCESS && sink->recording)
+        st = sinpe__table_keep(t, anc, 0);
+    if (st == SINPE_SUCCESS)
+        st = sink->emit(sink, ctx, &l[0], &v1, sizeof v1, 0);
+    if (st == SINPE_SUCCESS)
+        st = sink->emit(sink, ctx, &l[1], &v2, sizeof v2, last);
+    clReleaseMemObject(anc); /* freed once the commands that use it are */
+    return st;
 }
 
 sinpe_status sinpe__table_rows(sinpe_table *t, cl_command_queue queue, cl_int row0,
@@ -41,19 +50,11 @@ sinpe_status sinpe__table_rows(sinpe_table *t, cl_command_queue queue, cl_int ro
                                sinpe_dtype out_dtype, cl_uint nwait, const cl_event *wait,
                                cl_event *event)
 {
-    sinpe_context *ctx = t->ctx;
-    sinpe__rows_job job;
-    cl_event anchors_done = NULL;
-    SINPE_FORWARD(sinpe__rows_plan(t, row0, nrows, out, out_offset, out_stride, out_dtype, &job));
-    sinpe_status st = sinpe__context_enqueue(ctx, queue, &job.launch[0], &job.anchors,
-                                             sizeof job.anchors, nwait, wait, &anchors_done);
-    /* An event, not queue order: the caller's queue may be out of order. */
-    if (st == SINPE_SUCCESS) {
-        st = sinpe__context_enqueue(ctx, queue, &job.launch[1], &job.rows, sizeof job.rows, 1,
-                                    &anchors_done, event);
-        clReleaseEvent(anchors_done);
-    }
-    clReleaseMemObject(job.anchors.anc); /* freed once the kernels that use it finish */
+    sinpe__queue_sink q = {{sinpe__queue_emit, 0}, queue, nwait, wait, NULL, event};
+    sinpe_status st = sinpe__rows_emit(t, &q.base, row0, nrows, out, out_offset, out_stride,
+                                       out_dtype, 1);
+    if (q.prev)
+        clReleaseEvent(q.prev);
     return st;
 }
 

@@ -289,13 +289,6 @@ struct sinpe_context {
 /* Drops a reference (the last frees). ctx->lock not held. */
 void sinpe__context_unref(sinpe_context *ctx);
 
-/* Enqueues launch l with its arguments args (the struct of its signature,
-   size bytes), set under the context lock (clSetKernelArg on a shared
-   kernel is not thread-safe). */
-sinpe_status sinpe__context_enqueue(sinpe_context *ctx, cl_command_queue queue,
-                                    const sinpe__launch *l, const void *args, size_t size,
-                                    cl_uint nwait, const cl_event *wait, cl_event *event);
-
 /* The program of weights type et, built now if it is not yet (under
    build_lock, not the context lock); SINPE_BUILD_FAILED and the like. */
 sinpe_status sinpe__context_weights(sinpe_context *ctx, sinpe_dtype et,
@@ -352,21 +345,6 @@ struct sinpe_table {
     size_t n_kept, cap_kept;
     double key_data[];    /* where key points */
 };
-
-/*
- * The two launches that write PE(row0 + r) into row r of out (r < nrows):
- * the anchors of the blocks the rows touch into a buffer of their own
- * (anchors.anc, which the caller releases once the launches are
- * enqueued or recorded), then the rows.
- */
-typedef struct sinpe__rows_job {
-    sinpe__launch launch[2];
-    sinpe__anchors_kargs anchors;
-    sinpe__rows_kargs rows;
-} sinpe__rows_job;
-sinpe_status sinpe__rows_plan(sinpe_table *t, cl_int row0, size_t nrows, cl_mem out,
-                              size_t out_offset, size_t out_stride, sinpe_dtype out_dtype,
-                              sinpe__rows_job *job);
 
 /*
  * Enqueues PE(row0 + r) into row r of out (r < nrows) after the wait list;
