@@ -45,27 +45,6 @@ static cl_int make_kernels(cl_device_id dev, const sinpe__tuning *tune, int weig
     return CL_SUCCESS;
 }
 
-/*
- * A program from the disk cache, kernels and all; 0 on a miss.  A binary the
- * runtime accepted but whose kernels cannot be made is deleted too, silently:
- * the caller then builds from source, and any error is reported from there.
- */
-static int load_cached(const sinpe__cache *cache, cl_context ctx, cl_device_id dev,
-                       const char *options, const sinpe__tuning *tune, int weights,
-                       sinpe__program *prog)
-{
-    const char *what;
-    if (!(prog->program = sinpe__cache_load(cache, ctx, dev, options)))
-        return 0;
-    if (make_kernels(dev, tune, weights, prog, &what) == CL_SUCCESS) {
-        prog->from_disk = 1;
-        return 1;
-    }
-    sinpe__program_release(prog);
-    sinpe__cache_discard(cache);
-    return 0;
-}
-
 /* SINPE_KERNEL_SOURCE (include/sinpe.h): the disk cache is then bypassed,
    since its key describes the embedded source. */
 static sinpe_status source_override(char **text, size_t *len)
@@ -110,7 +89,7 @@ sinpe_status sinpe__program_build(cl_context ctx, cl_device_id dev, sinpe_math m
                                   const sinpe__tuning *tune, int weights, int disk_cache,
                                   sinpe__program *prog)
 {
-    const char *src = sinpe__kernel_source;
+    const char *src = sinpe__kernel_source, *what;
     size_t len = (size_t)sinpe__kernel_source_len;
     char options[1024], *override;
     sinpe__cache cache;
@@ -131,7 +110,15 @@ sinpe_status sinpe__program_build(cl_context ctx, cl_device_id dev, sinpe_math m
     }
     if (disk_cache)
         sinpe__cache_open(&cache, dev, options);
-    if (!disk_cache || !load_cached(&cache, ctx, dev, options, tune, weights, prog)) {
+    /* A binary the runtime accepted but whose kernels cannot be made is
+       deleted too, silently: the source is then built, and reports any error. */
+    prog->program = sinpe__cache_load(&cache, ctx, dev, options);
+    if (prog->program && make_kernels(dev, tune, weights, prog, &what) == CL_SUCCESS) {
+        prog->from_disk = 1;
+    } else {
+        if (prog->program)
+            sinpe__cache_discard(&cache);
+        sinpe__program_release(prog);
         st = build_source(ctx, dev, src, len, options, tune, weights, prog);
         if (st == SINPE_SUCCESS)
             sinpe__cache_store(&cache, prog->program, dev);

@@ -16,15 +16,13 @@
 #include <unistd.h>
 
 #define MAX_FILE 65536
-#define FILE_PREFIX "tuning-"
-#define FILE_SUFFIX ".txt"
 
 /* The device's tuning file path, malloc'd (NULL without a cache directory). */
 static char *file_path(cl_device_id dev, uint64_t *key, size_t *dir_len)
 {
     if (sinpe__cache_device_key(dev, key) != 0)
         return NULL;
-    return sinpe__cache_path(FILE_PREFIX, *key, FILE_SUFFIX, dir_len);
+    return sinpe__cache_path("tuning-", *key, ".txt", dir_len);
 }
 
 /* Reads a whole small regular file, NUL-terminated; NULL if it cannot. */
