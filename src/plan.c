@@ -369,16 +369,6 @@ static int stores_aligned(const sinpe_embed_args *a, const sinpe_embed_params *p
            base_aligned(a->out, bytes);
 }
 
-/* Whether every four-column access of the call is aligned to its size
-   (kernels/dtype.cl): the weights' too.  The table is ours. */
-static int accesses_aligned(int mode, const sinpe_embed_args *a, const sinpe_embed_params *p)
-{
-    if (mode != SINPE_MODE_ADD &&
-        (p->e_off % 4 || p->e_stride % 4 || !base_aligned(a->weights, 16)))
-        return 0;
-    return stores_aligned(a, p, 4, 16);
-}
-
 /* The FAST-family forms apply when every position is start + t, all of
    them in the table, and no padding policy applies (gather reads no
    position: only a padding policy rules them out), nor an OWNER shard. */
@@ -406,7 +396,12 @@ sinpe_status sinpe__plan_embed(const sinpe__tuning *t, const sinpe__device_info 
     c.ordered = !a->positions && a->position_rule == SINPE_POSITIONS_INDEX;
     c.lines = t->stream && mode != SINPE_MODE_ADD && /* no query unless it matters */
               stores_aligned(a, p, 64 / sinpe_dtype_bytes(a->out_dtype, 1), 64);
-    c.aligned = t->aligned && accesses_aligned(mode, a, p);
+    /* Every four-column access aligned to its size (kernels/dtype.cl), the
+       weights' too (the table is ours). */
+    c.aligned = t->aligned &&
+                (mode == SINPE_MODE_ADD ||
+                 (p->e_off % 4 == 0 && p->e_stride % 4 == 0 && base_aligned(a->weights, 16))) &&
+                stores_aligned(a, p, 4, 16);
     choose(t, &c, &ch);
     memset(plan, 0, sizeof *plan);
     plan->flags = (ch.aligned ? SINPE_ALIGNED : 0) | (ch.tiles ? SINPE_OTF_TILES : 0) |
