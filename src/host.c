@@ -43,7 +43,8 @@ sinpe_status sinpe_embed_host(sinpe_table *table, const int32_t *ids, size_t n_s
     dim = table->spec.dim;
     n = n_seqs * seq_len;
     /* The most rows of dim floats that one buffer (and a size_t) holds. */
-    most = (ctx->info.max_alloc < SIZE_MAX ? (size_t)ctx->info.max_alloc : SIZE_MAX) / 4 / dim;
+    most = (ctx->info.max_alloc < SIZE_MAX ? (size_t)ctx->info.max_alloc : SIZE_MAX) /
+           sizeof(float) / dim;
     SINPE_CHECK(vocab > most, SINPE_TOO_LARGE,
                 "weights: vocab %zu x dim %zu floats exceed the device's largest buffer "
                 "(%llu bytes)",

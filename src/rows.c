@@ -41,7 +41,7 @@ sinpe_status sinpe__rows_emit(sinpe_table *t, sinpe__sink *sink, cl_int row0, si
         st = sink->emit(sink, ctx, &l[0], &v1, sizeof v1, 0);
     if (st == SINPE_SUCCESS)
         st = sink->emit(sink, ctx, &l[1], &v2, sizeof v2, last);
-    clReleaseMemObject(anc); /* freed once the commands that use it are */
+    clReleaseMemObject(anc); /* the commands (and a recording's table) hold it */
     return st;
 }
 
