@@ -1,7 +1,7 @@
 /*
  * old_caller.c -- a program built against sinpe 0.1's header
- * (tests/abi/sinpe_v0_1.h, the header as released, whose structs have no
- * struct_size) and run against the library being built: the promise of
+ * (tests/abi/sinpe_v0_1.h, the declarations of the header as released,
+ * whose structs have no struct_size) and run against the library being built: the promise of
  * include/sinpe.h, "Structs that grow".
  *
  * Each struct the library reads or fills lies at the very end of a page

@@ -1,45 +1,9 @@
 /*
- * sinpe.h -- token embedding plus sinusoidal positional encoding on OpenCL.
- *
- * sinpe computes the input stage of a Transformer,
- *
- *     out[r, :] = token_scale * E[id_r, :] + PE(pos_r)
- *
- * where PE(p) is the sinusoidal encoding of "Attention Is All You Need" in
- * any of the layouts used by the major frameworks.  The encoding is generated
- * on the device, accurate to float32 rounding (|error| <= 1.5e-7 against a
- * float64 evaluation for positions below 2^24 with angle_scale 1; for any
- * angle p * w, 1.5e-7 + 2^-53 |p * w|), kept device-resident in a
- * table that is shared per spec and grown on demand, and added to the
- * gathered embedding rows by one fused kernel.
- *
- * Usage (error handling elided; every call returns a sinpe_status):
- *
- *     sinpe_context *ctx;  sinpe_table *tab;  sinpe_spec spec;
- *     sinpe_context_create(NULL, &ctx);             // SINPE_DEVICE or best device
- *     sinpe_spec_init(&spec, 4096);                 // the paper's encoding, d = 4096
- *     sinpe_table_create(ctx, &spec, 2048, &tab);   // rows 0..2047 on the device
- *     sinpe_embed_args a;  sinpe_embed_args_init(&a);
- *     a.n_seqs = 4; a.seq_len = 2048; a.ids = ids_mem;
- *     a.weights = emb_mem; a.vocab = 32000; a.out = act_mem;
- *     a.token_scale = 64.0f;                        // sqrt(d)
- *     sinpe_enqueue_embed(tab, queue, &a, 0, NULL, &ev);
- *     ...
- *     sinpe_table_release(tab);  sinpe_context_release(ctx);
- *
- * Errors.  Every function that can fail returns a sinpe_status.  On failure
- * nothing has been enqueued and no caller buffer has been touched; a message
- * naming the offending argument (or holding the program build log) is kept
- * per thread and returned by sinpe_last_error().  The library never prints,
- * aborts or exits.
- *
- * Threads.  All functions may be called from any thread.  One context, and
- * the tables made from it, may be used by several threads at once: enqueue
- * calls serialise their kernel-argument set-up internally (clSetKernelArg on
- * a shared kernel is not thread-safe in OpenCL), and table growth swaps the
- * table buffer under a lock, so a concurrent enqueue sees either the old or
- * the new rows, both correct.  Releasing a handle while another thread still
- * uses it is the caller's error, as with any reference-counted object.
+ * sinpe_v0_1.h -- the public header of sinpe 0.1.0 (include/sinpe.h at commit
+ * 06afc09, SINPE_VERSION 0.1.0), for tests/abi/old_caller.c: its declarations
+ * only.  Made by removing the comments and blank-line runs from that file;
+ * every macro, type, enum value, struct field and prototype is as released,
+ * in the same order.  Do not edit: the documentation is in that release.
  */
 #ifndef SINPE_H
 #define SINPE_H
@@ -67,31 +31,16 @@
 extern "C" {
 #endif
 
-/* ------------------------------------------------------------------------ */
-/* Version                                                                  */
-/* ------------------------------------------------------------------------ */
-
 #define SINPE_VERSION_MAJOR 0
 #define SINPE_VERSION_MINOR 1
 #define SINPE_VERSION_PATCH 0
 #define SINPE_VERSION_NUMBER \
     (SINPE_VERSION_MAJOR * 10000 + SINPE_VERSION_MINOR * 100 + SINPE_VERSION_PATCH)
 
-/* The version of the library actually linked, as MAJOR*10000+MINOR*100+PATCH. */
 SINPE_API unsigned sinpe_version_number(void);
-/* The same as "MAJOR.MINOR.PATCH"; a static string. */
+
 SINPE_API const char *sinpe_version_string(void);
 
-/* ------------------------------------------------------------------------ */
-/* Status                                                                   */
-/* ------------------------------------------------------------------------ */
-
-/*
- * Status codes.  0 is success.  sinpe's own codes lie in [-2099, -2001] and
- * are pinned: they keep their values across releases.  Any other negative
- * value is an OpenCL error code (CL_OUT_OF_RESOURCES, ...) passed through
- * unchanged from the runtime call that failed.
- */
 #define SINPE_STATUS_MAP(X)                                                      \
     X(SUCCESS,              0,     "success")                                    \
     X(NULL_ARGUMENT,        -2001, "a required pointer or handle is NULL")       \
@@ -119,296 +68,73 @@ typedef enum sinpe_status {
     SINPE_STATUS_FORCE_INT_ = 0x7fffffff
 } sinpe_status;
 
-/*
- * A short static description of a status: sinpe's own codes give their text,
- * OpenCL codes their CL_* name, anything else "unknown status".  Never NULL.
- */
 SINPE_API const char *sinpe_status_string(sinpe_status status);
 
-/*
- * The detail of the last failure on the calling thread: which argument was
- * wrong and why, or the full program build log after SINPE_BUILD_FAILED.
- * Every sinpe function clears it on entry and sets it when it fails, except
- * the five that describe a failure or a constant: sinpe_last_error(),
- * sinpe_status_string(), sinpe_preset_name(), sinpe_version_number() and
- * sinpe_version_string() leave it as it is, so that a failure may be
- * reported with them in any order.  It is therefore empty ("") exactly when
- * the last call of any other function on this thread succeeded.  The
- * functions that return no status succeed, save the accessors given a NULL
- * handle (sinpe_context_cl_context() and its siblings, sinpe_table_rows(),
- * sinpe_table_spec()), which record which handle was NULL.  The string stays
- * valid until the next call on the same thread of a function that sets or
- * clears it.  Never NULL.
- */
 SINPE_API const char *sinpe_last_error(void);
-
-/* ------------------------------------------------------------------------ */
-/* Context                                                                  */
-/* ------------------------------------------------------------------------ */
 
 typedef struct sinpe_context sinpe_context;
 
-/*
- * How the angle p * w is carried to float32 accuracy.
- *
- *  SINPE_MATH_FLOAT  float32 only: the angle is formed exactly in double-float
- *                    arithmetic (fma) and reduced in quarter turns; sin and cos
- *                    are evaluated by sinpe's own polynomials.  Runs on every
- *                    device, including those without fp64 (Intel integrated
- *                    GPUs), and gives the same bits on every conforming device.
- *  SINPE_MATH_FP64   the anchors of the angle addition (one position in
- *                    128; every other position is its anchor turned by a
- *                    step, the same float32 operations in both modes)
- *                    reduced and evaluated in double precision.  Requires
- *                    cl_khr_fp64 (else SINPE_UNSUPPORTED).
- *  SINPE_MATH_AUTO   SINPE_MATH_FLOAT (the default: it is portable and
- *                    meets the same bar; FP64 is there for cross-checking).
- *
- * Both meet the accuracy bar stated at the top of this file and give the
- * same bits for nearly every value; neither is the correctly rounded sin
- * (a value may lie one float32 ulp from it).
- */
 typedef enum sinpe_math {
     SINPE_MATH_AUTO = 0,
     SINPE_MATH_FLOAT = 1,
     SINPE_MATH_FP64 = 2
 } sinpe_math;
 
-/* Parameters for context creation; fill with sinpe_context_options_init(). */
 typedef struct sinpe_context_options {
     sinpe_math math;
-    /*
-     * Device selector used by sinpe_context_create(); NULL or "" means
-     * "read the environment variable SINPE_DEVICE".  Either "P:D" (platform
-     * and device indices, as PYOPENCL_CTX) or a case-insensitive substring
-     * of the platform or device name ("nvidia", "pthread").  When neither
-     * is set (or SINPE_DEVICE is empty too), the first GPU is taken, else
-     * the first accelerator, else the first CPU.
-     */
+
     const char *device;
-    /*
-     * Non-zero skips the on-disk cache of program binaries for this context:
-     * the kernels are built from source and nothing is read or written.
-     * With 0 (the default) a context loads its kernels from the cache when a
-     * valid entry exists for this library version, kernel source, build
-     * options, platform, device and driver, and stores them there after a
-     * build from source.  The cache lives in $SINPE_CACHE_DIR when that is
-     * set (empty or "off" turns it off for the process), else in
-     * $XDG_CACHE_HOME/sinpe, else in $HOME/.cache/sinpe; the directory is
-     * made (mode 0700) on first use.  A damaged, foreign or unloadable entry
-     * is deleted and rebuilt; a cache that cannot be used is simply skipped,
-     * so the cache never makes a context creation fail.  (On pocl the first
-     * store asks pocl for binaries, which makes it compile every kernel at
-     * once: a one-time cost of seconds per library version.)
-     */
+
     int no_disk_cache;
-    /*
-     * A tuning record that overrides the device's own (see "Work shape"
-     * below), in the text form sinpe_context_tuning() returns: "key = value"
-     * entries separated by ';' or newlines, for example "seqs = 1; stream =
-     * 0".  Parameters it leaves out keep the device's values; "" overrides
-     * nothing.  NULL reads the environment variable SINPE_TUNING instead
-     * (unset or empty: no override).  An unknown key or value gives
-     * SINPE_INVALID_OPTION.
-     */
+
     const char *tuning;
 } sinpe_context_options;
 
-/* Fills options with the defaults: SINPE_MATH_AUTO, device NULL, disk cache
- * on.  NULL is a no-op. */
 SINPE_API void sinpe_context_options_init(sinpe_context_options *options);
 
-/*
- * Creates a context on a device sinpe picks itself (see
- * sinpe_context_options.device), with its own cl_context.  The kernels of
- * the float weight types are built here, so no enqueue with those compiles;
- * those of a quantized type on its first call (or sinpe_context_prepare()).
- * options may be NULL (defaults).
- * Blocks.  Errors: SINPE_DEVICE_NOT_FOUND when no platform or device matches
- * (or none exists), SINPE_INVALID_OPTION for a malformed selector,
- * SINPE_BUILD_FAILED with the log in sinpe_last_error(), SINPE_UNSUPPORTED
- * when SINPE_MATH_FP64 is requested on a device without fp64.
- * For kernel development, the environment variable SINPE_KERNEL_SOURCE may
- * name a kernel file that replaces the embedded kernel source (such as
- * kernels/sinpe.cl, which includes the others); the disk cache is then
- * bypassed.
- *
- * Work shape.  How the kernels split their work (sequences per work-item,
- * one launch or two for positions to check, non-temporal stores for large
- * outputs, whole rows per work-item for decode-sized calls, work-group
- * sizes, ...) is a tuning record, chosen per context and never by
- * measuring at creation: sinpe_context_options.tuning (or SINPE_TUNING)
- * overrides any part of it; else the device's tuning file, written by the
- * sinpe-tune program (see sinpe_tuning_save); else the record of sinpe's
- * database that fits the device best (by vendor, device type and device
- * name; a conservative default per device type).  sinpe_context_tuning()
- * says which record the context took and where it came from.  The results
- * are the same bits under every record.
- */
 SINPE_API sinpe_status sinpe_context_create(const sinpe_context_options *options,
                                             sinpe_context **context);
 
-/*
- * Creates a context inside the host's own cl_context and device.  sinpe
- * retains both (and everything else it keeps), so the host may release its
- * own references at any time; sinpe releases its references in
- * sinpe_context_release().  Errors as sinpe_context_create(), plus
- * SINPE_CONTEXT_MISMATCH when device is not part of cl_ctx.
- */
 SINPE_API sinpe_status sinpe_context_create_from_cl(cl_context cl_ctx, cl_device_id device,
                                                     const sinpe_context_options *options,
                                                     sinpe_context **context);
 
-/*
- * Drops the caller's reference.  The context is destroyed when the last
- * table made from it is released too.  NULL is a no-op.
- */
 SINPE_API void sinpe_context_release(sinpe_context *context);
 
-/*
- * Borrowed views of the context's OpenCL objects (not retained: retain them
- * yourself to keep them past sinpe_context_release()).  The queue is an
- * in-order, profiling-enabled queue sinpe uses for table generation and the
- * host-memory convenience call; hosts may enqueue on it too.  Given a NULL
- * context each returns NULL, and sinpe_last_error() says that context is
- * NULL.
- */
 SINPE_API cl_context sinpe_context_cl_context(const sinpe_context *context);
 SINPE_API cl_device_id sinpe_context_device(const sinpe_context *context);
 SINPE_API cl_command_queue sinpe_context_queue(const sinpe_context *context);
-/* The math path in use: SINPE_MATH_FLOAT or SINPE_MATH_FP64, never AUTO;
- * SINPE_MATH_AUTO for a NULL context (recorded as the accessors above). */
+
 SINPE_API sinpe_math sinpe_context_math(const sinpe_context *context);
 
-/*
- * The tuning record the context uses, as text: "from=<source>; " then
- * every parameter, "seqs=4; general=two_pass; ...".  The source reads
- * "database <name>", "file <path>", or "options.tuning over ..." /
- * "SINPE_TUNING over ..."; "; ignored=<path> (<why>)" follows when the
- * device's tuning file was damaged, stale or foreign.  The text is a valid
- * override for sinpe_context_options.tuning.  Owned by the context; ""
- * for a NULL context (recorded as the accessors above).
- */
 SINPE_API const char *sinpe_context_tuning(const sinpe_context *context);
 
-/*
- * Makes record (every parameter set, in the text form above) the tuning
- * file of the context's device, which contexts created afterwards on this
- * device read while the library version, the kernels and the driver stay
- * the same: "<cache dir>/tuning-<key>.txt" (the cache directory of
- * sinpe_context_options.no_disk_cache), written to a temporary file and
- * renamed.  record NULL deletes the file.  path (may be NULL) receives the
- * file's path, cut to path_size bytes.  sinpe-tune calls this.  Errors:
- * SINPE_NULL_ARGUMENT, SINPE_INVALID_OPTION (a record that does not parse
- * or leaves a parameter out), SINPE_UNSUPPORTED (no cache directory:
- * SINPE_CACHE_DIR is "off" or HOME is unset), SINPE_IO_ERROR.
- */
 SINPE_API sinpe_status sinpe_tuning_save(const sinpe_context *context, const char *record,
                                          char *path, size_t path_size);
 
-/* ------------------------------------------------------------------------ */
-/* Encoding spec                                                            */
-/* ------------------------------------------------------------------------ */
-
-/*
- * Where sin and cos go in a row of d columns.  With S sin columns and C cos
- * columns (S = C = H = floor(d/2) unless the odd policy says otherwise):
- *  INTERLEAVED    [sin w0, cos w0, sin w1, cos w1, ...]       (the paper, XLM)
- *  SPLIT_SIN_COS  [sin w0 .. sin w(S-1) | cos w0 .. cos w(C-1)]  (t2t, fairseq)
- *  SPLIT_COS_SIN  [cos w0 .. cos w(C-1) | sin w0 .. sin w(S-1)]  (diffusers flip, ggml)
- */
 typedef enum sinpe_layout {
     SINPE_LAYOUT_INTERLEAVED = 0,
     SINPE_LAYOUT_SPLIT_SIN_COS = 1,
     SINPE_LAYOUT_SPLIT_COS_SIN = 2
 } sinpe_layout;
 
-/*
- * What an odd d = 2H + 1 means.
- *  ZERO_LAST  H sin and H cos columns, then one all-zero last column
- *             (fairseq, tensor2tensor, diffusers, ggml).
- *  EXTRA_SIN  H + 1 sin columns and H cos columns; the exponent denominator
- *             becomes d/2 - shift instead of H - shift (HF Marian's
- *             sentinel = ceil(d/2), XLM's interleaved table).
- *  ERROR      an odd d is rejected with SINPE_INVALID_SPEC (Whisper,
- *             OpenNMT, CTranslate2).
- */
 typedef enum sinpe_odd_dim {
     SINPE_ODD_ZERO_LAST = 0,
     SINPE_ODD_EXTRA_SIN = 1,
     SINPE_ODD_ERROR = 2
 } sinpe_odd_dim;
 
-/*
- * The encoding.  For frequency index k (0-based) and position p:
- *
- *     w_k     = angle_scale * base^(-k / D),     D = H - shift
- *               (D = d/2 - shift under SINPE_ODD_EXTRA_SIN with odd d;
- *                w_0 = angle_scale whatever D is, which is tensor2tensor's
- *                max(H - 1, 1) guard for H = 1)
- *     PE(p)   = sin(p * w_k) and cos(p * w_k), placed by layout and odd_dim.
- *
- * Fill with sinpe_spec_init(), which gives the paper: interleaved, base
- * 10000, shift 0, angle_scale 1, odd d -> zero last column.
- * Constraints (else SINPE_INVALID_SPEC, naming the field): 1 <= dim <= 65536,
- * base > 0 and finite, angle_scale finite, shift finite, D > 0 whenever
- * there are two or more frequencies, layout and odd_dim one of the enums.
- */
 typedef struct sinpe_spec {
     size_t dim;
     sinpe_layout layout;
     sinpe_odd_dim odd_dim;
-    double base;        /* max_timescale / min_timescale; 10000 in the paper */
-    double shift;       /* 0: paper, Marian, ggml; 1: t2t, fairseq, Whisper  */
-    double angle_scale; /* multiplies every w_k: t2t min_timescale, diffusers scale */
+    double base;
+    double shift;
+    double angle_scale;
 } sinpe_spec;
 
-/* Fills spec with the paper's encoding for dim (not checked here: dim 0 is
- * rejected where the spec is used).  NULL is a no-op. */
 SINPE_API void sinpe_spec_init(sinpe_spec *spec, size_t dim);
 
-/*
- * Framework families.  sinpe_spec_preset() fills a spec that reproduces the
- * named function to float32 accuracy (its float64 value within the bound at
- * the top of this file: a float32 ulp at most, not always the correctly
- * rounded float);
- * sinpe_embed_args_preset() sets the token scale, position origin and
- * padding that go with it.  Parameters a family exposes map onto the spec:
- * base = max_timescale / min_timescale (max_period), angle_scale =
- * min_timescale * scale, shift = downscale_freq_shift; change them after
- * the preset if your model overrides the defaults.
- *
- *  VASWANI        "Attention Is All You Need" 3.5, the PyTorch tutorial,
- *                 XLM create_sinusoidal_embeddings: interleaved, shift 0;
- *                 odd d gets the extra sin column XLM defines. Args: sqrt(d), origin 0.
- *  TENSOR2TENSOR  tensor2tensor common_attention.get_timing_signal_1d:
- *                 [sin | cos], shift 1 with the max(H-1, 1) guard, odd d ->
- *                 zero column.  Args: sqrt(d) rounded to the output type
- *                 (TensorFlow multiplies by it in the activations' type), origin
- *                 0 (start_index = args.start), pad id 0 has its embedding
- *                 zeroed but keeps PE.
- *  FAIRSEQ        fairseq SinusoidalPositionalEmbedding.get_embedding (and
- *                 HF M2M100 / FSMT / Speech2Text): [sin | cos], shift 1, odd d
- *                 -> zero column.  Args: sqrt(d), positions by make_positions
- *                 from pad_id + 1, pad tokens get a zero PE row.
- *  WHISPER        Whisper model.sinusoids (encoder): [sin | cos], shift 1,
- *                 odd d is an error (SINPE_INVALID_SPEC).  Args: scale 1, origin 0.
- *  MARIAN_HF      HF MarianSinusoidalPositionalEmbedding: [sin | cos] with
- *                 ceil(d/2) sin columns, shift 0.  Args: sqrt(d), origin 0
- *                 (+ past length via args.start).
- *  OPENNMT        OpenNMT-tf SinusoidalPositionEncoder / CTranslate2:
- *                 [sin | cos], shift 1, odd d is an error.  Args: sqrt(d) rounded
- *                 to the output type (CTranslate2 converts it to the model's
- *                 compute type), origin 1.
- *  DIFFUSERS      diffusers embeddings.get_timestep_embedding with its
- *                 defaults: [sin | cos], downscale_freq_shift 1, scale 1,
- *                 max_period 10000, odd d -> zero column.
- *  DIFFUSERS_FLIP the same with flip_sin_to_cos = True and
- *                 downscale_freq_shift = 0 (Stable Diffusion's UNet Timesteps).
- *  GGML_TIMESTEP  ggml ggml_timestep_embedding: [cos | sin], shift 0,
- *                 max_period 10000, odd d -> zero column.
- * The timestep presets leave the embed args at their init values.
- */
 typedef enum sinpe_preset {
     SINPE_PRESET_VASWANI = 1,
     SINPE_PRESET_TENSOR2TENSOR = 2,
@@ -421,52 +147,10 @@ typedef enum sinpe_preset {
     SINPE_PRESET_GGML_TIMESTEP = 9
 } sinpe_preset;
 
-/*
- * Fills spec for preset and dim.  Errors: SINPE_NULL_ARGUMENT,
- * SINPE_UNKNOWN_PRESET, SINPE_INVALID_SPEC (dim 0, or an odd dim for
- * WHISPER and OPENNMT).
- */
 SINPE_API sinpe_status sinpe_spec_preset(sinpe_spec *spec, sinpe_preset preset, size_t dim);
 
-/* The name of a preset ("fairseq"), or NULL for an unknown value. */
 SINPE_API const char *sinpe_preset_name(sinpe_preset preset);
 
-/*
- * Storage types of the embedding weights and of the output, chosen
- * independently.  Arithmetic is always float32 and the result is rounded
- * once, at the store, to nearest even.  float16 is read and written with
- * vload_half/vstore_half (core OpenCL, so no cl_khr_fp16 is needed: every
- * device supports every type); subnormals are kept and values from 65520 up
- * become infinity.  bfloat16 is stored as the upper 16 bits of a float32
- * (cl_ushort), NaN stays NaN.
- *
- * The quantized types are for weights only (as an output type they give
- * SINPE_INVALID_DTYPE).  Each weight w is a decoded value v times a scale:
- *   I8        v = q, a signed byte; the scale of its row, from
- *             sinpe_embed_args.weight_scales (required: fp32 or fp16 values,
- *             one per row read: weight_scales_offset + vocab of them),
- *             w = q * s_row;
- *   Q8_0      ggml's layout: blocks of 32 values, each 34 bytes, its fp16
- *             scale d (little-endian) then 32 signed bytes q; v = q * d and
- *             the row scale is 1.  dim, weights_offset and weights_stride
- *             must be multiples of 32 (SINPE_INVALID_SHAPE otherwise: rows
- *             are whole blocks); offsets and strides count values, and the
- *             buffer needs 34 bytes per 32 of them;
- *   FP8_E4M3  OCP FP8 E4M3 ("fn": bias 7, no infinities, S.1111.111 is NaN,
- *             largest finite 448) and
- *   FP8_E5M2  OCP FP8 E5M2 (the upper byte of an IEEE half: infinities and
- *             NaNs), one byte per value, decoded exactly; the scale is the
- *             row's from weight_scales when given, else
- *             sinpe_embed_args.weights_scale (1 after init), w = v * s.
- * v and the scales convert to float32 exactly, so w is float32 rounded once
- * (exact when the scale is 1); then the output is token_scale * w + PE,
- * rounded as the other types' are.  A NaN or infinite scale in the scales
- * buffer gives NaN or infinite values in its row, as IEEE arithmetic does
- * (sinpe does not read the buffer on the host), and so does a NaN or
- * infinite d in a Q8_0 block; a non-finite weights_scale is refused
- * (SINPE_INVALID_OPTION) where it is used, by FP8 weights without
- * weight_scales.  sinpe_quantize() writes every layout.
- */
 typedef enum sinpe_dtype {
     SINPE_F32 = 0,
     SINPE_F16 = 1,
@@ -477,74 +161,19 @@ typedef enum sinpe_dtype {
     SINPE_FP8_E5M2 = 6
 } sinpe_dtype;
 
-/*
- * The bytes that values values of type take in a buffer: values times 4, 2
- * or 1, or for Q8_0 34 per block of 32 (a partial block counts whole).
- * Returns 0 for a value that is not a sinpe_dtype, SIZE_MAX on overflow.
- */
 SINPE_API size_t sinpe_dtype_bytes(sinpe_dtype type, size_t values);
 
-/*
- * Builds the kernels for weights of weights_dtype now (the fused and
- * gather calls of a quantized type build them on first use otherwise;
- * those of F32, F16 and BF16 are built with the context), so that no later
- * call waits for a compile.  Thread-safe; a second call returns at once.
- * Errors: SINPE_NULL_ARGUMENT, SINPE_INVALID_DTYPE, SINPE_BUILD_FAILED.
- */
 SINPE_API sinpe_status sinpe_context_prepare(sinpe_context *context, sinpe_dtype weights_dtype);
-
-/* ------------------------------------------------------------------------ */
-/* Device-resident table                                                    */
-/* ------------------------------------------------------------------------ */
 
 typedef struct sinpe_table sinpe_table;
 
-/*
- * Returns the table of rows [0, n) of PE for spec, n >= rows, as a
- * row-major float32 cl_mem of n * dim values, generated on the device.
- * Tables are cached per context and spec: a second create with an equal
- * spec returns the same table with one more reference, grown to rows if it
- * had fewer.  rows may be 0 (the rows are then made on first reserve, and
- * enqueues compute every position on the fly).  Blocks until the rows are
- * ready.  Errors: SINPE_NULL_ARGUMENT, SINPE_INVALID_SPEC, SINPE_TOO_LARGE
- * (rows * dim * 4 over the device's CL_DEVICE_MAX_MEM_ALLOC_SIZE), OpenCL
- * errors from allocation.
- */
 SINPE_API sinpe_status sinpe_table_create(sinpe_context *context, const sinpe_spec *spec,
                                           size_t rows, sinpe_table **table);
 
-/*
- * Grows the table to at least rows rows (geometrically, to amortise growth).
- * A smaller request is a no-op.  Blocks until the new rows are ready.  Safe
- * while other threads enqueue with this table.  On failure (SINPE_TOO_LARGE,
- * CL_MEM_OBJECT_ALLOCATION_FAILURE, ...) the old rows stay valid and in use.
- */
 SINPE_API sinpe_status sinpe_table_reserve(sinpe_table *table, size_t rows);
 
-/*
- * The current table buffer and its row count.  *mem is retained for the
- * caller, who must clReleaseMemObject() it; it stays valid (and unchanged)
- * even if the table grows afterwards.  Row p holds PE(p) in dim floats.  A
- * table without rows gives *mem NULL and *rows 0 (nothing to release; NULL
- * is a valid table argument of the device functions with rows 0).  Errors:
- * SINPE_NULL_ARGUMENT.
- */
 SINPE_API sinpe_status sinpe_table_borrow(sinpe_table *table, cl_mem *mem, size_t *rows);
 
-/*
- * Writes rows of the encoding into a caller's buffer: row r of out (at
- * out_offset + r * out_stride, 0 meaning dim, of out_dtype) receives
- * PE(row0 + r) for r < nrows, with the same bits the table holds (rounded
- * once to out_dtype).  Any cl_int row0 is valid, INT_MIN included: PE is
- * defined at every int32 position, and a negative row gets the bits the
- * embedding calls give that position.  For hosts that keep their own
- * position table, and the measure of generation speed in the benchmark.
- * Non-blocking, as clEnqueue* calls.  Errors: SINPE_NULL_ARGUMENT,
- * SINPE_INVALID_SHAPE (nrows 0, row0 + nrows - 1 over 2^31 - 1,
- * out_stride < dim), SINPE_INVALID_DTYPE, SINPE_BUFFER_TOO_SMALL,
- * SINPE_INVALID_WAIT_LIST and SINPE_CONTEXT_MISMATCH (the queue, out or an
- * event of the wait list from another context), as sinpe_enqueue_embed().
- */
 SINPE_API sinpe_status sinpe_enqueue_table_rows(sinpe_table *table, cl_command_queue queue,
                                                 cl_int row0, size_t nrows, cl_mem out,
                                                 size_t out_offset, size_t out_stride,
@@ -553,42 +182,17 @@ SINPE_API sinpe_status sinpe_enqueue_table_rows(sinpe_table *table, cl_command_q
                                                 const cl_event *event_wait_list,
                                                 cl_event *event);
 
-/* The row count now held.  0 for a NULL table, with "table is NULL" in
- * sinpe_last_error() (a table made with rows 0 also holds 0). */
 SINPE_API size_t sinpe_table_rows(const sinpe_table *table);
-/* A copy of the spec the table was made for (normalised: the same values).
- * For a NULL table an all-zero spec (dim 0, which no table has), with
- * "table is NULL" in sinpe_last_error(). */
+
 SINPE_API sinpe_spec sinpe_table_spec(const sinpe_table *table);
 
-/* Drops one reference; the last one frees the device buffer.  NULL is a no-op. */
 SINPE_API void sinpe_table_release(sinpe_table *table);
 
-/* ------------------------------------------------------------------------ */
-/* Fused embedding and the unfused pair                                     */
-/* ------------------------------------------------------------------------ */
-
-
-/*
- * How positions are formed (see sinpe_embed_args).
- *  INDEX    start + t, or start + positions[...] (the default).
- *  FAIRSEQ  fairseq's make_positions, computed on the device per sequence:
- *           a non-pad token gets start + pad_id + (number of non-pad tokens
- *           up to and including it), a pad token gets pad_id.  Works for
- *           left- and right-padded batches; args.positions must be NULL.
- */
 typedef enum sinpe_position_rule {
     SINPE_POSITIONS_INDEX = 0,
     SINPE_POSITIONS_FAIRSEQ = 1
 } sinpe_position_rule;
 
-/*
- * What a token equal to pad_id produces.
- *  NONE            nothing special (pad_id unused unless the rule is FAIRSEQ).
- *  ZERO_PE         token_scale * E[pad] with no PE added (fairseq's zero PE row).
- *  ZERO_OUTPUT     an all-zero output row (LightSeq).
- *  ZERO_EMBEDDING  PE only: the embedding counts as zero (tensor2tensor).
- */
 typedef enum sinpe_pad_policy {
     SINPE_PAD_NONE = 0,
     SINPE_PAD_ZERO_PE = 1,
@@ -596,297 +200,75 @@ typedef enum sinpe_pad_policy {
     SINPE_PAD_ZERO_EMBEDDING = 3
 } sinpe_pad_policy;
 
-/*
- * What token_scale is before it multiplies the weights.  Frameworks that
- * multiply in the activations' own type round it: HF Gemma's sqrt(d) in
- * bf16 is 55.5, not 55.4256; the TENSOR2TENSOR and OPENNMT presets set
- * OUTPUT, the PyTorch families (FAIRSEQ, MARIAN_HF, VASWANI) multiply in
- * float32 and keep EXACT.
- *  EXACT    as given (float32);
- *  WEIGHTS  rounded to nearest even in the weights' storage type (fp16 or
- *           bf16; F32 leaves it; a quantized type gives
- *           SINPE_INVALID_OPTION);
- *  OUTPUT   rounded so in the output's storage type.
- */
 typedef enum sinpe_scale_rounding {
     SINPE_SCALE_EXACT = 0,
     SINPE_SCALE_WEIGHTS = 1,
     SINPE_SCALE_OUTPUT = 2
 } sinpe_scale_rounding;
 
-/*
- * How a vocabulary shard (tensor parallelism: each device holds some rows
- * of the table, and the outputs are summed) writes its tokens.
- *  NONE   the weights are the whole vocabulary;
- *  ROWS   every token gets this shard's row or a zero embedding, plus PE
- *         unless skip_pe (the first shard adds PE, the others skip it);
- *  OWNER  the shard that holds a token's id writes it in full (token_scale
- *         * E + PE, its padding policy as unsharded); the other shards
- *         write +0.0 in every column of it.  Ids that no shard holds belong
- *         to the first shard (vocab_start 0) when negative and to the last
- *         (vocab_start + vocab == vocab_total) when >= vocab_total: that
- *         shard writes them as the unsharded call does and counts them in
- *         bad_ids, so the shards' counts also sum to the unsharded one.
- *         Each value is thus one shard's, the rest exact zeros, and a sum
- *         in any order (or a bitwise OR of the bit patterns) gives the
- *         unsharded bits in fp32, fp16 and bf16, but for a -0.0, which a
- *         floating-point sum turns into +0.0.  Needs vocab_total (>=
- *         vocab_start + vocab, at most 2^31 - 1) and skip_pe 0.  These
- *         calls take the general kernels, which are a little slower than
- *         the lean ones of unsharded calls with implicit positions.
- */
 typedef enum sinpe_vocab_shard {
     SINPE_SHARD_NONE = 0,
     SINPE_SHARD_ROWS = 1,
     SINPE_SHARD_OWNER = 2
 } sinpe_vocab_shard;
 
-/*
- * Arguments of the embedding calls; fill with sinpe_embed_args_init().
- * All offsets, strides and counts are in elements, not bytes.
- *
- * Tokens form n_seqs sequences of seq_len tokens; token (b, t) is row
- * r = b * seq_len + t of ids, positions and out.
- *
- *  ids        cl_int[n_seqs * seq_len] at ids_offset.
- *  weights    embedding table E of weights_dtype, vocab rows, row r at
- *             weights_offset + r * weights_stride (0 means dim).
- *  out        output of out_dtype, row r at out_offset + r * out_stride (0
- *             means dim), so that results land inside a wider activation
- *             buffer.  Only the dim columns of each row are written.
- *  position   of token (b, t), in int32 arithmetic:
- *               start + t                        positions NULL
- *               start + positions[off + r]       positions given, (B, S)
- *               start + positions[off + t]       ... positions_broadcast != 0, (1, S)
- *             plus seq_starts[seq_starts_offset + b] when seq_starts is
- *             given (decode steps of sequences at different lengths),
- *             minus pad_counts[pad_counts_offset + b] when pad_counts is
- *             given (left-padding correction, FasterTransformer style), or
- *             by position_rule FAIRSEQ.  Sums formed on the device (with a
- *             positions, seq_starts or pad_counts buffer) wrap modulo 2^32;
- *             implicit start + seq_len - 1 past 2^31 - 1 is rejected
- *             (SINPE_INVALID_SHAPE).  Any resulting value is valid:
- *             positions past the table's rows (or negative ones) are
- *             computed on the fly with the same bits the table would hold.
- *  padding    pad_policy applied to tokens equal to pad_id, which must lie
- *             in [0, vocab) (for a shard, see below; SINPE_INVALID_PAD
- *             otherwise).
- *  shard      with vocab_shard != 0 (see sinpe_vocab_shard), weights hold
- *             the rows [vocab_start, vocab_start + vocab) of a larger
- *             vocabulary: row id - vocab_start is read.  ROWS: ids outside
- *             the shard give a zero embedding without counting as bad, and
- *             skip_pe != 0 leaves PE out, so that exactly one shard adds
- *             it; in fp32 the shards' outputs then sum to the unsharded
- *             result, in fp16 and bf16 not always (two roundings).  OWNER:
- *             the shards' outputs sum to the unsharded bits in every type.
- *             A shard's pad_id may lie in another shard: >= 0 for ROWS,
- *             in [0, vocab_total) for OWNER.
- *  bad_ids    optional cl_int counter: for each token whose id lies outside
- *             [0, vocab) the kernel adds 1 to bad_ids[bad_ids_offset]
- *             atomically (a ROWS shard: negative ids only; OWNER: see
- *             sinpe_vocab_shard).  Zero it before, read it after the event.
- *             Such a token is never read from E: its embedding counts as
- *             zero.
- *  scales     for I8 weights (required) and FP8 ones (optional):
- *             weight_scales holds one scale per row of the weights buffer
- *             (row r at weight_scales_offset + r, so offset + vocab scales), of
- *             weight_scales_dtype F32 or F16; ignored for the other types.
- *             weights_scale: FP8 weights' scale when weight_scales is
- *             NULL.  token_scale_rounding: see sinpe_scale_rounding.
- */
 typedef struct sinpe_embed_args {
     size_t n_seqs, seq_len;
     cl_mem ids;       size_t ids_offset;
     cl_mem weights;   size_t weights_offset;  size_t weights_stride;  size_t vocab;
     cl_mem out;       size_t out_offset;      size_t out_stride;
-    float token_scale; /* 1 after init; sqrt(dim) in the paper */
+    float token_scale;
     cl_int start;
     cl_mem positions; size_t positions_offset;
     cl_mem bad_ids;   size_t bad_ids_offset;
-    sinpe_dtype weights_dtype, out_dtype;     /* SINPE_F32 after init */
+    sinpe_dtype weights_dtype, out_dtype;
     int positions_broadcast;
     cl_mem seq_starts; size_t seq_starts_offset;
     cl_mem pad_counts; size_t pad_counts_offset;
     sinpe_position_rule position_rule;
     sinpe_pad_policy pad_policy;
     cl_int pad_id;
-    int vocab_shard;  size_t vocab_start;     /* sinpe_vocab_shard */
+    int vocab_shard;  size_t vocab_start;
     int skip_pe;
     cl_mem weight_scales; size_t weight_scales_offset;
-    sinpe_dtype weight_scales_dtype;          /* SINPE_F32 or SINPE_F16 */
-    float weights_scale;                      /* 1 after init */
+    sinpe_dtype weight_scales_dtype;
+    float weights_scale;
     sinpe_scale_rounding token_scale_rounding;
-    size_t vocab_total;                       /* OWNER shards: the whole vocabulary */
+    size_t vocab_total;
 } sinpe_embed_args;
 
-/* Fills args with the defaults: every buffer NULL, every count, offset and
- * stride 0, token_scale 1, start 0, F32 storage, positions INDEX, no
- * padding, no shard.  NULL is a no-op. */
 SINPE_API void sinpe_embed_args_init(sinpe_embed_args *args);
 
-/*
- * Sets token_scale, token_scale_rounding, start, position_rule, pad_policy
- * and pad_id as the preset's framework does (see sinpe_preset), leaving buffers and shapes
- * alone.  pad_id is used by FAIRSEQ (its padding_idx, usually 1) and
- * TENSOR2TENSOR (0 whatever is passed).  Errors: SINPE_NULL_ARGUMENT,
- * SINPE_UNKNOWN_PRESET.
- */
 SINPE_API sinpe_status sinpe_embed_args_preset(sinpe_embed_args *args, sinpe_preset preset,
                                                size_t dim, cl_int pad_id);
 
-/*
- * The fused call: out[r, :] = token_scale * E[id_r, :] + PE(pos_r), one
- * kernel, one pass over memory.  Enqueued on the caller's queue (which must
- * belong to the table's context and device) after the events in the wait
- * list; *event, when event is not NULL, receives the event of the last
- * command, which completes after all of the call's work.  Small pre-passes
- * run first, chained by events (so out-of-order queues are fine), only when
- * asked for: counting bad ids (bad_ids given) and the FAIRSEQ positions.
- * Under a tuning record with general = two_pass (CPU devices), positions
- * other than implicit ones inside the table take two kernels (the elements
- * in the table, then the others computed on the fly), except in
- * decode-sized calls where the record takes whole rows; with one_pass
- * (GPUs) one kernel does both.  Implicit positions inside the table without
- * a padding policy take a leaner kernel than the other position sources
- * (see README).
- * Non-blocking.  Validation errors (nothing is enqueued):
- *   SINPE_NULL_ARGUMENT   table, queue, args or a required buffer is NULL;
- *   SINPE_INVALID_SHAPE   n_seqs, seq_len or vocab is 0, a stride < dim,
- *                         vocab > 2^31 - 1, the row count over 2^31 - 1;
- *   SINPE_BUFFER_TOO_SMALL  a buffer is smaller than offset + extent;
- *   SINPE_INVALID_WAIT_LIST (0, non-NULL) or (n > 0, NULL), or an entry
- *                         that is NULL or not a valid event;
- *   SINPE_CONTEXT_MISMATCH  the queue or a buffer is from another context
- *                         or device, or an event of the wait list is from
- *                         another context (OpenCL's CL_INVALID_CONTEXT);
- *   SINPE_INVALID_DTYPE   a dtype outside sinpe_dtype, a quantized
- *                         out_dtype, a weight_scales_dtype (scales in use)
- *                         other than F32 or F16;
- *   SINPE_INVALID_PAD     pad_id outside [0, vocab), an unknown pad_policy;
- *   SINPE_INVALID_OPTION  an unknown position_rule, FAIRSEQ with positions,
- *                         vocab_start + vocab over 2^31 - 1, an unknown
- *                         vocab_shard, OWNER with vocab_total below
- *                         vocab_start + vocab or over 2^31 - 1, or with
- *                         skip_pe; an unknown token_scale_rounding, WEIGHTS
- *                         rounding with quantized weights, a non-finite
- *                         weights_scale where it is used (sinpe_dtype).
- * With out_dtype F32 the result equals gather followed by add_positions bit
- * for bit; with F16/BF16 output the unfused pair rounds twice.
- */
 SINPE_API sinpe_status sinpe_enqueue_embed(sinpe_table *table, cl_command_queue queue,
                                            const sinpe_embed_args *args,
                                            cl_uint num_events_in_wait_list,
                                            const cl_event *event_wait_list, cl_event *event);
 
-/*
- * First half of the unfused baseline: out[r, :] = token_scale * E[id_r, :],
- * with the same arguments, checks and id handling as sinpe_enqueue_embed()
- * (positions are ignored).
- */
 SINPE_API sinpe_status sinpe_enqueue_gather(sinpe_table *table, cl_command_queue queue,
                                             const sinpe_embed_args *args,
                                             cl_uint num_events_in_wait_list,
                                             const cl_event *event_wait_list, cl_event *event);
 
-/*
- * Second half: out[r, :] += PE(pos_r) in place, for hosts that do their own
- * gather.  Uses the shape, out*, the position fields and, when pad_policy is
- * not NONE or the rule is FAIRSEQ, ids and pad_id (weights may be NULL;
- * vocab, when 0, is not checked against pad_id).
- */
 SINPE_API sinpe_status sinpe_enqueue_add_positions(sinpe_table *table, cl_command_queue queue,
                                                    const sinpe_embed_args *args,
                                                    cl_uint num_events_in_wait_list,
                                                    const cl_event *event_wait_list,
                                                    cl_event *event);
 
-/*
- * Synchronous convenience on host memory: the fused computation with ids
- * (n_seqs * seq_len), weights (vocab * dim floats, row-major) and out
- * (n_seqs * seq_len * dim floats) in host memory, positions start + t, or
- * start + positions[r] when positions is not NULL.  Uses the context's own
- * queue and temporary device buffers; blocks until out is written.  Every
- * argument is checked before anything is allocated or copied, so that on
- * an error nothing is read from weights or written to out:
- *   SINPE_NULL_ARGUMENT   table, ids, weights or out is NULL;
- *   SINPE_INVALID_SHAPE   n_seqs, seq_len or vocab is 0, vocab > 2^31 - 1,
- *                         n_seqs * seq_len over 2^31 - 1, or (positions
- *                         NULL) start + seq_len - 1 over 2^31 - 1;
- *   SINPE_TOO_LARGE       weights or out over the device's
- *                         CL_DEVICE_MAX_MEM_ALLOC_SIZE;
- *   SINPE_ID_OUT_OF_RANGE an id outside [0, vocab) (the ids are checked on
- *                         the host; the message names the first one).
- * Later failures are those of sinpe_enqueue_embed() or OpenCL's.
- */
 SINPE_API sinpe_status sinpe_embed_host(sinpe_table *table, const int32_t *ids,
                                         size_t n_seqs, size_t seq_len,
                                         const float *weights, size_t vocab,
                                         float token_scale, int32_t start,
                                         const int32_t *positions, float *out);
 
-/*
- * Writes rows x dim float32 values (row-major, host memory) into dst in the
- * layout of type, as weights for the embedding calls: F32 copies, F16 and
- * BF16 round to nearest even; the quantized types (see sinpe_dtype) round
- * v = x / s to nearest even, where s, per row (per 32-value block for
- * Q8_0), is the largest |x| over the type's largest finite value (127,
- * 448, 57344), stored first in its own type (scales_dtype F32 or F16 for I8
- * and FP8, fp16 in Q8_0's blocks) and used as stored; v is clamped to the
- * type's range (FP8 saturates), and a scale of 0 gives zeros.  scales:
- * rows scales of scales_dtype, required for I8, optional for FP8 (NULL:
- * s = 1, the values themselves rounded), ignored otherwise.  Needs
- * dst_size >= the layout's bytes (rows * dim values; Q8_0: 34 bytes per
- * 32).  A scale that underflows to 0 gives a row (block) of zeros, a
- * subnormal one clamps the largest values; ties go to even, where ggml's
- * own Q8_0 quantizer rounds them away from zero (same layout, bytes that
- * may differ at ties).  Errors, with nothing written: SINPE_NULL_ARGUMENT,
- * SINPE_INVALID_DTYPE (type, or a scales_dtype other than F32 or F16),
- * SINPE_INVALID_SHAPE (rows or dim 0; Q8_0 with dim not a multiple of 32),
- * SINPE_BUFFER_TOO_SMALL, SINPE_INVALID_OPTION (a value that is not finite,
- * or a scale that overflows fp16: an F16 row scale or a Q8_0 block's d;
- * the message names the row and block).
- */
 SINPE_API sinpe_status sinpe_quantize(sinpe_dtype type, const float *src, size_t rows,
                                       size_t dim, void *dst, size_t dst_size, void *scales,
                                       sinpe_dtype scales_dtype);
 
-/* ------------------------------------------------------------------------ */
-/* Recording into a command buffer (cl_khr_command_buffer)                  */
-/* ------------------------------------------------------------------------ */
-
-/*
- * The embedding calls recorded into the host's command buffer instead of
- * enqueued, so that a replay (clEnqueueCommandBufferKHR) costs one
- * submission whatever sinpe would launch.  command_buffer is a
- * cl_command_buffer_khr in the recording state, made on queue alone, a
- * queue of the table's context and device; the launches are chained by
- * sync points after sync_points (like a wait list), and *sync_point (may
- * be NULL) is the last one's.
- *
- * Fixed when recorded: every field of args (buffer handles, offsets,
- * strides, counts, dtypes, token_scale, start, pad and shard settings),
- * the work shape, and the table's rows at that moment: sinpe keeps those
- * rows alive while the table lives, and if the table grows later the
- * recording still reads them and computes the other positions on the fly,
- * with the same bits.  Read at each replay: the contents of ids,
- * positions, seq_starts, pad_counts, weights and weight_scales; out is
- * written, and bad_ids incremented (zero it before each replay).  Release
- * the command buffer before the table.  Each recorded launch holds a
- * kernel object of its own (and the rows it reads) until the table is
- * released: record once, replay many times.
- *
- * Errors as the enqueue calls', plus: SINPE_NULL_ARGUMENT (command_buffer),
- * SINPE_INVALID_WAIT_LIST (sync points and count disagree),
- * SINPE_INVALID_OPTION when it spans several queues or is finalized,
- * SINPE_UNSUPPORTED when the device lacks cl_khr_command_buffer or reports
- * a version other than 0.9.0 to 0.9.4 (the signatures changed after them;
- * use the enqueue calls there), or for position_rule FAIRSEQ (its
- * positions need a buffer of each call's own); SINPE_CONTEXT_MISMATCH for
- * a queue of another context or device.  That the command buffer was made
- * on queue is the host's to keep: not every runtime answers the query that
- * would check it (pocl 3.1 does not).  Nothing is recorded on error.
- */
-struct _cl_command_buffer_khr; /* cl_command_buffer_khr of CL/cl_ext.h */
+struct _cl_command_buffer_khr;
 SINPE_API sinpe_status sinpe_record_embed(sinpe_table *table,
                                           cl_command_queue queue,
                                           struct _cl_command_buffer_khr *command_buffer,
@@ -907,77 +289,11 @@ SINPE_API sinpe_status sinpe_record_add_positions(sinpe_table *table,
                                                   const cl_uint *sync_points,
                                                   cl_uint *sync_point);
 
-/* ------------------------------------------------------------------------ */
-/* Device functions: the encoding inside the host's own kernels             */
-/* ------------------------------------------------------------------------ */
-
-/*
- * sinpe_device_source() hands out OpenCL C 1.2 source (no extension needed
- * unless the context's math is FP64, which enables cl_khr_fp64) that a host
- * puts before its own kernel source, so that one launch of its own can read
- * the encoding, e.g. to fuse the embedding into the first LayerNorm:
- *
- *   float sinpe_pe_value(global const float *table, int rows,
- *                        global const float *consts, uint dim, int p, uint c);
- *   void  sinpe_pe_run(global const float *table, int rows,
- *                      global const float *consts, uint dim, int p, uint c,
- *                      uint n, float *dst);    // columns c .. c + n - 1
- *
- * (dst is private memory, n may be 0: nothing written.)
- * table and rows are sinpe_table_borrow()'s buffer and row count (or any
- * count below it, down to 0: the positions past rows are computed), consts is sinpe_table_constants()'s buffer, dim the spec's, p any
- * int32 position, c < dim (c + n <= dim).  The values have the bits of
- * sinpe's table row p, and of sinpe's own kernels past the table's rows,
- * for every spec: the constants carry the spec, so one build serves every
- * table of the context.  Only reads: table and consts are never written,
- * and may alias nothing the kernel writes.  Every name the text defines
- * starts with sinpe_ or SINPE_.  It turns FP_CONTRACT off for its own
- * functions and back to the default after them; to reproduce sinpe's fused
- * output bit for bit, a host computes token_scale * e + pe (float32 e)
- * with contraction off (#pragma OPENCL FP_CONTRACT OFF), as sinpe does.
- *
- * Accuracy (these functions, the table and the fused kernels alike): the
- * value of column c at position p is sin(p * w + phase) to |error| <=
- * 1.5e-7 + 2^-53 * |p * w| against float64, where the frequency w (in
- * radians per position, angle_scale included) is the float64 number of
- * sinpe_spec: the second term is that double's own rounding carried over
- * the angle, and reaches 1e-7 only past an angle of 9e8 radians (with
- * angle_scale 1, never below p = 2^24).
- */
-
-/*
- * Copies the device functions' source for context (its math mode and the
- * library's constants defined first) into dst, dst_size bytes with the
- * final NUL, and sets *length to its length without the NUL (also when
- * dst is too small).  dst may be NULL (with dst_size 0) to learn the
- * length.  The same text, with SINPE_FP64 0 unless the host defines it 1,
- * is installed (make install) as sinpe_device.cl next to this header.
- * Errors: SINPE_NULL_ARGUMENT (context or length; dst with dst_size > 0),
- * SINPE_BUFFER_TOO_SMALL (nothing written to dst).
- */
 SINPE_API sinpe_status sinpe_device_source(const sinpe_context *context, char *dst,
                                            size_t dst_size, size_t *length);
 
-/*
- * The constants buffer of table's spec, for the device functions: retained
- * for the caller, who must clReleaseMemObject() it; it never changes while
- * the table lives.  Errors: SINPE_NULL_ARGUMENT.
- */
 SINPE_API sinpe_status sinpe_table_constants(sinpe_table *table, cl_mem *consts);
 
-/* ------------------------------------------------------------------------ */
-/* Diffusion timesteps                                                      */
-/* ------------------------------------------------------------------------ */
-
-/*
- * out[n, :] = PE(timesteps[n]) for n in [0, count), with real (fractional)
- * timesteps: the angle is t * w_k of the table's spec, w_k including
- * angle_scale (use the DIFFUSERS or GGML_TIMESTEP presets).  timesteps is float32 at
- * ts_offset; out row n at out_offset + n * out_stride (0 means dim) of
- * out_dtype.  Accurate to float32 rounding of the float64 value while
- * |t * angle_scale| < 2^24.  Errors as sinpe_enqueue_embed() (a timesteps
- * buffer smaller than ts_offset + count gives SINPE_BUFFER_TOO_SMALL).
- */
 SINPE_API sinpe_status sinpe_enqueue_timesteps(sinpe_table *table, cl_command_queue queue,
                                                cl_mem timesteps, size_t ts_offset, size_t count,
                                                cl_mem out, size_t out_offset, size_t out_stride,
@@ -990,4 +306,4 @@ SINPE_API sinpe_status sinpe_enqueue_timesteps(sinpe_table *table, cl_command_qu
 }
 #endif
 
-#endif /* SINPE_H */
+#endif
