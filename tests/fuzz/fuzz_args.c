@@ -50,6 +50,7 @@ static cl_mem foreign_buf;
 static sinpe_table *tables[N_TABLES];
 static cl_ulong max_alloc;
 static cl_event done_events[3], foreign_event;
+static unsigned char scratch[MAX_BUF_BYTES]; /* a device buffer read back */
 
 /* ------------------------------------------------------------------------ */
 /* Failing loudly                                                           */
@@ -109,6 +110,14 @@ static void die(const char *fmt, ...)
                     !cur_bufs[i].mem ? "NULL" : cur_bufs[i].own ? "own" : "foreign",
                     cur_bufs[i].bytes);
     abort();
+}
+
+static void *xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (!p)
+        die("out of memory");
+    return p;
 }
 
 static void cl_must(cl_int err, const char *what)
@@ -228,9 +237,7 @@ static void make_buf(reader *r, buf *b, size_t need, size_t esize, int allow_nul
         bytes = MAX_BUF_BYTES;
     b->bytes = bytes;
     b->own = 1;
-    b->host = calloc(1, bytes);
-    if (!b->host)
-        die("out of memory");
+    b->host = xcalloc(1, bytes);
 }
 
 static void upload(buf *b)
@@ -245,7 +252,7 @@ static void upload(buf *b)
 }
 
 /* Whether the buffer's device content still equals its host copy. */
-static int unchanged(const buf *b, unsigned char *scratch)
+static int unchanged(const buf *b)
 {
     if (!b->own)
         return 1;
@@ -511,6 +518,27 @@ static void fill_values(buf *b, reader *r, sinpe_dtype t)
         ref_store_random((unsigned)t <= SINPE_BF16 ? t : SINPE_F32, b->host, i / es, &r->rng);
 }
 
+/* Reads out back: the elements outside its rows keep their host bytes, those
+   inside are close to ref (when values). */
+static void check_rows_out(const buf *out, sinpe_dtype t, size_t offset, size_t stride,
+                           size_t rows, size_t dim, const double *ref, int values)
+{
+    size_t es = ref_dtype_size(t);
+    cl_must(clEnqueueReadBuffer(queue, out->mem, CL_TRUE, 0, out->bytes, scratch, 0, NULL, NULL),
+            "clEnqueueReadBuffer");
+    for (size_t i = 0; i < out->bytes / es; i++) {
+        size_t k = i - offset, r = k / stride, c = k % stride;
+        int inside = i >= offset && r < rows && c < dim;
+        if (!inside) {
+            if (memcmp(scratch + i * es, out->host + i * es, es) != 0)
+                die("wrote element %zu, outside every output row", i);
+        } else if (values && !ref_close(t, ref_load(t, scratch, i), ref[r * dim + c])) {
+            die("row %zu col %zu: got %.9g, reference %.12g", r, c, ref_load(t, scratch, i),
+                ref[r * dim + c]);
+        }
+    }
+}
+
 static void fuzz_embed(reader *r)
 {
     int mode = (int)(u8(r) % 3);
@@ -618,25 +646,18 @@ static void fuzz_embed(reader *r)
     if (st == SINPE_SUCCESS && want_event && !ev)
         die("succeeded without returning its event");
 
-    unsigned char *scratch = malloc(MAX_BUF_BYTES);
-    if (!scratch)
-        die("out of memory");
     for (int i = 0; i < B_COUNT; i++) {
         if (st == SINPE_SUCCESS && (i == B_OUT || (i == B_BAD && mode != REF_ADD)))
             continue;
-        if (!unchanged(&bs[i], scratch))
+        if (!unchanged(&bs[i]))
             die("%s changed buffer %d (status %d)", st ? "a failed call" : "the call", i,
                 (int)st);
     }
     if (st == SINPE_SUCCESS) {
         /* Layout and values of the output, and the bad-id count. */
         sinpe_spec spec = sinpe_table_spec(tab);
-        size_t es = ref_dtype_size(a.out_dtype);
-        size_t o_elems = bs[B_OUT].bytes / es;
-        double *ref = calloc(n * dim, sizeof *ref);
+        double *ref = xcalloc(n * dim, sizeof *ref);
         long bad = 0;
-        if (!ref)
-            die("out of memory");
         ref_inputs in = {&spec,
                          &a,
                          (const int32_t *)bs[B_IDS].host,
@@ -648,22 +669,7 @@ static void fuzz_embed(reader *r)
                          bs[B_OUT].host};
         int values = mode == REF_GATHER || a.skip_pe || positions_small(&in);
         ref_embed(&in, mode, ref, &bad);
-        cl_must(clEnqueueReadBuffer(queue, a.out, CL_TRUE, 0, bs[B_OUT].bytes, scratch, 0, NULL,
-                                    NULL),
-                "clEnqueueReadBuffer");
-        for (size_t i = 0; i < o_elems; i++) {
-            size_t k = i - a.out_offset, row = k / o_stride, c = k % o_stride;
-            int inside = i >= a.out_offset && row < n && c < dim;
-            if (!inside) {
-                if (memcmp(scratch + i * es, bs[B_OUT].host + i * es, es) != 0)
-                    die("wrote element %zu, outside every output row", i);
-            } else if (values) {
-                double got = ref_load(a.out_dtype, scratch, i), want = ref[row * dim + c];
-                if (!ref_close(a.out_dtype, got, want))
-                    die("row %zu col %zu: got %.9g, reference %.12g (mode %d, dim %zu)", row, c,
-                        got, want, mode, dim);
-            }
-        }
+        check_rows_out(&bs[B_OUT], a.out_dtype, a.out_offset, o_stride, n, dim, ref, values);
         if (a.bad_ids && mode != REF_ADD) {
             int32_t before, after;
             memcpy(&before, bs[B_BAD].host + 4 * a.bad_ids_offset, 4);
@@ -675,7 +681,6 @@ static void fuzz_embed(reader *r)
         }
         free(ref);
     }
-    free(scratch);
     for (int i = 0; i < B_COUNT; i++)
         free_buf(&bs[i]);
     cur_args = NULL;
@@ -685,29 +690,6 @@ static void fuzz_embed(reader *r)
 /* ------------------------------------------------------------------------ */
 /* sinpe_enqueue_timesteps and sinpe_enqueue_table_rows                     */
 /* ------------------------------------------------------------------------ */
-
-static void check_rows_out(const buf *out, sinpe_dtype t, size_t offset, size_t stride,
-                           size_t rows, size_t dim, const double *ref, int values)
-{
-    unsigned char *scratch = malloc(MAX_BUF_BYTES);
-    size_t es = ref_dtype_size(t);
-    if (!scratch)
-        die("out of memory");
-    cl_must(clEnqueueReadBuffer(queue, out->mem, CL_TRUE, 0, out->bytes, scratch, 0, NULL, NULL),
-            "clEnqueueReadBuffer");
-    for (size_t i = 0; i < out->bytes / es; i++) {
-        size_t k = i - offset, r = k / stride, c = k % stride;
-        int inside = i >= offset && r < rows && c < dim;
-        if (!inside) {
-            if (memcmp(scratch + i * es, out->host + i * es, es) != 0)
-                die("wrote element %zu, outside every output row", i);
-        } else if (values && !ref_close(t, ref_load(t, scratch, i), ref[r * dim + c])) {
-            die("row %zu col %zu: got %.9g, reference %.12g", r, c, ref_load(t, scratch, i),
-                ref[r * dim + c]);
-        }
-    }
-    free(scratch);
-}
 
 static void fuzz_timesteps(reader *r)
 {
@@ -750,17 +732,11 @@ static void fuzz_timesteps(reader *r)
     cl_must(clFinish(queue), "clFinish");
     if (ev)
         clReleaseEvent(ev);
-    unsigned char *scratch = malloc(MAX_BUF_BYTES);
-    if (!scratch)
-        die("out of memory");
-    if (!unchanged(&ts, scratch) || (st != SINPE_SUCCESS && !unchanged(&out, scratch)))
+    if (!unchanged(&ts) || (st != SINPE_SUCCESS && !unchanged(&out)))
         die("a buffer changed (status %d)", (int)st);
-    free(scratch);
     if (st == SINPE_SUCCESS) {
         sinpe_spec spec = sinpe_table_spec(tab);
-        double *ref = calloc(count * dim, sizeof *ref);
-        if (!ref)
-            die("out of memory");
+        double *ref = xcalloc(count * dim, sizeof *ref);
         ref_timesteps(&spec, (const float *)(ts.host + 4 * ts_off), count, ref);
         check_rows_out(&out, ot, out_off, st_, count, dim, ref, 1);
         free(ref);
@@ -804,17 +780,11 @@ static void fuzz_table_rows(reader *r)
     cl_must(clFinish(queue), "clFinish");
     if (ev)
         clReleaseEvent(ev);
-    unsigned char *scratch = malloc(MAX_BUF_BYTES);
-    if (!scratch)
-        die("out of memory");
-    if (st != SINPE_SUCCESS && !unchanged(&out, scratch))
+    if (st != SINPE_SUCCESS && !unchanged(&out))
         die("a failed call changed its output (status %d)", (int)st);
-    free(scratch);
     if (st == SINPE_SUCCESS) {
         sinpe_spec spec = sinpe_table_spec(tab);
-        double *ref = calloc(nrows * dim, sizeof *ref);
-        if (!ref)
-            die("out of memory");
+        double *ref = xcalloc(nrows * dim, sizeof *ref);
         for (size_t i = 0; i < nrows; i++)
             ref_pe_row(&spec, (double)row0 + (double)i, ref + i * dim);
         int values = row0 > -(1 << 24) && (int64_t)row0 + (int64_t)nrows < (1 << 24);
@@ -982,11 +952,9 @@ static void fuzz_host(reader *r)
     }
     size_t n = overflow || !n_seqs || !seq_len ? 1 : n_seqs * seq_len;
     size_t nw = overflow || !vocab || !dim ? 1 : vocab * dim;
-    int32_t *ids = malloc(n * sizeof *ids), *pos = malloc(n * sizeof *pos);
-    float *w = malloc(nw * sizeof *w), *out = malloc(n * (dim ? dim : 1) * sizeof *out);
-    float *out0 = malloc(n * (dim ? dim : 1) * sizeof *out0);
-    if (!ids || !pos || !w || !out || !out0)
-        die("out of memory");
+    int32_t *ids = xcalloc(n, sizeof *ids), *pos = xcalloc(n, sizeof *pos);
+    float *w = xcalloc(nw, sizeof *w), *out = xcalloc(n * (dim ? dim : 1), sizeof *out);
+    float *out0 = xcalloc(n * (dim ? dim : 1), sizeof *out0);
     int any_bad_id = 0;
     for (size_t i = 0; i < n; i++) {
         int32_t top = vocab == 0 ? 0 : vocab > 30 ? 30 : (int32_t)vocab - 1;
@@ -1017,9 +985,7 @@ static void fuzz_host(reader *r)
         sinpe_spec spec = sinpe_table_spec(t);
         sinpe_embed_args a;
         long bad;
-        double *ref = calloc(n * dim, sizeof *ref);
-        if (!ref)
-            die("out of memory");
+        double *ref = xcalloc(n * dim, sizeof *ref);
         sinpe_embed_args_init(&a);
         a.n_seqs = n_seqs;
         a.seq_len = seq_len;
