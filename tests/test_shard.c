@@ -24,6 +24,45 @@ static int same_bits(float a, float b)
     return memcmp(&a, &b, sizeof a) == 0;
 }
 
+/*
+ * The three runs of a, in this order: unsharded over w[0] (V rows); the
+ * first shard over w[1] (rows [0, half), adding PE); the second over w[2]
+ * (rows [half, V) from element b_off, without PE).  Run k writes out[k] and
+ * counts into bad[k] (bad NULL: no counts).  Returns the n * dim outputs.
+ */
+static void run_shards(sinpe_table *tab, cl_command_queue q, const sinpe_embed_args *a,
+                       const cl_mem w[3], size_t V, size_t half, size_t b_off,
+                       const cl_mem out[3], const cl_mem *bad, size_t elems, float *got[3])
+{
+    sinpe_embed_args run[3] = {*a, *a, *a};
+    for (int k = 0; k < 3; k++) {
+        run[k].weights = w[k];
+        run[k].vocab = k == 0 ? V : k == 1 ? half : V - half;
+        run[k].vocab_shard = k > 0;
+        run[k].vocab_start = k == 2 ? half : 0;
+        run[k].out = out[k];
+        run[k].bad_ids = bad ? bad[k] : NULL;
+    }
+    run[2].weights_offset = b_off;
+    run[2].skip_pe = 1;
+    for (int k = 0; k < 3; k++)
+        TU_OK(sinpe_enqueue_embed(tab, q, &run[k], 0, NULL, NULL));
+    TU_CL(clFinish(q));
+    for (int k = 0; k < 3; k++)
+        got[k] = tu_read_floats(q, out[k], elems);
+}
+
+/* Element i (of token i / dim): the shards' sum is the unsharded value. */
+static void check_sum(const char *name, float *const got[3], const int32_t *ids, size_t i,
+                      size_t dim)
+{
+    float sum = got[1][i] + got[2][i];
+    TU_CHECK(same_bits(sum, got[0][i]) || (sum == 0.0f && got[0][i] == 0.0f),
+             "%s: token %zu (id %d) col %zu: shards %.9g + %.9g = %.9g, unsharded %.9g", name,
+             i / dim, (int)ids[i / dim], i % dim, (double)got[1][i], (double)got[2][i],
+             (double)sum, (double)got[0][i]);
+}
+
 typedef struct shard_cfg {
     const char *name;
     size_t dim, vocab, n_seqs, seq_len;
@@ -78,9 +117,9 @@ START_TEST(shard_sum_equals_unsharded)
         wb[i] = 1e30f;
     memcpy(wb + b_off, w + half * dim, (V - half) * dim * sizeof *wb);
     cl_mem ids_m = tu_buffer(ctx, n * sizeof *ids, ids);
-    cl_mem w_m = tu_buffer(ctx, V * dim * sizeof *w, w);
-    cl_mem wa_m = tu_buffer(ctx, half * dim * sizeof *w, w);
-    cl_mem wb_m = tu_buffer(ctx, (b_off + (V - half) * dim) * sizeof *wb, wb);
+    cl_mem w_m[3] = {tu_buffer(ctx, V * dim * sizeof *w, w),
+                     tu_buffer(ctx, half * dim * sizeof *w, w),
+                     tu_buffer(ctx, (b_off + (V - half) * dim) * sizeof *wb, wb)};
     cl_mem out_m[3], bad_m[3];
     int32_t zero = 0;
     for (int k = 0; k < 3; k++) {
@@ -96,39 +135,10 @@ START_TEST(shard_sum_equals_unsharded)
     a.token_scale = scale;
     a.start = 3;
 
-    /* 0: unsharded. */
-    sinpe_embed_args u = a;
-    u.weights = w_m;
-    u.vocab = V;
-    u.out = out_m[0];
-    u.bad_ids = bad_m[0];
-    TU_OK(sinpe_enqueue_embed(tab, q, &u, 0, NULL, NULL));
-    /* 1: rows [0, V/2), adds PE. */
-    sinpe_embed_args s0 = a;
-    s0.weights = wa_m;
-    s0.vocab = half;
-    s0.vocab_shard = 1;
-    s0.vocab_start = 0;
-    s0.out = out_m[1];
-    s0.bad_ids = bad_m[1];
-    TU_OK(sinpe_enqueue_embed(tab, q, &s0, 0, NULL, NULL));
-    /* 2: rows [V/2, V), no PE. */
-    sinpe_embed_args s1 = a;
-    s1.weights = wb_m;
-    s1.weights_offset = b_off;
-    s1.vocab = V - half;
-    s1.vocab_shard = 1;
-    s1.vocab_start = half;
-    s1.skip_pe = 1;
-    s1.out = out_m[2];
-    s1.bad_ids = bad_m[2];
-    TU_OK(sinpe_enqueue_embed(tab, q, &s1, 0, NULL, NULL));
-    TU_CL(clFinish(q));
-
     float *got[3];
     int32_t bad[3];
+    run_shards(tab, q, &a, w_m, V, half, b_off, out_m, bad_m, n * dim, got);
     for (int k = 0; k < 3; k++) {
-        got[k] = tu_read_floats(q, out_m[k], n * dim);
         tu_read(q, bad_m[k], 0, sizeof bad[k], &bad[k]);
         tu_check_layout(got[k], n * dim, 0, dim, n, dim, k == 0 ? "unsharded" : "shard");
     }
@@ -140,12 +150,7 @@ START_TEST(shard_sum_equals_unsharded)
     for (size_t r = 0; r < n; r++) {
         for (size_t c = 0; c < dim; c++) {
             size_t i = r * dim + c;
-            float sum = got[1][i] + got[2][i];
-            TU_CHECK(same_bits(sum, got[0][i]) || (sum == 0.0f && got[0][i] == 0.0f),
-                     "%s: token %zu (id %d) col %zu: shards %.9g + %.9g = %.9g, "
-                     "unsharded %.9g",
-                     cfg->name, r, (int)ids[r], c, (double)got[1][i], (double)got[2][i],
-                     (double)sum, (double)got[0][i]);
+            check_sum(cfg->name, got, ids, i, dim);
             /* The shard that does not own the id contributes no embedding. */
             int owner = ids[r] >= 0 && (size_t)ids[r] < half     ? 1
                         : ids[r] >= 0 && (size_t)ids[r] < V      ? 2
@@ -172,7 +177,7 @@ START_TEST(shard_sum_equals_unsharded)
     free(w);
     free(wb);
     free(ids);
-    TU_RELEASE(ctx, q, tab, ids_m, w_m, wa_m, wb_m);
+    TU_RELEASE(ctx, q, tab, ids_m, w_m[0], w_m[1], w_m[2]);
 }
 END_TEST
 
@@ -216,9 +221,8 @@ START_TEST(shard_with_padding)
             ids[b * SL + t] = id;
         }
     cl_mem ids_m = tu_buffer(ctx, sizeof ids, ids);
-    cl_mem w_m = tu_buffer(ctx, sizeof w, w);
-    cl_mem wa_m = tu_buffer(ctx, HALF * DIM * sizeof *w, w);
-    cl_mem wb_m = tu_buffer(ctx, (V - HALF) * DIM * sizeof *w, w + HALF * DIM);
+    cl_mem w_m[3] = {tu_buffer(ctx, sizeof w, w), tu_buffer(ctx, HALF * DIM * sizeof *w, w),
+                     tu_buffer(ctx, (V - HALF) * DIM * sizeof *w, w + HALF * DIM)};
     cl_mem out_m[3];
     for (int k = 0; k < 3; k++)
         out_m[k] = tu_poisoned_buffer(ctx, q, N * DIM);
@@ -230,42 +234,15 @@ START_TEST(shard_with_padding)
     a.ids = ids_m;
     TU_OK(sinpe_embed_args_preset(&a, SINPE_PRESET_FAIRSEQ, DIM, pad));
     a.pad_policy = pols[_i];
-    sinpe_embed_args u = a, s0 = a, s1 = a;
-    u.weights = w_m;
-    u.vocab = V;
-    u.out = out_m[0];
-    s0.weights = wa_m;
-    s0.vocab = HALF;
-    s0.vocab_shard = 1;
-    s0.vocab_start = 0;
-    s0.out = out_m[1];
-    s1.weights = wb_m;
-    s1.vocab = V - HALF;
-    s1.vocab_shard = 1;
-    s1.vocab_start = HALF;
-    s1.skip_pe = 1;
-    s1.out = out_m[2];
-    TU_OK(sinpe_enqueue_embed(tab, q, &u, 0, NULL, NULL));
-    TU_OK(sinpe_enqueue_embed(tab, q, &s0, 0, NULL, NULL));
-    TU_OK(sinpe_enqueue_embed(tab, q, &s1, 0, NULL, NULL));
-    TU_CL(clFinish(q));
-
     float *got[3];
-    for (int k = 0; k < 3; k++)
-        got[k] = tu_read_floats(q, out_m[k], N * DIM);
-    for (size_t i = 0; i < N * DIM; i++) {
-        float sum = got[1][i] + got[2][i];
-        TU_CHECK(same_bits(sum, got[0][i]) || (sum == 0.0f && got[0][i] == 0.0f),
-                 "%s: token %zu (id %d) col %zu: shards %.9g + %.9g = %.9g, "
-                 "unsharded %.9g",
-                 name, i / DIM, (int)ids[i / DIM], i % DIM, (double)got[1][i],
-                 (double)got[2][i], (double)sum, (double)got[0][i]);
-    }
+    run_shards(tab, q, &a, w_m, V, HALF, 0, out_m, NULL, N * DIM, got);
+    for (size_t i = 0; i < N * DIM; i++)
+        check_sum(name, got, ids, i, DIM);
     for (int k = 0; k < 3; k++) {
         free(got[k]);
         clReleaseMemObject(out_m[k]);
     }
-    TU_RELEASE(ctx, q, tab, ids_m, w_m, wa_m, wb_m);
+    TU_RELEASE(ctx, q, tab, ids_m, w_m[0], w_m[1], w_m[2]);
 }
 END_TEST
 
