@@ -213,13 +213,9 @@ static void run_drun(sinpe_context *ctx, cl_command_queue q, const drun *r)
         volatile float x = prod;
         if (!r->skip_pe)
             x = prod + pe[((size_t)r->start + t) * dim + col];
-        uint32_t want;
-        if (r->ot == SINPE_F32)
-            want = fr_f32_bits(x);
-        else if (r->ot == SINPE_F16)
-            want = fr_f32_to_f16(x);
-        else
-            want = fr_f32_to_bf16(x);
+        uint32_t want = r->ot == SINPE_F32   ? fr_f32_bits(x)
+                        : r->ot == SINPE_F16 ? fr_f32_to_f16(x)
+                                             : fr_f32_to_bf16(x);
         if (isnan(x)) {
             ck_assert_msg(fr_raw_is_nan(raw, r->ot) && raw != poison,
                           "%s: row %zu col %zu: weight %.9g (NaN) gave 0x%x, not a NaN", what,
@@ -236,12 +232,7 @@ static void run_drun(sinpe_context *ctx, cl_command_queue q, const drun *r)
 
     free(got);
     free(pe);
-    clReleaseMemObject(ids_m);
-    clReleaseMemObject(w_m);
-    clReleaseMemObject(out_m);
-    if (pos_m)
-        clReleaseMemObject(pos_m);
-    sinpe_table_release(tab);
+    TU_RELEASE(NULL, NULL, tab, ids_m, w_m, out_m, pos_m);
 }
 
 /* A float of random sign and magnitude 2^lo .. 2^hi. */
