@@ -455,27 +455,13 @@ done:
         clReleaseEvent(ev);
     if (ev_gather)
         clReleaseEvent(ev_gather);
-    release_mem(a.ids);
-    release_mem(a.weights);
-    release_mem(a.weight_scales);
-    release_mem(a.positions);
-    release_mem(a.seq_starts);
-    release_mem(a.pad_counts);
-    release_mem(a.bad_ids);
-    release_mem(a.out);
-    free(ids);
-    free(w);
-    free(sc);
-    free(pos);
-    free(ss);
-    free(pc);
-    free(bad);
-    free(poison);
-    free(fused);
-    free(gathered);
-    free(added);
-    free(bad_got);
-    free(ref);
+    cl_mem mems[] = {a.ids, a.weights, a.weight_scales, a.positions,
+                     a.seq_starts, a.pad_counts, a.bad_ids, a.out};
+    for (size_t i = 0; i < sizeof mems / sizeof mems[0]; i++)
+        release_mem(mems[i]);
+    void *bufs[] = {ids, w, sc, pos, ss, pc, bad, poison, fused, gathered, added, bad_got, ref};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+        free(bufs[i]);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -487,6 +473,32 @@ enum {
     CFG_FAIRSEQ_RIGHT, CFG_FAIRSEQ_LEFT, CFG_ZERO_OUTPUT, CFG_ZERO_EMBEDDING, CFG_SHARD_SKIP,
     CFG_SHARD_PAD, CFG_FAR, CFG_NO_ROWS, CFG_GROUPS, CFG_ALIGNED_ROWS, CFG_QUANT, CFG_OWNER,
     CFG_COUNT
+};
+
+/* Each configuration's name and shape; setup_case sets the rest. */
+static const struct {
+    const char *name;
+    size_t n_seqs, seq_len;
+} cfgs[CFG_COUNT] = {
+    [CFG_PLAIN] = {"plain", 2, 5},
+    [CFG_OFFSETS] = {"offsets", 3, 3},
+    [CFG_POSITIONS] = {"positions", 3, 4},
+    [CFG_BROADCAST] = {"broadcast", 10, 3}, /* more than one group of sequences */
+    [CFG_SEQ_STARTS] = {"seq_starts+pad_counts", 4, 6},
+    [CFG_STARTS_AND_POS] = {"positions+seq_starts", 3, 3},
+    /* seq_len 13: several segments of a small work-group */
+    [CFG_FAIRSEQ_RIGHT] = {"fairseq right-padded, zero_pe", 3, 13},
+    [CFG_FAIRSEQ_LEFT] = {"fairseq left-padded", 2, 9},
+    [CFG_ZERO_OUTPUT] = {"pad zero_output", 2, 5},
+    [CFG_ZERO_EMBEDDING] = {"pad zero_embedding", 2, 5},
+    [CFG_SHARD_SKIP] = {"shard, skip_pe", 2, 7},
+    [CFG_SHARD_PAD] = {"shard, pad zero_pe", 2, 5},
+    [CFG_FAR] = {"far positions", 1, 6},
+    [CFG_NO_ROWS] = {"table without rows", 2, 3},
+    [CFG_GROUPS] = {"sequence groups", 9, 1},
+    [CFG_ALIGNED_ROWS] = {"aligned rows, positions", 5, 3},
+    [CFG_QUANT] = {"quantized weights", 3, 4},
+    [CFG_OWNER] = {"owner shard", 3, 5},
 };
 
 static const size_t case_dims[] = {1, 3, 7, 13, 16, 8, 2, 5};
@@ -515,8 +527,9 @@ static void setup_case(int cfg, int pair, ecase *c)
     sinpe_embed_args_init(a);
     a->weights_dtype = (sinpe_dtype)(pair / 3);
     a->out_dtype = (sinpe_dtype)(pair % 3);
-    a->n_seqs = 2;
-    a->seq_len = 5;
+    c->name = cfgs[cfg].name;
+    a->n_seqs = cfgs[cfg].n_seqs;
+    a->seq_len = cfgs[cfg].seq_len;
     a->vocab = 11;
     a->token_scale = pair % 2 ? 2.5f : 1.0f;
     c->pos_lo = -40;
@@ -525,12 +538,8 @@ static void setup_case(int cfg, int pair, ecase *c)
 
     switch (cfg) {
     case CFG_PLAIN:
-        c->name = "plain";
         break;
     case CFG_OFFSETS:
-        c->name = "offsets";
-        a->n_seqs = 3;
-        a->seq_len = 3;
         a->ids_offset = 3;
         a->weights_offset = 5;
         a->weights_stride = dim + 3;
@@ -542,17 +551,11 @@ static void setup_case(int cfg, int pair, ecase *c)
         c->bad_mix = 1;
         break;
     case CFG_POSITIONS:
-        c->name = "positions";
-        a->n_seqs = 3;
-        a->seq_len = 4;
         a->positions_offset = 4;
         a->start = -3;
         c->with_positions = 1;
         break;
     case CFG_BROADCAST:
-        c->name = "broadcast";
-        a->n_seqs = 10; /* more than one group of sequences */
-        a->seq_len = 3;
         a->positions_offset = 1;
         a->positions_broadcast = 1;
         a->out_stride = dim + 1;
@@ -561,9 +564,6 @@ static void setup_case(int cfg, int pair, ecase *c)
         c->pos_hi = 200;
         break;
     case CFG_SEQ_STARTS:
-        c->name = "seq_starts+pad_counts";
-        a->n_seqs = 4;
-        a->seq_len = 6;
         a->seq_starts_offset = 2;
         a->pad_counts_offset = 3;
         a->start = 2;
@@ -571,9 +571,6 @@ static void setup_case(int cfg, int pair, ecase *c)
         c->with_pad_counts = 1;
         break;
     case CFG_STARTS_AND_POS:
-        c->name = "positions+seq_starts";
-        a->n_seqs = 3;
-        a->seq_len = 3;
         a->seq_starts_offset = 1;
         a->positions_offset = 2;
         a->positions_broadcast = pair % 2;
@@ -582,18 +579,12 @@ static void setup_case(int cfg, int pair, ecase *c)
         c->with_pad_counts = pair % 2 == 0;
         break;
     case CFG_FAIRSEQ_RIGHT:
-        c->name = "fairseq right-padded, zero_pe";
-        a->n_seqs = 3;
-        a->seq_len = 13; /* several segments of a small work-group */
         a->position_rule = SINPE_POSITIONS_FAIRSEQ;
         a->pad_policy = SINPE_PAD_ZERO_PE;
         a->pad_id = 1;
         c->pads = PADS_RIGHT;
         break;
     case CFG_FAIRSEQ_LEFT:
-        c->name = "fairseq left-padded";
-        a->n_seqs = 2;
-        a->seq_len = 9;
         a->ids_offset = 2;
         a->position_rule = SINPE_POSITIONS_FAIRSEQ;
         a->pad_id = 2;
@@ -601,23 +592,18 @@ static void setup_case(int cfg, int pair, ecase *c)
         c->pads = PADS_LEFT;
         break;
     case CFG_ZERO_OUTPUT:
-        c->name = "pad zero_output";
         a->pad_policy = SINPE_PAD_ZERO_OUTPUT;
         a->pad_id = 3;
         a->out_offset = 1;
         c->pads = PADS_RANDOM;
         break;
     case CFG_ZERO_EMBEDDING:
-        c->name = "pad zero_embedding";
         a->pad_policy = SINPE_PAD_ZERO_EMBEDDING;
         a->pad_id = 0;
         a->start = 1;
         c->pads = PADS_RANDOM;
         break;
     case CFG_SHARD_SKIP:
-        c->name = "shard, skip_pe";
-        a->n_seqs = 2;
-        a->seq_len = 7;
         a->vocab = 7;
         a->vocab_shard = 1;
         a->vocab_start = 20;
@@ -627,7 +613,6 @@ static void setup_case(int cfg, int pair, ecase *c)
         c->bad_mix = 1;
         break;
     case CFG_SHARD_PAD:
-        c->name = "shard, pad zero_pe";
         a->vocab = 6;
         a->vocab_shard = 1;
         a->vocab_start = 9;
@@ -638,28 +623,19 @@ static void setup_case(int cfg, int pair, ecase *c)
         c->pads = PADS_RANDOM;
         break;
     case CFG_FAR:
-        c->name = "far positions";
-        a->n_seqs = 1;
-        a->seq_len = 6;
         a->start = pair % 2 ? -5000 : 16000000;
         break;
     case CFG_NO_ROWS:
         /* Wider than the 64-byte placeholder buffer that stands in for a
            table without rows: a kernel that read it would read past it. */
-        c->name = "table without rows";
         c->table_rows = 0;
         c->spec = ref_spec(dim + 24, layout, odd == SINPE_ODD_ERROR ? SINPE_ODD_ZERO_LAST : odd,
                             (double)(pair % 2), bases[cfg % 3], 0.75);
-        a->n_seqs = 2;
-        a->seq_len = 3;
         c->with_positions = 1;
         c->pos_lo = -100;
         c->pos_hi = 100;
         break;
     case CFG_GROUPS:
-        c->name = "sequence groups";
-        a->n_seqs = 9;
-        a->seq_len = 1;
         a->start = 7;
         c->on_context_queue = 1;
         break;
@@ -667,10 +643,7 @@ static void setup_case(int cfg, int pair, ecase *c)
         /* Offsets and strides in whole 16-byte blocks for every storage
            type, and dim 24: the wide and streamed row paths (a CPU's table
            part takes 16 columns, then an 8-column row end). */
-        c->name = "aligned rows, positions";
         c->spec = ref_spec(24, layout, SINPE_ODD_ZERO_LAST, 1.0, 10000.0, 1.0);
-        a->n_seqs = 5;
-        a->seq_len = 3;
         a->out_offset = 8;
         a->out_stride = 32;
         a->weights_offset = 8;
@@ -683,10 +656,7 @@ static void setup_case(int cfg, int pair, ecase *c)
         /* pair: weights I8, Q8_0, E4M3, E5M2 in turn, into every output
            type; offsets and strides (whole blocks for Q8_0), positions
            past the table, bad ids. */
-        c->name = "quantized weights";
         a->weights_dtype = ref_quantized_type(pair);
-        a->n_seqs = 3;
-        a->seq_len = 4;
         a->start = 10;
         c->with_bad = 1;
         c->bad_mix = 1;
@@ -707,9 +677,6 @@ static void setup_case(int cfg, int pair, ecase *c)
         /* One shard of a vocabulary of 20 under the OWNER rule: the first,
            the last or a middle one; pads (zero_pe, pad id maybe elsewhere),
            ids of other shards and of none. */
-        c->name = "owner shard";
-        a->n_seqs = 3;
-        a->seq_len = 5;
         a->vocab = 7;
         a->vocab_shard = SINPE_SHARD_OWNER;
         a->vocab_start = pair % 3 == 0 ? 0 : pair % 3 == 1 ? 13 : 5;
