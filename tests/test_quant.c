@@ -2,14 +2,15 @@
  * test_quant.c -- the quantized weight types (I8 with row scales, ggml's
  * Q8_0 blocks, OCP FP8 E4M3 and E5M2) and sinpe_quantize.
  *
- * The decoders here are written from the layouts' public descriptions (OCP
- * 8-bit floating point specification, ggml's block_q8_0), in float64,
- * apart from the library's.  Every FP8 code and every int8 value is decoded
- * through the fused call and compared with them; then the fused, gather
- * and add calls over quantized weights are compared byte for byte with the
- * same calls over the float32 table that holds the decoded weights, which
- * the other suites check against float64 references: the kernels compute
- * token_scale * w + PE from the same w either way.
+ * The decoders (ref_load, tests/grind/ref.c) are written from the layouts'
+ * public descriptions (OCP 8-bit floating point specification, ggml's
+ * block_q8_0), in float64, apart from the library's.  Every FP8 code and
+ * every int8 value is decoded through the fused call and compared with
+ * them; then the fused, gather and add calls over quantized weights are
+ * compared byte for byte with the same calls over the float32 table that
+ * holds the decoded weights, which the other suites check against float64
+ * references: the kernels compute token_scale * w + PE from the same w
+ * either way.
  */
 #include "family_ref.h"
 #include "sinpe_internal.h"
@@ -22,55 +23,14 @@
 #include <unistd.h>
 
 /* ------------------------------------------------------------------------ */
-/* Reference decoders                                                       */
+/* A quantized table on the device                                          */
 /* ------------------------------------------------------------------------ */
-
-/* OCP E4M3 ("fn"): bias 7, no infinities, S.1111.111 NaN. */
-static double ref_e4m3(unsigned c)
-{
-    int s = c >> 7, e = (c >> 3) & 15, m = c & 7;
-    double v;
-    if (e == 15 && m == 7)
-        return NAN;
-    v = e == 0 ? ldexp(m, -9) : ldexp(8 + m, e - 10);
-    return s ? -v : v;
-}
-
-/* OCP E5M2: bias 15, infinities and NaNs as IEEE. */
-static double ref_e5m2(unsigned c)
-{
-    int s = c >> 7, e = (c >> 2) & 31, m = c & 3;
-    double v;
-    if (e == 31)
-        v = m ? NAN : INFINITY;
-    else
-        v = e == 0 ? ldexp(m, -16) : ldexp(4 + m, e - 17);
-    return s ? -v : v;
-}
-
-/* Value i of a weights buffer of type t (row scale applied by the caller,
-   Q8_0's block scale here). */
-static double ref_value(const unsigned char *buf, size_t i, sinpe_dtype t)
-{
-    if (t == SINPE_Q8_0) {
-        const unsigned char *b = buf + (i / 32) * 34;
-        double d = fr_f16_to_f32((uint16_t)(b[0] | b[1] << 8));
-        return d * (signed char)b[2 + i % 32];
-    }
-    if (t == SINPE_I8)
-        return (signed char)buf[i];
-    return t == SINPE_FP8_E4M3 ? ref_e4m3(buf[i]) : ref_e5m2(buf[i]);
-}
 
 /* Bytes of values values of t. */
 static size_t ref_bytes(sinpe_dtype t, size_t values)
 {
     return t == SINPE_Q8_0 ? values / 32 * 34 : values;
 }
-
-/* ------------------------------------------------------------------------ */
-/* A quantized table on the device                                          */
-/* ------------------------------------------------------------------------ */
 
 typedef struct qtab {
     sinpe_dtype type;
@@ -85,7 +45,7 @@ typedef struct qtab {
 /* The float32 weight of row r, column c: v rounded once with its scale. */
 static float ref_weight(const qtab *q, size_t r, size_t c)
 {
-    double v = ref_value(q->bytes, r * q->dim + c, q->type);
+    double v = ref_load(q->type, q->bytes, r * q->dim + c);
     double s = q->scales     ? q->scales[r]
                : q->scales16 ? fr_f16_to_f32(q->scales16[r])
                : q->type == SINPE_FP8_E4M3 || q->type == SINPE_FP8_E5M2 ? q->tensor_scale
@@ -588,7 +548,8 @@ static unsigned nearest_fp8(double v, sinpe_dtype t)
     unsigned best = 0;
     double best_err = INFINITY;
     for (unsigned c = 0; c < 256; c++) {
-        double d = t == SINPE_FP8_E4M3 ? ref_e4m3(c) : ref_e5m2(c), err = fabs(d - v);
+        unsigned char code = (unsigned char)c;
+        double d = ref_load(t, &code, 0), err = fabs(d - v);
         if (isnan(d) || isinf(d) || (d == 0.0 && signbit(d) != signbit(v)))
             continue;
         if (err < best_err || (err == best_err && !(c & 1))) {
