@@ -91,6 +91,14 @@ static void release(cl_mem m)
         clReleaseMemObject(m);
 }
 
+/* Releases the n events of evs that are not NULL. */
+static void release_events(const cl_event *evs, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (evs[i])
+            clReleaseEvent(evs[i]);
+}
+
 static sinpe_spec spec_variant(int k)
 {
     sinpe_spec s;
@@ -249,12 +257,7 @@ static int job_run(job *j, cl_command_queue q, sinpe_table *tab, const char *whe
 done:
     if (!good)
         clFinish(q);
-    if (e_fused)
-        clReleaseEvent(e_fused);
-    if (e_gather)
-        clReleaseEvent(e_gather);
-    if (e_add)
-        clReleaseEvent(e_add);
+    release_events((cl_event[]){e_fused, e_gather, e_add}, 3);
     free(out1);
     free(out2);
     return good;
@@ -409,14 +412,10 @@ static void out_of_order(void)
                 job_check(&k, ref_side, NULL, "out-of-order independent");
                 count(&calls, 2);
             }
-            if (bar)
-                clReleaseEvent(bar);
+            release_events(&bar, 1);
         }
         clFinish(q);
-        cl_event evs[] = {w, g, ad, rd, f, rf};
-        for (int i = 0; i < 6; i++)
-            if (evs[i])
-                clReleaseEvent(evs[i]);
+        release_events((cl_event[]){w, g, ad, rd, f, rf}, 6);
         free(got);
         free(ref_side);
         free(fused);
@@ -535,14 +534,7 @@ release_user:
     }
     free(seen);
 done:
-    if (user)
-        clReleaseEvent(user);
-    if (e_fused)
-        clReleaseEvent(e_fused);
-    if (e_gather)
-        clReleaseEvent(e_gather);
-    if (e_add)
-        clReleaseEvent(e_add);
+    release_events((cl_event[]){user, e_fused, e_gather, e_add}, 4);
     clFinish(q2);
     clReleaseCommandQueue(q2);
     clReleaseCommandQueue(q);
