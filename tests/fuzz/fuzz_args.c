@@ -691,14 +691,21 @@ static void fuzz_embed(reader *r)
 /* sinpe_enqueue_timesteps and sinpe_enqueue_table_rows                     */
 /* ------------------------------------------------------------------------ */
 
-static void fuzz_timesteps(reader *r)
+/*
+ * sinpe_enqueue_timesteps (timesteps) or sinpe_enqueue_table_rows: count
+ * rows of PE into out, of timesteps read from ts or of the table's rows
+ * from row0.
+ */
+static void fuzz_rows(reader *r, int timesteps)
 {
     size_t dim;
     int queue_ok;
     sinpe_table *tab = pick_table(r, &dim);
     cl_command_queue q = pick_queue(r, &queue_ok);
     size_t tdim = dim ? dim : 1;
-    size_t count = pick_size(r, 8), ts_off = pick_size(r, 4), out_off = pick_size(r, 5);
+    cl_int row0 = timesteps ? 0 : pick_int(r, -200, 3000);
+    size_t count = pick_size(r, timesteps ? 8 : 12), ts_off = timesteps ? pick_size(r, 4) : 0;
+    size_t out_off = pick_size(r, 5);
     size_t stride = u8(r) % 4 == 0 ? 0 : pick_size(r, tdim + 3);
     sinpe_dtype ot = (sinpe_dtype)pick_enum(r, 3);
     size_t oes = (unsigned)ot <= SINPE_BF16 ? ref_dtype_size(ot) : 4;
@@ -707,8 +714,10 @@ static void fuzz_timesteps(reader *r)
     waits w;
     cl_event ev = NULL;
 
-    call_name = "sinpe_enqueue_timesteps";
-    make_buf(r, &ts, extent_bytes(ts_off, count, 4), 4, 1);
+    call_name = timesteps ? "sinpe_enqueue_timesteps" : "sinpe_enqueue_table_rows";
+    memset(&ts, 0, sizeof ts); /* table_rows: none */
+    if (timesteps)
+        make_buf(r, &ts, extent_bytes(ts_off, count, 4), 4, 1);
     make_buf(r, &out, extent_bytes(out_off, mul_add(count ? count - 1 : 0, st_, tdim), oes), oes,
              1);
     if (ts.own)
@@ -722,12 +731,20 @@ static void fuzz_timesteps(reader *r)
     make_waits(r, &w);
 
     int verdict = V_OK;
-    if (!tab || !queue_ok || !w.valid || count == 0 || count > (size_t)INT32_MAX ||
-        st_ < dim || (unsigned)ot > SINPE_BF16 || !buf_ok(&ts, extent_bytes(ts_off, count, 4)) ||
+    if (!tab || !queue_ok || !w.valid || count == 0 || st_ < dim || (unsigned)ot > SINPE_BF16 ||
         !buf_ok(&out, extent_bytes(out_off, mul_add(count - 1, st_, dim), oes)))
         verdict = V_BAD;
-    sinpe_status st = sinpe_enqueue_timesteps(tab, q, ts.mem, ts_off, count, out.mem, out_off,
-                                              stride, ot, w.n, w.list, u8(r) & 1 ? &ev : NULL);
+    if (timesteps && (count > (size_t)INT32_MAX || !buf_ok(&ts, extent_bytes(ts_off, count, 4))))
+        verdict = V_BAD;
+    if (!timesteps &&
+        (count > (size_t)INT_MAX || (int64_t)row0 + (int64_t)count - 1 > INT_MAX))
+        verdict = V_BAD;
+    cl_event *evp = u8(r) & 1 ? &ev : NULL;
+    sinpe_status st =
+        timesteps ? sinpe_enqueue_timesteps(tab, q, ts.mem, ts_off, count, out.mem, out_off,
+                                            stride, ot, w.n, w.list, evp)
+                  : sinpe_enqueue_table_rows(tab, q, row0, count, out.mem, out_off, stride, ot,
+                                             w.n, w.list, evp);
     judge(st, timesteps_codes, COUNT(timesteps_codes), verdict);
     cl_must(clFinish(queue), "clFinish");
     if (ev)
@@ -737,60 +754,18 @@ static void fuzz_timesteps(reader *r)
     if (st == SINPE_SUCCESS) {
         sinpe_spec spec = sinpe_table_spec(tab);
         double *ref = xcalloc(count * dim, sizeof *ref);
-        ref_timesteps(&spec, (const float *)(ts.host + 4 * ts_off), count, ref);
-        check_rows_out(&out, ot, out_off, st_, count, dim, ref, 1);
+        int values = 1;
+        if (timesteps) {
+            ref_timesteps(&spec, (const float *)(ts.host + 4 * ts_off), count, ref);
+        } else {
+            for (size_t i = 0; i < count; i++)
+                ref_pe_row(&spec, (double)row0 + (double)i, ref + i * dim);
+            values = row0 > -(1 << 24) && (int64_t)row0 + (int64_t)count < (1 << 24);
+        }
+        check_rows_out(&out, ot, out_off, st_, count, dim, ref, values);
         free(ref);
     }
     free_buf(&ts);
-    free_buf(&out);
-}
-
-static void fuzz_table_rows(reader *r)
-{
-    size_t dim;
-    int queue_ok;
-    sinpe_table *tab = pick_table(r, &dim);
-    cl_command_queue q = pick_queue(r, &queue_ok);
-    size_t tdim = dim ? dim : 1;
-    cl_int row0 = pick_int(r, -200, 3000);
-    size_t nrows = pick_size(r, 12), out_off = pick_size(r, 5);
-    size_t stride = u8(r) % 4 == 0 ? 0 : pick_size(r, tdim + 3);
-    sinpe_dtype ot = (sinpe_dtype)pick_enum(r, 3);
-    size_t oes = (unsigned)ot <= SINPE_BF16 ? ref_dtype_size(ot) : 4;
-    size_t st_ = stride ? stride : tdim;
-    buf out;
-    waits w;
-    cl_event ev = NULL;
-
-    call_name = "sinpe_enqueue_table_rows";
-    make_buf(r, &out, extent_bytes(out_off, mul_add(nrows ? nrows - 1 : 0, st_, tdim), oes), oes,
-             1);
-    fill_values(&out, r, ot);
-    upload(&out);
-    make_waits(r, &w);
-    int verdict = V_OK;
-    if (!tab || !queue_ok || !w.valid || nrows == 0 || nrows > (size_t)INT_MAX ||
-        (int64_t)row0 + (int64_t)(nrows - 1) > INT_MAX || st_ < dim ||
-        (unsigned)ot > SINPE_BF16 ||
-        !buf_ok(&out, extent_bytes(out_off, mul_add(nrows - 1, st_, dim), oes)))
-        verdict = V_BAD;
-    sinpe_status st = sinpe_enqueue_table_rows(tab, q, row0, nrows, out.mem, out_off, stride, ot,
-                                               w.n, w.list, u8(r) & 1 ? &ev : NULL);
-    judge(st, timesteps_codes, COUNT(timesteps_codes), verdict);
-    cl_must(clFinish(queue), "clFinish");
-    if (ev)
-        clReleaseEvent(ev);
-    if (st != SINPE_SUCCESS && !unchanged(&out))
-        die("a failed call changed its output (status %d)", (int)st);
-    if (st == SINPE_SUCCESS) {
-        sinpe_spec spec = sinpe_table_spec(tab);
-        double *ref = xcalloc(nrows * dim, sizeof *ref);
-        for (size_t i = 0; i < nrows; i++)
-            ref_pe_row(&spec, (double)row0 + (double)i, ref + i * dim);
-        int values = row0 > -(1 << 24) && (int64_t)row0 + (int64_t)nrows < (1 << 24);
-        check_rows_out(&out, ot, out_off, st_, nrows, dim, ref, values);
-        free(ref);
-    }
     free_buf(&out);
 }
 
@@ -1063,10 +1038,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fuzz_embed(&r);
         break;
     case 3:
-        fuzz_timesteps(&r);
+        fuzz_rows(&r, 1);
         break;
     case 4:
-        fuzz_table_rows(&r);
+        fuzz_rows(&r, 0);
         break;
     case 5:
         fuzz_table_create(&r);
