@@ -421,28 +421,12 @@ START_TEST(tuning_abi_layout)
     cl_uint scale_bits;
     memcpy(&scale_bits, &scale, sizeof scale);
     memset(&p, 0xCC, sizeof p);
-    p.ids_off = 0x0101010101ull;
-    p.e_off = 0x0202020202ull;
-    p.e_stride = 0x0303030303ull;
-    p.out_off = 0x0404040404ull;
-    p.out_stride = 0x0505050505ull;
-    p.pos_off = 0x0606060606ull;
-    p.seq_start_off = 0x0707070707ull;
-    p.pad_count_off = 0x0808080808ull;
-    p.vocab = 9;
-    p.vocab_start = 10;
-    p.tab_rows = 11;
-    p.start = 12;
-    p.pad_id = 13;
-    p.pad_policy = 14;
-    p.flags = 15;
-    p.dim = 16;
-    p.seq_len = 17;
-    p.n_seqs = 18;
-    p.scale = scale;
-    p.ws_off = 0x1414141414ull;
-    p.ws_type = 21;
-    p.wscale = -scale;
+    p.ids_off = 0x0101010101ull, p.e_off = 0x0202020202ull, p.e_stride = 0x0303030303ull;
+    p.out_off = 0x0404040404ull, p.out_stride = 0x0505050505ull, p.pos_off = 0x0606060606ull;
+    p.seq_start_off = 0x0707070707ull, p.pad_count_off = 0x0808080808ull;
+    p.vocab = 9, p.vocab_start = 10, p.tab_rows = 11, p.start = 12, p.pad_id = 13;
+    p.pad_policy = 14, p.flags = 15, p.dim = 16, p.seq_len = 17, p.n_seqs = 18;
+    p.scale = scale, p.ws_off = 0x1414141414ull, p.ws_type = 21, p.wscale = -scale;
     const cl_ulong want[23] = {0x0101010101ull, 0x0202020202ull, 0x0303030303ull,
                                0x0404040404ull, 0x0505050505ull, 0x0606060606ull,
                                0x0707070707ull, 0x0808080808ull, 9, 10, 11, 12, 13, 14, 15, 16,
@@ -459,11 +443,9 @@ START_TEST(tuning_abi_layout)
     for (int i = 0; i < 23; i++)
         ck_assert_msg(got[i] == want[i], "field %d: the device read %llu, the host wrote %llu",
                       i, (unsigned long long)got[i], (unsigned long long)want[i]);
-    clReleaseMemObject(out);
-    clReleaseCommandQueue(q);
     clReleaseKernel(k);
     clReleaseProgram(prog);
-    sinpe_context_release(ctx);
+    TU_RELEASE(ctx, q, NULL, out);
     free(src);
     free(abi);
 }
