@@ -193,11 +193,7 @@ static void check_works(sinpe_context *ctx)
     float *got = tu_read_floats(q, out_m, NS * SL * DIM);
     tu_check_rows(got, 0, DIM, NS * SL, DIM, ref, TU_EMBED_TOL, TU_EMBED_TOL, "embed");
     free(got);
-    clReleaseMemObject(ids_m);
-    clReleaseMemObject(w_m);
-    clReleaseMemObject(out_m);
-    clReleaseCommandQueue(q);
-    sinpe_table_release(tab);
+    TU_RELEASE(NULL, q, tab, ids_m, w_m, out_m);
 }
 
 /* Creates a context, checks how many of its programs came from the disk
