@@ -16,21 +16,17 @@
 #define POISON 0xA5
 #define EXTRA 64 /* bytes a newer header might have appended */
 
-static int all_poison(const unsigned char *p, size_t n)
+/* Whether the n bytes at p are all byte. */
+static int all_bytes(const unsigned char *p, size_t n, unsigned char byte)
 {
     for (size_t i = 0; i < n; i++)
-        if (p[i] != POISON)
+        if (p[i] != byte)
             return 0;
     return 1;
 }
 
-static int all_zero(const unsigned char *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (p[i])
-            return 0;
-    return 1;
-}
+#define all_poison(p, n) all_bytes((p), (n), POISON)
+#define all_zero(p, n) all_bytes((p), (n), 0)
 
 /* The type table against what the header states of each type. */
 START_TEST(dtype_query_states_the_header)
