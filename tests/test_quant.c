@@ -72,6 +72,16 @@ static void qtab_drop_scales(qtab *q)
     q->scales16 = NULL;
 }
 
+/* An empty table of rows x dim values of type: the layout's bytes unset. */
+static void qtab_new(qtab *q, sinpe_dtype type, size_t rows, size_t dim)
+{
+    memset(q, 0, sizeof *q);
+    q->type = type;
+    q->rows = rows;
+    q->dim = dim;
+    q->bytes = tu_malloc(ref_bytes(type, rows * dim));
+}
+
 static void qtab_free(qtab *q)
 {
     qtab_drop_scales(q);
@@ -94,10 +104,11 @@ static void q_args(sinpe_embed_args *a, sinpe_context *ctx, const qtab *q, cl_me
 }
 
 /*
- * Every token's fused output with PE left out and token_scale 1, fp32: the
- * weights themselves.  ids: row t % rows for token t.
+ * Decodes q's weights, then asserts that every token's fused output with PE
+ * left out and token_scale 1, fp32, holds them bit for bit (NaN for NaN):
+ * row t % rows for token t.
  */
-static float *decoded_on_device(sinpe_context *ctx, const qtab *q, size_t tokens)
+static void check_decoded(sinpe_context *ctx, qtab *q, size_t tokens, const char *what)
 {
     cl_command_queue cq = tu_queue(ctx);
     sinpe_embed_args a;
@@ -105,6 +116,7 @@ static float *decoded_on_device(sinpe_context *ctx, const qtab *q, size_t tokens
     int32_t *ids = tu_malloc(tokens * sizeof *ids);
     for (size_t t = 0; t < tokens; t++)
         ids[t] = (int32_t)(t % q->rows);
+    qtab_decode(q);
     sinpe_table *tab = tu_table(ctx, q->dim, 4);
     sinpe_embed_args_init(&a);
     q_args(&a, ctx, q, bufs);
@@ -117,12 +129,6 @@ static float *decoded_on_device(sinpe_context *ctx, const qtab *q, size_t tokens
     float *got = tu_read_floats(cq, a.out, tokens * q->dim);
     TU_RELEASE(NULL, cq, tab, a.ids, a.out, bufs[0], bufs[1]);
     free(ids);
-    return got;
-}
-
-/* Asserts that got holds q's weights for ids t % rows, NaN for NaN. */
-static void check_decoded(const qtab *q, const float *got, size_t tokens, const char *what)
-{
     for (size_t t = 0; t < tokens; t++)
         for (size_t c = 0; c < q->dim; c++) {
             float want = q->w[(t % q->rows) * q->dim + c], g = got[t * q->dim + c];
@@ -131,6 +137,7 @@ static void check_decoded(const qtab *q, const float *got, size_t tokens, const 
                      t % q->rows, c, (double)g, fr_f32_bits(g), (double)want,
                      fr_f32_bits(want));
         }
+    free(got);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -144,11 +151,7 @@ START_TEST(quant_fp8_every_code)
     static const float tensor_scales[] = {1.0f, 0.3f};
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     qtab q;
-    memset(&q, 0, sizeof q);
-    q.type = _i ? SINPE_FP8_E5M2 : SINPE_FP8_E4M3;
-    q.rows = 256;
-    q.dim = 16;
-    q.bytes = tu_malloc(q.rows * q.dim);
+    qtab_new(&q, _i ? SINPE_FP8_E5M2 : SINPE_FP8_E4M3, 256, 16);
     for (size_t r = 0; r < q.rows; r++) /* row r starts at code r, every code in each column */
         for (size_t c = 0; c < q.dim; c++)
             q.bytes[r * q.dim + c] = (unsigned char)(r + 17 * c);
@@ -167,11 +170,8 @@ START_TEST(quant_fp8_every_code)
             for (size_t r = 0; r < q.rows; r++)
                 q.scales16[r] = (uint16_t)tu_rng_int(&rng, 0x0001, 0x7bff);
         }
-        qtab_decode(&q);
-        float *got = decoded_on_device(ctx, &q, q.rows);
         snprintf(what, sizeof what, "%s, scale mode %d", _i ? "E5M2" : "E4M3", mode);
-        check_decoded(&q, got, q.rows, what);
-        free(got);
+        check_decoded(ctx, &q, q.rows, what);
     }
     qtab_free(&q);
     sinpe_context_release(ctx);
@@ -187,11 +187,7 @@ START_TEST(quant_i8_every_value)
     static const uint16_t f16_scales[] = {0x0001, 0x03ff, 0x0400, 0x2e66, 0x3c00, 0x7bff};
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     qtab q;
-    memset(&q, 0, sizeof q);
-    q.type = SINPE_I8;
-    q.rows = 14;
-    q.dim = 256;
-    q.bytes = tu_malloc(q.rows * q.dim);
+    qtab_new(&q, SINPE_I8, 14, 256);
     for (size_t r = 0; r < q.rows; r++)
         for (size_t c = 0; c < q.dim; c++)
             q.bytes[r * q.dim + c] = (unsigned char)(c + r);
@@ -206,10 +202,7 @@ START_TEST(quant_i8_every_value)
             for (size_t r = 0; r < q.rows; r++)
                 q.scales[r] = (r & 1 ? -1.0f : 1.0f) * f32_scales[r % 8];
         }
-        qtab_decode(&q);
-        float *got = decoded_on_device(ctx, &q, 2 * q.rows);
-        check_decoded(&q, got, 2 * q.rows, f16 ? "I8, fp16 scales" : "I8, fp32 scales");
-        free(got);
+        check_decoded(ctx, &q, 2 * q.rows, f16 ? "I8, fp16 scales" : "I8, fp32 scales");
     }
     qtab_free(&q);
     sinpe_context_release(ctx);
@@ -223,12 +216,8 @@ START_TEST(quant_q80_blocks)
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     tu_rng rng;
     qtab q;
-    memset(&q, 0, sizeof q);
     tu_rng_init(&rng, "q8_0");
-    q.type = SINPE_Q8_0;
-    q.rows = 40;
-    q.dim = 64;
-    q.bytes = tu_malloc(ref_bytes(q.type, q.rows * q.dim));
+    qtab_new(&q, SINPE_Q8_0, 40, 64);
     for (size_t b = 0; b < q.rows * q.dim / 32; b++) {
         uint16_t d = (uint16_t)tu_rng_int(&rng, 0, 0xfbff);
         if ((d & 0x7c00) == 0x7c00)
@@ -238,10 +227,7 @@ START_TEST(quant_q80_blocks)
         for (int j = 0; j < 32; j++)
             q.bytes[34 * b + 2 + j] = (unsigned char)tu_rng_int(&rng, 0, 255);
     }
-    qtab_decode(&q);
-    float *got = decoded_on_device(ctx, &q, q.rows);
-    check_decoded(&q, got, q.rows, "Q8_0");
-    free(got);
+    check_decoded(ctx, &q, q.rows, "Q8_0");
     qtab_free(&q);
     sinpe_context_release(ctx);
 }
@@ -256,14 +242,10 @@ static void random_qtab(qtab *q, sinpe_dtype type, size_t rows, size_t dim, int 
                         tu_rng *rng)
 {
     float *x = tu_malloc(rows * dim * sizeof *x);
-    memset(q, 0, sizeof *q);
-    q->type = type;
-    q->rows = rows;
-    q->dim = dim;
+    qtab_new(q, type, rows, dim);
     q->tensor_scale = 1.0f;
     for (size_t i = 0; i < rows * dim; i++)
         x[i] = tu_rng_float(rng, -3.0f, 3.0f);
-    q->bytes = tu_malloc(ref_bytes(type, rows * dim));
     if (type == SINPE_I8 || (type != SINPE_Q8_0 && f16_scales >= 0)) {
         if (f16_scales > 0)
             q->scales16 = tu_malloc(rows * 2);
