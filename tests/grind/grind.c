@@ -475,30 +475,36 @@ enum {
     CFG_COUNT
 };
 
-/* Each configuration's name and shape; setup_case sets the rest. */
+/*
+ * Each configuration's name and shape, its start, and whether it has
+ * explicit positions, bad ids (some outside the vocabulary) and pads;
+ * setup_case sets the rest.
+ */
 static const struct {
     const char *name;
     size_t n_seqs, seq_len;
+    cl_int start;
+    int positions, bad, pads;
 } cfgs[CFG_COUNT] = {
     [CFG_PLAIN] = {"plain", 2, 5},
-    [CFG_OFFSETS] = {"offsets", 3, 3},
-    [CFG_POSITIONS] = {"positions", 3, 4},
-    [CFG_BROADCAST] = {"broadcast", 10, 3}, /* more than one group of sequences */
-    [CFG_SEQ_STARTS] = {"seq_starts+pad_counts", 4, 6},
-    [CFG_STARTS_AND_POS] = {"positions+seq_starts", 3, 3},
+    [CFG_OFFSETS] = {"offsets", 3, 3, .start = 4, .bad = 1},
+    [CFG_POSITIONS] = {"positions", 3, 4, .start = -3, .positions = 1},
+    [CFG_BROADCAST] = {"broadcast", 10, 3, .positions = 1}, /* more than one group of sequences */
+    [CFG_SEQ_STARTS] = {"seq_starts+pad_counts", 4, 6, .start = 2},
+    [CFG_STARTS_AND_POS] = {"positions+seq_starts", 3, 3, .positions = 1},
     /* seq_len 13: several segments of a small work-group */
-    [CFG_FAIRSEQ_RIGHT] = {"fairseq right-padded, zero_pe", 3, 13},
-    [CFG_FAIRSEQ_LEFT] = {"fairseq left-padded", 2, 9},
-    [CFG_ZERO_OUTPUT] = {"pad zero_output", 2, 5},
-    [CFG_ZERO_EMBEDDING] = {"pad zero_embedding", 2, 5},
-    [CFG_SHARD_SKIP] = {"shard, skip_pe", 2, 7},
-    [CFG_SHARD_PAD] = {"shard, pad zero_pe", 2, 5},
+    [CFG_FAIRSEQ_RIGHT] = {"fairseq right-padded, zero_pe", 3, 13, .pads = PADS_RIGHT},
+    [CFG_FAIRSEQ_LEFT] = {"fairseq left-padded", 2, 9, .start = 5, .pads = PADS_LEFT},
+    [CFG_ZERO_OUTPUT] = {"pad zero_output", 2, 5, .pads = PADS_RANDOM},
+    [CFG_ZERO_EMBEDDING] = {"pad zero_embedding", 2, 5, .start = 1, .pads = PADS_RANDOM},
+    [CFG_SHARD_SKIP] = {"shard, skip_pe", 2, 7, .bad = 1},
+    [CFG_SHARD_PAD] = {"shard, pad zero_pe", 2, 5, .bad = 1, .pads = PADS_RANDOM},
     [CFG_FAR] = {"far positions", 1, 6},
-    [CFG_NO_ROWS] = {"table without rows", 2, 3},
-    [CFG_GROUPS] = {"sequence groups", 9, 1},
-    [CFG_ALIGNED_ROWS] = {"aligned rows, positions", 5, 3},
-    [CFG_QUANT] = {"quantized weights", 3, 4},
-    [CFG_OWNER] = {"owner shard", 3, 5},
+    [CFG_NO_ROWS] = {"table without rows", 2, 3, .positions = 1},
+    [CFG_GROUPS] = {"sequence groups", 9, 1, .start = 7},
+    [CFG_ALIGNED_ROWS] = {"aligned rows, positions", 5, 3, .positions = 1},
+    [CFG_QUANT] = {"quantized weights", 3, 4, .start = 10, .bad = 1},
+    [CFG_OWNER] = {"owner shard", 3, 5, .bad = 1, .pads = PADS_RANDOM},
 };
 
 static const size_t case_dims[] = {1, 3, 7, 13, 16, 8, 2, 5};
@@ -530,6 +536,10 @@ static void setup_case(int cfg, int pair, ecase *c)
     c->name = cfgs[cfg].name;
     a->n_seqs = cfgs[cfg].n_seqs;
     a->seq_len = cfgs[cfg].seq_len;
+    a->start = cfgs[cfg].start;
+    c->with_positions = cfgs[cfg].positions;
+    c->with_bad = c->bad_mix = cfgs[cfg].bad;
+    c->pads = cfgs[cfg].pads;
     a->vocab = 11;
     a->token_scale = pair % 2 ? 2.5f : 1.0f;
     c->pos_lo = -40;
@@ -537,8 +547,6 @@ static void setup_case(int cfg, int pair, ecase *c)
     c->add_without_weights = pair % 2;
 
     switch (cfg) {
-    case CFG_PLAIN:
-        break;
     case CFG_OFFSETS:
         a->ids_offset = 3;
         a->weights_offset = 5;
@@ -546,27 +554,20 @@ static void setup_case(int cfg, int pair, ecase *c)
         a->out_offset = 7;
         a->out_stride = dim + 2;
         a->bad_ids_offset = 2;
-        a->start = 4;
-        c->with_bad = 1;
-        c->bad_mix = 1;
         break;
     case CFG_POSITIONS:
         a->positions_offset = 4;
-        a->start = -3;
-        c->with_positions = 1;
         break;
     case CFG_BROADCAST:
         a->positions_offset = 1;
         a->positions_broadcast = 1;
         a->out_stride = dim + 1;
-        c->with_positions = 1;
         c->pos_lo = 0;
         c->pos_hi = 200;
         break;
     case CFG_SEQ_STARTS:
         a->seq_starts_offset = 2;
         a->pad_counts_offset = 3;
-        a->start = 2;
         c->with_seq_starts = 1;
         c->with_pad_counts = 1;
         break;
@@ -574,7 +575,6 @@ static void setup_case(int cfg, int pair, ecase *c)
         a->seq_starts_offset = 1;
         a->positions_offset = 2;
         a->positions_broadcast = pair % 2;
-        c->with_positions = 1;
         c->with_seq_starts = 1;
         c->with_pad_counts = pair % 2 == 0;
         break;
@@ -582,26 +582,20 @@ static void setup_case(int cfg, int pair, ecase *c)
         a->position_rule = SINPE_POSITIONS_FAIRSEQ;
         a->pad_policy = SINPE_PAD_ZERO_PE;
         a->pad_id = 1;
-        c->pads = PADS_RIGHT;
         break;
     case CFG_FAIRSEQ_LEFT:
         a->ids_offset = 2;
         a->position_rule = SINPE_POSITIONS_FAIRSEQ;
         a->pad_id = 2;
-        a->start = 5;
-        c->pads = PADS_LEFT;
         break;
     case CFG_ZERO_OUTPUT:
         a->pad_policy = SINPE_PAD_ZERO_OUTPUT;
         a->pad_id = 3;
         a->out_offset = 1;
-        c->pads = PADS_RANDOM;
         break;
     case CFG_ZERO_EMBEDDING:
         a->pad_policy = SINPE_PAD_ZERO_EMBEDDING;
         a->pad_id = 0;
-        a->start = 1;
-        c->pads = PADS_RANDOM;
         break;
     case CFG_SHARD_SKIP:
         a->vocab = 7;
@@ -609,8 +603,6 @@ static void setup_case(int cfg, int pair, ecase *c)
         a->vocab_start = 20;
         a->skip_pe = 1;
         a->bad_ids_offset = 1;
-        c->with_bad = 1;
-        c->bad_mix = 1;
         break;
     case CFG_SHARD_PAD:
         a->vocab = 6;
@@ -618,9 +610,6 @@ static void setup_case(int cfg, int pair, ecase *c)
         a->vocab_start = 9;
         a->pad_policy = SINPE_PAD_ZERO_PE;
         a->pad_id = 11;
-        c->with_bad = 1;
-        c->bad_mix = 1;
-        c->pads = PADS_RANDOM;
         break;
     case CFG_FAR:
         a->start = pair % 2 ? -5000 : 16000000;
@@ -631,12 +620,10 @@ static void setup_case(int cfg, int pair, ecase *c)
         c->table_rows = 0;
         c->spec = ref_spec(dim + 24, layout, odd == SINPE_ODD_ERROR ? SINPE_ODD_ZERO_LAST : odd,
                             (double)(pair % 2), bases[cfg % 3], 0.75);
-        c->with_positions = 1;
         c->pos_lo = -100;
         c->pos_hi = 100;
         break;
     case CFG_GROUPS:
-        a->start = 7;
         c->on_context_queue = 1;
         break;
     case CFG_ALIGNED_ROWS:
@@ -648,7 +635,6 @@ static void setup_case(int cfg, int pair, ecase *c)
         a->out_stride = 32;
         a->weights_offset = 8;
         a->weights_stride = 32;
-        c->with_positions = 1;
         c->pos_lo = -2;
         c->pos_hi = 20;
         break;
@@ -657,9 +643,6 @@ static void setup_case(int cfg, int pair, ecase *c)
            type; offsets and strides (whole blocks for Q8_0), positions
            past the table, bad ids. */
         a->weights_dtype = ref_quantized_type(pair);
-        a->start = 10;
-        c->with_bad = 1;
-        c->bad_mix = 1;
         if (a->weights_dtype == SINPE_Q8_0) {
             c->spec = q8_spec();
             a->weights_offset = 32;
@@ -683,9 +666,6 @@ static void setup_case(int cfg, int pair, ecase *c)
         a->vocab_total = 20;
         a->pad_policy = SINPE_PAD_ZERO_PE;
         a->pad_id = 3;
-        c->with_bad = 1;
-        c->bad_mix = 1;
-        c->pads = PADS_RANDOM;
         break;
     }
 }
