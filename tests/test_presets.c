@@ -278,29 +278,16 @@ static const args_doc args_docs[] = {
 /* Shape and buffer fields set to recognisable values; presets must leave them. */
 static void fill_shape_fields(sinpe_embed_args *a)
 {
-    a->n_seqs = 3;
-    a->seq_len = 17;
-    a->ids = (cl_mem)(uintptr_t)0x1000;
-    a->ids_offset = 5;
-    a->weights = (cl_mem)(uintptr_t)0x2000;
-    a->weights_offset = 6;
-    a->weights_stride = 99;
-    a->vocab = 1234;
-    a->out = (cl_mem)(uintptr_t)0x3000;
-    a->out_offset = 7;
-    a->out_stride = 101;
+    a->n_seqs = 3, a->seq_len = 17, a->vocab = 1234;
+    a->ids = (cl_mem)(uintptr_t)0x1000, a->ids_offset = 5;
+    a->weights = (cl_mem)(uintptr_t)0x2000, a->weights_offset = 6, a->weights_stride = 99;
+    a->out = (cl_mem)(uintptr_t)0x3000, a->out_offset = 7, a->out_stride = 101;
     a->positions_offset = 8;
-    a->bad_ids = (cl_mem)(uintptr_t)0x4000;
-    a->bad_ids_offset = 9;
-    a->weights_dtype = SINPE_BF16;
-    a->out_dtype = SINPE_F16;
-    a->seq_starts = (cl_mem)(uintptr_t)0x5000;
-    a->seq_starts_offset = 10;
-    a->pad_counts = (cl_mem)(uintptr_t)0x6000;
-    a->pad_counts_offset = 11;
-    a->vocab_shard = 1;
-    a->vocab_start = 12;
-    a->skip_pe = 1;
+    a->bad_ids = (cl_mem)(uintptr_t)0x4000, a->bad_ids_offset = 9;
+    a->weights_dtype = SINPE_BF16, a->out_dtype = SINPE_F16;
+    a->seq_starts = (cl_mem)(uintptr_t)0x5000, a->seq_starts_offset = 10;
+    a->pad_counts = (cl_mem)(uintptr_t)0x6000, a->pad_counts_offset = 11;
+    a->vocab_shard = 1, a->vocab_start = 12, a->skip_pe = 1;
 }
 
 static void check_shape_fields(const sinpe_embed_args *a, const char *what)
