@@ -124,11 +124,9 @@ typedef struct job {
 
 static void job_free(job *j)
 {
-    release(j->m_ids);
-    release(j->m_w);
-    release(j->m_pos);
-    release(j->m_out1);
-    release(j->m_out2);
+    cl_mem mems[] = {j->m_ids, j->m_w, j->m_pos, j->m_out1, j->m_out2};
+    for (size_t i = 0; i < sizeof mems / sizeof mems[0]; i++)
+        release(mems[i]);
     free(j->ids);
     free(j->positions);
     free(j->w);
