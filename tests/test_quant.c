@@ -111,19 +111,15 @@ static void q_args(sinpe_embed_args *a, sinpe_context *ctx, const qtab *q, cl_me
 static void check_decoded(sinpe_context *ctx, qtab *q, size_t tokens, const char *what)
 {
     cl_command_queue cq = tu_queue(ctx);
-    sinpe_embed_args a;
     cl_mem bufs[2];
     int32_t *ids = tu_malloc(tokens * sizeof *ids);
     for (size_t t = 0; t < tokens; t++)
         ids[t] = (int32_t)(t % q->rows);
     qtab_decode(q);
     sinpe_table *tab = tu_table(ctx, q->dim, 4);
-    sinpe_embed_args_init(&a);
+    sinpe_embed_args a = tu_args(1, tokens, tu_buffer(ctx, tokens * sizeof *ids, ids), NULL, 0,
+                                 tu_poisoned_buffer(ctx, cq, tokens * q->dim));
     q_args(&a, ctx, q, bufs);
-    a.n_seqs = 1;
-    a.seq_len = tokens;
-    a.ids = tu_buffer(ctx, tokens * sizeof *ids, ids);
-    a.out = tu_poisoned_buffer(ctx, cq, tokens * q->dim);
     a.skip_pe = 1;
     TU_OK(sinpe_enqueue_embed(tab, cq, &a, 0, NULL, NULL));
     float *got = tu_read_floats(cq, a.out, tokens * q->dim);
@@ -322,11 +318,7 @@ START_TEST(quant_calls_match_float_table)
     cl_mem f32_m = tu_buffer(ctx, ROWS * DIM * sizeof(float), q.w), qbufs[2];
     size_t bytes = n * DIM * (ot == SINPE_F32 ? 4 : 2);
     for (int c = 0; c < QC_N; c++) {
-        sinpe_embed_args a, f;
-        sinpe_embed_args_init(&a);
-        a.n_seqs = NS;
-        a.seq_len = SL;
-        a.ids = ids_m;
+        sinpe_embed_args a = tu_args(NS, SL, ids_m, NULL, 0, NULL), f;
         a.out_dtype = ot;
         a.token_scale = 5.5f;
         a.start = 2;
@@ -485,14 +477,8 @@ START_TEST(quant_token_scale_rounding)
     for (size_t k = 0; k < 3; k++) {
         uint16_t got[2][N * DIM * 2];
         for (int side = 0; side < 2; side++) {
-            sinpe_embed_args a;
-            sinpe_embed_args_init(&a);
-            a.n_seqs = 1;
-            a.seq_len = N;
-            a.ids = ids_m;
-            a.weights = w_m;
+            sinpe_embed_args a = tu_args(1, N, ids_m, w_m, N, NULL);
             a.weights_dtype = SINPE_F16;
-            a.vocab = N;
             a.out_dtype = cases[k].out;
             a.token_scale = sqrtf(3072.0f);
             if (side == 0)

@@ -127,11 +127,7 @@ START_TEST(shard_sum_equals_unsharded)
         bad_m[k] = tu_buffer(ctx, sizeof zero, &zero);
     }
 
-    sinpe_embed_args a;
-    sinpe_embed_args_init(&a);
-    a.n_seqs = cfg->n_seqs;
-    a.seq_len = cfg->seq_len;
-    a.ids = ids_m;
+    sinpe_embed_args a = tu_args(cfg->n_seqs, cfg->seq_len, ids_m, NULL, 0, NULL);
     a.token_scale = scale;
     a.start = 3;
 
@@ -227,11 +223,7 @@ START_TEST(shard_with_padding)
     for (int k = 0; k < 3; k++)
         out_m[k] = tu_poisoned_buffer(ctx, q, N * DIM);
 
-    sinpe_embed_args a;
-    sinpe_embed_args_init(&a);
-    a.n_seqs = NS;
-    a.seq_len = SL;
-    a.ids = ids_m;
+    sinpe_embed_args a = tu_args(NS, SL, ids_m, NULL, 0, NULL);
     TU_OK(sinpe_embed_args_preset(&a, SINPE_PRESET_FAIRSEQ, DIM, pad));
     a.pad_policy = pols[_i];
     float *got[3];

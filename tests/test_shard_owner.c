@@ -82,12 +82,8 @@ START_TEST(owner_bits)
     }
     cl_mem ids_m = tu_buffer(ctx, sizeof ids, ids);
 
-    sinpe_embed_args a;
-    sinpe_embed_args_init(&a);
-    TU_OK(sinpe_embed_args_preset(&a, preset, dim, 1));
-    a.n_seqs = NS;
-    a.seq_len = SL;
-    a.ids = ids_m;
+    sinpe_embed_args a = tu_args(NS, SL, ids_m, NULL, 0, NULL);
+    TU_OK(sinpe_embed_args_preset(&a, preset, dim, 1)); /* leaves the shape as it is */
     a.out_dtype = ot;
     a.start = 2; /* implicit positions run past the table's ROWS */
 
