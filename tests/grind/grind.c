@@ -542,17 +542,14 @@ static void setup_case(int cfg, int pair, ecase *c)
     c->pads = cfgs[cfg].pads;
     a->vocab = 11;
     a->token_scale = pair % 2 ? 2.5f : 1.0f;
-    c->pos_lo = -40;
-    c->pos_hi = 3000;
+    c->pos_lo = -40, c->pos_hi = 3000;
     c->add_without_weights = pair % 2;
 
     switch (cfg) {
     case CFG_OFFSETS:
         a->ids_offset = 3;
-        a->weights_offset = 5;
-        a->weights_stride = dim + 3;
-        a->out_offset = 7;
-        a->out_stride = dim + 2;
+        a->weights_offset = 5, a->weights_stride = dim + 3;
+        a->out_offset = 7, a->out_stride = dim + 2;
         a->bad_ids_offset = 2;
         break;
     case CFG_POSITIONS:
@@ -562,26 +559,21 @@ static void setup_case(int cfg, int pair, ecase *c)
         a->positions_offset = 1;
         a->positions_broadcast = 1;
         a->out_stride = dim + 1;
-        c->pos_lo = 0;
-        c->pos_hi = 200;
+        c->pos_lo = 0, c->pos_hi = 200;
         break;
     case CFG_SEQ_STARTS:
-        a->seq_starts_offset = 2;
-        a->pad_counts_offset = 3;
-        c->with_seq_starts = 1;
-        c->with_pad_counts = 1;
+        a->seq_starts_offset = 2, a->pad_counts_offset = 3;
+        c->with_seq_starts = 1, c->with_pad_counts = 1;
         break;
     case CFG_STARTS_AND_POS:
         a->seq_starts_offset = 1;
         a->positions_offset = 2;
         a->positions_broadcast = pair % 2;
-        c->with_seq_starts = 1;
-        c->with_pad_counts = pair % 2 == 0;
+        c->with_seq_starts = 1, c->with_pad_counts = pair % 2 == 0;
         break;
     case CFG_FAIRSEQ_RIGHT:
         a->position_rule = SINPE_POSITIONS_FAIRSEQ;
-        a->pad_policy = SINPE_PAD_ZERO_PE;
-        a->pad_id = 1;
+        a->pad_policy = SINPE_PAD_ZERO_PE, a->pad_id = 1;
         break;
     case CFG_FAIRSEQ_LEFT:
         a->ids_offset = 2;
@@ -589,27 +581,22 @@ static void setup_case(int cfg, int pair, ecase *c)
         a->pad_id = 2;
         break;
     case CFG_ZERO_OUTPUT:
-        a->pad_policy = SINPE_PAD_ZERO_OUTPUT;
-        a->pad_id = 3;
+        a->pad_policy = SINPE_PAD_ZERO_OUTPUT, a->pad_id = 3;
         a->out_offset = 1;
         break;
     case CFG_ZERO_EMBEDDING:
-        a->pad_policy = SINPE_PAD_ZERO_EMBEDDING;
-        a->pad_id = 0;
+        a->pad_policy = SINPE_PAD_ZERO_EMBEDDING, a->pad_id = 0;
         break;
     case CFG_SHARD_SKIP:
         a->vocab = 7;
-        a->vocab_shard = 1;
-        a->vocab_start = 20;
+        a->vocab_shard = 1, a->vocab_start = 20;
         a->skip_pe = 1;
         a->bad_ids_offset = 1;
         break;
     case CFG_SHARD_PAD:
         a->vocab = 6;
-        a->vocab_shard = 1;
-        a->vocab_start = 9;
-        a->pad_policy = SINPE_PAD_ZERO_PE;
-        a->pad_id = 11;
+        a->vocab_shard = 1, a->vocab_start = 9;
+        a->pad_policy = SINPE_PAD_ZERO_PE, a->pad_id = 11;
         break;
     case CFG_FAR:
         a->start = pair % 2 ? -5000 : 16000000;
@@ -620,8 +607,7 @@ static void setup_case(int cfg, int pair, ecase *c)
         c->table_rows = 0;
         c->spec = ref_spec(dim + 24, layout, odd == SINPE_ODD_ERROR ? SINPE_ODD_ZERO_LAST : odd,
                             (double)(pair % 2), bases[cfg % 3], 0.75);
-        c->pos_lo = -100;
-        c->pos_hi = 100;
+        c->pos_lo = -100, c->pos_hi = 100;
         break;
     case CFG_GROUPS:
         c->on_context_queue = 1;
@@ -631,12 +617,9 @@ static void setup_case(int cfg, int pair, ecase *c)
            type, and dim 24: the wide and streamed row paths (a CPU's table
            part takes 16 columns, then an 8-column row end). */
         c->spec = ref_spec(24, layout, SINPE_ODD_ZERO_LAST, 1.0, 10000.0, 1.0);
-        a->out_offset = 8;
-        a->out_stride = 32;
-        a->weights_offset = 8;
-        a->weights_stride = 32;
-        c->pos_lo = -2;
-        c->pos_hi = 20;
+        a->out_offset = 8, a->out_stride = 32;
+        a->weights_offset = 8, a->weights_stride = 32;
+        c->pos_lo = -2, c->pos_hi = 20;
         break;
     case CFG_QUANT:
         /* pair: weights I8, Q8_0, E4M3, E5M2 in turn, into every output
@@ -645,11 +628,9 @@ static void setup_case(int cfg, int pair, ecase *c)
         a->weights_dtype = ref_quantized_type(pair);
         if (a->weights_dtype == SINPE_Q8_0) {
             c->spec = q8_spec();
-            a->weights_offset = 32;
-            a->weights_stride = 96;
+            a->weights_offset = 32, a->weights_stride = 96;
         } else {
-            a->weights_offset = 3;
-            a->weights_stride = dim + 5;
+            a->weights_offset = 3, a->weights_stride = dim + 5;
             c->with_scales = a->weights_dtype != SINPE_FP8_E5M2;
             a->weight_scales_dtype = pair % 2 ? SINPE_F16 : SINPE_F32;
             a->weight_scales_offset = 2;
@@ -664,8 +645,7 @@ static void setup_case(int cfg, int pair, ecase *c)
         a->vocab_shard = SINPE_SHARD_OWNER;
         a->vocab_start = pair % 3 == 0 ? 0 : pair % 3 == 1 ? 13 : 5;
         a->vocab_total = 20;
-        a->pad_policy = SINPE_PAD_ZERO_PE;
-        a->pad_id = 3;
+        a->pad_policy = SINPE_PAD_ZERO_PE, a->pad_id = 3;
         break;
     }
 }
