@@ -36,9 +36,7 @@ static void setup(void)
         w[i] = tu_rng_float(&rng, -1.0f, 1.0f);
 
     ctx = tu_context(SINPE_MATH_AUTO);
-    sinpe_spec spec;
-    sinpe_spec_init(&spec, DIM);
-    TU_OK(sinpe_table_create(ctx, &spec, 8, &tab));
+    tab = tu_table(ctx, DIM, 8);
     q = tu_queue(ctx);
     ids_m = tu_buffer(ctx, sizeof ids, ids);
     w_m = tu_buffer(ctx, sizeof w, w);
@@ -54,14 +52,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-    clReleaseMemObject(ids_m);
-    clReleaseMemObject(w_m);
-    clReleaseMemObject(out_m);
-    clReleaseMemObject(pos_m);
-    clReleaseMemObject(bad_m);
-    clReleaseCommandQueue(q);
-    sinpe_table_release(tab);
-    sinpe_context_release(ctx);
+    TU_RELEASE(ctx, q, tab, ids_m, w_m, out_m, pos_m, bad_m);
 }
 
 /* Asserts that the baseline's output and counter were not touched. */
@@ -119,6 +110,17 @@ static void expect3(sinpe_table *t, cl_command_queue queue, const sinpe_embed_ar
 
 #define S_OK SINPE_SUCCESS
 
+/* expect3 with the baseline's queue and no wait list on a copy a of the
+ * baseline's args changed by the statements that follow name. */
+#define EXPECT_CHANGED(e_embed, e_gather, e_add, name, ...)                                 \
+    do {                                                                                   \
+        sinpe_embed_args a = args;                                                         \
+        __VA_ARGS__;                                                                       \
+        expect3(tab, q, &a, 0, NULL, e_embed, e_gather, e_add, name);                      \
+    } while (0)
+#define NULL_ARG SINPE_NULL_ARGUMENT
+#define SHAPE SINPE_INVALID_SHAPE
+
 /* ------------------------------------------------------------------------ */
 /* Baseline and NULLs                                                       */
 /* ------------------------------------------------------------------------ */
@@ -136,38 +138,23 @@ END_TEST
 
 START_TEST(null_handles)
 {
-    expect3(NULL, q, &args, 0, NULL, SINPE_NULL_ARGUMENT, SINPE_NULL_ARGUMENT,
-            SINPE_NULL_ARGUMENT, "table");
-    expect3(tab, NULL, &args, 0, NULL, SINPE_NULL_ARGUMENT, SINPE_NULL_ARGUMENT,
-            SINPE_NULL_ARGUMENT, "queue");
-    expect3(tab, q, NULL, 0, NULL, SINPE_NULL_ARGUMENT, SINPE_NULL_ARGUMENT,
-            SINPE_NULL_ARGUMENT, "args");
+    expect3(NULL, q, &args, 0, NULL, NULL_ARG, NULL_ARG, NULL_ARG, "table");
+    expect3(tab, NULL, &args, 0, NULL, NULL_ARG, NULL_ARG, NULL_ARG, "queue");
+    expect3(tab, q, NULL, 0, NULL, NULL_ARG, NULL_ARG, NULL_ARG, "args");
     check_untouched("after NULL handles");
 }
 END_TEST
 
 START_TEST(null_buffers)
 {
-    sinpe_embed_args a = args;
-    a.ids = NULL;
-    expect3(tab, q, &a, 0, NULL, SINPE_NULL_ARGUMENT, SINPE_NULL_ARGUMENT, NOT_USED, "ids");
-    a = args;
-    a.weights = NULL;
-    expect3(tab, q, &a, 0, NULL, SINPE_NULL_ARGUMENT, SINPE_NULL_ARGUMENT, NOT_USED,
-            "weights");
-    a = args;
-    a.out = NULL;
-    expect3(tab, q, &a, 0, NULL, SINPE_NULL_ARGUMENT, SINPE_NULL_ARGUMENT, SINPE_NULL_ARGUMENT,
-            "out");
+    EXPECT_CHANGED(NULL_ARG, NULL_ARG, NOT_USED, "ids", a.ids = NULL);
+    EXPECT_CHANGED(NULL_ARG, NULL_ARG, NOT_USED, "weights", a.weights = NULL);
+    EXPECT_CHANGED(NULL_ARG, NULL_ARG, NULL_ARG, "out", a.out = NULL);
     check_untouched("after NULL buffers");
 
     /* add_positions does not need ids, weights or vocab. */
-    a = args;
-    a.ids = NULL;
-    a.weights = NULL;
-    a.vocab = 0;
-    a.positions = NULL;
-    a.bad_ids = NULL;
+    sinpe_embed_args a = args;
+    a.ids = NULL, a.weights = NULL, a.vocab = 0, a.positions = NULL, a.bad_ids = NULL;
     TU_OK(sinpe_enqueue_add_positions(tab, q, &a, 0, NULL, NULL));
     TU_CL(clFinish(q));
 }
@@ -179,35 +166,18 @@ END_TEST
 
 START_TEST(shape_zero_counts)
 {
-    sinpe_embed_args a = args;
-    a.n_seqs = 0;
-    expect3(tab, q, &a, 0, NULL, SINPE_INVALID_SHAPE, SINPE_INVALID_SHAPE, SINPE_INVALID_SHAPE,
-            "n_seqs");
-    a = args;
-    a.seq_len = 0;
-    expect3(tab, q, &a, 0, NULL, SINPE_INVALID_SHAPE, SINPE_INVALID_SHAPE, SINPE_INVALID_SHAPE,
-            "seq_len");
-    a = args;
-    a.vocab = 0;
-    expect3(tab, q, &a, 0, NULL, SINPE_INVALID_SHAPE, SINPE_INVALID_SHAPE, NOT_USED, "vocab");
+    EXPECT_CHANGED(SHAPE, SHAPE, SHAPE, "n_seqs", a.n_seqs = 0);
+    EXPECT_CHANGED(SHAPE, SHAPE, SHAPE, "seq_len", a.seq_len = 0);
+    EXPECT_CHANGED(SHAPE, SHAPE, NOT_USED, "vocab", a.vocab = 0);
     check_untouched("after zero counts");
 }
 END_TEST
 
 START_TEST(shape_strides_below_dim)
 {
-    sinpe_embed_args a = args;
-    a.out_stride = DIM - 1;
-    expect3(tab, q, &a, 0, NULL, SINPE_INVALID_SHAPE, SINPE_INVALID_SHAPE, SINPE_INVALID_SHAPE,
-            "out_stride");
-    a = args;
-    a.weights_stride = DIM - 1;
-    expect3(tab, q, &a, 0, NULL, SINPE_INVALID_SHAPE, SINPE_INVALID_SHAPE, NOT_USED,
-            "weights_stride");
-    a = args;
-    a.out_stride = 1;
-    expect3(tab, q, &a, 0, NULL, SINPE_INVALID_SHAPE, SINPE_INVALID_SHAPE, SINPE_INVALID_SHAPE,
-            "out_stride");
+    EXPECT_CHANGED(SHAPE, SHAPE, SHAPE, "out_stride", a.out_stride = DIM - 1);
+    EXPECT_CHANGED(SHAPE, SHAPE, NOT_USED, "weights_stride", a.weights_stride = DIM - 1);
+    EXPECT_CHANGED(SHAPE, SHAPE, SHAPE, "out_stride", a.out_stride = 1);
     check_untouched("after strides below dim");
 }
 END_TEST
@@ -215,19 +185,11 @@ END_TEST
 START_TEST(shape_over_int_range)
 {
     /* Sizes are checked before buffers: the extents below would not even fit
-     * the buffers' sizes. */
-    sinpe_embed_args a = args;
-    a.vocab = (size_t)1 << 31; /* 2^31 - 1 is the largest vocab */
-    expect3(tab, q, &a, 0, NULL, SINPE_INVALID_SHAPE, SINPE_INVALID_SHAPE, NOT_USED, "vocab");
-    a = args;
-    a.n_seqs = (size_t)1 << 16;
-    a.seq_len = (size_t)1 << 15; /* 2^31 rows */
-    expect3(tab, q, &a, 0, NULL, SINPE_INVALID_SHAPE, SINPE_INVALID_SHAPE, SINPE_INVALID_SHAPE,
-            NULL);
-    a = args;
-    a.n_seqs = SIZE_MAX / 2; /* n_seqs * seq_len overflows size_t */
-    expect3(tab, q, &a, 0, NULL, SINPE_INVALID_SHAPE, SINPE_INVALID_SHAPE, SINPE_INVALID_SHAPE,
-            NULL);
+     * the buffers' sizes.  2^31 - 1 is the largest vocab; 2^16 x 2^15 are
+     * 2^31 rows; SIZE_MAX / 2 sequences overflow n_seqs * seq_len. */
+    EXPECT_CHANGED(SHAPE, SHAPE, NOT_USED, "vocab", a.vocab = (size_t)1 << 31);
+    EXPECT_CHANGED(SHAPE, SHAPE, SHAPE, NULL, a.n_seqs = (size_t)1 << 16, a.seq_len = 1 << 15);
+    EXPECT_CHANGED(SHAPE, SHAPE, SHAPE, NULL, a.n_seqs = SIZE_MAX / 2);
     check_untouched("after sizes over the int range");
 }
 END_TEST
@@ -238,78 +200,38 @@ END_TEST
 
 START_TEST(buffer_too_small)
 {
-    /* Each case leaves the buffer one element short of offset + extent. */
+    /* Each case leaves the buffer one element short of offset + extent; the
+     * call that does not use the buffer is not made. */
+    static const struct {
+        const char *name;
+        int unused; /* 1: gather, 2: add_positions, 0: all three use it */
+    } cases[] = {
+        {"ids", 2},       {"ids", 2},  {"weights", 2}, {"weights", 2},
+        {"weights", 2},   {"out", 0},  {"out", 0},     {"out", 0},
+        {"positions", 1}, {"positions", 1}, {"bad_ids", 2}, {"out", 0},
+    };
     sinpe_embed_args a = args;
     cl_mem small = NULL;
-    const char *name = NULL;
-    sinpe_status e[3] = {SINPE_BUFFER_TOO_SMALL, SINPE_BUFFER_TOO_SMALL, SINPE_BUFFER_TOO_SMALL};
-    int small_out = 0;
     switch (_i) {
-    case 0: /* ids: ROWS - 1 */
-        small = tu_buffer(ctx, (ROWS - 1) * sizeof(int32_t), NULL);
-        a.ids = small;
-        e[2] = NOT_USED;
-        name = "ids";
-        break;
-    case 1:
-        a.ids_offset = 1;
-        e[2] = NOT_USED;
-        name = "ids";
-        break;
-    case 2: /* weights: VOCAB * DIM - 1 */
-        small = tu_buffer(ctx, (VOCAB * DIM - 1) * sizeof(float), NULL);
-        a.weights = small;
-        e[2] = NOT_USED;
-        name = "weights";
-        break;
-    case 3:
-        a.weights_offset = 1;
-        e[2] = NOT_USED;
-        name = "weights";
-        break;
-    case 4: /* stride DIM + 1 needs (VOCAB - 1) * (DIM + 1) + DIM floats */
-        a.weights_stride = DIM + 1;
-        e[2] = NOT_USED;
-        name = "weights";
-        break;
-    case 5: /* out: ROWS * DIM - 1 */
-        small = tu_poisoned_buffer(ctx, q, ROWS * DIM - 1);
-        a.out = small;
-        small_out = 1;
-        name = "out";
-        break;
-    case 6:
-        a.out_offset = 1;
-        name = "out";
-        break;
-    case 7:
-        a.out_stride = DIM + 1;
-        name = "out";
-        break;
-    case 8: /* positions: ROWS - 1 (gather ignores positions) */
-        small = tu_buffer(ctx, (ROWS - 1) * sizeof(int32_t), NULL);
-        a.positions = small;
-        e[1] = NOT_USED;
-        name = "positions";
-        break;
-    case 9:
-        a.positions_offset = 1;
-        e[1] = NOT_USED;
-        name = "positions";
-        break;
-    case 10: /* bad_ids: one cl_int at offset 1 (add_positions ignores it) */
-        a.bad_ids_offset = 1;
-        e[2] = NOT_USED;
-        name = "bad_ids";
-        break;
-    default: /* a huge offset must not wrap around */
-        a.out_offset = SIZE_MAX - 3;
-        name = "out";
-        break;
+    case 0: a.ids = small = tu_buffer(ctx, (ROWS - 1) * sizeof(int32_t), NULL); break;
+    case 1: a.ids_offset = 1; break;
+    case 2: a.weights = small = tu_buffer(ctx, (VOCAB * DIM - 1) * sizeof(float), NULL); break;
+    case 3: a.weights_offset = 1; break;
+    case 4: a.weights_stride = DIM + 1; break; /* needs (VOCAB - 1) * (DIM + 1) + DIM */
+    case 5: a.out = small = tu_poisoned_buffer(ctx, q, ROWS * DIM - 1); break;
+    case 6: a.out_offset = 1; break;
+    case 7: a.out_stride = DIM + 1; break;
+    case 8: a.positions = small = tu_buffer(ctx, (ROWS - 1) * sizeof(int32_t), NULL); break;
+    case 9: a.positions_offset = 1; break;
+    case 10: a.bad_ids_offset = 1; break; /* one cl_int at offset 1 */
+    default: a.out_offset = SIZE_MAX - 3; break; /* a huge offset must not wrap around */
     }
-    expect3(tab, q, &a, 0, NULL, e[0], e[1], e[2], name);
+    sinpe_status e[3] = {SINPE_BUFFER_TOO_SMALL, SINPE_BUFFER_TOO_SMALL, SINPE_BUFFER_TOO_SMALL};
+    if (cases[_i].unused)
+        e[cases[_i].unused] = NOT_USED;
+    expect3(tab, q, &a, 0, NULL, e[0], e[1], e[2], cases[_i].name);
     check_untouched("after a buffer too small");
-    if (small_out) {
+    if (_i == 5) {
         float *got = tu_read_floats(q, small, ROWS * DIM - 1);
         tu_check_all_poison(got, ROWS * DIM - 1, "the short output buffer");
         free(got);
@@ -324,20 +246,14 @@ START_TEST(buffer_positions_broadcast_extent)
     /* Broadcast (1, S) positions need seq_len entries, not n_seqs * seq_len. */
     int32_t pos[2 + SL] = {0};
     cl_mem pm = tu_buffer(ctx, sizeof pos, pos);
-    sinpe_embed_args a = args;
-    a.positions = pm;
-    a.positions_offset = 3; /* one short */
-    a.positions_broadcast = 1;
-    expect3(tab, q, &a, 0, NULL, SINPE_BUFFER_TOO_SMALL, NOT_USED, SINPE_BUFFER_TOO_SMALL,
-            "positions");
-    a.positions_offset = 0;
-    a.positions_broadcast = 0; /* SL + 2 < ROWS entries */
-    expect3(tab, q, &a, 0, NULL, SINPE_BUFFER_TOO_SMALL, NOT_USED, SINPE_BUFFER_TOO_SMALL,
-            "positions");
+    const sinpe_status small = SINPE_BUFFER_TOO_SMALL;
+    /* Broadcast at offset 3 is one short; unbroadcast, SL + 2 < ROWS entries. */
+    EXPECT_CHANGED(small, NOT_USED, small, "positions", a.positions = pm, a.positions_offset = 3,
+                   a.positions_broadcast = 1);
+    EXPECT_CHANGED(small, NOT_USED, small, "positions", a.positions = pm);
     check_untouched("after short positions");
-    a.positions_offset = 2;
-    a.positions_broadcast = 1;
-    expect3(tab, q, &a, 0, NULL, S_OK, S_OK, S_OK, NULL);
+    EXPECT_CHANGED(S_OK, S_OK, S_OK, NULL, a.positions = pm, a.positions_offset = 2,
+                   a.positions_broadcast = 1);
     TU_CL(clFinish(q));
     clReleaseMemObject(pm);
 }
@@ -349,34 +265,18 @@ START_TEST(buffer_exact_size_accepted)
     sinpe_embed_args a = args;
     size_t wn = 3 + (VOCAB - 1) * (DIM + 2) + DIM;
     size_t on = 5 + (ROWS - 1) * (DIM + 4) + DIM;
-    float *wh = calloc(wn, sizeof *wh);
-    ck_assert_ptr_nonnull(wh);
-    cl_mem w2 = tu_buffer(ctx, wn * sizeof(float), wh);
-    cl_mem o2 = tu_poisoned_buffer(ctx, q, on);
     int32_t ids[1 + ROWS] = {0}, pos[2 + ROWS] = {0}, bad[3] = {0, 0, 0};
-    cl_mem i2 = tu_buffer(ctx, sizeof ids, ids);
-    cl_mem p2 = tu_buffer(ctx, sizeof pos, pos);
+    cl_mem w2 = tu_zero_buffer(ctx, wn), o2 = tu_poisoned_buffer(ctx, q, on);
+    cl_mem i2 = tu_buffer(ctx, sizeof ids, ids), p2 = tu_buffer(ctx, sizeof pos, pos);
     cl_mem b2 = tu_buffer(ctx, sizeof bad, bad);
-    a.weights = w2;
-    a.weights_offset = 3;
-    a.weights_stride = DIM + 2;
-    a.out = o2;
-    a.out_offset = 5;
-    a.out_stride = DIM + 4;
-    a.ids = i2;
-    a.ids_offset = 1;
-    a.positions = p2;
-    a.positions_offset = 2;
-    a.bad_ids = b2;
-    a.bad_ids_offset = 2;
+    a.weights = w2, a.weights_offset = 3, a.weights_stride = DIM + 2;
+    a.out = o2, a.out_offset = 5, a.out_stride = DIM + 4;
+    a.ids = i2, a.ids_offset = 1;
+    a.positions = p2, a.positions_offset = 2;
+    a.bad_ids = b2, a.bad_ids_offset = 2;
     expect3(tab, q, &a, 0, NULL, S_OK, S_OK, S_OK, NULL);
     TU_CL(clFinish(q));
-    free(wh);
-    clReleaseMemObject(w2);
-    clReleaseMemObject(o2);
-    clReleaseMemObject(i2);
-    clReleaseMemObject(p2);
-    clReleaseMemObject(b2);
+    TU_RELEASE(NULL, NULL, NULL, w2, o2, i2, p2, b2);
 }
 END_TEST
 
@@ -387,16 +287,11 @@ END_TEST
 START_TEST(wait_list_inconsistent)
 {
     /* Never forwarded: pocl and oclgrind crash on (1, NULL). */
-    cl_int err;
-    cl_event ev = clCreateUserEvent(sinpe_context_cl_context(ctx), &err);
-    ck_assert_int_eq(err, CL_SUCCESS);
-    TU_CL(clSetUserEventStatus(ev, CL_COMPLETE));
-    expect3(tab, q, &args, 1, NULL, SINPE_INVALID_WAIT_LIST, SINPE_INVALID_WAIT_LIST,
-            SINPE_INVALID_WAIT_LIST, NULL);
-    expect3(tab, q, &args, 0, &ev, SINPE_INVALID_WAIT_LIST, SINPE_INVALID_WAIT_LIST,
-            SINPE_INVALID_WAIT_LIST, NULL);
-    expect3(tab, q, &args, 3, NULL, SINPE_INVALID_WAIT_LIST, SINPE_INVALID_WAIT_LIST,
-            SINPE_INVALID_WAIT_LIST, NULL);
+    const sinpe_status bad = SINPE_INVALID_WAIT_LIST;
+    cl_event ev = tu_complete_event(sinpe_context_cl_context(ctx));
+    expect3(tab, q, &args, 1, NULL, bad, bad, bad, NULL);
+    expect3(tab, q, &args, 0, &ev, bad, bad, bad, NULL);
+    expect3(tab, q, &args, 3, NULL, bad, bad, bad, NULL);
     check_untouched("after inconsistent wait lists");
     clReleaseEvent(ev);
 }
@@ -442,13 +337,8 @@ START_TEST(wait_list_event_of_other_context)
     /* OpenCL calls such a list invalid (CL_INVALID_CONTEXT); pocl runs the
      * command anyway and other drivers crash, so sinpe checks it. */
     cl_context other = tu_other_cl_context(ctx);
-    cl_int err;
-    cl_event foreign = clCreateUserEvent(other, &err);
-    ck_assert_int_eq(err, CL_SUCCESS);
-    TU_CL(clSetUserEventStatus(foreign, CL_COMPLETE));
-    cl_event own = clCreateUserEvent(sinpe_context_cl_context(ctx), &err);
-    ck_assert_int_eq(err, CL_SUCCESS);
-    TU_CL(clSetUserEventStatus(own, CL_COMPLETE));
+    cl_event foreign = tu_complete_event(other);
+    cl_event own = tu_complete_event(sinpe_context_cl_context(ctx));
 
     expect_all_wait(1, &foreign, SINPE_CONTEXT_MISMATCH, "event_wait_list[0]");
     cl_event mixed[3] = {own, own, foreign};
@@ -474,8 +364,8 @@ START_TEST(queue_from_other_context)
     cl_int err;
     cl_command_queue oq = clCreateCommandQueue(other, sinpe_context_device(ctx), 0, &err);
     ck_assert_int_eq(err, CL_SUCCESS);
-    expect3(tab, oq, &args, 0, NULL, SINPE_CONTEXT_MISMATCH, SINPE_CONTEXT_MISMATCH,
-            SINPE_CONTEXT_MISMATCH, "queue");
+    const sinpe_status mismatch = SINPE_CONTEXT_MISMATCH;
+    expect3(tab, oq, &args, 0, NULL, mismatch, mismatch, mismatch, "queue");
     TU_CL(clFinish(oq));
     check_untouched("after a foreign queue");
     clReleaseCommandQueue(oq);
@@ -503,27 +393,11 @@ START_TEST(buffer_from_other_context)
 
     sinpe_embed_args a = args;
     sinpe_status e[3] = {SINPE_CONTEXT_MISMATCH, SINPE_CONTEXT_MISMATCH, SINPE_CONTEXT_MISMATCH};
-    switch (_i) {
-    case 0:
-        a.ids = foreign;
-        e[2] = NOT_USED;
-        break;
-    case 1:
-        a.weights = foreign;
-        e[2] = NOT_USED;
-        break;
-    case 2:
-        a.out = foreign;
-        break;
-    case 3:
-        a.positions = foreign;
-        e[1] = NOT_USED;
-        break;
-    default:
-        a.bad_ids = foreign;
-        e[2] = NOT_USED;
-        break;
-    }
+    static const int unused[] = {2, 2, 0, 1, 2}; /* the call that ignores it, if any */
+    cl_mem *field[] = {&a.ids, &a.weights, &a.out, &a.positions, &a.bad_ids};
+    *field[_i] = foreign;
+    if (unused[_i])
+        e[unused[_i]] = NOT_USED;
     expect3(tab, q, &a, 0, NULL, e[0], e[1], e[2], names[_i]);
     check_untouched("after a foreign buffer");
     float *back = tu_malloc(bytes);
@@ -542,16 +416,12 @@ START_TEST(table_from_other_context_with_queue)
 {
     /* A table of a second sinpe context used with this context's queue. */
     sinpe_context *ctx2 = tu_context(SINPE_MATH_AUTO);
-    sinpe_spec spec;
-    sinpe_spec_init(&spec, DIM);
-    sinpe_table *tab2 = NULL;
-    TU_OK(sinpe_table_create(ctx2, &spec, 8, &tab2));
+    sinpe_table *tab2 = tu_table(ctx2, DIM, 8);
     ck_assert_msg(tab2 != tab, "tables of two contexts are shared");
-    expect3(tab2, q, &args, 0, NULL, SINPE_CONTEXT_MISMATCH, SINPE_CONTEXT_MISMATCH,
-            SINPE_CONTEXT_MISMATCH, NULL);
+    const sinpe_status mismatch = SINPE_CONTEXT_MISMATCH;
+    expect3(tab2, q, &args, 0, NULL, mismatch, mismatch, mismatch, NULL);
     check_untouched("after a table of another context");
-    sinpe_table_release(tab2);
-    sinpe_context_release(ctx2);
+    tu_release(ctx2, NULL, tab2, NULL, 0);
 }
 END_TEST
 
@@ -762,15 +632,9 @@ START_TEST(table_rows_any_int32_row0)
     float *rows = tu_read_floats(q, rows_m, N * DIM);
 
     /* The same positions through add_positions onto zeros: 0 + PE(p). */
-    float *zeros = tu_malloc(N * DIM * sizeof *zeros);
-    memset(zeros, 0, N * DIM * sizeof *zeros);
-    cl_mem sum_m = tu_buffer(ctx, N * DIM * sizeof *zeros, zeros);
-    sinpe_embed_args a;
-    sinpe_embed_args_init(&a);
-    a.n_seqs = 1;
-    a.seq_len = N;
+    cl_mem sum_m = tu_zero_buffer(ctx, N * DIM);
+    sinpe_embed_args a = tu_args(1, N, NULL, NULL, 0, sum_m);
     a.start = row0;
-    a.out = sum_m;
     TU_OK(sinpe_enqueue_add_positions(tab, q, &a, 0, NULL, NULL));
     float *sums = tu_read_floats(q, sum_m, N * DIM);
 
@@ -787,12 +651,8 @@ START_TEST(table_rows_any_int32_row0)
     TU_STATUS(sinpe_enqueue_table_rows(tab, q, INT32_MAX - (N - 1), N + 1, rows_m, 0, 0,
                                        SINPE_F32, 0, NULL, NULL),
               SINPE_INVALID_SHAPE);
-    free(rows);
-    free(sums);
-    free(zeros);
-    free(ref);
-    clReleaseMemObject(rows_m);
-    clReleaseMemObject(sum_m);
+    TU_FREE(rows, sums, ref);
+    TU_RELEASE(NULL, NULL, NULL, rows_m, sum_m);
 }
 END_TEST
 
@@ -876,16 +736,11 @@ START_TEST(spec_valid_edges)
         cl_mem mem;
         size_t rows;
         TU_OK(sinpe_table_borrow(t, &mem, &rows));
-        float *got = tu_malloc(16 * s.dim * sizeof *got);
-        tu_read(q, mem, 0, 16 * s.dim * sizeof *got, got);
-        double *ref = tu_malloc(16 * s.dim * sizeof *ref);
-        for (size_t p = 0; p < 16; p++)
-            tu_pe_row(&s, (double)p, ref + p * s.dim);
+        float *got = tu_read_floats(q, mem, 16 * s.dim);
+        double *ref = tu_pe_rows(&s, NULL, 0, 16);
         tu_check_rows(got, 0, s.dim, 16, s.dim, ref, TU_PE_TOL, 0.0, sbuf);
-        free(got);
-        free(ref);
-        clReleaseMemObject(mem);
-        sinpe_table_release(t);
+        TU_FREE(got, ref);
+        tu_release(NULL, NULL, t, &mem, 1);
     }
 }
 END_TEST
@@ -916,16 +771,12 @@ static void expect_table_intact(cl_mem old_mem, size_t old_rows, const char *aft
     ck_assert_uint_eq(rows, old_rows);
     ck_assert_msg(mem == old_mem, "%s replaced the table buffer", after);
     float *got = tu_read_floats(q, mem, rows * DIM);
-    double *ref = tu_malloc(rows * DIM * sizeof *ref);
     sinpe_spec ts;
     sinpe_spec_init(&ts, DIM);
-    for (size_t p = 0; p < rows; p++)
-        tu_pe_row(&ts, (double)p, ref + p * DIM);
+    double *ref = tu_pe_rows(&ts, NULL, 0, rows);
     tu_check_rows(got, 0, DIM, rows, DIM, ref, TU_PE_TOL, 0.0, after);
-    free(got);
-    free(ref);
-    clReleaseMemObject(mem);
-    clReleaseMemObject(old_mem);
+    TU_FREE(got, ref);
+    TU_RELEASE(NULL, NULL, NULL, mem, old_mem);
     expect3(tab, q, &args, 0, NULL, S_OK, S_OK, S_OK, NULL);
 }
 
@@ -982,8 +833,7 @@ Suite *suite_errors(void)
 {
     Suite *s = suite_create("errors");
 
-    TCase *tc = tcase_create("enqueue");
-    tcase_set_timeout(tc, TU_TIMEOUT);
+    TCase *tc = tu_tcase(s, "enqueue", NULL);
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, baseline_is_valid);
     tcase_add_test(tc, null_handles);
@@ -1005,16 +855,13 @@ Suite *suite_errors(void)
     tcase_add_test(tc, accessors_given_null);
     tcase_add_test(tc, device_selector_empty_is_default);
     tcase_add_loop_test(tc, table_rows_any_int32_row0, 0, 2);
-    suite_add_tcase(s, tc);
 
-    tc = tcase_create("spec");
-    tcase_set_timeout(tc, TU_TIMEOUT);
+    tc = tu_tcase(s, "spec", NULL);
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_loop_test(tc, spec_invalid, 0, N_BAD_SPECS);
     tcase_add_test(tc, spec_valid_edges);
     tcase_add_test(tc, table_null_arguments);
     tcase_add_test(tc, table_too_large);
     tcase_add_test(tc, table_growth_out_of_memory);
-    suite_add_tcase(s, tc);
     return s;
 }

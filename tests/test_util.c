@@ -98,6 +98,14 @@ void tu_pe_row(const sinpe_spec *spec, double pos, double *row)
     }
 }
 
+double *tu_pe_rows(const sinpe_spec *spec, const int32_t *pos, int64_t first, size_t n)
+{
+    double *ref = tu_malloc(n * spec->dim * sizeof *ref);
+    for (size_t i = 0; i < n; i++)
+        tu_pe_row(spec, pos ? (double)pos[i] : (double)(first + (int64_t)i), ref + i * spec->dim);
+    return ref;
+}
+
 const char *tu_spec_str(const sinpe_spec *spec, char *buf, size_t size)
 {
     static const char *const layouts[] = {"interleaved", "split_sin_cos", "split_cos_sin"};
@@ -207,6 +215,16 @@ void tu_check_all_poison(const float *buf, size_t n, const char *what)
 /* OpenCL helpers                                                           */
 /* ------------------------------------------------------------------------ */
 
+TCase *tu_tcase(Suite *s, const char *name, const char *tags)
+{
+    TCase *tc = tcase_create(name);
+    if (tags)
+        tcase_set_tags(tc, tags);
+    tcase_set_timeout(tc, TU_TIMEOUT);
+    suite_add_tcase(s, tc);
+    return tc;
+}
+
 sinpe_context *tu_context(sinpe_math math)
 {
     sinpe_context_options options;
@@ -292,6 +310,15 @@ cl_mem tu_poisoned_buffer(sinpe_context *ctx, cl_command_queue queue, size_t n)
     return m;
 }
 
+cl_mem tu_zero_buffer(sinpe_context *ctx, size_t n)
+{
+    float *zeros = tu_malloc(n * sizeof *zeros);
+    memset(zeros, 0, n * sizeof *zeros);
+    cl_mem m = tu_buffer(ctx, n * sizeof *zeros, zeros);
+    free(zeros);
+    return m;
+}
+
 float *tu_read_floats(cl_command_queue queue, cl_mem mem, size_t n)
 {
     float *host = tu_malloc(n * sizeof *host);
@@ -299,9 +326,22 @@ float *tu_read_floats(cl_command_queue queue, cl_mem mem, size_t n)
     return host;
 }
 
+cl_event tu_complete_event(cl_context clctx)
+{
+    cl_int err;
+    cl_event ev = clCreateUserEvent(clctx, &err);
+    ck_assert_msg(err == CL_SUCCESS && ev != NULL, "clCreateUserEvent failed: %d", (int)err);
+    TU_CL(clSetUserEventStatus(ev, CL_COMPLETE));
+    return ev;
+}
+
 cl_context tu_other_cl_context(sinpe_context *ctx)
 {
-    cl_device_id dev = sinpe_context_device(ctx);
+    return tu_cl_context(sinpe_context_device(ctx));
+}
+
+cl_context tu_cl_context(cl_device_id dev)
+{
     cl_platform_id plat = NULL;
     cl_int err;
     TU_CL(clGetDeviceInfo(dev, CL_DEVICE_PLATFORM, sizeof plat, &plat, NULL));
@@ -362,6 +402,12 @@ void *tu_malloc(size_t bytes)
     void *p = malloc(bytes ? bytes : 1);
     ck_assert_msg(p != NULL, "out of host memory (%zu bytes)", bytes);
     return p;
+}
+
+void tu_free(void *const *ptrs, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(ptrs[i]);
 }
 
 char *tu_read_text(const char *path)

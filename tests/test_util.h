@@ -62,6 +62,10 @@ Suite *suite_rope(void);
 /* Seconds allowed to a test that creates a context (cold pocl builds). */
 #define TU_TIMEOUT 300
 
+/* A test case named name added to s, with TU_TIMEOUT and the Check tags
+ * (NULL: none). */
+TCase *tu_tcase(Suite *s, const char *name, const char *tags);
+
 /* The accuracy bar of the header: |table - float64 PE| for |p| < 2^24. */
 #define TU_PE_TOL 1.5e-7
 
@@ -146,6 +150,12 @@ float tu_rng_float(tu_rng *rng, float lo, float hi);      /* [lo, hi) */
  */
 void tu_pe_row(const sinpe_spec *spec, double pos, double *row);
 
+/*
+ * The float64 PE rows of spec at n positions, row i at pos[i], or at
+ * first + i when pos is NULL: n * dim values (free() them).
+ */
+double *tu_pe_rows(const sinpe_spec *spec, const int32_t *pos, int64_t first, size_t n);
+
 /* A short description of a spec for failure messages; returns buf. */
 const char *tu_spec_str(const sinpe_spec *spec, char *buf, size_t size);
 
@@ -228,12 +238,21 @@ void tu_release(sinpe_context *ctx, cl_command_queue queue, sinpe_table *table,
     tu_release(ctx, queue, table, (const cl_mem[]){__VA_ARGS__},                             \
                sizeof((const cl_mem[]){__VA_ARGS__}) / sizeof(cl_mem))
 
+/* A user event of the cl_context, already complete. */
+cl_event tu_complete_event(cl_context clctx);
+
+/* A new cl_context on dev alone (of dev's platform). */
+cl_context tu_cl_context(cl_device_id dev);
+
 /* Blocking transfers; offsets and sizes in bytes. */
 void tu_read(cl_command_queue queue, cl_mem mem, size_t offset, size_t bytes, void *dst);
 void tu_write(cl_command_queue queue, cl_mem mem, size_t offset, size_t bytes, const void *src);
 
 /* A buffer of n floats all holding the poison pattern. */
 cl_mem tu_poisoned_buffer(sinpe_context *ctx, cl_command_queue queue, size_t n);
+
+/* A buffer of n floats all zero. */
+cl_mem tu_zero_buffer(sinpe_context *ctx, size_t n);
 
 /* Reads n floats back into a new allocation (free() it). */
 float *tu_read_floats(cl_command_queue queue, cl_mem mem, size_t n);
@@ -255,6 +274,11 @@ void tu_sleep_ms(long ms);
 
 /* malloc that fails the test instead of returning NULL. */
 void *tu_malloc(size_t bytes);
+
+/* free() of each of n pointers; TU_FREE(a, b, ...) passes them as a list. */
+void tu_free(void *const *ptrs, size_t n);
+#define TU_FREE(...)                                                                        \
+    tu_free((void *const[]){__VA_ARGS__}, sizeof((void *[]){__VA_ARGS__}) / sizeof(void *))
 
 /* The whole text of a file, malloc'd and NUL-terminated; NULL if it cannot be opened. */
 char *tu_read_text(const char *path);
