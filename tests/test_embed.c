@@ -107,10 +107,7 @@ static void make_inputs(const ecase *c, ehost *h)
 
 static void free_inputs(ehost *h)
 {
-    free(h->ids);
-    free(h->w);
-    free(h->pos);
-    free(h->bad);
+    TU_FREE(h->ids, h->w, h->pos, h->bad);
 }
 
 /* The reference of a case in the given mode: rows * dim values. */
@@ -140,37 +137,21 @@ static void upload(sinpe_context *ctx, cl_command_queue q, const ehost *h, edev 
 
 static void release_dev(edev *d)
 {
-    clReleaseMemObject(d->ids);
-    clReleaseMemObject(d->w);
-    clReleaseMemObject(d->out);
-    clReleaseMemObject(d->pos);
-    clReleaseMemObject(d->bad);
+    TU_RELEASE(NULL, NULL, NULL, d->ids, d->w, d->out, d->pos, d->bad);
 }
 
 static void fill_args(const ecase *c, const edev *d, sinpe_embed_args *a)
 {
-    sinpe_embed_args_init(a);
-    a->n_seqs = c->n_seqs;
-    a->seq_len = c->seq_len;
-    a->ids = d->ids;
+    *a = tu_args(c->n_seqs, c->seq_len, d->ids, d->w, c->vocab, d->out);
     a->ids_offset = c->ids_offset;
-    a->weights = d->w;
-    a->weights_offset = c->weights_offset;
-    a->weights_stride = c->weights_stride;
-    a->vocab = c->vocab;
-    a->out = d->out;
-    a->out_offset = c->out_offset;
-    a->out_stride = c->out_stride;
+    a->weights_offset = c->weights_offset, a->weights_stride = c->weights_stride;
+    a->out_offset = c->out_offset, a->out_stride = c->out_stride;
     a->token_scale = c->token_scale;
     a->start = c->start;
-    if (c->explicit_positions) {
-        a->positions = d->pos;
-        a->positions_offset = c->positions_offset;
-    }
-    if (c->use_bad_ids) {
-        a->bad_ids = d->bad;
-        a->bad_ids_offset = c->bad_ids_offset;
-    }
+    if (c->explicit_positions)
+        a->positions = d->pos, a->positions_offset = c->positions_offset;
+    if (c->use_bad_ids)
+        a->bad_ids = d->bad, a->bad_ids_offset = c->bad_ids_offset;
 }
 
 /* Enqueues a case in a mode on q and waits for it. */
@@ -241,8 +222,7 @@ static float *run_case(sinpe_context *ctx, const ecase *c, run_mode mode, int ke
     free(ref);
     release_dev(&d);
     free_inputs(&h);
-    sinpe_table_release(tab);
-    clReleaseCommandQueue(q);
+    tu_release(NULL, q, tab, NULL, 0);
     if (keep)
         return got;
     free(got);
@@ -450,16 +430,10 @@ START_TEST(positions_wrap_in_int32)
         index[t] = (int32_t)t;
     }
     float zeros[SL * D] = {0};
-    cl_mem o_implicit = tu_buffer(ctx, sizeof zeros, zeros);
-    cl_mem o_offset = tu_buffer(ctx, sizeof zeros, zeros);
-    cl_mem o_explicit = tu_buffer(ctx, sizeof zeros, zeros);
-    cl_mem wm = tu_buffer(ctx, sizeof wrapped, wrapped);
-    cl_mem im = tu_buffer(ctx, sizeof index, index);
-    sinpe_embed_args a;
-    sinpe_embed_args_init(&a);
-    a.n_seqs = 1;
-    a.seq_len = SL;
-    a.out = o_implicit;
+    cl_mem o_implicit = tu_zero_buffer(ctx, SL * D), o_offset = tu_zero_buffer(ctx, SL * D);
+    cl_mem o_explicit = tu_zero_buffer(ctx, SL * D);
+    cl_mem wm = tu_buffer(ctx, sizeof wrapped, wrapped), im = tu_buffer(ctx, sizeof index, index);
+    sinpe_embed_args a = tu_args(1, SL, NULL, NULL, 0, o_implicit);
     a.start = start;
     ck_assert_int_eq(sinpe_enqueue_add_positions(tab, q, &a, 0, NULL, NULL),
                      SINPE_INVALID_SHAPE);
@@ -480,17 +454,8 @@ START_TEST(positions_wrap_in_int32)
                   "a rejected call wrote to the output");
     ck_assert_msg(memcmp(g_offset, g_explicit, sizeof zeros) == 0,
                   "start + positions[r] past INT32_MAX differs from the wrapped positions");
-    free(g_implicit);
-    free(g_offset);
-    free(g_explicit);
-    clReleaseMemObject(o_implicit);
-    clReleaseMemObject(o_offset);
-    clReleaseMemObject(o_explicit);
-    clReleaseMemObject(wm);
-    clReleaseMemObject(im);
-    clReleaseCommandQueue(q);
-    sinpe_table_release(tab);
-    sinpe_context_release(ctx);
+    TU_FREE(g_implicit, g_offset, g_explicit);
+    TU_RELEASE(ctx, q, tab, o_implicit, o_offset, o_explicit, wm, im);
 }
 END_TEST
 
@@ -526,16 +491,10 @@ START_TEST(add_positions_alone)
     cl_command_queue q = tu_queue(ctx);
     cl_mem out = tu_buffer(ctx, n * sizeof(float), init);
     cl_mem pm = tu_buffer(ctx, sizeof pos, pos);
-    sinpe_embed_args a;
-    sinpe_embed_args_init(&a);
-    a.n_seqs = NS;
-    a.seq_len = SL;
-    a.out = out;
-    a.out_offset = OFF;
-    a.out_stride = STRIDE;
+    sinpe_embed_args a = tu_args(NS, SL, NULL, NULL, 0, out);
+    a.out_offset = OFF, a.out_stride = STRIDE;
     a.start = -7;
-    a.positions = pm;
-    a.positions_offset = 2;
+    a.positions = pm, a.positions_offset = 2;
     cl_event ev = NULL;
     TU_OK(sinpe_enqueue_add_positions(tab, q, &a, 0, NULL, &ev));
     TU_CL(clWaitForEvents(1, &ev));
@@ -544,14 +503,8 @@ START_TEST(add_positions_alone)
     tu_check_layout(got, n, OFF, STRIDE, rows, DIM, "add_positions");
 
     clReleaseEvent(ev);
-    free(got);
-    free(ref);
-    free(init);
-    clReleaseMemObject(out);
-    clReleaseMemObject(pm);
-    clReleaseCommandQueue(q);
-    sinpe_table_release(tab);
-    sinpe_context_release(ctx);
+    TU_FREE(got, ref, init);
+    TU_RELEASE(ctx, q, tab, out, pm);
 }
 END_TEST
 
@@ -598,8 +551,7 @@ START_TEST(fused_equals_unfused_bits)
                      cfg[i].dim, k, (double)fused[k], (unsigned)fb, (double)unfused[k],
                      (unsigned)ub);
         }
-        free(fused);
-        free(unfused);
+        TU_FREE(fused, unfused);
     }
     sinpe_context_release(ctx);
 }
@@ -636,10 +588,8 @@ static void ev_setup(sinpe_context *ctx, evsetup *s, int which)
     s->q = tu_queue(ctx);
     upload(ctx, s->q, &s->h, &s->d);
     if (which == 2) {
-        float *z = calloc(s->h.n_out, sizeof *z);
-        ck_assert_ptr_nonnull(z);
-        tu_write(s->q, s->d.out, 0, s->h.n_out * sizeof *z, z);
-        free(z);
+        clReleaseMemObject(s->d.out);
+        s->d.out = tu_zero_buffer(ctx, s->h.n_out);
     }
     TU_OK(sinpe_table_create(ctx, &s->c.spec, 8, &s->tab));
     fill_args(&s->c, &s->d, &s->a);
@@ -779,25 +729,23 @@ START_TEST(embed_host_matches_reference)
     sinpe_table *tab = NULL;
     TU_OK(sinpe_table_create(ctx, &spec, 20, &tab));
 
-    /* Implicit positions with a negative start. */
-    tu_fill_poison(out, NS * SL * DIM);
-    TU_OK(sinpe_embed_host(tab, ids, NS, SL, w, VOCAB, 7.0710678f, -9, NULL, out));
-    tu_ref_embed(&spec, NS, SL, ids, w, 0, DIM, VOCAB, 7.0710678f, -9, NULL, 1, 1, ref);
-    tu_check_rows(out, 0, DIM, NS * SL, DIM, ref, TU_EMBED_TOL, TU_EMBED_TOL,
-                  "embed_host implicit");
-
-    /* Explicit positions. */
-    tu_fill_poison(out, NS * SL * DIM);
-    TU_OK(sinpe_embed_host(tab, ids, NS, SL, w, VOCAB, 1.0f, 2, pos, out));
-    tu_ref_embed(&spec, NS, SL, ids, w, 0, DIM, VOCAB, 1.0f, 2, pos, 1, 1, ref);
-    tu_check_rows(out, 0, DIM, NS * SL, DIM, ref, TU_EMBED_TOL, TU_EMBED_TOL,
-                  "embed_host explicit");
-
-    free(w);
-    free(out);
-    free(ref);
-    sinpe_table_release(tab);
-    sinpe_context_release(ctx);
+    /* Implicit positions with a negative start, then explicit positions. */
+    static const struct {
+        float scale;
+        int32_t start;
+        int explicit_positions;
+        const char *what;
+    } calls[] = {{7.0710678f, -9, 0, "embed_host implicit"}, {1.0f, 2, 1, "embed_host explicit"}};
+    for (size_t k = 0; k < 2; k++) {
+        const int32_t *p = calls[k].explicit_positions ? pos : NULL;
+        tu_fill_poison(out, NS * SL * DIM);
+        TU_OK(sinpe_embed_host(tab, ids, NS, SL, w, VOCAB, calls[k].scale, calls[k].start, p, out));
+        tu_ref_embed(&spec, NS, SL, ids, w, 0, DIM, VOCAB, calls[k].scale, calls[k].start, p, 1, 1,
+                     ref);
+        tu_check_rows(out, 0, DIM, NS * SL, DIM, ref, TU_EMBED_TOL, TU_EMBED_TOL, calls[k].what);
+    }
+    TU_FREE(w, out, ref);
+    tu_release(ctx, NULL, tab, NULL, 0);
 }
 END_TEST
 
@@ -837,19 +785,14 @@ START_TEST(embed_host_bad_arguments)
     float w[VOCAB * DIM] = {0}, out[SL * DIM];
     int32_t ids[SL] = {0, 1, 2, 0};
     tu_fill_poison(out, SL * DIM);
+    const sinpe_status null_arg = SINPE_NULL_ARGUMENT, shape = SINPE_INVALID_SHAPE;
 
-    TU_STATUS(sinpe_embed_host(NULL, ids, 1, SL, w, VOCAB, 1.0f, 0, NULL, out),
-              SINPE_NULL_ARGUMENT);
-    TU_STATUS(sinpe_embed_host(tab, NULL, 1, SL, w, VOCAB, 1.0f, 0, NULL, out),
-              SINPE_NULL_ARGUMENT);
-    TU_STATUS(sinpe_embed_host(tab, ids, 1, SL, NULL, VOCAB, 1.0f, 0, NULL, out),
-              SINPE_NULL_ARGUMENT);
-    TU_STATUS(sinpe_embed_host(tab, ids, 1, SL, w, VOCAB, 1.0f, 0, NULL, NULL),
-              SINPE_NULL_ARGUMENT);
-    TU_STATUS(sinpe_embed_host(tab, ids, 0, SL, w, VOCAB, 1.0f, 0, NULL, out),
-              SINPE_INVALID_SHAPE);
-    TU_STATUS(sinpe_embed_host(tab, ids, 1, 0, w, VOCAB, 1.0f, 0, NULL, out),
-              SINPE_INVALID_SHAPE);
+    TU_STATUS(sinpe_embed_host(NULL, ids, 1, SL, w, VOCAB, 1.0f, 0, NULL, out), null_arg);
+    TU_STATUS(sinpe_embed_host(tab, NULL, 1, SL, w, VOCAB, 1.0f, 0, NULL, out), null_arg);
+    TU_STATUS(sinpe_embed_host(tab, ids, 1, SL, NULL, VOCAB, 1.0f, 0, NULL, out), null_arg);
+    TU_STATUS(sinpe_embed_host(tab, ids, 1, SL, w, VOCAB, 1.0f, 0, NULL, NULL), null_arg);
+    TU_STATUS(sinpe_embed_host(tab, ids, 0, SL, w, VOCAB, 1.0f, 0, NULL, out), shape);
+    TU_STATUS(sinpe_embed_host(tab, ids, 1, 0, w, VOCAB, 1.0f, 0, NULL, out), shape);
     /* vocab 0 is a shape error for the enqueue calls; here every id is also
      * out of range, so either answer is consistent with the header. */
     sinpe_status st = sinpe_embed_host(tab, ids, 1, SL, w, 0, 1.0f, 0, NULL, out);
@@ -987,15 +930,10 @@ START_TEST(concurrent_enqueue_and_growth)
     for (int i = 0; i < TH_WORKERS; i++)
         ck_assert_msg(wk[i].error[0] == '\0', "worker %d: %s", i, wk[i].error);
 
-    for (int i = 0; i < TH_WORKERS; i++) {
-        clReleaseMemObject(wk[i].ids);
-        clReleaseMemObject(wk[i].w);
-        clReleaseMemObject(wk[i].out);
-        clReleaseCommandQueue(wk[i].q);
-    }
+    for (int i = 0; i < TH_WORKERS; i++)
+        TU_RELEASE(NULL, wk[i].q, NULL, wk[i].ids, wk[i].w, wk[i].out);
     free(wk);
-    sinpe_table_release(tab);
-    sinpe_context_release(ctx);
+    tu_release(ctx, NULL, tab, NULL, 0);
 }
 END_TEST
 
@@ -1003,44 +941,29 @@ Suite *suite_embed(void)
 {
     Suite *s = suite_create("embed");
 
-    TCase *tc = tcase_create("fast_values");
-    tcase_set_tags(tc, TU_FORMS_FAST);
-    tcase_set_timeout(tc, TU_TIMEOUT);
+    TCase *tc = tu_tcase(s, "fast_values", TU_FORMS_FAST);
     tcase_add_loop_test(tc, embed_fast_values, 0, value_runs(fast_cases, N_CASES(fast_cases)));
-    suite_add_tcase(s, tc);
 
-    tc = tcase_create("general_values");
-    tcase_set_tags(tc, TU_FORMS_GENERAL);
-    tcase_set_timeout(tc, TU_TIMEOUT);
+    tc = tu_tcase(s, "general_values", TU_FORMS_GENERAL);
     tcase_add_loop_test(tc, embed_general_values, 0,
                         value_runs(general_cases, N_CASES(general_cases)));
-    suite_add_tcase(s, tc);
 
-    tc = tcase_create("values");
-    tcase_set_timeout(tc, TU_TIMEOUT);
+    tc = tu_tcase(s, "values", NULL);
     tcase_add_loop_test(tc, embed_large_output, 0, value_runs(large_case, 1));
     tcase_add_loop_test(tc, embed_shapes, 0, N_SHAPES);
     tcase_add_loop_test(tc, add_positions_alone, 0, 2);
     tcase_add_test(tc, positions_wrap_in_int32);
     tcase_add_loop_test(tc, fused_equals_unfused_bits, 0, 2);
-    suite_add_tcase(s, tc);
 
-    tc = tcase_create("events");
-    tcase_set_timeout(tc, TU_TIMEOUT);
+    tc = tu_tcase(s, "events", NULL);
     tcase_add_loop_test(tc, event_is_returned_and_completes, 0, 3);
     tcase_add_loop_test(tc, wait_list_holds_the_kernel, 0, 3);
-    suite_add_tcase(s, tc);
 
-    tc = tcase_create("host");
-    tcase_set_timeout(tc, TU_TIMEOUT);
+    tc = tu_tcase(s, "host", NULL);
     tcase_add_loop_test(tc, embed_host_matches_reference, 0, 2);
     tcase_add_test(tc, embed_host_id_out_of_range);
     tcase_add_test(tc, embed_host_bad_arguments);
-    suite_add_tcase(s, tc);
 
-    tc = tcase_create("threads");
-    tcase_set_timeout(tc, TU_TIMEOUT);
-    tcase_add_test(tc, concurrent_enqueue_and_growth);
-    suite_add_tcase(s, tc);
+    tcase_add_test(tu_tcase(s, "threads", NULL), concurrent_enqueue_and_growth);
     return s;
 }
