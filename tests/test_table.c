@@ -59,6 +59,22 @@ static void check_table_rows(const sinpe_spec *spec, const float *host, size_t r
     free(ref);
 }
 
+/* Borrows tab's buffer, asserts it holds at least rows rows and checks every
+ * row it holds against spec; returns the buffer (release it). */
+static cl_mem check_borrowed(sinpe_context *ctx, sinpe_table *tab, const sinpe_spec *spec,
+                             size_t rows, const char *what)
+{
+    cl_mem mem = NULL;
+    size_t have = 0;
+    TU_OK(sinpe_table_borrow(tab, &mem, &have));
+    ck_assert_ptr_nonnull(mem);
+    ck_assert_uint_ge(have, rows);
+    float *host = read_table(ctx, mem, have, spec->dim);
+    check_table_rows(spec, host, have, what);
+    free(host);
+    return mem;
+}
+
 /* Creates the table of spec with rows rows and checks every row it holds. */
 static void check_table(sinpe_context *ctx, const sinpe_spec *spec, size_t rows)
 {
@@ -69,17 +85,8 @@ static void check_table(sinpe_context *ctx, const sinpe_spec *spec, size_t rows)
                   tu_spec_str(spec, sbuf, sizeof sbuf), rows, (int)st, sinpe_status_string(st),
                   sinpe_last_error());
     ck_assert_uint_ge(sinpe_table_rows(tab), rows);
-
-    cl_mem mem = NULL;
-    size_t have = 0;
-    TU_OK(sinpe_table_borrow(tab, &mem, &have));
-    ck_assert_ptr_nonnull(mem);
-    ck_assert_uint_ge(have, rows);
-    float *host = read_table(ctx, mem, have, spec->dim);
-    check_table_rows(spec, host, have, "table");
-    free(host);
-    clReleaseMemObject(mem);
-    sinpe_table_release(tab);
+    cl_mem mem = check_borrowed(ctx, tab, spec, rows, "table");
+    tu_release(NULL, NULL, tab, &mem, 1);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -178,23 +185,14 @@ static float *pe_via_add_positions(sinpe_context *ctx, sinpe_table *tab, size_t 
                                    const int32_t *pos, size_t n)
 {
     cl_command_queue q = tu_queue(ctx);
-    float *zeros = calloc(n * dim, sizeof *zeros);
-    ck_assert_ptr_nonnull(zeros);
-    cl_mem out = tu_buffer(ctx, n * dim * sizeof(float), zeros);
+    cl_mem out = tu_zero_buffer(ctx, n * dim);
     cl_mem pm = tu_buffer(ctx, n * sizeof(int32_t), pos);
-    sinpe_embed_args a;
-    sinpe_embed_args_init(&a);
-    a.n_seqs = 1;
-    a.seq_len = n;
-    a.out = out;
+    sinpe_embed_args a = tu_args(1, n, NULL, NULL, 0, out);
     a.positions = pm;
     TU_OK(sinpe_enqueue_add_positions(tab, q, &a, 0, NULL, NULL));
     TU_CL(clFinish(q));
     float *got = tu_read_floats(q, out, n * dim);
-    free(zeros);
-    clReleaseMemObject(out);
-    clReleaseMemObject(pm);
-    clReleaseCommandQueue(q);
+    TU_RELEASE(NULL, q, NULL, out, pm);
     return got;
 }
 
@@ -203,11 +201,8 @@ static float *pe_via_embed(sinpe_context *ctx, sinpe_table *tab, size_t dim, con
                            size_t n)
 {
     cl_command_queue q = tu_queue(ctx);
-    float *zeros = calloc(dim, sizeof *zeros);
-    int32_t *ids = calloc(n, sizeof *ids);
-    ck_assert(zeros && ids);
-    cl_mem w = tu_buffer(ctx, dim * sizeof(float), zeros);
-    cl_mem idm = tu_buffer(ctx, n * sizeof(int32_t), ids);
+    cl_mem w = tu_zero_buffer(ctx, dim);
+    cl_mem idm = tu_zero_buffer(ctx, n); /* n int32 zeros: all ids 0 */
     cl_mem out = tu_poisoned_buffer(ctx, q, n * dim);
     cl_mem pm = tu_buffer(ctx, n * sizeof(int32_t), pos);
     sinpe_embed_args a = tu_args(1, n, idm, w, 1, out);
@@ -215,13 +210,7 @@ static float *pe_via_embed(sinpe_context *ctx, sinpe_table *tab, size_t dim, con
     TU_OK(sinpe_enqueue_embed(tab, q, &a, 0, NULL, NULL));
     TU_CL(clFinish(q));
     float *got = tu_read_floats(q, out, n * dim);
-    free(zeros);
-    free(ids);
-    clReleaseMemObject(w);
-    clReleaseMemObject(idm);
-    clReleaseMemObject(out);
-    clReleaseMemObject(pm);
-    clReleaseCommandQueue(q);
+    TU_RELEASE(NULL, q, NULL, w, idm, out, pm);
     return got;
 }
 
@@ -265,9 +254,7 @@ START_TEST(long_positions_on_the_fly)
         sinpe_table *tab = NULL;
         TU_OK(sinpe_table_create(ctx, &spec, 16, &tab));
 
-        double *ref = tu_malloc(n * dim * sizeof *ref);
-        for (size_t i = 0; i < n; i++)
-            tu_pe_row(&spec, (double)pos[i], ref + i * dim);
+        double *ref = tu_pe_rows(&spec, pos, 0, n);
         char sbuf[256], what[400];
         tu_spec_str(&spec, sbuf, sizeof sbuf);
 
@@ -319,10 +306,8 @@ START_TEST(on_the_fly_bits_equal_table_bits)
             TU_CHECK(memcmp(&fly[i], &table[i], sizeof(float)) == 0,
                      "dim %zu position %zu col %zu: on the fly %.9g, table %.9g", dim,
                      i / dim, i % dim, (double)fly[i], (double)table[i]);
-        free(fly);
-        free(table);
-        clReleaseMemObject(mem);
-        sinpe_table_release(tab);
+        TU_FREE(fly, table);
+        tu_release(NULL, NULL, tab, &mem, 1);
     }
     sinpe_context_release(ctx);
 }
@@ -362,24 +347,10 @@ START_TEST(table_shared_per_spec)
     /* One reference dropped: the other still holds a working table. */
     sinpe_table_release(t1);
     TU_OK(sinpe_table_reserve(t2, 900));
-    cl_mem mem;
-    size_t have;
-    TU_OK(sinpe_table_borrow(t2, &mem, &have));
-    ck_assert_uint_ge(have, 900);
-    float *host = read_table(ctx, mem, have, spec.dim);
-    check_table_rows(&spec, host, have, "shared table after growth");
-    free(host);
-    clReleaseMemObject(mem);
-
-    TU_OK(sinpe_table_borrow(t3, &mem, &have));
-    host = read_table(ctx, mem, have, other.dim);
-    check_table_rows(&other, host, have, "other table");
-    free(host);
-    clReleaseMemObject(mem);
-
+    cl_mem mem = check_borrowed(ctx, t2, &spec, 900, "shared table after growth");
+    cl_mem mem3 = check_borrowed(ctx, t3, &other, 0, "other table");
     sinpe_table_release(t2);
-    sinpe_table_release(t3);
-    sinpe_context_release(ctx);
+    TU_RELEASE(ctx, NULL, t3, mem, mem3);
 }
 END_TEST
 
@@ -416,18 +387,13 @@ START_TEST(table_reserve_grows_and_old_buffer_stays)
     float *again = read_table(ctx, old_mem, old_rows, spec.dim);
     ck_assert_msg(memcmp(before, again, old_rows * spec.dim * sizeof(float)) == 0,
                   "the buffer borrowed before growth changed");
-
-    free(before);
-    free(after);
-    free(again);
+    TU_FREE(before, after, again);
     sinpe_table_release(tab);
     /* Still readable after the table is gone: the caller holds a reference. */
     again = read_table(ctx, old_mem, old_rows, spec.dim);
     check_table_rows(&spec, again, old_rows, "borrowed buffer after table release");
     free(again);
-    clReleaseMemObject(old_mem);
-    clReleaseMemObject(new_mem);
-    sinpe_context_release(ctx);
+    TU_RELEASE(ctx, NULL, NULL, old_mem, new_mem);
 }
 END_TEST
 
@@ -444,25 +410,15 @@ START_TEST(table_with_zero_rows)
     int32_t pos[N];
     for (size_t i = 0; i < N; i++)
         pos[i] = (int32_t)(i * 37) - 300;
-    double ref[N * 20];
-    for (size_t i = 0; i < N; i++)
-        tu_pe_row(&spec, (double)pos[i], ref + i * 20);
+    double *ref = tu_pe_rows(&spec, pos, 0, N);
     float *got = pe_via_add_positions(ctx, tab, 20, pos, N);
     tu_check_rows(got, 0, 20, N, 20, ref, TU_PE_TOL, 0.0, "zero-row table, add_positions");
-    free(got);
+    TU_FREE(got, ref);
 
     TU_OK(sinpe_table_reserve(tab, 64));
     ck_assert_uint_ge(sinpe_table_rows(tab), 64);
-    cl_mem mem;
-    size_t have;
-    TU_OK(sinpe_table_borrow(tab, &mem, &have));
-    ck_assert_uint_ge(have, 64);
-    float *host = read_table(ctx, mem, have, 20);
-    check_table_rows(&spec, host, have, "zero-row table after reserve");
-    free(host);
-    clReleaseMemObject(mem);
-    sinpe_table_release(tab);
-    sinpe_context_release(ctx);
+    cl_mem mem = check_borrowed(ctx, tab, &spec, 64, "zero-row table after reserve");
+    TU_RELEASE(ctx, NULL, tab, mem);
 }
 END_TEST
 
@@ -470,26 +426,19 @@ Suite *suite_table(void)
 {
     Suite *s = suite_create("table");
 
-    TCase *tc = tcase_create("values");
-    tcase_set_tags(tc, "rows");
-    tcase_set_timeout(tc, TU_TIMEOUT);
+    TCase *tc = tu_tcase(s, "values", "rows");
     tcase_add_loop_test(tc, table_matches_reference, 0, 6);
     tcase_add_loop_test(tc, table_angle_scale, 0, 2);
     tcase_add_test(tc, table_odd_dim_error_policy);
     tcase_add_test(tc, table_widest_dim);
-    suite_add_tcase(s, tc);
 
-    tc = tcase_create("on_the_fly");
-    tcase_set_timeout(tc, TU_TIMEOUT);
+    tc = tu_tcase(s, "on_the_fly", NULL);
     tcase_add_loop_test(tc, long_positions_on_the_fly, 0, 2);
     tcase_add_loop_test(tc, on_the_fly_bits_equal_table_bits, 0, 2);
-    suite_add_tcase(s, tc);
 
-    tc = tcase_create("sharing");
-    tcase_set_timeout(tc, TU_TIMEOUT);
+    tc = tu_tcase(s, "sharing", NULL);
     tcase_add_test(tc, table_shared_per_spec);
     tcase_add_loop_test(tc, table_reserve_grows_and_old_buffer_stays, 0, 2);
     tcase_add_test(tc, table_with_zero_rows);
-    suite_add_tcase(s, tc);
     return s;
 }
