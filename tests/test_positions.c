@@ -114,21 +114,13 @@ static float *run_pcase(sinpe_context *ctx, cl_command_queue q, sinpe_table *tab
 
     sinpe_embed_args a = tu_args(c->n_seqs, c->seq_len, ids_m, w_m,
                                  (mode == PM_ADD && c->no_weights) ? 0 : c->vocab, out_m);
-    a.ids_offset = c->ids_offset;
-    a.out_offset = c->out_offset;
-    a.out_stride = c->out_stride;
-    a.token_scale = c->token_scale;
-    a.start = c->start;
-    a.positions = pos_m;
-    a.positions_offset = c->positions_offset;
+    a.ids_offset = c->ids_offset, a.out_offset = c->out_offset, a.out_stride = c->out_stride;
+    a.token_scale = c->token_scale, a.start = c->start;
+    a.positions = pos_m, a.positions_offset = c->positions_offset;
     a.positions_broadcast = c->broadcast;
-    a.seq_starts = ss_m;
-    a.seq_starts_offset = c->seq_starts_offset;
-    a.pad_counts = pc_m;
-    a.pad_counts_offset = c->pad_counts_offset;
-    a.position_rule = c->rule;
-    a.pad_policy = c->policy;
-    a.pad_id = c->pad_id;
+    a.seq_starts = ss_m, a.seq_starts_offset = c->seq_starts_offset;
+    a.pad_counts = pc_m, a.pad_counts_offset = c->pad_counts_offset;
+    a.position_rule = c->rule, a.pad_policy = c->policy, a.pad_id = c->pad_id;
 
     if (mode == PM_FUSED) {
         TU_OK(sinpe_enqueue_embed(tab, q, &a, 0, NULL, NULL));
@@ -142,17 +134,7 @@ static float *run_pcase(sinpe_context *ctx, cl_command_queue q, sinpe_table *tab
     }
     TU_CL(clFinish(q));
     float *got = tu_read_floats(q, out_m, no);
-
-    clReleaseMemObject(ids_m);
-    clReleaseMemObject(out_m);
-    if (w_m)
-        clReleaseMemObject(w_m);
-    if (pos_m)
-        clReleaseMemObject(pos_m);
-    if (ss_m)
-        clReleaseMemObject(ss_m);
-    if (pc_m)
-        clReleaseMemObject(pc_m);
+    TU_RELEASE(NULL, NULL, NULL, ids_m, out_m, w_m, pos_m, ss_m, pc_m); /* NULL ones skipped */
     return got;
 }
 
@@ -284,10 +266,7 @@ static void run_and_check(sinpe_context *ctx, cl_command_queue q, const pcase *c
                  "%s: element %zu: gather + add_positions gave %.9g, fused %.9g", c->name,
                  i, (double)unfused[i], (double)fused[i]);
 
-    free(fused);
-    free(unfused);
-    free(ref);
-    free(pos);
+    TU_FREE(fused, unfused, ref, pos);
     sinpe_table_release(tab);
 }
 
@@ -329,35 +308,20 @@ START_TEST(positions_seq_starts)
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     cl_command_queue q = tu_queue(ctx);
 
-    pcase c;
-    memset(&c, 0, sizeof c);
-    c.name = "seq_starts";
-    c.spec = tu_spec(70, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ZERO_LAST, 1.0, 10000.0, 1.0);
-    c.table_rows = 64;
-    c.n_seqs = 5;
-    c.seq_len = 37;
-    c.vocab = 60;
-    c.ids_offset = 3;
-    c.out_offset = 2;
-    c.out_stride = 73;
-    c.token_scale = 2.5f;
-    c.start = -4;
+    pcase c = {.name = "seq_starts",
+               .spec = tu_spec(70, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ZERO_LAST, 1.0, 1e4, 1.0),
+               .table_rows = 64, .n_seqs = 5, .seq_len = 37, .vocab = 60, .ids_offset = 3,
+               .out_offset = 2, .out_stride = 73, .token_scale = 2.5f, .start = -4,
+               .seq_starts_offset = 3};
     int32_t *ids = random_ids(&rng, n_rows(&c), c.vocab, -1);
     float *w = random_weights(&rng, c.vocab * c.spec.dim);
     int32_t *ss = random_ints(&rng, c.n_seqs, 0, 3000);
     ss[0] = 0;
     ss[1] = 20; /* rows straddle the table's end */
-    c.ids = ids;
-    c.w = w;
-    c.seq_starts = ss;
-    c.seq_starts_offset = 3;
+    c.ids = ids, c.w = w, c.seq_starts = ss;
     run_and_check(ctx, q, &c);
-
-    free(ids);
-    free(w);
-    free(ss);
-    clReleaseCommandQueue(q);
-    sinpe_context_release(ctx);
+    TU_FREE(ids, w, ss);
+    tu_release(ctx, q, NULL, NULL, 0);
 }
 END_TEST
 
@@ -372,43 +336,27 @@ START_TEST(positions_explicit)
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     cl_command_queue q = tu_queue(ctx);
 
-    pcase c;
-    memset(&c, 0, sizeof c);
-    c.name = names[_i];
-    c.spec = tu_spec(33, SINPE_LAYOUT_INTERLEAVED, SINPE_ODD_EXTRA_SIN, 0.0, 10000.0, 1.0);
-    c.table_rows = 100;
     /* 11 sequences: more than one group of sequences sharing positions. */
-    c.n_seqs = _i == 0 ? 3 : 11;
-    c.seq_len = _i == 0 ? 29 : 23;
-    c.vocab = 40;
-    c.out_stride = 35;
-    c.token_scale = sqrtf(33.0f);
-    c.start = _i == 3 ? 5 : 0;
+    pcase c = {.name = names[_i],
+               .spec = tu_spec(33, SINPE_LAYOUT_INTERLEAVED, SINPE_ODD_EXTRA_SIN, 0.0, 1e4, 1.0),
+               .table_rows = 100, .n_seqs = _i == 0 ? 3 : 11, .seq_len = _i == 0 ? 29 : 23,
+               .vocab = 40, .out_stride = 35, .token_scale = sqrtf(33.0f),
+               .start = _i == 3 ? 5 : 0};
     int32_t *ids = random_ids(&rng, n_rows(&c), c.vocab, -1);
     float *w = random_weights(&rng, c.vocab * c.spec.dim);
     int32_t *pos = _i == 0 ? random_ints(&rng, n_rows(&c), -50, 5000)
                            : random_ints(&rng, c.seq_len, 0, 300);
     int32_t *per_seq = random_ints(&rng, c.n_seqs, 0, 200);
-    c.ids = ids;
-    c.w = w;
-    c.positions = pos;
+    c.ids = ids, c.w = w, c.positions = pos;
     c.positions_offset = _i == 0 ? 4 : 6;
     c.broadcast = _i != 0;
-    if (_i == 2) {
-        c.seq_starts = per_seq;
-        c.seq_starts_offset = 1;
-    } else if (_i == 3) {
-        c.pad_counts = per_seq;
-        c.pad_counts_offset = 2;
-    }
+    if (_i == 2)
+        c.seq_starts = per_seq, c.seq_starts_offset = 1;
+    else if (_i == 3)
+        c.pad_counts = per_seq, c.pad_counts_offset = 2;
     run_and_check(ctx, q, &c);
-
-    free(ids);
-    free(w);
-    free(pos);
-    free(per_seq);
-    clReleaseCommandQueue(q);
-    sinpe_context_release(ctx);
+    TU_FREE(ids, w, pos, per_seq);
+    tu_release(ctx, q, NULL, NULL, 0);
 }
 END_TEST
 
@@ -421,16 +369,9 @@ START_TEST(positions_pad_counts)
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     cl_command_queue q = tu_queue(ctx);
 
-    pcase c;
-    memset(&c, 0, sizeof c);
-    c.name = _i ? "pad_counts + seq_starts" : "pad_counts";
+    pcase c = {.name = _i ? "pad_counts + seq_starts" : "pad_counts", .table_rows = 32,
+               .n_seqs = 6, .seq_len = 31, .vocab = 50, .token_scale = sqrtf(48.0f), .pad_id = 0};
     sinpe_spec_init(&c.spec, 48);
-    c.table_rows = 32;
-    c.n_seqs = 6;
-    c.seq_len = 31;
-    c.vocab = 50;
-    c.token_scale = sqrtf(48.0f);
-    c.pad_id = 0;
     int32_t *ids = random_ids(&rng, n_rows(&c), c.vocab, 0);
     int32_t *pc = random_ints(&rng, c.n_seqs, 0, (int32_t)c.seq_len);
     pc[0] = 0;
@@ -441,22 +382,12 @@ START_TEST(positions_pad_counts)
             ids[b * c.seq_len + (size_t)t] = 0;
     int32_t *ss = random_ints(&rng, c.n_seqs, 0, 100);
     float *w = random_weights(&rng, c.vocab * c.spec.dim);
-    c.ids = ids;
-    c.w = w;
-    c.pad_counts = pc;
-    c.pad_counts_offset = 7;
-    if (_i) {
-        c.seq_starts = ss;
-        c.seq_starts_offset = 0;
-    }
+    c.ids = ids, c.w = w, c.pad_counts = pc, c.pad_counts_offset = 7;
+    if (_i)
+        c.seq_starts = ss, c.seq_starts_offset = 0;
     run_and_check(ctx, q, &c);
-
-    free(ids);
-    free(pc);
-    free(ss);
-    free(w);
-    clReleaseCommandQueue(q);
-    sinpe_context_release(ctx);
+    TU_FREE(ids, pc, ss, w);
+    tu_release(ctx, q, NULL, NULL, 0);
 }
 END_TEST
 
@@ -525,31 +456,18 @@ START_TEST(positions_fairseq)
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     cl_command_queue q = tu_queue(ctx);
 
-    pcase c;
-    memset(&c, 0, sizeof c);
-    c.name = name;
-    c.spec = tu_spec(20, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ZERO_LAST, 1.0, 10000.0, 1.0);
-    c.table_rows = 64;
-    c.n_seqs = cfg[_i].n_seqs;
-    c.seq_len = cfg[_i].seq_len;
-    c.vocab = 40;
-    c.ids_offset = 5;
-    c.token_scale = sqrtf(20.0f);
-    c.start = cfg[_i].start;
-    c.rule = SINPE_POSITIONS_FAIRSEQ;
-    c.policy = cfg[_i].policy;
-    c.pad_id = cfg[_i].pad;
+    pcase c = {.name = name,
+               .spec = tu_spec(20, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ZERO_LAST, 1.0, 1e4, 1.0),
+               .table_rows = 64, .n_seqs = cfg[_i].n_seqs, .seq_len = cfg[_i].seq_len,
+               .vocab = 40, .ids_offset = 5, .token_scale = sqrtf(20.0f), .start = cfg[_i].start,
+               .rule = SINPE_POSITIONS_FAIRSEQ, .policy = cfg[_i].policy, .pad_id = cfg[_i].pad};
     int32_t *ids = tu_malloc(n_rows(&c) * sizeof *ids);
     fairseq_batch(&rng, ids, c.n_seqs, c.seq_len, c.vocab, c.pad_id);
     float *w = random_weights(&rng, c.vocab * c.spec.dim);
-    c.ids = ids;
-    c.w = w;
+    c.ids = ids, c.w = w;
     run_and_check(ctx, q, &c);
-
-    free(ids);
-    free(w);
-    clReleaseCommandQueue(q);
-    sinpe_context_release(ctx);
+    TU_FREE(ids, w);
+    tu_release(ctx, q, NULL, NULL, 0);
 }
 END_TEST
 
@@ -587,17 +505,8 @@ START_TEST(positions_beyond_table)
         ids[r] = 0;
     }
 
-    pcase c;
-    memset(&c, 0, sizeof c);
-    c.name = "beyond the table";
-    c.spec = *spec;
-    c.n_seqs = NS;
-    c.seq_len = SL;
-    c.vocab = 1;
-    c.token_scale = 1.0f;
-    c.ids = ids;
-    c.w = zero;
-    c.positions = pos;
+    pcase c = {.name = "beyond the table", .spec = *spec, .n_seqs = NS, .seq_len = SL,
+               .vocab = 1, .token_scale = 1.0f, .ids = ids, .w = zero, .positions = pos};
     float *got = run_pcase(ctx, q, tab, &c, PM_FUSED, NULL);
     double pe[64];
     for (size_t r = 0; r < N; r++) {
@@ -622,16 +531,14 @@ START_TEST(positions_beyond_table)
     size_t held = 0;
     TU_OK(sinpe_table_borrow(tab, &mem, &held));
     ck_assert_uint_ge(held, 2000);
-    float *rows = tu_malloc(2000 * dim * sizeof *rows);
-    tu_read(q, mem, 0, 2000 * dim * sizeof *rows, rows);
+    float *rows = tu_read_floats(q, mem, 2000 * dim);
     for (size_t r = 0; r < N; r++)
         for (size_t col = 0; col < dim; col++)
             TU_CHECK(got[r * dim + col] == rows[(size_t)pos[r] * dim + col],
                      "%s: position %d col %zu: on the fly %.9g, table row %.9g", sbuf,
                      (int)pos[r], col, (double)got[r * dim + col],
                      (double)rows[(size_t)pos[r] * dim + col]);
-    free(rows);
-    free(got);
+    TU_FREE(rows, got);
     TU_RELEASE(ctx, q, tab, mem);
 }
 END_TEST
@@ -684,27 +591,14 @@ START_TEST(pad_policies)
     for (size_t i = 0; i < DIM; i++)
         w[VOCAB * DIM + i] = 1e30f;
 
-    pcase c;
-    memset(&c, 0, sizeof c);
-    c.name = name;
-    c.spec = tu_spec(DIM, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ZERO_LAST, 1.0, 10000.0, 1.0);
-    c.table_rows = 20;
-    c.n_seqs = NS;
-    c.seq_len = SL;
-    c.vocab = VOCAB;
-    c.out_offset = 1;
-    c.out_stride = DIM + 2;
-    c.token_scale = 1.75f;
-    c.ids = ids;
-    c.w = w;
-    c.w_rows = VOCAB + 1;
-    c.rule = fairseq ? SINPE_POSITIONS_FAIRSEQ : SINPE_POSITIONS_INDEX;
-    if (!fairseq) {
-        c.pad_counts = pc;
-        c.start = 2;
-    }
-    c.policy = policy;
-    c.pad_id = pad;
+    pcase c = {.name = name,
+               .spec = tu_spec(DIM, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ZERO_LAST, 1.0, 1e4, 1.0),
+               .table_rows = 20, .n_seqs = NS, .seq_len = SL, .vocab = VOCAB, .out_offset = 1,
+               .out_stride = DIM + 2, .token_scale = 1.75f, .ids = ids, .w = w,
+               .w_rows = VOCAB + 1, .policy = policy, .pad_id = pad,
+               .rule = fairseq ? SINPE_POSITIONS_FAIRSEQ : SINPE_POSITIONS_INDEX};
+    if (!fairseq)
+        c.pad_counts = pc, c.start = 2;
     run_and_check(ctx, q, &c);
 
     /* add_positions alone, on a prefilled output: it reads the ids. */
@@ -721,11 +615,9 @@ START_TEST(pad_policies)
         snprintf(what, sizeof what, "%s, add_positions%s", name,
                  no_weights ? " without weights" : "");
         check_output(&c, got, ref, x, what);
-        free(got);
-        free(ref);
+        TU_FREE(got, ref);
     }
-    free(x);
-    free(w);
+    TU_FREE(x, w);
     tu_release(ctx, q, tab, NULL, 0);
 }
 END_TEST
@@ -753,9 +645,7 @@ static void errfix_init(errfix *f)
         w[i] = (float)i * 0.01f;
     f->ctx = tu_context(SINPE_MATH_AUTO);
     f->q = tu_queue(f->ctx);
-    sinpe_spec spec;
-    sinpe_spec_init(&spec, E_DIM);
-    TU_OK(sinpe_table_create(f->ctx, &spec, 8, &f->tab));
+    f->tab = tu_table(f->ctx, E_DIM, 8);
     f->ids = tu_buffer(f->ctx, sizeof ids, ids);
     f->w = tu_buffer(f->ctx, sizeof w, w);
     f->pos = tu_buffer(f->ctx, sizeof pos, pos);
@@ -798,43 +688,45 @@ static void expect_rejected(errfix *f, int k, const sinpe_embed_args *a, sinpe_s
     errfix_check_untouched(f, msg);
 }
 
+/* expect_rejected for the calls k = 0, step, ... below 3 (step 2: embed and
+ * add_positions, which compute positions). */
+static void expect_calls_rejected(errfix *f, int step, const sinpe_embed_args *a,
+                                  sinpe_status want, const char *what)
+{
+    for (int k = 0; k < 3; k += step)
+        expect_rejected(f, k, a, want, what);
+}
+
 START_TEST(pad_id_invalid)
 {
     errfix f;
     errfix_init(&f);
     const int32_t bad_pads[] = {-1, E_VOCAB, E_VOCAB + 5, INT32_MAX, INT32_MIN};
     char what[128];
+    sinpe_embed_args a;
     for (int pol = SINPE_PAD_ZERO_PE; pol <= SINPE_PAD_ZERO_EMBEDDING; pol++) {
         for (size_t i = 0; i < sizeof bad_pads / sizeof bad_pads[0]; i++) {
-            for (int k = 0; k < 3; k++) {
-                sinpe_embed_args a = f.a;
-                a.pad_policy = (sinpe_pad_policy)pol;
-                a.pad_id = bad_pads[i];
-                snprintf(what, sizeof what, "policy %s, pad_id %d", policy_names[pol],
-                         (int)bad_pads[i]);
-                expect_rejected(&f, k, &a, SINPE_INVALID_PAD, what);
-            }
+            a = f.a;
+            a.pad_policy = (sinpe_pad_policy)pol, a.pad_id = bad_pads[i];
+            snprintf(what, sizeof what, "policy %s, pad_id %d", policy_names[pol],
+                     (int)bad_pads[i]);
+            expect_calls_rejected(&f, 1, &a, SINPE_INVALID_PAD, what);
         }
     }
     /* fairseq's rule uses the pad id whatever the policy. */
-    for (int k = 0; k < 3; k += 2) {
-        sinpe_embed_args a = f.a;
-        a.position_rule = SINPE_POSITIONS_FAIRSEQ;
-        a.pad_id = -1;
-        expect_rejected(&f, k, &a, SINPE_INVALID_PAD, "FAIRSEQ rule, policy NONE, pad_id -1");
-    }
+    a = f.a;
+    a.position_rule = SINPE_POSITIONS_FAIRSEQ, a.pad_id = -1;
+    expect_calls_rejected(&f, 2, &a, SINPE_INVALID_PAD, "FAIRSEQ rule, policy NONE, pad_id -1");
     /* Unknown policies. */
     const int bad_policies[] = {4, -1, 1000};
     for (size_t i = 0; i < 3; i++) {
-        for (int k = 0; k < 3; k++) {
-            sinpe_embed_args a = f.a;
-            a.pad_policy = (sinpe_pad_policy)bad_policies[i];
-            snprintf(what, sizeof what, "pad_policy %d", bad_policies[i]);
-            expect_rejected(&f, k, &a, SINPE_INVALID_PAD, what);
-        }
+        a = f.a;
+        a.pad_policy = (sinpe_pad_policy)bad_policies[i];
+        snprintf(what, sizeof what, "pad_policy %d", bad_policies[i]);
+        expect_calls_rejected(&f, 1, &a, SINPE_INVALID_PAD, what);
     }
     /* The edges of the vocabulary are valid. */
-    sinpe_embed_args a = f.a;
+    a = f.a;
     a.pad_policy = SINPE_PAD_ZERO_OUTPUT;
     a.pad_id = E_VOCAB - 1;
     TU_OK(sinpe_enqueue_embed(f.tab, f.q, &a, 0, NULL, NULL));
@@ -851,12 +743,9 @@ START_TEST(fairseq_pad_id_past_vocab)
      * otherwise)"; fairseq's rule uses it even under policy NONE. */
     errfix f;
     errfix_init(&f);
-    for (int k = 0; k < 3; k += 2) {
-        sinpe_embed_args a = f.a;
-        a.position_rule = SINPE_POSITIONS_FAIRSEQ;
-        a.pad_id = E_VOCAB;
-        expect_rejected(&f, k, &a, SINPE_INVALID_PAD, "FAIRSEQ rule, policy NONE, pad_id vocab");
-    }
+    sinpe_embed_args a = f.a;
+    a.position_rule = SINPE_POSITIONS_FAIRSEQ, a.pad_id = E_VOCAB;
+    expect_calls_rejected(&f, 2, &a, SINPE_INVALID_PAD, "FAIRSEQ rule, policy NONE, pad_id vocab");
     errfix_release(&f);
 }
 END_TEST
@@ -865,24 +754,16 @@ START_TEST(fairseq_rule_with_positions)
 {
     errfix f;
     errfix_init(&f);
-    for (int k = 0; k < 3; k += 2) {
-        sinpe_embed_args a = f.a;
-        a.position_rule = SINPE_POSITIONS_FAIRSEQ;
-        a.pad_id = 1;
-        a.positions = f.pos;
-        expect_rejected(&f, k, &a, SINPE_INVALID_OPTION, "FAIRSEQ rule with positions");
-        a.pad_policy = SINPE_PAD_ZERO_PE;
-        a.positions_broadcast = 1;
-        expect_rejected(&f, k, &a, SINPE_INVALID_OPTION,
-                        "FAIRSEQ rule with broadcast positions");
-    }
+    sinpe_embed_args a = f.a;
+    a.position_rule = SINPE_POSITIONS_FAIRSEQ, a.pad_id = 1, a.positions = f.pos;
+    expect_calls_rejected(&f, 2, &a, SINPE_INVALID_OPTION, "FAIRSEQ rule with positions");
+    a.pad_policy = SINPE_PAD_ZERO_PE, a.positions_broadcast = 1;
+    expect_calls_rejected(&f, 2, &a, SINPE_INVALID_OPTION, "FAIRSEQ rule with broadcast positions");
     const int bad_rules[] = {2, -1, 77};
     for (size_t i = 0; i < 3; i++) {
-        for (int k = 0; k < 3; k += 2) {
-            sinpe_embed_args a = f.a;
-            a.position_rule = (sinpe_position_rule)bad_rules[i];
-            expect_rejected(&f, k, &a, SINPE_INVALID_OPTION, "unknown position_rule");
-        }
+        a = f.a;
+        a.position_rule = (sinpe_position_rule)bad_rules[i];
+        expect_calls_rejected(&f, 2, &a, SINPE_INVALID_OPTION, "unknown position_rule");
     }
     errfix_release(&f);
 }
@@ -892,25 +773,18 @@ Suite *suite_positions(void)
 {
     Suite *s = suite_create("positions");
 
-    TCase *tc = tcase_create("sources");
-    tcase_set_timeout(tc, TU_TIMEOUT);
+    TCase *tc = tu_tcase(s, "sources", NULL);
     tcase_add_test(tc, positions_seq_starts);
     tcase_add_loop_test(tc, positions_explicit, 0, 4);
     tcase_add_loop_test(tc, positions_pad_counts, 0, 2);
     tcase_add_loop_test(tc, positions_fairseq, 0, 6);
     tcase_add_loop_test(tc, positions_beyond_table, 0, 4);
-    suite_add_tcase(s, tc);
 
-    tc = tcase_create("padding");
-    tcase_set_timeout(tc, TU_TIMEOUT);
-    tcase_add_loop_test(tc, pad_policies, 0, 8);
-    suite_add_tcase(s, tc);
+    tcase_add_loop_test(tu_tcase(s, "padding", NULL), pad_policies, 0, 8);
 
-    tc = tcase_create("errors");
-    tcase_set_timeout(tc, TU_TIMEOUT);
+    tc = tu_tcase(s, "errors", NULL);
     tcase_add_test(tc, pad_id_invalid);
     tcase_add_test(tc, fairseq_pad_id_past_vocab);
     tcase_add_test(tc, fairseq_rule_with_positions);
-    suite_add_tcase(s, tc);
     return s;
 }
