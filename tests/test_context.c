@@ -104,10 +104,7 @@ static void check_context_works(sinpe_context *ctx)
     tu_check_rows(got, 0, DIM, NS * SL, DIM, ref, TU_EMBED_TOL, TU_EMBED_TOL,
                   "enqueue_embed on the context queue");
     free(got);
-    clReleaseMemObject(ids_m);
-    clReleaseMemObject(w_m);
-    clReleaseMemObject(out_m);
-    sinpe_table_release(tab);
+    TU_RELEASE(NULL, NULL, tab, ids_m, w_m, out_m);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -268,10 +265,7 @@ START_TEST(create_from_cl_outlives_host_references)
 {
     cl_platform_id plat;
     cl_device_id dev = device_0_0(&plat);
-    cl_int err;
-    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)plat, 0};
-    cl_context clctx = clCreateContext(props, 1, &dev, NULL, NULL, &err);
-    ck_assert_msg(err == CL_SUCCESS, "clCreateContext: %d", (int)err);
+    cl_context clctx = tu_cl_context(dev);
 
     sinpe_context_options o;
     sinpe_context_options_init(&o);
@@ -309,11 +303,7 @@ START_TEST(create_from_cl_device_not_in_context)
         printf("create_from_cl_device_not_in_context: no sub-devices here, not tried\n");
         return;
     }
-    cl_int err;
-    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)plat, 0};
-    cl_context clctx = clCreateContext(props, 1, &dev, NULL, NULL, &err);
-    ck_assert_msg(err == CL_SUCCESS, "clCreateContext: %d", (int)err);
-
+    cl_context clctx = tu_cl_context(dev);
     sinpe_context *ctx = NULL;
     TU_STATUS(sinpe_context_create_from_cl(clctx, sub[0], NULL, &ctx), SINPE_CONTEXT_MISMATCH);
     ck_assert_msg(strlen(sinpe_last_error()) > 0, "no message for a foreign device");
@@ -328,12 +318,8 @@ START_TEST(create_from_cl_null_arguments)
 {
     cl_platform_id plat;
     cl_device_id dev = device_0_0(&plat);
-    cl_int err;
-    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)plat, 0};
-    cl_context clctx = clCreateContext(props, 1, &dev, NULL, NULL, &err);
-    ck_assert_msg(err == CL_SUCCESS, "clCreateContext: %d", (int)err);
+    cl_context clctx = tu_cl_context(dev);
     sinpe_context *ctx = NULL;
-
     TU_STATUS(sinpe_context_create_from_cl(NULL, dev, NULL, &ctx), SINPE_NULL_ARGUMENT);
     TU_STATUS(sinpe_context_create_from_cl(clctx, NULL, NULL, &ctx), SINPE_NULL_ARGUMENT);
     TU_STATUS(sinpe_context_create_from_cl(clctx, dev, NULL, NULL), SINPE_NULL_ARGUMENT);
@@ -414,19 +400,13 @@ START_TEST(context_lives_while_tables_do)
     cl_mem out = clCreateBuffer(clctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof zeros,
                                 zeros, &err);
     ck_assert_int_eq(err, CL_SUCCESS);
-    sinpe_embed_args a;
-    sinpe_embed_args_init(&a);
-    a.n_seqs = 1;
-    a.seq_len = SL;
-    a.out = out;
+    sinpe_embed_args a = tu_args(1, SL, NULL, NULL, 0, out);
     TU_OK(sinpe_enqueue_add_positions(tab, q, &a, 0, NULL, NULL));
     TU_CL(clFinish(q));
     float *got = tu_read_floats(q, out, SL * 16);
     tu_check_rows(got, 0, 16, SL, 16, ref, TU_PE_TOL, 0.0, "add_positions after context release");
     free(got);
-    clReleaseMemObject(out);
-    sinpe_table_release(tab);
-    clReleaseCommandQueue(q);
+    TU_RELEASE(NULL, q, tab, out);
     clReleaseContext(clctx);
 }
 END_TEST
@@ -520,8 +500,7 @@ Suite *suite_context(void)
 {
     Suite *s = suite_create("context");
 
-    TCase *tc = tcase_create("select");
-    tcase_set_timeout(tc, TU_TIMEOUT);
+    TCase *tc = tu_tcase(s, "select", NULL);
     tcase_add_test(tc, create_default_device);
     tcase_add_loop_test(tc, create_with_selector, 0,
                         (int)(sizeof good_selectors / sizeof good_selectors[0]));
@@ -530,22 +509,17 @@ Suite *suite_context(void)
     tcase_add_test(tc, create_selector_malformed);
     tcase_add_test(tc, create_selector_from_environment);
     tcase_add_loop_test(tc, create_math_paths, 0, 3);
-    suite_add_tcase(s, tc);
 
-    tc = tcase_create("from_cl");
-    tcase_set_timeout(tc, TU_TIMEOUT);
+    tc = tu_tcase(s, "from_cl", NULL);
     tcase_add_loop_test(tc, create_from_cl_outlives_host_references, 0, 2);
     tcase_add_test(tc, create_from_cl_device_not_in_context);
     tcase_add_test(tc, create_from_cl_null_arguments);
-    suite_add_tcase(s, tc);
 
-    tc = tcase_create("lifetime");
-    tcase_set_timeout(tc, TU_TIMEOUT);
+    tc = tu_tcase(s, "lifetime", NULL);
     tcase_add_test(tc, context_queue_properties);
     tcase_add_test(tc, context_lives_while_tables_do);
     tcase_add_test(tc, last_error_cleared_by_success);
     tcase_add_test(tc, build_failure_returns_the_log);
     tcase_add_test(tc, kernel_source_override);
-    suite_add_tcase(s, tc);
     return s;
 }
