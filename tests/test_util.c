@@ -34,6 +34,13 @@ void tu_rng_init(tu_rng *rng, const char *salt)
     (void)splitmix64(&rng->state);
 }
 
+tu_rng tu_rng_for(const char *salt)
+{
+    tu_rng rng;
+    tu_rng_init(&rng, salt);
+    return rng;
+}
+
 uint64_t tu_rng_next(tu_rng *rng)
 {
     return splitmix64(&rng->state);
@@ -53,6 +60,18 @@ int32_t tu_rng_int(tu_rng *rng, int32_t lo, int32_t hi)
 float tu_rng_float(tu_rng *rng, float lo, float hi)
 {
     return (float)((double)lo + ((double)hi - (double)lo) * tu_rng_unit(rng));
+}
+
+void tu_rng_ints(tu_rng *rng, int32_t *dst, size_t n, int32_t lo, int32_t hi)
+{
+    for (size_t i = 0; i < n; i++)
+        dst[i] = tu_rng_int(rng, lo, hi);
+}
+
+void tu_rng_floats(tu_rng *rng, float *dst, size_t n, float lo, float hi)
+{
+    for (size_t i = 0; i < n; i++)
+        dst[i] = tu_rng_float(rng, lo, hi);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -104,6 +123,11 @@ double *tu_pe_rows(const sinpe_spec *spec, const int32_t *pos, int64_t first, si
     for (size_t i = 0; i < n; i++)
         tu_pe_row(spec, pos ? (double)pos[i] : (double)(first + (int64_t)i), ref + i * spec->dim);
     return ref;
+}
+
+sinpe_spec tu_spec_of(const tu_spec_row *row)
+{
+    return tu_spec(row->dim, row->layout, row->odd, row->shift, row->base, row->scale);
 }
 
 const char *tu_spec_str(const sinpe_spec *spec, char *buf, size_t size)
@@ -225,6 +249,11 @@ TCase *tu_tcase(Suite *s, const char *name, const char *tags)
     return tc;
 }
 
+sinpe_math tu_math(int i)
+{
+    return i ? SINPE_MATH_FP64 : SINPE_MATH_FLOAT;
+}
+
 sinpe_context *tu_context(sinpe_math math)
 {
     sinpe_context_options options;
@@ -272,9 +301,14 @@ sinpe_embed_args tu_args(size_t n_seqs, size_t seq_len, cl_mem ids, cl_mem weigh
 sinpe_table *tu_table(sinpe_context *ctx, size_t dim, size_t rows)
 {
     sinpe_spec spec;
-    sinpe_table *table = NULL;
     sinpe_spec_init(&spec, dim);
-    TU_OK(sinpe_table_create(ctx, &spec, rows, &table));
+    return tu_table_of(ctx, &spec, rows);
+}
+
+sinpe_table *tu_table_of(sinpe_context *ctx, const sinpe_spec *spec, size_t rows)
+{
+    sinpe_table *table = NULL;
+    TU_OK(sinpe_table_create(ctx, spec, rows, &table));
     return table;
 }
 
@@ -349,6 +383,37 @@ cl_context tu_cl_context(cl_device_id dev)
     cl_context other = clCreateContext(props, 1, &dev, NULL, NULL, &err);
     ck_assert_msg(err == CL_SUCCESS && other != NULL, "clCreateContext failed: %d", (int)err);
     return other;
+}
+
+cl_program tu_device_program(sinpe_context *ctx, const char *extra, const char *options,
+                             const char *what)
+{
+    size_t len = 0, more = extra ? strlen(extra) : 0;
+    TU_OK(sinpe_device_source(ctx, NULL, 0, &len));
+    char *text = tu_malloc(len + more + 1);
+    TU_OK(sinpe_device_source(ctx, text, len + 1, &len));
+    ck_assert_uint_eq(strlen(text), len);
+    if (extra)
+        memcpy(text + len, extra, more + 1);
+    cl_int err;
+    cl_device_id dev = sinpe_context_device(ctx);
+    const char *src = text;
+    cl_program prog = clCreateProgramWithSource(sinpe_context_cl_context(ctx), 1, &src, NULL, &err);
+    free(text);
+    TU_CL(err);
+    err = clBuildProgram(prog, 1, &dev, options, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        char log[4096] = "";
+        clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
+        ck_abort_msg("%s: build failed (%d): %s", what, (int)err, log);
+    }
+    return prog;
+}
+
+void tu_kernel_args(cl_kernel k, int n, const void *const *vals, const size_t *sizes)
+{
+    for (int i = 0; i < n; i++)
+        TU_CL(clSetKernelArg(k, (cl_uint)i, sizes[i], vals[i]));
 }
 
 cl_ulong tu_max_alloc(sinpe_context *ctx)

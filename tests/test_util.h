@@ -133,10 +133,14 @@ typedef struct tu_rng {
 /* A splitmix64 stream from the run's seed and a salt naming the use, so that
  * each test draws the same numbers whatever other tests ran before it. */
 void tu_rng_init(tu_rng *rng, const char *salt);
+tu_rng tu_rng_for(const char *salt); /* the same, as a value */
 uint64_t tu_rng_next(tu_rng *rng);
 double tu_rng_unit(tu_rng *rng);                          /* [0, 1) */
 int32_t tu_rng_int(tu_rng *rng, int32_t lo, int32_t hi);  /* [lo, hi] */
 float tu_rng_float(tu_rng *rng, float lo, float hi);      /* [lo, hi) */
+/* dst[i] = tu_rng_int() or tu_rng_float() for i = 0, 1, ..., n - 1 in turn. */
+void tu_rng_ints(tu_rng *rng, int32_t *dst, size_t n, int32_t lo, int32_t hi);
+void tu_rng_floats(tu_rng *rng, float *dst, size_t n, float lo, float hi);
 
 /* ------------------------------------------------------------------------ */
 /* float64 reference                                                        */
@@ -161,6 +165,15 @@ const char *tu_spec_str(const sinpe_spec *spec, char *buf, size_t size);
 
 /* A spec from its fields (tests/grind/ref.c, shared with the grind). */
 #define tu_spec ref_spec
+
+/* The arguments of tu_spec() as a row of a table of cases. */
+typedef struct tu_spec_row {
+    size_t dim;
+    sinpe_layout layout;
+    sinpe_odd_dim odd;
+    double shift, base, scale;
+} tu_spec_row;
+sinpe_spec tu_spec_of(const tu_spec_row *row);
 
 /*
  * The fused computation in float64 for rows r < n_seqs * seq_len:
@@ -213,6 +226,9 @@ void tu_check_all_poison(const float *buf, size_t n, const char *what);
  * (options.device NULL: SINPE_DEVICE, else the best device). */
 sinpe_context *tu_context(sinpe_math math);
 
+/* The math path of loop index i of a test run under both: FLOAT, then FP64. */
+sinpe_math tu_math(int i);
+
 /* An in-order queue of the test's own on the context's device. */
 cl_command_queue tu_queue(sinpe_context *ctx);
 
@@ -224,8 +240,9 @@ cl_mem tu_buffer(sinpe_context *ctx, size_t bytes, const void *host);
 sinpe_embed_args tu_args(size_t n_seqs, size_t seq_len, cl_mem ids, cl_mem weights, size_t vocab,
                          cl_mem out);
 
-/* A table of rows rows of the paper's spec (sinpe_spec_init) at dim. */
+/* A table of rows rows of the paper's spec (sinpe_spec_init) at dim, or of spec. */
 sinpe_table *tu_table(sinpe_context *ctx, size_t dim, size_t rows);
+sinpe_table *tu_table_of(sinpe_context *ctx, const sinpe_spec *spec, size_t rows);
 
 /*
  * Releases the buffers (NULL ones skipped) in order, then table, queue and
@@ -259,6 +276,17 @@ float *tu_read_floats(cl_command_queue queue, cl_mem mem, size_t n);
 
 /* A second cl_context on the device of ctx (for mismatch tests). */
 cl_context tu_other_cl_context(sinpe_context *ctx);
+
+/*
+ * A program of sinpe_device_source(ctx) followed by extra (NULL: nothing),
+ * built for the context's device with options; a failed build fails the
+ * test with the build log, named by what.
+ */
+cl_program tu_device_program(sinpe_context *ctx, const char *extra, const char *options,
+                             const char *what);
+
+/* clSetKernelArg(k, i, sizes[i], vals[i]) for every i < n. */
+void tu_kernel_args(cl_kernel k, int n, const void *const *vals, const size_t *sizes);
 
 /* CL_DEVICE_MAX_MEM_ALLOC_SIZE of the context's device. */
 cl_ulong tu_max_alloc(sinpe_context *ctx);
