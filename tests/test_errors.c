@@ -26,14 +26,12 @@ static void setup(void)
 {
     int32_t ids[ROWS], pos[ROWS], zero = 0;
     float w[VOCAB * DIM];
-    tu_rng rng;
-    tu_rng_init(&rng, "errors");
+    tu_rng rng = tu_rng_for("errors");
     for (size_t i = 0; i < ROWS; i++) {
         ids[i] = tu_rng_int(&rng, 0, VOCAB - 1);
         pos[i] = tu_rng_int(&rng, 0, 100);
     }
-    for (size_t i = 0; i < VOCAB * DIM; i++)
-        w[i] = tu_rng_float(&rng, -1.0f, 1.0f);
+    tu_rng_floats(&rng, w, VOCAB * DIM, -1.0f, 1.0f);
 
     ctx = tu_context(SINPE_MATH_AUTO);
     tab = tu_table(ctx, DIM, 8);
@@ -78,10 +76,30 @@ static const char *const fn_names[3] = {"enqueue_embed", "enqueue_gather",
                                         "enqueue_add_positions"};
 
 /*
- * Calls the three enqueue functions with (t, queue, a, wait list) and
- * asserts their statuses (NOT_USED skips one).  When name is not NULL the
- * message must contain it.  No event may come back from a failed call.
+ * Asserts that the call fn returned want.  No event may come back from a
+ * failed call, which must leave a message, one that contains name when name
+ * is not NULL.  A success's event is released.
  */
+static void check_call(const char *fn, sinpe_status st, cl_event ev, sinpe_status want,
+                       const char *name)
+{
+    ck_assert_msg(st == want, "%s returned %d (%s), expected %d (%s); last error: %s", fn,
+                  (int)st, sinpe_status_string(st), (int)want, sinpe_status_string(want),
+                  sinpe_last_error());
+    if (ev)
+        clReleaseEvent(ev);
+    if (st == SINPE_SUCCESS)
+        return;
+    ck_assert_msg(!ev, "%s failed with an event", fn);
+    ck_assert_msg(strlen(sinpe_last_error()) > 0, "%s failed without a message", fn);
+    if (name)
+        ck_assert_msg(strstr(sinpe_last_error(), name) != NULL,
+                      "%s: the message does not name \"%s\": \"%s\"", fn, name,
+                      sinpe_last_error());
+}
+
+/* The three enqueue functions with (t, queue, a, wait list), each expected
+ * to return its status by check_call() (NOT_USED skips one). */
 static void expect3(sinpe_table *t, cl_command_queue queue, const sinpe_embed_args *a,
                     cl_uint n_wait, const cl_event *wait, sinpe_status e_embed,
                     sinpe_status e_gather, sinpe_status e_add, const char *name)
@@ -92,19 +110,7 @@ static void expect3(sinpe_table *t, cl_command_queue queue, const sinpe_embed_ar
             continue;
         cl_event ev = NULL;
         sinpe_status st = fns[f](t, queue, a, n_wait, wait, &ev);
-        ck_assert_msg(st == want[f], "%s returned %d (%s), expected %d (%s); last error: %s",
-                      fn_names[f], (int)st, sinpe_status_string(st), (int)want[f],
-                      sinpe_status_string(want[f]), sinpe_last_error());
-        if (st == SINPE_SUCCESS) {
-            if (ev)
-                clReleaseEvent(ev);
-            continue;
-        }
-        ck_assert_msg(strlen(sinpe_last_error()) > 0, "%s failed without a message", fn_names[f]);
-        if (name)
-            ck_assert_msg(strstr(sinpe_last_error(), name) != NULL,
-                          "%s: the message does not name \"%s\": \"%s\"", fn_names[f], name,
-                          sinpe_last_error());
+        check_call(fn_names[f], st, ev, want[f], name);
     }
 }
 
@@ -306,28 +312,15 @@ END_TEST
 static void expect_all_wait(cl_uint n_wait, const cl_event *wait, sinpe_status want,
                             const char *name)
 {
-    float ts[ROWS] = {0};
-    cl_mem ts_m = tu_buffer(ctx, sizeof ts, ts);
-    sinpe_status st[2];
-    cl_event ev[2] = {NULL, NULL};
+    cl_mem ts_m = tu_zero_buffer(ctx, ROWS);
+    cl_event ev = NULL;
     expect3(tab, q, &args, n_wait, wait, want, want, want, name);
-    st[0] = sinpe_enqueue_table_rows(tab, q, 0, ROWS, out_m, 0, 0, SINPE_F32, n_wait, wait,
-                                     &ev[0]);
-    st[1] = sinpe_enqueue_timesteps(tab, q, ts_m, 0, ROWS, out_m, 0, 0, SINPE_F32, n_wait,
-                                    wait, &ev[1]);
-    for (int i = 0; i < 2; i++) {
-        const char *fn = i ? "enqueue_timesteps" : "enqueue_table_rows";
-        ck_assert_msg(st[i] == want, "%s returned %d (%s), expected %d (%s); last error: %s",
-                      fn, (int)st[i], sinpe_status_string(st[i]), (int)want,
-                      sinpe_status_string(want), sinpe_last_error());
-        if (ev[i])
-            clReleaseEvent(ev[i]);
-        ck_assert_msg(st[i] == SINPE_SUCCESS || !ev[i], "%s failed with an event", fn);
-        if (st[i] != SINPE_SUCCESS && name)
-            ck_assert_msg(strstr(sinpe_last_error(), name) != NULL,
-                          "%s: the message does not name \"%s\": \"%s\"", fn, name,
-                          sinpe_last_error());
-    }
+    sinpe_status st = sinpe_enqueue_table_rows(tab, q, 0, ROWS, out_m, 0, 0, SINPE_F32, n_wait,
+                                               wait, &ev);
+    check_call("enqueue_table_rows", st, ev, want, name);
+    ev = NULL;
+    st = sinpe_enqueue_timesteps(tab, q, ts_m, 0, ROWS, out_m, 0, 0, SINPE_F32, n_wait, wait, &ev);
+    check_call("enqueue_timesteps", st, ev, want, name);
     TU_CL(clFinish(q));
     clReleaseMemObject(ts_m);
 }
@@ -404,10 +397,8 @@ START_TEST(buffer_from_other_context)
     TU_CL(clEnqueueReadBuffer(oq, foreign, CL_TRUE, 0, bytes, back, 0, NULL, NULL));
     ck_assert_msg(memcmp(back, poison, bytes) == 0, "the foreign %s buffer was written",
                   names[_i]);
-    free(back);
-    free(poison);
-    clReleaseMemObject(foreign);
-    clReleaseCommandQueue(oq);
+    TU_FREE(back, poison);
+    TU_RELEASE(NULL, oq, NULL, foreign);
     clReleaseContext(other);
 }
 END_TEST
@@ -566,22 +557,20 @@ START_TEST(accessors_given_null)
     /* They answer a value no real handle gives, and say why. */
     sinpe_spec s;
     fail_once();
-    ck_assert_ptr_null(sinpe_context_cl_context(NULL));
-    ck_assert_str_eq(sinpe_last_error(), "context is NULL");
-    ck_assert_ptr_null(sinpe_context_device(NULL));
-    ck_assert_str_eq(sinpe_last_error(), "context is NULL");
-    ck_assert_ptr_null(sinpe_context_queue(NULL));
-    ck_assert_str_eq(sinpe_last_error(), "context is NULL");
-    ck_assert_int_eq(sinpe_context_math(NULL), SINPE_MATH_AUTO);
-    ck_assert_str_eq(sinpe_last_error(), "context is NULL");
-    ck_assert_str_eq(sinpe_context_tuning(NULL), "");
-    ck_assert_str_eq(sinpe_last_error(), "context is NULL");
-    ck_assert_uint_eq(sinpe_table_rows(NULL), 0);
-    ck_assert_str_eq(sinpe_last_error(), "table is NULL");
-    sinpe_context_release(NULL);
-    ck_assert_str_eq(sinpe_last_error(), "");
-    s = sinpe_table_spec(NULL);
-    ck_assert_str_eq(sinpe_last_error(), "table is NULL");
+#define ANSWERS(call, message)                                                                \
+    do {                                                                                      \
+        call;                                                                                 \
+        ck_assert_str_eq(sinpe_last_error(), message);                                        \
+    } while (0)
+    ANSWERS(ck_assert_ptr_null(sinpe_context_cl_context(NULL)), "context is NULL");
+    ANSWERS(ck_assert_ptr_null(sinpe_context_device(NULL)), "context is NULL");
+    ANSWERS(ck_assert_ptr_null(sinpe_context_queue(NULL)), "context is NULL");
+    ANSWERS(ck_assert_int_eq(sinpe_context_math(NULL), SINPE_MATH_AUTO), "context is NULL");
+    ANSWERS(ck_assert_str_eq(sinpe_context_tuning(NULL), ""), "context is NULL");
+    ANSWERS(ck_assert_uint_eq(sinpe_table_rows(NULL), 0), "table is NULL");
+    ANSWERS(sinpe_context_release(NULL), "");
+    ANSWERS(s = sinpe_table_spec(NULL), "table is NULL");
+#undef ANSWERS
     ck_assert_uint_eq(s.dim, 0);
     ck_assert_int_eq(s.layout, 0);
     ck_assert_int_eq(s.odd_dim, 0);
@@ -711,22 +700,19 @@ END_TEST
 START_TEST(spec_valid_edges)
 {
     /* Accepted corners: one frequency with D <= 0, a negative angle_scale,
-     * a fractional shift, dim 1 and 65536 (the latter in test_table.c). */
-    static const struct {
-        size_t dim;
-        sinpe_odd_dim odd;
-        double shift, scale, base;
-    } ok[] = {
-        {2, SINPE_ODD_ZERO_LAST, 5.0, 1.0, 1e4},  /* one frequency: D unused */
-        {3, SINPE_ODD_ZERO_LAST, 1.0, 1.0, 1e4},  /* H = 1, D = 0 */
-        {1, SINPE_ODD_EXTRA_SIN, 1.0, 1.0, 1e4},  /* one sin column, D < 0 */
-        {1, SINPE_ODD_ZERO_LAST, 0.0, 1.0, 1e4},  /* no frequency at all */
-        {64, SINPE_ODD_ZERO_LAST, 0.5, -2.0, 1e4},
-        {64, SINPE_ODD_ZERO_LAST, -3.0, 1.0, 0.5}, /* base below 1 is finite and > 0 */
+     * a fractional shift, dim 1 and 65536 (the latter in test_table.c).  In
+     * order: one frequency (D unused); H = 1, D = 0; one sin column, D < 0;
+     * no frequency at all; a base below 1 (finite and > 0). */
+    static const tu_spec_row ok[] = {
+        {2, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ZERO_LAST, 5.0, 1e4, 1.0},
+        {3, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ZERO_LAST, 1.0, 1e4, 1.0},
+        {1, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_EXTRA_SIN, 1.0, 1e4, 1.0},
+        {1, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ZERO_LAST, 0.0, 1e4, 1.0},
+        {64, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ZERO_LAST, 0.5, 1e4, -2.0},
+        {64, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ZERO_LAST, -3.0, 0.5, 1.0},
     };
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
-        sinpe_spec s = tu_spec(ok[i].dim, SINPE_LAYOUT_SPLIT_SIN_COS, ok[i].odd, ok[i].shift,
-                               ok[i].base, ok[i].scale);
+        sinpe_spec s = tu_spec_of(&ok[i]);
         char sbuf[256];
         sinpe_table *t = NULL;
         sinpe_status st = sinpe_table_create(ctx, &s, 16, &t);
