@@ -57,8 +57,7 @@ static const int32_t bad_values[] = {-1, INT32_MIN, INT32_MAX, -7, 0 /* vocab */
 
 static void make_inputs(const ecase *c, ehost *h)
 {
-    tu_rng rng;
-    tu_rng_init(&rng, c->name);
+    tu_rng rng = tu_rng_for(c->name);
     h->dim = c->spec.dim;
     h->rows = c->n_seqs * c->seq_len;
     h->wstride = c->weights_stride ? c->weights_stride : h->dim;
@@ -73,8 +72,7 @@ static void make_inputs(const ecase *c, ehost *h)
     h->ids = tu_malloc(h->n_ids * sizeof *h->ids);
     for (size_t i = 0; i < c->ids_offset; i++)
         h->ids[i] = -5; /* read by mistake, these would count as bad */
-    for (size_t r = 0; r < h->rows; r++)
-        h->ids[c->ids_offset + r] = tu_rng_int(&rng, 0, (int32_t)c->vocab - 1);
+    tu_rng_ints(&rng, h->ids + c->ids_offset, h->rows, 0, (int32_t)c->vocab - 1);
     for (size_t k = 0; k < c->n_bad; k++) {
         size_t r = (k * 7919 + 3) % h->rows;
         int32_t v = bad_values[k % (sizeof bad_values / sizeof bad_values[0])];
@@ -96,8 +94,7 @@ static void make_inputs(const ecase *c, ehost *h)
     h->pos = tu_malloc(h->n_pos * sizeof *h->pos);
     for (size_t i = 0; i < c->positions_offset; i++)
         h->pos[i] = 1 << 29;
-    for (size_t r = 0; r < h->rows; r++)
-        h->pos[c->positions_offset + r] = tu_rng_int(&rng, c->pos_lo, c->pos_hi);
+    tu_rng_ints(&rng, h->pos + c->positions_offset, h->rows, c->pos_lo, c->pos_hi);
 
     h->bad = tu_malloc(h->n_bad_buf * sizeof *h->bad);
     for (size_t i = 0; i < h->n_bad_buf; i++)
@@ -189,12 +186,11 @@ static float *run_case(sinpe_context *ctx, const ecase *c, run_mode mode, int ke
     ehost h;
     edev d;
     sinpe_embed_args a;
-    sinpe_table *tab = NULL;
 
     make_inputs(c, &h);
     cl_command_queue q = tu_queue(ctx);
     upload(ctx, q, &h, &d);
-    TU_OK(sinpe_table_create(ctx, &c->spec, c->table_rows, &tab));
+    sinpe_table *tab = tu_table_of(ctx, &c->spec, c->table_rows);
     fill_args(c, &d, &a);
     enqueue_mode(tab, q, &a, mode);
 
@@ -232,21 +228,10 @@ static float *run_case(sinpe_context *ctx, const ecase *c, run_mode mode, int ke
 /* A plain case: the paper's spec at dim, the given sizes, implicit positions. */
 static ecase base_case(const char *name, size_t dim)
 {
-    ecase c;
-    memset(&c, 0, sizeof c);
-    c.name = name;
+    ecase c = {.name = name, .table_rows = 32, .n_seqs = 3, .seq_len = 45, .vocab = 97,
+               .token_scale = 1.0f};
     sinpe_spec_init(&c.spec, dim);
-    c.table_rows = 32;
-    c.n_seqs = 3;
-    c.seq_len = 45;
-    c.vocab = 97;
-    c.token_scale = 1.0f;
     return c;
-}
-
-static sinpe_math math_of(int i)
-{
-    return i ? SINPE_MATH_FP64 : SINPE_MATH_FLOAT;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -342,7 +327,7 @@ static void run_value(const vcase *cases, int i)
     ecase c = cases->c;
     c.spec = tu_spec(cases->dim, cases->layout, SINPE_ODD_ZERO_LAST, cases->shift, cases->base,
                      1.0);
-    sinpe_context *ctx = tu_context(math_of(i / cases->modes));
+    sinpe_context *ctx = tu_context(tu_math(i / cases->modes));
     run_case(ctx, &c, (run_mode)(i % cases->modes), 0);
     sinpe_context_release(ctx);
 }
@@ -367,46 +352,36 @@ END_TEST
 
 /* Odd dims, every layout and policy, d = 1 and d = 4096 through the kernels. */
 static const struct {
-    size_t dim;
-    sinpe_layout layout;
-    sinpe_odd_dim odd;
-    double shift, base;
+    tu_spec_row spec;
     sinpe_math math;
 } shape_cases[] = {
-    {1, SINPE_LAYOUT_INTERLEAVED, SINPE_ODD_EXTRA_SIN, 0.0, 1e4, SINPE_MATH_FLOAT},
-    {1, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ZERO_LAST, 1.0, 1e4, SINPE_MATH_FP64},
-    {3, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_EXTRA_SIN, 1.0, 5e5, SINPE_MATH_FLOAT},
-    {3, SINPE_LAYOUT_SPLIT_COS_SIN, SINPE_ODD_ZERO_LAST, 0.0, 1e4, SINPE_MATH_FP64},
-    {7, SINPE_LAYOUT_SPLIT_COS_SIN, SINPE_ODD_EXTRA_SIN, 0.0, 1e4, SINPE_MATH_FLOAT},
-    {7, SINPE_LAYOUT_INTERLEAVED, SINPE_ODD_ZERO_LAST, 1.0, 5e5, SINPE_MATH_FP64},
-    {2, SINPE_LAYOUT_SPLIT_COS_SIN, SINPE_ODD_ZERO_LAST, 1.0, 1e4, SINPE_MATH_FLOAT},
-    {513, SINPE_LAYOUT_INTERLEAVED, SINPE_ODD_EXTRA_SIN, 1.0, 1e4, SINPE_MATH_FLOAT},
-    {513, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ZERO_LAST, 0.0, 5e5, SINPE_MATH_FP64},
-    {4096, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ZERO_LAST, 1.0, 5e5, SINPE_MATH_FLOAT},
-    {4096, SINPE_LAYOUT_INTERLEAVED, SINPE_ODD_ZERO_LAST, 0.0, 1e4, SINPE_MATH_FP64},
+    {{1, SINPE_LAYOUT_INTERLEAVED, SINPE_ODD_EXTRA_SIN, 0.0, 1e4, 1.0}, SINPE_MATH_FLOAT},
+    {{1, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ZERO_LAST, 1.0, 1e4, 1.0}, SINPE_MATH_FP64},
+    {{3, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_EXTRA_SIN, 1.0, 5e5, 1.0}, SINPE_MATH_FLOAT},
+    {{3, SINPE_LAYOUT_SPLIT_COS_SIN, SINPE_ODD_ZERO_LAST, 0.0, 1e4, 1.0}, SINPE_MATH_FP64},
+    {{7, SINPE_LAYOUT_SPLIT_COS_SIN, SINPE_ODD_EXTRA_SIN, 0.0, 1e4, 1.0}, SINPE_MATH_FLOAT},
+    {{7, SINPE_LAYOUT_INTERLEAVED, SINPE_ODD_ZERO_LAST, 1.0, 5e5, 1.0}, SINPE_MATH_FP64},
+    {{2, SINPE_LAYOUT_SPLIT_COS_SIN, SINPE_ODD_ZERO_LAST, 1.0, 1e4, 1.0}, SINPE_MATH_FLOAT},
+    {{513, SINPE_LAYOUT_INTERLEAVED, SINPE_ODD_EXTRA_SIN, 1.0, 1e4, 1.0}, SINPE_MATH_FLOAT},
+    {{513, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ZERO_LAST, 0.0, 5e5, 1.0}, SINPE_MATH_FP64},
+    {{4096, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ZERO_LAST, 1.0, 5e5, 1.0}, SINPE_MATH_FLOAT},
+    {{4096, SINPE_LAYOUT_INTERLEAVED, SINPE_ODD_ZERO_LAST, 0.0, 1e4, 1.0}, SINPE_MATH_FP64},
 };
 #define N_SHAPES ((int)(sizeof shape_cases / sizeof shape_cases[0]))
 
 START_TEST(embed_shapes)
 {
     sinpe_context *ctx = tu_context(shape_cases[_i].math);
-    ecase c = base_case("embed_shapes", shape_cases[_i].dim);
-    c.spec = tu_spec(shape_cases[_i].dim, shape_cases[_i].layout, shape_cases[_i].odd,
-                     shape_cases[_i].shift, shape_cases[_i].base, 1.0);
+    ecase c = base_case("embed_shapes", shape_cases[_i].spec.dim);
+    c.spec = tu_spec_of(&shape_cases[_i].spec);
     size_t dim = c.spec.dim;
-    if (dim >= 4096) {
-        c.n_seqs = 2;
-        c.seq_len = 40;
-        c.vocab = 13;
-        c.table_rows = 30;
-    } else {
-        c.n_seqs = 2;
-        c.seq_len = 67;
-        c.table_rows = 50;
-    }
+    c.n_seqs = 2;
+    if (dim >= 4096)
+        c.seq_len = 40, c.vocab = 13, c.table_rows = 30;
+    else
+        c.seq_len = 67, c.table_rows = 50;
     c.token_scale = sqrtf((float)dim);
-    c.out_stride = dim + 2;
-    c.out_offset = 1;
+    c.out_stride = dim + 2, c.out_offset = 1;
     for (int m = 0; m < 3; m++)
         run_case(ctx, &c, (run_mode)m, 0);
     sinpe_context_release(ctx);
@@ -462,12 +437,11 @@ END_TEST
 START_TEST(add_positions_alone)
 {
     /* ids and weights may be NULL (and vocab 0); out gets += PE in place. */
-    sinpe_context *ctx = tu_context(math_of(_i));
+    sinpe_context *ctx = tu_context(tu_math(_i));
     enum { NS = 3, SL = 21, DIM = 17, OFF = 5, STRIDE = 20 };
     sinpe_spec spec = tu_spec(DIM, SINPE_LAYOUT_SPLIT_COS_SIN, SINPE_ODD_EXTRA_SIN, 1.0, 1e4, 1.0);
     size_t rows = NS * SL, n = OFF + (rows - 1) * STRIDE + DIM;
-    tu_rng rng;
-    tu_rng_init(&rng, "add_positions_alone");
+    tu_rng rng = tu_rng_for("add_positions_alone");
 
     float *init = tu_malloc(n * sizeof *init);
     tu_fill_poison(init, n);
@@ -475,8 +449,7 @@ START_TEST(add_positions_alone)
         for (size_t col = 0; col < DIM; col++)
             init[OFF + r * STRIDE + col] = tu_rng_float(&rng, -4.0f, 4.0f);
     int32_t pos[2 + NS * SL];
-    for (size_t i = 0; i < 2 + rows; i++)
-        pos[i] = tu_rng_int(&rng, -300, 3000);
+    tu_rng_ints(&rng, pos, 2 + rows, -300, 3000);
 
     double *ref = tu_malloc(rows * DIM * sizeof *ref);
     double pe[DIM];
@@ -486,8 +459,7 @@ START_TEST(add_positions_alone)
             ref[r * DIM + col] = (double)init[OFF + r * STRIDE + col] + pe[col];
     }
 
-    sinpe_table *tab = NULL;
-    TU_OK(sinpe_table_create(ctx, &spec, 200, &tab));
+    sinpe_table *tab = tu_table_of(ctx, &spec, 200);
     cl_command_queue q = tu_queue(ctx);
     cl_mem out = tu_buffer(ctx, n * sizeof(float), init);
     cl_mem pm = tu_buffer(ctx, sizeof pos, pos);
@@ -523,22 +495,15 @@ START_TEST(fused_equals_unfused_bits)
         {7, SINPE_LAYOUT_SPLIT_COS_SIN, SINPE_ODD_EXTRA_SIN, 2.6457513f, 1},
         {513, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ZERO_LAST, 22.649503f, 1},
     };
-    sinpe_context *ctx = tu_context(math_of(_i));
+    sinpe_context *ctx = tu_context(tu_math(_i));
     for (size_t i = 0; i < sizeof cfg / sizeof cfg[0]; i++) {
         ecase c = base_case("fused_equals_unfused_bits", cfg[i].dim);
         c.spec = tu_spec(cfg[i].dim, cfg[i].layout, cfg[i].odd, 1.0, 1e4, 1.0);
-        c.token_scale = cfg[i].scale;
-        c.weights_stride = cfg[i].dim + 1;
-        c.out_stride = cfg[i].dim + 3;
-        c.out_offset = 2;
-        c.explicit_positions = cfg[i].explicit_positions;
-        c.pos_lo = -2000;
-        c.pos_hi = 100000;
-        c.start = 5;
-        c.use_bad_ids = 1;
-        c.n_bad = 2;
-        c.n_seqs = 2;
-        c.seq_len = 40;
+        c.token_scale = cfg[i].scale, c.start = 5;
+        c.weights_stride = cfg[i].dim + 1, c.out_stride = cfg[i].dim + 3, c.out_offset = 2;
+        c.explicit_positions = cfg[i].explicit_positions, c.pos_lo = -2000, c.pos_hi = 100000;
+        c.use_bad_ids = 1, c.n_bad = 2;
+        c.n_seqs = 2, c.seq_len = 40;
         float *fused = run_case(ctx, &c, MODE_FUSED, 1);
         float *unfused = run_case(ctx, &c, MODE_UNFUSED, 1);
         size_t n_out = c.out_offset + (c.n_seqs * c.seq_len - 1) * c.out_stride + cfg[i].dim;
@@ -570,6 +535,7 @@ static const char *const enqueue_names[] = {"embed", "gather", "add_positions"};
 /* Inputs for the event tests: out is zero for add_positions (0 + PE), else
  * poison. */
 typedef struct evsetup {
+    sinpe_context *ctx;
     ecase c;
     ehost h;
     edev d;
@@ -578,12 +544,11 @@ typedef struct evsetup {
     sinpe_embed_args a;
 } evsetup;
 
-static void ev_setup(sinpe_context *ctx, evsetup *s, int which)
+static sinpe_context *ev_setup(evsetup *s, int which)
 {
+    sinpe_context *ctx = s->ctx = tu_context(SINPE_MATH_AUTO);
     s->c = base_case("events", 16);
-    s->c.n_seqs = 2;
-    s->c.seq_len = 10;
-    s->c.vocab = 5;
+    s->c.n_seqs = 2, s->c.seq_len = 10, s->c.vocab = 5;
     make_inputs(&s->c, &s->h);
     s->q = tu_queue(ctx);
     upload(ctx, s->q, &s->h, &s->d);
@@ -591,8 +556,9 @@ static void ev_setup(sinpe_context *ctx, evsetup *s, int which)
         clReleaseMemObject(s->d.out);
         s->d.out = tu_zero_buffer(ctx, s->h.n_out);
     }
-    TU_OK(sinpe_table_create(ctx, &s->c.spec, 8, &s->tab));
+    s->tab = tu_table_of(ctx, &s->c.spec, 8);
     fill_args(&s->c, &s->d, &s->a);
+    return ctx;
 }
 
 static void ev_check(evsetup *s, int which)
@@ -603,23 +569,20 @@ static void ev_check(evsetup *s, int which)
                  s->c.vocab, s->c.token_scale, s->c.start, NULL, which != 2, which != 1, ref);
     tu_check_rows(got, 0, s->h.dim, s->h.rows, s->h.dim, ref, TU_EMBED_TOL, TU_EMBED_TOL,
                   enqueue_names[which]);
-    free(ref);
-    free(got);
+    TU_FREE(ref, got);
 }
 
 static void ev_teardown(evsetup *s)
 {
     release_dev(&s->d);
     free_inputs(&s->h);
-    sinpe_table_release(s->tab);
-    clReleaseCommandQueue(s->q);
+    tu_release(s->ctx, s->q, s->tab, NULL, 0);
 }
 
 START_TEST(event_is_returned_and_completes)
 {
-    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     evsetup s;
-    ev_setup(ctx, &s, _i);
+    ev_setup(&s, _i);
     cl_event ev = NULL;
     TU_OK(enqueue_fns[_i](s.tab, s.q, &s.a, 0, NULL, &ev));
     ck_assert_msg(ev != NULL, "%s returned no event", enqueue_names[_i]);
@@ -638,16 +601,14 @@ START_TEST(event_is_returned_and_completes)
     ev_check(&s, _i);
     clReleaseEvent(ev);
     ev_teardown(&s);
-    sinpe_context_release(ctx);
 }
 END_TEST
 
 START_TEST(wait_list_holds_the_kernel)
 {
     /* Nothing runs before the user event completes. */
-    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     evsetup s;
-    ev_setup(ctx, &s, _i);
+    sinpe_context *ctx = ev_setup(&s, _i);
     cl_int err;
     cl_event gate = clCreateUserEvent(sinpe_context_cl_context(ctx), &err);
     ck_assert_int_eq(err, CL_SUCCESS);
@@ -701,7 +662,6 @@ START_TEST(wait_list_holds_the_kernel)
     clReleaseEvent(gate);
     clReleaseCommandQueue(q2);
     ev_teardown(&s);
-    sinpe_context_release(ctx);
 }
 END_TEST
 
@@ -711,11 +671,10 @@ END_TEST
 
 START_TEST(embed_host_matches_reference)
 {
-    sinpe_context *ctx = tu_context(math_of(_i));
+    sinpe_context *ctx = tu_context(tu_math(_i));
     enum { NS = 3, SL = 33, DIM = 50, VOCAB = 41 };
     sinpe_spec spec = tu_spec(DIM, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ZERO_LAST, 1.0, 1e4, 1.0);
-    tu_rng rng;
-    tu_rng_init(&rng, "embed_host_matches_reference");
+    tu_rng rng = tu_rng_for("embed_host_matches_reference");
     int32_t ids[NS * SL], pos[NS * SL];
     float *w = tu_malloc(VOCAB * DIM * sizeof *w);
     float *out = tu_malloc(NS * SL * DIM * sizeof *out);
@@ -724,10 +683,8 @@ START_TEST(embed_host_matches_reference)
         ids[i] = tu_rng_int(&rng, 0, VOCAB - 1);
         pos[i] = tu_rng_int(&rng, -50, 4000);
     }
-    for (size_t i = 0; i < VOCAB * DIM; i++)
-        w[i] = tu_rng_float(&rng, -1.0f, 1.0f);
-    sinpe_table *tab = NULL;
-    TU_OK(sinpe_table_create(ctx, &spec, 20, &tab));
+    tu_rng_floats(&rng, w, VOCAB * DIM, -1.0f, 1.0f);
+    sinpe_table *tab = tu_table_of(ctx, &spec, 20);
 
     /* Implicit positions with a negative start, then explicit positions. */
     static const struct {
@@ -829,14 +786,12 @@ static void *worker_main(void *arg)
     worker *wk = arg;
     char salt[32];
     snprintf(salt, sizeof salt, "worker %d", wk->id);
-    tu_rng rng;
-    tu_rng_init(&rng, salt);
+    tu_rng rng = tu_rng_for(salt);
     int32_t ids[TH_SL];
     float got[TH_SL * TH_DIM];
     double pe[TH_DIM];
     for (int it = 0; it < TH_ITERS && !wk->error[0]; it++) {
-        for (size_t i = 0; i < TH_SL; i++)
-            ids[i] = tu_rng_int(&rng, 0, TH_VOCAB - 1);
+        tu_rng_ints(&rng, ids, TH_SL, 0, TH_VOCAB - 1);
         int32_t start = tu_rng_int(&rng, -100, 20000);
         cl_int err = clEnqueueWriteBuffer(wk->q, wk->ids, CL_TRUE, 0, sizeof ids, ids, 0, NULL,
                                           NULL);
@@ -898,25 +853,19 @@ START_TEST(concurrent_enqueue_and_growth)
     /* Several threads enqueue with one table while another grows it. */
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     sinpe_spec spec = tu_spec(TH_DIM, SINPE_LAYOUT_INTERLEAVED, SINPE_ODD_ZERO_LAST, 0.0, 1e4, 1.0);
-    sinpe_table *tab = NULL;
-    TU_OK(sinpe_table_create(ctx, &spec, 16, &tab));
+    sinpe_table *tab = tu_table_of(ctx, &spec, 16);
     worker *wk = calloc(TH_WORKERS, sizeof *wk);
     ck_assert_ptr_nonnull(wk);
-    tu_rng rng;
-    tu_rng_init(&rng, "concurrent_enqueue_and_growth");
+    tu_rng rng = tu_rng_for("concurrent_enqueue_and_growth");
     for (int i = 0; i < TH_WORKERS; i++) {
-        wk[i].id = i;
-        wk[i].tab = tab;
-        wk[i].spec = spec;
+        wk[i].id = i, wk[i].tab = tab, wk[i].spec = spec;
         wk[i].q = tu_queue(ctx);
-        for (size_t k = 0; k < TH_VOCAB * TH_DIM; k++)
-            wk[i].weights[k] = tu_rng_float(&rng, -1.0f, 1.0f);
+        tu_rng_floats(&rng, wk[i].weights, TH_VOCAB * TH_DIM, -1.0f, 1.0f);
         wk[i].ids = tu_buffer(ctx, TH_SL * sizeof(int32_t), NULL);
         wk[i].w = tu_buffer(ctx, sizeof wk[i].weights, wk[i].weights);
         wk[i].out = tu_buffer(ctx, TH_SL * TH_DIM * sizeof(float), NULL);
     }
-    grower g;
-    g.tab = tab;
+    grower g = {.tab = tab};
     pthread_t th[TH_WORKERS + 1];
     for (int i = 0; i < TH_WORKERS; i++)
         ck_assert_int_eq(pthread_create(&th[i], NULL, worker_main, &wk[i]), 0);
