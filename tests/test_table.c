@@ -4,7 +4,6 @@
  */
 #include "test_util.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,11 +17,6 @@ static size_t rows_for(size_t dim)
 {
     size_t r = ((size_t)1 << 20) / dim;
     return r < 300 ? 300 : r > 20000 ? 20000 : r;
-}
-
-static sinpe_math math_of(int i)
-{
-    return i ? SINPE_MATH_FP64 : SINPE_MATH_FLOAT;
 }
 
 /* Reads n rows of a borrowed table buffer back. */
@@ -43,19 +37,9 @@ static void check_table_rows(const sinpe_spec *spec, const float *host, size_t r
                              const char *what)
 {
     char sbuf[256], msg[512];
-    double *ref = tu_malloc(spec->dim * sizeof *ref);
-    tu_spec_str(spec, sbuf, sizeof sbuf);
-    for (size_t p = 0; p < rows; p++) {
-        tu_pe_row(spec, (double)p, ref);
-        for (size_t c = 0; c < spec->dim; c++) {
-            double g = host[p * spec->dim + c];
-            if (!(fabs(g - ref[c]) <= TU_PE_TOL)) {
-                snprintf(msg, sizeof msg, "%s [%s]", what, sbuf);
-                ck_abort_msg("%s: position %zu col %zu: got %.9g, ref %.12g, |diff| %.3g > %.3g",
-                             msg, p, c, g, ref[c], fabs(g - ref[c]), TU_PE_TOL);
-            }
-        }
-    }
+    snprintf(msg, sizeof msg, "%s [%s]", what, tu_spec_str(spec, sbuf, sizeof sbuf));
+    double *ref = tu_pe_rows(spec, NULL, 0, rows);
+    tu_check_rows(host, 0, spec->dim, rows, spec->dim, ref, TU_PE_TOL, 0.0, msg);
     free(ref);
 }
 
@@ -96,7 +80,7 @@ static void check_table(sinpe_context *ctx, const sinpe_spec *spec, size_t rows)
 START_TEST(table_matches_reference)
 {
     /* _i: math (FLOAT, FP64) x layout. */
-    sinpe_context *ctx = tu_context(math_of(_i / 3));
+    sinpe_context *ctx = tu_context(tu_math(_i / 3));
     sinpe_layout layout = (sinpe_layout)(_i % 3);
     static const double shifts[] = {0.0, 1.0};
     static const double bases[] = {10000.0, 500000.0};
@@ -118,23 +102,16 @@ END_TEST
 START_TEST(table_angle_scale)
 {
     /* angle_scale multiplies every w_k, w_0 included (also when D = 0). */
-    sinpe_context *ctx = tu_context(math_of(_i));
-    static const struct {
-        size_t dim;
-        sinpe_layout layout;
-        sinpe_odd_dim odd;
-        double shift, scale;
-    } cases[] = {
-        {64, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ZERO_LAST, 1.0, 1.7},
-        {7, SINPE_LAYOUT_INTERLEAVED, SINPE_ODD_EXTRA_SIN, 0.0, 0.3},
-        {2, SINPE_LAYOUT_SPLIT_COS_SIN, SINPE_ODD_ZERO_LAST, 1.0, 2.5},
-        {3, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ZERO_LAST, 1.0, 0.75},
-        {1, SINPE_LAYOUT_INTERLEAVED, SINPE_ODD_EXTRA_SIN, 1.0, 1.25},
+    sinpe_context *ctx = tu_context(tu_math(_i));
+    static const tu_spec_row cases[] = {
+        {64, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ZERO_LAST, 1.0, 10000.0, 1.7},
+        {7, SINPE_LAYOUT_INTERLEAVED, SINPE_ODD_EXTRA_SIN, 0.0, 10000.0, 0.3},
+        {2, SINPE_LAYOUT_SPLIT_COS_SIN, SINPE_ODD_ZERO_LAST, 1.0, 10000.0, 2.5},
+        {3, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ZERO_LAST, 1.0, 10000.0, 0.75},
+        {1, SINPE_LAYOUT_INTERLEAVED, SINPE_ODD_EXTRA_SIN, 1.0, 10000.0, 1.25},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        sinpe_spec spec =
-            tu_spec(cases[i].dim, cases[i].layout, cases[i].odd, cases[i].shift, 10000.0,
-                    cases[i].scale);
+        sinpe_spec spec = tu_spec_of(&cases[i]);
         check_table(ctx, &spec, 3000);
     }
     sinpe_context_release(ctx);
@@ -217,23 +194,17 @@ static float *pe_via_embed(sinpe_context *ctx, sinpe_table *tab, size_t dim, con
 START_TEST(long_positions_on_the_fly)
 {
     /* Positions up to 2^24 - 1 in magnitude meet the same bar as the table. */
-    sinpe_context *ctx = tu_context(math_of(_i));
-    static const struct {
-        size_t dim;
-        sinpe_layout layout;
-        sinpe_odd_dim odd;
-        double shift, base;
-    } cases[] = {
-        {64, SINPE_LAYOUT_INTERLEAVED, SINPE_ODD_ZERO_LAST, 0.0, 10000.0},
-        {7, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_EXTRA_SIN, 1.0, 500000.0},
-        {2, SINPE_LAYOUT_INTERLEAVED, SINPE_ODD_ZERO_LAST, 0.0, 10000.0},
-        {513, SINPE_LAYOUT_SPLIT_COS_SIN, SINPE_ODD_ZERO_LAST, 1.0, 10000.0},
-        {4096, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ZERO_LAST, 1.0, 10000.0},
+    sinpe_context *ctx = tu_context(tu_math(_i));
+    static const tu_spec_row cases[] = {
+        {64, SINPE_LAYOUT_INTERLEAVED, SINPE_ODD_ZERO_LAST, 0.0, 10000.0, 1.0},
+        {7, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_EXTRA_SIN, 1.0, 500000.0, 1.0},
+        {2, SINPE_LAYOUT_INTERLEAVED, SINPE_ODD_ZERO_LAST, 0.0, 10000.0, 1.0},
+        {513, SINPE_LAYOUT_SPLIT_COS_SIN, SINPE_ODD_ZERO_LAST, 1.0, 10000.0, 1.0},
+        {4096, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ZERO_LAST, 1.0, 10000.0, 1.0},
     };
     enum { N = 160 };
     int32_t pos[N];
-    tu_rng rng;
-    tu_rng_init(&rng, "long_positions_on_the_fly");
+    tu_rng rng = tu_rng_for("long_positions_on_the_fly");
     for (size_t i = 0; i < N; i++) {
         if (i < 40)
             pos[i] = 16777215 - (int32_t)i; /* just below 2^24 */
@@ -247,12 +218,10 @@ START_TEST(long_positions_on_the_fly)
             pos[i] = tu_rng_int(&rng, 16, 16777215);
     }
     for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
-        sinpe_spec spec = tu_spec(cases[ci].dim, cases[ci].layout, cases[ci].odd,
-                                  cases[ci].shift, cases[ci].base, 1.0);
+        sinpe_spec spec = tu_spec_of(&cases[ci]);
         size_t dim = spec.dim;
         size_t n = dim >= 4096 ? 40 : N; /* keep d = 4096 cheap */
-        sinpe_table *tab = NULL;
-        TU_OK(sinpe_table_create(ctx, &spec, 16, &tab));
+        sinpe_table *tab = tu_table_of(ctx, &spec, 16);
 
         double *ref = tu_pe_rows(&spec, pos, 0, n);
         char sbuf[256], what[400];
@@ -279,7 +248,7 @@ START_TEST(on_the_fly_bits_equal_table_bits)
 {
     /* "positions past the table's rows ... are computed on the fly with
      * identical results": compare with the rows the table later holds. */
-    sinpe_context *ctx = tu_context(math_of(_i));
+    sinpe_context *ctx = tu_context(tu_math(_i));
     static const size_t cdims[] = {64, 7, 513};
     enum { FIRST = 100, N = 1200 };
     int32_t pos[N];
@@ -290,8 +259,7 @@ START_TEST(on_the_fly_bits_equal_table_bits)
                                   ci == 1 ? SINPE_ODD_EXTRA_SIN : SINPE_ODD_ZERO_LAST,
                                   (double)(ci % 2), 10000.0, 1.0);
         size_t dim = spec.dim;
-        sinpe_table *tab = NULL;
-        TU_OK(sinpe_table_create(ctx, &spec, FIRST, &tab));
+        sinpe_table *tab = tu_table_of(ctx, &spec, FIRST);
         size_t held = sinpe_table_rows(tab);
         ck_assert_msg(held < N, "table already holds %zu rows; the test needs fewer", held);
 
@@ -324,13 +292,11 @@ START_TEST(table_shared_per_spec)
     sinpe_spec same = spec;
     sinpe_spec other = spec;
     other.base = 20000.0;
-    sinpe_table *t1 = NULL, *t2 = NULL, *t3 = NULL;
 
-    TU_OK(sinpe_table_create(ctx, &spec, 100, &t1));
-    TU_OK(sinpe_table_create(ctx, &same, 700, &t2));
+    sinpe_table *t1 = tu_table_of(ctx, &spec, 100), *t2 = tu_table_of(ctx, &same, 700);
     ck_assert_msg(t1 == t2, "equal specs gave two tables");
     ck_assert_uint_ge(sinpe_table_rows(t1), 700);
-    TU_OK(sinpe_table_create(ctx, &other, 10, &t3));
+    sinpe_table *t3 = tu_table_of(ctx, &other, 10);
     ck_assert_msg(t3 != t1, "different bases share a table");
 
     sinpe_spec back = sinpe_table_spec(t1);
@@ -356,10 +322,9 @@ END_TEST
 
 START_TEST(table_reserve_grows_and_old_buffer_stays)
 {
-    sinpe_context *ctx = tu_context(math_of(_i));
+    sinpe_context *ctx = tu_context(tu_math(_i));
     sinpe_spec spec = tu_spec(33, SINPE_LAYOUT_INTERLEAVED, SINPE_ODD_EXTRA_SIN, 0.0, 1e4, 1.0);
-    sinpe_table *tab = NULL;
-    TU_OK(sinpe_table_create(ctx, &spec, 50, &tab));
+    sinpe_table *tab = tu_table_of(ctx, &spec, 50);
 
     cl_mem old_mem;
     size_t old_rows;
@@ -401,8 +366,7 @@ START_TEST(table_with_zero_rows)
 {
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     sinpe_spec spec = tu_spec(20, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ZERO_LAST, 1.0, 1e4, 1.0);
-    sinpe_table *tab = NULL;
-    TU_OK(sinpe_table_create(ctx, &spec, 0, &tab));
+    sinpe_table *tab = tu_table_of(ctx, &spec, 0);
     ck_assert_ptr_nonnull(tab);
 
     /* Every position on the fly. */
