@@ -249,8 +249,7 @@ static void check_output(const pcase *c, const float *got, const double *ref,
 static void run_and_check(sinpe_context *ctx, cl_command_queue q, const pcase *c)
 {
     char sbuf[256], what[512];
-    sinpe_table *tab = NULL;
-    TU_OK(sinpe_table_create(ctx, &c->spec, c->table_rows, &tab));
+    sinpe_table *tab = tu_table_of(ctx, &c->spec, c->table_rows);
     int32_t *pos = tu_malloc(n_rows(c) * sizeof *pos);
     ref_positions(c, pos);
     double *ref = ref_values(c, pos, NULL);
@@ -284,16 +283,14 @@ static int32_t *random_ids(tu_rng *rng, size_t n, size_t vocab, int32_t avoid)
 static float *random_weights(tu_rng *rng, size_t n)
 {
     float *w = tu_malloc(n * sizeof *w);
-    for (size_t i = 0; i < n; i++)
-        w[i] = tu_rng_float(rng, -1.0f, 1.0f);
+    tu_rng_floats(rng, w, n, -1.0f, 1.0f);
     return w;
 }
 
 static int32_t *random_ints(tu_rng *rng, size_t n, int32_t lo, int32_t hi)
 {
     int32_t *v = tu_malloc(n * sizeof *v);
-    for (size_t i = 0; i < n; i++)
-        v[i] = tu_rng_int(rng, lo, hi);
+    tu_rng_ints(rng, v, n, lo, hi);
     return v;
 }
 
@@ -303,8 +300,7 @@ static int32_t *random_ints(tu_rng *rng, size_t n, int32_t lo, int32_t hi)
 
 START_TEST(positions_seq_starts)
 {
-    tu_rng rng;
-    tu_rng_init(&rng, "positions_seq_starts");
+    tu_rng rng = tu_rng_for("positions_seq_starts");
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     cl_command_queue q = tu_queue(ctx);
 
@@ -331,8 +327,7 @@ START_TEST(positions_explicit)
      * 3 broadcast + pad_counts. */
     static const char *const names[] = {"explicit (B,S)", "broadcast (1,S)",
                                         "broadcast + seq_starts", "broadcast + pad_counts"};
-    tu_rng rng;
-    tu_rng_init(&rng, names[_i]);
+    tu_rng rng = tu_rng_for(names[_i]);
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     cl_command_queue q = tu_queue(ctx);
 
@@ -364,8 +359,7 @@ START_TEST(positions_pad_counts)
 {
     /* A left-padded batch corrected per row (FasterTransformer style); _i = 1
      * adds per-sequence decode offsets too. */
-    tu_rng rng;
-    tu_rng_init(&rng, _i ? "pad_counts + seq_starts" : "pad_counts");
+    tu_rng rng = tu_rng_for(_i ? "pad_counts + seq_starts" : "pad_counts");
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     cl_command_queue q = tu_queue(ctx);
 
@@ -403,30 +397,13 @@ static void fairseq_batch(tu_rng *rng, int32_t *ids, size_t n_seqs, size_t seq_l
             do
                 id = tu_rng_int(rng, 0, (int32_t)vocab - 1);
             while (id == pad);
-            switch (b % 6) {
-            case 1: /* left-padded */
-                if (t < k)
-                    id = pad;
-                break;
-            case 2: /* right-padded */
-                if (t >= seq_len - k)
-                    id = pad;
-                break;
-            case 3: /* all pads */
-                id = pad;
-                break;
-            case 4: /* pads anywhere */
-                if (tu_rng_unit(rng) < 0.3)
-                    id = pad;
-                break;
-            case 5: /* one real token, last */
-                if (t + 1 < seq_len)
-                    id = pad;
-                break;
-            default: /* unpadded */
-                break;
-            }
-            x[t] = id;
+            int pad_here = b % 6 == 1   ? t < k                  /* left-padded */
+                           : b % 6 == 2 ? t >= seq_len - k       /* right-padded */
+                           : b % 6 == 3 ? 1                      /* all pads */
+                           : b % 6 == 4 ? tu_rng_unit(rng) < 0.3 /* pads anywhere */
+                           : b % 6 == 5 ? t + 1 < seq_len        /* one real token, last */
+                                        : 0;                     /* unpadded */
+            x[t] = pad_here ? pad : id;
         }
     }
 }
@@ -451,8 +428,7 @@ START_TEST(positions_fairseq)
     char name[64];
     snprintf(name, sizeof name, "fairseq %zux%zu pad %d start %d", cfg[_i].n_seqs,
              cfg[_i].seq_len, (int)cfg[_i].pad, (int)cfg[_i].start);
-    tu_rng rng;
-    tu_rng_init(&rng, name);
+    tu_rng rng = tu_rng_for(name);
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     cl_command_queue q = tu_queue(ctx);
 
@@ -485,12 +461,10 @@ START_TEST(positions_beyond_table)
     size_t dim = spec->dim;
     char sbuf[256], what[400];
     tu_spec_str(spec, sbuf, sizeof sbuf);
-    tu_rng rng;
-    tu_rng_init(&rng, sbuf);
+    tu_rng rng = tu_rng_for(sbuf);
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     cl_command_queue q = tu_queue(ctx);
-    sinpe_table *tab = NULL;
-    TU_OK(sinpe_table_create(ctx, spec, 16, &tab));
+    sinpe_table *tab = tu_table_of(ctx, spec, 16);
 
     enum { NS = 2, SL = 48, N = NS * SL };
     static const int32_t special[] = {0,        15,       16,        17,        4095,
@@ -498,31 +472,22 @@ START_TEST(positions_beyond_table)
                                       1 << 23,  (1 << 24) - 2, (1 << 24) - 1, -1, -16,
                                       -4096,    -4097,    -(1 << 20), -((1 << 24) - 1)};
     const size_t n_special = sizeof special / sizeof special[0];
-    int32_t pos[N], ids[N];
+    int32_t pos[N], ids[N] = {0};
     float zero[64] = {0};
-    for (size_t r = 0; r < N; r++) {
+    for (size_t r = 0; r < N; r++)
         pos[r] = r < n_special ? special[r] : tu_rng_int(&rng, 0, (1 << 24) - 1);
-        ids[r] = 0;
-    }
 
     pcase c = {.name = "beyond the table", .spec = *spec, .n_seqs = NS, .seq_len = SL,
                .vocab = 1, .token_scale = 1.0f, .ids = ids, .w = zero, .positions = pos};
     float *got = run_pcase(ctx, q, tab, &c, PM_FUSED, NULL);
-    double pe[64];
-    for (size_t r = 0; r < N; r++) {
-        tu_pe_row(spec, (double)pos[r], pe);
-        for (size_t col = 0; col < dim; col++)
-            TU_CHECK(fabs((double)got[r * dim + col] - pe[col]) <= TU_PE_TOL,
-                     "%s: position %d col %zu: got %.9g, ref %.12g", sbuf, (int)pos[r],
-                     col, (double)got[r * dim + col], pe[col]);
-    }
+    double *ref = tu_pe_rows(spec, pos, 0, N);
     snprintf(what, sizeof what, "beyond the table, %s", sbuf);
+    tu_check_rows(got, 0, dim, N, dim, ref, TU_PE_TOL, 0.0, what);
     tu_check_layout(got, n_out(&c), 0, dim, N, dim, what);
-    free(got);
+    TU_FREE(got, ref);
 
     /* Positions in [16, 2000) on the fly, then from the grown table. */
-    for (size_t r = 0; r < N; r++)
-        pos[r] = tu_rng_int(&rng, 16, 1999);
+    tu_rng_ints(&rng, pos, N, 16, 1999);
     pos[0] = 16;
     pos[1] = 1999;
     got = run_pcase(ctx, q, tab, &c, PM_FUSED, NULL);
@@ -558,8 +523,7 @@ START_TEST(pad_policies)
     char name[96];
     snprintf(name, sizeof name, "pad policy %s, %s positions", policy_names[policy],
              fairseq ? "fairseq" : "index + pad_counts");
-    tu_rng rng;
-    tu_rng_init(&rng, name);
+    tu_rng rng = tu_rng_for(name);
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     cl_command_queue q = tu_queue(ctx);
 
@@ -602,8 +566,7 @@ START_TEST(pad_policies)
     run_and_check(ctx, q, &c);
 
     /* add_positions alone, on a prefilled output: it reads the ids. */
-    sinpe_table *tab = NULL;
-    TU_OK(sinpe_table_create(ctx, &c.spec, c.table_rows, &tab));
+    sinpe_table *tab = tu_table_of(ctx, &c.spec, c.table_rows);
     int32_t pos[NS * SL];
     ref_positions(&c, pos);
     float *x = random_weights(&rng, NS * SL * DIM);
