@@ -67,18 +67,6 @@ static size_t case_bytes(int c, sinpe_dtype dt, size_t dim)
                           : (size_t)N_SEQS * SEQ_LEN * dim * elem;
 }
 
-/* The arguments every case shares: N_SEQS x SEQ_LEN tokens of VOCAB rows. */
-static void embed_args(sinpe_embed_args *a, cl_mem ids, cl_mem weights, cl_mem out)
-{
-    sinpe_embed_args_init(a);
-    a->n_seqs = N_SEQS;
-    a->seq_len = SEQ_LEN;
-    a->ids = ids;
-    a->weights = weights;
-    a->vocab = VOCAB;
-    a->out = out;
-}
-
 /* Runs case c with output type dt in ctx, into a buffer filled with the
    byte poison; returns the output's bytes (malloc'd). */
 static unsigned char *run_case(sinpe_context *ctx, const inputs *in, int c, sinpe_dtype dt,
@@ -86,11 +74,7 @@ static unsigned char *run_case(sinpe_context *ctx, const inputs *in, int c, sinp
 {
     size_t bytes = case_bytes(c, dt, dim);
     cl_command_queue q = tu_queue(ctx);
-    sinpe_spec spec;
-    sinpe_table *table = NULL;
-    sinpe_spec_init(&spec, dim);
-    TU_OK(sinpe_table_create(ctx, &spec, TABLE_ROWS, &table));
-
+    sinpe_table *table = tu_table(ctx, dim, TABLE_ROWS);
     cl_mem out = tu_buffer(ctx, bytes, NULL);
     TU_CL(clEnqueueFillBuffer(q, out, &poison, 1, 0, bytes, 0, NULL, NULL));
     if (c == CASE_ROWS) {
@@ -100,22 +84,14 @@ static unsigned char *run_case(sinpe_context *ctx, const inputs *in, int c, sinp
         cl_mem ids = tu_buffer(ctx, sizeof in->ids, in->ids);
         cl_mem pos = tu_buffer(ctx, sizeof in->pos, in->pos);
         cl_mem w = tu_buffer(ctx, sizeof in->weights, in->weights);
-        sinpe_embed_args a;
-        embed_args(&a, ids, w, out);
-        a.out_dtype = dt;
-        a.token_scale = 1.75f;
-        a.start = 3;
-        a.pad_id = 7;
-        if (c == CASE_EXPLICIT || c == CASE_EXPLICIT_PAD) {
-            a.positions = pos;
-            a.start = 0;
-        }
+        sinpe_embed_args a = tu_args(N_SEQS, SEQ_LEN, ids, w, VOCAB, out);
+        a.out_dtype = dt, a.token_scale = 1.75f, a.start = 3, a.pad_id = 7;
+        if (c == CASE_EXPLICIT || c == CASE_EXPLICIT_PAD)
+            a.positions = pos, a.start = 0;
         if (c == CASE_EXPLICIT_PAD)
             a.pad_policy = SINPE_PAD_ZERO_PE;
-        if (c == CASE_CROSSING) {
-            a.start = TABLE_ROWS - 20;
-            a.pad_policy = SINPE_PAD_ZERO_OUTPUT;
-        }
+        if (c == CASE_CROSSING)
+            a.start = TABLE_ROWS - 20, a.pad_policy = SINPE_PAD_ZERO_OUTPUT;
         if (c == CASE_GATHER) {
             a.pad_policy = SINPE_PAD_ZERO_EMBEDDING;
             TU_OK(sinpe_enqueue_gather(table, q, &a, 0, NULL, NULL));
@@ -123,10 +99,8 @@ static unsigned char *run_case(sinpe_context *ctx, const inputs *in, int c, sinp
             /* The same starting values in both runs (the output type's rounding of init). */
             cl_mem init = tu_buffer(ctx, sizeof in->init, in->init);
             sinpe_embed_args g = a;
-            g.weights = init;
-            g.vocab = N_SEQS * SEQ_LEN;
+            g.weights = init, g.vocab = N_SEQS * SEQ_LEN, g.token_scale = 1.0f;
             g.ids = pos; /* row r of init for token r: pos holds a permutation here */
-            g.token_scale = 1.0f;
             TU_OK(sinpe_enqueue_gather(table, q, &g, 0, NULL, NULL));
             TU_OK(sinpe_enqueue_add_positions(table, q, &a, 0, NULL, NULL));
             TU_CL(clFinish(q));
@@ -135,16 +109,11 @@ static unsigned char *run_case(sinpe_context *ctx, const inputs *in, int c, sinp
             TU_OK(sinpe_enqueue_embed(table, q, &a, 0, NULL, NULL));
         }
         TU_CL(clFinish(q));
-        clReleaseMemObject(ids);
-        clReleaseMemObject(pos);
-        clReleaseMemObject(w);
+        TU_RELEASE(NULL, NULL, NULL, ids, pos, w);
     }
-    unsigned char *got = malloc(bytes);
-    ck_assert_ptr_nonnull(got);
+    unsigned char *got = tu_malloc(bytes);
     tu_read(q, out, 0, bytes, got);
-    clReleaseMemObject(out);
-    sinpe_table_release(table);
-    clReleaseCommandQueue(q);
+    TU_RELEASE(NULL, q, table, out);
     return got;
 }
 
@@ -177,18 +146,14 @@ START_TEST(shapes_equal_bytes)
 {
     const char *shape = variants[_i / 2];
     size_t dim = _i % 2 ? 64 : 66;
-    inputs *in = malloc(sizeof *in);
-    tu_rng rng;
-    ck_assert_ptr_nonnull(in);
-    tu_rng_init(&rng, "shapes");
+    inputs *in = tu_malloc(sizeof *in);
+    tu_rng rng = tu_rng_for("shapes");
     for (size_t i = 0; i < N_SEQS * SEQ_LEN; i++) {
         in->ids[i] = tu_rng_int(&rng, 0, VOCAB - 1);
         in->pos[i] = tu_rng_int(&rng, 0, 3 * TABLE_ROWS);
     }
-    for (size_t i = 0; i < VOCAB * dim; i++)
-        in->weights[i] = tu_rng_float(&rng, -2.0f, 2.0f);
-    for (size_t i = 0; i < N_SEQS * SEQ_LEN * dim; i++)
-        in->init[i] = tu_rng_float(&rng, -2.0f, 2.0f);
+    tu_rng_floats(&rng, in->weights, VOCAB * dim, -2.0f, 2.0f);
+    tu_rng_floats(&rng, in->init, N_SEQS * SEQ_LEN * dim, -2.0f, 2.0f);
 
     sinpe_context *base = shape_context(NULL), *other = shape_context(shape);
     const sinpe_dtype dts[3] = {SINPE_F32, SINPE_F16, SINPE_BF16};
@@ -209,8 +174,7 @@ START_TEST(shapes_equal_bytes)
             else
                 ck_assert_msg(memcmp(a, b, case_bytes(c, dts[d], dim)) == 0,
                               "%s: the outputs differ (or one left elements unwritten)", what);
-            free(a);
-            free(b);
+            TU_FREE(a, b);
         }
     }
     sinpe_context_release(base);
@@ -230,26 +194,20 @@ START_TEST(shapes_misaligned_host_memory)
     enum { DIM = 64, ROWS = 40, N = N_SEQS * SEQ_LEN };
     sinpe_context *base = shape_context(NULL);
     sinpe_context *other = shape_context("aligned = 1; stream = 1; stream_bytes = 0");
-    tu_rng rng;
-    tu_rng_init(&rng, "misaligned");
+    tu_rng rng = tu_rng_for("misaligned");
     float *store = tu_malloc((VOCAB * DIM + 8) * sizeof *store);
     float *w = (float *)(((uintptr_t)store + 15) / 16 * 16) + 1; /* 4 bytes past 16 */
     int32_t ids[N];
-    for (size_t i = 0; i < VOCAB * DIM; i++)
-        w[i] = tu_rng_float(&rng, -2.0f, 2.0f);
-    for (size_t i = 0; i < N; i++)
-        ids[i] = tu_rng_int(&rng, 0, VOCAB - 1);
+    tu_rng_floats(&rng, w, VOCAB * DIM, -2.0f, 2.0f);
+    tu_rng_ints(&rng, ids, N, 0, VOCAB - 1);
 
     float *out[2];
     sinpe_context *ctxs[2] = {base, other};
     for (int k = 0; k < 2; k++) {
         sinpe_context *ctx = ctxs[k];
         cl_command_queue q = tu_queue(ctx);
-        sinpe_spec spec;
-        sinpe_table *table = NULL;
+        sinpe_table *table = tu_table(ctx, DIM, ROWS);
         cl_int err;
-        sinpe_spec_init(&spec, DIM);
-        TU_OK(sinpe_table_create(ctx, &spec, ROWS, &table));
         cl_mem wbuf = k ? clCreateBuffer(sinpe_context_cl_context(ctx),
                                          CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR,
                                          VOCAB * DIM * sizeof *w, w, &err)
@@ -261,22 +219,15 @@ START_TEST(shapes_misaligned_host_memory)
         float poison = k ? -7.0f : 7.0f;
         TU_CL(clEnqueueFillBuffer(q, obuf, &poison, sizeof poison, 0,
                                   (size_t)N * DIM * sizeof(float), 0, NULL, NULL));
-        sinpe_embed_args a;
-        embed_args(&a, ibuf, wbuf, obuf);
+        sinpe_embed_args a = tu_args(N_SEQS, SEQ_LEN, ibuf, wbuf, VOCAB, obuf);
         a.token_scale = 8.0f;
         TU_OK(sinpe_enqueue_embed(table, q, &a, 0, NULL, NULL));
         out[k] = tu_read_floats(q, obuf, (size_t)N * DIM);
-        clReleaseMemObject(wbuf);
-        clReleaseMemObject(ibuf);
-        clReleaseMemObject(obuf);
-        sinpe_table_release(table);
-        clReleaseCommandQueue(q);
+        TU_RELEASE(NULL, q, table, wbuf, ibuf, obuf);
     }
     ck_assert_msg(memcmp(out[0], out[1], (size_t)N * DIM * sizeof(float)) == 0,
                   "weights in misaligned host memory: the outputs differ");
-    free(out[0]);
-    free(out[1]);
-    free(store);
+    TU_FREE(out[0], out[1], store);
     sinpe_context_release(base);
     sinpe_context_release(other);
 }
@@ -285,13 +236,11 @@ END_TEST
 Suite *suite_shapes(void)
 {
     Suite *s = suite_create("shapes");
-    TCase *tc = tcase_create("equal bytes");
-    tcase_set_timeout(tc, TU_TIMEOUT);
+    TCase *tc = tu_tcase(s, "equal bytes", NULL);
     n_variants = tu_variants(variants, MAX_VARIANTS);
     tcase_add_test(tc, shapes_variants_fit);
     tcase_add_loop_test(tc, shapes_equal_bytes, 0,
                         2 * (int)(n_variants < MAX_VARIANTS ? n_variants : MAX_VARIANTS));
     tcase_add_test(tc, shapes_misaligned_host_memory);
-    suite_add_tcase(s, tc);
     return s;
 }
