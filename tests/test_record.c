@@ -42,10 +42,10 @@ static int cb_lookup(sinpe_context *ctx, cl_command_queue q, sinpe_table *tab, c
         platform, "clReleaseCommandBufferKHR");
     api->replay = (replay_fn)clGetExtensionFunctionAddressForPlatform(
         platform, "clEnqueueCommandBufferKHR");
+    sinpe_embed_args a;
+    sinpe_embed_args_init(&a);
     if (!api->create || !api->finalize || !api->release || !api->replay) {
         /* No entry points: sinpe must refuse. */
-        sinpe_embed_args a;
-        sinpe_embed_args_init(&a);
         TU_STATUS(sinpe_record_embed(tab, q, (struct _cl_command_buffer_khr *)q, &a, 0, NULL, NULL),
                   SINPE_UNSUPPORTED);
         printf("record: the device has no cl_khr_command_buffer; checked the refusal only\n");
@@ -55,8 +55,6 @@ static int cb_lookup(sinpe_context *ctx, cl_command_queue q, sinpe_table *tab, c
     cl_int err;
     void *cb = api->create(1, &q, NULL, &err);
     TU_CL(err);
-    sinpe_embed_args a;
-    sinpe_embed_args_init(&a);
     sinpe_status st = sinpe_record_embed(tab, q, cb, &a, 0, NULL, NULL);
     api->release(cb);
     if (st == SINPE_UNSUPPORTED) {
@@ -81,6 +79,13 @@ static void replay(const cb_api *api, cl_command_queue q, void *cb)
     TU_CL(clFinish(q));
 }
 
+/* Releases a command buffer, then the buffers (TU_RELEASE's list). */
+#define CB_RELEASE(api, cb, ...)                                                             \
+    do {                                                                                     \
+        (api).release(cb);                                                                   \
+        TU_RELEASE(NULL, NULL, NULL, __VA_ARGS__);                                           \
+    } while (0)
+
 static void same_bits(const float *a, const float *b, size_t n, const char *what, int round)
 {
     for (size_t i = 0; i < n; i++)
@@ -98,11 +103,9 @@ START_TEST(record_replays)
     cb_api api;
     if (!cb_lookup(ctx, q, tab, &api))
         goto done;
-    tu_rng rng;
-    tu_rng_init(&rng, "record");
+    tu_rng rng = tu_rng_for("record");
     float w[V * DIM];
-    for (size_t i = 0; i < V * DIM; i++)
-        w[i] = tu_rng_float(&rng, -1.0f, 1.0f);
+    tu_rng_floats(&rng, w, V * DIM, -1.0f, 1.0f);
     int32_t ids[N] = {0}, pos[N] = {0}, starts[NS] = {0}, zero = 0;
     cl_mem w_m = tu_buffer(ctx, sizeof w, w), ids_m = tu_buffer(ctx, sizeof ids, ids);
     cl_mem pos_m = tu_buffer(ctx, sizeof pos, pos), st_m = tu_buffer(ctx, sizeof starts, starts);
@@ -111,11 +114,8 @@ START_TEST(record_replays)
     cl_mem pair_m = tu_poisoned_buffer(ctx, q, N * DIM), ref_m = tu_poisoned_buffer(ctx, q, N * DIM);
 
     sinpe_embed_args a = tu_args(NS, SL, ids_m, w_m, V, rec_m);
-    a.positions = pos_m;
-    a.seq_starts = st_m;
-    a.token_scale = 3.0f;
-    a.start = 5;
-    a.bad_ids = bad_m;
+    a.positions = pos_m, a.seq_starts = st_m, a.bad_ids = bad_m;
+    a.token_scale = 3.0f, a.start = 5;
     void *cb = cb_new(&api, q), *cb2 = cb_new(&api, q);
     cl_uint sp = 99, sp2 = 99;
     TU_OK(sinpe_record_embed(tab, q, cb, &a, 0, NULL, &sp));
@@ -123,8 +123,7 @@ START_TEST(record_replays)
     TU_CL(api.finalize(cb));
     /* The unfused pair, chained through a sync point. */
     sinpe_embed_args g = a;
-    g.out = pair_m;
-    g.bad_ids = NULL;
+    g.out = pair_m, g.bad_ids = NULL;
     TU_OK(sinpe_record_gather(tab, q, cb2, &g, 0, NULL, &sp2));
     TU_OK(sinpe_record_add_positions(tab, q, cb2, &g, 1, &sp2, NULL));
     TU_CL(api.finalize(cb2));
@@ -136,25 +135,21 @@ START_TEST(record_replays)
             n_bad += ids[r] < 0;
             pos[r] = r % 3 == 0 ? tu_rng_int(&rng, 0, 8) : tu_rng_int(&rng, 9, 1 << 22);
         }
-        for (int b = 0; b < NS; b++)
-            starts[b] = tu_rng_int(&rng, -4, 4000);
+        tu_rng_ints(&rng, starts, NS, -4, 4000);
         tu_write(q, ids_m, 0, sizeof ids, ids);
         tu_write(q, pos_m, 0, sizeof pos, pos);
         tu_write(q, st_m, 0, sizeof starts, starts);
         tu_write(q, bad_m, 0, sizeof zero, &zero);
         tu_write(q, bad2_m, 0, sizeof zero, &zero);
-        float *poison = tu_malloc(N * DIM * sizeof *poison);
+        float poison[N * DIM];
         tu_fill_poison(poison, N * DIM);
-        tu_write(q, rec_m, 0, N * DIM * sizeof *poison, poison);
-        tu_write(q, pair_m, 0, N * DIM * sizeof *poison, poison);
-        free(poison);
+        tu_write(q, rec_m, 0, sizeof poison, poison);
+        tu_write(q, pair_m, 0, sizeof poison, poison);
         /* Direct calls first: they set the shared kernels' arguments anew. */
         sinpe_embed_args d = a;
-        d.out = dir_m;
-        d.bad_ids = bad2_m;
+        d.out = dir_m, d.bad_ids = bad2_m;
         TU_OK(sinpe_enqueue_embed(tab, q, &d, 0, NULL, NULL));
-        d.out = ref_m;
-        d.bad_ids = NULL;
+        d.out = ref_m, d.bad_ids = NULL;
         TU_OK(sinpe_enqueue_gather(tab, q, &d, 0, NULL, NULL));
         TU_OK(sinpe_enqueue_add_positions(tab, q, &d, 0, NULL, NULL));
         replay(&api, q, cb);
@@ -167,18 +162,12 @@ START_TEST(record_replays)
         int32_t bad = -1;
         tu_read(q, bad_m, 0, sizeof bad, &bad);
         ck_assert_msg(bad == n_bad, "replay %d: bad_ids %d, expected %d", round, (int)bad, n_bad);
-        free(got);
-        free(want);
-        free(pair);
-        free(ref);
+        TU_FREE(got, want, pair, ref);
         /* Growth between replays must not disturb the recording. */
         TU_OK(sinpe_table_reserve(tab, 300 + 700 * (size_t)round));
     }
     api.release(cb);
-    api.release(cb2);
-    cl_mem mems[] = {w_m, ids_m, pos_m, st_m, bad_m, bad2_m, rec_m, dir_m, pair_m, ref_m};
-    for (size_t i = 0; i < sizeof mems / sizeof mems[0]; i++)
-        clReleaseMemObject(mems[i]);
+    CB_RELEASE(api, cb2, w_m, ids_m, pos_m, st_m, bad_m, bad2_m, rec_m, dir_m, pair_m, ref_m);
 done:
     tu_release(ctx, q, tab, NULL, 0);
 }
@@ -197,14 +186,11 @@ START_TEST(record_past_table)
     cb_api api;
     if (!cb_lookup(ctx, q, tab, &api))
         goto done;
-    tu_rng rng;
-    tu_rng_init(&rng, "record_past_table");
+    tu_rng rng = tu_rng_for("record_past_table");
     float *w = tu_malloc(V * DIM * sizeof *w), *init = tu_malloc(N * DIM * sizeof *init);
     int32_t *ids = tu_malloc(N * sizeof *ids);
-    for (size_t i = 0; i < V * DIM; i++)
-        w[i] = tu_rng_float(&rng, -1.0f, 1.0f);
-    for (size_t i = 0; i < N * DIM; i++)
-        init[i] = tu_rng_float(&rng, -1.0f, 1.0f);
+    tu_rng_floats(&rng, w, V * DIM, -1.0f, 1.0f);
+    tu_rng_floats(&rng, init, N * DIM, -1.0f, 1.0f);
     cl_mem w_m = tu_buffer(ctx, V * DIM * sizeof *w, w);
     cl_mem ids_m = tu_buffer(ctx, N * sizeof *ids, NULL);
     cl_mem rec_m = tu_poisoned_buffer(ctx, q, N * DIM), dir_m = tu_poisoned_buffer(ctx, q, N * DIM);
@@ -220,8 +206,7 @@ START_TEST(record_past_table)
     TU_CL(api.finalize(cb));
     TU_CL(api.finalize(cb2));
     for (int round = 0; round < 3; round++) {
-        for (int r = 0; r < N; r++)
-            ids[r] = tu_rng_int(&rng, 0, V - 1);
+        tu_rng_ints(&rng, ids, N, 0, V - 1);
         tu_write(q, ids_m, 0, N * sizeof *ids, ids);
         tu_write(q, radd_m, 0, N * DIM * sizeof *init, init);
         tu_write(q, dadd_m, 0, N * DIM * sizeof *init, init);
@@ -238,22 +223,14 @@ START_TEST(record_past_table)
         tu_check_layout(want, N * DIM, 0, DIM, N, DIM, "direct call");
         same_bits(got, want, N * DIM, "fused past the table", round);
         same_bits(got2, want2, N * DIM, "add past the table", round);
-        free(got);
-        free(want);
-        free(got2);
-        free(want2);
+        TU_FREE(got, want, got2, want2);
         /* The second round's direct calls read the grown table. */
         if (round == 0)
             TU_OK(sinpe_table_reserve(tab, 2000));
     }
     api.release(cb);
-    api.release(cb2);
-    cl_mem mems[] = {w_m, ids_m, rec_m, dir_m, radd_m, dadd_m};
-    for (size_t i = 0; i < sizeof mems / sizeof mems[0]; i++)
-        clReleaseMemObject(mems[i]);
-    free(w);
-    free(init);
-    free(ids);
+    CB_RELEASE(api, cb2, w_m, ids_m, rec_m, dir_m, radd_m, dadd_m);
+    TU_FREE(w, init, ids);
 done:
     tu_release(ctx, q, tab, NULL, 0);
 }
@@ -289,9 +266,8 @@ START_TEST(record_refusals)
     TU_STATUS(sinpe_record_embed(tab, q, cb, &f, 0, NULL, NULL), SINPE_INVALID_SHAPE);
     /* A command buffer of another context. */
     cl_context other = tu_other_cl_context(ctx);
-    cl_device_id dev = sinpe_context_device(ctx);
     cl_int err;
-    cl_command_queue oq = clCreateCommandQueue(other, dev, 0, &err);
+    cl_command_queue oq = clCreateCommandQueue(other, sinpe_context_device(ctx), 0, &err);
     TU_CL(err);
     void *ocb = cb_new(&api, oq);
     TU_STATUS(sinpe_record_embed(tab, oq, ocb, &a, 0, NULL, NULL), SINPE_CONTEXT_MISMATCH);
@@ -306,10 +282,7 @@ START_TEST(record_refusals)
     free(got);
     TU_STATUS(sinpe_record_embed(tab, q, cb, &a, 0, NULL, NULL), SINPE_INVALID_OPTION);
     ck_assert_msg(strstr(sinpe_last_error(), "finalized"), "message: %s", sinpe_last_error());
-    api.release(cb);
-    clReleaseMemObject(ids_m);
-    clReleaseMemObject(w_m);
-    clReleaseMemObject(out_m);
+    CB_RELEASE(api, cb, ids_m, w_m, out_m);
 done:
     tu_release(ctx, q, tab, NULL, 0);
 }
@@ -331,8 +304,7 @@ START_TEST(record_rope)
     cb_api api;
     if (!cb_lookup(ctx, q, probe, &api))
         goto done;
-    tu_rng rng;
-    tu_rng_init(&rng, "record_rope");
+    tu_rng rng = tu_rng_for("record_rope");
     float x[QN];
     int32_t pos[N];
     cl_mem rq = tu_buffer(ctx, sizeof x, NULL), rk = tu_buffer(ctx, N * KH * HD * 4, NULL);
@@ -348,11 +320,9 @@ START_TEST(record_rope)
     ck_assert_uint_ne(sp, 99);
     TU_CL(api.finalize(cb));
     for (int round = 0; round < 3; round++) {
-        for (int r = 0; r < N; r++)
-            pos[r] = tu_rng_int(&rng, -5, round ? 100000 : 150);
+        tu_rng_ints(&rng, pos, N, -5, round ? 100000 : 150);
         tu_write(q, pm, 0, sizeof pos, pos);
-        for (size_t i = 0; i < QN; i++)
-            x[i] = tu_rng_float(&rng, -2.0f, 2.0f);
+        tu_rng_floats(&rng, x, QN, -2.0f, 2.0f);
         tu_write(q, rq, 0, sizeof x, x);
         tu_write(q, dq, 0, sizeof x, x);
         tu_write(q, rk, 0, N * KH * HD * 4, x + 5);
@@ -364,18 +334,13 @@ START_TEST(record_rope)
         float *got = tu_read_floats(q, rq, QN), *want = tu_read_floats(q, dq, QN);
         same_bits(got, want, QN, "rotated q", round);
         ck_assert_msg(memcmp(got, x, sizeof x) != 0, "replay %d rotated nothing", round);
-        free(got);
-        free(want);
+        TU_FREE(got, want);
         got = tu_read_floats(q, rk, N * KH * HD), want = tu_read_floats(q, dk, N * KH * HD);
         same_bits(got, want, N * KH * HD, "rotated k", round);
-        free(got);
-        free(want);
+        TU_FREE(got, want);
         TU_OK(sinpe_table_reserve(tab, 1000 + 50000 * (size_t)round));
     }
-    api.release(cb);
-    cl_mem mems[] = {rq, rk, dq, dk, pm};
-    for (size_t i = 0; i < sizeof mems / sizeof mems[0]; i++)
-        clReleaseMemObject(mems[i]);
+    CB_RELEASE(api, cb, rq, rk, dq, dk, pm);
 done:
     sinpe_table_release(probe);
     tu_release(ctx, q, tab, NULL, 0);
