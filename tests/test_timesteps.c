@@ -13,9 +13,7 @@
 #include "test_util.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 static const sinpe_preset ts_presets[3] = {SINPE_PRESET_DIFFUSERS, SINPE_PRESET_DIFFUSERS_FLIP,
                                            SINPE_PRESET_GGML_TIMESTEP};
@@ -56,24 +54,51 @@ static int inside(size_t i, size_t count, size_t dim, size_t stride)
     return j / stride < count && j % stride < dim;
 }
 
+/* The timesteps buffer: TS_OFF values that would show if read by mistake,
+ * then fixed[0 .. n_fixed) and random ones in [0, hi) up to N_TS; tsd gets
+ * those N_TS in float64 (the frameworks take timesteps.float()). */
+static cl_mem ts_buffer(sinpe_context *ctx, tu_rng *rng, const float *fixed, size_t n_fixed,
+                        float hi, double *tsd)
+{
+    float ts[TS_OFF + N_TS];
+    for (size_t i = 0; i < TS_OFF; i++)
+        ts[i] = 1e30f;
+    for (size_t i = 0; i < N_TS; i++) {
+        ts[TS_OFF + i] = i < n_fixed ? fixed[i] : tu_rng_float(rng, 0.0f, hi);
+        tsd[i] = (double)ts[TS_OFF + i];
+    }
+    return tu_buffer(ctx, sizeof ts, ts);
+}
+
+/* The float32 output of run_ts (no elements) against the framework's ref,
+ * and every element outside the rows still poison. */
+static void check_f32(const float *f32, size_t no, const double *ref, const double *tsd,
+                      size_t dim, size_t stride, const char *name)
+{
+    for (size_t n = 0; n < N_TS; n++) {
+        for (size_t c = 0; c < dim; c++) {
+            double g = f32[OUT_OFF + n * stride + c], e = ref[n * dim + c];
+            TU_CHECK(fabs(g - e) <= TU_PE_TOL,
+                     "%s dim %zu t %.9g col %zu: got %.9g, framework %.12g, |diff| %.3g", name,
+                     dim, tsd[n], c, g, e, fabs(g - e));
+        }
+    }
+    for (size_t i = 0; i < no; i++)
+        TU_CHECK(tu_is_poison(f32[i]) != inside(i, N_TS, dim, stride),
+                 "%s dim %zu f32: element %zu %s", name, dim, i,
+                 inside(i, N_TS, dim, stride) ? "never written" : "overwritten");
+}
+
 START_TEST(timesteps_match_framework)
 {
     sinpe_preset p = ts_presets[_i];
     const char *name = sinpe_preset_name(p) ? sinpe_preset_name(p) : "(null)";
-    tu_rng rng;
-    tu_rng_init(&rng, name);
+    tu_rng rng = tu_rng_for(name);
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     cl_command_queue q = tu_queue(ctx);
 
-    float ts[TS_OFF + N_TS];
-    for (size_t i = 0; i < TS_OFF; i++)
-        ts[i] = 1e30f; /* read by mistake, these would show */
-    for (size_t i = 0; i < N_TS; i++)
-        ts[TS_OFF + i] = i < N_FIXED ? fixed_ts[i] : tu_rng_float(&rng, 0.0f, 1000.0f);
     double tsd[N_TS];
-    for (size_t i = 0; i < N_TS; i++)
-        tsd[i] = (double)ts[TS_OFF + i]; /* the frameworks take timesteps.float() */
-    cl_mem ts_m = tu_buffer(ctx, sizeof ts, ts);
+    cl_mem ts_m = ts_buffer(ctx, &rng, fixed_ts, N_FIXED, 1000.0f, tsd);
 
     for (size_t di = 0; di < sizeof ts_dims / sizeof ts_dims[0]; di++) {
         size_t dim = ts_dims[di];
@@ -84,26 +109,13 @@ START_TEST(timesteps_match_framework)
         size_t stride = dim + 3;
         sinpe_spec spec;
         TU_OK(sinpe_spec_preset(&spec, p, dim));
-        sinpe_table *tab = NULL;
-        TU_OK(sinpe_table_create(ctx, &spec, di % 2 ? 0 : 16, &tab));
+        sinpe_table *tab = tu_table_of(ctx, &spec, di % 2 ? 0 : 16);
 
         size_t no = 0;
         float *f32 = run_ts(ctx, q, tab, ts_m, N_TS, dim, stride, SINPE_F32, &no);
         double *ref = tu_malloc(N_TS * dim * sizeof *ref);
         fr_family_ref(p, dim, N_TS, tsd, ref);
-        for (size_t n = 0; n < N_TS; n++) {
-            for (size_t c = 0; c < dim; c++) {
-                double g = f32[OUT_OFF + n * stride + c], e = ref[n * dim + c];
-                TU_CHECK(fabs(g - e) <= TU_PE_TOL,
-                         "%s dim %zu t %.9g col %zu: got %.9g, framework %.12g, "
-                         "|diff| %.3g",
-                         name, dim, tsd[n], c, g, e, fabs(g - e));
-            }
-        }
-        for (size_t i = 0; i < no; i++)
-            TU_CHECK(tu_is_poison(f32[i]) != inside(i, N_TS, dim, stride),
-                     "%s dim %zu f32: element %zu %s", name, dim, i,
-                     inside(i, N_TS, dim, stride) ? "never written" : "overwritten");
+        check_f32(f32, no, ref, tsd, dim, stride, name);
 
         /* 16-bit outputs: the rounding of the float32 result. */
         for (int k = 1; k <= 2; k++) {
@@ -125,8 +137,7 @@ START_TEST(timesteps_match_framework)
             }
             free(h);
         }
-        free(ref);
-        free(f32);
+        TU_FREE(ref, f32);
         sinpe_table_release(tab);
     }
     TU_RELEASE(ctx, q, NULL, ts_m);
@@ -141,22 +152,14 @@ START_TEST(timesteps_overridden_parameters)
      * max_period 5000; 2 ggml with max_period 5000. */
     static const char *const names[] = {"diffusers scale 1000", "diffusers flip shift 1 period 5000",
                                         "ggml period 5000"};
-    tu_rng rng;
-    tu_rng_init(&rng, names[_i]);
+    tu_rng rng = tu_rng_for(names[_i]);
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     cl_command_queue q = tu_queue(ctx);
 
     /* |t * scale| < 2^24 holds for all of them. */
     static const float fixed[] = {0.0f, 0.5f, 0.999f, 1e-4f, 0.25f, 16.0f, 16777.0f, 999.75f};
-    float ts[TS_OFF + N_TS];
-    for (size_t i = 0; i < TS_OFF; i++)
-        ts[i] = 1e30f;
-    for (size_t i = 0; i < N_TS; i++)
-        ts[TS_OFF + i] = i < 8 ? fixed[i] : tu_rng_float(&rng, 0.0f, _i == 0 ? 1.0f : 1000.0f);
     double tsd[N_TS];
-    for (size_t i = 0; i < N_TS; i++)
-        tsd[i] = (double)ts[TS_OFF + i];
-    cl_mem ts_m = tu_buffer(ctx, sizeof ts, ts);
+    cl_mem ts_m = ts_buffer(ctx, &rng, fixed, 8, _i == 0 ? 1.0f : 1000.0f, tsd);
 
     const size_t dims[] = {7, 64, 320};
     for (size_t di = 0; di < 3; di++) {
@@ -169,33 +172,18 @@ START_TEST(timesteps_overridden_parameters)
             fr_diffusers(dim, 0, 1.0, 1000.0, 10000.0, N_TS, tsd, ref);
         } else if (_i == 1) {
             TU_OK(sinpe_spec_preset(&spec, SINPE_PRESET_DIFFUSERS_FLIP, dim));
-            spec.shift = 1.0;
-            spec.base = 5000.0;
+            spec.shift = 1.0, spec.base = 5000.0;
             fr_diffusers(dim, 1, 1.0, 1.0, 5000.0, N_TS, tsd, ref);
         } else {
             TU_OK(sinpe_spec_preset(&spec, SINPE_PRESET_GGML_TIMESTEP, dim));
             spec.base = 5000.0;
             fr_ggml(dim, 5000.0, N_TS, tsd, ref);
         }
-        sinpe_table *tab = NULL;
-        TU_OK(sinpe_table_create(ctx, &spec, 0, &tab));
+        sinpe_table *tab = tu_table_of(ctx, &spec, 0);
         size_t no = 0;
         float *f32 = run_ts(ctx, q, tab, ts_m, N_TS, dim, stride, SINPE_F32, &no);
-        for (size_t n = 0; n < N_TS; n++) {
-            for (size_t c = 0; c < dim; c++) {
-                double g = f32[OUT_OFF + n * stride + c], e = ref[n * dim + c];
-                TU_CHECK(fabs(g - e) <= TU_PE_TOL,
-                         "%s dim %zu t %.9g col %zu: got %.9g, framework %.12g, "
-                         "|diff| %.3g",
-                         names[_i], dim, tsd[n], c, g, e, fabs(g - e));
-            }
-        }
-        for (size_t i = 0; i < no; i++)
-            TU_CHECK(tu_is_poison(f32[i]) != inside(i, N_TS, dim, stride),
-                     "%s dim %zu: element %zu %s", names[_i], dim, i,
-                     inside(i, N_TS, dim, stride) ? "never written" : "overwritten");
-        free(f32);
-        free(ref);
+        check_f32(f32, no, ref, tsd, dim, stride, names[_i]);
+        TU_FREE(f32, ref);
         sinpe_table_release(tab);
     }
     TU_RELEASE(ctx, q, NULL, ts_m);
@@ -209,8 +197,7 @@ START_TEST(timesteps_errors)
     enum { DIM = 8, NTS = 10, NOUT = 12 * DIM };
     sinpe_spec spec;
     TU_OK(sinpe_spec_preset(&spec, SINPE_PRESET_DIFFUSERS_FLIP, DIM));
-    sinpe_table *tab = NULL;
-    TU_OK(sinpe_table_create(ctx, &spec, 0, &tab));
+    sinpe_table *tab = tu_table_of(ctx, &spec, 0);
     float ts[NTS];
     for (size_t i = 0; i < NTS; i++)
         ts[i] = (float)i * 100.0f;
@@ -253,11 +240,9 @@ END_TEST
 Suite *suite_timesteps(void)
 {
     Suite *s = suite_create("timesteps");
-    TCase *tc = tcase_create("values");
-    tcase_set_timeout(tc, TU_TIMEOUT);
+    TCase *tc = tu_tcase(s, "values", NULL);
     tcase_add_loop_test(tc, timesteps_match_framework, 0, 3);
     tcase_add_loop_test(tc, timesteps_overridden_parameters, 0, 3);
     tcase_add_test(tc, timesteps_errors);
-    suite_add_tcase(s, tc);
     return s;
 }
