@@ -24,42 +24,6 @@
 
 #define FN_ROWS 200
 
-/* The device source for ctx, then extra (NULL: nothing), in one string. */
-static char *program_text(sinpe_context *ctx, const char *extra)
-{
-    size_t len = 0, more = extra ? strlen(extra) : 0;
-    TU_OK(sinpe_device_source(ctx, NULL, 0, &len));
-    char *text = tu_malloc(len + more + 1);
-    TU_OK(sinpe_device_source(ctx, text, len + 1, &len));
-    ck_assert_uint_eq(strlen(text), len);
-    if (extra)
-        memcpy(text + len, extra, more + 1);
-    return text;
-}
-
-/* Builds text for ctx's device; fails the test with the log otherwise. */
-static cl_program build(sinpe_context *ctx, const char *text, const char *options)
-{
-    cl_int err;
-    cl_device_id dev = sinpe_context_device(ctx);
-    cl_program prog =
-        clCreateProgramWithSource(sinpe_context_cl_context(ctx), 1, &text, NULL, &err);
-    TU_CL(err);
-    err = clBuildProgram(prog, 1, &dev, options, NULL, NULL);
-    if (err != CL_SUCCESS) {
-        char log[4096] = "";
-        clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
-        ck_abort_msg("device functions: build failed (%d): %s", (int)err, log);
-    }
-    return prog;
-}
-
-static void set_args(cl_kernel k, int n, const void *const *vals, const size_t *sizes)
-{
-    for (int i = 0; i < n; i++)
-        TU_CL(clSetKernelArg(k, (cl_uint)i, sizes[i], vals[i]));
-}
-
 static const char probe_src[] =
     "kernel void probe(global const float *table, int rows, global const float *consts,\n"
     "                  uint dim, global const int *pos, global float *one, global float *run)\n"
@@ -98,16 +62,12 @@ static void probe(sinpe_context *ctx, cl_command_queue q, cl_program prog, sinpe
     const void *vals[] = {&table_m, &nrows, &consts_m, &dim, &pos_m, &one_m, &run_m};
     const size_t sizes[] = {sizeof(cl_mem), sizeof nrows, sizeof(cl_mem), sizeof dim,
                             sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem)};
-    set_args(k, 7, vals, sizes);
+    tu_kernel_args(k, 7, vals, sizes);
     TU_CL(clEnqueueNDRangeKernel(q, k, 1, NULL, &npos, NULL, 0, NULL, NULL));
     tu_read(q, one_m, 0, bytes, one);
     tu_read(q, run_m, 0, bytes, run);
     clReleaseKernel(k);
-    clReleaseMemObject(pos_m);
-    clReleaseMemObject(one_m);
-    clReleaseMemObject(run_m);
-    clReleaseMemObject(table_m);
-    clReleaseMemObject(consts_m);
+    TU_RELEASE(NULL, NULL, NULL, pos_m, one_m, run_m, table_m, consts_m);
 }
 
 /* sinpe's own values at pos: add_positions on zeros (table rows or on the fly). */
@@ -115,20 +75,13 @@ static void sinpe_values(sinpe_context *ctx, cl_command_queue q, sinpe_table *ta
                          const int32_t *pos, size_t npos, float *out)
 {
     size_t dim = sinpe_table_spec(tab).dim;
-    float *zeros = calloc(npos * dim, sizeof *zeros);
-    cl_mem out_m = tu_buffer(ctx, npos * dim * sizeof *zeros, zeros);
+    cl_mem out_m = tu_zero_buffer(ctx, npos * dim);
     cl_mem pos_m = tu_buffer(ctx, npos * sizeof *pos, pos);
-    sinpe_embed_args a;
-    sinpe_embed_args_init(&a);
-    a.n_seqs = npos;
-    a.seq_len = 1;
+    sinpe_embed_args a = tu_args(npos, 1, NULL, NULL, 0, out_m);
     a.positions = pos_m;
-    a.out = out_m;
     TU_OK(sinpe_enqueue_add_positions(tab, q, &a, 0, NULL, NULL));
     tu_read(q, out_m, 0, npos * dim * sizeof *out, out);
-    free(zeros);
-    clReleaseMemObject(out_m);
-    clReleaseMemObject(pos_m);
+    TU_RELEASE(NULL, NULL, NULL, out_m, pos_m);
 }
 
 static int same(float a, float b)
@@ -147,12 +100,10 @@ START_TEST(device_fn_bits)
     char name[64];
     snprintf(name, sizeof name, "device fn %s %s", sinpe_preset_name(preset),
              math == SINPE_MATH_FLOAT ? "float" : "fp64");
-    tu_rng rng;
-    tu_rng_init(&rng, name);
+    tu_rng rng = tu_rng_for(name);
     sinpe_spec spec;
     TU_OK(sinpe_spec_preset(&spec, preset, dim));
-    sinpe_table *tab = NULL;
-    TU_OK(sinpe_table_create(ctx, &spec, FN_ROWS, &tab));
+    sinpe_table *tab = tu_table_of(ctx, &spec, FN_ROWS);
 
     enum { FIXED = 17, NPOS = FIXED + 40 };
     int32_t pos[NPOS] = {0,   1,    FN_ROWS - 1, FN_ROWS, 127,       128,       129,
@@ -164,8 +115,7 @@ START_TEST(device_fn_bits)
     float *one = tu_malloc(NPOS * dim * sizeof *one), *run = tu_malloc(NPOS * dim * sizeof *run);
     float *row = tu_malloc(dim * sizeof *row);
     sinpe_values(ctx, q, tab, pos, NPOS, want);
-    char *text = program_text(ctx, probe_src);
-    cl_program prog = build(ctx, text, "-cl-std=CL1.2");
+    cl_program prog = tu_device_program(ctx, probe_src, "-cl-std=CL1.2", "device functions");
 
     for (int use_rows = 1; use_rows >= 0; use_rows--) {
         probe(ctx, q, prog, tab, use_rows, pos, NPOS, one, run);
@@ -190,14 +140,9 @@ START_TEST(device_fn_bits)
             ck_assert_msg(same(row[c], want[i * dim + c]), "%s: table row %d col %zu", name,
                           (int)pos[i], c);
     }
-    clReleaseMemObject(table_m);
     clReleaseProgram(prog);
-    free(text);
-    free(want);
-    free(one);
-    free(run);
-    free(row);
-    tu_release(ctx, q, tab, NULL, 0);
+    TU_FREE(want, one, run, row);
+    TU_RELEASE(ctx, q, tab, table_m);
 }
 END_TEST
 
@@ -208,21 +153,14 @@ START_TEST(device_fn_angle_bound)
     enum { DIM = 64, NPOS = 24 };
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     cl_command_queue q = tu_queue(ctx);
-    tu_rng rng;
-    tu_rng_init(&rng, "device fn angle bound");
-    sinpe_spec spec;
-    sinpe_spec_init(&spec, DIM);
-    spec.layout = SINPE_LAYOUT_INTERLEAVED;
-    spec.shift = 0.0;
-    spec.angle_scale = 1000.0;
-    sinpe_table *tab = NULL;
-    TU_OK(sinpe_table_create(ctx, &spec, 16, &tab));
+    tu_rng rng = tu_rng_for("device fn angle bound");
+    sinpe_spec spec = tu_spec(DIM, SINPE_LAYOUT_INTERLEAVED, SINPE_ODD_ZERO_LAST, 0.0, 1e4, 1000.0);
+    sinpe_table *tab = tu_table_of(ctx, &spec, 16);
     int32_t pos[NPOS] = {(1 << 24) - 1, (1 << 24) - 2, (1 << 23) + 5, 1000003};
     for (int i = 4; i < NPOS; i++)
         pos[i] = tu_rng_int(&rng, 1 << 20, (1 << 24) - 1);
     float *one = tu_malloc(NPOS * DIM * sizeof *one), *run = tu_malloc(NPOS * DIM * sizeof *run);
-    char *text = program_text(ctx, probe_src);
-    cl_program prog = build(ctx, text, "-cl-std=CL1.2");
+    cl_program prog = tu_device_program(ctx, probe_src, "-cl-std=CL1.2", "device functions");
     probe(ctx, q, prog, tab, 1, pos, NPOS, one, run);
     double ref[DIM], worst = 0.0;
     for (int i = 0; i < NPOS; i++) {
@@ -239,9 +177,7 @@ START_TEST(device_fn_angle_bound)
     }
     ck_assert_msg(worst > 0.0, "no error at all: the reference is suspect");
     clReleaseProgram(prog);
-    free(text);
-    free(one);
-    free(run);
+    TU_FREE(one, run);
     tu_release(ctx, q, tab, NULL, 0);
 }
 END_TEST
@@ -278,15 +214,13 @@ START_TEST(device_fn_source_args)
     TU_STATUS(sinpe_table_constants(tab, NULL), SINPE_NULL_ARGUMENT);
     TU_OK(sinpe_table_constants(tab, &consts));
     ck_assert_ptr_nonnull(consts);
-    clReleaseMemObject(consts);
-    sinpe_table_release(tab);
-    sinpe_context_release(ctx);
+    TU_RELEASE(ctx, NULL, tab, consts);
 }
 END_TEST
 
 TCase *tcase_device_fn(void)
 {
-    TCase *tc = tcase_create("device functions");
+    TCase *tc = tcase_create("device functions"); /* suite_device adds it */
     tcase_set_timeout(tc, TU_TIMEOUT);
     tcase_add_loop_test(tc, device_fn_bits, 0, 12);
     tcase_add_test(tc, device_fn_angle_bound);
