@@ -11,7 +11,6 @@
 
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 enum { GROUP = 64, NS = 3, SL = 11, N = NS * SL, V = 50 };
@@ -26,12 +25,6 @@ static void run_kernel(cl_command_queue q, cl_kernel k, size_t dim)
     TU_CL(clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &local, 0, NULL, NULL));
 }
 
-static void args(cl_kernel k, int n, const void *const *vals, const size_t *sizes)
-{
-    for (int i = 0; i < n; i++)
-        TU_CL(clSetKernelArg(k, (cl_uint)i, sizes[i], vals[i]));
-}
-
 START_TEST(prenorm_matches_sinpe)
 {
     /* _i: the spec (VASWANI d 96, TENSOR2TENSOR d 77). */
@@ -40,41 +33,24 @@ START_TEST(prenorm_matches_sinpe)
     const float eps = 1e-5f, scale = sqrtf((float)dim);
     char name[64];
     snprintf(name, sizeof name, "prenorm %s d%zu", sinpe_preset_name(preset), dim);
-    tu_rng rng;
-    tu_rng_init(&rng, name);
+    tu_rng rng = tu_rng_for(name);
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     cl_command_queue q = tu_queue(ctx);
-    cl_context clctx = sinpe_context_cl_context(ctx);
-    cl_device_id dev = sinpe_context_device(ctx);
     sinpe_spec spec;
     TU_OK(sinpe_spec_preset(&spec, preset, dim));
-    sinpe_table *tab = NULL;
-    TU_OK(sinpe_table_create(ctx, &spec, 32, &tab));
+    sinpe_table *tab = tu_table_of(ctx, &spec, 32);
 
     /* The program: sinpe's functions, then the example. */
-    size_t len = 0;
-    TU_OK(sinpe_device_source(ctx, NULL, 0, &len));
     char *example = tu_read_text("examples/prenorm.cl");
-    char *text = tu_malloc(len + strlen(example) + 1);
-    TU_OK(sinpe_device_source(ctx, text, len + 1, &len));
-    strcpy(text + len, example);
-    cl_int err;
-    const char *src = text;
-    cl_program prog = clCreateProgramWithSource(clctx, 1, &src, NULL, &err);
-    TU_CL(err);
+    ck_assert_msg(example != NULL, "examples/prenorm.cl not found");
     char opts[64];
     snprintf(opts, sizeof opts, "-cl-std=CL1.2 -DPRENORM_GROUP=%d", GROUP);
-    err = clBuildProgram(prog, 1, &dev, opts, NULL, NULL);
-    if (err != CL_SUCCESS) {
-        char log[4096] = "";
-        clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
-        ck_abort_msg("examples/prenorm.cl: build failed: %s", log);
-    }
+    cl_program prog = tu_device_program(ctx, example, opts, "examples/prenorm.cl");
+    cl_int err;
 
     float *E = tu_malloc(V * dim * sizeof *E), *gamma = tu_malloc(dim * sizeof *gamma);
     float *beta = tu_malloc(dim * sizeof *beta);
-    for (size_t i = 0; i < V * dim; i++)
-        E[i] = tu_rng_float(&rng, -0.1f, 0.1f);
+    tu_rng_floats(&rng, E, V * dim, -0.1f, 0.1f);
     for (size_t c = 0; c < dim; c++) {
         gamma[c] = tu_rng_float(&rng, 0.5f, 1.5f);
         beta[c] = tu_rng_float(&rng, -0.2f, 0.2f);
@@ -109,19 +85,18 @@ START_TEST(prenorm_matches_sinpe)
                          sizeof(cl_mem), sizeof nrows,   sizeof(cl_mem), sizeof udim,
                          sizeof(cl_mem), sizeof(cl_mem), sizeof eps,     sizeof(cl_mem),
                          sizeof(cl_mem)};
-    args(fused, 13, fv, fs);
+    tu_kernel_args(fused, 13, fv, fs);
     run_kernel(q, fused, dim);
     /* 2: sinpe's fused call, then the example's LayerNorm alone. */
     sinpe_embed_args a = tu_args(NS, SL, ids_m, E_m, V, x2);
-    a.positions = pos_m;
-    a.token_scale = scale;
+    a.positions = pos_m, a.token_scale = scale;
     TU_OK(sinpe_enqueue_embed(tab, q, &a, 0, NULL, NULL));
     cl_kernel ln = clCreateKernel(prog, "prenorm_ln", &err);
     TU_CL(err);
     const void *lv[] = {&x2, &udim, &g_m, &b_m, &eps, &y2};
     const size_t ls[] = {sizeof(cl_mem), sizeof udim, sizeof(cl_mem),
                          sizeof(cl_mem), sizeof eps,  sizeof(cl_mem)};
-    args(ln, 6, lv, ls);
+    tu_kernel_args(ln, 6, lv, ls);
     run_kernel(q, ln, dim);
     TU_CL(clFinish(q));
 
@@ -153,34 +128,19 @@ START_TEST(prenorm_matches_sinpe)
         }
     }
 
-    free(hx1);
-    free(hy1);
-    free(hx2);
-    free(hy2);
-    free(ref);
-    free(E);
-    free(gamma);
-    free(beta);
-    free(example);
-    free(text);
-    cl_mem mems[] = {ids_m, pos_m, E_m, g_m, b_m, x1, y1, x2, y2, table_m, consts_m};
-    for (size_t i = 0; i < sizeof mems / sizeof mems[0]; i++)
-        clReleaseMemObject(mems[i]);
+    TU_FREE(hx1, hy1, hx2, hy2, ref, E, gamma, beta, example);
     clReleaseKernel(fused);
     clReleaseKernel(ln);
     clReleaseProgram(prog);
-    tu_release(ctx, q, tab, NULL, 0);
+    TU_RELEASE(ctx, q, tab, ids_m, pos_m, E_m, g_m, b_m, x1, y1, x2, y2, table_m, consts_m);
 }
 END_TEST
 
 Suite *suite_device(void)
 {
     Suite *s = suite_create("device");
-    TCase *tc = tcase_create("prenorm");
-    tcase_set_timeout(tc, TU_TIMEOUT);
-    tcase_add_loop_test(tc, prenorm_matches_sinpe, 0, 2);
     suite_add_tcase(s, tcase_device_fn());
     suite_add_tcase(s, tcase_record());
-    suite_add_tcase(s, tc);
+    tcase_add_loop_test(tu_tcase(s, "prenorm", NULL), prenorm_matches_sinpe, 0, 2);
     return s;
 }
