@@ -9,8 +9,6 @@
  */
 #include "test_util.h"
 
-#include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 enum { FIRST = 100, VOCAB = 50 };
@@ -53,20 +51,16 @@ START_TEST(otf_tiles_equal_table_bits)
     const otf_case *c = &cases[_i];
     sinpe_context *ctx = tu_context(SINPE_MATH_FLOAT);
     cl_command_queue q = tu_queue(ctx);
-    tu_rng rng;
-    tu_rng_init(&rng, "otf_tiles");
+    tu_rng rng = tu_rng_for("otf_tiles");
     size_t dim = c->dim, rows = c->n_seqs * c->seq_len, n = rows * dim;
     sinpe_spec spec = tu_spec(dim, (sinpe_layout)(_i % 3),
                               _i % 2 ? SINPE_ODD_EXTRA_SIN : SINPE_ODD_ZERO_LAST, 0.0, 10000.0,
                               1.0 + 1e-7 * (double)_i);
-    int32_t *ids = malloc(rows * sizeof *ids), starts[64], pads[64];
-    float *w = malloc((size_t)VOCAB * dim * sizeof *w), *init = malloc(n * sizeof *init);
-    for (size_t i = 0; i < n; i++)
-        init[i] = tu_rng_float(&rng, -1.0f, 1.0f);
-    for (size_t i = 0; i < rows; i++)
-        ids[i] = tu_rng_int(&rng, 0, VOCAB - 1);
-    for (size_t i = 0; i < (size_t)VOCAB * dim; i++)
-        w[i] = tu_rng_float(&rng, -1.0f, 1.0f);
+    int32_t *ids = tu_malloc(rows * sizeof *ids), starts[64], pads[64];
+    float *w = tu_malloc((size_t)VOCAB * dim * sizeof *w), *init = tu_malloc(n * sizeof *init);
+    tu_rng_floats(&rng, init, n, -1.0f, 1.0f);
+    tu_rng_ints(&rng, ids, rows, 0, VOCAB - 1);
+    tu_rng_floats(&rng, w, (size_t)VOCAB * dim, -1.0f, 1.0f);
     for (size_t b = 0; b < c->n_seqs; b++) {
         starts[b] = tu_rng_int(&rng, 0, 3000);
         pads[b] = tu_rng_int(&rng, 0, 20);
@@ -75,28 +69,17 @@ START_TEST(otf_tiles_equal_table_bits)
     cl_mem wm = tu_buffer(ctx, (size_t)VOCAB * dim * sizeof *w, w);
     cl_mem sm = tu_buffer(ctx, sizeof starts, starts), pm = tu_buffer(ctx, sizeof pads, pads);
 
-    sinpe_table *tab = NULL;
-    TU_OK(sinpe_table_create(ctx, &spec, FIRST, &tab));
+    sinpe_table *tab = tu_table_of(ctx, &spec, FIRST);
     ck_assert_uint_lt(sinpe_table_rows(tab), (size_t)c->start + c->seq_len);
-    sinpe_embed_args a;
-    sinpe_embed_args_init(&a);
-    a.n_seqs = c->n_seqs;
-    a.seq_len = c->seq_len;
-    a.start = c->start;
-    a.ids = idm;
-    a.weights = wm;
-    a.vocab = VOCAB;
-    a.token_scale = 1.5f;
-    a.out_stride = dim;
-    if (c->seq_starts) {
-        a.seq_starts = sm;
-        a.pad_counts = pm;
-    }
+    sinpe_embed_args a = tu_args(c->n_seqs, c->seq_len, idm, wm, VOCAB, NULL);
+    a.start = c->start, a.token_scale = 1.5f, a.out_stride = dim;
+    if (c->seq_starts)
+        a.seq_starts = sm, a.pad_counts = pm;
     float *fly = run(ctx, q, tab, &a, c->add ? init : NULL, n);
     TU_OK(sinpe_table_reserve(tab, (size_t)c->start + c->seq_len + 3000));
     float *held = run(ctx, q, tab, &a, c->add ? init : NULL, n);
 
-    double *ref = malloc(n * sizeof *ref), *pe = malloc(dim * sizeof *pe);
+    double *ref = tu_malloc(n * sizeof *ref), *pe = tu_malloc(dim * sizeof *pe);
     for (size_t r = 0; r < rows; r++) {
         size_t b = r / c->seq_len, t = r % c->seq_len;
         int32_t p = c->start + (int32_t)t + (c->seq_starts ? starts[b] - pads[b] : 0);
@@ -110,13 +93,7 @@ START_TEST(otf_tiles_equal_table_bits)
                  "case %d: row %zu col %zu on the fly %.9g, from the table %.9g", _i,
                  i / dim, i % dim, (double)fly[i], (double)held[i]);
     tu_check_rows(fly, 0, dim, rows, dim, ref, TU_EMBED_TOL, TU_EMBED_TOL, "on the fly");
-    free(fly);
-    free(held);
-    free(ref);
-    free(pe);
-    free(ids);
-    free(w);
-    free(init);
+    TU_FREE(fly, held, ref, pe, ids, w, init);
     TU_RELEASE(ctx, q, tab, idm, wm, sm, pm);
 }
 END_TEST
@@ -124,10 +101,7 @@ END_TEST
 Suite *suite_otf(void)
 {
     Suite *s = suite_create("otf");
-    TCase *tc = tcase_create("tiles");
-    tcase_set_timeout(tc, TU_TIMEOUT);
-    tcase_add_loop_test(tc, otf_tiles_equal_table_bits, 0,
+    tcase_add_loop_test(tu_tcase(s, "tiles", NULL), otf_tiles_equal_table_bits, 0,
                         (int)(sizeof cases / sizeof cases[0]));
-    suite_add_tcase(s, tc);
     return s;
 }
