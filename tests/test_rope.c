@@ -18,6 +18,7 @@
 #include "family_ref.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,15 +98,11 @@ static sinpe_rope_spec rule_spec(int i, size_t R)
         given_f[k] = (float)pow(10000.0, -2.0 * (double)k / (double)R);
     }
     switch (i) {
-    case 1:
-        s.rule = SINPE_ROPE_LINEAR, s.factor = 4;
-        break;
+    case 1: s.rule = SINPE_ROPE_LINEAR, s.factor = 4; break;
     case 2:
         s.rule = SINPE_ROPE_DYNAMIC, s.factor = 2, s.max_positions = 2048, s.length = 9000;
         break;
-    case 3:
-        s.rule = SINPE_ROPE_YARN, s.factor = 4, s.original_max_positions = 4096;
-        break;
+    case 3: s.rule = SINPE_ROPE_YARN, s.factor = 4, s.original_max_positions = 4096; break;
     case 4:
         s.rule = SINPE_ROPE_YARN, s.factor = 40, s.original_max_positions = 4096;
         s.mscale = 1, s.mscale_all_dim = 0.707, s.truncate = 0, s.base = 1e6;
@@ -118,34 +115,33 @@ static sinpe_rope_spec rule_spec(int i, size_t R)
         s.max_positions = 131072, s.length = 5000;
         s.short_factor = short_f, s.long_factor = long_f;
         break;
-    case 7:
-        s = rule_spec(6, R);
-        s.length = 100, s.factor = 2.5;
-        break;
-    case 8:
-        s.inv_freq = given_f, s.attention_factor = 0.75;
-        break;
-    case 9:
-        s.base = 1e6;
-        break;
-    default:
-        break;
+    case 7: s = rule_spec(6, R), s.length = 100, s.factor = 2.5; break;
+    case 8: s.inv_freq = given_f, s.attention_factor = 0.75; break;
+    case 9: s.base = 1e6; break;
+    default: break;
     }
     return s;
+}
+
+/* sinpe's frequencies and attention factor of s against HF's. */
+static void check_frequencies(const sinpe_rope_spec *s, const char *what)
+{
+    double got[64], want[64], m = -1, want_m;
+    TU_OK(sinpe_rope_frequencies(s, got, &m));
+    hf_inv_freq(s, want, &want_m);
+    ck_assert_msg(fabs(m - want_m) <= 1e-15 * want_m, "%s: m %.17g, HF %.17g", what, m, want_m);
+    for (size_t k = 0; k < s->rotary_dim / 2; k++)
+        TU_CHECK(fabs(got[k] - want[k]) <= 4e-16 * want[k], "%s: w[%zu] %.17g, HF %.17g", what,
+                 k, got[k], want[k]);
 }
 
 START_TEST(rope_frequencies_match_hf)
 {
     for (size_t R = 4; R <= 128; R *= 2) {
         sinpe_rope_spec s = rule_spec(_i, R);
-        double got[64], want[64], m = -1, want_m;
-        TU_OK(sinpe_rope_frequencies(&s, got, &m));
-        hf_inv_freq(&s, want, &want_m);
-        ck_assert_msg(fabs(m - want_m) <= 1e-15 * want_m, "rule case %d R %zu: m %.17g, HF %.17g",
-                      _i, R, m, want_m);
-        for (size_t k = 0; k < R / 2; k++)
-            TU_CHECK(fabs(got[k] - want[k]) <= 4e-16 * want[k],
-                          "rule case %d R %zu: w[%zu] %.17g, HF %.17g", _i, R, k, got[k], want[k]);
+        char what[64];
+        snprintf(what, sizeof what, "rule case %d R %zu", _i, R);
+        check_frequencies(&s, what);
     }
 }
 END_TEST
@@ -158,19 +154,12 @@ START_TEST(rope_presets_match_hf)
                       : pr == SINPE_ROPE_PRESET_GPTJ        ? 256
                                                             : 128;
     sinpe_rope_spec s;
-    double got[64], want[64], m, want_m;
     TU_OK(sinpe_rope_preset(&s, pr, head_dim));
     ck_assert_ptr_nonnull(sinpe_rope_preset_name(pr));
     ck_assert_uint_eq(s.rotary_dim, pr == SINPE_ROPE_PRESET_GPT_NEOX ? 32
                                     : pr == SINPE_ROPE_PRESET_GPTJ   ? 64
                                                                      : head_dim);
-    TU_OK(sinpe_rope_frequencies(&s, got, &m));
-    hf_inv_freq(&s, want, &want_m);
-    ck_assert_msg(fabs(m - want_m) <= 1e-15 * want_m, "%s: m %.17g, HF %.17g",
-                  sinpe_rope_preset_name(pr), m, want_m);
-    for (size_t k = 0; k < s.rotary_dim / 2; k++)
-        TU_CHECK(fabs(got[k] - want[k]) <= 4e-16 * want[k], "%s: w[%zu] %.17g, HF %.17g",
-                      sinpe_rope_preset_name(pr), k, got[k], want[k]);
+    check_frequencies(&s, sinpe_rope_preset_name(pr));
     if (pr == SINPE_ROPE_PRESET_PHI3_LONGROPE) {
         ck_assert(s.long_factor && s.short_factor);
         ck_assert(s.long_factor[0] == (double)1.08f && s.short_factor[47] == 2.8399994373321533);
@@ -269,11 +258,6 @@ static const rot_case rot_cases[] = {
     {5, 7, 64, 64, 2, 1, SINPE_F32, 1, 0, 1, 0, 0, 1, 1, 0},
 };
 
-static float value_of(const void *buf, size_t i, sinpe_dtype dt)
-{
-    return fr_load(buf, i, dt);
-}
-
 static void store_value(void *buf, size_t i, sinpe_dtype dt, float v)
 {
     if (dt == SINPE_F32)
@@ -293,8 +277,7 @@ START_TEST(rope_rotation_bits)
     const rot_case *c = &rot_cases[_i];
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     cl_command_queue q = tu_queue(ctx);
-    tu_rng rng;
-    tu_rng_init(&rng, "rope_rotation");
+    tu_rng rng = tu_rng_for("rope_rotation");
     size_t n = c->n_seqs * c->seq_len, hd = c->head_dim, e = fr_dtype_size(c->dt);
     size_t qw = c->q_heads * hd, kw = c->kv_heads * hd;
     /* Packed: one row of q | k | (v) with a stride; else each tight. */
@@ -322,8 +305,7 @@ START_TEST(rope_rotation_bits)
         pos[r] = tu_rng_int(&rng, -50, 300000);
         krows[r] = r % 5 == 4 ? -1 : (int32_t)(2 * r + (r & 1));
     }
-    for (size_t b = 0; b < c->n_seqs; b++)
-        starts[b] = tu_rng_int(&rng, 0, 70000);
+    tu_rng_ints(&rng, starts, c->n_seqs, 0, 70000);
 
     cl_mem qm = tu_buffer(ctx, in_n * e, qin);
     cl_mem km = c->packed ? qm : tu_buffer(ctx, (k_n ? k_n : 1) * e, kin);
@@ -394,7 +376,7 @@ START_TEST(rope_rotation_bits)
                 size_t i1 = c->pairing ? 2 * k : k, i2 = c->pairing ? 2 * k + 1 : k + c->R / 2;
                 size_t cc = c->layout ? 2 * k : k, sc = c->layout ? 2 * k + 1 : k + c->R / 2;
                 float co = cs[cc], si = cs[sc];
-                float x1 = value_of(src, so + i1, c->dt), x2 = value_of(src, so + i2, c->dt);
+                float x1 = fr_load(src, so + i1, c->dt), x2 = fr_load(src, so + i2, c->dt);
                 float y1 = fmaf(x1, co, -(x2 * si)), y2 = fmaf(x2, co, x1 * si);
                 store_value(dst, d + i1, c->dt, y1);
                 store_value(dst, d + i2, c->dt, y2);
@@ -409,25 +391,17 @@ START_TEST(rope_rotation_bits)
     for (size_t i = 0; i < in_n; i++)
         TU_CHECK(same_value(qr, wq, i, c->dt),
                       "case %d: q buffer element %zu: %.9g, want %.9g", _i, i,
-                      (double)value_of(qr, i, c->dt), (double)value_of(wq, i, c->dt));
+                      (double)fr_load(qr, i, c->dt), (double)fr_load(wq, i, c->dt));
     for (size_t i = 0; i < k_n; i++)
         TU_CHECK(same_value(kr, wk, i, c->dt),
                       "case %d: k buffer element %zu: %.9g, want %.9g", _i, i,
-                      (double)value_of(kr, i, c->dt), (double)value_of(wk, i, c->dt));
+                      (double)fr_load(kr, i, c->dt), (double)fr_load(wk, i, c->dt));
     if (qo) {
         ck_assert_msg(memcmp(qor, wqo, qo_f * 4) == 0, "case %d: q_out differs", _i);
         ck_assert_msg(memcmp(kor, wko, ko_f * 4) == 0, "case %d: k_out differs", _i);
     }
-    void *bufs[] = {qin, kin, pos, krows, qr, kr, qor, kor, wq, wk, wqo, wko};
-    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
-        free(bufs[i]);
-    if (!c->packed)
-        clReleaseMemObject(km);
-    if (qo) {
-        clReleaseMemObject(qo);
-        clReleaseMemObject(ko);
-    }
-    TU_RELEASE(ctx, q, tab, qm, pm, sm, rm);
+    TU_FREE(qin, kin, pos, krows, qr, kr, qor, kor, wq, wk, wqo, wko);
+    TU_RELEASE(ctx, q, tab, qm, pm, sm, rm, c->packed ? NULL : km, qo, ko); /* NULL: skipped */
 }
 END_TEST
 
@@ -587,7 +561,7 @@ START_TEST(rope_bad_calls)
     float *q1 = tu_read_floats(q, qm, N * QH * HD), *o1 = tu_read_floats(q, qo, N * QH * HD);
     ck_assert_msg(!memcmp(q0, q1, N * QH * HD * sizeof(float)), "a refused call changed q");
     ck_assert_msg(!memcmp(o0, o1, N * QH * HD * sizeof(float)), "a refused call changed q_out");
-    free(q0), free(q1), free(o0), free(o1);
+    TU_FREE(q0, q1, o0, o1);
     sinpe_table_release(twice);
     sinpe_table_release(embed);
     TU_RELEASE(ctx, q, tab, qm, km, qo, small, packed);
@@ -597,14 +571,12 @@ END_TEST
 Suite *suite_rope(void)
 {
     Suite *s = suite_create("rope");
-    TCase *tc = tcase_create("rope");
-    tcase_set_timeout(tc, TU_TIMEOUT);
+    TCase *tc = tu_tcase(s, "rope", NULL);
     tcase_add_loop_test(tc, rope_frequencies_match_hf, 0, N_RULES);
     tcase_add_loop_test(tc, rope_presets_match_hf, 0, SINPE_ROPE_PRESET_PHI3_LONGROPE);
     tcase_add_loop_test(tc, rope_table_exact_and_same_bits, 0, 2 * N_RULES);
     tcase_add_loop_test(tc, rope_rotation_bits, 0, (int)(sizeof rot_cases / sizeof rot_cases[0]));
     tcase_add_test(tc, rope_bad_specs);
     tcase_add_test(tc, rope_bad_calls);
-    suite_add_tcase(s, tc);
     return s;
 }
