@@ -26,26 +26,16 @@ START_TEST(status_codes_are_pinned)
         sinpe_status code;
         int value;
     } pinned[] = {
-        {SINPE_SUCCESS, 0},
-        {SINPE_NULL_ARGUMENT, -2001},
-        {SINPE_INVALID_SPEC, -2002},
-        {SINPE_INVALID_SHAPE, -2003},
-        {SINPE_BUFFER_TOO_SMALL, -2004},
-        {SINPE_INVALID_WAIT_LIST, -2005},
-        {SINPE_CONTEXT_MISMATCH, -2006},
-        {SINPE_ID_OUT_OF_RANGE, -2007},
-        {SINPE_DEVICE_NOT_FOUND, -2008},
-        {SINPE_BUILD_FAILED, -2009},
-        {SINPE_OUT_OF_HOST_MEMORY, -2010},
-        {SINPE_TOO_LARGE, -2011},
-        {SINPE_UNSUPPORTED, -2012},
-        {SINPE_INVALID_OPTION, -2013},
-        {SINPE_UNKNOWN_PRESET, -2014},
-        {SINPE_INVALID_DTYPE, -2015},
-        {SINPE_INVALID_PAD, -2016},
-        {SINPE_IO_ERROR, -2017},
-        {SINPE_INVALID_STRUCT_SIZE, -2018},
-        {SINPE_BUFFERS_OVERLAP, -2019},
+        {SINPE_SUCCESS, 0},                {SINPE_NULL_ARGUMENT, -2001},
+        {SINPE_INVALID_SPEC, -2002},       {SINPE_INVALID_SHAPE, -2003},
+        {SINPE_BUFFER_TOO_SMALL, -2004},   {SINPE_INVALID_WAIT_LIST, -2005},
+        {SINPE_CONTEXT_MISMATCH, -2006},   {SINPE_ID_OUT_OF_RANGE, -2007},
+        {SINPE_DEVICE_NOT_FOUND, -2008},   {SINPE_BUILD_FAILED, -2009},
+        {SINPE_OUT_OF_HOST_MEMORY, -2010}, {SINPE_TOO_LARGE, -2011},
+        {SINPE_UNSUPPORTED, -2012},        {SINPE_INVALID_OPTION, -2013},
+        {SINPE_UNKNOWN_PRESET, -2014},     {SINPE_INVALID_DTYPE, -2015},
+        {SINPE_INVALID_PAD, -2016},        {SINPE_IO_ERROR, -2017},
+        {SINPE_INVALID_STRUCT_SIZE, -2018}, {SINPE_BUFFERS_OVERLAP, -2019},
     };
     ck_assert_uint_eq(N_OWN, sizeof pinned / sizeof pinned[0]);
     for (size_t i = 0; i < sizeof pinned / sizeof pinned[0]; i++)
