@@ -31,46 +31,33 @@
  * string and character literals are kept (build options live in strings). */
 static char *strip_comments(const char *src)
 {
-    size_t n = strlen(src);
+    size_t n = strlen(src), i = 0;
     char *out = tu_malloc(n + 1);
-    size_t i = 0;
+    memcpy(out, src, n + 1);
     while (i < n) {
-        if (src[i] == '/' && src[i + 1] == '*') {
-            out[i] = out[i + 1] = ' ';
-            i += 2;
-            while (i < n && !(src[i] == '*' && src[i + 1] == '/')) {
-                out[i] = src[i] == '\n' ? '\n' : ' ';
-                i++;
-            }
-            if (i < n) {
-                out[i] = out[i + 1] = ' ';
-                i += 2;
-            }
-        } else if (src[i] == '/' && src[i + 1] == '/') {
-            while (i < n && src[i] != '\n')
-                out[i++] = ' ';
+        if (src[i] == '/' && (src[i + 1] == '*' || src[i + 1] == '/')) {
+            /* A block comment ends after its closing star-slash (or at the
+             * end), a line comment at its newline; newlines stay. */
+            int block = src[i + 1] == '*';
+            size_t end = i + 2;
+            while (end < n && (block ? !(src[end] == '*' && src[end + 1] == '/')
+                                     : src[end] != '\n'))
+                end++;
+            if (block && end < n)
+                end += 2;
+            for (; i < end; i++)
+                if (out[i] != '\n')
+                    out[i] = ' ';
         } else if (src[i] == '"' || src[i] == '\'') {
-            char q = src[i];
-            out[i] = src[i];
+            /* A literal runs to its closing quote or the line's end. */
+            char q = src[i++];
+            while (i < n && src[i] != q && src[i] != '\n')
+                i += src[i] == '\\' && i + 1 < n ? 2 : 1;
             i++;
-            while (i < n && src[i] != q && src[i] != '\n') {
-                if (src[i] == '\\' && i + 1 < n) {
-                    out[i] = src[i];
-                    i++;
-                }
-                out[i] = src[i];
-                i++;
-            }
-            if (i < n) {
-                out[i] = src[i];
-                i++;
-            }
         } else {
-            out[i] = src[i];
             i++;
         }
     }
-    out[n] = '\0';
     return out;
 }
 
