@@ -20,14 +20,15 @@ inline ushort sinpe_to_bf16(float f)
 }
 
 /* The same on N values, as 32-bit lanes or narrowed, and N values rounded
-   to either 16-bit type, as bits; branch-free, for CPU vectorisers. */
+   to either 16-bit type, as bits; branch-free, for CPU vectorisers.  The
+   NaN test is f != f (true exactly where (u & 0x7fffffff) > 0x7f800000):
+   one unordered compare on x86 against two integer operations. */
 #define SINPE_TO_16_N(N)                                                                  \
     inline uint##N sinpe_bf16_bits_##N(float##N f)                                       \
     {                                                                                     \
-        uint##N u = as_uint##N(f);                                                        \
-        uint##N rounded = (u + (uint##N)(0x7fffu) + ((u >> 16) & (uint##N)(1u))) >> 16;   \
-        uint##N quiet_nan = (u >> 16) | (uint##N)(0x40u);                                 \
-        return select(rounded, quiet_nan, (u & (uint##N)(0x7fffffffu)) > (uint##N)(0x7f800000u)); \
+        uint##N u = as_uint##N(f), hi = u >> 16;                                          \
+        uint##N rounded = (u + (uint##N)(0x7fffu) + (hi & (uint##N)(1u))) >> 16;          \
+        return select(rounded, hi | (uint##N)(0x40u), f != f);                           \
     }                                                                                     \
     inline ushort##N sinpe_to_bf16_##N(float##N f)                                       \
     {                                                                                     \
@@ -113,6 +114,13 @@ inline void sinpe_store_part4(float4 x, global uchar *base, size_t i, int n, con
     SINPE_STORE_LANES((global ushort *)base + i, u, n);
 }
 
+/* Four 16-bit values at any 2-byte aligned address, stored as one vector
+   that keeps the element's alignment: pocl turns vstore4 of a ushort4
+   into four 2-byte stores, this into one 8-byte store where the target
+   allows unaligned ones (x86); a target that does not splits it as it
+   would split vstore4. */
+typedef ushort4 __attribute__((aligned(2))) sinpe_ushort4_a2;
+
 inline void sinpe_store4(float4 x, global uchar *base, size_t i, const int dt, bool aligned)
 {
     if (SINPE_ALIGNED_IO && aligned) {
@@ -127,7 +135,7 @@ inline void sinpe_store4(float4 x, global uchar *base, size_t i, const int dt, b
     else if (dt == SINPE_F16)
         vstore_half4_rte(x, 0, (global half *)base + i);
     else
-        vstore4(sinpe_to_bf16_4(x), 0, (global ushort *)base + i);
+        *(global sinpe_ushort4_a2 *)((global ushort *)base + i) = sinpe_to_bf16_4(x);
 }
 
 /* Non-temporal stores of one 64-byte line (STREAM), past the cache (a
