@@ -115,11 +115,14 @@ inline void sinpe_store_part4(float4 x, global uchar *base, size_t i, int n, con
 }
 
 /* Four 16-bit values at any 2-byte aligned address, stored as one vector
-   that keeps the element's alignment: pocl turns vstore4 of a ushort4
-   into four 2-byte stores, this into one 8-byte store where the target
-   allows unaligned ones (x86); a target that does not splits it as it
-   would split vstore4. */
+   that keeps the element's alignment (a typedef may lower alignment in
+   clang, as in GCC): pocl turns vstore4 of a ushort4 into four 2-byte
+   stores, this into one 8-byte store on x86.  Only in builds without
+   SINPE_ALIGNED_IO (the CPU records): the GPU records keep vstore4 for
+   offsets that are not 16-byte aligned. */
+#if !SINPE_ALIGNED_IO
 typedef ushort4 __attribute__((aligned(2))) sinpe_ushort4_a2;
+#endif
 
 inline void sinpe_store4(float4 x, global uchar *base, size_t i, const int dt, bool aligned)
 {
@@ -135,7 +138,11 @@ inline void sinpe_store4(float4 x, global uchar *base, size_t i, const int dt, b
     else if (dt == SINPE_F16)
         vstore_half4_rte(x, 0, (global half *)base + i);
     else
+#if SINPE_ALIGNED_IO
+        vstore4(sinpe_to_bf16_4(x), 0, (global ushort *)base + i);
+#else
         *(global sinpe_ushort4_a2 *)((global ushort *)base + i) = sinpe_to_bf16_4(x);
+#endif
 }
 
 /* Non-temporal stores of one 64-byte line (STREAM), past the cache (a
