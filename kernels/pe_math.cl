@@ -184,11 +184,14 @@ inline float4 sinpe_anchor_real(float x, float8 d)
 
 #endif
 
-/* Im(a * b) = sin(angle a + angle b) from two double-float (sin, cos) pairs. */
+/* Im(a * b) = sin(angle a + angle b) from two double-float (sin, cos) pairs;
+   SINPE_COMBINE on components (sin hi, sin lo, cos hi, cos lo) of any
+   width, so that a vector of columns gets each lane's scalar operations. */
+#define SINPE_COMBINE(ax, ay, az, aw, bx, by, bz, bw) \
+    fma(ax, bz, fma(az, bx, ax * bw + ay * bz + (az * by + aw * bx)))
 inline float sinpe_combine(float4 a, float4 b)
 {
-    float small = a.x * b.w + a.y * b.z + (a.z * b.y + a.w * b.x);
-    return fma(a.x, b.z, fma(a.z, b.x, small));
+    return SINPE_COMBINE(a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w);
 }
 
 /*

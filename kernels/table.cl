@@ -31,6 +31,40 @@ SINPE_INLINE void sinpe_body_ANCHORS(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_A
 }
 
 /*
+ * T = 1: work-item (q, j, h) computes columns 4q .. 4q + 3 of step j of
+ * block h as four-lane vectors, each lane sinpe_combine's operations.
+ * Vectors within the work-item, not across work-items: pocl vectorised
+ * the one-column body across work-items with masked loads and stores (the
+ * column guard), which ran at an eighth of the write's speed on an EPYC.
+ */
+SINPE_INLINE void sinpe_rows_four(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ROWS))
+{
+    size_t c = 4 * get_global_id(0), j = get_global_id(1), h = get_global_id(2);
+    long p = (long)(row0 >> SINPE_STEP_SHIFT) * SINPE_STEP_ROWS + (long)h * SINPE_STEP_ROWS +
+             (long)j;
+    if (c >= dim || j >= SINPE_STEP_ROWS || h >= nblocks || p < row0 ||
+        p >= (long)row0 + nrows)
+        return;
+    size_t plane = (size_t)nblocks * dim, i = h * dim + c, k = (size_t)SINPE_STEP_ROWS * dim;
+    size_t o = out_off + (size_t)(p - row0) * out_stride + c;
+    global const float *s = coef + (8 + j) * dim + c;
+    if (c + 4 <= dim) {
+        float4 ax = vload4(0, anc + i), ay = vload4(0, anc + plane + i);
+        float4 az = vload4(0, anc + 2 * plane + i), aw = vload4(0, anc + 3 * plane + i);
+        float4 bx = vload4(0, s), by = vload4(0, s + k), bz = vload4(0, s + 2 * k);
+        float4 bw = vload4(0, s + 3 * k);
+        sinpe_store4(SINPE_COMBINE(ax, ay, az, aw, bx, by, bz, bw), out, o, ot, false);
+        return;
+    }
+    for (uint u = 0; u < dim - c; u++) {
+        float4 a = (float4)(anc[i + u], anc[plane + i + u], anc[2 * plane + i + u],
+                            anc[3 * plane + i + u]);
+        float4 b = (float4)(s[u], s[k + u], s[2 * k + u], s[3 * k + u]);
+        sinpe_store1(sinpe_combine(a, b), out, o + u, ot);
+    }
+}
+
+/*
  * Rows row0 .. row0 + nrows - 1 of the encoding into out (row r at out_off +
  * r out_stride); anchors of the blocks from row0's block on.  Work-item
  * (c, g, h) computes column c of the rows at steps j = T g .. T g + T - 1 of
@@ -42,6 +76,10 @@ SINPE_INLINE void sinpe_body_ANCHORS(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_A
 SINPE_INLINE void sinpe_body_ROWS(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ROWS))
 {
     const int T = SINPE_TABLE_TILE;
+    if (T == 1) {
+        sinpe_rows_four(ot, SINPE_ARGS(SINPE_SIG_ROWS));
+        return;
+    }
     size_t c = get_global_id(0), g = get_global_id(1), h = get_global_id(2);
     if (c >= dim || g >= SINPE_STEP_ROWS / T || h * T >= nblocks)
         return;
