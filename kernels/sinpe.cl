@@ -9,7 +9,6 @@
  * sinpe_dtype>), a constant: a load that branched on the type at run time
  * would keep CPU compilers from vectorising.
  */
-#include "abi.h"
 #include "embed.cl"
 #include "embed_fast.cl"
 #include "embed_two_pass.cl"
@@ -32,26 +31,22 @@
 
 /* A kernel of an embedding call (IN 1) or of none (IN 2, the signature of
    its form's name), in a program that holds its form; nothing else. */
-#define SINPE_CALL_KERNEL(form, name, mode, ot)                                     \
+#define SINPE_KERNEL_IN_1(form, name, mode, ot)                                     \
     kernel void name(SINPE_PARAMS(SINPE_SIG_EMBED))                                 \
     {                                                                               \
         sinpe_body_##form(SINPE_MODE_##mode, SINPE_ET, SINPE_##ot,                  \
                           SINPE_ARGS(SINPE_SIG_EMBED));                             \
     }
-#define SINPE_FIXED_KERNEL(form, name, mode, ot)                                    \
+#define SINPE_KERNEL_IN_2(form, name, mode, ot)                                     \
     kernel void name(SINPE_PARAMS(SINPE_SIG_##form))                                \
     {                                                                               \
         sinpe_body_##form(SINPE_##ot, SINPE_ARGS(SINPE_SIG_##form));                \
     }
-#define SINPE_SKIP(form, name, mode, ot)
-#define SINPE_PICK_00 SINPE_SKIP
-#define SINPE_PICK_01 SINPE_SKIP
-#define SINPE_PICK_02 SINPE_SKIP
-#define SINPE_PICK_10 SINPE_SKIP
-#define SINPE_PICK_11 SINPE_CALL_KERNEL
-#define SINPE_PICK_12 SINPE_FIXED_KERNEL
-#define SINPE_PICK(form_held, mode_held) SINPE_PICK_(form_held, mode_held)
-#define SINPE_PICK_(form_held, mode_held) SINPE_PICK_##form_held##mode_held
+#define SINPE_KERNEL_IN_0(form, name, mode, ot)
+#define SINPE_PICK_0(in) SINPE_KERNEL_IN_0
+#define SINPE_PICK_1(in) SINPE_KERNEL_IN_##in
+#define SINPE_PICK(form_held, in) SINPE_PICK_(form_held, in)
+#define SINPE_PICK_(form_held, in) SINPE_PICK_##form_held(in)
 
 #define SINPE_KERNEL(form, name, mode, ot) \
     SINPE_PICK(SINPE_HAS_##form, SINPE_IN_##mode)(form, name, mode, ot)
