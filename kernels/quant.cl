@@ -27,8 +27,10 @@ inline float sinpe_half_at(global const uchar *p)
     return vload_half4(0, (const half *)&u).x;
 }
 
-/* E4M3 codes as floats, N at a time. */
-#define SINPE_E4M3_N(N)                                                                   \
+/* For N values at a time: E4M3 codes as floats; N bytes as values (E4M3,
+   E5M2, the upper byte of a half, else int8: I8, and Q8_0's q before its
+   block scale); N values at element i (dt I8, Q8_0, E4M3 or E5M2). */
+#define SINPE_QUANT_N(N)                                                                  \
     inline float##N sinpe_e4m3_##N(uchar##N c)                                           \
     {                                                                                     \
         uint##N u = convert_uint##N(c);                                                   \
@@ -37,14 +39,7 @@ inline float sinpe_half_at(global const uchar *p)
         uint##N sub = s | as_uint##N(convert_float##N(m) * 0x1p-9f);                     \
         uint##N bits = select(normal, sub, e == (uint##N)(0u));                          \
         return as_float##N(select(bits, s | 0x7fc00000u, (u & 0x7fu) == (uint##N)(0x7fu))); \
-    }
-SINPE_E4M3_N(4)
-SINPE_E4M3_N(16)
-#undef SINPE_E4M3_N
-
-/* N bytes as values: E4M3, E5M2 (the upper byte of a half), else int8 (I8,
-   and Q8_0's q before its block scale). */
-#define SINPE_QDECODE_N(N)                                                                \
+    }                                                                                     \
     inline float##N sinpe_qdecode_##N(uchar##N c, const int dt)                          \
     {                                                                                     \
         if (dt == SINPE_FP8_E4M3)                                                         \
@@ -54,9 +49,7 @@ SINPE_E4M3_N(16)
             return vload_half##N(0, (const half *)&h);                                    \
         }                                                                                 \
         return convert_float##N(as_char##N(c));                                           \
-    }
-/* N values at element i (dt I8, Q8_0, E4M3 or E5M2). */
-#define SINPE_QLOAD_N(N)                                                                  \
+    }                                                                                     \
     inline float##N sinpe_qload##N(global const uchar *base, size_t i, const int dt)     \
     {                                                                                     \
         if (dt != SINPE_Q8_0)                                                             \
@@ -64,12 +57,9 @@ SINPE_E4M3_N(16)
         global const uchar *b = base + (i >> 5) * 34;                                     \
         return sinpe_half_at(b) * sinpe_qdecode_##N(vload##N(0, b + 2 + (i & 31)), dt);   \
     }
-SINPE_QDECODE_N(4)
-SINPE_QDECODE_N(16)
-SINPE_QLOAD_N(4)
-SINPE_QLOAD_N(16)
-#undef SINPE_QDECODE_N
-#undef SINPE_QLOAD_N
+SINPE_QUANT_N(4)
+SINPE_QUANT_N(16)
+#undef SINPE_QUANT_N
 
 /* The first n (1 to 4) values at element i, the other lanes zero. */
 inline float4 sinpe_qload_part4(global const uchar *base, size_t i, int n, const int dt)
