@@ -31,6 +31,30 @@ enum { SINPE_DTYPE_VALUES(SINPE_X_DTYPE) };
 #define SINPE_PAD_ZERO_PE 1
 #define SINPE_PAD_ZERO_OUTPUT 2
 #define SINPE_PAD_ZERO_EMBEDDING 3
+/* The helpers of the kernel bodies: always inlined (pocl vectorises only
+   code free of calls, and a helper taking a column count n is cheap only
+   once n is a constant), but in unoptimised builds, where inlining a
+   restrict or by-value parameter leaves a noalias scope intrinsic that
+   oclgrind 21.10 cannot run.  Their pointers are not restrict. */
+#ifdef __OPTIMIZE__
+#define SINPE_INLINE inline __attribute__((always_inline))
+#else
+#define SINPE_INLINE inline
+#endif
+
+/* A signature (below) as a parameter list (a kernel's, with restrict r; a
+   body's, without), and as the argument names (a kernel passing its
+   arguments on to its body). */
+#define SINPE_PARAM_IN(type, name, r) global const type *r name
+#define SINPE_PARAM_OUT(type, name, r) global type *r name
+#define SINPE_PARAM_VAL(type, name, r) type name
+#define SINPE_PARAM_LOCAL(type, name, r) local type *name
+#define SINPE_PARAM(kind, type, name) SINPE_PARAM_##kind(type, name, restrict)
+#define SINPE_BODY_PARAM(kind, type, name) SINPE_PARAM_##kind(type, name, )
+#define SINPE_NAME(kind, type, name) name
+#define SINPE_PARAMS(sig) sig(SINPE_PARAM, SINPE_COMMA)
+#define SINPE_BODY_PARAMS(sig) sig(SINPE_BODY_PARAM, SINPE_COMMA)
+#define SINPE_ARGS(sig) sig(SINPE_NAME, SINPE_COMMA)
 #else
 typedef cl_ulong sinpe_u64;
 typedef cl_int sinpe_i32;
@@ -155,32 +179,5 @@ enum { SINPE_FORM_LIST(SINPE_FORM_ENUM) SINPE_FORMS };
     X(IN, float, tab) S() X(IN, float, coef) S() X(IN, int, pos) S()                          \
     X(IN, int, seq_start) S() X(IN, int, k_rows) S() X(VAL, sinpe_rope_params, a)
 #define SINPE_COMMA() ,
-
-#ifdef __OPENCL_C_VERSION__
-/* The helpers of the kernel bodies: always inlined (pocl vectorises only
-   code free of calls, and a helper taking a column count n is cheap only
-   once n is a constant), but in unoptimised builds, where inlining a
-   restrict or by-value parameter leaves a noalias scope intrinsic that
-   oclgrind 21.10 cannot run.  Their pointers are not restrict. */
-#ifdef __OPTIMIZE__
-#define SINPE_INLINE inline __attribute__((always_inline))
-#else
-#define SINPE_INLINE inline
-#endif
-
-/* A signature as a parameter list (a kernel's, with restrict r; a body's,
-   without), and as the argument names (a kernel passing its arguments on
-   to its body). */
-#define SINPE_PARAM_IN(type, name, r) global const type *r name
-#define SINPE_PARAM_OUT(type, name, r) global type *r name
-#define SINPE_PARAM_VAL(type, name, r) type name
-#define SINPE_PARAM_LOCAL(type, name, r) local type *name
-#define SINPE_PARAM(kind, type, name) SINPE_PARAM_##kind(type, name, restrict)
-#define SINPE_BODY_PARAM(kind, type, name) SINPE_PARAM_##kind(type, name, )
-#define SINPE_NAME(kind, type, name) name
-#define SINPE_PARAMS(sig) sig(SINPE_PARAM, SINPE_COMMA)
-#define SINPE_BODY_PARAMS(sig) sig(SINPE_BODY_PARAM, SINPE_COMMA)
-#define SINPE_ARGS(sig) sig(SINPE_NAME, SINPE_COMMA)
-#endif
 
 #endif /* SINPE_ABI_H */
