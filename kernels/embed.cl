@@ -36,7 +36,7 @@ SINPE_INLINE void sinpe_body_BAD_IDS(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_B
 inline float sinpe_row_scale(const int et, const sinpe_embed_params *a,
                              global const uchar *ws, int rel)
 {
-    if (et == SINPE_F32 || et == SINPE_F16 || et == SINPE_BF16 || et == SINPE_Q8_0)
+    if (SINPE_FLOAT_TYPE(et) || et == SINPE_Q8_0)
         return 1.0f;
     if (a->ws_type == SINPE_SCALES_F32)
         return ((global const float *)ws)[a->ws_off + (size_t)rel];

@@ -2,7 +2,6 @@
 #ifndef SINPE_EMBED_FAST_CL
 #define SINPE_EMBED_FAST_CL
 
-#include "abi.h"
 #include "embed.cl"
 
 /*

@@ -6,7 +6,6 @@
 #ifndef SINPE_EMBED_TWO_PASS_CL
 #define SINPE_EMBED_TWO_PASS_CL
 
-#include "abi.h"
 #include "embed.cl"
 
 /* Sequence b0 + s (the last one when past the end) of a TABLE or STREAM
@@ -111,8 +110,7 @@ SINPE_INLINE void sinpe_body_TABLE(const int mode, const int et, const int ot,
         return;
     }
     for (int j = 0; j < SINPE_TABLE_COLS && c + j < (int)a.dim; j += 4)
-        sinpe_table_cols(mode, et, ot, min(min(SINPE_TABLE_COLS - j, 4), (int)a.dim - c - j), E,
-                         out, tab, &a, q, j);
+        sinpe_table_cols(mode, et, ot, min(4, (int)a.dim - c - j), E, out, tab, &a, q, j);
 }
 
 /*
