@@ -29,14 +29,8 @@ inline float sinpe_pe_value(global const float *table, int rows, global const fl
 inline void sinpe_pe_run(global const float *table, int rows, global const float *consts,
                          uint dim, int p, uint c, uint n, float *dst)
 {
-    if (p >= 0 && p < rows) {
-        global const float *row = table + (size_t)p * dim + c;
-        for (uint j = 0; j < n; j++)
-            dst[j] = row[j];
-        return;
-    }
     for (uint j = 0; j < n; j++)
-        dst[j] = sinpe_pe(p, (int)(c + j), dim, consts);
+        dst[j] = sinpe_pe_value(table, rows, consts, dim, p, c + j);
 }
 
 /* (cos_k, sin_k) at position p of a rotary table of rot_dim columns in
