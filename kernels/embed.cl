@@ -94,22 +94,17 @@ typedef struct {
     float w;
 } sinpe_id;
 
-/* The id of the token in row r of ids (-1 when the call reads none).
-   policy false: the host ruled out a padding policy and an OWNER shard,
-   and the checks fold away. */
-SINPE_INLINE int sinpe_id_at(const int mode, const bool policy, global const int *ids,
-                       const sinpe_embed_params *a, size_t r)
-{
-    bool need_id = mode != SINPE_MODE_ADD || (policy && a->pad_policy != SINPE_PAD_NONE);
-    return need_id ? ids[a->ids_off + r] : -1;
-}
-
-/* The token rule: id against the shard's rows, the pad id and the owner. */
+/* The token rule of the token in row r of ids: its id (none read for an
+   add call without a padding policy) against the shard's rows, the pad id
+   and the owner.  policy false: the host ruled out a padding policy and an
+   OWNER shard, and the checks fold away. */
 SINPE_INLINE sinpe_id sinpe_id_rule(const int mode, const int et, const bool policy,
-                              global const uchar *ws, const sinpe_embed_params *a,
-                              int id, int c)
+                                    global const int *ids, global const uchar *ws,
+                                    const sinpe_embed_params *a, size_t r, int c)
 {
     sinpe_id k;
+    bool need_id = mode != SINPE_MODE_ADD || (policy && a->pad_policy != SINPE_PAD_NONE);
+    int id = need_id ? ids[a->ids_off + r] : -1;
     int rel = (int)((uint)id - (uint)a->vocab_start); /* vocab_start: 0 outside shards */
     bool is_pad = policy && a->pad_policy != SINPE_PAD_NONE && id == a->pad_id;
     k.ok = id >= 0 && rel >= 0 && rel < a->vocab &&
@@ -132,7 +127,7 @@ typedef struct {
     sinpe_id id;
 } sinpe_token;
 
-/* Token t of sequence b, column c, but its id (sinpe_token_id). */
+/* Token t of sequence b, column c, but its id (sinpe_id_rule). */
 SINPE_INLINE sinpe_token sinpe_token_at(const int mode, global const int *pos,
                                         global const int *seq_start, global const int *pad_count,
                                         const sinpe_embed_params *a, size_t b, uint t, int c)
@@ -145,14 +140,6 @@ SINPE_INLINE sinpe_token sinpe_token_at(const int mode, global const int *pos,
     k.p = want_pe ? sinpe_position(a, pos, seq_start, pad_count, b, t) : a->start + (int)t;
     k.otf = want_pe && (k.p < 0 || k.p >= a->tab_rows);
     return k;
-}
-
-/* The id of token k, at column c. */
-SINPE_INLINE sinpe_id sinpe_token_id(const int mode, const int et, global const int *ids,
-                               global const uchar *ws, const sinpe_embed_params *a,
-                               const sinpe_token *k, int c)
-{
-    return sinpe_id_rule(mode, et, true, ws, a, sinpe_id_at(mode, true, ids, a, k->r), c);
 }
 
 /* PE of the n columns (4, or 1 to 3 at a row's end, the other lanes zero)
@@ -225,7 +212,7 @@ SINPE_INLINE void sinpe_body_GENERAL(const int mode, const int et, const int ot,
     if (c >= (int)a.dim || b >= a.n_seqs || t >= a.seq_len)
         return;
     sinpe_token k = sinpe_token_at(mode, pos, seq_start, pad_count, &a, b, t, c);
-    k.id = sinpe_token_id(mode, et, ids, ws, &a, &k, c);
+    k.id = sinpe_id_rule(mode, et, true, ids, ws, &a, k.r, c);
     sinpe_token_cols(mode, et, ot, E, out, tab, coef, &a, &k, c, 0, min(4, (int)a.dim - c));
 }
 

@@ -32,7 +32,7 @@ SINPE_INLINE void sinpe_fast_cols(const int mode, const int et, const int ot, co
     for (int s = 0; s < SINPE_SEQS; s++) {
         size_t r = min(b0 + s, (size_t)a->n_seqs - 1) * a->seq_len + t;
         o[s] = a->out_off + r * a->out_stride + c;
-        k[s] = sinpe_id_rule(mode, et, false, ws, a, sinpe_id_at(mode, false, ids, a, r), c);
+        k[s] = sinpe_id_rule(mode, et, false, ids, ws, a, r, c);
     }
 #pragma unroll
     for (int s = 0; s < SINPE_SEQS; s++)
@@ -91,8 +91,7 @@ SINPE_INLINE void sinpe_body_COL(const int mode, const int et, const int ot,
     size_t b = min(get_global_id(1), (size_t)a.n_seqs - 1);
     uint t = (uint)min(get_global_id(2), (size_t)a.seq_len - 1);
     size_t r = b * a.seq_len + t;
-    sinpe_id k = sinpe_id_rule(mode, et, false, ws, &a, sinpe_id_at(mode, false, ids, &a, r),
-                               (int)c);
+    sinpe_id k = sinpe_id_rule(mode, et, false, ids, ws, &a, r, (int)c);
     size_t pe = sinpe_pe_row(&a, a.start + (int)t) + c;
     size_t o = a.out_off + r * a.out_stride + c;
     bool whole = (get_group_id(0) + 1) * get_local_size(0) <= a.dim;
@@ -120,7 +119,7 @@ SINPE_INLINE void sinpe_body_ROW(const int mode, const int et, const int ot,
     k.p = a.start + (int)t; /* in the table (sinpe_pe_row clamps it) */
     k.otf = false;
     k.al = (a.flags & SINPE_ALIGNED) != 0;
-    k.id = sinpe_token_id(mode, et, ids, ws, &a, &k, 0);
+    k.id = sinpe_id_rule(mode, et, true, ids, ws, &a, k.r, 0);
     sinpe_token_row(mode, et, ot, E, out, tab, coef, &a, &k);
 }
 

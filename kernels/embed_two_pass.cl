@@ -28,7 +28,7 @@ SINPE_INLINE sinpe_seq sinpe_seq_at(const int mode, const int et, const bool pol
     size_t bs = min(b0 + s, (size_t)a->n_seqs - 1), r = bs * a->seq_len + t;
     int p = sinpe_position(a, pos, seq_start, pad_count, bs, t);
     q.o = a->out_off + r * a->out_stride + c;
-    q.id = sinpe_id_rule(mode, et, policy, ws, a, sinpe_id_at(mode, policy, ids, a, r), c);
+    q.id = sinpe_id_rule(mode, et, policy, ids, ws, a, r, c);
     q.live = b0 + s < a->n_seqs && (!sinpe_wants_pe(mode, a) || (p >= 0 && p < a->tab_rows));
     q.pe = sinpe_pe_row(a, p) + c;
     return q;
@@ -221,7 +221,7 @@ SINPE_INLINE void sinpe_otf_tile(const int mode, const int et, const int ot,
             sinpe_token k = sinpe_token_at(mode, pos, seq_start, pad_count, &a, b, t, c);
             if (!k.otf && !(a.flags & SINPE_ONE_LAUNCH))
                 continue;
-            k.id = sinpe_token_id(mode, et, ids, ws, &a, &k, c);
+            k.id = sinpe_id_rule(mode, et, true, ids, ws, &a, k.r, c);
             uint d = (uint)k.p - (uint)base;
             if (whole && k.otf && d < 2 * SINPE_STEP_ROWS) {
                 int h = d >= SINPE_STEP_ROWS, j = (int)(d & (SINPE_STEP_ROWS - 1));
@@ -256,7 +256,7 @@ SINPE_INLINE void sinpe_body_OTF(const int mode, const int et, const int ot,
     sinpe_token k = sinpe_token_at(mode, pos, seq_start, pad_count, &a, b, t, 0);
     if (!k.otf && !(a.flags & SINPE_ONE_LAUNCH))
         return;
-    k.id = sinpe_token_id(mode, et, ids, ws, &a, &k, 0);
+    k.id = sinpe_id_rule(mode, et, true, ids, ws, &a, k.r, 0);
     sinpe_token_row(mode, et, ot, E, out, tab, coef, &a, &k);
 }
 
