@@ -127,13 +127,14 @@ typedef struct {
     sinpe_id id;
 } sinpe_token;
 
-/* Token t of sequence b, column c, but its id (sinpe_id_rule). */
-SINPE_INLINE sinpe_token sinpe_token_at(const int mode, global const int *pos,
+/* Token t of sequence b, column c, but its id (sinpe_id_rule).  in_table:
+   the host checked that every position is start + t, in the table. */
+SINPE_INLINE sinpe_token sinpe_token_at(const int mode, const bool in_table, global const int *pos,
                                         global const int *seq_start, global const int *pad_count,
                                         const sinpe_embed_params *a, size_t b, uint t, int c)
 {
     sinpe_token k;
-    bool want_pe = sinpe_wants_pe(mode, a);
+    bool want_pe = !in_table && sinpe_wants_pe(mode, a);
     k.r = b * a->seq_len + t;
     k.al = (a->flags & SINPE_ALIGNED) != 0;
     k.o = a->out_off + k.r * a->out_stride + c;
@@ -191,14 +192,22 @@ SINPE_INLINE void sinpe_token_cols(const int mode, const int et, const int ot,
     sinpe_put_n(ot, out, k, off, n, x);
 }
 
-/* Token k's whole row (k at column 0), four columns per step (ROW, OTF). */
-SINPE_INLINE void sinpe_token_row(const int mode, const int et, const int ot,
-                            global const uchar *E, global uchar *out,
-                            global const float *tab, global const float *coef,
-                            const sinpe_embed_params *a, const sinpe_token *k)
+/* Work-item (0, b, t) of ROW (in_table) or OTF writes token t of sequence b
+   whole, four columns per step; OTF's only if its position lies outside the
+   table or with SINPE_ONE_LAUNCH (then every token). */
+SINPE_INLINE void sinpe_token_row(const int mode, const int et, const int ot, const bool in_table,
+                                  SINPE_BODY_PARAMS(SINPE_SIG_EMBED))
 {
-    for (int c = 0; c < (int)a->dim; c += 4)
-        sinpe_token_cols(mode, et, ot, E, out, tab, coef, a, k, c, c, min(4, (int)a->dim - c));
+    size_t b = get_global_id(1);
+    uint t = (uint)get_global_id(2);
+    if (b >= a.n_seqs || t >= a.seq_len)
+        return;
+    sinpe_token k = sinpe_token_at(mode, in_table, pos, seq_start, pad_count, &a, b, t, 0);
+    if (!in_table && !k.otf && !(a.flags & SINPE_ONE_LAUNCH))
+        return;
+    k.id = sinpe_id_rule(mode, et, true, ids, ws, &a, k.r, 0);
+    for (int c = 0; c < (int)a.dim; c += 4)
+        sinpe_token_cols(mode, et, ot, E, out, tab, coef, &a, &k, c, c, min(4, (int)a.dim - c));
 }
 
 /* GENERAL: work-item (v, b, t) writes columns [4 v, 4 v + 4) of token t
@@ -211,7 +220,7 @@ SINPE_INLINE void sinpe_body_GENERAL(const int mode, const int et, const int ot,
     uint t = (uint)get_global_id(2);
     if (c >= (int)a.dim || b >= a.n_seqs || t >= a.seq_len)
         return;
-    sinpe_token k = sinpe_token_at(mode, pos, seq_start, pad_count, &a, b, t, c);
+    sinpe_token k = sinpe_token_at(mode, false, pos, seq_start, pad_count, &a, b, t, c);
     k.id = sinpe_id_rule(mode, et, true, ids, ws, &a, k.r, c);
     sinpe_token_cols(mode, et, ot, E, out, tab, coef, &a, &k, c, 0, min(4, (int)a.dim - c));
 }

@@ -109,18 +109,7 @@ SINPE_INLINE void sinpe_body_COL(const int mode, const int et, const int ot,
 SINPE_INLINE void sinpe_body_ROW(const int mode, const int et, const int ot,
                            SINPE_BODY_PARAMS(SINPE_SIG_EMBED))
 {
-    size_t b = get_global_id(1);
-    uint t = (uint)get_global_id(2);
-    if (b >= a.n_seqs || t >= a.seq_len)
-        return;
-    sinpe_token k;
-    k.r = b * a.seq_len + t;
-    k.o = a.out_off + k.r * a.out_stride;
-    k.p = a.start + (int)t; /* in the table (sinpe_pe_row clamps it) */
-    k.otf = false;
-    k.al = (a.flags & SINPE_ALIGNED) != 0;
-    k.id = sinpe_id_rule(mode, et, true, ids, ws, &a, k.r, 0);
-    sinpe_token_row(mode, et, ot, E, out, tab, coef, &a, &k);
+    sinpe_token_row(mode, et, ot, true, SINPE_ARGS(SINPE_SIG_EMBED));
 }
 
 #endif /* SINPE_EMBED_FAST_CL */

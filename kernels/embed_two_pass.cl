@@ -218,7 +218,7 @@ SINPE_INLINE void sinpe_otf_tile(const int mode, const int et, const int ot,
             an[h][q] = sinpe_anchors4(base + h * SINPE_STEP_ROWS, c + 4 * q, a.dim, coef);
     for (uint t = t0; t < t_end; t++) {
         for (size_t b = b0; b < b_end; b++) {
-            sinpe_token k = sinpe_token_at(mode, pos, seq_start, pad_count, &a, b, t, c);
+            sinpe_token k = sinpe_token_at(mode, false, pos, seq_start, pad_count, &a, b, t, c);
             if (!k.otf && !(a.flags & SINPE_ONE_LAUNCH))
                 continue;
             k.id = sinpe_id_rule(mode, et, true, ids, ws, &a, k.r, c);
@@ -240,24 +240,14 @@ SINPE_INLINE void sinpe_otf_tile(const int mode, const int et, const int ot,
 }
 
 /* OTF: the tokens whose position lies outside the table (with
-   SINPE_ONE_LAUNCH every token): tiles (above), or work-item (0, b, t)
-   writing token t of sequence b whole. */
+   SINPE_ONE_LAUNCH every token): tiles (above), or whole rows. */
 SINPE_INLINE void sinpe_body_OTF(const int mode, const int et, const int ot,
                            SINPE_BODY_PARAMS(SINPE_SIG_EMBED))
 {
-    if (a.flags & SINPE_OTF_TILES) {
+    if (a.flags & SINPE_OTF_TILES)
         sinpe_otf_tile(mode, et, ot, SINPE_ARGS(SINPE_SIG_EMBED));
-        return;
-    }
-    size_t b = get_global_id(1);
-    uint t = (uint)get_global_id(2);
-    if (get_global_id(0) > 0 || b >= a.n_seqs || t >= a.seq_len)
-        return;
-    sinpe_token k = sinpe_token_at(mode, pos, seq_start, pad_count, &a, b, t, 0);
-    if (!k.otf && !(a.flags & SINPE_ONE_LAUNCH))
-        return;
-    k.id = sinpe_id_rule(mode, et, true, ids, ws, &a, k.r, 0);
-    sinpe_token_row(mode, et, ot, E, out, tab, coef, &a, &k);
+    else
+        sinpe_token_row(mode, et, ot, false, SINPE_ARGS(SINPE_SIG_EMBED));
 }
 
 #endif /* SINPE_EMBED_TWO_PASS_CL */
