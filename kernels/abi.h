@@ -5,8 +5,7 @@
  * includes this file; the kernel files include it too, and the build
  * embeds it with them, so neither side keeps a copy.  The tests check
  * the layout of the parameter block on the device (tests/test_tuning.c,
- * "abi") and every kernel's arguments against its signature
- * (tests/test_contract.c).
+ * "abi") and the kernels' arguments (the signatures, below).
  */
 #ifndef SINPE_ABI_H
 #define SINPE_ABI_H

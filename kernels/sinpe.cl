@@ -1,5 +1,5 @@
 /*
- * sinpe.cl -- the program: a kernel per line of kernels/entries.def whose
+ * sinpe.cl -- the program: a kernel per entry of kernels/entries.def whose
  * form (SINPE_HAS_<FORM>, from the tuning record) and call the program
  * holds, each running sinpe_body_<FORM>.  The build embeds this file with
  * what it includes (scripts/embed-text.sh).
