@@ -103,9 +103,8 @@ SINPE_INLINE void sinpe_body_COL(const int mode, const int et, const int ot,
         sinpe_col_step(mode, et, ot, E, out, tab, &a, &k, pe, o);
 }
 
-/* ROW: work-item (0, b, t) writes the whole row of token t of sequence b,
-   reading its id once; one work-item per group, sequences first, so those
-   of one position follow each other and find its PE row in cache. */
+/* ROW: whole rows (sinpe_token_row), a work-item per group, sequences
+   first: those of one position follow each other, its PE row in cache. */
 SINPE_INLINE void sinpe_body_ROW(const int mode, const int et, const int ot,
                            SINPE_BODY_PARAMS(SINPE_SIG_EMBED))
 {
