@@ -208,10 +208,18 @@ inline float8 sinpe_desc(global const float *coef, uint dim, int c)
                     d[7 * dim]);
 }
 
+/* Step j's four components of column c lie one plane apart from here. */
+inline global const float *sinpe_step_at(global const float *coef, uint dim, int j, int c)
+{
+    return coef + (size_t)(8 + j) * dim + c;
+}
+
+#define SINPE_STEP_PLANE(dim) ((size_t)SINPE_STEP_ROWS * (dim))
+
 inline float4 sinpe_step(global const float *coef, uint dim, int j, int c)
 {
-    global const float *s = coef + (size_t)(8 + j) * dim + c;
-    size_t k = (size_t)SINPE_STEP_ROWS * dim;
+    global const float *s = sinpe_step_at(coef, dim, j, c);
+    size_t k = SINPE_STEP_PLANE(dim);
     return (float4)(s[0], s[k], s[2 * k], s[3 * k]);
 }
 

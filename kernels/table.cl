@@ -37,6 +37,12 @@ SINPE_INLINE void sinpe_body_ANCHORS(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_A
  * the one-column body across work-items with masked loads and stores (the
  * column guard), which ran at an eighth of the write's speed on an EPYC.
  */
+/* The anchor of column c's block at i = block * dim + c (four planes). */
+inline float4 sinpe_anchor_at(global const float *anc, size_t plane, size_t i)
+{
+    return (float4)(anc[i], anc[plane + i], anc[2 * plane + i], anc[3 * plane + i]);
+}
+
 SINPE_INLINE void sinpe_rows_four(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ROWS))
 {
     size_t c = 4 * get_global_id(0), j = get_global_id(1), h = get_global_id(2);
@@ -45,10 +51,10 @@ SINPE_INLINE void sinpe_rows_four(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ROWS
     if (c >= dim || j >= SINPE_STEP_ROWS || h >= nblocks || p < row0 ||
         p >= (long)row0 + nrows)
         return;
-    size_t plane = (size_t)nblocks * dim, i = h * dim + c, k = (size_t)SINPE_STEP_ROWS * dim;
+    size_t plane = (size_t)nblocks * dim, i = h * dim + c, k = SINPE_STEP_PLANE(dim);
     size_t o = out_off + (size_t)(p - row0) * out_stride + c;
-    global const float *s = coef + (8 + j) * dim + c;
     if (c + 4 <= dim) {
+        global const float *s = sinpe_step_at(coef, dim, (int)j, (int)c);
         float4 ax = vload4(0, anc + i), ay = vload4(0, anc + plane + i);
         float4 az = vload4(0, anc + 2 * plane + i), aw = vload4(0, anc + 3 * plane + i);
         float4 bx = vload4(0, s), by = vload4(0, s + k), bz = vload4(0, s + 2 * k);
@@ -56,12 +62,10 @@ SINPE_INLINE void sinpe_rows_four(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ROWS
         sinpe_store4(SINPE_COMBINE(ax, ay, az, aw, bx, by, bz, bw), out, o, ot, false);
         return;
     }
-    for (uint u = 0; u < dim - c; u++) {
-        float4 a = (float4)(anc[i + u], anc[plane + i + u], anc[2 * plane + i + u],
-                            anc[3 * plane + i + u]);
-        float4 b = (float4)(s[u], s[k + u], s[2 * k + u], s[3 * k + u]);
-        sinpe_store1(sinpe_combine(a, b), out, o + u, ot);
-    }
+    for (uint u = 0; u < dim - c; u++)
+        sinpe_store1(sinpe_combine(sinpe_anchor_at(anc, plane, i + u),
+                                   sinpe_step(coef, dim, (int)j, (int)(c + u))),
+                     out, o + u, ot);
 }
 
 /*
@@ -87,8 +91,7 @@ SINPE_INLINE void sinpe_body_ROWS(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ROWS
     long base = (long)(row0 >> SINPE_STEP_SHIFT) * SINPE_STEP_ROWS;
     float4 a[SINPE_TABLE_TILE], b[SINPE_TABLE_TILE];
     for (int u = 0; u < T; u++) {
-        size_t i = min(h * T + u, (size_t)nblocks - 1) * dim + c;
-        a[u] = (float4)(anc[i], anc[plane + i], anc[2 * plane + i], anc[3 * plane + i]);
+        a[u] = sinpe_anchor_at(anc, plane, min(h * T + u, (size_t)nblocks - 1) * dim + c);
         b[u] = sinpe_step(coef, dim, (int)g * T + u, (int)c);
     }
     for (int u = 0; u < T; u++)
