@@ -6,6 +6,12 @@
  * its plain forms, decode-sized and streamed) give equal bytes, for every
  * kernel form and every output type.
  *
+ * Under SINPE_TUNING (the runs of "make test" under each record that adds
+ * a kernel form, and "make check-records") the one record compared is that
+ * one; without it, every record of tu_variants is.  The case is tagged with
+ * every form, so that each such run compares its record, and "make test"
+ * leaves it out of the run under the device's own record (tag "records").
+ *
  * The calls have an odd sequence count (5) against 1, 2 and 4 sequences
  * per work-item, a dim of 4k + 2 (the scalar tail of four-column work-items)
  * and one of 8k (whole vector accesses, aligned where the record allows),
@@ -236,11 +242,16 @@ END_TEST
 Suite *suite_shapes(void)
 {
     Suite *s = suite_create("shapes");
-    TCase *tc = tu_tcase(s, "equal bytes", NULL);
-    n_variants = tu_variants(variants, MAX_VARIANTS);
+    TCase *tc = tu_tcase(s, "equal bytes", "records " TU_FORMS_ALL);
+    const char *env = getenv("SINPE_TUNING");
+    if (env && *env)
+        snprintf(variants[0], sizeof variants[0], "%s", env), n_variants = 1;
+    else
+        n_variants = tu_variants(variants, MAX_VARIANTS);
     tcase_add_test(tc, shapes_variants_fit);
     tcase_add_loop_test(tc, shapes_equal_bytes, 0,
                         2 * (int)(n_variants < MAX_VARIANTS ? n_variants : MAX_VARIANTS));
+    tc = tu_tcase(s, "misaligned", NULL);
     tcase_add_test(tc, shapes_misaligned_host_memory);
     return s;
 }

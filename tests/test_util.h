@@ -58,6 +58,7 @@ Suite *suite_rope(void);
  */
 #define TU_FORMS_FAST "fast stream row"
 #define TU_FORMS_GENERAL "general table otf stream"
+#define TU_FORMS_ALL "fast stream row col general table otf rows"
 
 /* Seconds allowed to a test that creates a context (cold pocl builds). */
 #define TU_TIMEOUT 300
