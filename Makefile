@@ -223,15 +223,11 @@ check: deps
 # Every suite under the device's own tuning record, then, under each record
 # of tests/variants.c that adds a kernel form to that run (a kernel built or
 # launched with other values), the test cases tagged with the forms it adds
-# (tests/forms.c): each kernel form some record reaches runs once.
+# (tests/forms.c): each kernel form some record reaches runs once.  One
+# process per suite or record, $(TEST_JOBS) at a time (scripts/run-tests.sh).
+TEST_JOBS ?= $(shell getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
 test: check-exports check-abi $(TEST_BIN)
-	CK_DEFAULT_TIMEOUT="$${CK_DEFAULT_TIMEOUT:-120}" ./$(TEST_BIN)
-	./$(TEST_BIN) --record-tags >$(BUILD)/record-tags.txt
-	tab=$$(printf '\t'); while IFS="$$tab" read -r tags rec; do \
-	  echo "forms $$tags under $$rec"; \
-	  SINPE_TUNING="$$rec" CK_INCLUDE_TAGS="$$tags" \
-	    CK_DEFAULT_TIMEOUT="$${CK_DEFAULT_TIMEOUT:-120}" ./$(TEST_BIN) || exit 1; \
-	done <$(BUILD)/record-tags.txt
+	sh scripts/run-tests.sh ./$(TEST_BIN) $(TEST_JOBS)
 	$(MAKE) check-install
 
 # check-records: the embedding suites under every record of tests/variants.c,
@@ -239,7 +235,7 @@ test: check-exports check-abi $(TEST_BIN)
 check-records: $(TEST_BIN)
 	./$(TEST_BIN) --records >$(BUILD)/records.txt
 	while IFS= read -r rec; do \
-	  for s in embed positions dtype shard table quant; do \
+	  for s in embed positions dtype shard table quant shapes; do \
 	    SINPE_TUNING="$$rec" CK_RUN_SUITE=$$s CK_DEFAULT_TIMEOUT="$${CK_DEFAULT_TIMEOUT:-120}" \
 	      ./$(TEST_BIN) || exit 1; done; done <$(BUILD)/records.txt
 

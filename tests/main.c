@@ -12,7 +12,7 @@
  * suites under each with SINPE_TUNING (the Makefile's check-records
  * target); "--record-tags" prints those of them that add a kernel form to
  * a run under the device's own record, each with the forms it adds
- * (forms.c), for the test target.
+ * (forms.c), and "--suites" the suites' names, for scripts/run-tests.sh.
  *
  * No OpenCL object may be created here: Check forks each test, and a pocl
  * context made before the fork hangs the child.
@@ -49,6 +49,21 @@ static int read_seed(uint64_t *seed)
     return 0;
 }
 
+/* The suites, the longest on a cold kernel cache first (scripts/run-tests.sh
+   starts them in this order); each name is its suite_create() name. */
+static const struct {
+    const char *name;
+    Suite *(*make)(void);
+} suites[] = {
+    {"cache", suite_cache},       {"quant", suite_quant},         {"embed", suite_embed},
+    {"tuning", suite_tuning},     {"errors", suite_errors},       {"positions", suite_positions},
+    {"table", suite_table},       {"dtype", suite_dtype},         {"rope", suite_rope},
+    {"context", suite_context},   {"device", suite_device},       {"contract", suite_contract},
+    {"shapes", suite_shapes},     {"presets", suite_presets},     {"otf", suite_otf},
+    {"shard", suite_shard},       {"timesteps", suite_timesteps}, {"types", suite_types},
+    {"features", suite_features}, {"source", suite_source},       {"status", suite_status},
+};
+
 static int print_records(void)
 {
     static char v[64][SINPE__VARIANT];
@@ -64,10 +79,15 @@ int main(int argc, char **argv)
 {
     if (argc == 2 && strcmp(argv[1], "--records") == 0)
         return print_records();
+    if (argc == 2 && strcmp(argv[1], "--suites") == 0) {
+        for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++)
+            printf("%s\n", suites[i].name);
+        return EXIT_SUCCESS;
+    }
     if (argc == 2 && strcmp(argv[1], "--record-tags") == 0)
         return tu_print_record_tags() == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
     if (argc > 1) {
-        fprintf(stderr, "usage: %s [--records | --record-tags]\n", argv[0]);
+        fprintf(stderr, "usage: %s [--records | --record-tags | --suites]\n", argv[0]);
         return EXIT_FAILURE;
     }
     if (read_seed(&tu_seed) != 0)
@@ -81,31 +101,18 @@ int main(int argc, char **argv)
     /* Flush before Check forks, or every child would print the line again. */
     fflush(stdout);
 
-    SRunner *sr = srunner_create(suite_status());
-    srunner_add_suite(sr, suite_context());
-    srunner_add_suite(sr, suite_table());
-    srunner_add_suite(sr, suite_embed());
-    srunner_add_suite(sr, suite_errors());
-    srunner_add_suite(sr, suite_source());
-    srunner_add_suite(sr, suite_cache());
-    srunner_add_suite(sr, suite_presets());
-    srunner_add_suite(sr, suite_positions());
-    srunner_add_suite(sr, suite_dtype());
-    srunner_add_suite(sr, suite_timesteps());
-    srunner_add_suite(sr, suite_shard());
-    srunner_add_suite(sr, suite_shapes());
-    srunner_add_suite(sr, suite_tuning());
-    srunner_add_suite(sr, suite_quant());
-    srunner_add_suite(sr, suite_device());
-    srunner_add_suite(sr, suite_features());
-    srunner_add_suite(sr, suite_types());
-    srunner_add_suite(sr, suite_contract());
-    srunner_add_suite(sr, suite_otf());
-    srunner_add_suite(sr, suite_rope());
+    SRunner *sr = srunner_create(NULL);
+    for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++)
+        srunner_add_suite(sr, suites[i].make());
 
     srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
+    int failed = srunner_ntests_failed(sr), ran = srunner_ntests_run(sr);
     srunner_free(sr);
+    /* A misspelt CK_RUN_SUITE or tag would otherwise pass, testing nothing. */
+    if (ran == 0) {
+        printf("sinpe tests: no test matched CK_RUN_SUITE, CK_RUN_CASE or the tags\n");
+        return EXIT_FAILURE;
+    }
 
     if (failed)
         printf("sinpe tests: %d failed (seed %llu)\n", failed, (unsigned long long)tu_seed);
