@@ -95,6 +95,8 @@ static int mix_device(sinpe__cache *c, cl_device_id dev)
                          : clGetDeviceInfo(dev, params[i], n, s, NULL);
         if (err == CL_SUCCESS && s)
             mix(c, s, strlen(s));
+        if (i == 0 && s && strstr(s, "PoCL"))
+            c->runtime_caches = 1;
         free(s);
         if (err != CL_SUCCESS || !s)
             return -1;
@@ -139,10 +141,18 @@ char *sinpe__cache_path(const char *prefix, uint64_t key, const char *suffix, si
     return path;
 }
 
+/*
+ * pocl keeps every build in its own kernel cache, keyed by source and
+ * options, and asked for a program's binary it first compiles every kernel
+ * of the program: a first context took 61 s with this cache and 9 s
+ * without it (pocl 3.1, 2 EPYC cores), to save 0.3 s on each later one.
+ * There this cache is used only in a directory SINPE_CACHE_DIR names.
+ */
 void sinpe__cache_open(sinpe__cache *c, cl_device_id dev, const char *options)
 {
+    const char *named = getenv("SINPE_CACHE_DIR");
     memset(c, 0, sizeof *c);
-    if (mix_device(c, dev) == 0) {
+    if (mix_device(c, dev) == 0 && (!c->runtime_caches || (named && *named))) {
         mix(c, options, strlen(options));
         c->path = sinpe__cache_path("", c->key, ".bin", &c->dir_len);
     }

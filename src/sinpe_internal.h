@@ -236,10 +236,11 @@ typedef struct sinpe__cache {
     size_t dir_len;     /* path[0 .. dir_len) is the directory */
     uint64_t key;       /* hash of the key material */
     uint64_t key_bytes; /* its length */
+    int runtime_caches; /* the platform keeps its own cache of builds (pocl) */
 } sinpe__cache;
 
 /* The entry of the kernel source built with options on dev (path NULL
-   when the cache is off or unusable); its program or NULL (an entry that
+   when the cache is off or unusable, or on pocl without SINPE_CACHE_DIR); its program or NULL (an entry that
    fails a check is deleted); storing program's binary; deleting it. */
 void sinpe__cache_open(sinpe__cache *cache, cl_device_id dev, const char *options);
 cl_program sinpe__cache_load(const sinpe__cache *cache, cl_context ctx, cl_device_id dev,

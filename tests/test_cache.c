@@ -275,8 +275,24 @@ START_TEST(cache_write_then_load)
 }
 END_TEST
 
+/* Whether the device's platform keeps its own cache of builds (pocl's
+ * platform version names it), where sinpe's cache is used only in a
+ * directory SINPE_CACHE_DIR names (include/sinpe.h, no_disk_cache). */
+static int runtime_caches(void)
+{
+    sinpe_context *ctx = make_context(1);
+    cl_platform_id plat = NULL;
+    char version[512] = "";
+    TU_CL(clGetDeviceInfo(sinpe_context_device(ctx), CL_DEVICE_PLATFORM, sizeof plat, &plat,
+                          NULL));
+    TU_CL(clGetPlatformInfo(plat, CL_PLATFORM_VERSION, sizeof version - 1, version, NULL));
+    sinpe_context_release(ctx);
+    return strstr(version, "PoCL") != NULL;
+}
+
 /* Where the entry goes: 0 SINPE_CACHE_DIR with missing parents, 1 a
- * trailing slash, 2 $XDG_CACHE_HOME/sinpe, 3 $HOME/.cache/sinpe. */
+ * trailing slash, 2 $XDG_CACHE_HOME/sinpe, 3 $HOME/.cache/sinpe (on pocl:
+ * the path, and that nothing is written there). */
 START_TEST(cache_location)
 {
     char dir[1024], env[1024];
@@ -303,6 +319,20 @@ START_TEST(cache_location)
         setenv("HOME", under("home", env, sizeof env), 1);
         under("home/.cache/sinpe", dir, sizeof dir);
         break;
+    }
+    if (_i >= 2 && runtime_caches()) {
+        /* pocl: the fallback directory is the documented one, but with no
+         * SINPE_CACHE_DIR nothing is read or written there. */
+        size_t dir_len = 0;
+        char *path = sinpe__cache_path("", 1, ".bin", &dir_len);
+        ck_assert_ptr_nonnull(path);
+        ck_assert_msg(dir_len == strlen(dir) && strncmp(path, dir, dir_len) == 0,
+                      "cache path %s, expected one in %s", path, dir);
+        free(path);
+        create_check(0, 0);
+        create_check(0, 0);
+        ck_assert_msg(stat(dir, &sb) != 0, "%s was made on pocl", dir);
+        return;
     }
     create_check(0, 0);
     expect_entries(dir, N_PROGRAMS, NULL, 0);
