@@ -6,8 +6,8 @@
 #                      build, check the exported symbols, run the unit tests
 #   make test          the same without the dependency step; each kernel form
 #                      some tuning record of the tests reaches runs once
-#   make check-records the embedding suites under every tuning record of the
-#                      tests, each in full (the record-by-suite matrix)
+#   make check-records the embedding suites and the shapes comparison under
+#                      every tuning record of the tests, each in full
 #   make check-exports fail unless the .so exports exactly the public API
 #   make check-abi     a program built against the 0.1 header, run against the .so
 #   make bench         build and run build/sinpe_bench with $(BENCH_ARGS)
@@ -230,14 +230,12 @@ test: check-exports check-abi $(TEST_BIN)
 	sh scripts/run-tests.sh ./$(TEST_BIN) $(TEST_JOBS)
 	$(MAKE) check-install
 
-# check-records: the embedding suites under every record of tests/variants.c,
-# each in full (the record-by-suite matrix; CI runs it).
+# check-records: the embedding suites and the shapes comparison under every
+# record of tests/variants.c, each in full (the record-by-suite matrix; CI
+# runs it), $(TEST_JOBS) processes at a time.
+RECORD_SUITES = embed positions dtype shard table quant shapes
 check-records: $(TEST_BIN)
-	./$(TEST_BIN) --records >$(BUILD)/records.txt
-	while IFS= read -r rec; do \
-	  for s in embed positions dtype shard table quant shapes; do \
-	    SINPE_TUNING="$$rec" CK_RUN_SUITE=$$s CK_DEFAULT_TIMEOUT="$${CK_DEFAULT_TIMEOUT:-120}" \
-	      ./$(TEST_BIN) || exit 1; done; done <$(BUILD)/records.txt
+	sh scripts/run-tests.sh ./$(TEST_BIN) $(TEST_JOBS) "$(RECORD_SUITES)"
 
 # check-abi: a program built against the 0.1 header (tests/abi/sinpe_v0_1.h,
 # kept as released) runs against this shared library with correct results;
