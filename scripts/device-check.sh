@@ -10,7 +10,8 @@
 #                       record it saved, which the next step runs under)
 #   5. bench            sinpe_bench in every type (bench.txt, .jsonl)
 #   6. the other suites under the device's record, then the embedding
-#      suites under each GPU record of the database (general = one_pass)
+#      suites and the shapes comparison under each GPU record of the
+#      database (general = one_pass)
 #
 # Every step is printed with its exit status and seconds as it ends, and
 # summary.txt collects those lines and the benchmarks' goal lines.  A step
@@ -110,16 +111,16 @@ step "bench, tuned record" 120 "$out/bench.txt" ./build/sinpe_bench $bench_args 
 sed -n '/^goals/,$p' "$out/bench.txt" >>"$summary"
 
 # The remaining suites: every one under the device's record (the embed
-# suite ran above; tests/main.c adds suite NAME as suite_NAME()), then the
-# embedding suites under each GPU record.
-for s in $(grep -o 'suite_[a-z_]*()' tests/main.c | sed 's/^suite_//; s/()$//'); do
+# suite ran above; the shapes comparison of records runs below), then the
+# embedding suites and that comparison under each GPU record.
+for s in $(./build/sinpe_tests --suites); do
     [ "$s" = embed ] && continue
     step "tests ($s, device's record)" 60 "$out/tests.log" \
-        env CK_RUN_SUITE="$s" ./build/sinpe_tests
+        env CK_RUN_SUITE="$s" CK_EXCLUDE_TAGS=records ./build/sinpe_tests
 done
 ./build/sinpe_tests --records | grep 'general=one_pass' >"$out/records.txt"
 while IFS= read -r rec; do
-    for s in embed positions dtype shard table; do
+    for s in embed positions dtype shard table shapes; do
         step "tests ($s, $rec)" 60 "$out/tests.log" env SINPE_TUNING="$rec" \
             CK_RUN_SUITE="$s" ./build/sinpe_tests
         [ "$quick" = 1 ] && break
