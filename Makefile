@@ -216,9 +216,10 @@ deps:
 	sh scripts/install-deps.sh
 
 # check and bench run the dependency step first, then a fresh make, which
-# reads pkg-config again in case the step has just installed something.
+# reads pkg-config again in case the step has just installed something;
+# check's builds $(TEST_JOBS) at a time too.
 check: deps
-	$(MAKE) test
+	$(MAKE) -j$(TEST_JOBS) test
 
 # Every suite under the device's own tuning record, then, under each record
 # of tests/variants.c that adds a kernel form to that run (a kernel built or
