@@ -235,8 +235,9 @@ typedef struct sinpe_context_options {
      * so the cache never makes a context creation fail.  On pocl, which
      * keeps its own cache of builds, the cache is used only in a directory
      * that SINPE_CACHE_DIR names: asking pocl for a binary makes it compile
-     * every kernel of the program at once (a first context took 61 s with
-     * the cache and 9 s without on two CPU cores; later ones 0.3 and 0.6 s).
+     * every kernel of the program at once, which made a first context
+     * several times slower to save a fraction of a second on later ones
+     * (figures in bench/RESULTS.md).
      */
     int no_disk_cache;
     /*

@@ -144,9 +144,8 @@ char *sinpe__cache_path(const char *prefix, uint64_t key, const char *suffix, si
 /*
  * pocl keeps every build in its own kernel cache, keyed by source and
  * options, and asked for a program's binary it first compiles every kernel
- * of the program: a first context took 61 s with this cache and 9 s
- * without it (pocl 3.1, 2 EPYC cores), to save 0.3 s on each later one.
- * There this cache is used only in a directory SINPE_CACHE_DIR names.
+ * of the program (bench/RESULTS.md, "A cold kernel cache"): there this
+ * cache is used only in a directory SINPE_CACHE_DIR names.
  */
 void sinpe__cache_open(sinpe__cache *c, cl_device_id dev, const char *options)
 {

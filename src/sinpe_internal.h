@@ -240,8 +240,9 @@ typedef struct sinpe__cache {
 } sinpe__cache;
 
 /* The entry of the kernel source built with options on dev (path NULL
-   when the cache is off or unusable, or on pocl without SINPE_CACHE_DIR); its program or NULL (an entry that
-   fails a check is deleted); storing program's binary; deleting it. */
+   when the cache is off or unusable, or on pocl without SINPE_CACHE_DIR);
+   its program or NULL (an entry that fails a check is deleted); storing
+   program's binary; deleting it. */
 void sinpe__cache_open(sinpe__cache *cache, cl_device_id dev, const char *options);
 cl_program sinpe__cache_load(const sinpe__cache *cache, cl_context ctx, cl_device_id dev,
                              const char *options);
