@@ -55,12 +55,15 @@ inline float2 sinpe_two_sum(float a, float b)
 /* (sin hi, sin lo, cos hi, cos lo) rotated by the quadrant. */
 inline float4 sinpe_rotate(float4 sc, int quadrant)
 {
-    /* q: 0 (s, c)  1 (c, -s)  2 (-s, -c)  3 (-c, s); branch-free for vectorisers. */
+    /* q: 0 (s, c)  1 (c, -s)  2 (-s, -c)  3 (-c, s); branch-free, and built
+       from scalars: pocl's loop vectoriser widens no instruction of vector
+       type, so a float4 shuffle here kept the anchors' kernel scalar. */
     int q = quadrant & 3;
-    float4 r = (q & 1) ? sc.zwxy : sc;
+    bool sw = (q & 1) != 0;
     float ss = (q & 2) ? -1.0f : 1.0f;
     float cs = (q == 1 || q == 2) ? -1.0f : 1.0f;
-    return r * (float4)(ss, ss, cs, cs);
+    return (float4)((sw ? sc.z : sc.x) * ss, (sw ? sc.w : sc.y) * ss, (sw ? sc.x : sc.z) * cs,
+                    (sw ? sc.y : sc.w) * cs);
 }
 
 #if SINPE_FP64
@@ -105,7 +108,7 @@ inline float2 sinpe_fast_two_sum(float a, float b)
  * exp(i pi/2 (f + quadrant)) as two double-floats, where f = s + e is a
  * double-float with |s| < 2^22 and |e| small against 1.
  */
-inline float4 sinpe_anchor_quarters(float s, float e, int quadrant)
+SINPE_INLINE float4 sinpe_anchor_quarters(float s, float e, int quadrant)
 {
     float n3 = rint(s);
     quadrant += (int)n3;
@@ -139,8 +142,10 @@ inline float4 sinpe_anchor_quarters(float s, float e, int quadrant)
     return sinpe_rotate((float4)(sn.x, sn.y, cs.x, cs.y), quadrant);
 }
 
-/* The anchor at an integer x (a multiple of SINPE_STEP_ROWS in practice). */
-inline float4 sinpe_anchor(int x, float8 d)
+/* The anchor at an integer x (a multiple of SINPE_STEP_ROWS in practice).
+   Always inlined, as sinpe_anchor_quarters: LLVM's threshold left them
+   calls, and a call keeps pocl from vectorising across work-items. */
+SINPE_INLINE float4 sinpe_anchor(int x, float8 d)
 {
     float m = (float)(x >> 12);
     float b = (float)(x & 4095);
