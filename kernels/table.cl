@@ -30,42 +30,65 @@ SINPE_INLINE void sinpe_body_ANCHORS(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_A
     anc[3 * plane + i] = a.w;
 }
 
-/*
- * T = 1: work-item (q, j, h) computes columns 4q .. 4q + 3 of step j of
- * block h as four-lane vectors, each lane sinpe_combine's operations.
- * Vectors within the work-item, not across work-items: pocl vectorised
- * the one-column body across work-items with masked loads and stores (the
- * column guard), which ran at an eighth of the write's speed on an EPYC.
- */
 /* The anchor of column c's block at i = block * dim + c (four planes). */
 inline float4 sinpe_anchor_at(global const float *anc, size_t plane, size_t i)
 {
     return (float4)(anc[i], anc[plane + i], anc[2 * plane + i], anc[3 * plane + i]);
 }
 
-SINPE_INLINE void sinpe_rows_four(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ROWS))
+/*
+ * T = 1: work-item (q, g, h) computes columns 16q .. 16q + 15 of steps
+ * 4g .. 4g + 3 of block h (SINPE_ROWS_COLS, SINPE_ROWS_RUN) as sixteen-lane
+ * vectors, each lane sinpe_combine's operations, the block's anchors loaded
+ * once.  Vectors within the work-item, not across work-items: pocl
+ * vectorised a one-column body across work-items with masked loads and
+ * stores (the column guard).  Sixteen fp32 values at a 64-byte aligned
+ * address go out as one non-temporal line store (a plain store first reads
+ * the line it writes).  Other types and addresses take four-value stores;
+ * a row's columns past the last multiple of sixteen, one at a time.
+ */
+SINPE_INLINE void sinpe_rows_line(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ROWS))
 {
-    size_t c = 4 * get_global_id(0), j = get_global_id(1), h = get_global_id(2);
-    long p = (long)(row0 >> SINPE_STEP_SHIFT) * SINPE_STEP_ROWS + (long)h * SINPE_STEP_ROWS +
-             (long)j;
-    if (c >= dim || j >= SINPE_STEP_ROWS || h >= nblocks || p < row0 ||
-        p >= (long)row0 + nrows)
+    size_t c = SINPE_ROWS_COLS * get_global_id(0), g = get_global_id(1), h = get_global_id(2);
+    if (c >= dim || g >= SINPE_STEP_ROWS / SINPE_ROWS_RUN || h >= nblocks)
         return;
+    long p0 = ((long)(row0 >> SINPE_STEP_SHIFT) + (long)h) * SINPE_STEP_ROWS +
+              (long)g * SINPE_ROWS_RUN;
     size_t plane = (size_t)nblocks * dim, i = h * dim + c, k = SINPE_STEP_PLANE(dim);
-    size_t o = out_off + (size_t)(p - row0) * out_stride + c;
-    if (c + 4 <= dim) {
-        global const float *s = sinpe_step_at(coef, dim, (int)j, (int)c);
-        float4 ax = vload4(0, anc + i), ay = vload4(0, anc + plane + i);
-        float4 az = vload4(0, anc + 2 * plane + i), aw = vload4(0, anc + 3 * plane + i);
-        float4 bx = vload4(0, s), by = vload4(0, s + k), bz = vload4(0, s + 2 * k);
-        float4 bw = vload4(0, s + 3 * k);
-        sinpe_store4(SINPE_COMBINE(ax, ay, az, aw, bx, by, bz, bw), out, o, ot, false);
+    if (c + SINPE_ROWS_COLS > dim) {
+        for (int v = 0; v < SINPE_ROWS_RUN; v++) {
+            long p = p0 + v;
+            if (p < row0 || p >= (long)row0 + nrows)
+                continue;
+            size_t o = out_off + (size_t)(p - row0) * out_stride + c;
+            for (uint u = 0; u < dim - c; u++)
+                sinpe_store1(sinpe_combine(sinpe_anchor_at(anc, plane, i + u),
+                                           sinpe_step(coef, dim, (int)g * SINPE_ROWS_RUN + v,
+                                                      (int)(c + u))),
+                             out, o + u, ot);
+        }
         return;
     }
-    for (uint u = 0; u < dim - c; u++)
-        sinpe_store1(sinpe_combine(sinpe_anchor_at(anc, plane, i + u),
-                                   sinpe_step(coef, dim, (int)j, (int)(c + u))),
-                     out, o + u, ot);
+    float16 ax = vload16(0, anc + i), ay = vload16(0, anc + plane + i);
+    float16 az = vload16(0, anc + 2 * plane + i), aw = vload16(0, anc + 3 * plane + i);
+    for (int v = 0; v < SINPE_ROWS_RUN; v++) {
+        long p = p0 + v;
+        if (p < row0 || p >= (long)row0 + nrows)
+            continue;
+        size_t o = out_off + (size_t)(p - row0) * out_stride + c;
+        global const float *s = sinpe_step_at(coef, dim, (int)g * SINPE_ROWS_RUN + v, (int)c);
+        float16 x = SINPE_COMBINE(ax, ay, az, aw, vload16(0, s), vload16(0, s + k),
+                                  vload16(0, s + 2 * k), vload16(0, s + 3 * k));
+        global float *f = (global float *)out + o;
+        if (ot == SINPE_F32 && ((uintptr_t)f & 63) == 0) {
+            sinpe_stream_f32(x, f);
+            continue;
+        }
+        sinpe_store4(x.s0123, out, o, ot, false);
+        sinpe_store4(x.s4567, out, o + 4, ot, false);
+        sinpe_store4(x.s89ab, out, o + 8, ot, false);
+        sinpe_store4(x.scdef, out, o + 12, ot, false);
+    }
 }
 
 /*
@@ -81,7 +104,7 @@ SINPE_INLINE void sinpe_body_ROWS(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ROWS
 {
     const int T = SINPE_TABLE_TILE;
     if (T == 1) {
-        sinpe_rows_four(ot, SINPE_ARGS(SINPE_SIG_ROWS));
+        sinpe_rows_line(ot, SINPE_ARGS(SINPE_SIG_ROWS));
         return;
     }
     size_t c = get_global_id(0), g = get_global_id(1), h = get_global_id(2);

@@ -324,9 +324,10 @@ sinpe_status sinpe__plan_rows(const sinpe__tuning *t, const sinpe__device_info *
     const sinpe__call c = {SINPE_MODE_NONE, SINPE_FORM_ROWS, 0, (int)out_dtype, 0, 0, 0, 0, 0, 0};
     choice ch;
     choose(t, &c, &ch);
-    /* Work-item (c, g, h): T steps x T blocks, or four columns if T = 1 (table.cl). */
-    size_t T = ch.s[0].seqs;
-    const size_t n[3] = {T == 1 ? (dim + 3) / 4 : dim, SINPE_STEP_ROWS / T, (blocks + T - 1) / T};
+    /* Work-item (c, g, h): T steps x T blocks; if T = 1, SINPE_ROWS_COLS
+       columns of SINPE_ROWS_RUN steps of one block (table.cl). */
+    size_t T = ch.s[0].seqs, C = T == 1 ? SINPE_ROWS_COLS : 1, S = T == 1 ? SINPE_ROWS_RUN : T;
+    const size_t n[3] = {(dim + C - 1) / C, SINPE_STEP_ROWS / S, (blocks + T - 1) / T};
     return sinpe__plan_fixed(dev, prog, SINPE_FORM_ROWS, (int)out_dtype, 3, n, l);
 }
 
