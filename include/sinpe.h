@@ -870,7 +870,11 @@ SINPE_API sinpe_status sinpe_embed_args_preset(sinpe_embed_args *args, sinpe_pre
  * asked for: counting bad ids (bad_ids given) and the FAIRSEQ positions.
  * Implicit positions start + t (no positions, seq_starts or pad_counts)
  * that leave the table are first written as rows of the call's own, by the
- * table's two kernels, and read as from the table (the same bits).
+ * table's two kernels, and read as from the table (the same bits).  Those
+ * rows' buffer (seq_len * dim floats) and the anchors' are the table's,
+ * kept for the next such call until the table is released; a call that
+ * may overlap the last one that used them (on another queue or an
+ * out-of-order one, before it has finished) gets buffers of its own.
  * Under a tuning record with general = two_pass (CPU devices), positions
  * other than implicit ones inside the table take two kernels (the elements
  * in the table, then the others computed on the fly), except in

@@ -65,10 +65,8 @@ static sinpe_status past_rows(sinpe_table *t, sinpe__sink *sink, const sinpe_emb
                               cl_mem *rows_out)
 {
     size_t dim = t->spec.dim;
-    cl_int err;
-    cl_mem mem = clCreateBuffer(t->ctx->cl_ctx, CL_MEM_READ_WRITE,
-                                a->seq_len * dim * sizeof(float), NULL, &err);
-    SINPE_CL_CHECK(err, "clCreateBuffer(rows past the table)");
+    cl_mem mem;
+    SINPE_FORWARD(sinpe__scratch_take(t, sink, 0, a->seq_len * dim * sizeof(float), &mem));
     sinpe_status st = sinpe__rows_emit(t, sink, a->start, a->seq_len, mem, 0, dim, SINPE_F32, 0);
     if (st == SINPE_SUCCESS)
         *rows_out = mem;
@@ -162,12 +160,16 @@ sinpe_status sinpe__queue_emit(sinpe__sink *s, sinpe_context *ctx, const sinpe__
     if (err == CL_SUCCESS)
         err = clEnqueueNDRangeKernel(q->queue, l->kernel, l->dims, NULL, l->global, l->local,
                                      q->prev ? 1 : q->nwait, q->prev ? &q->prev : q->wait,
-                                     last ? q->event : &done);
+                                     &done);
     pthread_mutex_unlock(&ctx->lock);
+    SINPE_CL_CHECK(err, "clEnqueueNDRangeKernel");
     if (q->prev)
         clReleaseEvent(q->prev);
     q->prev = done;
-    SINPE_CL_CHECK(err, "clEnqueueNDRangeKernel");
+    if (last && q->event) {
+        clRetainEvent(done);
+        *q->event = done;
+    }
     return SINPE_SUCCESS;
 }
 
@@ -183,6 +185,7 @@ static sinpe_status enqueue_call(sinpe_table *t, int mode, cl_command_queue queu
     SINPE_FORWARD(sinpe__check_wait_list(t->ctx, nwait, wait));
     st = mode == SINPE_MODE_NONE ? sinpe__rope_run(t, a, &q.base)
                                  : sinpe__embed_run(t, mode, a, &q.base);
+    sinpe__scratch_give(t, &q.base, q.prev);
     if (q.prev)
         clReleaseEvent(q.prev);
     return st;

@@ -22,8 +22,10 @@ struct sinpe__sink {
 };
 
 /* Launches on a queue, each waiting for the one before (the first for the
-   caller's wait list): the queue may be out of order.  The caller releases
-   prev once every launch is in.  The one path by which launches are enqueued. */
+   caller's wait list): the queue may be out of order.  prev is the last
+   launch's event once it is in (the caller's event is a second reference);
+   the caller gives back the table's scratch with it (sinpe__scratch_give)
+   and then releases it.  The one path by which launches are enqueued. */
 typedef struct {
     sinpe__sink base;
     cl_command_queue queue;
@@ -42,6 +44,14 @@ sinpe_status sinpe__queue_emit(sinpe__sink *s, sinpe_context *ctx, const sinpe__
 sinpe_status sinpe__rows_emit(sinpe_table *t, sinpe__sink *sink, cl_int row0, size_t nrows,
                               cl_mem out, size_t out_offset, size_t out_stride,
                               sinpe_dtype out_dtype, int last);
+
+/* A buffer of at least bytes for slot 0 (rows past the table) or 1
+   (anchors) of the call into sink, *mem the caller's reference: the
+   table's own when the call may hold them (see rows.c), else new. */
+sinpe_status sinpe__scratch_take(sinpe_table *t, sinpe__sink *sink, int slot, size_t bytes,
+                                 cl_mem *mem);
+/* The call into sink is in, done its last launch's event (NULL: none). */
+void sinpe__scratch_give(sinpe_table *t, const sinpe__sink *sink, cl_event done);
 
 /* Checks and runs the call of mode (SINPE_MODE_*) into sink. */
 sinpe_status sinpe__embed_run(sinpe_table *t, int mode, const sinpe_embed_args *a,

@@ -340,6 +340,10 @@ struct sinpe_table {
     pthread_mutex_t lock; /* guards mem and rows */
     cl_mem mem;           /* NULL while rows == 0 */
     size_t rows;
+    cl_mem scratch[2];    /* lent to one call at a time (rows.c), under */
+    size_t scratch_bytes[2]; /* lock: rows past the table, anchors */
+    const void *lent_to;  /* the sink of the call that holds them */
+    cl_event scratch_use; /* the last launch of their last call */
     struct sinpe__kept {  /* buffers and kernels recorded into command */
         void *obj;        /* buffers, held until the table goes (under */
         int kernel;       /* lock); kernel: obj is a cl_kernel */

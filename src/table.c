@@ -20,6 +20,11 @@ static void table_free(sinpe_table *t)
             clReleaseMemObject((cl_mem)t->kept[i].obj);
     }
     free(t->kept);
+    for (int i = 0; i < 2; i++)
+        if (t->scratch[i])
+            clReleaseMemObject(t->scratch[i]);
+    if (t->scratch_use)
+        clReleaseEvent(t->scratch_use);
     if (t->mem)
         clReleaseMemObject(t->mem);
     if (t->desc)

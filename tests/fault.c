@@ -7,6 +7,7 @@
 #include "test_util.h"
 
 int tu_fail_allocations;
+long tu_allocations;
 
 cl_mem __real_clCreateBuffer(cl_context context, cl_mem_flags flags, size_t size, void *host,
                              cl_int *err);
@@ -14,7 +15,8 @@ cl_mem __wrap_clCreateBuffer(cl_context context, cl_mem_flags flags, size_t size
                              cl_int *err);
 
 /* While tu_fail_allocations is positive, each allocation fails with
-   CL_MEM_OBJECT_ALLOCATION_FAILURE and decrements it. */
+   CL_MEM_OBJECT_ALLOCATION_FAILURE and decrements it; tu_allocations counts
+   the others. */
 cl_mem __wrap_clCreateBuffer(cl_context context, cl_mem_flags flags, size_t size, void *host,
                              cl_int *err)
 {
@@ -24,5 +26,6 @@ cl_mem __wrap_clCreateBuffer(cl_context context, cl_mem_flags flags, size_t size
             *err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
         return NULL;
     }
+    tu_allocations++;
     return __real_clCreateBuffer(context, flags, size, host, err);
 }

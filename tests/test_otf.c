@@ -9,6 +9,7 @@
  */
 #include "test_util.h"
 
+#include <stdio.h>
 #include <string.h>
 
 enum { FIRST = 100, VOCAB = 50 };
@@ -98,10 +99,123 @@ START_TEST(otf_tiles_equal_table_bits)
 }
 END_TEST
 
+/*
+ * The buffers of the rows past the table are the table's, lent to one call
+ * at a time (src/rows.c): a call on the queue of the last borrower borrows
+ * them again (no allocation), a call that may overlap the last borrower's
+ * launches (another queue, or an out-of-order queue, while those are held
+ * by a user event) gets buffers of its own.  Every output is checked.
+ */
+enum { SCRATCH_SEQS = 2, SCRATCH_LEN = 300, SCRATCH_DIM = 64 };
+
+typedef struct scratch_call {
+    cl_command_queue q;
+    int32_t start;
+    cl_mem out;
+    long allocations; /* clCreateBuffer calls of the enqueue */
+} scratch_call;
+
+/* The output is poisoned through idle, a queue with nothing held (a
+   blocking write on a queue that holds a call may wait for it). */
+static void scratch_enqueue(sinpe_context *ctx, sinpe_table *tab, sinpe_embed_args a,
+                            scratch_call *c, cl_event gate, cl_command_queue idle)
+{
+    c->out = tu_poisoned_buffer(ctx, idle, SCRATCH_SEQS * SCRATCH_LEN * SCRATCH_DIM);
+    a.out = c->out, a.start = c->start;
+    long before = tu_allocations;
+    TU_OK(sinpe_enqueue_embed(tab, c->q, &a, gate ? 1 : 0, gate ? &gate : NULL, NULL));
+    TU_CL(clFlush(c->q));
+    c->allocations = tu_allocations - before;
+}
+
+START_TEST(otf_scratch_lent_to_one_call)
+{
+    sinpe_context *ctx = tu_context(SINPE_MATH_FLOAT);
+    cl_context clctx = sinpe_context_cl_context(ctx);
+    cl_int err;
+    tu_rng rng = tu_rng_for("otf_scratch");
+    size_t rows = SCRATCH_SEQS * SCRATCH_LEN, dim = SCRATCH_DIM, n = rows * dim;
+    sinpe_spec spec = tu_spec(dim, SINPE_LAYOUT_INTERLEAVED, SINPE_ODD_ZERO_LAST, 0.0, 10000.0,
+                              1.0 + 3e-7);
+    int32_t ids[SCRATCH_SEQS * SCRATCH_LEN];
+    float *w = tu_malloc((size_t)VOCAB * dim * sizeof *w);
+    tu_rng_ints(&rng, ids, rows, 0, VOCAB - 1);
+    tu_rng_floats(&rng, w, (size_t)VOCAB * dim, -1.0f, 1.0f);
+    cl_mem idm = tu_buffer(ctx, sizeof ids, ids);
+    cl_mem wm = tu_buffer(ctx, (size_t)VOCAB * dim * sizeof *w, w);
+    sinpe_table *tab = tu_table_of(ctx, &spec, FIRST);
+    sinpe_embed_args a = tu_args(SCRATCH_SEQS, SCRATCH_LEN, idm, wm, VOCAB, NULL);
+    a.token_scale = 1.5f;
+
+    cl_command_queue q1 = tu_queue(ctx), q2 = tu_queue(ctx), qi = tu_queue(ctx);
+    cl_command_queue qo = clCreateCommandQueue(clctx, sinpe_context_device(ctx),
+                                               CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &err);
+    if (err != CL_SUCCESS) {
+        printf("otf_scratch_lent_to_one_call: no out-of-order queue here (%d); that leg "
+               "not run\n", (int)err);
+        qo = NULL;
+    }
+    cl_event gate = clCreateUserEvent(clctx, &err), gate_o = clCreateUserEvent(clctx, &err);
+    ck_assert_int_eq(err, CL_SUCCESS);
+    scratch_call c[6] = {{q1, 500, NULL, 0}, {q1, 700, NULL, 0}, {q1, 900, NULL, 0},
+                         {q2, 1100, NULL, 0}, {qo, 1300, NULL, 0}, {qo, 1500, NULL, 0}};
+    int n_calls = qo ? 6 : 4;
+
+    scratch_enqueue(ctx, tab, a, &c[0], NULL, qi);
+    TU_CL(clFinish(q1));
+    scratch_enqueue(ctx, tab, a, &c[1], NULL, qi);
+    ck_assert_msg(c[1].allocations == 0,
+                  "a call on the last borrower's in-order queue made %ld buffers",
+                  c[1].allocations);
+    scratch_enqueue(ctx, tab, a, &c[2], gate, qi); /* held until the gate opens */
+    ck_assert_msg(c[2].allocations == 0,
+                  "a call on the last borrower's in-order queue made %ld buffers",
+                  c[2].allocations);
+    scratch_enqueue(ctx, tab, a, &c[3], NULL, qi);
+    ck_assert_msg(c[3].allocations > 0,
+                  "a call on another queue borrowed the buffers of a call still held");
+    /* Open the gate first: a runtime may order q2's call after the held one
+       (they share the ids and weights). */
+    TU_CL(clSetUserEventStatus(gate, CL_COMPLETE));
+    TU_CL(clFinish(q1));
+    TU_CL(clFinish(q2));
+    if (qo) {
+        scratch_enqueue(ctx, tab, a, &c[4], gate_o, qi);
+        scratch_enqueue(ctx, tab, a, &c[5], NULL, qi);
+        ck_assert_msg(c[5].allocations > 0, "a call on an out-of-order queue borrowed the "
+                                            "buffers of a call held on that queue");
+        TU_CL(clSetUserEventStatus(gate_o, CL_COMPLETE));
+        TU_CL(clFinish(qo));
+    }
+
+    double *ref = tu_malloc(n * sizeof *ref), *pe = tu_malloc(dim * sizeof *pe);
+    for (int k = 0; k < n_calls; k++) {
+        float *got = tu_read_floats(c[k].q, c[k].out, n);
+        for (size_t r = 0; r < rows; r++) {
+            tu_pe_row(&spec, (double)(c[k].start + (int32_t)(r % SCRATCH_LEN)), pe);
+            for (size_t col = 0; col < dim; col++)
+                ref[r * dim + col] = pe[col] + 1.5 * (double)w[(size_t)ids[r] * dim + col];
+        }
+        tu_check_rows(got, 0, dim, rows, dim, ref, TU_EMBED_TOL, TU_EMBED_TOL, "call");
+        free(got);
+        clReleaseMemObject(c[k].out);
+    }
+    clReleaseEvent(gate);
+    clReleaseEvent(gate_o);
+    if (qo)
+        clReleaseCommandQueue(qo);
+    clReleaseCommandQueue(q2);
+    clReleaseCommandQueue(qi);
+    TU_FREE(ref, pe, w);
+    TU_RELEASE(ctx, q1, tab, idm, wm);
+}
+END_TEST
+
 Suite *suite_otf(void)
 {
     Suite *s = suite_create("otf");
     tcase_add_loop_test(tu_tcase(s, "tiles", NULL), otf_tiles_equal_table_bits, 0,
                         (int)(sizeof cases / sizeof cases[0]));
+    tcase_add_test(tu_tcase(s, "scratch", NULL), otf_scratch_lent_to_one_call);
     return s;
 }

@@ -314,5 +314,7 @@ char *tu_read_text(const char *path);
 
 /* While positive, each clCreateBuffer fails and decrements it (fault.c). */
 extern int tu_fail_allocations;
+/* clCreateBuffer calls that were passed on (fault.c). */
+extern long tu_allocations;
 
 #endif /* SINPE_TEST_UTIL_H */
