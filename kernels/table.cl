@@ -37,23 +37,26 @@ inline float4 sinpe_anchor_at(global const float *anc, size_t plane, size_t i)
 }
 
 /*
- * T = 1: work-item (q, g, h) computes columns 16q .. 16q + 15 of steps
- * 4g .. 4g + 3 of block h (SINPE_ROWS_COLS, SINPE_ROWS_RUN) as sixteen-lane
- * vectors, each lane sinpe_combine's operations, the block's anchors loaded
- * once.  Vectors within the work-item, not across work-items: pocl
- * vectorised a one-column body across work-items with masked loads and
- * stores (the column guard).  Sixteen fp32 values at a 64-byte aligned
- * address go out as one non-temporal line store (a plain store first reads
- * the line it writes).  Other types and addresses take four-value stores;
- * a row's columns past the last multiple of sixteen, one at a time.
+ * T = 1: work-item (q, g) computes columns 16q .. 16q + 15 of rows
+ * p0 .. p0 + 3, p0 = row0 rounded down to a multiple of four, plus 4g
+ * (SINPE_ROWS_COLS, SINPE_ROWS_RUN; four divides SINPE_STEP_ROWS, so the
+ * four share a block), as sixteen-lane vectors, each lane sinpe_combine's
+ * operations, the block's anchors loaded once.  Vectors within the
+ * work-item, not across work-items: pocl vectorised a one-column body
+ * across work-items with masked loads and stores (the column guard).
+ * Sixteen fp32 values at a 64-byte aligned address go out as one
+ * non-temporal line store (a plain store first reads the line it writes).
+ * Other types and addresses take four-value stores; a row's columns past
+ * the last multiple of sixteen, one at a time.
  */
 SINPE_INLINE void sinpe_rows_line(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ROWS))
 {
-    size_t c = SINPE_ROWS_COLS * get_global_id(0), g = get_global_id(1), h = get_global_id(2);
-    if (c >= dim || g >= SINPE_STEP_ROWS / SINPE_ROWS_RUN || h >= nblocks)
+    size_t c = SINPE_ROWS_COLS * get_global_id(0);
+    long p0 = ((long)row0 & ~(long)(SINPE_ROWS_RUN - 1)) + (long)get_global_id(1) * SINPE_ROWS_RUN;
+    if (c >= dim || p0 >= (long)row0 + nrows)
         return;
-    long p0 = ((long)(row0 >> SINPE_STEP_SHIFT) + (long)h) * SINPE_STEP_ROWS +
-              (long)g * SINPE_ROWS_RUN;
+    size_t h = (size_t)((p0 >> SINPE_STEP_SHIFT) - ((long)row0 >> SINPE_STEP_SHIFT));
+    int j0 = (int)(p0 & (SINPE_STEP_ROWS - 1));
     size_t plane = (size_t)nblocks * dim, i = h * dim + c, k = SINPE_STEP_PLANE(dim);
     if (c + SINPE_ROWS_COLS > dim) {
         for (int v = 0; v < SINPE_ROWS_RUN; v++) {
@@ -63,8 +66,7 @@ SINPE_INLINE void sinpe_rows_line(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ROWS
             size_t o = out_off + (size_t)(p - row0) * out_stride + c;
             for (uint u = 0; u < dim - c; u++)
                 sinpe_store1(sinpe_combine(sinpe_anchor_at(anc, plane, i + u),
-                                           sinpe_step(coef, dim, (int)g * SINPE_ROWS_RUN + v,
-                                                      (int)(c + u))),
+                                           sinpe_step(coef, dim, j0 + v, (int)(c + u))),
                              out, o + u, ot);
         }
         return;
@@ -76,7 +78,7 @@ SINPE_INLINE void sinpe_rows_line(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ROWS
         if (p < row0 || p >= (long)row0 + nrows)
             continue;
         size_t o = out_off + (size_t)(p - row0) * out_stride + c;
-        global const float *s = sinpe_step_at(coef, dim, (int)g * SINPE_ROWS_RUN + v, (int)c);
+        global const float *s = sinpe_step_at(coef, dim, j0 + v, (int)c);
         float16 x = SINPE_COMBINE(ax, ay, az, aw, vload16(0, s), vload16(0, s + k),
                                   vload16(0, s + 2 * k), vload16(0, s + 3 * k));
         global float *f = (global float *)out + o;

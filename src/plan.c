@@ -319,15 +319,18 @@ sinpe_status sinpe__plan_fixed(const sinpe__device_info *dev, const sinpe__progr
 
 sinpe_status sinpe__plan_rows(const sinpe__tuning *t, const sinpe__device_info *dev,
                               const sinpe__program *prog, sinpe_dtype out_dtype, size_t dim,
-                              size_t blocks, sinpe__launch *l)
+                              cl_int row0, size_t nrows, size_t blocks, sinpe__launch *l)
 {
     const sinpe__call c = {SINPE_MODE_NONE, SINPE_FORM_ROWS, 0, (int)out_dtype, 0, 0, 0, 0, 0, 0};
     choice ch;
     choose(t, &c, &ch);
     /* Work-item (c, g, h): T steps x T blocks; if T = 1, SINPE_ROWS_COLS
-       columns of SINPE_ROWS_RUN steps of one block (table.cl). */
-    size_t T = ch.s[0].seqs, C = T == 1 ? SINPE_ROWS_COLS : 1, S = T == 1 ? SINPE_ROWS_RUN : T;
-    const size_t n[3] = {(dim + C - 1) / C, SINPE_STEP_ROWS / S, (blocks + T - 1) / T};
+       columns of SINPE_ROWS_RUN rows from row0's multiple of the run on,
+       only as many as the rows need (table.cl). */
+    size_t T = ch.s[0].seqs, R = SINPE_ROWS_RUN;
+    size_t runs = ((size_t)row0 % R + nrows + R - 1) / R;
+    const size_t n[3] = {T == 1 ? (dim + SINPE_ROWS_COLS - 1) / SINPE_ROWS_COLS : dim,
+                         T == 1 ? runs : SINPE_STEP_ROWS / T, T == 1 ? 1 : (blocks + T - 1) / T};
     return sinpe__plan_fixed(dev, prog, SINPE_FORM_ROWS, (int)out_dtype, 3, n, l);
 }
 

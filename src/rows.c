@@ -101,8 +101,8 @@ sinpe_status sinpe__rows_emit(sinpe_table *t, sinpe__sink *sink, cl_int row0, si
 
     SINPE_FORWARD(sinpe__plan_fixed(&ctx->info, &ctx->prog, SINPE_FORM_ANCHORS, SINPE_F32, 2, n,
                                     &l[0]));
-    SINPE_FORWARD(sinpe__plan_rows(&ctx->tune, &ctx->info, &ctx->prog, out_dtype, dim, blocks,
-                                   &l[1]));
+    SINPE_FORWARD(sinpe__plan_rows(&ctx->tune, &ctx->info, &ctx->prog, out_dtype, dim, row0, nrows,
+                                   blocks, &l[1]));
     cl_mem anc;
     SINPE_FORWARD(sinpe__scratch_take(t, sink, 1, blocks * dim * 4 * sizeof(float), &anc));
     const sinpe__anchors_kargs v1 = {.anc = anc, .dim = (cl_uint)dim,

@@ -205,10 +205,11 @@ sinpe_status sinpe__plan_embed(const sinpe__tuning *t, const sinpe__device_info 
    (see plan.c). */
 sinpe_status sinpe__plan_fixed(const sinpe__device_info *dev, const sinpe__program *prog, int form,
                                int ot, cl_uint dims, const size_t *n, sinpe__launch *l);
-/* Table rows of out_dtype over blocks anchor blocks of dim columns. */
+/* Table rows row0 .. row0 + nrows - 1 of out_dtype and dim columns, over
+   blocks anchor blocks. */
 sinpe_status sinpe__plan_rows(const sinpe__tuning *t, const sinpe__device_info *dev,
                               const sinpe__program *prog, sinpe_dtype out_dtype, size_t dim,
-                              size_t blocks, sinpe__launch *l);
+                              cl_int row0, size_t nrows, size_t blocks, sinpe__launch *l);
 /* fairseq positions of n_seqs sequences: a power-of-two work-group each. */
 sinpe_status sinpe__plan_positions(const sinpe__device_info *dev, const sinpe__program *prog,
                                    size_t n_seqs, sinpe__launch *l);

@@ -613,9 +613,10 @@ START_TEST(table_rows_any_int32_row0)
 {
     /* Every int32 row is a position, negative ones included: PE(p) with
      * the bits that the embedding calls give position p, and as exact
-     * there as anywhere.  _i: row0 = INT_MIN, then the top rows. */
+     * there as anywhere.  _i: row0 = INT_MIN, the top rows, then rows
+     * from -131 (neither a block's nor a four-row run's first). */
     enum { N = 130 }; /* two anchor blocks */
-    const cl_int row0 = _i == 0 ? INT32_MIN : INT32_MAX - (N - 1);
+    const cl_int row0 = _i == 0 ? INT32_MIN : _i == 1 ? INT32_MAX - (N - 1) : -131;
     cl_mem rows_m = tu_poisoned_buffer(ctx, q, N * DIM);
     TU_OK(sinpe_enqueue_table_rows(tab, q, row0, N, rows_m, 0, 0, SINPE_F32, 0, NULL, NULL));
     float *rows = tu_read_floats(q, rows_m, N * DIM);
@@ -840,7 +841,7 @@ Suite *suite_errors(void)
     tcase_add_test(tc, last_error_kept_by_describing_calls);
     tcase_add_test(tc, accessors_given_null);
     tcase_add_test(tc, device_selector_empty_is_default);
-    tcase_add_loop_test(tc, table_rows_any_int32_row0, 0, 2);
+    tcase_add_loop_test(tc, table_rows_any_int32_row0, 0, 3);
 
     tc = tu_tcase(s, "spec", NULL);
     tcase_add_checked_fixture(tc, setup, teardown);
