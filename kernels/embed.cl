@@ -192,6 +192,26 @@ SINPE_INLINE void sinpe_token_cols(const int mode, const int et, const int ot,
     sinpe_put_n(ot, out, k, off, n, x);
 }
 
+/* Token k's whole row, PE computed at k.p: one column a loop trip, so that
+   the compiler vectorises across columns (pocl's vectoriser leaves alone
+   the four-column vectors sinpe_token_cols builds, and an anchor per value
+   in scalar code cost 4-6x this on an EPYC).  The operations of
+   sinpe_token_cols lane by lane; float weight types only (a quantized
+   value needs its block). */
+SINPE_INLINE void sinpe_token_row_pe(const int mode, const int et, const int ot,
+                                     global const uchar *E, global uchar *out,
+                                     global const float *coef, const sinpe_embed_params *a,
+                                     const sinpe_token *k)
+{
+    for (int c = 0; c < (int)a->dim; c++) {
+        float x = mode == SINPE_MODE_ADD ? sinpe_load1(out, k->o + c, ot)
+                                         : a->scale * (k->id.w * sinpe_load1(E, k->id.e + c, et));
+        x = mode != SINPE_MODE_ADD && !k->id.ok ? 0.0f : x;
+        x = k->id.add_pe ? x + sinpe_pe(k->p, c, a->dim, coef) : x;
+        sinpe_store1(k->id.zero ? 0.0f : x, out, k->o + c, ot);
+    }
+}
+
 /* Work-item (0, b, t) of ROW (in_table) or OTF writes token t of sequence b
    whole, four columns per step; OTF's only if its position lies outside the
    table or with SINPE_ONE_LAUNCH (then every token). */
@@ -206,6 +226,10 @@ SINPE_INLINE void sinpe_token_row(const int mode, const int et, const int ot, co
     if (!in_table && !k.otf && !(a.flags & SINPE_ONE_LAUNCH))
         return;
     k.id = sinpe_id_rule(mode, et, true, ids, ws, &a, k.r, 0);
+    if (!in_table && k.otf && SINPE_FLOAT_TYPE(et)) {
+        sinpe_token_row_pe(mode, et, ot, E, out, coef, &a, &k);
+        return;
+    }
     for (int c = 0; c < (int)a.dim; c += 4)
         sinpe_token_cols(mode, et, ot, E, out, tab, coef, &a, &k, c, c, min(4, (int)a.dim - c));
 }

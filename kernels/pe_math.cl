@@ -228,8 +228,9 @@ inline float4 sinpe_step(global const float *coef, uint dim, int j, int c)
     return (float4)(s[0], s[k], s[2 * k], s[3 * k]);
 }
 
-/* PE(p) of column c: the definition every path uses. */
-inline float sinpe_pe(int p, int c, uint dim, global const float *coef)
+/* PE(p) of column c: the definition every path uses (always inlined, as
+   sinpe_anchor, for loops over columns to vectorise). */
+SINPE_INLINE float sinpe_pe(int p, int c, uint dim, global const float *coef)
 {
     float4 a = sinpe_anchor(p & ~(SINPE_STEP_ROWS - 1), sinpe_desc(coef, dim, c));
     return sinpe_combine(a, sinpe_step(coef, dim, p & (SINPE_STEP_ROWS - 1), c));
