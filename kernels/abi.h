@@ -64,10 +64,11 @@ typedef cl_uint sinpe_u32;
    128 rather than 64 (tuning log 5 of bench/RESULTS.md). */
 #define SINPE_STEP_SHIFT 7
 #define SINPE_STEP_ROWS (1 << SINPE_STEP_SHIFT)
-/* Table rows with table_tile 1 (table.cl): columns and steps of one
-   block per work-item. */
-#define SINPE_ROWS_COLS 16
+/* Table rows with table_tile 1 (table.cl): per work-item, columns, steps
+   of a block, and blocks that share those steps. */
+#define SINPE_ROWS_COLS 64
 #define SINPE_ROWS_RUN 4
+#define SINPE_ROWS_BLOCKS 4
 
 /* The three embedding calls, and the kernels of none (table.cl's, the
    bad-id counter). */

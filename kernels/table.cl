@@ -37,12 +37,16 @@ inline float4 sinpe_anchor_at(global const float *anc, size_t plane, size_t i)
 }
 
 /*
- * T = 1: work-item (q, g) computes columns 16q .. 16q + 15 of rows
- * p0 .. p0 + 3, p0 = row0 rounded down to a multiple of four, plus 4g
- * (SINPE_ROWS_COLS, SINPE_ROWS_RUN; four divides SINPE_STEP_ROWS, so the
- * four share a block), as sixteen-lane vectors, each lane sinpe_combine's
- * operations, the block's anchors loaded once.  Vectors within the
- * work-item, not across work-items: pocl vectorised a one-column body
+ * T = 1: work-item (q, g, z) computes columns 64q .. 64q + 63 of rows
+ * p0 .. p0 + 3, p0 = row0 rounded down to a multiple of four, plus 4g, plus
+ * 128 (4z + u) for u = 0 .. 3 (SINPE_ROWS_COLS, SINPE_ROWS_RUN,
+ * SINPE_ROWS_BLOCKS): the same steps in four blocks, so that the step
+ * planes (dim * 2 KiB) are read from outer caches a quarter as often, and
+ * 256 contiguous bytes per row.  8192 rows at d4096 took 7.6 ms with 16
+ * columns of one block per work-item, 4.8 ms so (bench/RESULTS.md).  Four
+ * divides SINPE_STEP_ROWS, so a run lies in one block.  Sixteen-lane
+ * vectors, each lane sinpe_combine's operations: vectors within the
+ * work-item, not across work-items, as pocl vectorised a one-column body
  * across work-items with masked loads and stores (the column guard).
  * Sixteen fp32 values at a 64-byte aligned address go out as one
  * non-temporal line store (a plain store first reads the line it writes).
@@ -51,45 +55,50 @@ inline float4 sinpe_anchor_at(global const float *anc, size_t plane, size_t i)
  */
 SINPE_INLINE void sinpe_rows_line(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ROWS))
 {
-    size_t c = SINPE_ROWS_COLS * get_global_id(0);
-    long p0 = ((long)row0 & ~(long)(SINPE_ROWS_RUN - 1)) + (long)get_global_id(1) * SINPE_ROWS_RUN;
-    if (c >= dim || p0 >= (long)row0 + nrows)
+    size_t c0 = SINPE_ROWS_COLS * get_global_id(0);
+    long p00 = ((long)row0 & ~(long)(SINPE_ROWS_RUN - 1)) + (long)get_global_id(1) * SINPE_ROWS_RUN;
+    long end = (long)row0 + nrows;
+    if (c0 >= dim || p00 >= end)
         return;
-    size_t h = (size_t)((p0 >> SINPE_STEP_SHIFT) - ((long)row0 >> SINPE_STEP_SHIFT));
-    int j0 = (int)(p0 & (SINPE_STEP_ROWS - 1));
-    size_t plane = (size_t)nblocks * dim, i = h * dim + c, k = SINPE_STEP_PLANE(dim);
-    if (c + SINPE_ROWS_COLS > dim) {
+    int j0 = (int)(p00 & (SINPE_STEP_ROWS - 1));
+    size_t plane = (size_t)nblocks * dim, k = SINPE_STEP_PLANE(dim);
+    for (int z = 0; z < SINPE_ROWS_BLOCKS; z++) {
+        long p0 = p00 + (long)SINPE_STEP_ROWS * ((long)get_global_id(2) * SINPE_ROWS_BLOCKS + z);
+        if (p0 >= end)
+            return;
+        size_t h = (size_t)((p0 >> SINPE_STEP_SHIFT) - ((long)row0 >> SINPE_STEP_SHIFT));
         for (int v = 0; v < SINPE_ROWS_RUN; v++) {
             long p = p0 + v;
-            if (p < row0 || p >= (long)row0 + nrows)
+            if (p < row0 || p >= end)
                 continue;
-            size_t o = out_off + (size_t)(p - row0) * out_stride + c;
-            for (uint u = 0; u < dim - c; u++)
-                sinpe_store1(sinpe_combine(sinpe_anchor_at(anc, plane, i + u),
-                                           sinpe_step(coef, dim, j0 + v, (int)(c + u))),
-                             out, o + u, ot);
+            for (int w = 0; w < SINPE_ROWS_COLS / 16; w++) {
+                size_t c = c0 + 16 * w, i = h * dim + c;
+                size_t o = out_off + (size_t)(p - row0) * out_stride + c;
+                if (c >= dim)
+                    break;
+                if (c + 16 > dim) {
+                    for (uint u = 0; u < dim - c; u++)
+                        sinpe_store1(sinpe_combine(sinpe_anchor_at(anc, plane, i + u),
+                                                   sinpe_step(coef, dim, j0 + v, (int)(c + u))),
+                                     out, o + u, ot);
+                    break;
+                }
+                global const float *s = sinpe_step_at(coef, dim, j0 + v, (int)c);
+                float16 x = SINPE_COMBINE(
+                    vload16(0, anc + i), vload16(0, anc + plane + i), vload16(0, anc + 2 * plane + i),
+                    vload16(0, anc + 3 * plane + i), vload16(0, s), vload16(0, s + k),
+                    vload16(0, s + 2 * k), vload16(0, s + 3 * k));
+                global float *f = (global float *)out + o;
+                if (ot == SINPE_F32 && ((uintptr_t)f & 63) == 0) {
+                    sinpe_stream_f32(x, f);
+                    continue;
+                }
+                sinpe_store4(x.s0123, out, o, ot, false);
+                sinpe_store4(x.s4567, out, o + 4, ot, false);
+                sinpe_store4(x.s89ab, out, o + 8, ot, false);
+                sinpe_store4(x.scdef, out, o + 12, ot, false);
+            }
         }
-        return;
-    }
-    float16 ax = vload16(0, anc + i), ay = vload16(0, anc + plane + i);
-    float16 az = vload16(0, anc + 2 * plane + i), aw = vload16(0, anc + 3 * plane + i);
-    for (int v = 0; v < SINPE_ROWS_RUN; v++) {
-        long p = p0 + v;
-        if (p < row0 || p >= (long)row0 + nrows)
-            continue;
-        size_t o = out_off + (size_t)(p - row0) * out_stride + c;
-        global const float *s = sinpe_step_at(coef, dim, j0 + v, (int)c);
-        float16 x = SINPE_COMBINE(ax, ay, az, aw, vload16(0, s), vload16(0, s + k),
-                                  vload16(0, s + 2 * k), vload16(0, s + 3 * k));
-        global float *f = (global float *)out + o;
-        if (ot == SINPE_F32 && ((uintptr_t)f & 63) == 0) {
-            sinpe_stream_f32(x, f);
-            continue;
-        }
-        sinpe_store4(x.s0123, out, o, ot, false);
-        sinpe_store4(x.s4567, out, o + 4, ot, false);
-        sinpe_store4(x.s89ab, out, o + 8, ot, false);
-        sinpe_store4(x.scdef, out, o + 12, ot, false);
     }
 }
 

@@ -325,12 +325,15 @@ sinpe_status sinpe__plan_rows(const sinpe__tuning *t, const sinpe__device_info *
     choice ch;
     choose(t, &c, &ch);
     /* Work-item (c, g, h): T steps x T blocks; if T = 1, SINPE_ROWS_COLS
-       columns of SINPE_ROWS_RUN rows from row0's multiple of the run on,
-       only as many as the rows need (table.cl). */
+       columns of SINPE_ROWS_RUN rows from row0's multiple of the run on, in
+       SINPE_ROWS_BLOCKS blocks, only as many as the rows need (table.cl). */
     size_t T = ch.s[0].seqs, R = SINPE_ROWS_RUN;
-    size_t runs = ((size_t)row0 % R + nrows + R - 1) / R;
+    size_t runs = ((size_t)row0 % R + nrows + R - 1) / R, per = SINPE_STEP_ROWS / R;
+    size_t strides = (runs + per - 1) / per;
     const size_t n[3] = {T == 1 ? (dim + SINPE_ROWS_COLS - 1) / SINPE_ROWS_COLS : dim,
-                         T == 1 ? runs : SINPE_STEP_ROWS / T, T == 1 ? 1 : (blocks + T - 1) / T};
+                         T == 1 ? (runs < per ? runs : per) : SINPE_STEP_ROWS / T,
+                         T == 1 ? (strides + SINPE_ROWS_BLOCKS - 1) / SINPE_ROWS_BLOCKS
+                                : (blocks + T - 1) / T};
     return sinpe__plan_fixed(dev, prog, SINPE_FORM_ROWS, (int)out_dtype, 3, n, l);
 }
 
