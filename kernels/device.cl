@@ -17,7 +17,7 @@
 
 /* sinpe_pe() where the compiler may call it rather than inline it: forced
    into a host kernel's loop over columns, its body (which positions in the
-   table never run) made the example kernel 1.5x slower on pocl. */
+   table never run) slowed the example kernel on pocl (bench/RESULTS.md). */
 inline float sinpe_pe_outside(int p, int c, uint dim, global const float *consts)
 {
     return sinpe_pe(p, c, dim, consts);

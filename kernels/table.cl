@@ -42,9 +42,8 @@ inline float4 sinpe_anchor_at(global const float *anc, size_t plane, size_t i)
  * 128 (4z + u) for u = 0 .. 3 (SINPE_ROWS_COLS, SINPE_ROWS_RUN,
  * SINPE_ROWS_BLOCKS): the same steps in four blocks, so that the step
  * planes (dim * 2 KiB) are read from outer caches a quarter as often, and
- * 256 contiguous bytes per row.  8192 rows at d4096 took 7.6 ms with 16
- * columns of one block per work-item, 4.8 ms so (bench/RESULTS.md).  Four
- * divides SINPE_STEP_ROWS, so a run lies in one block.  Sixteen-lane
+ * 256 contiguous bytes per row (bench/RESULTS.md).  Four divides
+ * SINPE_STEP_ROWS, so a run lies in one block.  Sixteen-lane
  * vectors, each lane sinpe_combine's operations: vectors within the
  * work-item, not across work-items, as pocl vectorised a one-column body
  * across work-items with masked loads and stores (the column guard).
