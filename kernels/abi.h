@@ -124,7 +124,8 @@ typedef struct {
  * only the kernels its tuning record reaches (src/plan.c), and is built
  * with -DSINPE_HAS_<FORM>=0 or 1 for every form.  The embedding forms:
  *   FAST    positions start + t, all in the table, no padding policy:
- *           four columns of seqs sequences per work-item;
+ *           four columns (into 16-bit outputs, wide16) of seqs sequences
+ *           per work-item;
  *   COL     FAST in scalar form, one column per work-item (bf16 pairs);
  *   ROW     FAST with a whole row per work-item (decode-sized calls);
  *   GENERAL every position source and padding policy in one launch,

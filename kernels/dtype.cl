@@ -145,6 +145,27 @@ inline void sinpe_store4(float4 x, global uchar *base, size_t i, const int dt, b
 #endif
 }
 
+/* Sixteen values at any element (the FAST form into 16-bit outputs with
+   wide16 = 16): vstore16 of a ushort16 is element by element in pocl, a
+   store through an element-aligned vector pointer one vector store. */
+#if !SINPE_ALIGNED_IO
+typedef ushort16 __attribute__((aligned(2))) sinpe_ushort16_a2;
+#endif
+
+inline void sinpe_store16(float16 x, global uchar *base, size_t i, const int dt)
+{
+    if (dt == SINPE_F32)
+        vstore16(x, 0, (global float *)base + i);
+    else if (dt == SINPE_F16)
+        vstore_half16_rte(x, 0, (global half *)base + i);
+    else
+#if SINPE_ALIGNED_IO
+        vstore16(sinpe_to_bf16_16(x), 0, (global ushort *)base + i);
+#else
+        *(global sinpe_ushort16_a2 *)((global ushort *)base + i) = sinpe_to_bf16_16(x);
+#endif
+}
+
 /* Non-temporal stores of one 64-byte line (STREAM), past the cache (a
    plain store first reads the line), where the compiler has the builtin:
    sixteen fp32 values, or 32 16-bit ones in two halves.  Else plain stores. */

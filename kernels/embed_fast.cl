@@ -6,7 +6,8 @@
 
 /*
  * FAST: work-item (v, g, t) writes columns [4 v, 4 v + 4) of token t of the
- * S = SINPE_SEQS sequences from S g.  The PE row (one position for all S)
+ * S = SINPE_SEQS sequences from S g ([16 v, 16 v + 16) into a 16-bit
+ * output with wide16 = 16).  The PE row (one position for all S)
  * is loaded once, then the S ids and rows, before anything is stored, so S
  * row loads are in flight at once.  Sequences past the end repeat the
  * last one (the same values to the same place), which keeps every store
@@ -47,9 +48,58 @@ SINPE_INLINE void sinpe_fast_cols(const int mode, const int et, const int ot, co
     }
 }
 
+/* The same on sixteen columns (the FAST form into a 16-bit output with
+   wide16 = 16): sixteen-lane conversions where four-lane ones cost CPUs
+   per work-item what the bytes do not.  Loads through sinpe_load16. */
+SINPE_INLINE void sinpe_fast_cols16(const int mode, const int et, const int ot,
+                                    global const int *ids, global const uchar *E,
+                                    global uchar *out, global const float *tab,
+                                    global const uchar *ws, const sinpe_embed_params *a,
+                                    size_t b0, uint t, int c)
+{
+    bool want_pe = sinpe_wants_pe(mode, a);
+    float16 pe = mode == SINPE_MODE_GATHER
+                     ? (float16)(0.0f)
+                     : vload16(0, tab + sinpe_pe_row(a, a->start + (int)t) + c);
+    size_t o[SINPE_SEQS];
+    sinpe_id k[SINPE_SEQS];
+    float16 x[SINPE_SEQS];
+#pragma unroll
+    for (int s = 0; s < SINPE_SEQS; s++) {
+        size_t r = min(b0 + s, (size_t)a->n_seqs - 1) * a->seq_len + t;
+        o[s] = a->out_off + r * a->out_stride + c;
+        k[s] = sinpe_id_rule(mode, et, false, ids, ws, a, r, c);
+    }
+#pragma unroll
+    for (int s = 0; s < SINPE_SEQS; s++)
+        x[s] = mode == SINPE_MODE_ADD ? sinpe_load16(out, o[s], ot) : sinpe_load16(E, k[s].e, et);
+#pragma unroll
+    for (int s = 0; s < SINPE_SEQS; s++) {
+        if (mode != SINPE_MODE_ADD)
+            x[s] = k[s].ok ? a->scale * (k[s].w * x[s]) : (float16)(0.0f);
+        x[s] = want_pe ? x[s] + pe : x[s];
+        sinpe_store16(x[s], out, o[s], ot);
+    }
+}
+
 SINPE_INLINE void sinpe_body_FAST(const int mode, const int et, const int ot,
                             SINPE_BODY_PARAMS(SINPE_SIG_EMBED))
 {
+    if (ot != SINPE_F32 && SINPE_WIDE16 == 16) {
+        int c0 = (int)get_global_id(0) * 16;
+        size_t b0 = get_global_id(1) * SINPE_SEQS;
+        uint t = (uint)get_global_id(2);
+        if (c0 >= (int)a.dim || b0 >= a.n_seqs || t >= a.seq_len)
+            return;
+        if (c0 + 16 <= (int)a.dim) {
+            sinpe_fast_cols16(mode, et, ot, ids, E, out, tab, ws, &a, b0, t, c0);
+            return;
+        }
+        for (int c = c0; c < (int)a.dim; c += 4)
+            sinpe_fast_cols(mode, et, ot, min(4, (int)a.dim - c), ids, E, out, tab, ws, &a, b0,
+                            t, c);
+        return;
+    }
     int c = (int)get_global_id(0) * 4;
     size_t b0 = get_global_id(1) * SINPE_SEQS;
     uint t = (uint)get_global_id(2);

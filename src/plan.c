@@ -81,7 +81,7 @@ static void choose(const sinpe__tuning *t, const sinpe__call *c, choice *ch)
                  c->weights == SINPE_BF16 && c->out == SINPE_BF16)
             add(ch, SINPE_FORM_COL, 1, 1, 1);
         else
-            add(ch, SINPE_FORM_FAST, 4, S, 3);
+            add(ch, SINPE_FORM_FAST, c->out != SINPE_F32 ? t->wide16 : 4, S, 3);
     } else if (c->mode == SINPE_MODE_GATHER || t->general == SINPE_ONE_PASS) {
         add(ch, SINPE_FORM_GENERAL, 4, 1, 3);
     } else if (decode && !big) {
@@ -150,9 +150,9 @@ void sinpe__plan_options(const sinpe__tuning *t, sinpe_math math, int weights, c
     size_t used = (size_t)snprintf(buf, n,
                                    "-cl-std=CL1.2 -DSINPE_FP64=%d -DSINPE_SEQS=%zu "
                                    "-DSINPE_TABLE_SEQS=%zu -DSINPE_TABLE_TILE=%zu "
-                                   "-DSINPE_ALIGNED_IO=%zu",
+                                   "-DSINPE_ALIGNED_IO=%zu -DSINPE_WIDE16=%zu",
                                    math == SINPE_MATH_FP64 ? 1 : 0, v->seqs, v->table_seqs,
-                                   v->table_tile, v->aligned);
+                                   v->table_tile, v->aligned, v->wide16);
     for (int f = 0; f < SINPE_FORMS && used < n; f++)
         used += (size_t)snprintf(buf + used, n - used, " -DSINPE_HAS_%s=%d", forms[f], held[f]);
     if (weights >= 0 && used < n)

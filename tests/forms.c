@@ -53,10 +53,11 @@ static void form_of(int k, char *form, size_t n)
 static void key_of(const sinpe__tuning *t, int k, const char *form, char *key)
 {
     int fast = !strcmp(form, "fast") || !strcmp(form, "stream");
-    snprintf(key, KEY, "%s seqs=%zu table_seqs=%zu table_tile=%zu aligned=%zu",
+    snprintf(key, KEY, "%s seqs=%zu table_seqs=%zu table_tile=%zu aligned=%zu wide16=%zu",
              sinpe__kernels[k].name, fast ? t->seqs : 0,
              !strcmp(form, "table") ? t->table_seqs : 0,
-             !strcmp(form, "rows") ? t->table_tile : 0, t->aligned);
+             !strcmp(form, "rows") ? t->table_tile : 0, t->aligned,
+             !strcmp(form, "fast") ? t->wide16 : 0);
 }
 
 /* Whether the space-separated list words holds word. */

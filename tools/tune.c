@@ -134,6 +134,7 @@ void tune_make_cases(tuner *tu)
                 continue;
             add_case(tu, OP_FUSED, s, 0, (sinpe_dtype)dt, 0);
             add_case(tu, OP_GATHER, s, 0, (sinpe_dtype)dt, 0);
+            add_case(tu, OP_ADD, s, 0, (sinpe_dtype)dt, 0);
         }
 }
 
