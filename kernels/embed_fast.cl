@@ -14,6 +14,19 @@
  * unconditional; rows are read whatever the id, since a load under a
  * condition is slower on GPUs.  pocl vectorises the unrolled loops better.
  */
+/* The output offsets and ids of a FAST work-item's S sequences at column c. */
+SINPE_INLINE void sinpe_fast_seqs(const int mode, const int et, global const int *ids,
+                                  global const uchar *ws, const sinpe_embed_params *a,
+                                  size_t b0, uint t, int c, size_t *o, sinpe_id *k)
+{
+#pragma unroll
+    for (int s = 0; s < SINPE_SEQS; s++) {
+        size_t r = min(b0 + s, (size_t)a->n_seqs - 1) * a->seq_len + t;
+        o[s] = a->out_off + r * a->out_stride + c;
+        k[s] = sinpe_id_rule(mode, et, false, ids, ws, a, r, c);
+    }
+}
+
 SINPE_INLINE void sinpe_fast_cols(const int mode, const int et, const int ot, const int n,
                                   global const int *ids, global const uchar *E, global uchar *out,
                                   global const float *tab, global const uchar *ws,
@@ -29,12 +42,7 @@ SINPE_INLINE void sinpe_fast_cols(const int mode, const int et, const int ot, co
     size_t o[SINPE_SEQS];
     sinpe_id k[SINPE_SEQS];
     float4 x[SINPE_SEQS];
-#pragma unroll
-    for (int s = 0; s < SINPE_SEQS; s++) {
-        size_t r = min(b0 + s, (size_t)a->n_seqs - 1) * a->seq_len + t;
-        o[s] = a->out_off + r * a->out_stride + c;
-        k[s] = sinpe_id_rule(mode, et, false, ids, ws, a, r, c);
-    }
+    sinpe_fast_seqs(mode, et, ids, ws, a, b0, t, c, o, k);
 #pragma unroll
     for (int s = 0; s < SINPE_SEQS; s++)
         x[s] = mode == SINPE_MODE_ADD ? sinpe_load_n(out, o[s], n, ot, al)
@@ -64,12 +72,7 @@ SINPE_INLINE void sinpe_fast_cols16(const int mode, const int et, const int ot,
     size_t o[SINPE_SEQS];
     sinpe_id k[SINPE_SEQS];
     float16 x[SINPE_SEQS];
-#pragma unroll
-    for (int s = 0; s < SINPE_SEQS; s++) {
-        size_t r = min(b0 + s, (size_t)a->n_seqs - 1) * a->seq_len + t;
-        o[s] = a->out_off + r * a->out_stride + c;
-        k[s] = sinpe_id_rule(mode, et, false, ids, ws, a, r, c);
-    }
+    sinpe_fast_seqs(mode, et, ids, ws, a, b0, t, c, o, k);
 #pragma unroll
     for (int s = 0; s < SINPE_SEQS; s++)
         x[s] = mode == SINPE_MODE_ADD ? sinpe_load16(out, o[s], ot) : sinpe_load16(E, k[s].e, et);
@@ -85,26 +88,22 @@ SINPE_INLINE void sinpe_fast_cols16(const int mode, const int et, const int ot,
 SINPE_INLINE void sinpe_body_FAST(const int mode, const int et, const int ot,
                             SINPE_BODY_PARAMS(SINPE_SIG_EMBED))
 {
-    if (ot != SINPE_F32 && SINPE_WIDE16 == 16) {
-        int c0 = (int)get_global_id(0) * 16;
-        size_t b0 = get_global_id(1) * SINPE_SEQS;
-        uint t = (uint)get_global_id(2);
-        if (c0 >= (int)a.dim || b0 >= a.n_seqs || t >= a.seq_len)
-            return;
-        if (c0 + 16 <= (int)a.dim) {
-            sinpe_fast_cols16(mode, et, ot, ids, E, out, tab, ws, &a, b0, t, c0);
-            return;
-        }
-        for (int c = c0; c < (int)a.dim; c += 4)
-            sinpe_fast_cols(mode, et, ot, min(4, (int)a.dim - c), ids, E, out, tab, ws, &a, b0,
-                            t, c);
-        return;
-    }
-    int c = (int)get_global_id(0) * 4;
+    const bool wide = ot != SINPE_F32 && SINPE_WIDE16 == 16;
+    int c = (int)get_global_id(0) * (wide ? 16 : 4);
     size_t b0 = get_global_id(1) * SINPE_SEQS;
     uint t = (uint)get_global_id(2);
     if (c >= (int)a.dim || b0 >= a.n_seqs || t >= a.seq_len)
         return;
+    if (wide && c + 16 <= (int)a.dim) {
+        sinpe_fast_cols16(mode, et, ot, ids, E, out, tab, ws, &a, b0, t, c);
+        return;
+    }
+    if (wide) { /* a row's last columns */
+        for (; c < (int)a.dim; c += 4)
+            sinpe_fast_cols(mode, et, ot, min(4, (int)a.dim - c), ids, E, out, tab, ws, &a, b0,
+                            t, c);
+        return;
+    }
     /* n a constant apart from the row's end: no lane checks. */
     if (c + 4 <= (int)a.dim)
         sinpe_fast_cols(mode, et, ot, 4, ids, E, out, tab, ws, &a, b0, t, c);
