@@ -27,18 +27,20 @@ inline float sinpe_half_at(global const uchar *p)
     return vload_half4(0, (const half *)&u).x;
 }
 
-/* For N values at a time: E4M3 codes as floats; N bytes as values (E4M3,
+/* For N values at a time: E4M3 codes as floats (the code sign-extended
+   and shifted left 7 is a half with its sign, exponent field and mantissa,
+   whose value is the code's over 2^8, subnormals included; the code whose
+   value would be 480 is the NaN); N bytes as values (E4M3,
    E5M2, the upper byte of a half, else int8: I8, and Q8_0's q before its
    block scale); N values at element i (dt I8, Q8_0, E4M3 or E5M2). */
 #define SINPE_QUANT_N(N)                                                                  \
     inline float##N sinpe_e4m3_##N(uchar##N c)                                           \
     {                                                                                     \
-        uint##N u = convert_uint##N(c);                                                   \
-        uint##N s = (u & 0x80u) << 24, e = (u >> 3) & 15u, m = u & 7u;                   \
-        uint##N normal = s | ((e + 120u) << 23) | (m << 20);                             \
-        uint##N sub = s | as_uint##N(convert_float##N(m) * 0x1p-9f);                     \
-        uint##N bits = select(normal, sub, e == (uint##N)(0u));                          \
-        return as_float##N(select(bits, s | 0x7fc00000u, (u & 0x7fu) == (uint##N)(0x7fu))); \
+        short##N h = (convert_short##N(as_char##N(c)) << (short)7) & (short)0xbf80;       \
+        float##N f = vload_half##N(0, (const half *)&h) * 0x1p8f;                         \
+        uint##N u = as_uint##N(f);                                                        \
+        return as_float##N(select(u, (u & 0x80000000u) | 0x7fc00000u,                     \
+                                  as_uint##N(fabs(f) == (float##N)(480.0f))));            \
     }                                                                                     \
     inline float##N sinpe_qdecode_##N(uchar##N c, const int dt)                          \
     {                                                                                     \
