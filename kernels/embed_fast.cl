@@ -88,7 +88,7 @@ SINPE_INLINE void sinpe_fast_cols16(const int mode, const int et, const int ot,
 SINPE_INLINE void sinpe_body_FAST(const int mode, const int et, const int ot,
                             SINPE_BODY_PARAMS(SINPE_SIG_EMBED))
 {
-    const bool wide = ot != SINPE_F32 && SINPE_WIDE16 == 16;
+    const bool wide = (ot != SINPE_F32) & (SINPE_WIDE16 == 16);
     int c = (int)get_global_id(0) * (wide ? 16 : 4);
     size_t b0 = get_global_id(1) * SINPE_SEQS;
     uint t = (uint)get_global_id(2);
