@@ -1,12 +1,15 @@
 /*
  * rope.cl -- rotary position embeddings: each pair of q and k rotated by
  * the exact cos and sin of its token's position (include/sinpe.h, "Rotary
- * position embeddings").  Work-item (g, r): pairs 4g .. 4g + 3 of every
- * head of token r, q's heads then k's, as four-lane vectors, so that one
- * set of cos and sin (read from the table, or computed past it) serves
- * every head and a work-item does enough to outweigh its launch on CPUs.
- * Slots g past the pairs copy four of the columns past R each (out of
- * place only).
+ * position embeddings").  Work-item (g, r): pairs [P g, P g + P) of every
+ * head of token r, P = SINPE_ROPE_PAIRS (the record's rope_pairs), q's
+ * heads then k's, so that one set of cos and sin (read from the table, or
+ * computed past it) serves every head.  P = 4 (GPUs: neighbours in a group
+ * touch neighbouring columns) as four-lane vectors; P = 64 (CPUs: a
+ * work-item walks each head's pairs in the order of memory) sixteen pairs
+ * at a time, as the pocl vectoriser does best (bench/RESULTS.md).  Slots
+ * g past the pairs copy four of the columns past R each (out of place
+ * only).
  */
 #ifndef SINPE_ROPE_CL
 #define SINPE_ROPE_CL
@@ -16,6 +19,10 @@
 #include "dtype.cl"
 
 #pragma OPENCL FP_CONTRACT OFF
+
+#ifndef SINPE_ROPE_PAIRS
+#define SINPE_ROPE_PAIRS 4
+#endif
 
 /* n <= 4 pairs from pair k0 of the head at element so: first and second
    members (HALVES: k and k + R/2; INTERLEAVED: 2k and 2k + 1). */
@@ -77,12 +84,121 @@ SINPE_INLINE void sinpe_rope_copy(global const uchar *src, size_t so, global uch
         sinpe_store_n(sinpe_load_n(src, so + c0, n, ot, false), dst, d + c0, n, ot, false);
 }
 
+/* The cos and sin of n pairs from k0 at position p past the table, to
+   c[0 .. n) and s[0 .. n). */
+SINPE_INLINE void sinpe_rope_cs_past(global const float *tab, global const float *coef,
+                                     const sinpe_rope_params *a, int p, uint k0, int n, float *c,
+                                     float *s)
+{
+    for (int l = 0; l < n; l++) {
+        float2 v = sinpe_rope_cos_sin(tab, 0, coef, a->rot, a->layout, p, k0 + (uint)l);
+        c[l] = v.x;
+        s[l] = v.y;
+    }
+}
+
+/* The cos and sin of n <= 4 pairs from k0 at position p: the table's row,
+   or computed past it. */
+SINPE_INLINE void sinpe_rope_cs4(global const float *tab, global const float *coef,
+                                 const sinpe_rope_params *a, int p, uint k0, int n, float4 *c,
+                                 float4 *s)
+{
+    uint npairs = a->rot / 2;
+    if (p >= 0 && p < a->tab_rows) {
+        global const uchar *row = (global const uchar *)(tab + (size_t)p * a->rot);
+        sinpe_rope_load(row, 0, k0, npairs, n, a->layout, SINPE_F32, c, s);
+        return;
+    }
+    float cc[4] = {0.0f, 0.0f, 0.0f, 0.0f}, ss[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    sinpe_rope_cs_past(tab, coef, a, p, k0, n, cc, ss);
+    *c = vload4(0, cc);
+    *s = vload4(0, ss);
+}
+
+/* Sixteen pairs from k0 of the head at element so, as sinpe_rope_load. */
+SINPE_INLINE void sinpe_rope_load16(global const uchar *src, size_t so, uint k0, uint npairs,
+                                    uint pairing, const int ot, float16 *x1, float16 *x2)
+{
+    if (!pairing) {
+        *x1 = sinpe_load16(src, so + k0, ot);
+        *x2 = sinpe_load16(src, so + npairs + k0, ot);
+        return;
+    }
+    float16 a = sinpe_load16(src, so + 2 * k0, ot), b = sinpe_load16(src, so + 2 * k0 + 16, ot);
+    *x1 = (float16)(a.even, b.even);
+    *x2 = (float16)(a.odd, b.odd);
+}
+
+SINPE_INLINE void sinpe_rope_store16(global uchar *dst, size_t d, uint k0, uint npairs,
+                                     uint pairing, const int ot, float16 y1, float16 y2)
+{
+    if (!pairing) {
+        sinpe_store16(y1, dst, d + k0, ot);
+        sinpe_store16(y2, dst, d + npairs + k0, ot);
+        return;
+    }
+    const uint16 lo = (uint16)(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    sinpe_store16(shuffle2(y1, y2, lo), dst, d + 2 * k0, ot);
+    sinpe_store16(shuffle2(y1, y2, lo + 8u), dst, d + 2 * k0 + 16, ot);
+}
+
+/* Pairs [k0, k0 + 16 m) of every head of one token at position p, m <=
+   SINPE_ROPE_PAIRS / 16, sixteen at a time, in the order of memory. */
+#define SINPE_ROPE_WIDE (SINPE_ROPE_PAIRS / 16 > 0 ? SINPE_ROPE_PAIRS / 16 : 1)
+SINPE_INLINE void sinpe_rope_wide_heads(global const uchar *src, size_t so, global uchar *dst,
+                                        size_t d, uint heads, const sinpe_rope_params *a,
+                                        uint k0, uint m, const int ot, const float16 *c,
+                                        const float16 *s)
+{
+    uint npairs = a->rot / 2;
+    for (uint h = 0; h < heads; h++, so += a->head_dim, d += a->head_dim) {
+#pragma unroll
+        for (uint j = 0; j < SINPE_ROPE_WIDE; j++) {
+            float16 x1, x2;
+            uint k = k0 + 16 * j;
+            if (j >= m) /* a guard, not a break: the loop unrolls, c and s stay in registers */
+                continue;
+            sinpe_rope_load16(src, so, k, npairs, a->pairing, ot, &x1, &x2);
+            sinpe_rope_store16(dst, d, k, npairs, a->pairing, ot, fma(x1, c[j], -(x2 * s[j])),
+                               fma(x2, c[j], x1 * s[j]));
+        }
+    }
+}
+
+SINPE_INLINE void sinpe_rope_wide(global const uchar *qs, size_t qo, global uchar *q_out,
+                                  size_t qd, global const uchar *ks, size_t ko,
+                                  global uchar *k_out, size_t kd, uint kh,
+                                  global const float *tab, global const float *coef,
+                                  const sinpe_rope_params *a, int p, uint k0, uint m, const int ot)
+{
+    uint npairs = a->rot / 2;
+    float16 c[SINPE_ROPE_WIDE], s[SINPE_ROPE_WIDE];
+#pragma unroll
+    for (uint j = 0; j < SINPE_ROPE_WIDE; j++) {
+        uint k = k0 + 16 * j;
+        if (j >= m)
+            continue;
+        if (p >= 0 && p < a->tab_rows) {
+            global const uchar *row = (global const uchar *)(tab + (size_t)p * a->rot);
+            sinpe_rope_load16(row, 0, k, npairs, a->layout, SINPE_F32, &c[j], &s[j]);
+        } else {
+            float cc[16], ss[16];
+            sinpe_rope_cs_past(tab, coef, a, p, k, 16, cc, ss);
+            c[j] = vload16(0, cc);
+            s[j] = vload16(0, ss);
+        }
+    }
+    sinpe_rope_wide_heads(qs, qo, q_out, qd, a->q_heads, a, k0, m, ot, c, s);
+    sinpe_rope_wide_heads(ks, ko, k_out, kd, kh, a, k0, m, ot, c, s);
+}
+
 SINPE_INLINE void sinpe_body_ROPE(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ROPE))
 {
     uint g = get_global_id(0), r = get_global_id(1);
     if (g >= a.slots || r >= a.tokens)
         return;
-    uint npairs = a.rot / 2, groups = (npairs + 3) / 4, b = r / a.seq_len;
+    uint npairs = a.rot / 2, groups = (npairs + SINPE_ROPE_PAIRS - 1) / SINPE_ROPE_PAIRS;
+    uint b = r / a.seq_len;
     int krow = (int)r;
     if (a.flags & SINPE_ROPE_K_ROWS) {
         krow = k_rows[a.k_rows_off + r];
@@ -106,24 +222,21 @@ SINPE_INLINE void sinpe_body_ROPE(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ROPE
              ((a.flags & SINPE_HAS_POS) ? (uint)pos[a.pos_off + r] : r - b * a.seq_len);
     if (a.flags & SINPE_HAS_SEQ_START)
         p += (uint)seq_start[a.seq_start_off + b];
-    uint k0 = 4 * g;
-    int n = (int)min(4u, npairs - k0);
-    float4 c, s;
-    if ((int)p >= 0 && (int)p < a.tab_rows) {
-        global const uchar *row = (global const uchar *)(tab + (size_t)p * a.rot);
-        sinpe_rope_load(row, 0, k0, npairs, n, a.layout, SINPE_F32, &c, &s);
-    } else {
-        float cc[4] = {0.0f, 0.0f, 0.0f, 0.0f}, ss[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-        for (int l = 0; l < n; l++) {
-            float2 v = sinpe_rope_cos_sin(tab, 0, coef, a.rot, a.layout, (int)p, k0 + (uint)l);
-            cc[l] = v.x;
-            ss[l] = v.y;
-        }
-        c = (float4)(cc[0], cc[1], cc[2], cc[3]);
-        s = (float4)(ss[0], ss[1], ss[2], ss[3]);
+    uint k0 = SINPE_ROPE_PAIRS * g, k1 = min(k0 + SINPE_ROPE_PAIRS, npairs);
+    uint m = SINPE_ROPE_PAIRS >= 16 ? (k1 - k0) / 16 : 0; /* whole sixteens */
+    if (m) {
+        sinpe_rope_wide(qs, qo, q_out, qd, ks, ko, k_out, kd, kh, tab, coef, &a, (int)p, k0, m,
+                        ot);
+        k0 += 16 * m;
     }
-    sinpe_rope_heads(qs, qo, q_out, qd, a.q_heads, a.head_dim, k0, npairs, n, a.pairing, ot, c, s);
-    sinpe_rope_heads(ks, ko, k_out, kd, kh, a.head_dim, k0, npairs, n, a.pairing, ot, c, s);
+    for (; k0 < k1; k0 += 4) {
+        int n = (int)min(4u, npairs - k0);
+        float4 c, s;
+        sinpe_rope_cs4(tab, coef, &a, (int)p, k0, n, &c, &s);
+        sinpe_rope_heads(qs, qo, q_out, qd, a.q_heads, a.head_dim, k0, npairs, n, a.pairing, ot,
+                         c, s);
+        sinpe_rope_heads(ks, ko, k_out, kd, kh, a.head_dim, k0, npairs, n, a.pairing, ot, c, s);
+    }
 }
 
 #endif /* SINPE_ROPE_CL */

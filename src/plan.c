@@ -70,8 +70,10 @@ static void choose(const sinpe__tuning *t, const sinpe__call *c, choice *ch)
     memset(ch, 0, sizeof *ch);
     ch->aligned = t->aligned && c->aligned;
     if (c->mode == SINPE_MODE_NONE) {
-        /* Table rows: a tile of T steps x T blocks per work-item (table.cl). */
-        add(ch, c->form, 1, c->form == SINPE_FORM_ROWS ? t->table_tile : 1, 3);
+        /* Table rows: a tile of T steps x T blocks per work-item (table.cl);
+           the rotation: rope_pairs pairs of every head (rope.cl). */
+        add(ch, c->form, c->form == SINPE_FORM_ROPE ? t->rope_pairs : 1,
+            c->form == SINPE_FORM_ROWS ? t->table_tile : 1, 3);
     } else if (c->fast) {
         if (big)
             add(ch, SINPE_FORM_STREAM, line, S, 3);
@@ -100,10 +102,12 @@ static void choose(const sinpe__tuning *t, const sinpe__call *c, choice *ch)
 #define LARGEST (SINPE__NEVER - 1)
 
 /* A kind of call of (mode, weights, out): bits say which facts hold, and
-   whether its sizes are at the small or the large end. */
+   whether its sizes are at the small or the large end; of mode NONE, bit 0
+   says the rotation instead of table rows. */
 static sinpe__call kind(int mode, int weights, int out, int bits)
 {
-    const sinpe__call c = {mode, SINPE_FORM_ROWS, weights, out, bits & 1, (bits >> 1) & 1,
+    const int form = mode == SINPE_MODE_NONE && (bits & 1) ? SINPE_FORM_ROPE : SINPE_FORM_ROWS;
+    const sinpe__call c = {mode, form, weights, out, bits & 1, (bits >> 1) & 1,
                            (bits >> 2) & 1, bits & 8 ? 1 : LARGEST, bits & 16 ? 1 : LARGEST,
                            (bits >> 5) & 1};
     return c;
@@ -150,9 +154,10 @@ void sinpe__plan_options(const sinpe__tuning *t, sinpe_math math, int weights, c
     size_t used = (size_t)snprintf(buf, n,
                                    "-cl-std=CL1.2 -DSINPE_FP64=%d -DSINPE_SEQS=%zu "
                                    "-DSINPE_TABLE_SEQS=%zu -DSINPE_TABLE_TILE=%zu "
-                                   "-DSINPE_ALIGNED_IO=%zu -DSINPE_WIDE16=%zu",
+                                   "-DSINPE_ALIGNED_IO=%zu -DSINPE_WIDE16=%zu "
+                                   "-DSINPE_ROPE_PAIRS=%zu",
                                    math == SINPE_MATH_FP64 ? 1 : 0, v->seqs, v->table_seqs,
-                                   v->table_tile, v->aligned, v->wide16);
+                                   v->table_tile, v->aligned, v->wide16, v->rope_pairs);
     for (int f = 0; f < SINPE_FORMS && used < n; f++)
         used += (size_t)snprintf(buf + used, n - used, " -DSINPE_HAS_%s=%d", forms[f], held[f]);
     if (weights >= 0 && used < n)
@@ -335,6 +340,21 @@ sinpe_status sinpe__plan_rows(const sinpe__tuning *t, const sinpe__device_info *
                          T == 1 ? (strides + SINPE_ROWS_BLOCKS - 1) / SINPE_ROWS_BLOCKS
                                 : (blocks + T - 1) / T};
     return sinpe__plan_fixed(dev, prog, SINPE_FORM_ROWS, (int)out_dtype, 3, n, l);
+}
+
+sinpe_status sinpe__plan_rope(const sinpe__tuning *t, const sinpe__device_info *dev,
+                              const sinpe__program *prog, sinpe_dtype dtype, size_t pairs,
+                              size_t copies, size_t tokens, sinpe__launch *l, cl_uint *slots)
+{
+    const sinpe__call c = {SINPE_MODE_NONE, SINPE_FORM_ROPE, 0, (int)dtype, 0, 0, 0, 0, 0, 0};
+    choice ch;
+    choose(t, &c, &ch);
+    /* Work-item (g, r): pairs [P g, P g + P) of every head of token r, or
+       for g past them four columns past the rotary dimension (rope.cl). */
+    size_t P = ch.s[0].cols;
+    const size_t n[2] = {(pairs + P - 1) / P + (copies + 3) / 4, tokens};
+    *slots = (cl_uint)n[0];
+    return sinpe__plan_fixed(dev, prog, SINPE_FORM_ROPE, (int)dtype, 2, n, l);
 }
 
 sinpe_status sinpe__plan_positions(const sinpe__device_info *dev, const sinpe__program *prog,

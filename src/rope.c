@@ -151,9 +151,6 @@ static sinpe_status validate(const sinpe_table *t, const sinpe_rope_args *a, sin
     p->tokens = (cl_uint)n;
     p->layout = (cl_uint)layout;
     p->pairing = (cl_uint)pairing;
-    p->slots = (cl_uint)((R / 2 + 3) / 4); /* four pairs a work-item */
-    if (g[2].mem || g[3].mem)              /* the columns past R, four a work-item */
-        p->slots += (cl_uint)((a->head_dim - R + 3) / 4);
     return SINPE_SUCCESS;
 }
 
@@ -172,9 +169,10 @@ sinpe_status sinpe__rope_run(sinpe_table *t, const void *args, sinpe__sink *sink
     SINPE_FORWARD(sinpe__struct_in(SINPE__ROPE_ARGS, &a, args, "args"));
     SINPE_FORWARD(validate(t, &a, &p, g));
     sinpe_context *ctx = t->ctx;
-    const size_t n[2] = {p.slots, p.tokens};
-    SINPE_FORWARD(
-        sinpe__plan_fixed(&ctx->info, &ctx->prog, SINPE_FORM_ROPE, (int)a.dtype, 2, n, &l));
+    /* The columns past the rotary dimension are copied out of place only. */
+    size_t copies = g[2].mem || g[3].mem ? a.head_dim - p.rot : 0;
+    SINPE_FORWARD(sinpe__plan_rope(&ctx->tune, &ctx->info, &ctx->prog, a.dtype, p.rot / 2,
+                                   copies, p.tokens, &l, &p.slots));
     sinpe__table_snapshot(t, &tab, &rows);
     st = tab && sink->recording ? sinpe__table_keep(t, tab, 0) : SINPE_SUCCESS;
     p.tab_rows = (cl_int)rows;

@@ -210,6 +210,12 @@ sinpe_status sinpe__plan_fixed(const sinpe__device_info *dev, const sinpe__progr
 sinpe_status sinpe__plan_rows(const sinpe__tuning *t, const sinpe__device_info *dev,
                               const sinpe__program *prog, sinpe_dtype out_dtype, size_t dim,
                               cl_int row0, size_t nrows, size_t blocks, sinpe__launch *l);
+/* The rotation of pairs pairs and copies columns past them of every head of
+   tokens tokens in dtype; the kernel's count of work-items per token in
+   *slots. */
+sinpe_status sinpe__plan_rope(const sinpe__tuning *t, const sinpe__device_info *dev,
+                              const sinpe__program *prog, sinpe_dtype dtype, size_t pairs,
+                              size_t copies, size_t tokens, sinpe__launch *l, cl_uint *slots);
 /* fairseq positions of n_seqs sequences: a power-of-two work-group each. */
 sinpe_status sinpe__plan_positions(const sinpe__device_info *dev, const sinpe__program *prog,
                                    size_t n_seqs, sinpe__launch *l);

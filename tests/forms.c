@@ -4,8 +4,8 @@
  * programs hold (the plan says which: sinpe__kernel_held), each with the
  * record's values that build or launch it, that neither the device's
  * record nor an earlier record holds alike.  They are named by their forms
- * (entries.def: fast, stream, col, row, general, table, otf; and rows for
- * the table's own kernels), which are also the Check tags of the test
+ * (entries.def: fast, stream, col, row, general, table, otf; rows for the
+ * table's own kernels and rope for the rotation's), which are also the Check tags of the test
  * cases that run kernels of that form against float64 references
  * (test_util.h, TU_FORMS_*).
  *
@@ -32,7 +32,8 @@ typedef struct keys {
 } keys;
 
 /* The form of kernel k in lower case (kernels/abi.h); "rows" for the
-   table's kernels, "" for the rest (no record changes them). */
+   table's kernels, "rope" for the rotation's, "" for the rest (no record
+   changes them). */
 static void form_of(int k, char *form, size_t n)
 {
 #define FORM_NAME(form, sig) #form,
@@ -42,22 +43,26 @@ static void form_of(int k, char *form, size_t n)
     form[0] = '\0';
     if (f == SINPE_FORM_ANCHORS || f == SINPE_FORM_ROWS)
         snprintf(form, n, "rows");
+    else if (f == SINPE_FORM_ROPE)
+        snprintf(form, n, "rope");
     else if (sinpe__kernels[k].mode != SINPE_MODE_NONE)
         for (size_t i = 0; i + 1 < n && (form[i] = (char)tolower(names[f][i])) != '\0'; i++)
             form[i + 1] = '\0';
 }
 
 /* Kernel k as t builds and launches it: its name, and the values of t
-   its form reads (kernels/embed_fast.cl, embed_two_pass.cl, table.cl;
+   its form reads (kernels/embed_fast.cl, embed_two_pass.cl, table.cl,
+   rope.cl;
    aligned: every four-column access, kernels/dtype.cl). */
 static void key_of(const sinpe__tuning *t, int k, const char *form, char *key)
 {
     int fast = !strcmp(form, "fast") || !strcmp(form, "stream");
-    snprintf(key, KEY, "%s seqs=%zu table_seqs=%zu table_tile=%zu aligned=%zu wide16=%zu",
+    snprintf(key, KEY,
+             "%s seqs=%zu table_seqs=%zu table_tile=%zu aligned=%zu wide16=%zu rope_pairs=%zu",
              sinpe__kernels[k].name, fast ? t->seqs : 0,
              !strcmp(form, "table") ? t->table_seqs : 0,
              !strcmp(form, "rows") ? t->table_tile : 0, t->aligned,
-             !strcmp(form, "fast") ? t->wide16 : 0);
+             !strcmp(form, "fast") ? t->wide16 : 0, !strcmp(form, "rope") ? t->rope_pairs : 0);
 }
 
 /* Whether the space-separated list words holds word. */

@@ -256,6 +256,7 @@ static const rot_case rot_cases[] = {
     {2, 21, 70, 16, 0, 3, SINPE_F16, 0, 1, 1, 0, 1, 0, 1, 8},
     {64, 1, 128, 128, 8, 2, SINPE_BF16, 0, 0, 0, 1, 0, 1, 0, 128},
     {5, 7, 64, 64, 2, 1, SINPE_F32, 1, 0, 1, 0, 0, 1, 1, 0},
+    {3, 11, 96, 72, 3, 2, SINPE_F16, 1, 1, 1, 0, 1, 0, 1, 32}, /* 36 pairs: 16, 16, 4 */
 };
 
 static void store_value(void *buf, size_t i, sinpe_dtype dt, float v)
@@ -575,8 +576,10 @@ Suite *suite_rope(void)
     tcase_add_loop_test(tc, rope_frequencies_match_hf, 0, N_RULES);
     tcase_add_loop_test(tc, rope_presets_match_hf, 0, SINPE_ROPE_PRESET_PHI3_LONGROPE);
     tcase_add_loop_test(tc, rope_table_exact_and_same_bits, 0, 2 * N_RULES);
-    tcase_add_loop_test(tc, rope_rotation_bits, 0, (int)(sizeof rot_cases / sizeof rot_cases[0]));
     tcase_add_test(tc, rope_bad_specs);
     tcase_add_test(tc, rope_bad_calls);
+    /* The rotation's kernel under every record that launches it otherwise. */
+    tc = tu_tcase(s, "rotation", "rope");
+    tcase_add_loop_test(tc, rope_rotation_bits, 0, (int)(sizeof rot_cases / sizeof rot_cases[0]));
     return s;
 }

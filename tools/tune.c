@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const tune_op_names[] = {"fused", "gather", "add", "table"};
+const char *const tune_op_names[] = {"fused", "gather", "add", "table", "rope"};
 
 /* ---- cases --------------------------------------------------------------- */
 
@@ -29,6 +29,27 @@ static int run_table(void *user, cl_command_queue queue, cl_event *events, cl_ui
         d++;
     CHECK(sinpe_enqueue_table_rows(rs->cand->table[d], queue, 0, BENCH_TABLE_ROWS,
                                    rs->tu->rows_out[d], 0, 0, SINPE_F32, 0, NULL, &events[0]));
+    *n_events = 1;
+    return 0;
+fail:
+    return -1;
+}
+
+static int run_rope(void *user, cl_command_queue queue, cl_event *events, cl_uint *n_events)
+{
+    run_state *rs = user;
+    size_t width = (TUNE_ROPE_Q + TUNE_ROPE_KV) * TUNE_ROPE_HEAD;
+    sinpe_rope_args a;
+    sinpe_rope_args_init(&a);
+    a.n_seqs = TUNE_ROPE_SEQS;
+    a.seq_len = TUNE_ROPE_LEN;
+    a.head_dim = TUNE_ROPE_HEAD;
+    a.q = a.k = rs->tu->rope_qk;
+    a.q_stride = a.k_stride = width;
+    a.q_heads = TUNE_ROPE_Q;
+    a.k_offset = TUNE_ROPE_Q * TUNE_ROPE_HEAD;
+    a.kv_heads = TUNE_ROPE_KV;
+    CHECK(sinpe_enqueue_rope(rs->cand->rope, queue, &a, 0, NULL, &events[0]));
     *n_events = 1;
     return 0;
 fail:
@@ -60,8 +81,8 @@ static int time_case(tuner *tu, candidate *cand, const tune_case *c, double *us)
     job.user = &rs;
     /* Positions to check and table rows may take two launches: bracketed. */
     job.bracket = c->op == OP_TABLE || c->explicit_pos;
-    if (c->op == OP_TABLE) {
-        job.run = run_table;
+    if (c->op == OP_TABLE || c->op == OP_ROPE) {
+        job.run = c->op == OP_TABLE ? run_table : run_rope;
     } else {
         const bench_shape *sh = &bench_shapes[c->shape];
         const bench_inputs *in = &tu->inputs[c->shape][c->explicit_pos];
@@ -82,8 +103,9 @@ static int time_case(tuner *tu, candidate *cand, const tune_case *c, double *us)
         job.user = &rs.sr;
     }
     /* Decode-sized calls are cheap and noisy: more of them. */
-    tu->opts.reps = c->op != OP_TABLE && bench_shapes[c->shape].seq_len == 1 ? 40 : 3;
-    tu->opts.warmup = c->op != OP_TABLE && bench_shapes[c->shape].seq_len == 1 ? 5 : 1;
+    int decode = c->op < OP_TABLE && bench_shapes[c->shape].seq_len == 1;
+    tu->opts.reps = decode ? 40 : 3;
+    tu->opts.warmup = decode ? 5 : 1;
     if (bench_time(&tu->env, &job, &st) != 0)
         return -1;
     *us = st.median_us;
@@ -94,6 +116,9 @@ void tune_case_name(const tune_case *c, char *buf, size_t n)
 {
     if (c->op == OP_TABLE)
         snprintf(buf, n, "table   -   rows    %4zu fp32", c->dim);
+    else if (c->op == OP_ROPE)
+        snprintf(buf, n, "rope    imp %dx%-4d %4d %s", TUNE_ROPE_SEQS, TUNE_ROPE_LEN,
+                 TUNE_ROPE_HEAD, bench_dtype_name(c->dtype));
     else
         snprintf(buf, n, "%-7s %s %-7s %4zu %s", tune_op_names[c->op], c->explicit_pos ? "exp" : "imp",
                  bench_shapes[c->shape].name, c->dim, bench_dtype_name(c->dtype));
@@ -128,6 +153,14 @@ void tune_make_cases(tuner *tu)
         add_case(tu, OP_ADD, s, 1, SINPE_F32, 1);
     }
     add_case(tu, OP_TABLE, 0, 0, SINPE_F32, 1);
+    if (tu->n_cases < MAX_CASES) { /* one rotary case: the head, not the dims, sizes it */
+        tune_case *c = &tu->cases[tu->n_cases++];
+        memset(c, 0, sizeof *c);
+        c->op = OP_ROPE;
+        c->dtype = SINPE_F32;
+        c->dim = TUNE_ROPE_HEAD;
+        c->final = 1;
+    }
     for (int s = MID; s <= PREFILL; s++)
         for (int dt = 0; dt < BENCH_N_DTYPES; dt++) { /* the output types but fp32 */
             if (dt == SINPE_F32 || !(bench_types(1) & (1u << dt)))
@@ -141,13 +174,13 @@ void tune_make_cases(tuner *tu)
 sinpe__call tune_call(const tune_case *c)
 {
     static const int modes[] = {SINPE_MODE_FUSED, SINPE_MODE_GATHER, SINPE_MODE_ADD,
-                                SINPE_MODE_NONE};
+                                SINPE_MODE_NONE, SINPE_MODE_NONE};
     sinpe__call k;
     memset(&k, 0, sizeof k);
     k.mode = modes[c->op];
-    k.form = SINPE_FORM_ROWS; /* the table case */
+    k.form = c->op == OP_ROPE ? SINPE_FORM_ROPE : SINPE_FORM_ROWS; /* the cases of no call */
     k.weights = k.out = (int)c->dtype;
-    if (c->op == OP_TABLE)
+    if (c->op >= OP_TABLE)
         return k;
     /* Implicit positions start at 0, in the table; the buffers are the
        runtime's, so aligned to far more than 64 bytes. */
@@ -199,6 +232,9 @@ int tune_candidate_open(tuner *tu, candidate *cand, const char *text)
         /* Every position the cases use, and the table case's rows. */
         CHECK(sinpe_table_create(cand->ctx, &spec, BENCH_TABLE_ROWS, &cand->table[d]));
     }
+    sinpe_rope_spec rs;
+    sinpe_rope_spec_init(&rs, TUNE_ROPE_HEAD);
+    CHECK(sinpe_rope_table_create(cand->ctx, &rs, TUNE_ROPE_LEN, &cand->rope));
     return 0;
 fail:
     return -1;
@@ -208,6 +244,7 @@ void tune_candidate_close(candidate *cand)
 {
     for (size_t d = 0; d < MAX_DIMS; d++)
         sinpe_table_release(cand->table[d]);
+    sinpe_table_release(cand->rope);
     sinpe_context_release(cand->ctx);
     memset(cand, 0, sizeof *cand);
 }
@@ -251,7 +288,8 @@ void tune_json(tuner *tu, const char *phase, const tune_case *c, const char *rol
             "\"median_us\":%.3f,\"record\":\"%s\"}\n",
             tu->env.device_name, phase, tune_op_names[c->op],
             c->op == OP_TABLE ? "-" : c->explicit_pos ? "explicit" : "implicit",
-            c->op == OP_TABLE ? "rows" : bench_shapes[c->shape].name, c->dim,
+            c->op == OP_TABLE ? "rows" : c->op == OP_ROPE ? "rope" : bench_shapes[c->shape].name,
+            c->dim,
             bench_dtype_name(c->dtype), role, us, record);
     fflush(tu->env.json);
 }

@@ -15,7 +15,7 @@
 #define MAX_RECORDS 12 /* distinct records timed together */
 #define MAX_ROUNDS 9
 
-enum { OP_FUSED, OP_GATHER, OP_ADD, OP_TABLE };
+enum { OP_FUSED, OP_GATHER, OP_ADD, OP_TABLE, OP_ROPE };
 extern const char *const tune_op_names[];
 
 /* One thing to time at one dim. */
@@ -28,12 +28,20 @@ typedef struct tune_case {
     char best[SINPE__VARIANT];
 } tune_case;
 
-/* A record's context and its tables, one per dim. */
+/* A record's context and its tables, one per dim, and its rotary table. */
 typedef struct candidate {
     char text[SINPE__VARIANT];
     sinpe_context *ctx;
-    sinpe_table *table[MAX_DIMS];
+    sinpe_table *table[MAX_DIMS], *rope;
 } candidate;
+
+/* The rotary case: q and k of TUNE_ROPE_TOKENS tokens, 32 q and 8 kv heads
+   of 128 in place, one row a token (the benchmark's rope rows). */
+#define TUNE_ROPE_HEAD 128
+#define TUNE_ROPE_Q 32
+#define TUNE_ROPE_KV 8
+#define TUNE_ROPE_SEQS 4
+#define TUNE_ROPE_LEN 512
 
 typedef struct tuner {
     bench_env env;
@@ -44,7 +52,7 @@ typedef struct tuner {
     double margin;
     bench_inputs inputs[3][2];             /* [shape][explicit] */
     cl_mem weights[MAX_DIMS][BENCH_N_DTYPES], out[MAX_DIMS][BENCH_N_DTYPES][2];
-    cl_mem rows_out[MAX_DIMS];
+    cl_mem rows_out[MAX_DIMS], rope_qk;
     tune_case cases[MAX_CASES];
     size_t n_cases;
     double t0;

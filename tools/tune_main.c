@@ -331,6 +331,12 @@ static int make_buffers(tuner *tu)
             if (bench_inputs_make(&tu->env, s, e, &tu->inputs[s][e]) != 0)
                 return -1;
     }
+    size_t qk = (size_t)TUNE_ROPE_SEQS * TUNE_ROPE_LEN * (TUNE_ROPE_Q + TUNE_ROPE_KV) *
+                TUNE_ROPE_HEAD;
+    tu->rope_qk = clCreateBuffer(tu->env.cl_ctx, CL_MEM_READ_WRITE, qk * 4, NULL, &err);
+    CHECK_AS("clCreateBuffer(q and k)", err);
+    if (bench_fill(&tu->env, tu->rope_qk, qk, 5u, SINPE_F32) != 0)
+        return -1;
     for (size_t d = 0; d < tu->n_dims; d++) {
         size_t dim = tu->dims[d], rows = (size_t)BENCH_TABLE_ROWS * dim;
         tu->rows_out[d] = clCreateBuffer(tu->env.cl_ctx, CL_MEM_READ_WRITE, rows * 4, NULL, &err);
@@ -366,6 +372,8 @@ static void release_buffers(tuner *tu)
     for (size_t s = 0; s < bench_n_shapes; s++)
         for (int e = 0; e < 2; e++)
             bench_inputs_release(&tu->inputs[s][e]);
+    if (tu->rope_qk)
+        clReleaseMemObject(tu->rope_qk);
     for (size_t d = 0; d < MAX_DIMS; d++) {
         if (tu->rows_out[d])
             clReleaseMemObject(tu->rows_out[d]);
