@@ -212,8 +212,25 @@ SINPE_INLINE void sinpe_token_row_pe(const int mode, const int et, const int ot,
     }
 }
 
+/* Sixteen columns from c of token k's row, PE from the table: the
+   operations of sinpe_token_cols, sixteen lanes at a time (ROW into 16-bit
+   outputs with wide16 = 16, as FAST: kernels/embed_fast.cl). */
+SINPE_INLINE void sinpe_token_cols16(const int mode, const int et, const int ot,
+                                     global const uchar *E, global uchar *out,
+                                     global const float *tab, const sinpe_embed_params *a,
+                                     const sinpe_token *k, int c)
+{
+    float16 x = mode == SINPE_MODE_ADD ? sinpe_load16(out, k->o + c, ot)
+                                       : a->scale * (k->id.w * sinpe_load16(E, k->id.e + c, et));
+    x = mode != SINPE_MODE_ADD && !k->id.ok ? (float16)(0.0f) : x;
+    if (sinpe_wants_pe(mode, a) && k->id.add_pe)
+        x = x + vload16(0, tab + sinpe_pe_row(a, k->p) + c);
+    sinpe_store16(k->id.zero ? (float16)(0.0f) : x, out, k->o + c, ot);
+}
+
 /* Work-item (0, b, t) of ROW (in_table) or OTF writes token t of sequence b
-   whole, four columns per step; OTF's only if its position lies outside the
+   whole, four columns per step (ROW into 16-bit outputs: sixteen where the
+   record's wide16 says); OTF's only if its position lies outside the
    table or with SINPE_ONE_LAUNCH (then every token). */
 SINPE_INLINE void sinpe_token_row(const int mode, const int et, const int ot, const bool in_table,
                                   SINPE_BODY_PARAMS(SINPE_SIG_EMBED))
@@ -230,7 +247,11 @@ SINPE_INLINE void sinpe_token_row(const int mode, const int et, const int ot, co
         sinpe_token_row_pe(mode, et, ot, E, out, coef, &a, &k);
         return;
     }
-    for (int c = 0; c < (int)a.dim; c += 4)
+    int c = 0;
+    if (in_table & (ot != SINPE_F32) & (SINPE_WIDE16 == 16) & !k.otf)
+        for (; c + 16 <= (int)a.dim; c += 16)
+            sinpe_token_cols16(mode, et, ot, E, out, tab, &a, &k, c);
+    for (; c < (int)a.dim; c += 4)
         sinpe_token_cols(mode, et, ot, E, out, tab, coef, &a, &k, c, c, min(4, (int)a.dim - c));
 }
 

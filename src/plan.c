@@ -27,6 +27,7 @@ typedef struct step {
 } step;
 typedef struct choice {
     int n, aligned, tiles;
+    size_t row16; /* ROW into 16-bit outputs: values a step (wide16) */
     step s[2];
 } choice;
 
@@ -77,8 +78,10 @@ static void choose(const sinpe__tuning *t, const sinpe__call *c, choice *ch)
     } else if (c->fast) {
         if (big)
             add(ch, SINPE_FORM_STREAM, line, S, 3);
-        else if (decode && c->mode != SINPE_MODE_ADD && c->out != SINPE_BF16)
+        else if (decode && c->mode != SINPE_MODE_ADD) {
             add(ch, SINPE_FORM_ROW, 0, 1, 1);
+            ch->row16 = c->out != SINPE_F32 ? t->wide16 : 0;
+        }
         else if (t->bf16 == SINPE_BF16_SCALAR && c->mode != SINPE_MODE_ADD &&
                  c->weights == SINPE_BF16 && c->out == SINPE_BF16)
             add(ch, SINPE_FORM_COL, 1, 1, 1);

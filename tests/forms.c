@@ -62,7 +62,8 @@ static void key_of(const sinpe__tuning *t, int k, const char *form, char *key)
              sinpe__kernels[k].name, fast ? t->seqs : 0,
              !strcmp(form, "table") ? t->table_seqs : 0,
              !strcmp(form, "rows") ? t->table_tile : 0, t->aligned,
-             !strcmp(form, "fast") ? t->wide16 : 0, !strcmp(form, "rope") ? t->rope_pairs : 0);
+             !strcmp(form, "fast") || !strcmp(form, "row") ? t->wide16 : 0,
+             !strcmp(form, "rope") ? t->rope_pairs : 0);
 }
 
 /* Whether the space-separated list words holds word. */
