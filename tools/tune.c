@@ -40,6 +40,11 @@ static int run_rope(void *user, cl_command_queue queue, cl_event *events, cl_uin
     run_state *rs = user;
     size_t width = (TUNE_ROPE_Q + TUNE_ROPE_KV) * TUNE_ROPE_HEAD;
     sinpe_rope_args a;
+    if (!rs->cand->rope) { /* made on the first (untimed) run: only the rotary case needs it */
+        sinpe_rope_spec spec;
+        sinpe_rope_spec_init(&spec, TUNE_ROPE_HEAD);
+        CHECK(sinpe_rope_table_create(rs->cand->ctx, &spec, TUNE_ROPE_LEN, &rs->cand->rope));
+    }
     sinpe_rope_args_init(&a);
     a.n_seqs = TUNE_ROPE_SEQS;
     a.seq_len = TUNE_ROPE_LEN;
@@ -232,9 +237,6 @@ int tune_candidate_open(tuner *tu, candidate *cand, const char *text)
         /* Every position the cases use, and the table case's rows. */
         CHECK(sinpe_table_create(cand->ctx, &spec, BENCH_TABLE_ROWS, &cand->table[d]));
     }
-    sinpe_rope_spec rs;
-    sinpe_rope_spec_init(&rs, TUNE_ROPE_HEAD);
-    CHECK(sinpe_rope_table_create(cand->ctx, &rs, TUNE_ROPE_LEN, &cand->rope));
     return 0;
 fail:
     return -1;

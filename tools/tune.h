@@ -28,7 +28,8 @@ typedef struct tune_case {
     char best[SINPE__VARIANT];
 } tune_case;
 
-/* A record's context and its tables, one per dim, and its rotary table. */
+/* A record's context and its tables, one per dim, and its rotary table
+   (made when the rotary case first runs under it). */
 typedef struct candidate {
     char text[SINPE__VARIANT];
     sinpe_context *ctx;
