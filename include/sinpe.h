@@ -1078,6 +1078,9 @@ SINPE_API sinpe_status sinpe_record_add_positions(sinpe_table *table,
  * functions and back to the default after them; to reproduce sinpe's fused
  * output bit for bit, a host computes token_scale * e + pe (float32 e)
  * with contraction off (#pragma OPENCL FP_CONTRACT OFF), as sinpe does.
+ * The program must not be built with -cl-fast-relaxed-math or
+ * -cl-unsafe-math-optimizations: they let the compiler reassociate the
+ * sums whose rounding errors the functions carry.
  *
  * Accuracy (these functions, the table and the fused kernels alike): the
  * value of column c at position p is sin(p * w + phase) to |error| <=

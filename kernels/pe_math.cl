@@ -97,6 +97,17 @@ inline float4 sinpe_anchor_real(float x, float8 d)
 
 #else
 
+/* rint(x) for |x| <= 2^22, every bit of it (the sign of a zero result
+   too), in three operations where pocl's rint takes a score: x + 1.5 *
+   2^23 lies in [2^23, 2^24), whose floats are the integers, so the sum
+   rounds x to nearest even.  For 0 <= x the sign fix is not needed. */
+#define SINPE_RINT_SHIFT 12582912.0f
+SINPE_INLINE float sinpe_rint(float x)
+{
+    float t = (x + SINPE_RINT_SHIFT) - SINPE_RINT_SHIFT;
+    return as_float((as_uint(t) & 0x7fffffffu) | (as_uint(x) & 0x80000000u));
+}
+
 /* Fast two-sum: s + e == a + b exactly when |a| >= |b| (or a == 0). */
 inline float2 sinpe_fast_two_sum(float a, float b)
 {
@@ -110,7 +121,7 @@ inline float2 sinpe_fast_two_sum(float a, float b)
  */
 SINPE_INLINE float4 sinpe_anchor_quarters(float s, float e, int quadrant)
 {
-    float n3 = rint(s);
+    float n3 = sinpe_rint(s);
     quadrant += (int)n3;
     float fh = (s - n3) + e;               /* |fh| <= 1/2 (+ rounding) */
     float fl = e - (fh - (s - n3));
@@ -151,7 +162,11 @@ SINPE_INLINE float4 sinpe_anchor(int x, float8 d)
     float b = (float)(x & 4095);
     float h1 = m * d.s0, l1 = fma(m, d.s0, -h1);
     float h2 = b * d.s4, l2 = fma(b, d.s4, -h2);
-    float n1 = rint(h1), n2 = rint(h2);
+    /* rint of both: |h1| < 2^21, 0 <= h2 < 2^14.  Two like computations
+       side by side are what clang's SLP pass packs into two-lane vectors,
+       which keep pocl from vectorising the anchors kernel across
+       work-items (table generation 1.3x slower): n2 is written out. */
+    float n1 = sinpe_rint(h1), n2 = (h2 + SINPE_RINT_SHIFT) - SINPE_RINT_SHIFT;
     int quadrant = (int)n1 + (int)n2 + (int)d.s3;
 
     float2 s = sinpe_two_sum(h1 - n1, h2 - n2);
