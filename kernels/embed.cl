@@ -19,14 +19,6 @@
 #include "pe_math.cl"
 #include "dtype.cl"
 
-/* A loop given a transformation (#pragma unroll, sixteen lanes) that
-   clang's first pass cannot make yet is made once the device compiler has
-   inlined its library (pocl's second pass); the warning the first pass
-   would write into every build log is off from here on. */
-#if defined(__clang__)
-#pragma clang diagnostic ignored "-Wpass-failed"
-#endif
-
 /* The bad-id counter: ids negative (below != 0) or at least end (above != 0). */
 SINPE_INLINE void sinpe_body_BAD_IDS(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_BAD_IDS))
 {
@@ -203,21 +195,15 @@ SINPE_INLINE void sinpe_token_cols(const int mode, const int et, const int ot,
 /* Token k's whole row, PE computed at k.p: one column a loop trip, so that
    the compiler vectorises across columns (pocl's vectoriser leaves alone
    the four-column vectors sinpe_token_cols builds, and an anchor per value
-   in scalar code cost 4-6x this on an EPYC), sixteen lanes where clang
-   compiles it (its own choice on AVX-512 CPUs is eight: 1.4x slower).
-   The operations of sinpe_token_cols lane by lane; float weight types
-   only (a quantized value needs its block). */
-#if defined(__clang__)
-#define SINPE_COLUMN_LOOP _Pragma("clang loop vectorize_width(16)")
-#else
-#define SINPE_COLUMN_LOOP
-#endif
+   in scalar code cost 4-6x this on an EPYC), sixteen lanes wide
+   (SINPE_LANES16).  The operations of sinpe_token_cols lane by lane;
+   float weight types only (a quantized value needs its block). */
 SINPE_INLINE void sinpe_token_row_pe(const int mode, const int et, const int ot,
                                      global const uchar *E, global uchar *out,
                                      global const float *coef, const sinpe_embed_params *a,
                                      const sinpe_token *k)
 {
-    SINPE_COLUMN_LOOP
+    SINPE_LANES16
     for (int c = 0; c < (int)a->dim; c++) {
         float x = mode == SINPE_MODE_ADD ? sinpe_load1(out, k->o + c, ot)
                                          : a->scale * (k->id.w * sinpe_load1(E, k->id.e + c, et));

@@ -15,7 +15,7 @@
 #define SINPE_ROPE_CL
 
 #include "abi.h"
-#include "device.cl"
+#include "pe_math.cl"
 #include "dtype.cl"
 
 #pragma OPENCL FP_CONTRACT OFF
@@ -85,15 +85,17 @@ SINPE_INLINE void sinpe_rope_copy(global const uchar *src, size_t so, global uch
 }
 
 /* The cos and sin of n pairs from k0 at position p past the table, to
-   c[0 .. n) and s[0 .. n). */
-SINPE_INLINE void sinpe_rope_cs_past(global const float *tab, global const float *coef,
-                                     const sinpe_rope_params *a, int p, uint k0, int n, float *c,
-                                     float *s)
+   c[0 .. n) and s[0 .. n): sinpe_rope_cos_sin's columns through
+   sinpe_pe itself, which the compiler inlines and vectorises. */
+SINPE_INLINE void sinpe_rope_cs_past(global const float *coef, const sinpe_rope_params *a, int p,
+                                     uint k0, int n, float *c, float *s)
 {
+    uint npairs = a->rot / 2;
+    SINPE_LANES16
     for (int l = 0; l < n; l++) {
-        float2 v = sinpe_rope_cos_sin(tab, 0, coef, a->rot, a->layout, p, k0 + (uint)l);
-        c[l] = v.x;
-        s[l] = v.y;
+        uint k = k0 + (uint)l;
+        c[l] = sinpe_pe(p, (int)(a->layout ? 2 * k : k), a->rot, coef);
+        s[l] = sinpe_pe(p, (int)(a->layout ? 2 * k + 1 : k + npairs), a->rot, coef);
     }
 }
 
@@ -110,7 +112,7 @@ SINPE_INLINE void sinpe_rope_cs4(global const float *tab, global const float *co
         return;
     }
     float cc[4] = {0.0f, 0.0f, 0.0f, 0.0f}, ss[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-    sinpe_rope_cs_past(tab, coef, a, p, k0, n, cc, ss);
+    sinpe_rope_cs_past(coef, a, p, k0, n, cc, ss);
     *c = vload4(0, cc);
     *s = vload4(0, ss);
 }
@@ -183,7 +185,7 @@ SINPE_INLINE void sinpe_rope_wide(global const uchar *qs, size_t qo, global ucha
             sinpe_rope_load16(row, 0, k, npairs, a->layout, SINPE_F32, &c[j], &s[j]);
         } else {
             float cc[16], ss[16];
-            sinpe_rope_cs_past(tab, coef, a, p, k, 16, cc, ss);
+            sinpe_rope_cs_past(coef, a, p, k, 16, cc, ss);
             c[j] = vload16(0, cc);
             s[j] = vload16(0, ss);
         }
