@@ -271,6 +271,7 @@ typedef struct goal_tally {
     bench_range rope_copy;     /* rope, prefill and mid: GB/s over the same-bytes copy's */
     bench_range rope_speedup;  /* rope_unfused over rope, device time, same rows */
     bench_range rope_bytes;    /* rope_unfused's bytes over rope's, same rows */
+    bench_range rope_otf;      /* rope_otf over rope, device time, every shape */
     size_t n_table, table_dim[BENCH_MAX_TABLE_DIMS];
     double table_ratio[BENCH_MAX_TABLE_DIMS];
 } goal_tally;
@@ -282,7 +283,7 @@ void bench_goal_row(const bench_env *env, goal_tally *g, const bench_row *row);
 void bench_goal_table(goal_tally *g, size_t dim, double ratio);
 void bench_goal_path(goal_tally *g, int replay, double ratio);
 void bench_goal_rope(const bench_env *env, goal_tally *g, const bench_row *fused,
-                     double speedup, double bytes_ratio);
+                     double speedup, double bytes_ratio, double otf_ratio);
 void bench_report_goals(cl_device_type type, const goal_tally *g);
 
 /* rope.c: sinpe_enqueue_rope() in place against the unfused pair and a

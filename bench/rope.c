@@ -13,6 +13,9 @@
  * must.  Rows:
  *   rope          sinpe_enqueue_rope() in place on q and k, from a rotary
  *                 table holding every position;
+ *   rope_otf      the same call with every position moved past the
+ *                 table's rows (start = its rows), cos and sin computed
+ *                 on the fly; its vs column tN is its time over rope's;
  *   rope_unfused  the pair: a bench kernel gathers the table's rows by
  *                 position into a [tokens, R] float buffer (the cos/sin
  *                 cache a host keeps), a second rotates q and k in place
@@ -340,7 +343,7 @@ static int run_shape(rope_run *rr, const bench_shape *sh, size_t rows, const dou
     size_t es = bench_dtype_size(rr->dtype);
     size_t width = (size_t)ROPE_ROW * ROPE_HEAD_DIM;
     bench_job job = {NULL, NULL, rr, 0};
-    bench_row fused, unfused, host, copy;
+    bench_row fused, otf, unfused, host, copy;
     unsigned char *x = NULL, *yf = NULL, *yu = NULL;
 
     rr->seq_len = sh->seq_len;
@@ -376,6 +379,9 @@ static int run_shape(rope_run *rr, const bench_shape *sh, size_t rows, const dou
     env->opts = &few;
     job.run = run_fused;
     int rc = time_row(rr, "rope", &job, sh, &fused);
+    rr->args.start = rr->tab_rows;
+    rc = rc ? rc : time_row(rr, "rope_otf", &job, sh, &otf);
+    rr->args.start = 0;
     job.run = run_unfused;
     rc = rc ? rc : time_row(rr, "rope_unfused", &job, sh, &unfused);
     job.run = run_host;
@@ -393,11 +399,14 @@ static int run_shape(rope_run *rr, const bench_shape *sh, size_t rows, const dou
     host.speedup_device = host.stats.median_us / fused.stats.median_us;
     host.speedup_wall = host.stats.wall_us / fused.stats.wall_us;
     fused.vs_copy = copy.stats.median_us / fused.stats.median_us; /* same bytes */
+    otf.vs_table = otf.stats.median_us / fused.stats.median_us;
     bench_report_row(env, &fused);
+    bench_report_row(env, &otf);
     bench_report_row(env, &unfused);
     bench_report_row(env, &host);
     bench_report_row(env, &copy);
-    bench_goal_rope(env, goals, &fused, unfused.speedup_device, unfused.bytes / fused.bytes);
+    bench_goal_rope(env, goals, &fused, unfused.speedup_device, unfused.bytes / fused.bytes,
+                    otf.vs_table);
 
     /* Both paths from the same fresh inputs; the fused result against
        float64 too. */

@@ -119,9 +119,10 @@ void bench_goal_row(const bench_env *env, goal_tally *g, const bench_row *row)
 }
 
 void bench_goal_rope(const bench_env *env, goal_tally *g, const bench_row *fused,
-                     double speedup, double bytes_ratio)
+                     double speedup, double bytes_ratio, double otf_ratio)
 {
     double goal = (env->device_type & CL_DEVICE_TYPE_CPU) ? GOAL_ROPE_PCT_CPU : GOAL_ROPE_PCT_GPU;
+    range_add(&g->rope_otf, otf_ratio, 0.0);
     if (!fused->shape || strcmp(fused->shape, "decode") == 0)
         return;
     range_add(&g->rope_copy, 100.0 * fused->vs_copy, goal);
@@ -199,6 +200,9 @@ void bench_report_goals(cl_device_type type, const goal_tally *g)
         printf("    (the pair moves %.2fx to %.2fx rope's bytes: where both run at the "
                "memory's speed, the most rope can gain)\n",
                g->rope_bytes.min, g->rope_bytes.max);
+    report_range("rope with every position past the table (rope_otf): device time over "
+                 "rope's (reported)",
+                 &g->rope_otf, "x", 0.0);
     for (int t = 0; t < (int)sinpe_dtype_count() && t < BENCH_N_DTYPES; t++) {
         char what[96];
         if (!bench_dtype_info((sinpe_dtype)t).quantized)
