@@ -102,7 +102,7 @@ sed -n '/^goals/,$p' "$out/bench-fp32.txt" >>"$summary"
 # shellcheck disable=SC2086
 step tune 120 "$out/tune.txt" ./build/sinpe-tune $tune_args --json "$out/tune.jsonl"
 grep -E '^(chosen|database|saved)' "$out/tune.txt" >>"$summary"
-file=$(awk '/^saved as / { print $3 }' "$out/tune.txt")
+file=$(awk '/^saved as / { f = $3 } END { print f }' "$out/tune.txt") # a rerun appends
 [ -n "$file" ] && cp "$file" "$out/record.txt"
 
 # shellcheck disable=SC2086
