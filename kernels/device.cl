@@ -41,14 +41,20 @@ inline void sinpe_pe_run(global const float *table, int rows, global const float
         dst[j] = sinpe_pe_value(table, rows, consts, dim, p, c + j);
 }
 
-/* (cos_k, sin_k) at position p of a rotary table of rot_dim columns in
+/* The columns (cos_k, sin_k) of a rotary table of rot_dim columns in
    layout COS_SIN (layout 0) or PAIRS (1), k < rot_dim / 2. */
+SINPE_INLINE uint2 sinpe_rope_cols(uint rot_dim, uint layout, uint k)
+{
+    return (uint2)(layout ? 2 * k : k, layout ? 2 * k + 1 : k + rot_dim / 2);
+}
+
+/* (cos_k, sin_k) at position p of such a table. */
 inline float2 sinpe_rope_cos_sin(global const float *table, int rows, global const float *consts,
                                  uint rot_dim, uint layout, int p, uint k)
 {
-    uint c = layout ? 2 * k : k, s = layout ? 2 * k + 1 : k + rot_dim / 2;
-    return (float2)(sinpe_pe_value(table, rows, consts, rot_dim, p, c),
-                    sinpe_pe_value(table, rows, consts, rot_dim, p, s));
+    uint2 col = sinpe_rope_cols(rot_dim, layout, k);
+    return (float2)(sinpe_pe_value(table, rows, consts, rot_dim, p, col.x),
+                    sinpe_pe_value(table, rows, consts, rot_dim, p, col.y));
 }
 
 /* pe_math.cl turned contraction off for its own code; the host's code

@@ -27,7 +27,8 @@ typedef struct step {
 } step;
 typedef struct choice {
     int n, aligned, tiles;
-    size_t row16; /* ROW into 16-bit outputs: values a step (wide16) */
+    size_t row16; /* ROW into 16-bit outputs: values a step (wide16); the
+                     kernel reads SINPE_WIDE16, this tells sinpe__plan_same */
     step s[2];
 } choice;
 
