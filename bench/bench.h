@@ -270,7 +270,8 @@ typedef struct goal_tally {
                                   time, replay over the empty recording's */
     bench_range rope_copy;     /* rope, prefill and mid: GB/s over the same-bytes copy's */
     bench_range rope_speedup;  /* rope_unfused over rope, device time, same rows */
-    bench_range rope_bytes;    /* rope_unfused's bytes over rope's, same rows */
+    bench_range rope_reach;    /* the most rope_speedup can be: rope_unfused over rope_copy
+                                  (rope's bytes), or itself where rope beats the copy */
     bench_range rope_otf;      /* rope_otf over rope, device time, every shape */
     size_t n_table, table_dim[BENCH_MAX_TABLE_DIMS];
     double table_ratio[BENCH_MAX_TABLE_DIMS];
@@ -283,7 +284,7 @@ void bench_goal_row(const bench_env *env, goal_tally *g, const bench_row *row);
 void bench_goal_table(goal_tally *g, size_t dim, double ratio);
 void bench_goal_path(goal_tally *g, int replay, double ratio);
 void bench_goal_rope(const bench_env *env, goal_tally *g, const bench_row *fused,
-                     double speedup, double bytes_ratio, double otf_ratio);
+                     double speedup, double reach, double otf_ratio);
 void bench_report_goals(cl_device_type type, const goal_tally *g);
 
 /* rope.c: sinpe_enqueue_rope() in place against the unfused pair and a
@@ -316,6 +317,12 @@ void bench_usage(FILE *f);
 /* timing.c */
 double bench_now_s(void);
 int bench_time(bench_env *env, const bench_job *job, bench_stats *stats);
+#define BENCH_ROUNDS 5     /* interleaved rounds of jobs whose times are compared */
+#define BENCH_ROUND_REPS 8 /* timed calls a round without --reps */
+#define BENCH_MAX_JOBS 8
+int bench_time_rounds(bench_env *env, const bench_job *jobs, int n, bench_stats *stats,
+                      double med[][BENCH_ROUNDS]);
+double bench_round_ratio(double med[][BENCH_ROUNDS], int a, int b);
 
 /* The median of v[0 .. n), n > 0; sorts v in place. */
 double bench_median(double *v, int n);

@@ -172,6 +172,17 @@ fail:
     return -1;
 }
 
+/* The same call with every position past the table's rows. */
+static int run_otf(void *user, cl_command_queue queue, cl_event *events, cl_uint *n_events)
+{
+    rope_run *rr = user;
+    int rc;
+    rr->args.start = rr->tab_rows;
+    rc = run_fused(user, queue, events, n_events);
+    rr->args.start = 0;
+    return rc;
+}
+
 static int run_unfused(void *user, cl_command_queue queue, cl_event *events, cl_uint *n_events)
 {
     rope_run *rr = user;
@@ -273,13 +284,12 @@ static size_t check_reference(const rope_run *rr, const unsigned char *x, const 
     return over;
 }
 
-/* One timed row of the section. */
-static int time_row(rope_run *rr, const char *name, bench_job *job, const bench_shape *sh,
-                    bench_row *row)
+/* One row of the section, timed as st. */
+static void fill_row(const rope_run *rr, const char *name, const bench_shape *sh,
+                     const bench_stats *st, bench_row *row)
 {
     memset(row, 0, sizeof *row);
-    if (bench_time(rr->env, job, &row->stats) != 0)
-        return -1;
+    row->stats = *st;
     row->name = name;
     row->positions = "explicit";
     row->shape = sh->name;
@@ -291,7 +301,6 @@ static int time_row(rope_run *rr, const char *name, bench_job *job, const bench_
     row->distinct_positions = rr->distinct;
     row->bytes = 2.0 * (double)rr->qk_bytes; /* q and k read and written */
     row->task_bytes = row->bytes;
-    return 0;
 }
 
 /*
@@ -342,8 +351,17 @@ static int run_shape(rope_run *rr, const bench_shape *sh, size_t rows, const dou
     bench_env *env = rr->env;
     size_t es = bench_dtype_size(rr->dtype);
     size_t width = (size_t)ROPE_ROW * ROPE_HEAD_DIM;
-    bench_job job = {NULL, NULL, rr, 0};
-    bench_row fused, otf, unfused, host, copy;
+    enum { FUSED, OTF, UNFUSED, HOST, COPY, N_ROWS };
+    static const char *const names[N_ROWS] = {"rope", "rope_otf", "rope_unfused", "rope_host",
+                                              "rope_copy"};
+    const bench_job jobs[N_ROWS] = {{run_fused, NULL, rr, 0},
+                                    {run_otf, NULL, rr, 0},
+                                    {run_unfused, NULL, rr, 0},
+                                    {run_host, NULL, rr, 0},
+                                    {run_copy, NULL, rr, 0}};
+    bench_stats st[N_ROWS];
+    double med[N_ROWS][BENCH_ROUNDS];
+    bench_row row[N_ROWS];
     unsigned char *x = NULL, *yf = NULL, *yu = NULL;
 
     rr->seq_len = sh->seq_len;
@@ -368,45 +386,33 @@ static int run_shape(rope_run *rr, const bench_shape *sh, size_t rows, const dou
         goto fail;
 
     /* A CPU device takes 0.05 to 0.5 s a call at prefill: there the big
-       shapes get ROPE_CPU_REPS timed calls after one warm-up (unless
-       --reps says otherwise), which keeps the section to a few seconds. */
+       shapes get ROPE_CPU_REPS timed calls (one a round, unless --reps
+       says otherwise), which keeps the section to a few seconds.  The
+       rows are timed in interleaved rounds: the goals read their ratios. */
     const bench_opts *saved = env->opts;
     bench_opts few = *saved;
-    if (saved->reps == 0 && (env->device_type & CL_DEVICE_TYPE_CPU) && rr->tokens > 64) {
+    if (saved->reps == 0 && (env->device_type & CL_DEVICE_TYPE_CPU) && rr->tokens > 64)
         few.reps = ROPE_CPU_REPS;
-        few.warmup = 1;
-    }
     env->opts = &few;
-    job.run = run_fused;
-    int rc = time_row(rr, "rope", &job, sh, &fused);
-    rr->args.start = rr->tab_rows;
-    rc = rc ? rc : time_row(rr, "rope_otf", &job, sh, &otf);
-    rr->args.start = 0;
-    job.run = run_unfused;
-    rc = rc ? rc : time_row(rr, "rope_unfused", &job, sh, &unfused);
-    job.run = run_host;
-    rc = rc ? rc : time_row(rr, "rope_host", &job, sh, &host);
-    job.run = run_copy;
-    rc = rc ? rc : time_row(rr, "rope_copy", &job, sh, &copy);
+    int rc = bench_time_rounds(env, jobs, N_ROWS, st, med);
     env->opts = saved;
     if (rc != 0)
         goto fail;
+    for (int i = 0; i < N_ROWS; i++)
+        fill_row(rr, names[i], sh, &st[i], &row[i]);
     /* The pair's own traffic: the cache written and read back, and the
        table rows it gathers, beside q and k. */
-    unfused.bytes += (2.0 * (double)rr->tokens + (double)rr->distinct) * ROPE_HEAD_DIM * 4.0;
-    unfused.speedup_device = unfused.stats.median_us / fused.stats.median_us;
-    unfused.speedup_wall = unfused.stats.wall_us / fused.stats.wall_us;
-    host.speedup_device = host.stats.median_us / fused.stats.median_us;
-    host.speedup_wall = host.stats.wall_us / fused.stats.wall_us;
-    fused.vs_copy = copy.stats.median_us / fused.stats.median_us; /* same bytes */
-    otf.vs_table = otf.stats.median_us / fused.stats.median_us;
-    bench_report_row(env, &fused);
-    bench_report_row(env, &otf);
-    bench_report_row(env, &unfused);
-    bench_report_row(env, &host);
-    bench_report_row(env, &copy);
-    bench_goal_rope(env, goals, &fused, unfused.speedup_device, unfused.bytes / fused.bytes,
-                    otf.vs_table);
+    row[UNFUSED].bytes += (2.0 * (double)rr->tokens + (double)rr->distinct) * ROPE_HEAD_DIM * 4.0;
+    row[UNFUSED].speedup_device = bench_round_ratio(med, UNFUSED, FUSED);
+    row[UNFUSED].speedup_wall = st[UNFUSED].wall_us / st[FUSED].wall_us;
+    row[HOST].speedup_device = bench_round_ratio(med, HOST, FUSED);
+    row[HOST].speedup_wall = st[HOST].wall_us / st[FUSED].wall_us;
+    row[FUSED].vs_copy = bench_round_ratio(med, COPY, FUSED); /* same bytes */
+    row[OTF].vs_table = bench_round_ratio(med, OTF, FUSED);
+    for (int i = 0; i < N_ROWS; i++)
+        bench_report_row(env, &row[i]);
+    bench_goal_rope(env, goals, &row[FUSED], row[UNFUSED].speedup_device,
+                    bench_round_ratio(med, UNFUSED, COPY), row[OTF].vs_table);
 
     /* Both paths from the same fresh inputs; the fused result against
        float64 too. */

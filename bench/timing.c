@@ -189,3 +189,63 @@ fail:
     free(wall);
     return -1;
 }
+
+/*
+ * Times jobs[0 .. n) (n <= BENCH_MAX_JOBS) in BENCH_ROUNDS interleaved
+ * rounds: each job once a round, the order rotating, each time one warm-up
+ * call and a fifth of the reps (--reps, else BENCH_ROUND_REPS).  A change
+ * in the machine's speed during the rounds then falls on every job alike.
+ * stats[i]: the median of job i's round medians (wall likewise), min and
+ * max over all its calls; med[i][r] its round medians, for ratios taken
+ * round by round (bench_round_ratio).  One job is timed once, as
+ * bench_time does.
+ */
+int bench_time_rounds(bench_env *env, const bench_job *jobs, int n, bench_stats *stats,
+                      double med[][BENCH_ROUNDS])
+{
+    const bench_opts *saved = env->opts;
+    bench_opts round_opts = *saved;
+    double wall[BENCH_MAX_JOBS][BENCH_ROUNDS];
+    int r, j, rc = 0;
+
+    if (n == 1) {
+        rc = bench_time(env, &jobs[0], &stats[0]);
+        for (r = 0; r < BENCH_ROUNDS; r++)
+            med[0][r] = stats[0].median_us;
+        return rc;
+    }
+    round_opts.warmup = 1;
+    round_opts.reps = saved->reps > 0 ? (saved->reps + BENCH_ROUNDS - 1) / BENCH_ROUNDS
+                                      : BENCH_ROUND_REPS;
+    env->opts = &round_opts;
+    memset(stats, 0, (size_t)n * sizeof *stats);
+    for (r = 0; r < BENCH_ROUNDS && rc == 0; r++)
+        for (j = 0; j < n && rc == 0; j++) {
+            int i = (j + r) % n;
+            bench_stats st;
+            rc = bench_time(env, &jobs[i], &st);
+            med[i][r] = st.median_us;
+            wall[i][r] = st.wall_us;
+            stats[i].min_us = r == 0 || st.min_us < stats[i].min_us ? st.min_us : stats[i].min_us;
+            stats[i].max_us = st.max_us > stats[i].max_us ? st.max_us : stats[i].max_us;
+            stats[i].reps += st.reps;
+            stats[i].timing = st.timing;
+        }
+    env->opts = saved;
+    for (j = 0; j < n && rc == 0; j++) {
+        double m[BENCH_ROUNDS];
+        memcpy(m, med[j], sizeof m);
+        stats[j].median_us = bench_median(m, BENCH_ROUNDS);
+        stats[j].wall_us = bench_median(wall[j], BENCH_ROUNDS);
+    }
+    return rc;
+}
+
+/* The median over the rounds of med[a][r] / med[b][r]. */
+double bench_round_ratio(double med[][BENCH_ROUNDS], int a, int b)
+{
+    double q[BENCH_ROUNDS];
+    for (int r = 0; r < BENCH_ROUNDS; r++)
+        q[r] = med[a][r] / med[b][r];
+    return bench_median(q, BENCH_ROUNDS);
+}

@@ -96,15 +96,12 @@ static void set_type(bench_shape_run *sr, const wtype *ty)
 }
 
 /*
- * Times the fused call of every type on shape k in ROUNDS interleaved
- * rounds (each type once per round, the order rotating), so that a change
- * in the machine's speed during the section falls on every type alike: a
- * type's time is the median of its rounds' medians, its ratio the median
- * of its rounds' ratios to the fp16 weights' (ty[0] when fp16 is timed).
- * Then each type's fused output, poisoned first, is checked against the
- * unfused pair from the same weights.
+ * Times the fused call of every type on shape k in interleaved rounds
+ * (bench_time_rounds): a type's ratio is the median of its rounds' ratios
+ * to the fp16 weights' (ty[0] when fp16 is timed).  Then each type's fused
+ * output, poisoned first, is checked against the unfused pair from the
+ * same weights.
  */
-#define ROUNDS 5
 static int run_shape(bench_env *env, sinpe_table *table, size_t dim, size_t k,
                      const wtype *ty, int n, cl_mem out[2], check_tally *tally,
                      goal_tally *goals)
@@ -113,19 +110,13 @@ static int run_shape(bench_env *env, sinpe_table *table, size_t dim, size_t k,
     size_t tokens = sh->seqs * sh->seq_len;
     cl_uchar poison[2] = {0x00, 0xFF};
     bench_inputs in = {NULL, NULL, 0};
-    bench_opts round_opts = *env->opts;
-    bench_env round_env = *env;
-    bench_shape_run sr;
-    double med[N_TYPES][ROUNDS], wall[N_TYPES][ROUNDS], ratio[ROUNDS];
-    bench_stats sum[N_TYPES];
+    bench_shape_run sr, srt[N_TYPES];
+    bench_job jobs[N_TYPES];
+    bench_stats st[N_TYPES];
+    double med[N_TYPES][BENCH_ROUNDS];
     int has_fp16 = ty[0].type == SINPE_F16;
 
-    /* Each round: one warm-up call, a fifth of the reps (8 by default). */
-    round_opts.warmup = 1;
-    round_opts.reps = env->opts->reps > 0 ? (env->opts->reps + ROUNDS - 1) / ROUNDS : 8;
-    round_env.opts = &round_opts;
     memset(&sr, 0, sizeof sr);
-    memset(sum, 0, sizeof sum);
     if (bench_inputs_make(env, shape_ids[k], 0, &in) != 0)
         return -1;
     sinpe_embed_args_init(&sr.args);
@@ -138,22 +129,13 @@ static int run_shape(bench_env *env, sinpe_table *table, size_t dim, size_t k,
     sr.args.out_dtype = SINPE_F16;
     sr.out[BENCH_OUT_FUSED] = out[0];
     sr.out[BENCH_OUT_UNFUSED] = out[1];
-
-    for (int r = 0; r < ROUNDS; r++)
-        for (int j = 0; j < n; j++) {
-            int i = (j + r) % n;
-            bench_job job = {bench_cases[0].run, NULL, &sr, 0};
-            bench_stats st;
-            set_type(&sr, &ty[i]);
-            if (bench_time(&round_env, &job, &st) != 0)
-                goto fail;
-            med[i][r] = st.median_us;
-            wall[i][r] = st.wall_us;
-            sum[i].reps += st.reps;
-            sum[i].timing = st.timing;
-            sum[i].min_us = r == 0 || st.min_us < sum[i].min_us ? st.min_us : sum[i].min_us;
-            sum[i].max_us = st.max_us > sum[i].max_us ? st.max_us : sum[i].max_us;
-        }
+    for (int i = 0; i < n; i++) {
+        srt[i] = sr;
+        set_type(&srt[i], &ty[i]);
+        jobs[i] = (bench_job){bench_cases[0].run, NULL, &srt[i], 0};
+    }
+    if (bench_time_rounds(env, jobs, n, st, med) != 0)
+        goto fail;
 
     for (int i = 0; i < n; i++) {
         bench_traffic tr = {(double)tokens, (double)in.distinct, 4.0 * (double)dim,
@@ -166,11 +148,7 @@ static int run_shape(bench_env *env, sinpe_table *table, size_t dim, size_t k,
 
         memset(&row, 0, sizeof row);
         tr16.in_row = (double)sinpe_dtype_bytes(SINPE_F16, dim);
-        for (int r = 0; r < ROUNDS; r++)
-            ratio[r] = med[i][r] / med[0][r];
-        row.stats = sum[i];
-        row.stats.median_us = bench_median(med[i], ROUNDS);
-        row.stats.wall_us = bench_median(wall[i], ROUNDS);
+        row.stats = st[i];
         row.name = "fused";
         row.positions = "implicit";
         row.shape = sh->name;
@@ -182,7 +160,7 @@ static int run_shape(bench_env *env, sinpe_table *table, size_t dim, size_t k,
         row.distinct_positions = in.distinct;
         row.bytes = row.task_bytes = bench_bytes_fused(&tr);
         if (has_fp16 && i > 0) {
-            row.vs_weights = bench_median(ratio, ROUNDS);
+            row.vs_weights = bench_round_ratio(med, i, 0);
             row.vs_weights_gbps = row.bytes / bench_bytes_fused(&tr16) / row.vs_weights;
         }
         bench_goal_row(env, goals, &row);
@@ -190,11 +168,10 @@ static int run_shape(bench_env *env, sinpe_table *table, size_t dim, size_t k,
 
         /* The fused call once more into a poisoned output, then the
            unfused pair from the same weights, untimed, for the check. */
-        set_type(&sr, &ty[i]);
         for (int o = 0; o < 2; o++)
             CHECK(clEnqueueFillBuffer(env->queue, out[o], &poison[o], 1, 0, tokens * dim * 2,
                                       0, NULL, NULL));
-        a = sr.args;
+        a = srt[i].args;
         a.out = out[0];
         CHECK(sinpe_enqueue_embed(table, env->queue, &a, 0, NULL, NULL));
         a.out = out[1];
@@ -203,7 +180,7 @@ static int run_shape(bench_env *env, sinpe_table *table, size_t dim, size_t k,
         CHECK(clFinish(env->queue));
         snprintf(what, sizeof what, "dim %zu, %s weights, fp16 output, %s", dim, row.weights,
                  sh->name);
-        if (bench_check_shape(env, &sr, SINPE_F16, tokens * dim, 0, what, tally) != 0)
+        if (bench_check_shape(env, &srt[i], SINPE_F16, tokens * dim, 0, what, tally) != 0)
             goto fail;
     }
     bench_inputs_release(&in);
