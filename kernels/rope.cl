@@ -145,15 +145,24 @@ SINPE_INLINE void sinpe_rope_store16(global uchar *dst, size_t d, uint k0, uint 
 }
 
 /* Pairs [k0, k0 + 16 m) of every head of one token at position p, m <=
-   SINPE_ROPE_PAIRS / 16, sixteen at a time, in the order of memory. */
+   SINPE_ROPE_PAIRS / 16, sixteen at a time, in the order of memory; the
+   same pairs of the next token's row (ahead elements on) asked for. */
 #define SINPE_ROPE_WIDE (SINPE_ROPE_PAIRS / 16 > 0 ? SINPE_ROPE_PAIRS / 16 : 1)
 SINPE_INLINE void sinpe_rope_wide_heads(global const uchar *src, size_t so, global uchar *dst,
                                         size_t d, uint heads, const sinpe_rope_params *a,
                                         uint k0, uint m, const int ot, const float16 *c,
-                                        const float16 *s)
+                                        const float16 *s, size_t ahead)
 {
     uint npairs = a->rot / 2;
+    size_t es = ot == SINPE_F32 ? 4 : 2;
     for (uint h = 0; h < heads; h++, so += a->head_dim, d += a->head_dim) {
+        global const uchar *next = src + (so + ahead) * es;
+        if (a->pairing)
+            sinpe_prefetch(next + 2 * k0 * es, 32 * m * es);
+        else {
+            sinpe_prefetch(next + k0 * es, 16 * m * es);
+            sinpe_prefetch(next + (npairs + k0) * es, 16 * m * es);
+        }
 #pragma unroll
         for (uint j = 0; j < SINPE_ROPE_WIDE; j++) {
             float16 x1, x2;
@@ -190,8 +199,8 @@ SINPE_INLINE void sinpe_rope_wide(global const uchar *qs, size_t qo, global ucha
             s[j] = vload16(0, ss);
         }
     }
-    sinpe_rope_wide_heads(qs, qo, q_out, qd, a->q_heads, a, k0, m, ot, c, s);
-    sinpe_rope_wide_heads(ks, ko, k_out, kd, kh, a, k0, m, ot, c, s);
+    sinpe_rope_wide_heads(qs, qo, q_out, qd, a->q_heads, a, k0, m, ot, c, s, a->q_stride);
+    sinpe_rope_wide_heads(ks, ko, k_out, kd, kh, a, k0, m, ot, c, s, a->k_stride);
 }
 
 SINPE_INLINE void sinpe_body_ROPE(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ROPE))

@@ -29,6 +29,7 @@ typedef struct choice {
     int n, aligned, tiles;
     size_t row16; /* ROW into 16-bit outputs: values a step (wide16); the
                      kernel reads SINPE_WIDE16, this tells sinpe__plan_same */
+    size_t prefetch; /* the record's, where the form reads SINPE_PREFETCH */
     step s[2];
 } choice;
 
@@ -76,6 +77,7 @@ static void choose(const sinpe__tuning *t, const sinpe__call *c, choice *ch)
            the rotation: rope_pairs pairs of every head (rope.cl). */
         add(ch, c->form, c->form == SINPE_FORM_ROPE ? t->rope_pairs : 1,
             c->form == SINPE_FORM_ROWS ? t->table_tile : 1, 3);
+        ch->prefetch = c->form == SINPE_FORM_ROPE && t->rope_pairs >= 16 ? t->prefetch : 0;
     } else if (c->fast) {
         if (big)
             add(ch, SINPE_FORM_STREAM, line, S, 3);
@@ -159,9 +161,10 @@ void sinpe__plan_options(const sinpe__tuning *t, sinpe_math math, int weights, c
                                    "-cl-std=CL1.2 -DSINPE_FP64=%d -DSINPE_SEQS=%zu "
                                    "-DSINPE_TABLE_SEQS=%zu -DSINPE_TABLE_TILE=%zu "
                                    "-DSINPE_ALIGNED_IO=%zu -DSINPE_WIDE16=%zu "
-                                   "-DSINPE_ROPE_PAIRS=%zu",
+                                   "-DSINPE_ROPE_PAIRS=%zu -DSINPE_PREFETCH=%zu",
                                    math == SINPE_MATH_FP64 ? 1 : 0, v->seqs, v->table_seqs,
-                                   v->table_tile, v->aligned, v->wide16, v->rope_pairs);
+                                   v->table_tile, v->aligned, v->wide16, v->rope_pairs,
+                                   v->prefetch);
     for (int f = 0; f < SINPE_FORMS && used < n; f++)
         used += (size_t)snprintf(buf + used, n - used, " -DSINPE_HAS_%s=%d", forms[f], held[f]);
     if (weights >= 0 && used < n)

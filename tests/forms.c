@@ -58,12 +58,14 @@ static void key_of(const sinpe__tuning *t, int k, const char *form, char *key)
 {
     int fast = !strcmp(form, "fast") || !strcmp(form, "stream");
     snprintf(key, KEY,
-             "%s seqs=%zu table_seqs=%zu table_tile=%zu aligned=%zu wide16=%zu rope_pairs=%zu",
+             "%s seqs=%zu table_seqs=%zu table_tile=%zu aligned=%zu wide16=%zu rope_pairs=%zu "
+             "prefetch=%zu",
              sinpe__kernels[k].name, fast ? t->seqs : 0,
              !strcmp(form, "table") ? t->table_seqs : 0,
              !strcmp(form, "rows") ? t->table_tile : 0, t->aligned,
              !strcmp(form, "fast") || !strcmp(form, "row") ? t->wide16 : 0,
-             !strcmp(form, "rope") ? t->rope_pairs : 0);
+             !strcmp(form, "rope") ? t->rope_pairs : 0,
+             !strcmp(form, "rope") && t->rope_pairs >= 16 ? t->prefetch : 0);
 }
 
 /* Whether the space-separated list words holds word. */
