@@ -83,7 +83,7 @@ typedef struct bench_env {
     cl_mem marker;            /* 4 bytes that bracketing markers fill */
     cl_program program;       /* the bench's helper kernels */
     cl_kernel k_copy, k_write, k_empty;
-    cl_kernel k_copy_stream, k_write_stream; /* NULL without the builtin */
+    cl_kernel k_copy_stream, k_write_stream, k_copy_line; /* NULL without the builtin */
     cl_kernel k_write_best;   /* the write ceiling's kernel; NULL: the runtime's fill */
     cl_kernel k_copy_best;    /* the copy ceiling's kernel; NULL: the runtime's copy */
     cl_kernel k_fill[BENCH_N_DTYPES]; /* by sinpe_dtype */
