@@ -43,7 +43,8 @@ inline float4 sinpe_anchor_at(global const float *anc, size_t plane, size_t i)
  * SINPE_ROWS_BLOCKS): the same steps in four blocks, so that the step
  * planes (dim * 2 KiB) are read from outer caches a quarter as often, and
  * 256 contiguous bytes per row (bench/RESULTS.md).  Four divides
- * SINPE_STEP_ROWS, so a run lies in one block.  Sixteen-lane
+ * SINPE_STEP_ROWS, so a run lies in one block, and the anchors of sixteen
+ * columns are loaded once for its four rows.  Sixteen-lane
  * vectors, each lane sinpe_combine's operations: vectors within the
  * work-item, not across work-items, as pocl vectorised a one-column body
  * across work-items with masked loads and stores (the column guard).
@@ -66,27 +67,32 @@ SINPE_INLINE void sinpe_rows_line(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ROWS
         if (p0 >= end)
             return;
         size_t h = (size_t)((p0 >> SINPE_STEP_SHIFT) - ((long)row0 >> SINPE_STEP_SHIFT));
-        for (int v = 0; v < SINPE_ROWS_RUN; v++) {
-            long p = p0 + v;
-            if (p < row0 || p >= end)
-                continue;
-            for (int w = 0; w < SINPE_ROWS_COLS / 16; w++) {
-                size_t c = c0 + 16 * w, i = h * dim + c;
-                size_t o = out_off + (size_t)(p - row0) * out_stride + c;
-                if (c >= dim)
-                    break;
-                if (c + 16 > dim) {
-                    for (uint u = 0; u < dim - c; u++)
+        for (int w = 0; w < SINPE_ROWS_COLS / 16; w++) {
+            size_t c = c0 + 16 * w, i = h * dim + c;
+            if (c >= dim)
+                break;
+            if (c + 16 > dim) {
+                for (int v = 0; v < SINPE_ROWS_RUN; v++) {
+                    long p = p0 + v;
+                    size_t o = out_off + (size_t)(p - row0) * out_stride + c;
+                    for (uint u = 0; p >= row0 && p < end && u < dim - c; u++)
                         sinpe_store1(sinpe_combine(sinpe_anchor_at(anc, plane, i + u),
                                                    sinpe_step(coef, dim, j0 + v, (int)(c + u))),
                                      out, o + u, ot);
-                    break;
                 }
+                break;
+            }
+            /* The anchors once for the run's rows. */
+            float16 ash = vload16(0, anc + i), asl = vload16(0, anc + plane + i);
+            float16 ach = vload16(0, anc + 2 * plane + i), acl = vload16(0, anc + 3 * plane + i);
+            for (int v = 0; v < SINPE_ROWS_RUN; v++) {
+                long p = p0 + v;
+                if (p < row0 || p >= end)
+                    continue;
+                size_t o = out_off + (size_t)(p - row0) * out_stride + c;
                 global const float *s = sinpe_step_at(coef, dim, j0 + v, (int)c);
-                float16 x = SINPE_COMBINE(
-                    vload16(0, anc + i), vload16(0, anc + plane + i), vload16(0, anc + 2 * plane + i),
-                    vload16(0, anc + 3 * plane + i), vload16(0, s), vload16(0, s + k),
-                    vload16(0, s + 2 * k), vload16(0, s + 3 * k));
+                float16 x = SINPE_COMBINE(ash, asl, ach, acl, vload16(0, s), vload16(0, s + k),
+                                          vload16(0, s + 2 * k), vload16(0, s + 3 * k));
                 global float *f = (global float *)out + o;
                 if (ot == SINPE_F32 && ((uintptr_t)f & 63) == 0) {
                     sinpe_stream_f32(x, f);
