@@ -69,6 +69,8 @@ typedef cl_uint sinpe_u32;
 #define SINPE_ROWS_COLS 64
 #define SINPE_ROWS_RUN 4
 #define SINPE_ROWS_BLOCKS 4
+/* ... and columns per work-item of their anchors. */
+#define SINPE_ANCHOR_COLS 16
 
 /* The three embedding calls, and the kernels of none (table.cl's, the
    bad-id counter). */

@@ -19,15 +19,23 @@
  */
 SINPE_INLINE void sinpe_body_ANCHORS(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ANCHORS))
 {
-    size_t c = get_global_id(0), k = get_global_id(1);
-    if (c >= dim || k >= nblocks)
+    /* With table_tile 1 (the rows' CPU form) SINPE_ANCHOR_COLS columns a
+       work-item, sixteen lanes wide (pocl vectorised one column a
+       work-item eight wide); else one. */
+    const uint W = SINPE_TABLE_TILE == 1 ? SINPE_ANCHOR_COLS : 1;
+    size_t c0 = get_global_id(0) * W, k = get_global_id(1);
+    if (c0 >= dim || k >= nblocks)
         return;
-    float4 a = sinpe_anchor(base + (int)k * SINPE_STEP_ROWS, sinpe_desc(coef, dim, (int)c));
-    size_t plane = (size_t)nblocks * dim, i = k * dim + c;
-    anc[i] = a.x;
-    anc[plane + i] = a.y;
-    anc[2 * plane + i] = a.z;
-    anc[3 * plane + i] = a.w;
+    size_t plane = (size_t)nblocks * dim, i = k * dim + c0;
+    int x = base + (int)k * SINPE_STEP_ROWS, n = (int)min((size_t)W, dim - c0);
+    SINPE_LANES16
+    for (int u = 0; u < n; u++) {
+        float4 a = sinpe_anchor(x, sinpe_desc(coef, dim, (int)c0 + u));
+        anc[i + u] = a.x;
+        anc[plane + i + u] = a.y;
+        anc[2 * plane + i + u] = a.z;
+        anc[3 * plane + i + u] = a.w;
+    }
 }
 
 /* The anchor of column c's block at i = block * dim + c (four planes). */

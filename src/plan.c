@@ -331,7 +331,7 @@ sinpe_status sinpe__plan_fixed(const sinpe__device_info *dev, const sinpe__progr
 
 sinpe_status sinpe__plan_rows(const sinpe__tuning *t, const sinpe__device_info *dev,
                               const sinpe__program *prog, sinpe_dtype out_dtype, size_t dim,
-                              cl_int row0, size_t nrows, size_t blocks, sinpe__launch *l)
+                              cl_int row0, size_t nrows, size_t blocks, sinpe__launch l[2])
 {
     const sinpe__call c = {SINPE_MODE_NONE, SINPE_FORM_ROWS, 0, (int)out_dtype, 0, 0, 0, 0, 0, 0};
     choice ch;
@@ -346,7 +346,12 @@ sinpe_status sinpe__plan_rows(const sinpe__tuning *t, const sinpe__device_info *
                          T == 1 ? (runs < per ? runs : per) : SINPE_STEP_ROWS / T,
                          T == 1 ? (strides + SINPE_ROWS_BLOCKS - 1) / SINPE_ROWS_BLOCKS
                                 : (blocks + T - 1) / T};
-    return sinpe__plan_fixed(dev, prog, SINPE_FORM_ROWS, (int)out_dtype, 3, n, l);
+    /* First the anchors: (columns, block), SINPE_ANCHOR_COLS columns a
+       work-item if T = 1, else one. */
+    const size_t na[2] = {T == 1 ? (dim + SINPE_ANCHOR_COLS - 1) / SINPE_ANCHOR_COLS : dim,
+                          blocks};
+    SINPE_FORWARD(sinpe__plan_fixed(dev, prog, SINPE_FORM_ANCHORS, SINPE_F32, 2, na, &l[0]));
+    return sinpe__plan_fixed(dev, prog, SINPE_FORM_ROWS, (int)out_dtype, 3, n, &l[1]);
 }
 
 sinpe_status sinpe__plan_rope(const sinpe__tuning *t, const sinpe__device_info *dev,

@@ -96,13 +96,10 @@ sinpe_status sinpe__rows_emit(sinpe_table *t, sinpe__sink *sink, cl_int row0, si
     int64_t first = (int64_t)row0 >> SINPE_STEP_SHIFT;
     int64_t final = ((int64_t)row0 + (int64_t)nrows - 1) >> SINPE_STEP_SHIFT;
     size_t blocks = (size_t)(final - first + 1), dim = t->spec.dim;
-    const size_t n[2] = {dim, blocks};
     sinpe__launch l[2];
 
-    SINPE_FORWARD(sinpe__plan_fixed(&ctx->info, &ctx->prog, SINPE_FORM_ANCHORS, SINPE_F32, 2, n,
-                                    &l[0]));
     SINPE_FORWARD(sinpe__plan_rows(&ctx->tune, &ctx->info, &ctx->prog, out_dtype, dim, row0, nrows,
-                                   blocks, &l[1]));
+                                   blocks, l));
     cl_mem anc;
     SINPE_FORWARD(sinpe__scratch_take(t, sink, 1, blocks * dim * 4 * sizeof(float), &anc));
     const sinpe__anchors_kargs v1 = {.anc = anc, .dim = (cl_uint)dim,

@@ -206,10 +206,10 @@ sinpe_status sinpe__plan_embed(const sinpe__tuning *t, const sinpe__device_info 
 sinpe_status sinpe__plan_fixed(const sinpe__device_info *dev, const sinpe__program *prog, int form,
                                int ot, cl_uint dims, const size_t *n, sinpe__launch *l);
 /* Table rows row0 .. row0 + nrows - 1 of out_dtype and dim columns, over
-   blocks anchor blocks. */
+   blocks anchor blocks: the anchors' launch in l[0], the rows' in l[1]. */
 sinpe_status sinpe__plan_rows(const sinpe__tuning *t, const sinpe__device_info *dev,
                               const sinpe__program *prog, sinpe_dtype out_dtype, size_t dim,
-                              cl_int row0, size_t nrows, size_t blocks, sinpe__launch *l);
+                              cl_int row0, size_t nrows, size_t blocks, sinpe__launch l[2]);
 /* The rotation of pairs pairs and copies columns past them of every head of
    tokens tokens in dtype; the kernel's count of work-items per token in
    *slots. */
