@@ -86,6 +86,7 @@ typedef struct bench_env {
     cl_kernel k_copy_stream, k_write_stream, k_copy_line; /* NULL without the builtin */
     cl_kernel k_write_best;   /* the write ceiling's kernel; NULL: the runtime's fill */
     cl_kernel k_copy_best;    /* the copy ceiling's kernel; NULL: the runtime's copy */
+    size_t copy_best_unit;    /* bytes a work-item of k_copy_best copies */
     cl_kernel k_fill[BENCH_N_DTYPES]; /* by sinpe_dtype */
     cl_ulong max_alloc;       /* CL_DEVICE_MAX_MEM_ALLOC_SIZE */
     cl_device_type device_type;
@@ -336,7 +337,7 @@ int bench_fill(bench_env *env, cl_mem buf, size_t n, cl_uint seed, sinpe_dtype d
    bytes (a multiple of 16) of buf. */
 int bench_enqueue_write(bench_env *env, cl_command_queue queue, cl_mem buf, size_t bytes,
                         cl_uint n_wait, const cl_event *wait, cl_event *event);
-/* Enqueues the copy ceiling's way over bytes (a multiple of 16) from src
+/* Enqueues the copy ceiling's way over bytes (a multiple of 64) from src
    to dst. */
 int bench_enqueue_copy(bench_env *env, cl_command_queue queue, cl_mem src, cl_mem dst,
                        size_t bytes, cl_event *event);

@@ -209,7 +209,7 @@ int bench_enqueue_copy(bench_env *env, cl_command_queue queue, cl_mem src, cl_me
                        size_t bytes, cl_event *event)
 {
     cl_kernel k = env->k_copy_best;
-    size_t n_vec = bytes / (k == env->k_copy_line ? 64 : 16);
+    size_t n_vec = k ? bytes / env->copy_best_unit : 0;
     if (!k) {
         CHECK(clEnqueueCopyBuffer(queue, src, dst, 0, 0, bytes, 0, NULL, event));
         return 0;
@@ -303,6 +303,7 @@ int bench_ceilings(bench_env *env, int at_end)
     double best[2] = {0.0, 0.0};
     const char *best_name[2] = {NULL, NULL};
     cl_kernel best_write = NULL, best_copy = NULL;
+    size_t best_unit = 16;
     float v = 1.0f;
     cl_int err;
     int k, n = 0, way[N_WAYS], ran[N_WAYS] = {0};
@@ -350,10 +351,12 @@ int bench_ceilings(bench_env *env, int at_end)
         if (bench_gbps(rows[k].bytes, rows[k].stats.median_us) > best[!copy]) {
             best[!copy] = bench_gbps(rows[k].bytes, rows[k].stats.median_us);
             best_name[!copy] = ways[k].name;
-            if (!copy)
+            if (!copy) {
                 best_write = kernels[k];
-            else
+            } else {
                 best_copy = kernels[k];
+                best_unit = ways[k].unit;
+            }
         }
     }
     /* The cases are read against the start figures; the end rows' %copy and
@@ -365,6 +368,7 @@ int bench_ceilings(bench_env *env, int at_end)
         env->write_name = best_name[1];
         env->k_write_best = best_write;
         env->k_copy_best = best_copy;
+        env->copy_best_unit = best_unit;
     }
     for (k = 0; k < N_WAYS; k++)
         if (ran[k])

@@ -79,11 +79,13 @@ SINPE_INLINE void sinpe_rows_line(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ROWS
             size_t c = c0 + 16 * w, i = h * dim + c;
             if (c >= dim)
                 break;
-            if (c + 16 > dim) {
+            if (c + 16 > dim) { /* the row's last columns, one at a time */
                 for (int v = 0; v < SINPE_ROWS_RUN; v++) {
                     long p = p0 + v;
+                    if (p < row0 || p >= end)
+                        continue;
                     size_t o = out_off + (size_t)(p - row0) * out_stride + c;
-                    for (uint u = 0; p >= row0 && p < end && u < dim - c; u++)
+                    for (uint u = 0; u < dim - c; u++)
                         sinpe_store1(sinpe_combine(sinpe_anchor_at(anc, plane, i + u),
                                                    sinpe_step(coef, dim, j0 + v, (int)(c + u))),
                                      out, o + u, ot);
