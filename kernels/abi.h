@@ -68,7 +68,7 @@ typedef cl_uint sinpe_u32;
    of a block, and blocks that share those steps. */
 #define SINPE_ROWS_COLS 64
 #define SINPE_ROWS_RUN 4
-#define SINPE_ROWS_BLOCKS 4
+#define SINPE_ROWS_BLOCKS 8
 /* ... and columns per work-item of their anchors. */
 #define SINPE_ANCHOR_COLS 16
 

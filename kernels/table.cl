@@ -44,12 +44,21 @@ inline float4 sinpe_anchor_at(global const float *anc, size_t plane, size_t i)
     return (float4)(anc[i], anc[plane + i], anc[2 * plane + i], anc[3 * plane + i]);
 }
 
+/* Sixteen values of a row at the columns of s: the anchors' (a) combined
+   with the steps at s (four planes k apart). */
+SINPE_INLINE float16 sinpe_rows16(float16 ash, float16 asl, float16 ach, float16 acl,
+                                  global const float *s, size_t k)
+{
+    return SINPE_COMBINE(ash, asl, ach, acl, vload16(0, s), vload16(0, s + k),
+                         vload16(0, s + 2 * k), vload16(0, s + 3 * k));
+}
+
 /*
  * T = 1: work-item (q, g, z) computes columns 64q .. 64q + 63 of rows
  * p0 .. p0 + 3, p0 = row0 rounded down to a multiple of four, plus 4g, plus
- * 128 (4z + u) for u = 0 .. 3 (SINPE_ROWS_COLS, SINPE_ROWS_RUN,
- * SINPE_ROWS_BLOCKS): the same steps in four blocks, so that the step
- * planes (dim * 2 KiB) are read from outer caches a quarter as often, and
+ * 128 (8z + u) for u = 0 .. 7 (SINPE_ROWS_COLS, SINPE_ROWS_RUN,
+ * SINPE_ROWS_BLOCKS): the same steps in eight blocks, so that the step
+ * planes (dim * 2 KiB) are read from outer caches an eighth as often, and
  * 256 contiguous bytes per row (bench/RESULTS.md).  Four divides
  * SINPE_STEP_ROWS, so a run lies in one block, and the anchors of sixteen
  * columns are loaded once for its four rows.  Sixteen-lane
@@ -70,6 +79,9 @@ SINPE_INLINE void sinpe_rows_line(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ROWS
         return;
     int j0 = (int)(p00 & (SINPE_STEP_ROWS - 1));
     size_t plane = (size_t)nblocks * dim, k = SINPE_STEP_PLANE(dim);
+    /* Every row's sixteen columns c0 + 16 w on a 64-byte line. */
+    bool lines = ot == SINPE_F32 && (out_stride & 15) == 0 &&
+                 ((uintptr_t)((global float *)out + out_off + c0) & 63) == 0;
     for (int z = 0; z < SINPE_ROWS_BLOCKS; z++) {
         long p0 = p00 + (long)SINPE_STEP_ROWS * ((long)get_global_id(2) * SINPE_ROWS_BLOCKS + z);
         if (p0 >= end)
@@ -95,14 +107,20 @@ SINPE_INLINE void sinpe_rows_line(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ROWS
             /* The anchors once for the run's rows. */
             float16 ash = vload16(0, anc + i), asl = vload16(0, anc + plane + i);
             float16 ach = vload16(0, anc + 2 * plane + i), acl = vload16(0, anc + 3 * plane + i);
+            global const float *s = sinpe_step_at(coef, dim, j0, (int)c);
+            if (lines && p0 >= row0 && p0 + SINPE_ROWS_RUN <= end) {
+                /* A whole run in line stores: no test left in the loop. */
+                global float *f = (global float *)out + out_off + (size_t)(p0 - row0) * out_stride + c;
+                for (int v = 0; v < SINPE_ROWS_RUN; v++)
+                    sinpe_stream_f32(sinpe_rows16(ash, asl, ach, acl, s + v * dim, k), f + v * out_stride);
+                continue;
+            }
             for (int v = 0; v < SINPE_ROWS_RUN; v++) {
                 long p = p0 + v;
                 if (p < row0 || p >= end)
                     continue;
                 size_t o = out_off + (size_t)(p - row0) * out_stride + c;
-                global const float *s = sinpe_step_at(coef, dim, j0 + v, (int)c);
-                float16 x = SINPE_COMBINE(ash, asl, ach, acl, vload16(0, s), vload16(0, s + k),
-                                          vload16(0, s + 2 * k), vload16(0, s + 3 * k));
+                float16 x = sinpe_rows16(ash, asl, ach, acl, s + v * dim, k);
                 global float *f = (global float *)out + o;
                 if (ot == SINPE_F32 && ((uintptr_t)f & 63) == 0) {
                     sinpe_stream_f32(x, f);
