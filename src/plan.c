@@ -94,6 +94,9 @@ static void choose(const sinpe__tuning *t, const sinpe__call *c, choice *ch)
         add(ch, SINPE_FORM_GENERAL, 4, 1, 3);
     } else if (decode && !big) {
         add_otf(ch, t, c, 1);
+    } else if (c->computed) {
+        /* The one launch that writes tokens (a table pass would only read). */
+        add_otf(ch, t, c, 0);
     } else {
         /* Two launches: the tokens in the table, then the others. */
         if (big)
@@ -115,10 +118,10 @@ static sinpe__call kind(int mode, int weights, int out, int bits)
     const int form = mode == SINPE_MODE_NONE && (bits & 1) ? SINPE_FORM_ROPE : SINPE_FORM_ROWS;
     const sinpe__call c = {mode, form, weights, out, bits & 1, (bits >> 1) & 1,
                            (bits >> 2) & 1, bits & 8 ? 1 : LARGEST, bits & 16 ? 1 : LARGEST,
-                           (bits >> 5) & 1};
+                           (bits >> 5) & 1, (bits >> 6) & 1};
     return c;
 }
-#define KIND_BITS 64
+#define KIND_BITS 128
 
 /* Whether some call of (mode, weights, out) takes form under t. */
 static int reaches(const sinpe__tuning *t, int form, int mode, int weights, int out)
@@ -333,7 +336,7 @@ sinpe_status sinpe__plan_rows(const sinpe__tuning *t, const sinpe__device_info *
                               const sinpe__program *prog, sinpe_dtype out_dtype, size_t dim,
                               cl_int row0, size_t nrows, size_t blocks, sinpe__launch l[2])
 {
-    const sinpe__call c = {SINPE_MODE_NONE, SINPE_FORM_ROWS, 0, (int)out_dtype, 0, 0, 0, 0, 0, 0};
+    const sinpe__call c = {.mode = SINPE_MODE_NONE, .form = SINPE_FORM_ROWS, .out = (int)out_dtype};
     choice ch;
     choose(t, &c, &ch);
     /* Work-item (c, g, h): T steps x T blocks; if T = 1, SINPE_ROWS_COLS
@@ -358,7 +361,7 @@ sinpe_status sinpe__plan_rope(const sinpe__tuning *t, const sinpe__device_info *
                               const sinpe__program *prog, sinpe_dtype dtype, size_t pairs,
                               size_t copies, size_t tokens, sinpe__launch *l, cl_uint *slots)
 {
-    const sinpe__call c = {SINPE_MODE_NONE, SINPE_FORM_ROPE, 0, (int)dtype, 0, 0, 0, 0, 0, 0};
+    const sinpe__call c = {.mode = SINPE_MODE_NONE, .form = SINPE_FORM_ROPE, .out = (int)dtype};
     choice ch;
     choose(t, &c, &ch);
     /* Work-item (g, r): pairs [P g, P g + P) of every head of token r, or
@@ -422,17 +425,30 @@ static int fast_applies(int mode, const sinpe_embed_args *a, const sinpe_embed_p
            (size_t)a->start + a->seq_len <= (size_t)p->tab_rows;
 }
 
+/* No position of the call can lie in the table: it has no rows, or every
+   position is start + t and the first is past its rows. */
+static int computed_only(int mode, const sinpe_embed_args *a, const sinpe_embed_params *p)
+{
+    if (mode == SINPE_MODE_GATHER)
+        return 0;
+    return p->tab_rows == 0 ||
+           (a->position_rule == SINPE_POSITIONS_INDEX && !a->positions && !a->seq_starts &&
+            !a->pad_counts && a->start >= p->tab_rows);
+}
+
 sinpe_status sinpe__plan_embed(const sinpe__tuning *t, const sinpe__device_info *dev,
                                const sinpe__program *prog, int mode, const sinpe_embed_args *a,
                                const sinpe_embed_params *p, sinpe__plan *plan)
 {
     size_t tokens = a->n_seqs * a->seq_len;
-    sinpe__call c = {mode, 0, (int)a->weights_dtype, (int)a->out_dtype, 0, 0, 0, tokens,
-                     sinpe_dtype_bytes(a->out_dtype, tokens * p->dim), 0};
+    sinpe__call c = {.mode = mode, .weights = (int)a->weights_dtype, .out = (int)a->out_dtype,
+                     .tokens = tokens,
+                     .out_bytes = sinpe_dtype_bytes(a->out_dtype, tokens * p->dim)};
     choice ch;
 
     c.fast = fast_applies(mode, a, p);
     c.ordered = !a->positions && a->position_rule == SINPE_POSITIONS_INDEX;
+    c.computed = computed_only(mode, a, p);
     c.lines = t->stream && mode != SINPE_MODE_ADD && /* no query unless it matters */
               stores_aligned(a, p, 64 / sinpe_dtype_bytes(a->out_dtype, 1), 64);
     /* Every four-column access aligned to its size (kernels/dtype.cl), the

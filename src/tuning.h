@@ -113,6 +113,7 @@ typedef struct sinpe__call {
     int aligned; /* every four-value access aligned */
     size_t tokens, out_bytes;
     int ordered; /* positions without a buffer: in order in each sequence */
+    int computed; /* no position can lie in the table: every PE is computed */
 } sinpe__call;
 
 /* Whether records t and u launch the same kernels the same way for c. */
