@@ -192,25 +192,15 @@ SINPE_INLINE void sinpe_token_cols(const int mode, const int et, const int ot,
     sinpe_put_n(ot, out, k, off, n, x);
 }
 
-/* Token k's whole row, PE computed at k.p: one column a loop trip, so that
-   the compiler vectorises across columns (pocl's vectoriser leaves alone
-   the four-column vectors sinpe_token_cols builds, and an anchor per value
-   in scalar code cost 4-6x this on an EPYC), sixteen lanes wide
-   (SINPE_LANES16).  The operations of sinpe_token_cols lane by lane;
-   float weight types only (a quantized value needs its block). */
-SINPE_INLINE void sinpe_token_row_pe(const int mode, const int et, const int ot,
-                                     global const uchar *E, global uchar *out,
-                                     global const float *coef, const sinpe_embed_params *a,
-                                     const sinpe_token *k)
+/* The sixteen columns at offset off of token k's row: sinpe_value_n's
+   operations, sixteen lanes at a time. */
+SINPE_INLINE float16 sinpe_value16(const int mode, const int et, const int ot,
+                                   global const uchar *E, global uchar *out,
+                                   const sinpe_token *k, size_t off, float scale)
 {
-    SINPE_LANES16
-    for (int c = 0; c < (int)a->dim; c++) {
-        float x = mode == SINPE_MODE_ADD ? sinpe_load1(out, k->o + c, ot)
-                                         : a->scale * (k->id.w * sinpe_load1(E, k->id.e + c, et));
-        x = mode != SINPE_MODE_ADD && !k->id.ok ? 0.0f : x;
-        x = k->id.add_pe ? x + sinpe_pe(k->p, c, a->dim, coef) : x;
-        sinpe_store1(k->id.zero ? 0.0f : x, out, k->o + c, ot);
-    }
+    float16 x = mode == SINPE_MODE_ADD ? sinpe_load16(out, k->o + off, ot)
+                                       : scale * (k->id.w * sinpe_load16(E, k->id.e + off, et));
+    return mode != SINPE_MODE_ADD && !k->id.ok ? (float16)(0.0f) : x;
 }
 
 /* Sixteen columns from c of token k's row, PE from the table: the
@@ -221,35 +211,26 @@ SINPE_INLINE void sinpe_token_cols16(const int mode, const int et, const int ot,
                                      global const float *tab, const sinpe_embed_params *a,
                                      const sinpe_token *k, int c)
 {
-    float16 x = mode == SINPE_MODE_ADD ? sinpe_load16(out, k->o + c, ot)
-                                       : a->scale * (k->id.w * sinpe_load16(E, k->id.e + c, et));
-    x = mode != SINPE_MODE_ADD && !k->id.ok ? (float16)(0.0f) : x;
+    float16 x = sinpe_value16(mode, et, ot, E, out, k, c, a->scale);
     if (sinpe_wants_pe(mode, a) && k->id.add_pe)
         x = x + vload16(0, tab + sinpe_pe_row(a, k->p) + c);
     sinpe_store16(k->id.zero ? (float16)(0.0f) : x, out, k->o + c, ot);
 }
 
-/* Work-item (0, b, t) of ROW (in_table) or OTF writes token t of sequence b
-   whole, four columns per step (ROW into 16-bit outputs: sixteen where the
-   record's wide16 says); OTF's only if its position lies outside the
-   table or with SINPE_ONE_LAUNCH (then every token). */
-SINPE_INLINE void sinpe_token_row(const int mode, const int et, const int ot, const bool in_table,
+/* Work-item (0, b, t) of ROW writes token t of sequence b whole, every
+   position in the table, four columns per step (into 16-bit outputs:
+   sixteen where the record's wide16 says). */
+SINPE_INLINE void sinpe_token_row(const int mode, const int et, const int ot,
                                   SINPE_BODY_PARAMS(SINPE_SIG_EMBED))
 {
     size_t b = get_global_id(1);
     uint t = (uint)get_global_id(2);
     if (b >= a.n_seqs || t >= a.seq_len)
         return;
-    sinpe_token k = sinpe_token_at(mode, in_table, pos, seq_start, pad_count, &a, b, t, 0);
-    if (!in_table && !k.otf && !(a.flags & SINPE_ONE_LAUNCH))
-        return;
+    sinpe_token k = sinpe_token_at(mode, true, pos, seq_start, pad_count, &a, b, t, 0);
     k.id = sinpe_id_rule(mode, et, true, ids, ws, &a, k.r, 0);
-    if (!in_table && k.otf && SINPE_FLOAT_TYPE(et)) {
-        sinpe_token_row_pe(mode, et, ot, E, out, coef, &a, &k);
-        return;
-    }
     int c = 0;
-    if (in_table & (ot != SINPE_F32) & (SINPE_WIDE16 == 16) & !k.otf)
+    if ((ot != SINPE_F32) & (SINPE_WIDE16 == 16))
         for (; c + 16 <= (int)a.dim; c += 16)
             sinpe_token_cols16(mode, et, ot, E, out, tab, &a, &k, c);
     for (; c < (int)a.dim; c += 4)

@@ -239,15 +239,110 @@ SINPE_INLINE void sinpe_otf_tile(const int mode, const int et, const int ot,
     }
 }
 
+/* Columns [c, c + n) of token k's row (k at column c), PE computed at k.p
+   one column a loop trip, so that the compiler vectorises across columns
+   (SINPE_LANES16; sinpe_token_cols's operations lane by lane); float
+   weight types only (a quantized value needs its block). */
+SINPE_INLINE void sinpe_cols_pe(const int mode, const int et, const int ot, global const uchar *E,
+                                global uchar *out, global const float *coef,
+                                const sinpe_embed_params *a, const sinpe_token *k, int c, int n)
+{
+    SINPE_LANES16
+    for (int u = 0; u < n; u++) {
+        float x = mode == SINPE_MODE_ADD ? sinpe_load1(out, k->o + u, ot)
+                                         : a->scale * (k->id.w * sinpe_load1(E, k->id.e + u, et));
+        x = mode != SINPE_MODE_ADD && !k->id.ok ? 0.0f : x;
+        x = k->id.add_pe ? x + sinpe_pe(k->p, c + u, a->dim, coef) : x;
+        sinpe_store1(k->id.zero ? 0.0f : x, out, k->o + u, ot);
+    }
+}
+
+/*
+ * OTF of positions from a buffer: work-item (0, b, g) writes the tokens
+ * [R g, R g + R) of sequence b, R the least that covers the call (one in
+ * decode-sized calls), whole, SINPE_RUN_COLS columns at a time across its
+ * tokens.  Where the next token's position lies in the same block, the
+ * anchors of those columns are kept, one lane a column (SINPE_LANES16),
+ * and serve each next token in the block (a buffer's positions mostly run
+ * in order: packed sequences, offsets into a cache); else the token's PE
+ * is computed value by value.  A row's last columns past a multiple of
+ * sixteen, and with SINPE_ONE_LAUNCH a token in the table, through
+ * sinpe_token_cols.  Same bits as sinpe_pe.
+ */
+#define SINPE_RUN_COLS 1024
+SINPE_INLINE void sinpe_otf_run(const int mode, const int et, const int ot,
+                                SINPE_BODY_PARAMS(SINPE_SIG_EMBED))
+{
+    size_t b = get_global_id(1);
+    uint run = (uint)((a.seq_len + get_global_size(2) - 1) / get_global_size(2));
+    uint t0 = (uint)get_global_id(2) * run, t1 = min(t0 + run, a.seq_len);
+    if (b >= a.n_seqs || t0 >= a.seq_len)
+        return;
+    size_t k4 = SINPE_STEP_PLANE(a.dim);
+    int whole = sinpe_wants_pe(mode, &a) ? (int)a.dim & ~15 : 0;
+    float an[4][SINPE_RUN_COLS];
+    for (int c = 0; c < whole; c += SINPE_RUN_COLS) {
+        int n = min(SINPE_RUN_COLS, whole - c);
+        int held = 1; /* the block of an: a multiple of SINPE_STEP_ROWS */
+        for (uint t = t0; t < t1; t++) {
+            sinpe_token k = sinpe_token_at(mode, false, pos, seq_start, pad_count, &a, b, t, c);
+            if (!k.otf && !(a.flags & SINPE_ONE_LAUNCH))
+                continue;
+            k.id = sinpe_id_rule(mode, et, true, ids, ws, &a, k.r, c);
+            if (!k.otf) {
+                for (int q = 0; q < n; q += 4)
+                    sinpe_token_cols(mode, et, ot, E, out, tab, coef, &a, &k, c + q, q, 4);
+                continue;
+            }
+            int x = k.p & ~(SINPE_STEP_ROWS - 1);
+            if (x != held) {
+                int next = t + 1 < t1 ? sinpe_position(&a, pos, seq_start, pad_count, b, t + 1) : 1;
+                if ((next & ~(SINPE_STEP_ROWS - 1)) != x && SINPE_FLOAT_TYPE(et)) {
+                    sinpe_cols_pe(mode, et, ot, E, out, coef, &a, &k, c, n);
+                    continue;
+                }
+                SINPE_LANES16
+                for (int u = 0; u < n; u++) {
+                    float4 v = sinpe_anchor(x, sinpe_desc(coef, a.dim, c + u));
+                    an[0][u] = v.x;
+                    an[1][u] = v.y;
+                    an[2][u] = v.z;
+                    an[3][u] = v.w;
+                }
+                held = x;
+            }
+            global const float *s = sinpe_step_at(coef, a.dim, k.p - x, c);
+            for (int w = 0; w < n; w += 16) {
+                float16 v = sinpe_value16(mode, et, ot, E, out, &k, w, a.scale);
+                float16 pe = SINPE_COMBINE(vload16(0, an[0] + w), vload16(0, an[1] + w),
+                                           vload16(0, an[2] + w), vload16(0, an[3] + w),
+                                           vload16(0, s + w), vload16(0, s + k4 + w),
+                                           vload16(0, s + 2 * k4 + w), vload16(0, s + 3 * k4 + w));
+                v = k.id.add_pe ? v + pe : v;
+                sinpe_store16(k.id.zero ? (float16)(0.0f) : v, out, k.o + w, ot);
+            }
+        }
+    }
+    for (uint t = t0; t < t1 && whole < (int)a.dim; t++) {
+        sinpe_token k = sinpe_token_at(mode, false, pos, seq_start, pad_count, &a, b, t, 0);
+        if (!k.otf && !(a.flags & SINPE_ONE_LAUNCH))
+            continue;
+        k.id = sinpe_id_rule(mode, et, true, ids, ws, &a, k.r, 0);
+        for (int q = whole; q < (int)a.dim; q += 4)
+            sinpe_token_cols(mode, et, ot, E, out, tab, coef, &a, &k, q, q,
+                             min(4, (int)a.dim - q));
+    }
+}
+
 /* OTF: the tokens whose position lies outside the table (with
-   SINPE_ONE_LAUNCH every token): tiles (above), or whole rows. */
+   SINPE_ONE_LAUNCH every token): tiles (above), or runs of tokens. */
 SINPE_INLINE void sinpe_body_OTF(const int mode, const int et, const int ot,
                            SINPE_BODY_PARAMS(SINPE_SIG_EMBED))
 {
     if (a.flags & SINPE_OTF_TILES)
         sinpe_otf_tile(mode, et, ot, SINPE_ARGS(SINPE_SIG_EMBED));
     else
-        sinpe_token_row(mode, et, ot, false, SINPE_ARGS(SINPE_SIG_EMBED));
+        sinpe_otf_run(mode, et, ot, SINPE_ARGS(SINPE_SIG_EMBED));
 }
 
 #endif /* SINPE_EMBED_TWO_PASS_CL */

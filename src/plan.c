@@ -42,21 +42,23 @@ static void add(choice *ch, int form, size_t cols, size_t seqs, cl_uint group_di
 #define OTF_RUN 16
 
 /*
- * The OTF launch (alone: it writes every token, SINPE_ONE_LAUNCH).
+ * The OTF launch (alone in a call, it writes every token: SINPE_ONE_LAUNCH).
  * Positions without a buffer run in order in each sequence, so tiles of
- * sixteen columns over OTF_RUN tokens of table_seqs sequences (alone: all
- * of them) share their anchors (kernels/embed_two_pass.cl); positions
- * from a buffer may lie anywhere and take one work-item per token, whose
- * one check skips a token that the launch does not write.
+ * sixteen columns over OTF_RUN tokens of table_seqs sequences (few, a
+ * decode-sized call: all of them) share their anchors; positions from a
+ * buffer may lie anywhere: a work-item takes OTF_RUN tokens of one
+ * sequence (few: one) whole, and an anchor serves the next tokens while
+ * their positions stay in its block (kernels/embed_two_pass.cl).
  */
-static void add_otf(choice *ch, const sinpe__tuning *t, const sinpe__call *c, int alone)
+static void add_otf(choice *ch, const sinpe__tuning *t, const sinpe__call *c, int few)
 {
     if (!c->ordered) {
         add(ch, SINPE_FORM_OTF, 0, 1, 1);
+        ch->s[ch->n - 1].run = few ? 1 : OTF_RUN;
         return;
     }
-    add(ch, SINPE_FORM_OTF, 16, alone ? 0 : t->table_seqs, alone ? 1 : 3);
-    ch->s[ch->n - 1].run = alone ? 0 : OTF_RUN;
+    add(ch, SINPE_FORM_OTF, 16, few ? 0 : t->table_seqs, few ? 1 : 3);
+    ch->s[ch->n - 1].run = few ? 0 : OTF_RUN;
     ch->tiles = 1;
 }
 
