@@ -1,7 +1,8 @@
 /*
  * test_otf.c -- positions past the table's rows without a positions buffer
- * (start + t, per-sequence starts, padding counts): the on-the-fly path
- * shares its anchors between the tokens of a tile, and must give the same
+ * (start + t, per-sequence starts, padding counts) and from one (runs of
+ * positions, positions token by token): the on-the-fly path shares its
+ * anchors between the tokens of a tile or a run, and must give the same
  * bits as the same call once the table holds every row.  Each call runs
  * twice on poisoned outputs: against a table of FIRST rows, then after
  * sinpe_table_reserve() covers every position; the two outputs must be
@@ -19,14 +20,19 @@ typedef struct otf_case {
     int32_t start;
     int seq_starts;  /* per-sequence offsets (and pad counts) */
     int add;         /* add_positions instead of the fused call */
+    int buffer;      /* positions from a buffer: 1 each sequence's run from
+                        a random offset, against a table of no rows; 2 each
+                        token's own */
 } otf_case;
 
 /* dims with a partial last tile (7, 513) and whole ones (64); sequences
-   one to five; runs across a block edge (start 120, 1000); decode-sized. */
+   one to five; runs across a block edge (start 120, 1000); decode-sized;
+   positions from a buffer past a run's 1024 columns (1100). */
 static const otf_case cases[] = {
-    {64, 4, 300, 0, 0, 0},  {7, 3, 200, 120, 0, 0},  {513, 2, 150, 1000, 0, 0},
-    {64, 5, 130, 90, 1, 0}, {64, 64, 1, 250, 0, 0},  {64, 9, 1, 5000, 1, 0},
-    {64, 4, 300, 0, 0, 1},  {513, 3, 40, 131, 1, 1},
+    {64, 4, 300, 0, 0, 0, 0},   {7, 3, 200, 120, 0, 0, 0},    {513, 2, 150, 1000, 0, 0, 0},
+    {64, 5, 130, 90, 1, 0, 0},  {64, 64, 1, 250, 0, 0, 0},    {64, 9, 1, 5000, 1, 0, 0},
+    {64, 4, 300, 0, 0, 1, 0},   {513, 3, 40, 131, 1, 1, 0},   {64, 4, 300, 7, 0, 0, 1},
+    {1100, 2, 200, 0, 0, 1, 1}, {70, 3, 300, 0, 0, 0, 2},     {64, 3, 300, 0, 0, 1, 2},
 };
 
 /* Runs the call into an output that holds init (add_positions), else the
@@ -57,7 +63,8 @@ START_TEST(otf_tiles_equal_table_bits)
     sinpe_spec spec = tu_spec(dim, (sinpe_layout)(_i % 3),
                               _i % 2 ? SINPE_ODD_EXTRA_SIN : SINPE_ODD_ZERO_LAST, 0.0, 10000.0,
                               1.0 + 1e-7 * (double)_i);
-    int32_t *ids = tu_malloc(rows * sizeof *ids), starts[64], pads[64];
+    int32_t *ids = tu_malloc(rows * sizeof *ids), *pos = tu_malloc(rows * sizeof *pos);
+    int32_t starts[64], pads[64];
     float *w = tu_malloc((size_t)VOCAB * dim * sizeof *w), *init = tu_malloc(n * sizeof *init);
     tu_rng_floats(&rng, init, n, -1.0f, 1.0f);
     tu_rng_ints(&rng, ids, rows, 0, VOCAB - 1);
@@ -66,16 +73,22 @@ START_TEST(otf_tiles_equal_table_bits)
         starts[b] = tu_rng_int(&rng, 0, 3000);
         pads[b] = tu_rng_int(&rng, 0, 20);
     }
+    for (size_t r = 0; r < rows; r++)
+        pos[r] = c->buffer == 1 ? starts[r / c->seq_len] + (int32_t)(r % c->seq_len)
+                                : tu_rng_int(&rng, 0, 3000);
     cl_mem idm = tu_buffer(ctx, rows * sizeof *ids, ids);
     cl_mem wm = tu_buffer(ctx, (size_t)VOCAB * dim * sizeof *w, w);
     cl_mem sm = tu_buffer(ctx, sizeof starts, starts), pm = tu_buffer(ctx, sizeof pads, pads);
+    cl_mem posm = tu_buffer(ctx, rows * sizeof *pos, pos);
 
-    sinpe_table *tab = tu_table_of(ctx, &spec, FIRST);
+    sinpe_table *tab = tu_table_of(ctx, &spec, c->buffer == 1 ? 0 : FIRST);
     ck_assert_uint_lt(sinpe_table_rows(tab), (size_t)c->start + c->seq_len);
     sinpe_embed_args a = tu_args(c->n_seqs, c->seq_len, idm, wm, VOCAB, NULL);
     a.start = c->start, a.token_scale = 1.5f, a.out_stride = dim;
     if (c->seq_starts)
         a.seq_starts = sm, a.pad_counts = pm;
+    if (c->buffer)
+        a.positions = posm;
     float *fly = run(ctx, q, tab, &a, c->add ? init : NULL, n);
     TU_OK(sinpe_table_reserve(tab, (size_t)c->start + c->seq_len + 3000));
     float *held = run(ctx, q, tab, &a, c->add ? init : NULL, n);
@@ -83,7 +96,8 @@ START_TEST(otf_tiles_equal_table_bits)
     double *ref = tu_malloc(n * sizeof *ref), *pe = tu_malloc(dim * sizeof *pe);
     for (size_t r = 0; r < rows; r++) {
         size_t b = r / c->seq_len, t = r % c->seq_len;
-        int32_t p = c->start + (int32_t)t + (c->seq_starts ? starts[b] - pads[b] : 0);
+        int32_t p = c->start + (c->buffer ? pos[r]
+                                          : (int32_t)t + (c->seq_starts ? starts[b] - pads[b] : 0));
         tu_pe_row(&spec, (double)p, pe);
         for (size_t col = 0; col < dim; col++)
             ref[r * dim + col] = pe[col] + (c->add ? (double)init[r * dim + col]
@@ -94,8 +108,8 @@ START_TEST(otf_tiles_equal_table_bits)
                  "case %d: row %zu col %zu on the fly %.9g, from the table %.9g", _i,
                  i / dim, i % dim, (double)fly[i], (double)held[i]);
     tu_check_rows(fly, 0, dim, rows, dim, ref, TU_EMBED_TOL, TU_EMBED_TOL, "on the fly");
-    TU_FREE(fly, held, ref, pe, ids, w, init);
-    TU_RELEASE(ctx, q, tab, idm, wm, sm, pm);
+    TU_FREE(fly, held, ref, pe, ids, pos, w, init);
+    TU_RELEASE(ctx, q, tab, idm, wm, sm, pm, posm);
 }
 END_TEST
 
