@@ -218,16 +218,18 @@ SINPE_INLINE void sinpe_token_cols16(const int mode, const int et, const int ot,
 }
 
 /* Work-item (0, b, t) of ROW writes token t of sequence b whole, every
-   position in the table, four columns per step (into 16-bit outputs:
+   position in the table (in_table: ROW passes true; as a literal here it
+   left, after oclgrind 21.10's optimiser, a noalias scope intrinsic that
+   oclgrind cannot run), four columns per step (into 16-bit outputs:
    sixteen where the record's wide16 says). */
-SINPE_INLINE void sinpe_token_row(const int mode, const int et, const int ot,
+SINPE_INLINE void sinpe_token_row(const int mode, const int et, const int ot, const bool in_table,
                                   SINPE_BODY_PARAMS(SINPE_SIG_EMBED))
 {
     size_t b = get_global_id(1);
     uint t = (uint)get_global_id(2);
     if (b >= a.n_seqs || t >= a.seq_len)
         return;
-    sinpe_token k = sinpe_token_at(mode, true, pos, seq_start, pad_count, &a, b, t, 0);
+    sinpe_token k = sinpe_token_at(mode, in_table, pos, seq_start, pad_count, &a, b, t, 0);
     k.id = sinpe_id_rule(mode, et, true, ids, ws, &a, k.r, 0);
     int c = 0;
     if ((ot != SINPE_F32) & (SINPE_WIDE16 == 16))

@@ -157,7 +157,7 @@ SINPE_INLINE void sinpe_body_COL(const int mode, const int et, const int ot,
 SINPE_INLINE void sinpe_body_ROW(const int mode, const int et, const int ot,
                            SINPE_BODY_PARAMS(SINPE_SIG_EMBED))
 {
-    sinpe_token_row(mode, et, ot, SINPE_ARGS(SINPE_SIG_EMBED));
+    sinpe_token_row(mode, et, ot, true, SINPE_ARGS(SINPE_SIG_EMBED));
 }
 
 #endif /* SINPE_EMBED_FAST_CL */
