@@ -878,7 +878,9 @@ SINPE_API sinpe_status sinpe_embed_args_preset(sinpe_embed_args *args, sinpe_pre
  * Under a tuning record with general = two_pass (CPU devices), positions
  * other than implicit ones inside the table take two kernels (the elements
  * in the table, then the others computed on the fly), except in
- * decode-sized calls where the record takes whole rows; with one_pass
+ * decode-sized calls where the record takes whole rows, and calls none of
+ * whose positions can lie in the table (a table of no rows, or implicit
+ * positions from past its rows): the second kernel alone; with one_pass
  * (GPUs) one kernel does both.  Implicit positions inside the table without
  * a padding policy take a leaner kernel than the other position sources
  * (see README).
