@@ -296,7 +296,7 @@ SINPE_INLINE void sinpe_otf_run(const int mode, const int et, const int ot,
             }
             int x = k.p & ~(SINPE_STEP_ROWS - 1);
             if (x != held) {
-                int next = t + 1 < t1 ? sinpe_position(&a, pos, seq_start, pad_count, b, t + 1) : 1;
+                int next = t + 1 < t1 ? sinpe_position(&a, pos, seq_start, pad_count, b, t + 1) : ~x;
                 if ((next & ~(SINPE_STEP_ROWS - 1)) != x && SINPE_FLOAT_TYPE(et)) {
                     sinpe_cols_pe(mode, et, ot, E, out, coef, &a, &k, c, n);
                     continue;
