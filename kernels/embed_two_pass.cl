@@ -314,10 +314,9 @@ SINPE_INLINE void sinpe_otf_run(const int mode, const int et, const int ot,
             global const float *s = sinpe_step_at(coef, a.dim, k.p - x, c);
             for (int w = 0; w < n; w += 16) {
                 float16 v = sinpe_value16(mode, et, ot, E, out, &k, w, a.scale);
-                float16 pe = SINPE_COMBINE(vload16(0, an[0] + w), vload16(0, an[1] + w),
-                                           vload16(0, an[2] + w), vload16(0, an[3] + w),
-                                           vload16(0, s + w), vload16(0, s + k4 + w),
-                                           vload16(0, s + 2 * k4 + w), vload16(0, s + 3 * k4 + w));
+                float16 pe = sinpe_combine16(vload16(0, an[0] + w), vload16(0, an[1] + w),
+                                             vload16(0, an[2] + w), vload16(0, an[3] + w),
+                                             s + w, k4);
                 v = k.id.add_pe ? v + pe : v;
                 sinpe_store16(k.id.zero ? (float16)(0.0f) : v, out, k.o + w, ot);
             }

@@ -236,6 +236,15 @@ inline global const float *sinpe_step_at(global const float *coef, uint dim, int
 
 #define SINPE_STEP_PLANE(dim) ((size_t)SINPE_STEP_ROWS * (dim))
 
+/* Sixteen columns at once: anchors (sin hi, sin lo, cos hi, cos lo) combined
+   with the steps at s (four planes k apart), sinpe_combine lane by lane. */
+SINPE_INLINE float16 sinpe_combine16(float16 ash, float16 asl, float16 ach, float16 acl,
+                                     global const float *s, size_t k)
+{
+    return SINPE_COMBINE(ash, asl, ach, acl, vload16(0, s), vload16(0, s + k),
+                         vload16(0, s + 2 * k), vload16(0, s + 3 * k));
+}
+
 inline float4 sinpe_step(global const float *coef, uint dim, int j, int c)
 {
     global const float *s = sinpe_step_at(coef, dim, j, c);

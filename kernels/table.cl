@@ -44,15 +44,6 @@ inline float4 sinpe_anchor_at(global const float *anc, size_t plane, size_t i)
     return (float4)(anc[i], anc[plane + i], anc[2 * plane + i], anc[3 * plane + i]);
 }
 
-/* Sixteen values of a row at the columns of s: the anchors' (a) combined
-   with the steps at s (four planes k apart). */
-SINPE_INLINE float16 sinpe_rows16(float16 ash, float16 asl, float16 ach, float16 acl,
-                                  global const float *s, size_t k)
-{
-    return SINPE_COMBINE(ash, asl, ach, acl, vload16(0, s), vload16(0, s + k),
-                         vload16(0, s + 2 * k), vload16(0, s + 3 * k));
-}
-
 /*
  * T = 1: work-item (q, g, z) computes columns 64q .. 64q + 63 of rows
  * p0 .. p0 + 3, p0 = row0 rounded down to a multiple of four, plus 4g, plus
@@ -112,7 +103,8 @@ SINPE_INLINE void sinpe_rows_line(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ROWS
                 /* A whole run in line stores: no test left in the loop. */
                 global float *f = (global float *)out + out_off + (size_t)(p0 - row0) * out_stride + c;
                 for (int v = 0; v < SINPE_ROWS_RUN; v++)
-                    sinpe_stream_f32(sinpe_rows16(ash, asl, ach, acl, s + v * dim, k), f + v * out_stride);
+                    sinpe_stream_f32(sinpe_combine16(ash, asl, ach, acl, s + v * dim, k),
+                                     f + v * out_stride);
                 continue;
             }
             for (int v = 0; v < SINPE_ROWS_RUN; v++) {
@@ -120,7 +112,7 @@ SINPE_INLINE void sinpe_rows_line(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ROWS
                 if (p < row0 || p >= end)
                     continue;
                 size_t o = out_off + (size_t)(p - row0) * out_stride + c;
-                float16 x = sinpe_rows16(ash, asl, ach, acl, s + v * dim, k);
+                float16 x = sinpe_combine16(ash, asl, ach, acl, s + v * dim, k);
                 global float *f = (global float *)out + o;
                 if (ot == SINPE_F32 && ((uintptr_t)f & 63) == 0) {
                     sinpe_stream_f32(x, f);
