@@ -10,6 +10,7 @@
  */
 #include "test_util.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -225,11 +226,92 @@ START_TEST(otf_scratch_lent_to_one_call)
 }
 END_TEST
 
+/*
+ * Positions far out, on the fly, against the rows sinpe_enqueue_table_rows
+ * writes for them (the table's definition) and the float64 formula: runs
+ * from a buffer near 2^24, up to INT32_MAX and down from INT32_MIN (each
+ * run's anchors shared), positions scattered over the whole int32 range,
+ * a decode-sized call, and positions start + t with per-sequence starts
+ * and padding counts from 2^24 - 130 (the OTF tiles on CPU records).  A
+ * table of no rows; the weights are zero, so each output row is its PE.
+ */
+typedef struct far_case {
+    size_t dim, n_seqs, seq_len;
+    int kind; /* 0 runs from offsets[], 1 scattered, 2 start + t with offsets */
+    int32_t offsets[4];
+} far_case;
+
+static const far_case far_cases[] = {
+    {64, 3, 300, 0, {(1 << 24) - 150, INT32_MAX - 299, -(1 << 24) - 77}},
+    {1100, 2, 200, 0, {(1 << 30) + 1000, INT32_MIN}},
+    {48, 3, 200, 1, {0}},
+    {64, 64, 1, 1, {0}},
+    {72, 4, 260, 2, {(1 << 24) - 130}},
+};
+
+START_TEST(otf_far_positions_equal_rows)
+{
+    const far_case *c = &far_cases[_i];
+    sinpe_context *ctx = tu_context(SINPE_MATH_FLOAT);
+    cl_command_queue q = tu_queue(ctx);
+    tu_rng rng = tu_rng_for("otf_far");
+    size_t dim = c->dim, rows = c->n_seqs * c->seq_len, n = rows * dim;
+    sinpe_spec spec;
+    sinpe_spec_init(&spec, dim);
+    int32_t *pos = tu_malloc(rows * sizeof *pos), starts[4], pads[4];
+    float *zero = tu_malloc(dim * sizeof *zero);
+    memset(zero, 0, dim * sizeof *zero);
+    for (size_t b = 0; b < c->n_seqs && b < 4; b++) {
+        starts[b] = tu_rng_int(&rng, 0, 1000);
+        pads[b] = tu_rng_int(&rng, 0, 20);
+    }
+    for (size_t r = 0; r < rows; r++) {
+        size_t b = r / c->seq_len, t = r % c->seq_len;
+        uint32_t p = c->kind == 0 ? (uint32_t)c->offsets[b] + (uint32_t)t
+                     : c->kind == 1 ? (uint32_t)tu_rng_int(&rng, INT32_MIN, INT32_MAX)
+                                    : (uint32_t)c->offsets[0] + (uint32_t)t +
+                                          (uint32_t)starts[b] - (uint32_t)pads[b];
+        pos[r] = (int32_t)p;
+    }
+    int32_t *idv = tu_malloc(rows * sizeof *idv);
+    memset(idv, 0, rows * sizeof *idv);
+    cl_mem idm = tu_buffer(ctx, rows * sizeof *idv, idv), wm = tu_buffer(ctx, dim * sizeof *zero, zero);
+    cl_mem posm = tu_buffer(ctx, rows * sizeof *pos, pos);
+    cl_mem sm = tu_buffer(ctx, sizeof starts, starts), pm = tu_buffer(ctx, sizeof pads, pads);
+    cl_mem out = tu_poisoned_buffer(ctx, q, n), want = tu_poisoned_buffer(ctx, q, n);
+    sinpe_table *tab = tu_table_of(ctx, &spec, 0);
+    sinpe_embed_args a = tu_args(c->n_seqs, c->seq_len, idm, wm, 1, out);
+    a.token_scale = 3.0f, a.out_stride = dim;
+    if (c->kind == 2)
+        a.start = c->offsets[0], a.seq_starts = sm, a.pad_counts = pm;
+    else
+        a.positions = posm;
+    TU_OK(sinpe_enqueue_embed(tab, q, &a, 0, NULL, NULL));
+    for (size_t r = 0; r < rows; r++)
+        TU_OK(sinpe_enqueue_table_rows(tab, q, pos[r], 1, want, r * dim, 0, SINPE_F32, 0, NULL,
+                                       NULL));
+    float *got = tu_read_floats(q, out, n), *rowv = tu_read_floats(q, want, n);
+    for (size_t i = 0; i < n; i++)
+        TU_CHECK(got[i] == rowv[i], "case %d: position %d col %zu on the fly %.9g, its row %.9g",
+                 _i, (int)pos[i / dim], i % dim, (double)got[i], (double)rowv[i]);
+    /* The header's bound against float64: 1.5e-7 + 2^-53 |p w|, w <= 1 here. */
+    double *ref = tu_pe_rows(&spec, pos, 0, rows);
+    for (size_t r = 0; r < rows; r++)
+        tu_check_rows(got + r * dim, 0, dim, 1, dim, ref + r * dim,
+                      TU_PE_TOL + ldexp(fabs((double)pos[r]), -53), 0.0,
+                      "far positions on the fly");
+    TU_FREE(got, rowv, ref, pos, zero, idv);
+    TU_RELEASE(ctx, q, tab, idm, wm, posm, sm, pm, out, want);
+}
+END_TEST
+
 Suite *suite_otf(void)
 {
     Suite *s = suite_create("otf");
     tcase_add_loop_test(tu_tcase(s, "tiles", NULL), otf_tiles_equal_table_bits, 0,
                         (int)(sizeof cases / sizeof cases[0]));
+    tcase_add_loop_test(tu_tcase(s, "far", NULL), otf_far_positions_equal_rows, 0,
+                        (int)(sizeof far_cases / sizeof far_cases[0]));
     tcase_add_test(tu_tcase(s, "scratch", NULL), otf_scratch_lent_to_one_call);
     return s;
 }
