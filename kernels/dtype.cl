@@ -45,24 +45,26 @@ inline void sinpe_prefetch(global const uchar *p, size_t n)
 #endif
 }
 
+/* Rounded to nearest even: 0x7fff added, and one more where the kept
+   half is odd (a test and a masked add on AVX-512, where a shift and a mask
+   took two operations); a NaN stays a (quiet) NaN.  The NaN test is f != f
+   (true exactly where (u & 0x7fffffff) > 0x7f800000): one unordered compare
+   on x86 against two integer operations. */
 inline ushort sinpe_to_bf16(float f)
 {
-    uint u = as_uint(f);
-    uint rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16; /* round to nearest even */
-    uint quiet_nan = (u >> 16) | 0x40u;                    /* NaN stays a (quiet) NaN */
-    return (ushort)((u & 0x7fffffffu) > 0x7f800000u ? quiet_nan : rounded);
+    uint u = as_uint(f), r = u + 0x7fffu;
+    r = (u & 0x10000u) ? r + 1u : r;
+    return (ushort)((f != f ? u | 0x400000u : r) >> 16);
 }
 
 /* The same on N values, as 32-bit lanes or narrowed, and N values rounded
-   to either 16-bit type, as bits; branch-free, for CPU vectorisers.  The
-   NaN test is f != f (true exactly where (u & 0x7fffffff) > 0x7f800000):
-   one unordered compare on x86 against two integer operations. */
+   to either 16-bit type, as bits; branch-free, for CPU vectorisers. */
 #define SINPE_TO_16_N(N)                                                                  \
     inline uint##N sinpe_bf16_bits_##N(float##N f)                                       \
     {                                                                                     \
-        uint##N u = as_uint##N(f), hi = u >> 16;                                          \
-        uint##N rounded = (u + (uint##N)(0x7fffu) + (hi & (uint##N)(1u))) >> 16;          \
-        return select(rounded, hi | (uint##N)(0x40u), f != f);                           \
+        uint##N u = as_uint##N(f), r = u + (uint##N)(0x7fffu);                            \
+        r = select(r, r + (uint##N)(1u), (u & (uint##N)(0x10000u)) != (uint##N)(0u));    \
+        return select(r, u | (uint##N)(0x400000u), f != f) >> 16;                        \
     }                                                                                     \
     inline ushort##N sinpe_to_bf16_##N(float##N f)                                       \
     {                                                                                     \
