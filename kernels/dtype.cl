@@ -60,11 +60,15 @@ inline ushort sinpe_to_bf16(float f)
 /* The same on N values, as 32-bit lanes or narrowed, and N values rounded
    to either 16-bit type, as bits; branch-free, for CPU vectorisers. */
 #define SINPE_TO_16_N(N)                                                                  \
-    inline uint##N sinpe_bf16_bits_##N(float##N f)                                       \
+    inline uint##N sinpe_bf16_words_##N(float##N f) /* the bf16 in each high half */      \
     {                                                                                     \
         uint##N u = as_uint##N(f), r = u + (uint##N)(0x7fffu);                            \
         r = select(r, r + (uint##N)(1u), (u & (uint##N)(0x10000u)) != (uint##N)(0u));    \
-        return select(r, u | (uint##N)(0x400000u), f != f) >> 16;                        \
+        return select(r, u | (uint##N)(0x400000u), f != f);                               \
+    }                                                                                     \
+    inline uint##N sinpe_bf16_bits_##N(float##N f)                                       \
+    {                                                                                     \
+        return sinpe_bf16_words_##N(f) >> 16;                                             \
     }                                                                                     \
     inline ushort##N sinpe_to_bf16_##N(float##N f)                                       \
     {                                                                                     \
@@ -82,6 +86,39 @@ inline ushort sinpe_to_bf16(float f)
 SINPE_TO_16_N(4)
 SINPE_TO_16_N(16)
 #undef SINPE_TO_16_N
+
+/* The bf16 bits of sixteen values (of 32: lo's, then hi's), the high
+   halves of the rounded words picked by word shuffles (vpermw, vpermt2w)
+   where the compiler has shuffles of any vector; else shifted down and
+   narrowed, two operations each sixteen and more to pair them. */
+#if defined(__clang__) && defined(__ENDIAN_LITTLE__)
+#define SINPE_WORD_SHUFFLES 1
+typedef ushort sinpe_words32 __attribute__((ext_vector_type(32)));
+#define SINPE_HIGH_WORDS 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31
+#endif
+
+inline ushort16 sinpe_bf16_16(float16 f)
+{
+#ifdef SINPE_WORD_SHUFFLES
+    sinpe_words32 w = __builtin_astype(sinpe_bf16_words_16(f), sinpe_words32);
+    return __builtin_shufflevector(w, w, SINPE_HIGH_WORDS);
+#else
+    return sinpe_to_bf16_16(f);
+#endif
+}
+
+inline uint16 sinpe_bf16_32(float16 lo, float16 hi)
+{
+#ifdef SINPE_WORD_SHUFFLES
+    sinpe_words32 a = __builtin_astype(sinpe_bf16_words_16(lo), sinpe_words32);
+    sinpe_words32 b = __builtin_astype(sinpe_bf16_words_16(hi), sinpe_words32);
+    return __builtin_astype(__builtin_shufflevector(a, b, SINPE_HIGH_WORDS, 33, 35, 37, 39, 41,
+                                                    43, 45, 47, 49, 51, 53, 55, 57, 59, 61, 63),
+                            uint16);
+#else
+    return (uint16)(as_uint8(sinpe_to_bf16_16(lo)), as_uint8(sinpe_to_bf16_16(hi)));
+#endif
+}
 
 /* Four values at element i.  With aligned (i a multiple of 4 and the
    buffer 16-byte aligned: the host checks) through a vector pointer, whose
@@ -198,7 +235,7 @@ inline void sinpe_store16(float16 x, global uchar *base, size_t i, const int dt)
 #if SINPE_ALIGNED_IO
         vstore16(sinpe_to_bf16_16(x), 0, (global ushort *)base + i);
 #else
-        *(global sinpe_ushort16_a2 *)((global ushort *)base + i) = sinpe_to_bf16_16(x);
+        *(global sinpe_ushort16_a2 *)((global ushort *)base + i) = sinpe_bf16_16(x);
 #endif
 }
 
@@ -222,20 +259,6 @@ inline float16 sinpe_load16(global const uchar *base, size_t i, const int dt)
     return as_float16(convert_uint16(vload16(0, (global const ushort *)base + i)) << 16);
 }
 
-/* Sixteen values rounded to a 16-bit type, two to a word (lane 2k the low
-   half of word k).  bf16 is packed by hand: clang folds a narrowing into a
-   truncating store and drops the non-temporal hint. */
-inline uint8 sinpe_pack16(float16 x, const int dt)
-{
-#if defined(__ENDIAN_LITTLE__)
-    if (dt == SINPE_BF16) {
-        uint16 r = sinpe_bf16_bits_16(x);
-        return r.even | (r.odd << 16);
-    }
-#endif
-    return as_uint8(sinpe_to_16_16(x, dt));
-}
-
 inline void sinpe_stream_f32(float16 x, global float *p)
 {
 #ifdef SINPE_NT_STORE
@@ -245,9 +268,14 @@ inline void sinpe_stream_f32(float16 x, global float *p)
 #endif
 }
 
+/* Thirty-two values rounded to a 16-bit type, stored as 32-bit words (past
+   the caches where the build asks): a narrowing store of bf16 would let
+   clang fold it into a truncating store, which drops the hint. */
 inline void sinpe_stream_16(float16 lo, float16 hi, global ushort *p, const int dt)
 {
-    uint16 w = (uint16)(sinpe_pack16(lo, dt), sinpe_pack16(hi, dt));
+    uint16 w = dt == SINPE_BF16 ? sinpe_bf16_32(lo, hi)
+                                : (uint16)(as_uint8(sinpe_to_16_16(lo, dt)),
+                                           as_uint8(sinpe_to_16_16(hi, dt)));
 #ifdef SINPE_NT_STORE
     __builtin_nontemporal_store(w, (global uint16 *)p);
 #else
