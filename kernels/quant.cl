@@ -29,18 +29,19 @@ inline float sinpe_half_at(global const uchar *p)
 
 /* For N values at a time: E4M3 codes as floats (the code sign-extended
    and shifted left 7 is a half with its sign, exponent field and mantissa,
-   whose value is the code's over 2^8, subnormals included; the code whose
-   value would be 480 is the NaN); N bytes as values (E4M3,
-   E5M2, the upper byte of a half, else int8: I8, and Q8_0's q before its
-   block scale); N values at element i (dt I8, Q8_0, E4M3 or E5M2). */
+   whose value is the code's over 2^8, subnormals included; the NaN code's
+   half, 0x3f80 and the sign, is the only one that carries into bit 14 when
+   0x80 is added, and that bit makes it a half NaN: 16-bit lanes, no float
+   compare); N bytes as values (E4M3, E5M2, the upper byte of a half, else
+   int8: I8, and Q8_0's q before its block scale); N values at element i
+   (dt I8, Q8_0, E4M3 or E5M2). */
 #define SINPE_QUANT_N(N)                                                                  \
     inline float##N sinpe_e4m3_##N(uchar##N c)                                           \
     {                                                                                     \
-        short##N h = (convert_short##N(as_char##N(c)) << (short)7) & (short)0xbf80;       \
-        float##N f = vload_half##N(0, (const half *)&h) * 0x1p8f;                         \
-        uint##N u = as_uint##N(f);                                                        \
-        return as_float##N(select(u, (u & 0x80000000u) | 0x7fc00000u,                     \
-                                  as_uint##N(fabs(f) == (float##N)(480.0f))));            \
+        ushort##N h = as_ushort##N(convert_short##N(as_char##N(c)) << (short)7);          \
+        h &= (ushort)0xbf80;                                                              \
+        h |= (h + (ushort)0x80) & (ushort)0x4000;                                         \
+        return vload_half##N(0, (const half *)&h) * 0x1p8f;                               \
     }                                                                                     \
     inline float##N sinpe_qdecode_##N(uchar##N c, const int dt)                          \
     {                                                                                     \
