@@ -234,7 +234,7 @@ double bench_bytes_fused(const bench_traffic *t);
 
 /* table.c: table generation at one dim, next to the write of the same bytes;
    *ratio gets table time / write time (0 when skipped). */
-int bench_table_cases(bench_env *env, sinpe_table *table, size_t dim, double *ratio);
+int bench_table_cases(bench_env *env, sinpe_table *table, size_t dim, double ratio[2]);
 
 /* verdict.c: the output checks over the run (they decide the exit status)
    and the goals the figures are read against (reported only). */
@@ -275,14 +275,14 @@ typedef struct goal_tally {
                                   (rope's bytes), or itself where rope beats the copy */
     bench_range rope_otf;      /* rope_otf over rope, device time, every shape */
     size_t n_table, table_dim[BENCH_MAX_TABLE_DIMS];
-    double table_ratio[BENCH_MAX_TABLE_DIMS];
+    double table_ratio[BENCH_MAX_TABLE_DIMS][2]; /* over the write kernel, the ceiling */
 } goal_tally;
 
 int bench_check_shape(bench_env *env, bench_shape_run *sr, sinpe_dtype dtype, size_t n,
                       int otf_ran, const char *what, check_tally *tally);
 int bench_report_checks(const check_tally *t);
 void bench_goal_row(const bench_env *env, goal_tally *g, const bench_row *row);
-void bench_goal_table(goal_tally *g, size_t dim, double ratio);
+void bench_goal_table(goal_tally *g, size_t dim, const double ratio[2]);
 void bench_goal_path(goal_tally *g, int replay, double ratio);
 void bench_goal_rope(const bench_env *env, goal_tally *g, const bench_row *fused,
                      double speedup, double reach, double otf_ratio);

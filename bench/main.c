@@ -296,7 +296,7 @@ static int run_dim(bench_env *env, size_t dim, check_tally *tally, goal_tally *g
     sinpe_spec spec;
     dtype_state ts[BENCH_N_DTYPES];
     size_t i, rows = BENCH_CONTEXT; /* explicit positions lie below it */
-    double ratio;
+    double ratio[2];
     int d, nt = 0, pass, rc = -1;
 
     for (i = 0; i < N_SHAPES; i++)
@@ -306,7 +306,7 @@ static int run_dim(bench_env *env, size_t dim, check_tally *tally, goal_tally *g
     sinpe_spec_init(&spec, dim);
     CHECK(sinpe_table_create(env->ctx, &spec, rows, &table));
 
-    if (bench_table_cases(env, table, dim, &ratio) != 0)
+    if (bench_table_cases(env, table, dim, ratio) != 0)
         goto fail;
     bench_goal_table(goals, dim, ratio);
     for (d = 0; d < BENCH_N_DTYPES; d++)

@@ -7,7 +7,7 @@
  *                 over a buffer of exactly those bytes;
  *   table         sinpe_enqueue_table_rows() into that same buffer,
  *                 preallocated and already written, so no page is touched
- *                 for the first time; the goal is table <= 3 x table_write;
+ *                 for the first time; the goal is table <= 2 x table_write;
  *   table_create  sinpe_table_create() of a spec never seen before, host
  *                 wall clock: allocation and first touch of a fresh table
  *                 buffer included, the cost a first create really has.
@@ -94,7 +94,7 @@ static void gen_row(bench_row *row, const char *name, size_t dim, double bytes)
     row->bytes = bytes; /* written once, nothing read */
 }
 
-int bench_table_cases(bench_env *env, sinpe_table *table, size_t dim, double *ratio)
+int bench_table_cases(bench_env *env, sinpe_table *table, size_t dim, double ratio[2])
 {
     size_t bytes = (size_t)BENCH_TABLE_ROWS * dim * sizeof(float);
     gen_job g, gen[2];
@@ -107,7 +107,7 @@ int bench_table_cases(bench_env *env, sinpe_table *table, size_t dim, double *ra
     cl_int err;
 
     memset(&g, 0, sizeof g);
-    *ratio = 0.0;
+    ratio[0] = ratio[1] = 0.0;
     if (bytes > env->max_alloc) {
         printf("table cases at dim %zu skipped: %zu bytes exceed CL_DEVICE_MAX_MEM_ALLOC_SIZE\n",
                dim, bytes);
@@ -156,12 +156,17 @@ int bench_table_cases(bench_env *env, sinpe_table *table, size_t dim, double *ra
         goto fail;
     bench_report_row(env, &create_row);
 
+    /* The ceiling's time for these bytes: a reference that a write the
+       cache absorbs (a table that fits in it) does not move. */
+    ratio[0] = table_row.vs_ref;
+    ratio[1] = env->write_gbps > 0.0
+                   ? table_row.stats.median_us / ((double)bytes / (env->write_gbps * 1e3))
+                   : 0.0;
     printf("  table generation, dim %zu: %.1f us for %.1f MiB, %.2fx the write of the same "
-           "bytes (the write ceiling's way: %s)\n",
-           dim, table_row.stats.median_us, (double)bytes / (1024.0 * 1024.0), table_row.vs_ref,
-           env->write_name);
+           "bytes, %.2fx the write ceiling's time for them (the ceiling's way: %s)\n",
+           dim, table_row.stats.median_us, (double)bytes / (1024.0 * 1024.0), ratio[0],
+           ratio[1], env->write_name);
     fflush(stdout);
-    *ratio = table_row.vs_ref;
 
     clReleaseMemObject(g.out);
     return 0;

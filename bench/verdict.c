@@ -21,7 +21,9 @@
  *     positions, run with --full: GOAL_OTF_SCATTERED x); at decode, device
  *     time <= GOAL_OTF_DECODE x the table call's;
  *   - table generation within GOAL_TABLE_RATIO x the write of its bytes (the
- *     fastest write of the ceilings);
+ *     fastest write of the ceilings, on the same buffer), with its time over
+ *     the write ceiling's for those bytes beside it: where the cache absorbs
+ *     the write of a table that fits in it, only the first moves;
  *   - 16-bit storage within 10% of fp32's GB/s (fused, gather, add: the
  *     unfused pair is both of the last two), each type timed with fp32 in
  *     interleaved rounds;
@@ -141,11 +143,12 @@ void bench_goal_path(goal_tally *g, int replay, double ratio)
     range_add(&g->path_floor[replay != 0], ratio, replay ? -GOAL_REPLAY : -GOAL_DECODE_FLOOR);
 }
 
-void bench_goal_table(goal_tally *g, size_t dim, double ratio)
+void bench_goal_table(goal_tally *g, size_t dim, const double ratio[2])
 {
-    if (g->n_table < BENCH_MAX_TABLE_DIMS && ratio > 0.0) {
+    if (g->n_table < BENCH_MAX_TABLE_DIMS && ratio[0] > 0.0) {
         g->table_dim[g->n_table] = dim;
-        g->table_ratio[g->n_table++] = ratio;
+        g->table_ratio[g->n_table][0] = ratio[0];
+        g->table_ratio[g->n_table++][1] = ratio[1];
     }
 }
 
@@ -191,9 +194,10 @@ void bench_report_goals(cl_device_type type, const goal_tally *g)
                  -GOAL_OTF_DECODE);
     for (size_t i = 0; i < g->n_table; i++)
         printf("  table generation, dim %zu: %.2fx the write of the same bytes "
-               "(goal <= %.0f: %s)\n",
-               g->table_dim[i], g->table_ratio[i], GOAL_TABLE_RATIO,
-               g->table_ratio[i] <= GOAL_TABLE_RATIO ? "met" : "missed");
+               "(goal <= %.0f: %s; %.2fx the write ceiling's time for them)\n",
+               g->table_dim[i], g->table_ratio[i][0], GOAL_TABLE_RATIO,
+               g->table_ratio[i][0] <= GOAL_TABLE_RATIO ? "met" : "missed",
+               g->table_ratio[i][1]);
     report_range("fp16 GB/s over fp32's (fused, gather, add)", &g->vs_fp32[SINPE_F16], "",
                  GOAL_VS_FP32);
     report_range("bf16 GB/s over fp32's (fused, gather, add)", &g->vs_fp32[SINPE_BF16], "",
