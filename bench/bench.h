@@ -233,7 +233,8 @@ extern const size_t bench_n_cases;
 double bench_bytes_fused(const bench_traffic *t);
 
 /* table.c: table generation at one dim, next to the write of the same bytes;
-   *ratio gets table time / write time (0 when skipped). */
+   ratio gets table time / write time and table time / the write ceiling's
+   time for those bytes (0 when skipped). */
 int bench_table_cases(bench_env *env, sinpe_table *table, size_t dim, double ratio[2]);
 
 /* verdict.c: the output checks over the run (they decide the exit status)

@@ -66,13 +66,9 @@ inline ushort sinpe_to_bf16(float f)
         r = select(r, r + (uint##N)(1u), (u & (uint##N)(0x10000u)) != (uint##N)(0u));    \
         return select(r, u | (uint##N)(0x400000u), f != f);                               \
     }                                                                                     \
-    inline uint##N sinpe_bf16_bits_##N(float##N f)                                       \
-    {                                                                                     \
-        return sinpe_bf16_words_##N(f) >> 16;                                             \
-    }                                                                                     \
     inline ushort##N sinpe_to_bf16_##N(float##N f)                                       \
     {                                                                                     \
-        return convert_ushort##N(sinpe_bf16_bits_##N(f));                                 \
+        return convert_ushort##N(sinpe_bf16_words_##N(f) >> 16);                          \
     }                                                                                     \
     inline ushort##N sinpe_to_16_##N(float##N x, const int dt)                           \
     {                                                                                     \
@@ -233,7 +229,7 @@ inline void sinpe_store16(float16 x, global uchar *base, size_t i, const int dt)
         vstore_half16_rte(x, 0, (global half *)base + i);
     else
 #if SINPE_ALIGNED_IO
-        vstore16(sinpe_to_bf16_16(x), 0, (global ushort *)base + i);
+        vstore16(sinpe_bf16_16(x), 0, (global ushort *)base + i);
 #else
         *(global sinpe_ushort16_a2 *)((global ushort *)base + i) = sinpe_bf16_16(x);
 #endif
