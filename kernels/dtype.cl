@@ -161,26 +161,15 @@ inline float4 sinpe_load_part4(global const uchar *base, size_t i, int n, const 
     return as_float4(convert_uint4(u) << 16);
 }
 
-/* The first n lanes of the vector v to p[0 .. n - 1]. */
-#define SINPE_STORE_LANES(p, v, n) \
-    do {                           \
-        (p)[0] = (v).x;            \
-        if ((n) > 1)               \
-            (p)[1] = (v).y;        \
-        if ((n) > 2)               \
-            (p)[2] = (v).z;        \
-        if ((n) > 3)               \
-            (p)[3] = (v).w;        \
-    } while (0)
-
 inline void sinpe_store_part4(float4 x, global uchar *base, size_t i, int n, const int dt)
 {
-    if (dt == SINPE_F32) {
-        SINPE_STORE_LANES((global float *)base + i, x, n);
-        return;
-    }
-    ushort4 u = sinpe_to_16_4(x, dt);
-    SINPE_STORE_LANES((global ushort *)base + i, u, n);
+    uint4 w = dt == SINPE_F32 ? as_uint4(x) : convert_uint4(sinpe_to_16_4(x, dt));
+    uint v[4] = {w.x, w.y, w.z, w.w};
+    for (int j = 0; j < n; j++)
+        if (dt == SINPE_F32)
+            ((global uint *)base)[i + j] = v[j];
+        else
+            ((global ushort *)base)[i + j] = (ushort)v[j];
 }
 
 /* Four 16-bit values at any 2-byte aligned address, stored as one vector

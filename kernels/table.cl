@@ -133,8 +133,7 @@ SINPE_INLINE void sinpe_rows_line(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ROWS
  * (c, g, h) computes column c of the rows at steps j = T g .. T g + T - 1 of
  * blocks T h .. T h + T - 1 (relative to row0's block) that lie in the
  * range, T = SINPE_TABLE_TILE (the tuning record's table_tile): T anchors
- * and T steps loaded for T^2 values.  With T = 1 the early return keeps
- * the body free of conditional stores, which CPU vectorisers need.
+ * and T steps loaded for T^2 values; T = 1 is sinpe_rows_line.
  */
 SINPE_INLINE void sinpe_body_ROWS(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ROWS))
 {
@@ -156,13 +155,9 @@ SINPE_INLINE void sinpe_body_ROWS(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ROWS
     for (int u = 0; u < T; u++)
         for (int v = 0; v < T; v++) {
             long p = base + (long)(h * T + u) * SINPE_STEP_ROWS + (long)(g * T + v);
-            if (p < row0 || p >= (long)row0 + nrows) {
-                if (T == 1)
-                    return;
-                continue;
-            }
-            sinpe_store1(sinpe_combine(a[u], b[v]), out,
-                         out_off + (size_t)(p - row0) * out_stride + c, ot);
+            if (p >= row0 && p < (long)row0 + nrows)
+                sinpe_store1(sinpe_combine(a[u], b[v]), out,
+                             out_off + (size_t)(p - row0) * out_stride + c, ot);
         }
 }
 
