@@ -25,23 +25,21 @@
 #define SINPE_LANES16
 #endif
 
-/* A hint that the n bytes from p will be read soon, one per 64-byte line:
-   the record's prefetch (1 on CPUs, where a work-item walks a token's row
-   and the next work-item the next token's).  A hint reads nothing and
-   changes no value; with prefetch 0, or no builtin, it is nothing. */
+/* A hint that the n bytes from p will be read soon, one per 64-byte line,
+   where the record asks for the caller's kind: bit 0 of SINPE_PREFETCH is
+   the record's prefetch (the rotation's), bit 1 its stream_prefetch
+   (STREAM's).  A hint reads nothing and changes no value; with the bit
+   clear, or no builtin, it is nothing. */
 #ifndef SINPE_PREFETCH
 #define SINPE_PREFETCH 0
 #endif
+inline void sinpe_prefetch(const int bit, global const uchar *p, size_t n)
+{
 #if SINPE_PREFETCH && defined(__has_builtin)
 #if __has_builtin(__builtin_prefetch)
-#define SINPE_HINT_LINES 1
-#endif
-#endif
-inline void sinpe_prefetch(global const uchar *p, size_t n)
-{
-#ifdef SINPE_HINT_LINES
-    for (size_t b = 0; b < n; b += 64)
+    for (size_t b = 0; (SINPE_PREFETCH & bit) && b < n; b += 64)
         __builtin_prefetch(p + b);
+#endif
 #endif
 }
 

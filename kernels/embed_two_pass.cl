@@ -113,6 +113,23 @@ SINPE_INLINE void sinpe_body_TABLE(const int mode, const int et, const int ot,
         sinpe_table_cols(mode, et, ot, min(4, (int)a.dim - c - j), E, out, tab, &a, q, j);
 }
 
+/* With stream_prefetch, line v < 8 of a STREAM work-item into a 16-bit
+   output asks for the same line of the next S sequences' rows (token
+   t + 1's first after the last), whose start no hardware prefetcher sees
+   coming (bench/RESULTS.md). */
+SINPE_INLINE void sinpe_stream_ahead(const int et, global const int *ids, global const uchar *E,
+                                     const sinpe_embed_params *a, size_t b, uint t, int c)
+{
+    size_t eb = et == SINPE_F32 ? 4 : SINPE_FLOAT_TYPE(et) ? 2 : 1, n = a->n_seqs;
+    t += (b += SINPE_SEQS) >= n;
+    for (int s = 0; s < SINPE_SEQS && t < a->seq_len; s++) { /* ids clamped to the buffers */
+        uint id = (uint)ids[a->ids_off + min(b < n ? b + s : s, n - 1) * a->seq_len + t];
+        int rel = clamp((int)(id - (uint)a->vocab_start), 0, a->vocab - 1);
+        size_t i = a->e_off + (size_t)rel * a->e_stride + c;
+        sinpe_prefetch(2, E + (et == SINPE_Q8_0 ? (i >> 5) * 34 : i * eb), 32 * eb);
+    }
+}
+
 /*
  * STREAM: work-item (v, g, t) writes one 64-byte line of token t of each
  * live one of the S = SINPE_SEQS sequences from S g: columns [16 v, 16 v +
@@ -133,6 +150,8 @@ SINPE_INLINE void sinpe_body_STREAM(const int mode, const int et, const int ot,
     sinpe_seq q[SINPE_SEQS];
     float16 x[SINPE_SEQS], y[SINPE_SEQS], p[SINPE_SEQS], r[SINPE_SEQS];
     sinpe_seqs_at(mode, et, SINPE_SEQS, q, ids, pos, seq_start, pad_count, ws, &a, b0, t, c);
+    if ((SINPE_PREFETCH & 2) && ot != SINPE_F32 && get_global_id(0) < 8)
+        sinpe_stream_ahead(et, ids, E, &a, b0, t, c);
 #pragma unroll
     for (int s = 0; s < SINPE_SEQS; s++) {
         x[s] = sinpe_load16(E, q[s].id.e, et);

@@ -158,10 +158,10 @@ SINPE_INLINE void sinpe_rope_wide_heads(global const uchar *src, size_t so, glob
     for (uint h = 0; h < heads; h++, so += a->head_dim, d += a->head_dim) {
         global const uchar *next = src + (so + ahead) * es;
         if (a->pairing)
-            sinpe_prefetch(next + 2 * k0 * es, 32 * m * es);
+            sinpe_prefetch(1, next + 2 * k0 * es, 32 * m * es);
         else {
-            sinpe_prefetch(next + k0 * es, 16 * m * es);
-            sinpe_prefetch(next + (npairs + k0) * es, 16 * m * es);
+            sinpe_prefetch(1, next + k0 * es, 16 * m * es);
+            sinpe_prefetch(1, next + (npairs + k0) * es, 16 * m * es);
         }
 #pragma unroll
         for (uint j = 0; j < SINPE_ROPE_WIDE; j++) {

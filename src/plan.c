@@ -29,7 +29,7 @@ typedef struct choice {
     int n, aligned, tiles;
     size_t row16; /* ROW into 16-bit outputs: values a step (wide16); the
                      kernel reads SINPE_WIDE16, this tells sinpe__plan_same */
-    size_t prefetch; /* the record's, where the form reads SINPE_PREFETCH */
+    size_t prefetch; /* the record's prefetch or stream_prefetch, where the form reads it */
     step s[2];
 } choice;
 
@@ -107,6 +107,8 @@ static void choose(const sinpe__tuning *t, const sinpe__call *c, choice *ch)
             add(ch, SINPE_FORM_TABLE, 16, t->table_seqs, 3);
         add_otf(ch, t, c, 0);
     }
+    if (ch->s[0].form == SINPE_FORM_STREAM && c->out != SINPE_F32)
+        ch->prefetch = t->stream_prefetch; /* the next rows' first lines */
 }
 
 /* The most tokens or bytes of a call, below any threshold's "never". */
@@ -169,7 +171,7 @@ void sinpe__plan_options(const sinpe__tuning *t, sinpe_math math, int weights, c
                                    "-DSINPE_ROPE_PAIRS=%zu -DSINPE_PREFETCH=%zu",
                                    math == SINPE_MATH_FP64 ? 1 : 0, v->seqs, v->table_seqs,
                                    v->table_tile, v->aligned, v->wide16, v->rope_pairs,
-                                   v->prefetch);
+                                   v->prefetch | v->stream_prefetch << 1);
     for (int f = 0; f < SINPE_FORMS && used < n; f++)
         used += (size_t)snprintf(buf + used, n - used, " -DSINPE_HAS_%s=%d", forms[f], held[f]);
     if (weights >= 0 && used < n)

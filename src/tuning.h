@@ -36,7 +36,8 @@
     X(aligned, "0 1", 8, "1: four-value accesses through vector pointers where a call allows") \
     X(wide16, "4 16", 10, "16-bit outputs: columns per work-item of FAST, per step of ROW")    \
     X(rope_pairs, "4 64", 11, "pairs of every head per work-item of the rotary kernel")     \
-    X(prefetch, "0 1", 12, "1: a work-item walking a token's row asks for the next one's lines")
+    X(prefetch, "0 1", 12, "1: a work-item walking a token's row asks for the next one's lines") \
+    X(stream_prefetch, "0 1", 13, "1: STREAM into 16-bit outputs asks for the next rows' starts")
 
 #define SINPE_TUNING_FIELD(name, values, order, doc) size_t name;
 typedef struct sinpe__tuning {

@@ -53,7 +53,8 @@ static void form_of(int k, char *form, size_t n)
 /* Kernel k as t builds and launches it: its name, and the values of t
    its form reads (kernels/embed_fast.cl, embed_two_pass.cl, table.cl,
    rope.cl;
-   aligned: every four-column access, kernels/dtype.cl). */
+   aligned: every four-column access, kernels/dtype.cl; one prefetch:
+   rope's, or STREAM's into 16-bit outputs, the record's stream_prefetch). */
 static void key_of(const sinpe__tuning *t, int k, const char *form, char *key)
 {
     int fast = !strcmp(form, "fast") || !strcmp(form, "stream");
@@ -65,7 +66,10 @@ static void key_of(const sinpe__tuning *t, int k, const char *form, char *key)
              !strcmp(form, "rows") ? t->table_tile : 0, t->aligned,
              !strcmp(form, "fast") || !strcmp(form, "row") ? t->wide16 : 0,
              !strcmp(form, "rope") ? t->rope_pairs : 0,
-             !strcmp(form, "rope") && t->rope_pairs >= 16 ? t->prefetch : 0);
+             !strcmp(form, "rope") && t->rope_pairs >= 16
+                 ? t->prefetch
+             : !strcmp(form, "stream") && sinpe__kernels[k].ot != SINPE_F32 ? t->stream_prefetch
+                                                                               : 0);
 }
 
 /* Whether the space-separated list words holds word. */

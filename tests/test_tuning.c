@@ -22,7 +22,7 @@
 static const char *const full =
     "seqs = 2; table_seqs = 4; general = two_pass; stream = 0; stream_bytes = 123; decode = rows; "
     "decode_tokens = 17; bf16 = scalar; table_tile = 8; aligned = 1; wide16 = 16; "
-    "rope_pairs = 64; prefetch = 1";
+    "rope_pairs = 64; prefetch = 1; stream_prefetch = 1";
 
 START_TEST(tuning_text_round_trip)
 {
@@ -41,6 +41,7 @@ START_TEST(tuning_text_round_trip)
     ck_assert_uint_eq(a.t.wide16, 16);
     ck_assert_uint_eq(a.t.rope_pairs, 64);
     ck_assert_uint_eq(a.t.prefetch, 1);
+    ck_assert_uint_eq(a.t.stream_prefetch, 1);
     ck_assert_uint_lt(sinpe__tuning_format(&a.t, text, sizeof text), sizeof text);
     ck_assert_int_eq(sinpe__record_parse(text, &b), 0);
     ck_assert(sinpe__record_complete(&b));
@@ -330,7 +331,7 @@ START_TEST(tuning_file)
     snprintf(want, sizeof want, "from=file %s; ", path);
     check_tuning(b, want, "seqs=2; table_seqs=4; general=two_pass; stream=0; stream_bytes=123; decode=rows; "
                           "decode_tokens=17; bf16=scalar; table_tile=8; aligned=1; wide16=16; "
-                          "rope_pairs=64; prefetch=1");
+                          "rope_pairs=64; prefetch=1; stream_prefetch=1");
     sinpe_context_release(b);
 
     /* An override goes over the file. */

@@ -96,14 +96,14 @@ if ! "$bin" --records >"$records"; then
     exit 1
 fi
 # oclgrind 21.10 cannot run llvm.prefetch ("undefined external function"):
-# its runs take each record with prefetch = 0.  A prefetch is a hint that
-# reads nothing and changes no value; pocl's runs below take the records
-# as they are.
+# its runs take each record with prefetch = 0 and stream_prefetch = 0.  A
+# prefetch is a hint that reads nothing and changes no value; pocl's runs
+# below take the records as they are.
 i=0
 while IFS= read -r rec; do
     i=$((i + 1))
     echo "record $i: $rec"
-    rec="$rec; prefetch = 0"
+    rec="$rec; prefetch = 0; stream_prefetch = 0"
     # shellcheck disable=SC2086
     grind_oclgrind "$logdir/oclgrind-$i.log" "" "$rec" $flags
     if [ "${GRIND_UNINITIALIZED:-0}" = 1 ]; then
