@@ -204,8 +204,8 @@ SINPE_INLINE float16 sinpe_value16(const int mode, const int et, const int ot,
 }
 
 /* Sixteen columns from c of token k's row, PE from the table: the
-   operations of sinpe_token_cols, sixteen lanes at a time (ROW into 16-bit
-   outputs with wide16 = 16, as FAST: kernels/embed_fast.cl). */
+   operations of sinpe_token_cols, sixteen lanes at a time (ROW with
+   wide16 = 16; FAST into 16-bit outputs alike: kernels/embed_fast.cl). */
 SINPE_INLINE void sinpe_token_cols16(const int mode, const int et, const int ot,
                                      global const uchar *E, global uchar *out,
                                      global const float *tab, const sinpe_embed_params *a,
@@ -220,8 +220,8 @@ SINPE_INLINE void sinpe_token_cols16(const int mode, const int et, const int ot,
 /* Work-item (0, b, t) of ROW writes token t of sequence b whole, every
    position in the table (in_table: ROW passes true; as a literal here it
    left, after oclgrind 21.10's optimiser, a noalias scope intrinsic that
-   oclgrind cannot run), four columns per step (into 16-bit outputs:
-   sixteen where the record's wide16 says). */
+   oclgrind cannot run), four columns per step, or sixteen where the
+   record's wide16 says. */
 SINPE_INLINE void sinpe_token_row(const int mode, const int et, const int ot, const bool in_table,
                                   SINPE_BODY_PARAMS(SINPE_SIG_EMBED))
 {
@@ -232,7 +232,7 @@ SINPE_INLINE void sinpe_token_row(const int mode, const int et, const int ot, co
     sinpe_token k = sinpe_token_at(mode, in_table, pos, seq_start, pad_count, &a, b, t, 0);
     k.id = sinpe_id_rule(mode, et, true, ids, ws, &a, k.r, 0);
     int c = 0;
-    if ((ot != SINPE_F32) & (SINPE_WIDE16 == 16))
+    if (SINPE_WIDE16 == 16)
         for (; c + 16 <= (int)a.dim; c += 16)
             sinpe_token_cols16(mode, et, ot, E, out, tab, &a, &k, c);
     for (; c < (int)a.dim; c += 4)

@@ -27,8 +27,8 @@ typedef struct step {
 } step;
 typedef struct choice {
     int n, aligned, tiles;
-    size_t row16; /* ROW into 16-bit outputs: values a step (wide16); the
-                     kernel reads SINPE_WIDE16, this tells sinpe__plan_same */
+    size_t row16; /* ROW: values a step (wide16); the kernel reads
+                     SINPE_WIDE16, this tells sinpe__plan_same */
     size_t prefetch; /* the record's prefetch or stream_prefetch, where the form reads it */
     step s[2];
 } choice;
@@ -85,7 +85,7 @@ static void choose(const sinpe__tuning *t, const sinpe__call *c, choice *ch)
             add(ch, SINPE_FORM_STREAM, line, S, 3);
         else if (decode && c->mode != SINPE_MODE_ADD) {
             add(ch, SINPE_FORM_ROW, 0, 1, 1);
-            ch->row16 = c->out != SINPE_F32 ? t->wide16 : 0;
+            ch->row16 = t->wide16;
         }
         else if (t->bf16 == SINPE_BF16_SCALAR && c->mode != SINPE_MODE_ADD &&
                  c->weights == SINPE_BF16 && c->out == SINPE_BF16)

@@ -34,7 +34,7 @@
     X(bf16, "vector scalar", 3, "bf16 weights and output: the FAST form, or COL")             \
     X(table_tile, "1 8", 9, "table rows: a work-item computes table_tile^2 values")            \
     X(aligned, "0 1", 8, "1: four-value accesses through vector pointers where a call allows") \
-    X(wide16, "4 16", 10, "16-bit outputs: columns per work-item of FAST, per step of ROW")    \
+    X(wide16, "4 16", 10, "columns per work-item of FAST into 16-bit outputs, per step of ROW")\
     X(rope_pairs, "4 64", 11, "pairs of every head per work-item of the rotary kernel")     \
     X(prefetch, "0 1", 12, "1: a work-item walking a token's row asks for the next one's lines") \
     X(stream_prefetch, "0 1", 13, "1: STREAM into 16-bit outputs asks for the next rows' starts")
