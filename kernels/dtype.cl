@@ -13,7 +13,7 @@
 
 /* Before a loop over values whose trips compute the same operations:
    vectorised sixteen lanes wide where clang compiles it (its own choice
-   on AVX-512 CPUs is eight, 1.3-1.4x slower for the anchors' arithmetic).
+   on AVX-512 CPUs is eight, slower for the anchors' arithmetic).
    A loop given a transformation (this, #pragma unroll) that clang's first
    pass cannot make yet is made once the device compiler has inlined its
    library (pocl's second pass); the warning the first pass would write

@@ -117,15 +117,15 @@ SINPE_INLINE void sinpe_body_TABLE(const int mode, const int et, const int ot,
    output asks for the same line of the next S sequences' rows (token
    t + 1's first after the last), whose start no hardware prefetcher sees
    coming (bench/RESULTS.md). */
-SINPE_INLINE void sinpe_stream_ahead(const int et, global const int *ids, global const uchar *E,
+SINPE_INLINE void sinpe_stream_ahead(const int mode, const int et, global const int *ids,
+                                     global const uchar *E, global const uchar *ws,
                                      const sinpe_embed_params *a, size_t b, uint t, int c)
 {
     size_t eb = et == SINPE_F32 ? 4 : SINPE_FLOAT_TYPE(et) ? 2 : 1, n = a->n_seqs;
     t += (b += SINPE_SEQS) >= n;
-    for (int s = 0; s < SINPE_SEQS && t < a->seq_len; s++) { /* ids clamped to the buffers */
-        uint id = (uint)ids[a->ids_off + min(b < n ? b + s : s, n - 1) * a->seq_len + t];
-        int rel = clamp((int)(id - (uint)a->vocab_start), 0, a->vocab - 1);
-        size_t i = a->e_off + (size_t)rel * a->e_stride + c;
+    for (int s = 0; s < SINPE_SEQS && t < a->seq_len; s++) {
+        size_t r = min(b < n ? b + s : s, n - 1) * a->seq_len + t;
+        size_t i = sinpe_id_rule(mode, et, false, ids, ws, a, r, c).e; /* row 0 for a bad id */
         sinpe_prefetch(2, E + (et == SINPE_Q8_0 ? (i >> 5) * 34 : i * eb), 32 * eb);
     }
 }
@@ -151,7 +151,7 @@ SINPE_INLINE void sinpe_body_STREAM(const int mode, const int et, const int ot,
     float16 x[SINPE_SEQS], y[SINPE_SEQS], p[SINPE_SEQS], r[SINPE_SEQS];
     sinpe_seqs_at(mode, et, SINPE_SEQS, q, ids, pos, seq_start, pad_count, ws, &a, b0, t, c);
     if ((SINPE_PREFETCH & 2) && ot != SINPE_F32 && get_global_id(0) < 8)
-        sinpe_stream_ahead(et, ids, E, &a, b0, t, c);
+        sinpe_stream_ahead(mode, et, ids, E, ws, &a, b0, t, c);
 #pragma unroll
     for (int s = 0; s < SINPE_SEQS; s++) {
         x[s] = sinpe_load16(E, q[s].id.e, et);

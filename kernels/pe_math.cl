@@ -165,7 +165,7 @@ SINPE_INLINE float4 sinpe_anchor(int x, float8 d)
     /* rint of both: |h1| < 2^21, 0 <= h2 < 2^14.  Two like computations
        side by side are what clang's SLP pass packs into two-lane vectors,
        which keep pocl from vectorising the anchors kernel across
-       work-items (table generation 1.3x slower): n2 is written out. */
+       work-items (slower table generation): n2 is written out. */
     float n1 = sinpe_rint(h1), n2 = (h2 + SINPE_RINT_SHIFT) - SINPE_RINT_SHIFT;
     int quadrant = (int)n1 + (int)n2 + (int)d.s3;
 

@@ -67,8 +67,6 @@ step() {
 }
 
 # --- 1. oclgrind ------------------------------------------------------------
-flags="--check-api --data-races"
-
 # grind_oclgrind LOG BUILD_OPTIONS RECORD FLAGS...: one run; a failure or
 # a non-empty log fails the target.
 grind_oclgrind() {
@@ -104,8 +102,7 @@ while IFS= read -r rec; do
     i=$((i + 1))
     echo "record $i: $rec"
     rec="$rec; prefetch = 0; stream_prefetch = 0"
-    # shellcheck disable=SC2086
-    grind_oclgrind "$logdir/oclgrind-$i.log" "" "$rec" $flags
+    grind_oclgrind "$logdir/oclgrind-$i.log" "" "$rec" --check-api --data-races
     if [ "${GRIND_UNINITIALIZED:-0}" = 1 ]; then
         GRIND_UNINIT_RUN=1
         export GRIND_UNINIT_RUN
