@@ -24,9 +24,12 @@
 #                  round of tuning, one suite per record
 #   BUDGET=N       seconds for the whole run
 #
-# The ICD loader must find the vendor's driver: when no vendors directory
-# exists and OCL_ICD_VENDORS is unset, the script points the loader at the
-# NVIDIA driver's libnvidia-opencl.so if ldconfig knows it.  Program
+# The ICD loader must find the vendor's driver: when OCL_ICD_VENDORS is
+# unset, ldconfig knows NVIDIA's libnvidia-opencl.so and no file of
+# /etc/OpenCL/vendors names it (an image may list pocl alone), the script
+# gives the loader a vendors directory of its own: those files plus one for
+# NVIDIA.  The run stops after the build when the device it would check is
+# not a GPU, unless SINPE_DEVICE names that device or QUICK=1.  Program
 # binaries are cached in $OUT/cache so that every context after the first
 # of a record loads its kernels instead of compiling them again.
 set -u
@@ -69,10 +72,11 @@ step() {
     return "$rc"
 }
 
-if [ ! -d /etc/OpenCL/vendors ] && [ -z "${OCL_ICD_VENDORS:-}" ]; then
+if [ -z "${OCL_ICD_VENDORS:-}" ]; then
     lib=$(ldconfig -p 2>/dev/null | awk '/libnvidia-opencl\.so/ { print $NF; exit }')
-    if [ -n "$lib" ]; then
+    if [ -n "$lib" ] && ! grep -qs nvidia /etc/OpenCL/vendors/*.icd; then
         mkdir -p "$out/vendors"
+        cp /etc/OpenCL/vendors/*.icd "$out/vendors/" 2>/dev/null
         echo "$lib" >"$out/vendors/nvidia.icd"
         OCL_ICD_VENDORS=$out/vendors
         export OCL_ICD_VENDORS
@@ -91,6 +95,17 @@ fi
 
 step build 120 "$out/build.log" make -j"$(nproc)" build/sinpe_tests build/sinpe_bench \
     build/sinpe-tune || exit 1
+device=$(./build/sinpe_tests --device 2>&1)
+say "device: $device"
+case $device in
+*"(GPU)") ;;
+*)
+    if [ -z "${SINPE_DEVICE:-}" ] && [ "$quick" != 1 ]; then
+        say "not a GPU: stopped (SINPE_DEVICE=NAME checks that device anyway)"
+        exit 1
+    fi
+    ;;
+esac
 step "quick suite (embed, device's record)" 60 "$out/tests.log" \
     env CK_RUN_SUITE=embed ./build/sinpe_tests
 

@@ -12,12 +12,15 @@
  * suites under each with SINPE_TUNING (the Makefile's check-records
  * target); "--record-tags" prints those of them that add a kernel form to
  * a run under the device's own record, each with the forms it adds
- * (forms.c), and "--suites" the suites' names, for scripts/run-tests.sh.
+ * (forms.c), "--suites" the suites' names, for scripts/run-tests.sh, and
+ * "--device" the device a context would take (SINPE_DEVICE, else the first
+ * GPU) as its name and type, for scripts/device-check.sh.
  *
  * No OpenCL object may be created here: Check forks each test, and a pocl
  * context made before the fork hangs the child.
  */
 #include "forms.h"
+#include "sinpe_internal.h"
 #include "test_util.h"
 #include "variants.h"
 
@@ -75,6 +78,24 @@ static int print_records(void)
     return EXIT_SUCCESS;
 }
 
+static int print_device(void)
+{
+    cl_platform_id platform;
+    cl_device_id device;
+    cl_device_type type = 0;
+    char name[256] = "";
+    sinpe_status st = sinpe__device_pick(NULL, &platform, &device);
+    if (st != SINPE_SUCCESS ||
+        clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof type, &type, NULL) != CL_SUCCESS ||
+        clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof name - 1, name, NULL) != CL_SUCCESS) {
+        fprintf(stderr, "no device: %s\n", sinpe_status_string(st));
+        return EXIT_FAILURE;
+    }
+    printf("%s (%s)\n", name,
+           type & CL_DEVICE_TYPE_GPU ? "GPU" : type & CL_DEVICE_TYPE_CPU ? "CPU" : "other");
+    return EXIT_SUCCESS;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 2 && strcmp(argv[1], "--records") == 0)
@@ -86,8 +107,11 @@ int main(int argc, char **argv)
     }
     if (argc == 2 && strcmp(argv[1], "--record-tags") == 0)
         return tu_print_record_tags() == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    if (argc == 2 && strcmp(argv[1], "--device") == 0)
+        return print_device();
     if (argc > 1) {
-        fprintf(stderr, "usage: %s [--records | --record-tags | --suites]\n", argv[0]);
+        fprintf(stderr, "usage: %s [--records | --record-tags | --suites | --device]\n",
+                argv[0]);
         return EXIT_FAILURE;
     }
     if (read_seed(&tu_seed) != 0)
