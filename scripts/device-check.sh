@@ -7,7 +7,8 @@
 #   2. quick suite      the embed suite under the device's own record
 #   3. bench fp32       sinpe_bench in fp32 (bench-fp32.txt, .jsonl)
 #   4. tune             sinpe-tune (tune.txt, tune.jsonl; record.txt: the
-#                       record it saved, which the next step runs under)
+#                       record it saved, which the next step runs under;
+#                       --save-each: a cut tune leaves the values so far)
 #   5. bench            sinpe_bench in every type (bench.txt, .jsonl)
 #   6. the other suites under the device's record, then the embedding
 #      suites and the shapes comparison under each GPU record of the
@@ -115,7 +116,7 @@ step "bench fp32" 120 "$out/bench-fp32.txt" ./build/sinpe_bench $bench_args --dt
 sed -n '/^goals/,$p' "$out/bench-fp32.txt" >>"$summary"
 
 # shellcheck disable=SC2086
-step tune 120 "$out/tune.txt" ./build/sinpe-tune $tune_args --json "$out/tune.jsonl"
+step tune 120 "$out/tune.txt" ./build/sinpe-tune $tune_args --save-each --json "$out/tune.jsonl"
 grep -E '^(chosen|database|saved)' "$out/tune.txt" >>"$summary"
 file=$(awk '/^saved as / { f = $3 } END { print f }' "$out/tune.txt") # a rerun appends
 [ -n "$file" ] && cp "$file" "$out/record.txt"

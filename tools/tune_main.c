@@ -95,7 +95,8 @@ static int search(tuner *tu, size_t p, sinpe__tuning *cur)
             tune_json(tu, "search", sel[k], par->name, cands[c].text, us[k][c]);
             if (sel[k]->best_us == 0.0 || us[k][c] < sel[k]->best_us) {
                 sel[k]->best_us = us[k][c];
-                snprintf(sel[k]->best, sizeof sel[k]->best, "%s", cands[c].text);
+                snprintf(sel[k]->best, sizeof sel[k]->best, "%.*s",
+                         (int)sizeof sel[k]->best - 1, cands[c].text);
             }
         }
         score[c] = exp(log_sum / (double)n);
@@ -241,6 +242,8 @@ static void usage(FILE *f)
             "  --json FILE     one JSON object per timing\n"
             "  --device SEL    device selector, as SINPE_DEVICE\n"
             "  --dry-run       measure and print, but save nothing\n"
+            "  --save-each     also save the record after each parameter, so that a run\n"
+            "                  cut short leaves the values decided so far (unchecked)\n"
             "  --reset         delete the device's tuning file and stop\n"
             "  --help          this text\n",
             MAX_ROUNDS);
@@ -277,8 +280,8 @@ static int parse_args(int argc, char **argv, tuner *tu, int *reset)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         char *end;
-        if (!strcmp(a, "--dry-run")) {
-            tu->save = 0;
+        if (!strcmp(a, "--dry-run") || !strcmp(a, "--save-each")) {
+            tu->save = !strcmp(a, "--save-each") ? 2 : 0;
             continue;
         }
         if (!strcmp(a, "--reset")) {
@@ -427,9 +430,17 @@ int main(int argc, char **argv)
     /* The parameters in their order (src/tuning.h); one that changes none
        of the cases under the current record is not searched. */
     for (int order = 1; order <= (int)sinpe__n_params; order++)
-        for (size_t p = 0; p < sinpe__n_params; p++)
-            if (sinpe__params[p].order == order && search(&tu, p, &cur) != 0)
+        for (size_t p = 0; p < sinpe__n_params; p++) {
+            if (sinpe__params[p].order != order)
+                continue;
+            if (search(&tu, p, &cur) != 0)
                 goto done;
+            if (tu.save == 2) {
+                sinpe__tuning_format(&cur, chosen, sizeof chosen);
+                CHECK(sinpe_tuning_save(tu.env.ctx, chosen, path, sizeof path));
+                printf("saved as %s (the values so far)\n", path);
+            }
+        }
     sinpe__tuning_format(&cur, chosen, sizeof chosen);
     if (check(&tu, dflt, chosen) != 0)
         goto done;
