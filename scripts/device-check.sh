@@ -73,6 +73,24 @@ step() {
     return "$rc"
 }
 
+# suite NAME LIMIT VAR=VALUE...: the tests under those variables, through
+# step.  Check's log file names each test as it ends (tests-each.log), so a
+# suite cut at its limit still says how many passed and failed before.
+suite() {
+    name=$1
+    limit=$2
+    shift 2
+    rm -f "$out/ck.log"
+    step "$name" "$limit" "$out/tests.log" env CK_LOG_FILE_NAME="$out/ck.log" "$@" \
+        ./build/sinpe_tests
+    rc=$?
+    [ -f "$out/ck.log" ] || return "$rc"
+    cat "$out/ck.log" >>"$out/tests-each.log"
+    [ "$rc" -eq 124 ] && say "  before the cut: $(grep -c ':P:' "$out/ck.log") passed," \
+        "$(grep -c ':[FE]:' "$out/ck.log") failed"
+    return "$rc"
+}
+
 if [ -z "${OCL_ICD_VENDORS:-}" ]; then
     lib=$(ldconfig -p 2>/dev/null | awk '/libnvidia-opencl\.so/ { print $NF; exit }')
     if [ -n "$lib" ] && ! grep -qs nvidia /etc/OpenCL/vendors/*.icd; then
@@ -107,38 +125,35 @@ case $device in
     fi
     ;;
 esac
-step "quick suite (embed, device's record)" 60 "$out/tests.log" \
-    env CK_RUN_SUITE=embed ./build/sinpe_tests
+suite "quick suite (embed, device's record)" 60 CK_RUN_SUITE=embed
 
 # shellcheck disable=SC2086
 step "bench fp32" 120 "$out/bench-fp32.txt" ./build/sinpe_bench $bench_args --dtypes fp32 \
     --weights none --json "$out/bench-fp32.jsonl"
-sed -n '/^goals/,$p' "$out/bench-fp32.txt" >>"$summary"
+sed -n '/^goals/,$p' "$out/bench-fp32.txt" >>"$summary" 2>/dev/null
 
 # shellcheck disable=SC2086
 step tune 120 "$out/tune.txt" ./build/sinpe-tune $tune_args --save-each --json "$out/tune.jsonl"
-grep -E '^(chosen|database|saved)' "$out/tune.txt" >>"$summary"
-file=$(awk '/^saved as / { f = $3 } END { print f }' "$out/tune.txt") # a rerun appends
-[ -n "$file" ] && cp "$file" "$out/record.txt"
+grep -E '^(chosen|database)' "$out/tune.txt" >>"$summary" 2>/dev/null
+file=$(awk '/^saved as / { f = $0 } END { print f }' "$out/tune.txt" 2>/dev/null) # the last
+[ -n "$file" ] && say "$file" && cp "$(echo "$file" | cut -d' ' -f3)" "$out/record.txt"
 
 # shellcheck disable=SC2086
 step "bench, tuned record" 120 "$out/bench.txt" ./build/sinpe_bench $bench_args \
     --json "$out/bench.jsonl"
-sed -n '/^goals/,$p' "$out/bench.txt" >>"$summary"
+sed -n '/^goals/,$p' "$out/bench.txt" >>"$summary" 2>/dev/null
 
 # The remaining suites: every one under the device's record (the embed
 # suite ran above; the shapes comparison of records runs below), then the
 # embedding suites and that comparison under each GPU record.
 for s in $(./build/sinpe_tests --suites); do
     [ "$s" = embed ] && continue
-    step "tests ($s, device's record)" 60 "$out/tests.log" \
-        env CK_RUN_SUITE="$s" CK_EXCLUDE_TAGS=records ./build/sinpe_tests
+    suite "tests ($s, device's record)" 60 CK_RUN_SUITE="$s" CK_EXCLUDE_TAGS=records
 done
 ./build/sinpe_tests --records | grep 'general=one_pass' >"$out/records.txt"
 while IFS= read -r rec; do
     for s in embed positions dtype shard table shapes; do
-        step "tests ($s, $rec)" 60 "$out/tests.log" env SINPE_TUNING="$rec" \
-            CK_RUN_SUITE="$s" ./build/sinpe_tests
+        suite "tests ($s, $rec)" 60 SINPE_TUNING="$rec" CK_RUN_SUITE="$s"
         [ "$quick" = 1 ] && break
     done
 done <"$out/records.txt"
