@@ -24,6 +24,10 @@
 #   QUICK=1        a rehearsal: the benchmarks' --quick, one dim and one
 #                  round of tuning, one suite per record
 #   BUDGET=N       seconds for the whole run
+#   SYSROOT=DIR    build and run against packages unpacked into DIR
+#                  (dpkg -x) on a machine where they cannot be installed:
+#                  ocl-icd-libopencl1 ocl-icd-opencl-dev opencl-c-headers
+#                  check libsubunit-dev libsubunit0
 #
 # The ICD loader must find the vendor's driver: when OCL_ICD_VENDORS is
 # unset, ldconfig knows NVIDIA's libnvidia-opencl.so and no file of
@@ -112,7 +116,14 @@ else
     bench_args=""
 fi
 
-step build 120 "$out/build.log" make -j"$(nproc)" build/sinpe_tests build/sinpe_bench \
+set --
+if [ -n "${SYSROOT:-}" ]; then
+    lib=$SYSROOT/usr/lib/$(gcc -print-multiarch)
+    CPATH=$SYSROOT/usr/include LIBRARY_PATH=$lib LD_LIBRARY_PATH=$lib
+    export CPATH LIBRARY_PATH LD_LIBRARY_PATH
+    set -- HAVE_OPENCL_PC= CHECK_CFLAGS=-pthread "CHECK_LIBS=-lcheck_pic -lsubunit -lrt -lm"
+fi
+step build 120 "$out/build.log" make -j"$(nproc)" "$@" build/sinpe_tests build/sinpe_bench \
     build/sinpe-tune || exit 1
 device=$(./build/sinpe_tests --device 2>&1)
 say "device: $device"
