@@ -49,7 +49,8 @@ typedef struct tuner {
     bench_opts opts;
     size_t dims[MAX_DIMS], n_dims;
     unsigned dtypes;
-    int rounds, save;
+    int rounds;
+    int save; /* 0 --dry-run, 1 at the end, 2 also after each parameter (--save-each) */
     double margin;
     bench_inputs inputs[3][2];             /* [shape][explicit] */
     cl_mem weights[MAX_DIMS][BENCH_N_DTYPES], out[MAX_DIMS][BENCH_N_DTYPES][2];

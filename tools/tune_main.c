@@ -242,8 +242,9 @@ static void usage(FILE *f)
             "  --json FILE     one JSON object per timing\n"
             "  --device SEL    device selector, as SINPE_DEVICE\n"
             "  --dry-run       measure and print, but save nothing\n"
-            "  --save-each     also save the record after each parameter, so that a run\n"
-            "                  cut short leaves the values decided so far (unchecked)\n"
+            "  --save-each     also save the record whenever a parameter changes it, so\n"
+            "                  that a run cut short leaves the values decided so far\n"
+            "                  (unchecked)\n"
             "  --reset         delete the device's tuning file and stop\n"
             "  --help          this text\n",
             MAX_ROUNDS);
@@ -280,8 +281,12 @@ static int parse_args(int argc, char **argv, tuner *tu, int *reset)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         char *end;
-        if (!strcmp(a, "--dry-run") || !strcmp(a, "--save-each")) {
-            tu->save = !strcmp(a, "--save-each") ? 2 : 0;
+        if (!strcmp(a, "--dry-run")) {
+            tu->save = 0;
+            continue;
+        }
+        if (!strcmp(a, "--save-each")) {
+            tu->save = 2;
             continue;
         }
         if (!strcmp(a, "--reset")) {
@@ -433,9 +438,10 @@ int main(int argc, char **argv)
         for (size_t p = 0; p < sinpe__n_params; p++) {
             if (sinpe__params[p].order != order)
                 continue;
+            sinpe__tuning before = cur;
             if (search(&tu, p, &cur) != 0)
                 goto done;
-            if (tu.save == 2) {
+            if (tu.save == 2 && memcmp(&before, &cur, sizeof cur) != 0) {
                 sinpe__tuning_format(&cur, chosen, sizeof chosen);
                 CHECK(sinpe_tuning_save(tu.env.ctx, chosen, path, sizeof path));
                 printf("saved as %s (the values so far)\n", path);
