@@ -113,10 +113,10 @@ SINPE_INLINE void sinpe_body_TABLE(const int mode, const int et, const int ot,
         sinpe_table_cols(mode, et, ot, min(4, (int)a.dim - c - j), E, out, tab, &a, q, j);
 }
 
-/* With stream_prefetch, line v < 8 of a STREAM work-item into a 16-bit
-   output asks for the same line of the next S sequences' rows (token
-   t + 1's first after the last), whose start no hardware prefetcher sees
-   coming (bench/RESULTS.md). */
+/* With stream_prefetch, STREAM work-items v < 8 into a 16-bit output ask
+   for their columns of the next S sequences' rows (token t + 1's first
+   after the last), whose start no hardware prefetcher sees coming
+   (bench/RESULTS.md). */
 SINPE_INLINE void sinpe_stream_ahead(const int mode, const int et, global const int *ids,
                                      global const uchar *E, global const uchar *ws,
                                      const sinpe_embed_params *a, size_t b, uint t, int c)
@@ -126,22 +126,25 @@ SINPE_INLINE void sinpe_stream_ahead(const int mode, const int et, global const 
     for (int s = 0; s < SINPE_SEQS && t < a->seq_len; s++) {
         size_t r = min(b < n ? b + s : s, n - 1) * a->seq_len + t;
         size_t i = sinpe_id_rule(mode, et, false, ids, ws, a, r, c).e; /* row 0 for a bad id */
-        sinpe_prefetch(2, E + (et == SINPE_Q8_0 ? (i >> 5) * 34 : i * eb), 32 * eb);
+        sinpe_prefetch(2, E + (et == SINPE_Q8_0 ? (i >> 5) * 34 : i * eb),
+                       32 * eb * SINPE_STREAM_LINES);
     }
 }
 
 /*
- * STREAM: work-item (v, g, t) writes one 64-byte line of token t of each
- * live one of the S = SINPE_SEQS sequences from S g: columns [16 v, 16 v +
- * 16) of an fp32 output, [32 v, 32 v + 32) of a 16-bit one, with one
- * non-temporal store.  Every load comes before the first store: a partial
- * line, or loads between the stores, defeats the write-combining of some
- * CPUs.  The host takes this form only where no line is partial.
+ * STREAM: work-item (v, g, t) writes L = SINPE_STREAM_LINES 64-byte lines
+ * (16 L fp32 or 32 L 16-bit columns from line L v on; fewer at a row's end)
+ * of token t of each live one of the S = SINPE_SEQS sequences from S g,
+ * each line one non-temporal store after the loads of its round: a partial
+ * line, or loads between a line's stores, defeats the write-combining of
+ * some CPUs (the host takes this form only where no line is partial).
+ * L > 1 spreads a work-item's fixed cost over more bytes.
  */
 SINPE_INLINE void sinpe_body_STREAM(const int mode, const int et, const int ot,
                               SINPE_BODY_PARAMS(SINPE_SIG_EMBED))
 {
-    int c = (int)get_global_id(0) * (ot == SINPE_F32 ? 16 : 32);
+    const int W = ot == SINPE_F32 ? 16 : 32; /* columns a line */
+    int c = (int)get_global_id(0) * W * SINPE_STREAM_LINES;
     size_t b0 = get_global_id(1) * SINPE_SEQS;
     uint t = (uint)get_global_id(2);
     if (c >= (int)a.dim || b0 >= a.n_seqs || t >= a.seq_len)
@@ -152,26 +155,27 @@ SINPE_INLINE void sinpe_body_STREAM(const int mode, const int et, const int ot,
     sinpe_seqs_at(mode, et, SINPE_SEQS, q, ids, pos, seq_start, pad_count, ws, &a, b0, t, c);
     if ((SINPE_PREFETCH & 2) && ot != SINPE_F32 && get_global_id(0) < 8)
         sinpe_stream_ahead(mode, et, ids, E, ws, &a, b0, t, c);
+    for (int d = 0; d < W * SINPE_STREAM_LINES && c + d < (int)a.dim; d += W) {
 #pragma unroll
-    for (int s = 0; s < SINPE_SEQS; s++) {
-        x[s] = sinpe_load16(E, q[s].id.e, et);
-        y[s] = ot == SINPE_F32 ? (float16)(0.0f) : sinpe_load16(E, q[s].id.e + 16, et);
-        x[s] = q[s].id.ok ? a.scale * (q[s].id.w * x[s]) : (float16)(0.0f);
-        y[s] = q[s].id.ok ? a.scale * (q[s].id.w * y[s]) : (float16)(0.0f);
-        p[s] = read_pe ? vload16(0, tab + q[s].pe) : (float16)(0.0f);
-        r[s] = read_pe && ot != SINPE_F32 ? vload16(1, tab + q[s].pe) : (float16)(0.0f);
-    }
+        for (int s = 0; s < SINPE_SEQS; s++) {
+            x[s] = sinpe_load16(E, q[s].id.e + d, et);
+            y[s] = ot == SINPE_F32 ? (float16)(0.0f) : sinpe_load16(E, q[s].id.e + d + 16, et);
+            x[s] = q[s].id.ok ? a.scale * (q[s].id.w * x[s]) : (float16)(0.0f);
+            y[s] = q[s].id.ok ? a.scale * (q[s].id.w * y[s]) : (float16)(0.0f);
+            p[s] = read_pe ? vload16(0, tab + q[s].pe + d) : (float16)(0.0f);
+            r[s] = read_pe && ot != SINPE_F32 ? vload16(1, tab + q[s].pe + d) : (float16)(0.0f);
+        }
 #pragma unroll
-    for (int s = 0; s < SINPE_SEQS; s++) {
-        if (!q[s].live)
-            continue;
-        sinpe_id k = q[s].id;
-        x[s] = k.zero ? (float16)(0.0f) : k.add_pe ? x[s] + p[s] : x[s];
-        y[s] = k.zero ? (float16)(0.0f) : k.add_pe ? y[s] + r[s] : y[s];
-        if (ot == SINPE_F32)
-            sinpe_stream_f32(x[s], (global float *)out + q[s].o);
-        else
-            sinpe_stream_16(x[s], y[s], (global ushort *)out + q[s].o, ot);
+        for (int s = 0; s < SINPE_SEQS; s++) {
+            if (!q[s].live)
+                continue;
+            x[s] = q[s].id.zero ? (float16)(0.0f) : q[s].id.add_pe ? x[s] + p[s] : x[s];
+            y[s] = q[s].id.zero ? (float16)(0.0f) : q[s].id.add_pe ? y[s] + r[s] : y[s];
+            if (ot == SINPE_F32)
+                sinpe_stream_f32(x[s], (global float *)out + q[s].o + d);
+            else
+                sinpe_stream_16(x[s], y[s], (global ushort *)out + q[s].o + d, ot);
+        }
     }
 }
 

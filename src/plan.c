@@ -66,8 +66,8 @@ static void add_otf(choice *ch, const sinpe__tuning *t, const sinpe__call *c, in
 static void choose(const sinpe__tuning *t, const sinpe__call *c, choice *ch)
 {
     size_t S = t->seqs;
-    /* STREAM stores 64-byte lines: sixteen fp32 or 32 16-bit values. */
-    size_t line = 64 / sinpe_dtype_bytes((sinpe_dtype)c->out, 1);
+    /* STREAM: stream_lines 64-byte lines (16 fp32 or 32 16-bit values) a sequence. */
+    size_t line = 64 / sinpe_dtype_bytes((sinpe_dtype)c->out, 1) * t->stream_lines;
     int big = t->stream && c->mode != SINPE_MODE_ADD && c->out_bytes >= t->stream_bytes &&
               c->lines;
     int decode = t->decode == SINPE_DECODE_ROWS && c->tokens <= t->decode_tokens;
@@ -168,10 +168,11 @@ void sinpe__plan_options(const sinpe__tuning *t, sinpe_math math, int weights, c
                                    "-cl-std=CL1.2 -DSINPE_FP64=%d -DSINPE_SEQS=%zu "
                                    "-DSINPE_TABLE_SEQS=%zu -DSINPE_TABLE_TILE=%zu "
                                    "-DSINPE_ALIGNED_IO=%zu -DSINPE_WIDE16=%zu "
-                                   "-DSINPE_ROPE_PAIRS=%zu -DSINPE_PREFETCH=%zu",
+                                   "-DSINPE_ROPE_PAIRS=%zu -DSINPE_PREFETCH=%zu "
+                                   "-DSINPE_STREAM_LINES=%zu",
                                    math == SINPE_MATH_FP64 ? 1 : 0, v->seqs, v->table_seqs,
                                    v->table_tile, v->aligned, v->wide16, v->rope_pairs,
-                                   v->prefetch | v->stream_prefetch << 1);
+                                   v->prefetch | v->stream_prefetch << 1, v->stream_lines);
     for (int f = 0; f < SINPE_FORMS && used < n; f++)
         used += (size_t)snprintf(buf + used, n - used, " -DSINPE_HAS_%s=%d", forms[f], held[f]);
     if (weights >= 0 && used < n)

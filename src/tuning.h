@@ -22,22 +22,23 @@
  */
 #define SINPE_TUNING_PARAMS(X)                                                                \
     X(seqs, "2 4", 2, "sequences per work-item of the FAST form")                             \
-    X(table_seqs, "2 4", 5, "sequences per work-item of the TABLE form")                      \
+    X(table_seqs, "2 4", 6, "sequences per work-item of the TABLE form")                      \
     X(general, "one_pass two_pass", 1,                                                        \
       "fused and add calls with positions to check: the GENERAL form, or TABLE then OTF")      \
     X(stream, "0 1", 4,                                                                       \
       "1: fused and gather outputs of stream_bytes or more take STREAM (then OTF if needed)")  \
-    X(stream_bytes, "#", 6, "the smallest output the STREAM form writes")                      \
-    X(decode, "tiles rows", 7,                                                                \
+    X(stream_lines, "1 4", 5, "64-byte lines of a sequence's output per STREAM work-item")    \
+    X(stream_bytes, "#", 7, "the smallest output the STREAM form writes")                      \
+    X(decode, "tiles rows", 8,                                                                \
       "calls of at most decode_tokens tokens: as any other, or whole rows (ROW, OTF alone)")   \
     X(decode_tokens, "#", 0, "the most tokens of a decode-sized call")                         \
     X(bf16, "vector scalar", 3, "bf16 weights and output: the FAST form, or COL")             \
-    X(table_tile, "1 8", 9, "table rows: a work-item computes table_tile^2 values")            \
-    X(aligned, "0 1", 8, "1: four-value accesses through vector pointers where a call allows") \
-    X(wide16, "4 16", 10, "columns per work-item of FAST into 16-bit outputs, per step of ROW")\
-    X(rope_pairs, "4 64", 11, "pairs of every head per work-item of the rotary kernel")     \
-    X(prefetch, "0 1", 12, "1: a work-item walking a token's row asks for the next one's lines") \
-    X(stream_prefetch, "0 1", 13, "1: STREAM into 16-bit outputs asks for the next rows' starts")
+    X(table_tile, "1 8", 10, "table rows: a work-item computes table_tile^2 values")           \
+    X(aligned, "0 1", 9, "1: four-value accesses through vector pointers where a call allows") \
+    X(wide16, "4 16", 11, "columns per work-item of FAST into 16-bit outputs, per step of ROW")\
+    X(rope_pairs, "4 64", 12, "pairs of every head per work-item of the rotary kernel")     \
+    X(prefetch, "0 1", 13, "1: a work-item walking a token's row asks for the next one's lines") \
+    X(stream_prefetch, "0 1", 14, "1: STREAM into 16-bit outputs asks for the next rows' starts")
 
 #define SINPE_TUNING_FIELD(name, values, order, doc) size_t name;
 typedef struct sinpe__tuning {

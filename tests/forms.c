@@ -22,7 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define KEY 128
+#define KEY 192
 #define MAX_KEYS 1024
 #define MAX_RECORDS 64
 
@@ -54,13 +54,14 @@ static void form_of(int k, char *form, size_t n)
    its form reads (kernels/embed_fast.cl, embed_two_pass.cl, table.cl,
    rope.cl;
    aligned: every four-column access, kernels/dtype.cl; one prefetch:
-   rope's, or STREAM's into 16-bit outputs, the record's stream_prefetch). */
+   rope's, or STREAM's into 16-bit outputs, the record's stream_prefetch;
+   STREAM's lines a work-item). */
 static void key_of(const sinpe__tuning *t, int k, const char *form, char *key)
 {
     int fast = !strcmp(form, "fast") || !strcmp(form, "stream");
     snprintf(key, KEY,
              "%s seqs=%zu table_seqs=%zu table_tile=%zu aligned=%zu wide16=%zu rope_pairs=%zu "
-             "prefetch=%zu",
+             "prefetch=%zu stream_lines=%zu",
              sinpe__kernels[k].name, fast ? t->seqs : 0,
              !strcmp(form, "table") ? t->table_seqs : 0,
              !strcmp(form, "rows") ? t->table_tile : 0, t->aligned,
@@ -69,7 +70,8 @@ static void key_of(const sinpe__tuning *t, int k, const char *form, char *key)
              !strcmp(form, "rope") && t->rope_pairs >= 16
                  ? t->prefetch
              : !strcmp(form, "stream") && sinpe__kernels[k].ot != SINPE_F32 ? t->stream_prefetch
-                                                                               : 0);
+                                                                               : 0,
+             !strcmp(form, "stream") ? t->stream_lines : 0);
 }
 
 /* Whether the space-separated list words holds word. */

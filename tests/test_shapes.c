@@ -14,7 +14,8 @@
  *
  * The calls have an odd sequence count (5) against 1, 2 and 4 sequences
  * per work-item, a dim of 4k + 2 (the scalar tail of four-column work-items)
- * and one of 8k (whole vector accesses, aligned where the record allows),
+ * and one of 8k (whole vector accesses, aligned where the record allows;
+ * six fp32 or three 16-bit lines, against four lines per STREAM work-item),
  * positions past the table (the on-the-fly forms), padding policies, and
  * table rows that start and end inside 128-row blocks (partial tiles).
  * The two runs of a comparison poison their outputs with different bytes,
@@ -30,7 +31,7 @@
 
 #define N_SEQS 5
 #define SEQ_LEN 37
-#define MAX_DIM 66 /* the dims: 66, then 64 */
+#define MAX_DIM 96 /* the dims: 66, then 96 */
 #define VOCAB 50
 #define TABLE_ROWS 100
 #define ROW0 77   /* table rows case: rows ROW0 .. ROW0 + N_ROWS - 1 */
@@ -147,11 +148,11 @@ START_TEST(shapes_variants_fit)
 }
 END_TEST
 
-/* Loop index: variant _i / 2, at dim 66, then at dim 64. */
+/* Loop index: variant _i / 2, at dim 66, then at dim 96. */
 START_TEST(shapes_equal_bytes)
 {
     const char *shape = variants[_i / 2];
-    size_t dim = _i % 2 ? 64 : 66;
+    size_t dim = _i % 2 ? 96 : 66;
     inputs *in = tu_malloc(sizeof *in);
     tu_rng rng = tu_rng_for("shapes");
     for (size_t i = 0; i < N_SEQS * SEQ_LEN; i++) {

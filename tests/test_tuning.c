@@ -20,7 +20,8 @@
 /* ------------------------------------------------------------------------ */
 
 static const char *const full =
-    "seqs = 2; table_seqs = 4; general = two_pass; stream = 0; stream_bytes = 123; decode = rows; "
+    "seqs = 2; table_seqs = 4; general = two_pass; stream = 0; stream_lines = 4; stream_bytes = 123; "
+    "decode = rows; "
     "decode_tokens = 17; bf16 = scalar; table_tile = 8; aligned = 1; wide16 = 16; "
     "rope_pairs = 64; prefetch = 1; stream_prefetch = 1";
 
@@ -32,6 +33,7 @@ START_TEST(tuning_text_round_trip)
     ck_assert(sinpe__record_complete(&a));
     ck_assert_uint_eq(a.t.seqs, 2);
     ck_assert_uint_eq(a.t.general, SINPE_TWO_PASS);
+    ck_assert_uint_eq(a.t.stream_lines, 4);
     ck_assert_uint_eq(a.t.stream_bytes, 123);
     ck_assert_uint_eq(a.t.decode, SINPE_DECODE_ROWS);
     ck_assert_uint_eq(a.t.decode_tokens, 17);
@@ -329,7 +331,8 @@ START_TEST(tuning_file)
     ck_assert_int_eq(stat(path, &sb), 0);
     b = context_with(NULL, SINPE_SUCCESS);
     snprintf(want, sizeof want, "from=file %s; ", path);
-    check_tuning(b, want, "seqs=2; table_seqs=4; general=two_pass; stream=0; stream_bytes=123; decode=rows; "
+    check_tuning(b, want, "seqs=2; table_seqs=4; general=two_pass; stream=0; stream_lines=4; "
+                          "stream_bytes=123; decode=rows; "
                           "decode_tokens=17; bf16=scalar; table_tile=8; aligned=1; wide16=16; "
                           "rope_pairs=64; prefetch=1; stream_prefetch=1");
     sinpe_context_release(b);
@@ -337,7 +340,8 @@ START_TEST(tuning_file)
     /* An override goes over the file. */
     b = context_with("seqs = 4", SINPE_SUCCESS);
     snprintf(want, sizeof want, "from=options.tuning over file %s; ", path);
-    check_tuning(b, want, "seqs=4; table_seqs=4; general=two_pass; stream=0; stream_bytes=123;");
+    check_tuning(b, want, "seqs=4; table_seqs=4; general=two_pass; stream=0; stream_lines=4; "
+                          "stream_bytes=123;");
     sinpe_context_release(b);
 
     /* Damaged, incomplete, stale or foreign: ignored, and said so. */
