@@ -67,7 +67,7 @@ static void choose(const sinpe__tuning *t, const sinpe__call *c, choice *ch)
 {
     size_t S = t->seqs;
     /* STREAM: stream_lines 64-byte lines (16 fp32 or 32 16-bit values) a sequence. */
-    size_t line = 64 / sinpe_dtype_bytes((sinpe_dtype)c->out, 1) * t->stream_lines;
+    size_t stream_cols = 64 / sinpe_dtype_bytes((sinpe_dtype)c->out, 1) * t->stream_lines;
     int big = t->stream && c->mode != SINPE_MODE_ADD && c->out_bytes >= t->stream_bytes &&
               c->lines;
     int decode = t->decode == SINPE_DECODE_ROWS && c->tokens <= t->decode_tokens;
@@ -82,7 +82,7 @@ static void choose(const sinpe__tuning *t, const sinpe__call *c, choice *ch)
         ch->prefetch = c->form == SINPE_FORM_ROPE && t->rope_pairs >= 16 ? t->prefetch : 0;
     } else if (c->fast) {
         if (big)
-            add(ch, SINPE_FORM_STREAM, line, S, 3);
+            add(ch, SINPE_FORM_STREAM, stream_cols, S, 3);
         else if (decode && c->mode != SINPE_MODE_ADD) {
             add(ch, SINPE_FORM_ROW, 0, 1, 1);
             ch->row16 = t->wide16;
@@ -102,7 +102,7 @@ static void choose(const sinpe__tuning *t, const sinpe__call *c, choice *ch)
     } else {
         /* Two launches: the tokens in the table, then the others. */
         if (big)
-            add(ch, SINPE_FORM_STREAM, line, S, 3);
+            add(ch, SINPE_FORM_STREAM, stream_cols, S, 3);
         else
             add(ch, SINPE_FORM_TABLE, 16, t->table_seqs, 3);
         add_otf(ch, t, c, 0);
