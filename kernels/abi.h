@@ -71,6 +71,11 @@ typedef cl_uint sinpe_u32;
 #define SINPE_ROWS_BLOCKS 8
 /* ... and columns per work-item of their anchors. */
 #define SINPE_ANCHOR_COLS 16
+/* Floats between rows of the coefficient buffer (pe_math.cl): dim rounded
+   up to an odd number of 64-byte lines, so that the sixteen rows a table
+   work-item reads (four steps of four components) lie in sixteen cache
+   sets; a stride of dim put them all in one. */
+#define SINPE_COEF_STRIDE(dim) ((((size_t)(dim) + 15) / 16 | 1) * 16)
 
 /* The three embedding calls, and the kernels of none (table.cl's, the
    bad-id counter). */

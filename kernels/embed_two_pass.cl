@@ -203,8 +203,8 @@ SINPE_INLINE sinpe_anchor4 sinpe_anchors4(int x, int c, uint dim, global const f
 SINPE_INLINE float4 sinpe_combine4(sinpe_anchor4 a, global const float *coef,
                                    uint dim, int j, int c)
 {
-    global const float *s = coef + (size_t)(8 + j) * dim + c;
-    size_t k = (size_t)SINPE_STEP_ROWS * dim;
+    global const float *s = sinpe_step_at(coef, dim, j, c);
+    size_t k = SINPE_COEF_STRIDE(dim);
     float4 bsh = vload4(0, s), bsl = vload4(0, s + k), bch = vload4(0, s + 2 * k);
     float4 bcl = vload4(0, s + 3 * k);
     float4 small = a.sh * bcl + a.sl * bch + (a.ch * bsl + a.cl * bsh);
@@ -301,7 +301,7 @@ SINPE_INLINE void sinpe_otf_run(const int mode, const int et, const int ot,
     uint t0 = (uint)get_global_id(2) * run, t1 = min(t0 + run, a.seq_len);
     if (b >= a.n_seqs || t0 >= a.seq_len)
         return;
-    size_t k4 = SINPE_STEP_PLANE(a.dim);
+    size_t k4 = SINPE_COEF_STRIDE(a.dim);
     int whole = sinpe_wants_pe(mode, &a) ? (int)a.dim & ~15 : 0;
     float an[4][SINPE_RUN_COLS];
     for (int c = 0; c < whole; c += SINPE_RUN_COLS) {

@@ -215,29 +215,29 @@ inline float sinpe_combine(float4 a, float4 b)
 }
 
 /*
- * The coefficient buffer, in planes so that neighbouring columns are
- * neighbouring floats (vector loads on CPUs, coalesced loads on GPUs):
- *   coef[f dim + c]                 field f (0..7) of column c's descriptor
- *   coef[(8 + R k + j) dim + c]     component k (sin hi, sin lo, cos hi,
- *                                   cos lo) of step(j) of column c
+ * The coefficient buffer, in rows of S = SINPE_COEF_STRIDE(dim) floats so
+ * that neighbouring columns are neighbouring floats (vector loads on CPUs,
+ * coalesced loads on GPUs):
+ *   coef[f S + c]               field f (0..7) of column c's descriptor
+ *   coef[(8 + 4 j + k) S + c]   component k (sin hi, sin lo, cos hi,
+ *                               cos lo) of step(j) of column c
  */
 inline float8 sinpe_desc(global const float *coef, uint dim, int c)
 {
     global const float *d = coef + c;
-    return (float8)(d[0], d[dim], d[2 * dim], d[3 * dim], d[4 * dim], d[5 * dim], d[6 * dim],
-                    d[7 * dim]);
+    size_t S = SINPE_COEF_STRIDE(dim);
+    return (float8)(d[0], d[S], d[2 * S], d[3 * S], d[4 * S], d[5 * S], d[6 * S], d[7 * S]);
 }
 
-/* Step j's four components of column c lie one plane apart from here. */
+/* Step j's four components of column c lie SINPE_COEF_STRIDE(dim) floats
+   apart from here. */
 inline global const float *sinpe_step_at(global const float *coef, uint dim, int j, int c)
 {
-    return coef + (size_t)(8 + j) * dim + c;
+    return coef + (size_t)(8 + 4 * j) * SINPE_COEF_STRIDE(dim) + c;
 }
 
-#define SINPE_STEP_PLANE(dim) ((size_t)SINPE_STEP_ROWS * (dim))
-
 /* Sixteen columns at once: anchors (sin hi, sin lo, cos hi, cos lo) combined
-   with the steps at s (four planes k apart), sinpe_combine lane by lane. */
+   with the steps at s (components k apart), sinpe_combine lane by lane. */
 SINPE_INLINE float16 sinpe_combine16(float16 ash, float16 asl, float16 ach, float16 acl,
                                      global const float *s, size_t k)
 {
@@ -248,7 +248,7 @@ SINPE_INLINE float16 sinpe_combine16(float16 ash, float16 asl, float16 ach, floa
 inline float4 sinpe_step(global const float *coef, uint dim, int j, int c)
 {
     global const float *s = sinpe_step_at(coef, dim, j, c);
-    size_t k = SINPE_STEP_PLANE(dim);
+    size_t k = SINPE_COEF_STRIDE(dim);
     return (float4)(s[0], s[k], s[2 * k], s[3 * k]);
 }
 

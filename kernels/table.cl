@@ -69,7 +69,7 @@ SINPE_INLINE void sinpe_rows_line(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ROWS
     if (c0 >= dim || p00 >= end)
         return;
     int j0 = (int)(p00 & (SINPE_STEP_ROWS - 1));
-    size_t plane = (size_t)nblocks * dim, k = SINPE_STEP_PLANE(dim);
+    size_t plane = (size_t)nblocks * dim, k = SINPE_COEF_STRIDE(dim);
     /* Every row's sixteen columns c0 + 16 w on a 64-byte line. */
     bool lines = ot == SINPE_F32 && (out_stride & 15) == 0 &&
                  ((uintptr_t)((global float *)out + out_off + c0) & 63) == 0;
@@ -103,7 +103,7 @@ SINPE_INLINE void sinpe_rows_line(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ROWS
                 /* A whole run in line stores: no test left in the loop. */
                 global float *f = (global float *)out + out_off + (size_t)(p0 - row0) * out_stride + c;
                 for (int v = 0; v < SINPE_ROWS_RUN; v++)
-                    sinpe_stream_f32(sinpe_combine16(ash, asl, ach, acl, s + v * dim, k),
+                    sinpe_stream_f32(sinpe_combine16(ash, asl, ach, acl, s + 4 * v * k, k),
                                      f + v * out_stride);
                 continue;
             }
@@ -112,7 +112,7 @@ SINPE_INLINE void sinpe_rows_line(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ROWS
                 if (p < row0 || p >= end)
                     continue;
                 size_t o = out_off + (size_t)(p - row0) * out_stride + c;
-                float16 x = sinpe_combine16(ash, asl, ach, acl, s + v * dim, k);
+                float16 x = sinpe_combine16(ash, asl, ach, acl, s + 4 * v * k, k);
                 global float *f = (global float *)out + o;
                 if (ot == SINPE_F32 && ((uintptr_t)f & 63) == 0) {
                     sinpe_stream_f32(x, f);

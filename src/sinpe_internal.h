@@ -327,7 +327,7 @@ typedef struct sinpe__column {
 /* The dim columns of spec. */
 void sinpe__spec_columns(const sinpe_spec *spec, sinpe__column *col);
 /* Floats in the coefficient buffer of dim columns: descriptors, then steps. */
-#define SINPE__COEF_FLOATS(dim) ((8 + 4 * (size_t)SINPE_STEP_ROWS) * (dim))
+#define SINPE__COEF_FLOATS(dim) ((8 + 4 * (size_t)SINPE_STEP_ROWS) * SINPE_COEF_STRIDE(dim))
 /* Fills the coefficient buffer read by kernels/pe_math.cl for columns col,
    every value scaled by amp. */
 void sinpe__coefficients(const sinpe__column *col, size_t dim, double amp, float *coef);

@@ -79,10 +79,10 @@ static long double mod4(long double x)
 }
 
 /* x as the unevaluated sum hi + lo of two floats, stored plane apart. */
-static void split2(double x, float *f, size_t plane)
+static void split2(double x, float *f, size_t stride)
 {
     f[0] = (float)x;
-    f[plane] = (float)(x - f[0]);
+    f[stride] = (float)(x - f[0]);
 }
 
 void sinpe__spec_columns(const sinpe_spec *s, sinpe__column *col)
@@ -115,7 +115,7 @@ void sinpe__spec_columns(const sinpe_spec *s, sinpe__column *col)
 void sinpe__coefficients(const sinpe__column *col, size_t dim, double amp, float *coef)
 {
     const long double two_over_pi = 0.636619772367581343075535053490057448L;
-    size_t steps = SINPE_STEP_ROWS * dim;
+    size_t S = SINPE_COEF_STRIDE(dim);
     for (size_t c = 0; c < dim; c++) {
         float d[8] = {0};
         double w = col[c].w;
@@ -127,7 +127,7 @@ void sinpe__coefficients(const sinpe__column *col, size_t dim, double amp, float
             d[7] = (float)(q - mod4(q)); /* exact while |q| < 2^24 */
         }
         for (size_t f = 0; f < 8; f++)
-            coef[f * dim + c] = d[f];
+            coef[f * S + c] = d[f];
         /* step(j) = amp exp(i j w), the fine half of the angle addition, by
          * a rotation recurrence in long double: two libm calls a column,
          * and an error near j 2^-64, far below the float result's.  The
@@ -135,10 +135,10 @@ void sinpe__coefficients(const sinpe__column *col, size_t dim, double amp, float
          * rounding of the combination. */
         long double s1 = sinl((long double)w), c1 = cosl((long double)w), sj = 0, cj = 1;
         for (size_t j = 0; j < SINPE_STEP_ROWS; j++) {
-            float *st = coef + (8 + j) * dim + c;
+            float *st = coef + (8 + 4 * j) * S + c;
             long double next_s = sj * c1 + cj * s1;
-            split2((double)(amp * sj), st, steps);
-            split2((double)(amp * cj), st + 2 * steps, steps);
+            split2((double)(amp * sj), st, S);
+            split2((double)(amp * cj), st + 2 * S, S);
             cj = cj * c1 - sj * s1;
             sj = next_s;
         }

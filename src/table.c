@@ -46,7 +46,7 @@ static sinpe_status table_new(sinpe_context *ctx, const sinpe_spec *spec, const 
     SINPE_CHECK(bytes > ctx->info.max_alloc, SINPE_TOO_LARGE,
                 "spec.dim %zu: the coefficients exceed the device's max allocation",
                 spec->dim);
-    desc = malloc(bytes);
+    desc = calloc(1, bytes); /* the padding of each row written too */
     t = calloc(1, sizeof *t + key_len * sizeof *key);
     if (!desc || !t) {
         free(desc);
