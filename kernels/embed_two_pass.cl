@@ -127,7 +127,7 @@ SINPE_INLINE void sinpe_stream_ahead(const int mode, const int et, global const 
         size_t r = min(b < n ? b + s : s, n - 1) * a->seq_len + t;
         size_t i = sinpe_id_rule(mode, et, false, ids, ws, a, r, c).e; /* row 0 for a bad id */
         sinpe_prefetch(2, E + (et == SINPE_Q8_0 ? (i >> 5) * 34 : i * eb),
-                       32 * eb * SINPE_STREAM_LINES);
+                       (et == SINPE_Q8_0 ? 34 : 32 * eb) * SINPE_STREAM_LINES);
     }
 }
 
