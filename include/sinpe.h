@@ -1100,6 +1100,9 @@ SINPE_API sinpe_status sinpe_record_add_positions(sinpe_table *table,
  * dst is too small).  dst may be NULL (with dst_size 0) to learn the
  * length.  The same text, with SINPE_FP64 0 unless the host defines it 1,
  * is installed (make install) as sinpe_device.cl next to this header.
+ * The layout of the constants is the library's own and may change between
+ * versions: build the functions from this text or from the sinpe_device.cl
+ * installed with the same library, not from another version's.
  * Errors: SINPE_NULL_ARGUMENT (context or length; dst with dst_size > 0),
  * SINPE_BUFFER_TOO_SMALL (nothing written to dst).
  */
