@@ -78,7 +78,7 @@ static long double mod4(long double x)
     return r < 0 ? r + 4.0L : r;
 }
 
-/* x as the unevaluated sum hi + lo of two floats, stored plane apart. */
+/* x as the unevaluated sum hi + lo of two floats, stored stride apart. */
 static void split2(double x, float *f, size_t stride)
 {
     f[0] = (float)x;
