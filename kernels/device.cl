@@ -48,13 +48,14 @@ SINPE_INLINE uint2 sinpe_rope_cols(uint rot_dim, uint layout, uint k)
     return (uint2)(layout ? 2 * k : k, layout ? 2 * k + 1 : k + rot_dim / 2);
 }
 
-/* (cos_k, sin_k) at position p of such a table. */
+/* (cos_k, sin_k) at position p of such a table (past it, one anchor for both). */
 inline float2 sinpe_rope_cos_sin(global const float *table, int rows, global const float *consts,
                                  uint rot_dim, uint layout, int p, uint k)
 {
     uint2 col = sinpe_rope_cols(rot_dim, layout, k);
-    return (float2)(sinpe_pe_value(table, rows, consts, rot_dim, p, col.x),
-                    sinpe_pe_value(table, rows, consts, rot_dim, p, col.y));
+    if (p >= 0 && p < rows)
+        return (float2)(table[(size_t)p * rot_dim + col.x], table[(size_t)p * rot_dim + col.y]);
+    return sinpe_pe_pair(p, (int)col.y, rot_dim, consts);
 }
 
 /* pe_math.cl turned contraction off for its own code; the host's code

@@ -85,17 +85,18 @@ SINPE_INLINE void sinpe_rope_copy(global const uchar *src, size_t so, global uch
 }
 
 /* The cos and sin of n pairs from k0 at position p past the table, to
-   c[0 .. n) and s[0 .. n): sinpe_rope_cos_sin's values through sinpe_pe
-   itself, which the compiler inlines and vectorises (the device
+   c[0 .. n) and s[0 .. n): sinpe_rope_cos_sin's values through
+   sinpe_pe_pair, which the compiler inlines and vectorises (the device
    functions' past-table branch is a call it may keep). */
 SINPE_INLINE void sinpe_rope_cs_past(global const float *coef, const sinpe_rope_params *a, int p,
                                      uint k0, int n, float *c, float *s)
 {
     SINPE_LANES16
     for (int l = 0; l < n; l++) {
-        uint2 col = sinpe_rope_cols(a->rot, a->layout, k0 + (uint)l);
-        c[l] = sinpe_pe(p, (int)col.x, a->rot, coef);
-        s[l] = sinpe_pe(p, (int)col.y, a->rot, coef);
+        float2 cs = sinpe_pe_pair(p, (int)sinpe_rope_cols(a->rot, a->layout, k0 + (uint)l).y,
+                                  a->rot, coef);
+        c[l] = cs.x;
+        s[l] = cs.y;
     }
 }
 
