@@ -96,6 +96,8 @@ typedef cl_uint sinpe_u32;
 #define SINPE_OWNS_BELOW 512   /* ... and it owns the negative ids (the first)    */
 #define SINPE_OWNS_ABOVE 1024  /* ... the ids past its rows (the last)            */
 #define SINPE_OTF_TILES 2048   /* the _otf kernel writes tiles, not whole rows    */
+#define SINPE_PE_SPLIT 4       /* the columns: sin and cos halves, paired (spec.c) */
+#define SINPE_PE_COS_FIRST 32768 /* ... the cos half first                        */
 
 /* Bits of sinpe_rope_params.flags (SINPE_HAS_POS and SINPE_HAS_SEQ_START
    as above). */

@@ -262,22 +262,42 @@ SINPE_INLINE void sinpe_otf_tile(const int mode, const int et, const int ot,
     }
 }
 
+/* Column u from token k's column: sinpe_token_cols's operations on one
+   value, PE pe. */
+SINPE_INLINE void sinpe_col_pe(const int mode, const int et, const int ot, global const uchar *E,
+                               global uchar *out, const sinpe_embed_params *a,
+                               const sinpe_token *k, int u, float pe)
+{
+    float x = mode == SINPE_MODE_ADD ? sinpe_load1(out, k->o + u, ot)
+                                     : a->scale * (k->id.w * sinpe_load1(E, k->id.e + u, et));
+    x = mode != SINPE_MODE_ADD && !k->id.ok ? 0.0f : x;
+    x = k->id.add_pe ? x + pe : x;
+    sinpe_store1(k->id.zero ? 0.0f : x, out, k->o + u, ot);
+}
+
 /* Columns [c, c + n) of token k's row (k at column c), PE computed at k.p
    one column a loop trip, so that the compiler vectorises across columns
-   (SINPE_LANES16; sinpe_token_cols's operations lane by lane); float
-   weight types only (a quantized value needs its block). */
+   (SINPE_LANES16); float weight types only (a quantized value needs its
+   block).  With SINPE_PE_SPLIT (c 0, the whole row: the caller's) one
+   anchor serves a sin column and its cos column dim / 2 away
+   (sinpe_pe_pair), half the anchors of the split layouts. */
 SINPE_INLINE void sinpe_cols_pe(const int mode, const int et, const int ot, global const uchar *E,
                                 global uchar *out, global const float *coef,
                                 const sinpe_embed_params *a, const sinpe_token *k, int c, int n)
 {
-    SINPE_LANES16
-    for (int u = 0; u < n; u++) {
-        float x = mode == SINPE_MODE_ADD ? sinpe_load1(out, k->o + u, ot)
-                                         : a->scale * (k->id.w * sinpe_load1(E, k->id.e + u, et));
-        x = mode != SINPE_MODE_ADD && !k->id.ok ? 0.0f : x;
-        x = k->id.add_pe ? x + sinpe_pe(k->p, c + u, a->dim, coef) : x;
-        sinpe_store1(k->id.zero ? 0.0f : x, out, k->o + u, ot);
+    if (a->flags & SINPE_PE_SPLIT) {
+        int h = (int)a->dim / 2, s0 = (a->flags & SINPE_PE_COS_FIRST) ? h : 0;
+        SINPE_LANES16
+        for (int u = 0; u < h; u++) {
+            float2 cs = sinpe_pe_pair(k->p, s0 + u, a->dim, coef);
+            sinpe_col_pe(mode, et, ot, E, out, a, k, s0 + u, cs.y);
+            sinpe_col_pe(mode, et, ot, E, out, a, k, h - s0 + u, cs.x);
+        }
+        return;
     }
+    SINPE_LANES16
+    for (int u = 0; u < n; u++)
+        sinpe_col_pe(mode, et, ot, E, out, a, k, u, sinpe_pe(k->p, c + u, a->dim, coef));
 }
 
 /*
@@ -321,7 +341,8 @@ SINPE_INLINE void sinpe_otf_run(const int mode, const int et, const int ot,
             if (x != held) {
                 int next = t + 1 < t1 ? sinpe_position(&a, pos, seq_start, pad_count, b, t + 1) : ~x;
                 if ((next & ~(SINPE_STEP_ROWS - 1)) != x && SINPE_FLOAT_TYPE(et)) {
-                    sinpe_cols_pe(mode, et, ot, E, out, coef, &a, &k, c, n);
+                    if (c == 0 || !(a.flags & SINPE_PE_SPLIT)) /* split: the row at c 0 */
+                        sinpe_cols_pe(mode, et, ot, E, out, coef, &a, &k, c, n);
                     continue;
                 }
                 SINPE_LANES16

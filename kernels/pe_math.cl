@@ -260,10 +260,11 @@ SINPE_INLINE float sinpe_pe(int p, int c, uint dim, global const float *coef)
     return sinpe_combine(a, sinpe_step(coef, dim, p & (SINPE_STEP_ROWS - 1), c));
 }
 
-/* PE(p) of a rotary pair's cos and sin columns (one frequency, phases a
-   quarter turn apart), from the sin column c: one anchor, turned a
-   quarter (an exact swap and negation, what sinpe_rotate does for the
-   cos column's phase), so each has sinpe_pe's bits at half the work. */
+/* PE(p) of a cos column and a sin column of one frequency (phases a
+   quarter turn apart: a rotary pair, a split layout's halves), from the
+   sin column c: one anchor, turned a quarter for the cos column (an exact
+   swap and negation, what sinpe_rotate does for its phase), so each has
+   sinpe_pe's bits at half the work. */
 SINPE_INLINE float2 sinpe_pe_pair(int p, int c, uint dim, global const float *coef)
 {
     float4 a = sinpe_anchor(p & ~(SINPE_STEP_ROWS - 1), sinpe_desc(coef, dim, c));

@@ -128,7 +128,7 @@ sinpe_status sinpe__embed_run(sinpe_table *t, int mode, const sinpe_embed_args *
     if (st == SINPE_SUCCESS) {
         p.tab_rows = (cl_int)rows;
         st = sinpe__plan_embed(&ctx->tune, &ctx->info, prog, mode, a, &p, &plan);
-        p.flags |= plan.flags;
+        p.flags |= plan.flags | t->pairs;
     }
     cl_mem d = ctx->dummy;
     const sinpe__embed_kargs v = {

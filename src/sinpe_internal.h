@@ -331,6 +331,10 @@ void sinpe__spec_columns(const sinpe_spec *spec, sinpe__column *col);
 /* Fills the coefficient buffer read by kernels/pe_math.cl for columns col,
    every value scaled by amp. */
 void sinpe__coefficients(const sinpe__column *col, size_t dim, double amp, float *coef);
+/* SINPE_PE_SPLIT (and SINPE_PE_COS_FIRST) when the dim columns are a sin
+   half and a cos half of the same frequencies (cos first) and dim is a
+   multiple of 32 (halves of whole sixteen-lane steps, no row tail); else 0. */
+unsigned sinpe__column_pairs(const sinpe__column *col, size_t dim);
 
 /* ---- table.c ------------------------------------------------------------- */
 
@@ -340,6 +344,7 @@ struct sinpe_table {
     double *key;          /* a rotary table's contents (rope_spec.c), else NULL */
     size_t key_len;
     cl_mem desc;          /* coefficients (descriptors and steps), fixed */
+    unsigned pairs;       /* sinpe__column_pairs() of its columns */
     unsigned refs;        /* under ctx->lock */
     struct sinpe_table *next;
 

@@ -112,6 +112,16 @@ void sinpe__spec_columns(const sinpe_spec *s, sinpe__column *col)
     }
 }
 
+unsigned sinpe__column_pairs(const sinpe__column *col, size_t dim)
+{
+    size_t h = dim / 2;
+    int first = dim > 0 && dim % 32 == 0 ? col[0].kind : 0; /* 1 sin, 2 cos */
+    for (size_t u = 0; first && u < h; u++)
+        if (col[u].kind != first || col[u + h].kind != 3 - first || col[u].w != col[u + h].w)
+            first = 0;
+    return first ? SINPE_PE_SPLIT | (first == 2 ? SINPE_PE_COS_FIRST : 0) : 0;
+}
+
 void sinpe__coefficients(const sinpe__column *col, size_t dim, double amp, float *coef)
 {
     const long double two_over_pi = 0.636619772367581343075535053490057448L;

@@ -57,6 +57,7 @@ static sinpe_status table_new(sinpe_context *ctx, const sinpe_spec *spec, const 
         t->key = memcpy(t->key_data, key, key_len * sizeof *key);
     t->key_len = key_len;
     sinpe__coefficients(col, spec->dim, amp, desc);
+    t->pairs = sinpe__column_pairs(col, spec->dim);
     t->desc = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, desc,
                              &err);
     free(desc);

@@ -28,12 +28,15 @@ typedef struct otf_case {
 
 /* dims with a partial last tile (7, 513) and whole ones (64); sequences
    one to five; runs across a block edge (start 120, 1000); decode-sized;
-   positions from a buffer past a run's 1024 columns (1100). */
+   positions from a buffer past a run's 1024 columns (1100); each token's
+   own position in the three layouts (the split ones' halves paired, one
+   of them past 1024 columns). */
 static const otf_case cases[] = {
     {64, 4, 300, 0, 0, 0, 0},   {7, 3, 200, 120, 0, 0, 0},    {513, 2, 150, 1000, 0, 0, 0},
     {64, 5, 130, 90, 1, 0, 0},  {64, 64, 1, 250, 0, 0, 0},    {64, 9, 1, 5000, 1, 0, 0},
     {64, 4, 300, 0, 0, 1, 0},   {513, 3, 40, 131, 1, 1, 0},   {64, 4, 300, 7, 0, 0, 1},
     {1100, 2, 200, 0, 0, 1, 1}, {70, 3, 300, 0, 0, 0, 2},     {64, 3, 300, 0, 0, 1, 2},
+    {96, 2, 200, 0, 0, 0, 2},   {128, 3, 200, 0, 0, 0, 2},    {2048, 2, 150, 0, 0, 1, 2},
 };
 
 /* Runs the call into an output that holds init (add_positions), else the
