@@ -54,7 +54,8 @@ inline float2 sinpe_rope_cos_sin(global const float *table, int rows, global con
 {
     uint2 col = sinpe_rope_cols(rot_dim, layout, k);
     if (p >= 0 && p < rows)
-        return (float2)(table[(size_t)p * rot_dim + col.x], table[(size_t)p * rot_dim + col.y]);
+        return (float2)(sinpe_pe_value(table, rows, consts, rot_dim, p, col.x),
+                        sinpe_pe_value(table, rows, consts, rot_dim, p, col.y));
     return sinpe_pe_pair(p, (int)col.y, rot_dim, consts);
 }
 

@@ -126,8 +126,8 @@ SINPE_INLINE void sinpe_stream_ahead(const int mode, const int et, global const 
     for (int s = 0; s < SINPE_SEQS && t < a->seq_len; s++) {
         size_t r = min(b < n ? b + s : s, n - 1) * a->seq_len + t;
         size_t i = sinpe_id_rule(mode, et, false, ids, ws, a, r, c).e; /* row 0 for a bad id */
-        sinpe_prefetch(2, E + (et == SINPE_Q8_0 ? (i >> 5) * 34 : i * eb),
-                       (et == SINPE_Q8_0 ? 34 : 32 * eb) * SINPE_STREAM_LINES);
+        sinpe_prefetch(2, et == SINPE_Q8_0 ? sinpe_q8_0_block(E, i) : E + i * eb,
+                       (et == SINPE_Q8_0 ? SINPE_Q8_0_BYTES : 32 * eb) * SINPE_STREAM_LINES);
     }
 }
 
@@ -278,15 +278,17 @@ SINPE_INLINE void sinpe_col_pe(const int mode, const int et, const int ot, globa
 /* Columns [c, c + n) of token k's row (k at column c), PE computed at k.p
    one column a loop trip, so that the compiler vectorises across columns
    (SINPE_LANES16); float weight types only (a quantized value needs its
-   block).  With SINPE_PE_SPLIT (c 0, the whole row: the caller's) one
-   anchor serves a sin column and its cos column dim / 2 away
-   (sinpe_pe_pair), half the anchors of the split layouts. */
+   block).  With SINPE_PE_SPLIT the chunk at c 0 writes the whole row and
+   the others nothing: one anchor serves a sin column and its cos column
+   dim / 2 away (sinpe_pe_pair), half the anchors of the split layouts. */
 SINPE_INLINE void sinpe_cols_pe(const int mode, const int et, const int ot, global const uchar *E,
                                 global uchar *out, global const float *coef,
                                 const sinpe_embed_params *a, const sinpe_token *k, int c, int n)
 {
     if (a->flags & SINPE_PE_SPLIT) {
         int h = (int)a->dim / 2, s0 = (a->flags & SINPE_PE_COS_FIRST) ? h : 0;
+        if (c != 0)
+            return;
         SINPE_LANES16
         for (int u = 0; u < h; u++) {
             float2 cs = sinpe_pe_pair(k->p, s0 + u, a->dim, coef);
@@ -341,8 +343,7 @@ SINPE_INLINE void sinpe_otf_run(const int mode, const int et, const int ot,
             if (x != held) {
                 int next = t + 1 < t1 ? sinpe_position(&a, pos, seq_start, pad_count, b, t + 1) : ~x;
                 if ((next & ~(SINPE_STEP_ROWS - 1)) != x && SINPE_FLOAT_TYPE(et)) {
-                    if (c == 0 || !(a.flags & SINPE_PE_SPLIT)) /* split: the row at c 0 */
-                        sinpe_cols_pe(mode, et, ot, E, out, coef, &a, &k, c, n);
+                    sinpe_cols_pe(mode, et, ot, E, out, coef, &a, &k, c, n);
                     continue;
                 }
                 SINPE_LANES16

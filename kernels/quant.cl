@@ -19,6 +19,13 @@
 
 #include "abi.h"
 
+/* Bytes of a Q8_0 block, and the block that holds element i. */
+#define SINPE_Q8_0_BYTES 34
+inline global const uchar *sinpe_q8_0_block(global const uchar *base, size_t i)
+{
+    return base + (i >> 5) * SINPE_Q8_0_BYTES;
+}
+
 /* The fp16 value of the two bytes at p, through a four-value conversion
    (a scalar vload_half stops pocl's vectoriser). */
 inline float sinpe_half_at(global const uchar *p)
@@ -57,7 +64,7 @@ inline float sinpe_half_at(global const uchar *p)
     {                                                                                     \
         if (dt != SINPE_Q8_0)                                                             \
             return sinpe_qdecode_##N(vload##N(0, base + i), dt);                          \
-        global const uchar *b = base + (i >> 5) * 34;                                     \
+        global const uchar *b = sinpe_q8_0_block(base, i);                                \
         return sinpe_half_at(b) * sinpe_qdecode_##N(vload##N(0, b + 2 + (i & 31)), dt);   \
     }
 SINPE_QUANT_N(4)
@@ -67,9 +74,9 @@ SINPE_QUANT_N(16)
 /* The first n (1 to 4) values at element i, the other lanes zero. */
 inline float4 sinpe_qload_part4(global const uchar *base, size_t i, int n, const int dt)
 {
-    global const uchar *p = dt == SINPE_Q8_0 ? base + (i >> 5) * 34 + 2 + (i & 31) : base + i;
+    global const uchar *p = dt == SINPE_Q8_0 ? sinpe_q8_0_block(base, i) + 2 + (i & 31) : base + i;
     uchar4 c = (uchar4)(p[0], n > 1 ? p[1] : 0, n > 2 ? p[2] : 0, n > 3 ? p[3] : 0);
-    float s = dt == SINPE_Q8_0 ? sinpe_half_at(base + (i >> 5) * 34) : 1.0f;
+    float s = dt == SINPE_Q8_0 ? sinpe_half_at(sinpe_q8_0_block(base, i)) : 1.0f;
     return s * sinpe_qdecode_4(c, dt);
 }
 
