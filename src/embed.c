@@ -5,6 +5,8 @@
  */
 #include "embed.h"
 
+#include <stdint.h>
+
 /* fairseq positions into a temporary buffer, one work-group per sequence. */
 static sinpe_status make_positions(sinpe_context *ctx, sinpe__sink *sink,
                                    const sinpe_embed_args *a, cl_mem *pos)
@@ -41,9 +43,16 @@ static sinpe_status count_bad_ids(sinpe_context *ctx, sinpe__sink *sink,
     return sink->emit(sink, ctx, &l, &v, sizeof v, 0);
 }
 
+/* Positions start + t: no buffer of positions, sequence starts or pad
+   counts of the device's. */
+static int start_plus_t(const sinpe_embed_args *a)
+{
+    return a->position_rule == SINPE_POSITIONS_INDEX && !a->positions && !a->seq_starts &&
+           !a->pad_counts;
+}
+
 /*
- * Positions start + t (no buffer, offset or count of the device's) that
- * leave the table: rather than compute each element's anchor in the
+ * Positions start + t that leave the table: rather than compute each element's anchor in the
  * embedding kernel, the call first writes the rows of its positions,
  * [start, start + seq_len), into a buffer of its own with the table's two
  * launches (rows.c: the same operations, so the same bits), then reads
@@ -53,9 +62,8 @@ static sinpe_status count_bad_ids(sinpe_context *ctx, sinpe__sink *sink,
 static int past_table(const sinpe_context *ctx, int mode, const sinpe_embed_args *a,
                       const sinpe_embed_params *p, size_t rows)
 {
-    return mode != SINPE_MODE_GATHER && !(p->flags & SINPE_SKIP_PE) &&
-           a->position_rule == SINPE_POSITIONS_INDEX && !a->positions && !a->seq_starts &&
-           !a->pad_counts && (a->start < 0 || (size_t)a->start + a->seq_len > rows) &&
+    return mode != SINPE_MODE_GATHER && !(p->flags & SINPE_SKIP_PE) && start_plus_t(a) &&
+           (a->start < 0 || (size_t)a->start + a->seq_len > rows) &&
            a->seq_len * p->dim * sizeof(float) <= ctx->info.max_alloc;
 }
 
@@ -73,6 +81,61 @@ static sinpe_status past_rows(sinpe_table *t, sinpe__sink *sink, const sinpe_emb
     else
         clReleaseMemObject(mem);
     return st;
+}
+
+/* Whether buf's first byte is aligned to bytes (16 or 64): always for
+ * memory the OpenCL runtime allocates (CL_DEVICE_MEM_BASE_ADDR_ALIGN is at
+ * least 128 bytes on the devices that stream); a CL_MEM_USE_HOST_PTR buffer
+ * may sit anywhere. */
+static int base_aligned(cl_mem buf, uintptr_t bytes)
+{
+    void *host = NULL;
+    if (clGetMemObjectInfo(buf, CL_MEM_HOST_PTR, sizeof host, &host, NULL) != CL_SUCCESS)
+        return 0;
+    return (uintptr_t)host % bytes == 0;
+}
+
+/* Whether every store of unit elements is aligned to its size: the
+   dimension, output offset and stride are multiples of unit and the
+   output's base aligned to bytes. */
+static int stores_aligned(const sinpe_embed_args *a, const sinpe_embed_params *p, cl_ulong unit,
+                          uintptr_t bytes)
+{
+    return p->dim % unit == 0 && p->out_off % unit == 0 && p->out_stride % unit == 0 &&
+           base_aligned(a->out, bytes);
+}
+
+/* The call of mode (p from its arguments, on a table of p->tab_rows rows)
+   as the plan sees it under t (tuning.h). */
+static sinpe__call embed_call(const sinpe__tuning *t, int mode, const sinpe_embed_args *a,
+                              const sinpe_embed_params *p)
+{
+    size_t tokens = a->n_seqs * a->seq_len;
+    sinpe__call c = {.mode = mode, .weights = (int)a->weights_dtype, .out = (int)a->out_dtype,
+                     .tokens = tokens,
+                     .out_bytes = sinpe_dtype_bytes(a->out_dtype, tokens * p->dim),
+                     .n_seqs = a->n_seqs, .seq_len = a->seq_len, .dim = p->dim};
+    /* The FAST-family forms: every position start + t in the table, and no
+       padding policy (gather reads no position: only a padding policy rules
+       them out), nor an OWNER shard. */
+    int in_table = start_plus_t(a) && a->start >= 0 &&
+                   (size_t)a->start + a->seq_len <= (size_t)p->tab_rows;
+    c.fast = !(p->flags & SINPE_OWNER) && a->pad_policy == SINPE_PAD_NONE &&
+             (mode == SINPE_MODE_GATHER || in_table);
+    c.ordered = !a->positions && a->position_rule == SINPE_POSITIONS_INDEX;
+    /* No position can lie in the table: it has no rows, or every position
+       is start + t and the first is past its rows. */
+    c.computed = mode != SINPE_MODE_GATHER &&
+                 (p->tab_rows == 0 || (start_plus_t(a) && a->start >= p->tab_rows));
+    c.lines = t->stream && mode != SINPE_MODE_ADD && /* no query unless it matters */
+              stores_aligned(a, p, 64 / sinpe_dtype_bytes(a->out_dtype, 1), 64);
+    /* Every four-column access aligned to its size (kernels/dtype.cl), the
+       weights' too (the table is ours). */
+    c.aligned = t->aligned &&
+                (mode == SINPE_MODE_ADD ||
+                 (p->e_off % 4 == 0 && p->e_stride % 4 == 0 && base_aligned(a->weights, 16))) &&
+                stores_aligned(a, p, 4, 16);
+    return c;
 }
 
 sinpe_status sinpe__embed_run(sinpe_table *t, int mode, const sinpe_embed_args *a,
@@ -127,7 +190,8 @@ sinpe_status sinpe__embed_run(sinpe_table *t, int mode, const sinpe_embed_args *
     }
     if (st == SINPE_SUCCESS) {
         p.tab_rows = (cl_int)rows;
-        st = sinpe__plan_embed(&ctx->tune, &ctx->info, prog, mode, a, &p, &plan);
+        const sinpe__call c = embed_call(&ctx->tune, mode, a, &p);
+        st = sinpe__plan_embed(&ctx->tune, &ctx->info, prog, &c, &plan);
         p.flags |= plan.flags | t->pairs;
     }
     cl_mem d = ctx->dummy;

@@ -7,7 +7,6 @@
  */
 #include "sinpe_internal.h"
 
-#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -120,9 +119,11 @@ static void choose(const sinpe__tuning *t, const sinpe__call *c, choice *ch)
 static sinpe__call kind(int mode, int weights, int out, int bits)
 {
     const int form = mode == SINPE_MODE_NONE && (bits & 1) ? SINPE_FORM_ROPE : SINPE_FORM_ROWS;
-    const sinpe__call c = {mode, form, weights, out, bits & 1, (bits >> 1) & 1,
-                           (bits >> 2) & 1, bits & 8 ? 1 : LARGEST, bits & 16 ? 1 : LARGEST,
-                           (bits >> 5) & 1, (bits >> 6) & 1};
+    const sinpe__call c = {.mode = mode, .form = form, .weights = weights, .out = out,
+                           .fast = bits & 1, .lines = (bits >> 1) & 1,
+                           .aligned = (bits >> 2) & 1, .tokens = bits & 8 ? 1 : LARGEST,
+                           .out_bytes = bits & 16 ? 1 : LARGEST, .ordered = (bits >> 5) & 1,
+                           .computed = (bits >> 6) & 1};
     return c;
 }
 #define KIND_BITS 128
@@ -392,87 +393,21 @@ sinpe_status sinpe__plan_positions(const sinpe__device_info *dev, const sinpe__p
     return SINPE_SUCCESS;
 }
 
-/* ---- embedding calls ----------------------------------------------------- */
-
-/* Whether buf's first byte is aligned to bytes (16 or 64): always for
- * memory the OpenCL runtime allocates (CL_DEVICE_MEM_BASE_ADDR_ALIGN is at
- * least 128 bytes on the devices that stream); a CL_MEM_USE_HOST_PTR buffer
- * may sit anywhere. */
-static int base_aligned(cl_mem buf, uintptr_t bytes)
-{
-    void *host = NULL;
-    if (clGetMemObjectInfo(buf, CL_MEM_HOST_PTR, sizeof host, &host, NULL) != CL_SUCCESS)
-        return 0;
-    return (uintptr_t)host % bytes == 0;
-}
-
-/* Whether every store of unit elements is aligned to its size: the
-   dimension, output offset and stride are multiples of unit and the
-   output's base aligned to bytes. */
-static int stores_aligned(const sinpe_embed_args *a, const sinpe_embed_params *p, cl_ulong unit,
-                          uintptr_t bytes)
-{
-    return p->dim % unit == 0 && p->out_off % unit == 0 && p->out_stride % unit == 0 &&
-           base_aligned(a->out, bytes);
-}
-
-/* The FAST-family forms apply when every position is start + t, all of
-   them in the table, and no padding policy applies (gather reads no
-   position: only a padding policy rules them out), nor an OWNER shard. */
-static int fast_applies(int mode, const sinpe_embed_args *a, const sinpe_embed_params *p)
-{
-    if (p->flags & SINPE_OWNER)
-        return 0;
-    if (mode == SINPE_MODE_GATHER)
-        return a->pad_policy == SINPE_PAD_NONE;
-    return a->position_rule == SINPE_POSITIONS_INDEX && !a->positions && !a->seq_starts &&
-           !a->pad_counts && a->pad_policy == SINPE_PAD_NONE && a->start >= 0 &&
-           (size_t)a->start + a->seq_len <= (size_t)p->tab_rows;
-}
-
-/* No position of the call can lie in the table: it has no rows, or every
-   position is start + t and the first is past its rows. */
-static int computed_only(int mode, const sinpe_embed_args *a, const sinpe_embed_params *p)
-{
-    if (mode == SINPE_MODE_GATHER)
-        return 0;
-    return p->tab_rows == 0 ||
-           (a->position_rule == SINPE_POSITIONS_INDEX && !a->positions && !a->seq_starts &&
-            !a->pad_counts && a->start >= p->tab_rows);
-}
-
 sinpe_status sinpe__plan_embed(const sinpe__tuning *t, const sinpe__device_info *dev,
-                               const sinpe__program *prog, int mode, const sinpe_embed_args *a,
-                               const sinpe_embed_params *p, sinpe__plan *plan)
+                               const sinpe__program *prog, const sinpe__call *c, sinpe__plan *plan)
 {
-    size_t tokens = a->n_seqs * a->seq_len;
-    sinpe__call c = {.mode = mode, .weights = (int)a->weights_dtype, .out = (int)a->out_dtype,
-                     .tokens = tokens,
-                     .out_bytes = sinpe_dtype_bytes(a->out_dtype, tokens * p->dim)};
     choice ch;
-
-    c.fast = fast_applies(mode, a, p);
-    c.ordered = !a->positions && a->position_rule == SINPE_POSITIONS_INDEX;
-    c.computed = computed_only(mode, a, p);
-    c.lines = t->stream && mode != SINPE_MODE_ADD && /* no query unless it matters */
-              stores_aligned(a, p, 64 / sinpe_dtype_bytes(a->out_dtype, 1), 64);
-    /* Every four-column access aligned to its size (kernels/dtype.cl), the
-       weights' too (the table is ours). */
-    c.aligned = t->aligned &&
-                (mode == SINPE_MODE_ADD ||
-                 (p->e_off % 4 == 0 && p->e_stride % 4 == 0 && base_aligned(a->weights, 16))) &&
-                stores_aligned(a, p, 4, 16);
-    choose(t, &c, &ch);
+    choose(t, c, &ch);
     memset(plan, 0, sizeof *plan);
     plan->flags = (ch.aligned ? SINPE_ALIGNED : 0) | (ch.tiles ? SINPE_OTF_TILES : 0) |
                   (ch.n == 1 && ch.s[0].form == SINPE_FORM_OTF ? SINPE_ONE_LAUNCH : 0);
     for (int i = 0; i < ch.n; i++) {
         const step *s = &ch.s[i];
-        const size_t n[3] = {s->cols ? (p->dim + s->cols - 1) / s->cols : 1,
-                             s->seqs ? (a->n_seqs + s->seqs - 1) / s->seqs : 1,
-                             s->run ? (a->seq_len + s->run - 1) / s->run : 1};
-        SINPE_FORWARD(plan_local(dev, prog, s->form, mode, (int)a->out_dtype, 3, s->group_dims,
-                                 n, &plan->launch[plan->n++]));
+        const size_t n[3] = {s->cols ? (c->dim + s->cols - 1) / s->cols : 1,
+                             s->seqs ? (c->n_seqs + s->seqs - 1) / s->seqs : 1,
+                             s->run ? (c->seq_len + s->run - 1) / s->run : 1};
+        SINPE_FORWARD(plan_local(dev, prog, s->form, c->mode, c->out, 3, s->group_dims, n,
+                                 &plan->launch[plan->n++]));
     }
     return SINPE_SUCCESS;
 }

@@ -196,11 +196,10 @@ typedef struct sinpe__plan {
     cl_int flags;            /* SINPE_ALIGNED, SINPE_ONE_LAUNCH: for the parameter block */
 } sinpe__plan;
 
-/* The plan of a checked call of mode (p from its arguments, on a table of
-   p->tab_rows rows) under t on a device dev, from prog. */
+/* The plan of embedding call c (its facts and ranges; embed.c derives
+   them from a checked call) under t on a device dev, from prog. */
 sinpe_status sinpe__plan_embed(const sinpe__tuning *t, const sinpe__device_info *dev,
-                               const sinpe__program *prog, int mode, const sinpe_embed_args *a,
-                               const sinpe_embed_params *p, sinpe__plan *plan);
+                               const sinpe__program *prog, const sinpe__call *c, sinpe__plan *plan);
 /* The launch of kernel (form, ot) of no call from prog over n[0 .. dims)
    (see plan.c). */
 sinpe_status sinpe__plan_fixed(const sinpe__device_info *dev, const sinpe__program *prog, int form,

@@ -116,6 +116,7 @@ typedef struct sinpe__call {
     size_t tokens, out_bytes;
     int ordered; /* positions without a buffer: in order in each sequence */
     int computed; /* no position can lie in the table: every PE is computed */
+    size_t n_seqs, seq_len, dim; /* an embedding call's ranges (not the choice's) */
 } sinpe__call;
 
 /* Whether records t and u launch the same kernels the same way for c. */
