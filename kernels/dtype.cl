@@ -203,22 +203,25 @@ inline void sinpe_store4(float4 x, global uchar *base, size_t i, const int dt, b
 
 /* Sixteen values at any element (the FAST form into 16-bit outputs with
    wide16 = 16): vstore16 of a ushort16 is element by element in pocl, a
-   store through an element-aligned vector pointer one vector store. */
+   store through an element-aligned vector pointer one vector store.  fp16
+   too is rounded first and stored as bits: vstore_half16 to global memory
+   became two eight-value converting stores on x86, which cost more than
+   one sixteen-value conversion and a store. */
 #if !SINPE_ALIGNED_IO
 typedef ushort16 __attribute__((aligned(2))) sinpe_ushort16_a2;
 #endif
 
 inline void sinpe_store16(float16 x, global uchar *base, size_t i, const int dt)
 {
-    if (dt == SINPE_F32)
+    if (dt == SINPE_F32) {
         vstore16(x, 0, (global float *)base + i);
-    else if (dt == SINPE_F16)
-        vstore_half16_rte(x, 0, (global half *)base + i);
-    else
+        return;
+    }
+    ushort16 h = dt == SINPE_F16 ? sinpe_to_16_16(x, dt) : sinpe_bf16_16(x);
 #if SINPE_ALIGNED_IO
-        vstore16(sinpe_bf16_16(x), 0, (global ushort *)base + i);
+    vstore16(h, 0, (global ushort *)base + i);
 #else
-        *(global sinpe_ushort16_a2 *)((global ushort *)base + i) = sinpe_bf16_16(x);
+    *(global sinpe_ushort16_a2 *)((global ushort *)base + i) = h;
 #endif
 }
 
