@@ -52,12 +52,13 @@ static int start_plus_t(const sinpe_embed_args *a)
 }
 
 /*
- * Positions start + t that leave the table: rather than compute each element's anchor in the
- * embedding kernel, the call first writes the rows of its positions,
- * [start, start + seq_len), into a buffer of its own with the table's two
- * launches (rows.c: the same operations, so the same bits), then reads
- * them as it reads the table, positions counted from start.  Not when the
- * rows exceed one allocation: those positions stay on the fly (OTF).
+ * Positions start + t that leave the table: rather than compute each
+ * element's anchor in the embedding kernel, the call first writes the rows
+ * of its positions, [start, start + seq_len), into a buffer of its own
+ * with the table's two launches (rows.c: the same operations, so the same
+ * bits), then reads them as it reads the table, positions counted from
+ * start.  Not when the rows exceed one allocation: those positions stay on
+ * the fly (OTF).
  */
 static int past_table(const sinpe_context *ctx, int mode, const sinpe_embed_args *a,
                       const sinpe_embed_params *p, size_t rows)
