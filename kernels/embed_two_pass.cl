@@ -158,8 +158,12 @@ SINPE_INLINE void sinpe_body_STREAM(const int mode, const int et, const int ot,
     for (int d = 0; d < W * SINPE_STREAM_LINES && c + d < (int)a.dim; d += W) {
 #pragma unroll
         for (int s = 0; s < SINPE_SEQS; s++) {
-            x[s] = sinpe_load16(E, q[s].id.e + d, et);
-            y[s] = ot == SINPE_F32 ? (float16)(0.0f) : sinpe_load16(E, q[s].id.e + d + 16, et);
+            if (et == SINPE_Q8_0 && ot != SINPE_F32) { /* a line: one whole block */
+                sinpe_q8_0_32(E, q[s].id.e + d, &x[s], &y[s]);
+            } else {
+                x[s] = sinpe_load16(E, q[s].id.e + d, et);
+                y[s] = ot == SINPE_F32 ? (float16)(0.0f) : sinpe_load16(E, q[s].id.e + d + 16, et);
+            }
             x[s] = q[s].id.ok ? a.scale * (q[s].id.w * x[s]) : (float16)(0.0f);
             y[s] = q[s].id.ok ? a.scale * (q[s].id.w * y[s]) : (float16)(0.0f);
             p[s] = read_pe ? vload16(0, tab + q[s].pe + d) : (float16)(0.0f);

@@ -71,6 +71,16 @@ SINPE_QUANT_N(4)
 SINPE_QUANT_N(16)
 #undef SINPE_QUANT_N
 
+/* The 32 values of the Q8_0 block that starts at element i: its scale
+   read once for both halves. */
+inline void sinpe_q8_0_32(global const uchar *base, size_t i, float16 *lo, float16 *hi)
+{
+    global const uchar *b = sinpe_q8_0_block(base, i);
+    float d = sinpe_half_at(b);
+    *lo = d * sinpe_qdecode_16(vload16(0, b + 2), SINPE_Q8_0);
+    *hi = d * sinpe_qdecode_16(vload16(1, b + 2), SINPE_Q8_0);
+}
+
 /* The first n (1 to 4) values at element i, the other lanes zero. */
 inline float4 sinpe_qload_part4(global const uchar *base, size_t i, int n, const int dt)
 {
