@@ -204,9 +204,9 @@ inline void sinpe_store4(float4 x, global uchar *base, size_t i, const int dt, b
 /* Sixteen values at any element (the FAST form into 16-bit outputs with
    wide16 = 16): vstore16 of a ushort16 is element by element in pocl, a
    store through an element-aligned vector pointer one vector store.  fp16
-   too is rounded first and stored as bits: vstore_half16 to global memory
-   became two eight-value converting stores on x86, which cost more than
-   one sixteen-value conversion and a store. */
+   too is rounded first and stored as bits, as bf16 is: one store path for
+   both 16-bit types, and on x86 pocl a faster loop than vstore_half16 to
+   global memory (bench/RESULTS.md). */
 #if !SINPE_ALIGNED_IO
 typedef ushort16 __attribute__((aligned(2))) sinpe_ushort16_a2;
 #endif
