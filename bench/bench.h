@@ -319,12 +319,18 @@ void bench_usage(FILE *f);
 /* timing.c */
 double bench_now_s(void);
 int bench_time(bench_env *env, const bench_job *job, bench_stats *stats);
-#define BENCH_ROUNDS 5     /* interleaved rounds of jobs whose times are compared */
-#define BENCH_ROUND_REPS 8 /* timed calls a round without --reps */
+/* Jobs whose times are compared, timed call by call in rounds (one call
+   of each job a round): t[i][r] is job i's device time in round r. */
+#define BENCH_ROUNDS 40      /* rounds without --reps */
+#define BENCH_MAX_ROUNDS 200 /* and with it */
 #define BENCH_MAX_JOBS 8
+typedef struct bench_rounds {
+    int n;
+    double t[BENCH_MAX_JOBS][BENCH_MAX_ROUNDS];
+} bench_rounds;
 int bench_time_rounds(bench_env *env, const bench_job *jobs, int n, bench_stats *stats,
-                      double med[][BENCH_ROUNDS]);
-double bench_round_ratio(double med[][BENCH_ROUNDS], int a, int b);
+                      bench_rounds *rounds);
+double bench_round_ratio(const bench_rounds *rounds, int a, int b);
 
 /* The median of v[0 .. n), n > 0; sorts v in place. */
 double bench_median(double *v, int n);

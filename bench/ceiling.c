@@ -298,7 +298,7 @@ int bench_ceilings(bench_env *env, int at_end)
     ceiling_job cj[N_WAYS];
     bench_job jobs[N_WAYS];
     bench_stats st[N_WAYS];
-    double med[N_WAYS][BENCH_ROUNDS];
+    bench_rounds rounds;
     bench_row rows[N_WAYS];
     double best[2] = {0.0, 0.0};
     const char *best_name[2] = {NULL, NULL};
@@ -338,7 +338,7 @@ int bench_ceilings(bench_env *env, int at_end)
         jobs[n] = (bench_job){run_ceiling, NULL, c, 0};
         way[n++] = k;
     }
-    if (bench_time_rounds(env, jobs, n, st, med) != 0)
+    if (bench_time_rounds(env, jobs, n, st, &rounds) != 0)
         goto fail;
     for (int j = 0; j < n; j++) {
         int copy = ways[way[j]].copy;

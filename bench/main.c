@@ -84,7 +84,7 @@ typedef struct type_run {
 /* The rows of case c: each type's, its time over the fused call's of the
    same type, and the 16-bit types' GB/s over fp32's, round by round. */
 static void case_rows(bench_env *env, type_run *tr, const int *who, int n, size_t c,
-                      double med[][BENCH_ROUNDS], const bench_stats *st, const bench_traffic *t0,
+                      const bench_rounds *rounds, const bench_stats *st, const bench_traffic *t0,
                       const bench_inputs *in, const bench_shape *sh, size_t dim, goal_tally *goals)
 {
     int k32 = -1;
@@ -122,7 +122,7 @@ static void case_rows(bench_env *env, type_run *tr, const int *who, int n, size_
             bench_traffic t32 = *t0;
             t32.in_row = t32.out_row = (double)(dim * sizeof(float));
             row->vs_fp32 = row->bytes / bench_cases[c].bytes(&t32) *
-                           bench_round_ratio(med, k32, k);
+                           bench_round_ratio(rounds, k32, k);
         }
         r->timed[c] = 1;
         bench_goal_row(env, goals, row);
@@ -203,7 +203,7 @@ static int run_shape(bench_env *env, size_t dim, sinpe_table *table, const dtype
         int bracket = explicit_pos || bench_cases[c].out == BENCH_OUT_OTF;
         bench_job jobs[BENCH_N_DTYPES];
         bench_stats st[BENCH_N_DTYPES];
-        double med[BENCH_N_DTYPES][BENCH_ROUNDS];
+        bench_rounds rounds;
         int who[BENCH_N_DTYPES], n = 0;
 
         for (j = 0; j < nt; j++)
@@ -214,9 +214,9 @@ static int run_shape(bench_env *env, size_t dim, sinpe_table *table, const dtype
             }
         if (n == 0)
             continue;
-        if (bench_time_rounds(env, jobs, n, st, med) != 0)
+        if (bench_time_rounds(env, jobs, n, st, &rounds) != 0)
             goto done;
-        case_rows(env, tr, who, n, c, med, st, &t, &in, sh, dim, goals);
+        case_rows(env, tr, who, n, c, &rounds, st, &t, &in, sh, dim, goals);
     }
 
     for (j = 0; j < nt; j++) {

@@ -29,8 +29,9 @@ void bench_usage(FILE *f)
             "options:\n"
             "  --reps N          timed runs per case (default: %d to %d, %.1f s per case;\n"
             "                    rows whose times are compared, as the storage types of\n"
-            "                    one case, run in %d interleaved rounds of N / %d, or %d,\n"
-            "                    each after one untimed run)\n"
+            "                    one case, run call by call in N rounds, at most %d,\n"
+            "                    or %d: each a call of every row, after one untimed\n"
+            "                    call of each; a ratio is the median of the rounds')\n"
             "  --warmup N        untimed runs before timing (default %d)\n"
             "  --positions P     implicit, explicit or both, in every storage type\n"
             "                    (default: both in fp32, implicit in fp16 and bf16)\n"
@@ -56,7 +57,7 @@ void bench_usage(FILE *f)
             "%d an output check failed (fused against unfused, or on the fly against\n"
             "the table).\n",
             BENCH_VOCAB, BENCH_TABLE_ROWS, BENCH_REPS_MIN, BENCH_REPS_MAX, BENCH_CASE_BUDGET_S,
-            BENCH_ROUNDS, BENCH_ROUNDS, BENCH_ROUND_REPS,
+            BENCH_MAX_ROUNDS, BENCH_ROUNDS,
             BENCH_WARMUP, DEFAULT_SEED, 0, BENCH_EXIT_ERROR, BENCH_EXIT_USAGE,
             BENCH_EXIT_MISMATCH);
 }

@@ -360,7 +360,7 @@ static int run_shape(rope_run *rr, const bench_shape *sh, size_t rows, const dou
                                     {run_host, NULL, rr, 0},
                                     {run_copy, NULL, rr, 0}};
     bench_stats st[N_ROWS];
-    double med[N_ROWS][BENCH_ROUNDS];
+    bench_rounds rounds;
     bench_row row[N_ROWS];
     unsigned char *x = NULL, *yf = NULL, *yu = NULL;
 
@@ -394,7 +394,7 @@ static int run_shape(rope_run *rr, const bench_shape *sh, size_t rows, const dou
     if (saved->reps == 0 && (env->device_type & CL_DEVICE_TYPE_CPU) && rr->tokens > 64)
         few.reps = ROPE_CPU_REPS;
     env->opts = &few;
-    int rc = bench_time_rounds(env, jobs, N_ROWS, st, med);
+    int rc = bench_time_rounds(env, jobs, N_ROWS, st, &rounds);
     env->opts = saved;
     if (rc != 0)
         goto fail;
@@ -403,16 +403,16 @@ static int run_shape(rope_run *rr, const bench_shape *sh, size_t rows, const dou
     /* The pair's own traffic: the cache written and read back, and the
        table rows it gathers, beside q and k. */
     row[UNFUSED].bytes += (2.0 * (double)rr->tokens + (double)rr->distinct) * ROPE_HEAD_DIM * 4.0;
-    row[UNFUSED].speedup_device = bench_round_ratio(med, UNFUSED, FUSED);
+    row[UNFUSED].speedup_device = bench_round_ratio(&rounds, UNFUSED, FUSED);
     row[UNFUSED].speedup_wall = st[UNFUSED].wall_us / st[FUSED].wall_us;
-    row[HOST].speedup_device = bench_round_ratio(med, HOST, FUSED);
+    row[HOST].speedup_device = bench_round_ratio(&rounds, HOST, FUSED);
     row[HOST].speedup_wall = st[HOST].wall_us / st[FUSED].wall_us;
-    row[FUSED].vs_copy = bench_round_ratio(med, COPY, FUSED); /* same bytes */
-    row[OTF].vs_table = bench_round_ratio(med, OTF, FUSED);
+    row[FUSED].vs_copy = bench_round_ratio(&rounds, COPY, FUSED); /* same bytes */
+    row[OTF].vs_table = bench_round_ratio(&rounds, OTF, FUSED);
     for (int i = 0; i < N_ROWS; i++)
         bench_report_row(env, &row[i]);
     bench_goal_rope(env, goals, &row[FUSED], row[UNFUSED].speedup_device,
-                    bench_round_ratio(med, UNFUSED, COPY), row[OTF].vs_table);
+                    bench_round_ratio(&rounds, UNFUSED, COPY), row[OTF].vs_table);
 
     /* Both paths from the same fresh inputs; the fused result against
        float64 too. */

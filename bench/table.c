@@ -100,7 +100,7 @@ int bench_table_cases(bench_env *env, sinpe_table *table, size_t dim, double rat
     gen_job g, gen[2];
     bench_job jobs[2];
     bench_stats st[2];
-    double med[2][BENCH_ROUNDS];
+    bench_rounds rounds;
     create_job cj = {NULL, 0, NULL};
     bench_job job;
     bench_row write_row, table_row, create_row;
@@ -135,12 +135,12 @@ int bench_table_cases(bench_env *env, sinpe_table *table, size_t dim, double rat
     }
     gen_row(&write_row, "table_write", dim, (double)bytes);
     gen_row(&table_row, "table", dim, (double)bytes);
-    if (bench_time_rounds(env, jobs, 2, st, med) != 0)
+    if (bench_time_rounds(env, jobs, 2, st, &rounds) != 0)
         goto fail;
     write_row.stats = st[0];
     table_row.stats = st[1];
     table_row.ref_us = write_row.stats.median_us;
-    table_row.vs_ref = bench_round_ratio(med, 1, 0);
+    table_row.vs_ref = bench_round_ratio(&rounds, 1, 0);
     bench_report_row(env, &write_row);
     bench_report_row(env, &table_row);
 

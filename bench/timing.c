@@ -104,11 +104,64 @@ fail:
 }
 
 /*
+ * One call of job, followed by clFinish on the bench queue, so that calls
+ * never overlap and the wall-clock sample covers one enqueue plus its
+ * completion.  *dev: its device time (the wall clock where it made no
+ * events, *host_timed then 1).
+ */
+static int time_call(bench_env *env, const bench_job *job, double *dev, double *wall,
+                     int *host_timed)
+{
+    cl_event events[BENCH_MAX_EVENTS];
+    cl_event gate = NULL;
+    cl_uint n_events = 0, made = 0;
+    double t0, t1, us = 0.0;
+    int rc;
+    cl_int err;
+
+    if (job->bracket && open_bracket(env, &gate, &events[0]) != 0)
+        return -1;
+    n_events = job->bracket ? 1 : 0;
+    t0 = bench_now_s();
+    rc = job->run(job->user, env->queue, events + n_events, &made);
+    n_events += made;
+    if (gate) {
+        clSetUserEventStatus(gate, CL_COMPLETE);
+        clReleaseEvent(gate);
+    }
+    if (rc != 0) {
+        /* run() reports the events it made before failing; drain them. */
+        clFinish(env->queue);
+        release_events(events, n_events);
+        return -1;
+    }
+    err = clFinish(env->queue);
+    t1 = bench_now_s();
+    rc = err == CL_SUCCESS ? 0 : -1;
+    if (rc != 0)
+        bench_error("clFinish(bench queue)", err, __FILE__, __LINE__);
+    else if (n_events > 0)
+        rc = device_us(events, n_events, job->bracket, &us);
+    release_events(events, n_events);
+    if (job->after)
+        job->after(job->user);
+    *wall = (t1 - t0) * 1e6;
+    *dev = n_events > 0 ? us : *wall;
+    *host_timed = n_events == 0;
+    return rc;
+}
+
+static void set_timing(bench_stats *stats, const bench_job *job, int host_timed)
+{
+    stats->timing = host_timed   ? BENCH_TIMING_HOST
+                    : job->bracket ? BENCH_TIMING_BRACKET
+                                   : BENCH_TIMING_DEVICE;
+}
+
+/*
  * Runs job warm-up times untimed, then times it: a fixed number of calls
  * with --reps, else between BENCH_REPS_MIN and BENCH_REPS_MAX calls within
- * BENCH_CASE_BUDGET_S seconds.  Every call is followed by clFinish on the
- * bench queue, so calls never overlap and each wall-clock sample covers one
- * enqueue plus its completion.
+ * BENCH_CASE_BUDGET_S seconds.
  */
 int bench_time(bench_env *env, const bench_job *job, bench_stats *stats)
 {
@@ -124,59 +177,18 @@ int bench_time(bench_env *env, const bench_job *job, bench_stats *stats)
     CHECK_AS("malloc (timing samples)", (dev && wall) ? 0 : SINPE_OUT_OF_HOST_MEMORY);
 
     for (i = 0; i < o->warmup + reps_max; i++) {
-        cl_event events[BENCH_MAX_EVENTS];
-        cl_uint n_events = 0;
-        double t0, t1, us = 0.0;
-        int rc;
-        cl_int err;
-
-        cl_event gate = NULL;
-        cl_uint made = 0;
-        if (job->bracket && open_bracket(env, &gate, &events[0]) != 0)
+        if (time_call(env, job, &dev[done], &wall[done], &host_timed) != 0)
             goto fail;
-        n_events = job->bracket ? 1 : 0;
-        t0 = bench_now_s();
-        rc = job->run(job->user, env->queue, events + n_events, &made);
-        n_events += made;
-        if (gate) {
-            clSetUserEventStatus(gate, CL_COMPLETE);
-            clReleaseEvent(gate);
-        }
-        if (rc != 0) {
-            /* run() reports the events it made before failing; drain them. */
-            clFinish(env->queue);
-            release_events(events, n_events);
-            goto fail;
-        }
-        err = clFinish(env->queue);
-        t1 = bench_now_s();
-
-        rc = err == CL_SUCCESS ? 0 : -1;
-        if (rc != 0)
-            bench_error("clFinish(bench queue)", err, __FILE__, __LINE__);
-        else if (n_events > 0)
-            rc = device_us(events, n_events, job->bracket, &us);
-        release_events(events, n_events);
-        if (job->after)
-            job->after(job->user);
-        if (rc != 0)
-            goto fail;
-
         if (i < o->warmup)
             continue;
-        wall[done] = (t1 - t0) * 1e6;
-        dev[done] = n_events > 0 ? us : wall[done];
-        host_timed = n_events == 0;
-        spent += t1 - t0;
+        spent += wall[done] * 1e-6;
         done++;
         if (done >= reps_min && spent >= BENCH_CASE_BUDGET_S)
             break;
     }
 
     stats->reps = done;
-    stats->timing = host_timed   ? BENCH_TIMING_HOST
-                    : job->bracket ? BENCH_TIMING_BRACKET
-                                   : BENCH_TIMING_DEVICE;
+    set_timing(stats, job, host_timed);
     stats->wall_us = bench_median(wall, done);
     stats->median_us = bench_median(dev, done); /* sorted from here on */
     stats->min_us = dev[0];
@@ -191,61 +203,52 @@ fail:
 }
 
 /*
- * Times jobs[0 .. n) (n <= BENCH_MAX_JOBS) in BENCH_ROUNDS interleaved
- * rounds: each job once a round, the order rotating, each time one warm-up
- * call and a fifth of the reps (--reps, else BENCH_ROUND_REPS).  A change
- * in the machine's speed during the rounds then falls on every job alike.
- * stats[i]: the median of job i's round medians (wall likewise), min and
- * max over all its calls; med[i][r] its round medians, for ratios taken
- * round by round (bench_round_ratio).  One job is timed once, as
- * bench_time does.
+ * Times jobs[0 .. n) (n <= BENCH_MAX_JOBS) call by call: one untimed call
+ * of each, then rounds->n rounds (--reps, at most BENCH_MAX_ROUNDS, else
+ * BENCH_ROUNDS) that call every job once, the order rotating.  A change in
+ * the machine's speed then falls on neighbouring calls of every job alike,
+ * and a ratio of two jobs is the median of their calls' ratios round by
+ * round (bench_round_ratio).  stats[i]: the median, min and max of job i's
+ * calls.  One job is timed as bench_time does.
  */
 int bench_time_rounds(bench_env *env, const bench_job *jobs, int n, bench_stats *stats,
-                      double med[][BENCH_ROUNDS])
+                      bench_rounds *rounds)
 {
-    const bench_opts *saved = env->opts;
-    bench_opts round_opts = *saved;
-    double wall[BENCH_MAX_JOBS][BENCH_ROUNDS];
-    int r, j, rc = 0;
+    int reps = env->opts->reps, r, j, host_timed = 0;
+    double wall[BENCH_MAX_JOBS][BENCH_MAX_ROUNDS];
 
     if (n == 1) {
-        rc = bench_time(env, &jobs[0], &stats[0]);
-        for (r = 0; r < BENCH_ROUNDS; r++)
-            med[0][r] = stats[0].median_us;
+        rounds->n = 1;
+        int rc = bench_time(env, &jobs[0], &stats[0]);
+        rounds->t[0][0] = stats[0].median_us;
         return rc;
     }
-    round_opts.warmup = 1;
-    round_opts.reps = saved->reps > 0 ? (saved->reps + BENCH_ROUNDS - 1) / BENCH_ROUNDS
-                                      : BENCH_ROUND_REPS;
-    env->opts = &round_opts;
+    rounds->n = reps <= 0 ? BENCH_ROUNDS : reps < BENCH_MAX_ROUNDS ? reps : BENCH_MAX_ROUNDS;
     memset(stats, 0, (size_t)n * sizeof *stats);
-    for (r = 0; r < BENCH_ROUNDS && rc == 0; r++)
-        for (j = 0; j < n && rc == 0; j++) {
-            int i = (j + r) % n;
-            bench_stats st;
-            rc = bench_time(env, &jobs[i], &st);
-            med[i][r] = st.median_us;
-            wall[i][r] = st.wall_us;
-            stats[i].min_us = r == 0 || st.min_us < stats[i].min_us ? st.min_us : stats[i].min_us;
-            stats[i].max_us = st.max_us > stats[i].max_us ? st.max_us : stats[i].max_us;
-            stats[i].reps += st.reps;
-            stats[i].timing = st.timing;
+    for (r = -1; r < rounds->n; r++) /* r = -1: the untimed calls */
+        for (j = 0; j < n; j++) {
+            int i = (j + (r < 0 ? 0 : r)) % n, k = r < 0 ? 0 : r;
+            if (time_call(env, &jobs[i], &rounds->t[i][k], &wall[i][k], &host_timed) != 0)
+                return -1;
+            set_timing(&stats[i], &jobs[i], host_timed);
         }
-    env->opts = saved;
-    for (j = 0; j < n && rc == 0; j++) {
-        double m[BENCH_ROUNDS];
-        memcpy(m, med[j], sizeof m);
-        stats[j].median_us = bench_median(m, BENCH_ROUNDS);
-        stats[j].wall_us = bench_median(wall[j], BENCH_ROUNDS);
+    for (j = 0; j < n; j++) {
+        double d[BENCH_MAX_ROUNDS];
+        memcpy(d, rounds->t[j], (size_t)rounds->n * sizeof *d);
+        stats[j].reps = rounds->n;
+        stats[j].wall_us = bench_median(wall[j], rounds->n);
+        stats[j].median_us = bench_median(d, rounds->n); /* sorted from here on */
+        stats[j].min_us = d[0];
+        stats[j].max_us = d[rounds->n - 1];
     }
-    return rc;
+    return 0;
 }
 
-/* The median over the rounds of med[a][r] / med[b][r]. */
-double bench_round_ratio(double med[][BENCH_ROUNDS], int a, int b)
+/* The median over the rounds of job a's time over job b's. */
+double bench_round_ratio(const bench_rounds *rounds, int a, int b)
 {
-    double q[BENCH_ROUNDS];
-    for (int r = 0; r < BENCH_ROUNDS; r++)
-        q[r] = med[a][r] / med[b][r];
-    return bench_median(q, BENCH_ROUNDS);
+    double q[BENCH_MAX_ROUNDS];
+    for (int r = 0; r < rounds->n; r++)
+        q[r] = rounds->t[a][r] / rounds->t[b][r];
+    return bench_median(q, rounds->n);
 }

@@ -113,7 +113,7 @@ static int run_shape(bench_env *env, sinpe_table *table, size_t dim, size_t k,
     bench_shape_run sr, srt[N_TYPES];
     bench_job jobs[N_TYPES];
     bench_stats st[N_TYPES];
-    double med[N_TYPES][BENCH_ROUNDS];
+    bench_rounds rounds;
     int has_fp16 = ty[0].type == SINPE_F16;
 
     memset(&sr, 0, sizeof sr);
@@ -134,7 +134,7 @@ static int run_shape(bench_env *env, sinpe_table *table, size_t dim, size_t k,
         set_type(&srt[i], &ty[i]);
         jobs[i] = (bench_job){bench_cases[0].run, NULL, &srt[i], 0};
     }
-    if (bench_time_rounds(env, jobs, n, st, med) != 0)
+    if (bench_time_rounds(env, jobs, n, st, &rounds) != 0)
         goto fail;
 
     for (int i = 0; i < n; i++) {
@@ -160,7 +160,7 @@ static int run_shape(bench_env *env, sinpe_table *table, size_t dim, size_t k,
         row.distinct_positions = in.distinct;
         row.bytes = row.task_bytes = bench_bytes_fused(&tr);
         if (has_fp16 && i > 0) {
-            row.vs_weights = bench_round_ratio(med, i, 0);
+            row.vs_weights = bench_round_ratio(&rounds, i, 0);
             row.vs_weights_gbps = row.bytes / bench_bytes_fused(&tr16) / row.vs_weights;
         }
         bench_goal_row(env, goals, &row);
