@@ -21,12 +21,19 @@ typedef struct run_state {
     bench_shape_run sr;
 } run_state;
 
+/* The index of dim in tu->dims (a table or embedding case's dim is one). */
+static size_t dim_index(const tuner *tu, size_t dim)
+{
+    size_t d = 0;
+    while (d + 1 < tu->n_dims && tu->dims[d] != dim)
+        d++;
+    return d;
+}
+
 static int run_table(void *user, cl_command_queue queue, cl_event *events, cl_uint *n_events)
 {
     run_state *rs = user;
-    size_t d = 0;
-    while (rs->tu->dims[d] != rs->c->dim)
-        d++;
+    size_t d = dim_index(rs->tu, rs->c->dim);
     CHECK(sinpe_enqueue_table_rows(rs->cand->table[d], queue, 0, BENCH_TABLE_ROWS,
                                    rs->tu->rows_out[d], 0, 0, SINPE_F32, 0, NULL, &events[0]));
     *n_events = 1;
@@ -75,9 +82,6 @@ static int time_case(tuner *tu, candidate *cand, const tune_case *c, double *us)
     run_state rs;
     bench_job job;
     bench_stats st;
-    size_t d = 0;
-    while (tu->dims[d] != c->dim)
-        d++;
     memset(&rs, 0, sizeof rs);
     rs.tu = tu;
     rs.cand = cand;
@@ -92,6 +96,7 @@ static int time_case(tuner *tu, candidate *cand, const tune_case *c, double *us)
         const bench_shape *sh = &bench_shapes[c->shape];
         const bench_inputs *in = &tu->inputs[c->shape][c->explicit_pos];
         sinpe_embed_args *a = &rs.sr.args;
+        size_t d = dim_index(tu, c->dim);
         job.run = case_named(tune_op_names[c->op])->run;
         rs.sr.table = cand->table[d];
         sinpe_embed_args_init(a);
