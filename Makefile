@@ -376,7 +376,9 @@ check-oclgrind:
 # ICD loader, pocl and LLVM (tests/asan/lsan.supp).  intercept_tls_get_addr=0:
 # up to GCC 13 the runtime's __tls_get_addr hook can take a dynamic TLS block
 # of pocl's or LLVM's for an old glibc header, and LeakSanitizer's tracer then
-# dies at exit ("Tracer caught signal 11") with no leak found.
+# dies at exit ("Tracer caught signal 11") with no leak found.  The
+# benchmark and the tuner run too, each once and briefly (their output, kept
+# in the build, is shown when they fail): they time with the same code.
 ASAN_BUILD = build-asan
 SAN_FLAGS  = -fsanitize=address,undefined -fno-omit-frame-pointer \
              -fno-sanitize-recover=undefined
@@ -387,9 +389,14 @@ SAN_ENV    = ASAN_OPTIONS=detect_leaks=1:intercept_tls_get_addr=0:halt_on_error=
 check-asan:
 	sh scripts/install-deps.sh
 	$(MAKE) BUILD=$(ASAN_BUILD) CFLAGS='-O1 -g -Wall -Wextra -Werror $(SAN_FLAGS)' \
-	    LDFLAGS='$(SAN_FLAGS)' $(ASAN_BUILD)/sinpe_tests $(ASAN_BUILD)/grind
+	    LDFLAGS='$(SAN_FLAGS)' $(ASAN_BUILD)/sinpe_tests $(ASAN_BUILD)/grind \
+	    $(ASAN_BUILD)/sinpe_bench $(ASAN_BUILD)/sinpe-tune
 	$(SAN_ENV) CK_FORK=no ./$(ASAN_BUILD)/sinpe_tests
 	$(SAN_ENV) ./$(ASAN_BUILD)/grind
+	$(SAN_ENV) ./$(ASAN_BUILD)/sinpe_bench --quick --dtypes fp32 >$(ASAN_BUILD)/bench.txt 2>&1 || \
+	    { tail -n 40 $(ASAN_BUILD)/bench.txt; exit 1; }
+	$(SAN_ENV) ./$(ASAN_BUILD)/sinpe-tune --dims 1024 --dtypes fp32 --rounds 1 --dry-run \
+	    >$(ASAN_BUILD)/tune.txt 2>&1 || { tail -n 40 $(ASAN_BUILD)/tune.txt; exit 1; }
 
 # Resource churn (RSS and descriptors flat over 1,000 context and table
 # cycles) and 8 threads sharing a context; both print their figures.  The
