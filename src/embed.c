@@ -158,7 +158,7 @@ sinpe_status sinpe__embed_run(sinpe_table *t, int mode, const sinpe_embed_args *
     }
     fairseq = mode != SINPE_MODE_GATHER && a && a->position_rule == SINPE_POSITIONS_FAIRSEQ;
     SINPE_FORWARD(sinpe__embed_validate(t, mode, a, &p));
-    SINPE_CHECK(sink->recording && fairseq, SINPE_UNSUPPORTED,
+    SINPE_CHECK(sink->keep && fairseq, SINPE_UNSUPPORTED,
                 "args->position_rule FAIRSEQ cannot be recorded (its positions need a "
                 "buffer of each call's own)");
     sinpe_context *ctx = t->ctx;
@@ -167,8 +167,7 @@ sinpe_status sinpe__embed_run(sinpe_table *t, int mode, const sinpe_embed_args *
         SINPE_FORWARD(sinpe__context_weights(ctx, a->weights_dtype, &prog));
     if (mode != SINPE_MODE_GATHER)
         sinpe__table_snapshot(t, &tab, &rows);
-    if (tab && sink->recording)
-        st = sinpe__table_keep(t, tab, 0);
+    st = sinpe__keep(sink, tab);
     if (st == SINPE_SUCCESS && mode != SINPE_MODE_ADD && a->bad_ids)
         st = count_bad_ids(ctx, sink, a, &p);
     if (st == SINPE_SUCCESS && past_table(ctx, mode, a, &p, rows)) {
@@ -214,34 +213,10 @@ sinpe_status sinpe__embed_run(sinpe_table *t, int mode, const sinpe_embed_args *
     return st;
 }
 
-sinpe_status sinpe__queue_emit(sinpe__sink *s, sinpe_context *ctx, const sinpe__launch *l,
-                               const void *args, size_t size, int last)
-{
-    sinpe__queue_sink *q = (sinpe__queue_sink *)s;
-    cl_event done = NULL;
-    /* Under the context lock: clSetKernelArg on a shared kernel is not thread-safe. */
-    pthread_mutex_lock(&ctx->lock);
-    cl_int err = sinpe__set_args(l->kernel, l->k, args, size);
-    if (err == CL_SUCCESS)
-        err = clEnqueueNDRangeKernel(q->queue, l->kernel, l->dims, NULL, l->global, l->local,
-                                     q->prev ? 1 : q->nwait, q->prev ? &q->prev : q->wait,
-                                     &done);
-    pthread_mutex_unlock(&ctx->lock);
-    SINPE_CL_CHECK(err, "clEnqueueNDRangeKernel");
-    if (q->prev)
-        clReleaseEvent(q->prev);
-    q->prev = done;
-    if (last && q->event) {
-        clRetainEvent(done);
-        *q->event = done;
-    }
-    return SINPE_SUCCESS;
-}
-
 static sinpe_status enqueue_call(sinpe_table *t, int mode, cl_command_queue queue, const void *a,
                                  cl_uint nwait, const cl_event *wait, cl_event *event)
 {
-    sinpe__queue_sink q = {{sinpe__queue_emit, 0}, queue, nwait, wait, NULL, event};
+    sinpe__queue_sink q = {{sinpe__queue_emit, NULL}, queue, nwait, wait, NULL, event};
     sinpe_status st;
 
     sinpe__clear_error();
@@ -250,9 +225,7 @@ static sinpe_status enqueue_call(sinpe_table *t, int mode, cl_command_queue queu
     SINPE_FORWARD(sinpe__check_wait_list(t->ctx, nwait, wait));
     st = mode == SINPE_MODE_NONE ? sinpe__rope_run(t, a, &q.base)
                                  : sinpe__embed_run(t, mode, a, &q.base);
-    sinpe__scratch_give(t, &q.base, q.prev);
-    if (q.prev)
-        clReleaseEvent(q.prev);
+    sinpe__queue_done(t, &q);
     return st;
 }
 

@@ -36,6 +36,44 @@ typedef struct {
     cl_uint *sync_point;
 } record_sink;
 
+/* Holds obj (a cl_mem, or with kernel != 0 a cl_kernel, that a recording
+   uses) until t is freed (table.c releases them). */
+static sinpe_status hold(sinpe_table *t, void *obj, int kernel)
+{
+    int full = 0;
+    size_t i = 0;
+    pthread_mutex_lock(&t->lock);
+    /* A buffer (a snapshot of the rows) is held once; each kernel is new. */
+    while (!kernel && i < t->n_kept && t->kept[i].obj != obj)
+        i++;
+    if (kernel || i == t->n_kept) {
+        if (t->n_kept == t->cap_kept) {
+            size_t cap = t->cap_kept ? 2 * t->cap_kept : 16;
+            struct sinpe__kept *grown = realloc(t->kept, cap * sizeof *grown);
+            if (grown) {
+                t->kept = grown;
+                t->cap_kept = cap;
+            }
+        }
+        full = t->n_kept == t->cap_kept;
+        if (!full) {
+            t->kept[t->n_kept++] = (struct sinpe__kept){obj, kernel};
+            if (kernel)
+                clRetainKernel((cl_kernel)obj);
+            else
+                clRetainMemObject((cl_mem)obj);
+        }
+    }
+    pthread_mutex_unlock(&t->lock);
+    SINPE_CHECK(full, SINPE_OUT_OF_HOST_MEMORY, "no memory to hold what the recording uses");
+    return SINPE_SUCCESS;
+}
+
+static sinpe_status record_keep(sinpe__sink *s, cl_mem mem)
+{
+    return hold(((record_sink *)s)->table, mem, 0);
+}
+
 static sinpe_status record_emit(sinpe__sink *s, sinpe_context *ctx, const sinpe__launch *l,
                                 const void *args, size_t size, int last)
 {
@@ -52,7 +90,7 @@ static sinpe_status record_emit(sinpe__sink *s, sinpe_context *ctx, const sinpe_
     SINPE_CL_CHECK(err, "clGetKernelInfo");
     cl_kernel kernel = clCreateKernel(program, name, &err);
     SINPE_CL_CHECK(err, "clCreateKernel");
-    sinpe_status st = sinpe__table_keep(r->table, kernel, 1);
+    sinpe_status st = hold(r->table, kernel, 1);
     clReleaseKernel(kernel); /* the table holds it from here */
     SINPE_FORWARD(st);
     err = sinpe__set_args(kernel, l->k, args, size);
@@ -132,7 +170,7 @@ static sinpe_status record_call(sinpe_table *t, int mode, cl_command_queue queue
                                 struct _cl_command_buffer_khr *cb, const void *a, cl_uint nsync,
                                 const cl_uint *sync, cl_uint *sync_point)
 {
-    record_sink r = {{record_emit, 1}, t, cb, NULL, nsync, sync, 0, 0, sync_point};
+    record_sink r = {{record_emit, record_keep}, t, cb, NULL, nsync, sync, 0, 0, sync_point};
     buffer_info_fn info = NULL;
     cl_uint state = 0, nq = 0;
 

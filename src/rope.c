@@ -174,7 +174,7 @@ sinpe_status sinpe__rope_run(sinpe_table *t, const void *args, sinpe__sink *sink
     SINPE_FORWARD(sinpe__plan_rope(&ctx->tune, &ctx->info, &ctx->prog, a.dtype, p.rot / 2,
                                    copies, p.tokens, &l, &p.slots));
     sinpe__table_snapshot(t, &tab, &rows);
-    st = tab && sink->recording ? sinpe__table_keep(t, tab, 0) : SINPE_SUCCESS;
+    st = sinpe__keep(sink, tab);
     p.tab_rows = (cl_int)rows;
 
     cl_mem d = ctx->dummy;

@@ -351,7 +351,7 @@ struct sinpe_table {
     pthread_mutex_t lock; /* guards mem and rows */
     cl_mem mem;           /* NULL while rows == 0 */
     size_t rows;
-    cl_mem scratch[2];    /* lent to one call at a time (rows.c), under */
+    cl_mem scratch[2];    /* lent to one call at a time (sink.c), under */
     size_t scratch_bytes[2]; /* lock: rows past the table, anchors */
     const void *lent_to;  /* the sink of the call that holds them */
     cl_event scratch_use; /* the last launch of their last call */
@@ -382,10 +382,5 @@ sinpe_status sinpe__table_open(sinpe_context *ctx, const sinpe_spec *spec, const
 
 /* A consistent (mem, rows) pair; *mem is retained (or NULL when rows == 0). */
 void sinpe__table_snapshot(sinpe_table *t, cl_mem *mem, size_t *rows);
-
-/* Holds obj (a cl_mem snapshot, or with kernel != 0 a cl_kernel, that a
-   recording uses) until the table is freed, so that growth never frees
-   what a command buffer still reads. */
-sinpe_status sinpe__table_keep(sinpe_table *t, void *obj, int kernel);
 
 #endif /* SINPE_INTERNAL_H */

@@ -251,37 +251,6 @@ void sinpe__table_snapshot(sinpe_table *t, cl_mem *mem, size_t *rows)
     pthread_mutex_unlock(&t->lock);
 }
 
-sinpe_status sinpe__table_keep(sinpe_table *t, void *obj, int kernel)
-{
-    int full = 0;
-    size_t i = 0;
-    pthread_mutex_lock(&t->lock);
-    /* A buffer (a snapshot of the rows) is held once; each kernel is new. */
-    while (!kernel && i < t->n_kept && t->kept[i].obj != obj)
-        i++;
-    if (kernel || i == t->n_kept) {
-        if (t->n_kept == t->cap_kept) {
-            size_t cap = t->cap_kept ? 2 * t->cap_kept : 16;
-            struct sinpe__kept *grown = realloc(t->kept, cap * sizeof *grown);
-            if (grown) {
-                t->kept = grown;
-                t->cap_kept = cap;
-            }
-        }
-        full = t->n_kept == t->cap_kept;
-        if (!full) {
-            t->kept[t->n_kept++] = (struct sinpe__kept){obj, kernel};
-            if (kernel)
-                clRetainKernel((cl_kernel)obj);
-            else
-                clRetainMemObject((cl_mem)obj);
-        }
-    }
-    pthread_mutex_unlock(&t->lock);
-    SINPE_CHECK(full, SINPE_OUT_OF_HOST_MEMORY, "no memory to hold what the recording uses");
-    return SINPE_SUCCESS;
-}
-
 sinpe_status sinpe_table_borrow(sinpe_table *table, cl_mem *mem, size_t *rows)
 {
     sinpe__clear_error();

@@ -37,7 +37,7 @@ sinpe_status sinpe_enqueue_timesteps(sinpe_table *table, cl_command_queue queue,
                                       .dim = (cl_uint)dim, .n = (cl_uint)count,
                                       .coef = table->desc};
     const size_t n[2] = {dim, count};
-    sinpe__queue_sink q = {{sinpe__queue_emit, 0}, queue, num_events_in_wait_list,
+    sinpe__queue_sink q = {{sinpe__queue_emit, NULL}, queue, num_events_in_wait_list,
                            event_wait_list, NULL, event};
     sinpe__launch l;
     SINPE_FORWARD(sinpe__plan_fixed(&ctx->info, &ctx->prog, SINPE_FORM_TIMESTEPS, (int)out_dtype, 2,
