@@ -196,9 +196,12 @@ $(CMAKE_FILES): $(BUILD)/%: cmake/%.in FORCE
 
 # Both link the static library, so they may also reach internal sinpe__
 # functions.
-# tests/fault.c stands in for clCreateBuffer, to fail allocations on demand.
+# tests/fault.c stands in for clCreateBuffer, to fail allocations on demand,
+# and counts event references.
+TEST_WRAPS = $(foreach f,clCreateBuffer clEnqueueNDRangeKernel clRetainEvent clReleaseEvent, \
+               -Wl,--wrap=$(f))
 $(TEST_BIN): $(TEST_OBJS) $(STATIC_LIB)
-	$(CC) $(CFLAGS) $(LDFLAGS) -Wl,--wrap=clCreateBuffer -o $@ $(TEST_OBJS) $(STATIC_LIB) \
+	$(CC) $(CFLAGS) $(LDFLAGS) $(TEST_WRAPS) -o $@ $(TEST_OBJS) $(STATIC_LIB) \
 	    $(CHECK_LIBS) $(SYS_LIBS) $(LDLIBS)
 
 $(BENCH_BIN): $(BENCH_OBJS) $(STATIC_LIB)

@@ -42,5 +42,7 @@ sinpe_status sinpe_enqueue_timesteps(sinpe_table *table, cl_command_queue queue,
     sinpe__launch l;
     SINPE_FORWARD(sinpe__plan_fixed(&ctx->info, &ctx->prog, SINPE_FORM_TIMESTEPS, (int)out_dtype, 2,
                                     n, &l));
-    return sinpe__queue_emit(&q.base, ctx, &l, &v, sizeof v, 1);
+    sinpe_status st = sinpe__queue_emit(&q.base, ctx, &l, &v, sizeof v, 1);
+    sinpe__queue_done(table, &q);
+    return st;
 }

@@ -646,6 +646,33 @@ START_TEST(table_rows_any_int32_row0)
 }
 END_TEST
 
+START_TEST(calls_keep_no_event)
+{
+    /* A call returns holding no event: the caller's is the one reference it
+     * took, and with event NULL it took none.  The positions run past the
+     * table, so the embedding calls lend the table's scratch as well. */
+    cl_mem ts_m = tu_buffer(ctx, ROWS * sizeof(float), NULL);
+    for (int with = 0; with < 2; with++)
+        for (int f = 0; f < 5; f++) {
+            cl_event ev = NULL;
+            long before = tu_event_refs;
+            sinpe_status st =
+                f < 3 ? fns[f](tab, q, &args, 0, NULL, with ? &ev : NULL)
+                : f == 3 ? sinpe_enqueue_table_rows(tab, q, 5, ROWS, out_m, 0, 0, SINPE_F32, 0,
+                                                    NULL, with ? &ev : NULL)
+                         : sinpe_enqueue_timesteps(tab, q, ts_m, 0, ROWS, out_m, 0, 0, SINPE_F32,
+                                                   0, NULL, with ? &ev : NULL);
+            TU_OK(st);
+            ck_assert_msg(tu_event_refs - before == with, "call %d (event %s) holds %ld events",
+                          f, with ? "asked" : "NULL", tu_event_refs - before - with);
+            if (ev)
+                TU_CL(clReleaseEvent(ev));
+        }
+    TU_CL(clFinish(q));
+    TU_RELEASE(NULL, NULL, NULL, ts_m);
+}
+END_TEST
+
 /* ------------------------------------------------------------------------ */
 /* Specs and table sizes                                                    */
 /* ------------------------------------------------------------------------ */
@@ -842,6 +869,7 @@ Suite *suite_errors(void)
     tcase_add_test(tc, accessors_given_null);
     tcase_add_test(tc, device_selector_empty_is_default);
     tcase_add_loop_test(tc, table_rows_any_int32_row0, 0, 3);
+    tcase_add_test(tc, calls_keep_no_event);
 
     tc = tu_tcase(s, "spec", NULL);
     tcase_add_checked_fixture(tc, setup, teardown);

@@ -316,5 +316,8 @@ char *tu_read_text(const char *path);
 extern int tu_fail_allocations;
 /* clCreateBuffer calls that were passed on (fault.c). */
 extern long tu_allocations;
+/* Event references taken (kernel launches' events, retains) less those
+   released, by the library and the tests (fault.c). */
+extern long tu_event_refs;
 
 #endif /* SINPE_TEST_UTIL_H */
