@@ -1,10 +1,10 @@
 /*
  * fault.c -- device allocation failures on demand, for the out-of-memory
- * paths (pocl never fails an allocation when asked), and a count of the
- * event references taken and given back.  The test program is linked with
- * -Wl,--wrap for clCreateBuffer, clEnqueueNDRangeKernel, clRetainEvent and
- * clReleaseEvent, so that those calls of the library and the tests come
- * here; the library holds no hook.
+ * paths (pocl never fails an allocation when asked), and counts of the
+ * references to events, buffers and kernels taken and given back.  The
+ * test program is linked with -Wl,--wrap for each OpenCL call below (the
+ * Makefile's TEST_WRAPS), so that those calls of the library and the tests
+ * come here; the library holds no hook.
  */
 #include "test_util.h"
 
@@ -28,11 +28,30 @@ cl_mem __wrap_clCreateBuffer(cl_context context, cl_mem_flags flags, size_t size
             *err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
         return NULL;
     }
+    cl_mem mem = __real_clCreateBuffer(context, flags, size, host, err);
     tu_allocations++;
-    return __real_clCreateBuffer(context, flags, size, host, err);
+    tu_mem_refs += mem != NULL;
+    return mem;
 }
 
-long tu_event_refs;
+long tu_event_refs, tu_mem_refs, tu_kernel_refs;
+
+/* A wrapped call on one object, which moves counter by delta when it succeeds. */
+#define COUNTED(name, type, counter, delta)                                                     \
+    cl_int __real_##name(type object);                                                          \
+    cl_int __wrap_##name(type object);                                                          \
+    cl_int __wrap_##name(type object)                                                           \
+    {                                                                                           \
+        cl_int err = __real_##name(object);                                                     \
+        counter += err == CL_SUCCESS ? delta : 0;                                               \
+        return err;                                                                             \
+    }
+COUNTED(clRetainEvent, cl_event, tu_event_refs, 1)
+COUNTED(clReleaseEvent, cl_event, tu_event_refs, -1)
+COUNTED(clRetainMemObject, cl_mem, tu_mem_refs, 1)
+COUNTED(clReleaseMemObject, cl_mem, tu_mem_refs, -1)
+COUNTED(clRetainKernel, cl_kernel, tu_kernel_refs, 1)
+COUNTED(clReleaseKernel, cl_kernel, tu_kernel_refs, -1)
 
 cl_int __real_clEnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel, cl_uint dims,
                                      const size_t *offset, const size_t *global,
@@ -42,12 +61,10 @@ cl_int __wrap_clEnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel, c
                                      const size_t *offset, const size_t *global,
                                      const size_t *local, cl_uint nwait, const cl_event *wait,
                                      cl_event *event);
-cl_int __real_clRetainEvent(cl_event event);
-cl_int __wrap_clRetainEvent(cl_event event);
-cl_int __real_clReleaseEvent(cl_event event);
-cl_int __wrap_clReleaseEvent(cl_event event);
+cl_kernel __real_clCreateKernel(cl_program program, const char *name, cl_int *err);
+cl_kernel __wrap_clCreateKernel(cl_program program, const char *name, cl_int *err);
 
-/* A launch's new event, a retain and a release move tu_event_refs. */
+/* A launch's new event moves tu_event_refs, a new kernel tu_kernel_refs. */
 cl_int __wrap_clEnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel, cl_uint dims,
                                      const size_t *offset, const size_t *global,
                                      const size_t *local, cl_uint nwait, const cl_event *wait,
@@ -59,16 +76,22 @@ cl_int __wrap_clEnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel, c
     return err;
 }
 
-cl_int __wrap_clRetainEvent(cl_event event)
+cl_kernel __wrap_clCreateKernel(cl_program program, const char *name, cl_int *err)
 {
-    cl_int err = __real_clRetainEvent(event);
-    tu_event_refs += err == CL_SUCCESS;
-    return err;
+    cl_kernel k = __real_clCreateKernel(program, name, err);
+    tu_kernel_refs += k != NULL;
+    return k;
 }
 
-cl_int __wrap_clReleaseEvent(cl_event event)
+tu_refs tu_refs_now(void)
 {
-    cl_int err = __real_clReleaseEvent(event);
-    tu_event_refs -= err == CL_SUCCESS;
-    return err;
+    return (tu_refs){tu_mem_refs, tu_kernel_refs, tu_event_refs};
+}
+
+void tu_refs_returned(tu_refs then, const char *what)
+{
+    tu_refs now = tu_refs_now();
+    ck_assert_msg(now.mem == then.mem && now.kernels == then.kernels && now.events == then.events,
+                  "%s: left held: %ld buffers, %ld kernels, %ld events", what, now.mem - then.mem,
+                  now.kernels - then.kernels, now.events - then.events);
 }

@@ -403,6 +403,47 @@ START_TEST(context_lives_while_tables_do)
 }
 END_TEST
 
+START_TEST(released_objects_hold_nothing)
+{
+    /* Once a context, its tables and the host's buffers are released, every
+     * buffer, kernel and event reference taken since was given back: every
+     * call with an event, positions past a table (the lent scratch), growth,
+     * rows, timesteps and a rotation. */
+    enum { DIM = 16, SL = 40 };
+    const tu_refs refs0 = tu_refs_now();
+    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
+    cl_command_queue q = tu_queue(ctx);
+    sinpe_table *tab = tu_table(ctx, DIM, 8), *rope = NULL;
+    sinpe_rope_spec rs;
+    sinpe_rope_spec_init(&rs, DIM);
+    TU_OK(sinpe_rope_table_create(ctx, &rs, 8, &rope));
+    int32_t ids[SL] = {0};
+    float w[DIM] = {0}, ts[SL] = {0};
+    cl_mem ids_m = tu_buffer(ctx, sizeof ids, ids), w_m = tu_buffer(ctx, sizeof w, w);
+    cl_mem ts_m = tu_buffer(ctx, sizeof ts, ts), out = tu_zero_buffer(ctx, SL * DIM);
+    sinpe_embed_args a = tu_args(1, SL, ids_m, w_m, 1, out);
+    a.start = 100; /* past the table's rows */
+    sinpe_rope_args r;
+    sinpe_rope_args_init(&r);
+    r.n_seqs = 1, r.seq_len = SL, r.head_dim = DIM, r.q = out, r.q_heads = 1;
+    cl_event ev[7] = {NULL};
+    TU_OK(sinpe_enqueue_embed(tab, q, &a, 0, NULL, &ev[0]));
+    TU_OK(sinpe_enqueue_gather(tab, q, &a, 0, NULL, &ev[1]));
+    TU_OK(sinpe_enqueue_add_positions(tab, q, &a, 0, NULL, &ev[2]));
+    TU_OK(sinpe_enqueue_table_rows(tab, q, 1000, SL, out, 0, 0, SINPE_F32, 0, NULL, &ev[3]));
+    TU_OK(sinpe_enqueue_timesteps(tab, q, ts_m, 0, SL, out, 0, 0, SINPE_F32, 0, NULL, &ev[4]));
+    TU_OK(sinpe_enqueue_rope(rope, q, &r, 0, NULL, &ev[5]));
+    TU_OK(sinpe_table_reserve(tab, 300));
+    TU_OK(sinpe_enqueue_embed(tab, q, &a, 0, NULL, &ev[6]));
+    TU_CL(clWaitForEvents(7, ev));
+    for (int i = 0; i < 7; i++)
+        TU_CL(clReleaseEvent(ev[i]));
+    sinpe_table_release(rope);
+    TU_RELEASE(ctx, q, tab, ids_m, w_m, ts_m, out);
+    tu_refs_returned(refs0, "a context's life");
+}
+END_TEST
+
 START_TEST(last_error_cleared_by_success)
 {
     sinpe_context *ctx = NULL;
@@ -509,6 +550,7 @@ Suite *suite_context(void)
     tc = tu_tcase(s, "lifetime", NULL);
     tcase_add_test(tc, context_queue_properties);
     tcase_add_test(tc, context_lives_while_tables_do);
+    tcase_add_test(tc, released_objects_hold_nothing);
     tcase_add_test(tc, last_error_cleared_by_success);
     tcase_add_test(tc, build_failure_returns_the_log);
     tcase_add_test(tc, kernel_source_override);

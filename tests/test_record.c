@@ -97,6 +97,7 @@ static void same_bits(const float *a, const float *b, size_t n, const char *what
 START_TEST(record_replays)
 {
     enum { DIM = 40, V = 30, NS = 4, SL = 3, N = NS * SL };
+    const tu_refs refs0 = tu_refs_now();
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     cl_command_queue q = tu_queue(ctx);
     sinpe_table *tab = tu_table(ctx, DIM, 16);
@@ -170,6 +171,7 @@ START_TEST(record_replays)
     CB_RELEASE(api, cb2, w_m, ids_m, pos_m, st_m, bad_m, bad2_m, rec_m, dir_m, pair_m, ref_m);
 done:
     tu_release(ctx, q, tab, NULL, 0);
+    tu_refs_returned(refs0, "record_replays");
 }
 END_TEST
 
@@ -180,6 +182,7 @@ END_TEST
 START_TEST(record_past_table)
 {
     enum { DIM = 36, V = 20, NS = 3, SL = 150, N = NS * SL };
+    const tu_refs refs0 = tu_refs_now();
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     cl_command_queue q = tu_queue(ctx);
     sinpe_table *tab = tu_table(ctx, DIM, 16);
@@ -233,12 +236,14 @@ START_TEST(record_past_table)
     TU_FREE(w, init, ids);
 done:
     tu_release(ctx, q, tab, NULL, 0);
+    tu_refs_returned(refs0, "record_past_table");
 }
 END_TEST
 
 START_TEST(record_refusals)
 {
     enum { DIM = 8, N = 4 };
+    const tu_refs refs0 = tu_refs_now();
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     cl_command_queue q = tu_queue(ctx);
     sinpe_table *tab = tu_table(ctx, DIM, 4);
@@ -285,6 +290,7 @@ START_TEST(record_refusals)
     CB_RELEASE(api, cb, ids_m, w_m, out_m);
 done:
     tu_release(ctx, q, tab, NULL, 0);
+    tu_refs_returned(refs0, "record_refusals");
 }
 END_TEST
 
@@ -294,6 +300,7 @@ END_TEST
 START_TEST(record_rope)
 {
     enum { NS = 3, SL = 4, N = NS * SL, HD = 24, R = 16, QH = 2, KH = 1, QN = N * QH * HD };
+    const tu_refs refs0 = tu_refs_now();
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     cl_command_queue q = tu_queue(ctx);
     sinpe_table *probe = tu_table(ctx, 8, 4), *tab = NULL;
@@ -344,6 +351,7 @@ START_TEST(record_rope)
 done:
     sinpe_table_release(probe);
     tu_release(ctx, q, tab, NULL, 0);
+    tu_refs_returned(refs0, "record_rope");
 }
 END_TEST
 

@@ -316,8 +316,16 @@ char *tu_read_text(const char *path);
 extern int tu_fail_allocations;
 /* clCreateBuffer calls that were passed on (fault.c). */
 extern long tu_allocations;
-/* Event references taken (kernel launches' events, retains) less those
-   released, by the library and the tests (fault.c). */
-extern long tu_event_refs;
+/* References taken (created or retained) less those released, by the
+   library and the tests (fault.c): events of kernel launches, buffers made
+   by clCreateBuffer, kernels. */
+extern long tu_event_refs, tu_mem_refs, tu_kernel_refs;
+/* Those three counts at one moment. */
+typedef struct {
+    long mem, kernels, events;
+} tu_refs;
+tu_refs tu_refs_now(void);
+/* Asserts that every reference counted since then was given back. */
+void tu_refs_returned(tu_refs then, const char *what);
 
 #endif /* SINPE_TEST_UTIL_H */
