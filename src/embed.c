@@ -168,8 +168,8 @@ sinpe_status sinpe__embed_run(sinpe_table *t, int mode, const sinpe_embed_args *
     if (mode != SINPE_MODE_GATHER)
         sinpe__table_snapshot(t, &tab, &rows);
     st = sinpe__keep(sink, tab);
-    if (st == SINPE_SUCCESS && mode != SINPE_MODE_ADD && a->bad_ids)
-        st = count_bad_ids(ctx, sink, a, &p);
+    /* The steps that allocate come first (at most one of them applies), so
+       that a failed allocation leaves nothing enqueued. */
     if (st == SINPE_SUCCESS && past_table(ctx, mode, a, &p, rows)) {
         cl_mem own_rows = NULL;
         st = past_rows(t, sink, a, &own_rows);
@@ -188,6 +188,8 @@ sinpe_status sinpe__embed_run(sinpe_table *t, int mode, const sinpe_embed_args *
         p.pos_off = 0;
         p.start = 0;
     }
+    if (st == SINPE_SUCCESS && mode != SINPE_MODE_ADD && a->bad_ids)
+        st = count_bad_ids(ctx, sink, a, &p);
     if (st == SINPE_SUCCESS) {
         p.tab_rows = (cl_int)rows;
         const sinpe__call c = embed_call(&ctx->tune, mode, a, &p);

@@ -843,6 +843,32 @@ START_TEST(table_growth_out_of_memory)
 }
 END_TEST
 
+START_TEST(call_out_of_memory_enqueues_nothing)
+{
+    /* A call whose temporary buffer cannot be allocated (injected) returns
+     * the OpenCL status having enqueued nothing: the bad-id counter keeps
+     * its zero (one id is out of range) and the output its poison.
+     * _i: rows past the table (the table's scratch), then fairseq
+     * positions (a buffer of the call's own). */
+    int32_t ids[ROWS];
+    for (size_t i = 0; i < ROWS; i++)
+        ids[i] = (int32_t)(i % VOCAB);
+    ids[3] = VOCAB;
+    cl_mem ids2_m = tu_buffer(ctx, sizeof ids, ids);
+    sinpe_embed_args a = args;
+    a.ids = ids2_m, a.positions = NULL;
+    if (_i == 0)
+        a.start = 1000; /* past the table's rows */
+    else
+        a.position_rule = SINPE_POSITIONS_FAIRSEQ;
+    tu_fail_allocations = 1; /* tests/fault.c */
+    TU_STATUS(sinpe_enqueue_embed(tab, q, &a, 0, NULL, NULL), CL_MEM_OBJECT_ALLOCATION_FAILURE);
+    ck_assert_int_eq(tu_fail_allocations, 0);
+    check_untouched("after a failed allocation");
+    TU_RELEASE(NULL, NULL, NULL, ids2_m);
+}
+END_TEST
+
 Suite *suite_errors(void)
 {
     Suite *s = suite_create("errors");
@@ -878,5 +904,6 @@ Suite *suite_errors(void)
     tcase_add_test(tc, table_null_arguments);
     tcase_add_test(tc, table_too_large);
     tcase_add_test(tc, table_growth_out_of_memory);
+    tcase_add_loop_test(tc, call_out_of_memory_enqueues_nothing, 0, 2);
     return s;
 }
