@@ -8,21 +8,23 @@
  */
 #include "test_util.h"
 
-int tu_fail_allocations;
-long tu_allocations;
+int tu_fail_allocations, tu_fail_skip;
+long tu_allocations, tu_launches;
 
 cl_mem __real_clCreateBuffer(cl_context context, cl_mem_flags flags, size_t size, void *host,
                              cl_int *err);
 cl_mem __wrap_clCreateBuffer(cl_context context, cl_mem_flags flags, size_t size, void *host,
                              cl_int *err);
 
-/* While tu_fail_allocations is positive, each allocation fails with
-   CL_MEM_OBJECT_ALLOCATION_FAILURE and decrements it; tu_allocations counts
-   the others. */
+/* While tu_fail_allocations is positive, each allocation after the next
+   tu_fail_skip ones fails with CL_MEM_OBJECT_ALLOCATION_FAILURE and
+   decrements it; tu_allocations counts the others. */
 cl_mem __wrap_clCreateBuffer(cl_context context, cl_mem_flags flags, size_t size, void *host,
                              cl_int *err)
 {
-    if (tu_fail_allocations > 0) {
+    if (tu_fail_allocations > 0 && tu_fail_skip > 0)
+        tu_fail_skip--;
+    else if (tu_fail_allocations > 0) {
         tu_fail_allocations--;
         if (err)
             *err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
@@ -64,7 +66,8 @@ cl_int __wrap_clEnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel, c
 cl_kernel __real_clCreateKernel(cl_program program, const char *name, cl_int *err);
 cl_kernel __wrap_clCreateKernel(cl_program program, const char *name, cl_int *err);
 
-/* A launch's new event moves tu_event_refs, a new kernel tu_kernel_refs. */
+/* A launch counts in tu_launches and its new event in tu_event_refs, a new
+   kernel in tu_kernel_refs. */
 cl_int __wrap_clEnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel, cl_uint dims,
                                      const size_t *offset, const size_t *global,
                                      const size_t *local, cl_uint nwait, const cl_event *wait,
@@ -72,6 +75,7 @@ cl_int __wrap_clEnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel, c
 {
     cl_int err = __real_clEnqueueNDRangeKernel(queue, kernel, dims, offset, global, local, nwait,
                                                wait, event);
+    tu_launches++;
     tu_event_refs += err == CL_SUCCESS && event;
     return err;
 }

@@ -845,26 +845,72 @@ END_TEST
 
 START_TEST(call_out_of_memory_enqueues_nothing)
 {
-    /* A call whose temporary buffer cannot be allocated (injected) returns
-     * the OpenCL status having enqueued nothing: the bad-id counter keeps
-     * its zero (one id is out of range) and the output its poison.
-     * _i: rows past the table (the table's scratch), then fairseq
-     * positions (a buffer of the call's own). */
+    /* Each allocation of a call failing in turn (injected), on a table of
+     * its own without rows, so with no buffers to lend yet: the call returns
+     * the OpenCL status having launched nothing, the bad-id counter keeps its
+     * zero (one id is out of range) and the output its poison.  The calls:
+     * embed with rows past the table (the table's scratch), embed with
+     * fairseq positions (a buffer of the call's own), add past the table,
+     * rows of the table, a rotation past its table. */
     int32_t ids[ROWS];
     for (size_t i = 0; i < ROWS; i++)
         ids[i] = (int32_t)(i % VOCAB);
     ids[3] = VOCAB;
     cl_mem ids2_m = tu_buffer(ctx, sizeof ids, ids);
     sinpe_embed_args a = args;
-    a.ids = ids2_m, a.positions = NULL;
-    if (_i == 0)
-        a.start = 1000; /* past the table's rows */
-    else
-        a.position_rule = SINPE_POSITIONS_FAIRSEQ;
-    tu_fail_allocations = 1; /* tests/fault.c */
-    TU_STATUS(sinpe_enqueue_embed(tab, q, &a, 0, NULL, NULL), CL_MEM_OBJECT_ALLOCATION_FAILURE);
-    ck_assert_int_eq(tu_fail_allocations, 0);
-    check_untouched("after a failed allocation");
+    a.ids = ids2_m, a.positions = NULL, a.start = 1000; /* past the table's rows */
+    sinpe_rope_args r;
+    sinpe_rope_args_init(&r);
+    r.n_seqs = NS, r.seq_len = SL, r.head_dim = DIM, r.q_heads = 1, r.start = 1000;
+    int failed = 0;
+    for (int call = 0; call < 5; call++)
+        for (int k = 0;; k++) {
+            const double base = 1000.0 + 10 * call + k; /* a table of its own */
+            sinpe_table *t = NULL;
+            sinpe_spec spec;
+            sinpe_rope_spec rs;
+            sinpe_spec_init(&spec, DIM);
+            sinpe_rope_spec_init(&rs, DIM);
+            spec.base = rs.base = base;
+            if (call < 4)
+                t = tu_table_of(ctx, &spec, 0);
+            else
+                TU_OK(sinpe_rope_table_create(ctx, &rs, 0, &t));
+            int32_t zero = 0;
+            cl_mem out = tu_poisoned_buffer(ctx, q, ROWS * DIM);
+            cl_mem bad = tu_buffer(ctx, sizeof zero, &zero);
+            a.position_rule = call == 1 ? SINPE_POSITIONS_FAIRSEQ : SINPE_POSITIONS_INDEX;
+            a.out = r.q = out, a.bad_ids = bad;
+            long launches = tu_launches;
+            tu_fail_skip = k, tu_fail_allocations = 1; /* tests/fault.c */
+            sinpe_status st =
+                call < 2 ? sinpe_enqueue_embed(t, q, &a, 0, NULL, NULL)
+                : call == 2 ? sinpe_enqueue_add_positions(t, q, &a, 0, NULL, NULL)
+                : call == 3 ? sinpe_enqueue_table_rows(t, q, 1000, ROWS, out, 0, 0, SINPE_F32, 0,
+                                                       NULL, NULL)
+                            : sinpe_enqueue_rope(t, q, &r, 0, NULL, NULL);
+            int done = tu_fail_allocations == 1; /* no allocation was left to fail */
+            tu_fail_allocations = 0, tu_fail_skip = 0;
+            TU_CL(clFinish(q));
+            float *got = tu_read_floats(q, out, ROWS * DIM);
+            tu_read(q, bad, 0, sizeof zero, &zero);
+            sinpe_table_release(t);
+            TU_RELEASE(NULL, NULL, NULL, out, bad);
+            if (done) {
+                TU_OK(st);
+                free(got);
+                break;
+            }
+            ck_assert_msg(st == CL_MEM_OBJECT_ALLOCATION_FAILURE && tu_launches == launches,
+                          "call %d, allocation %d failing: status %d, %ld launches", call, k,
+                          (int)st, tu_launches - launches);
+            ck_assert_msg(zero == 0, "call %d: the bad-id counter reads %d", call, (int)zero);
+            tu_check_all_poison(got, ROWS * DIM, "the output of a call that failed");
+            free(got);
+            failed++;
+        }
+    /* Rows and anchors for embed, add; positions; anchors for the rows. */
+    ck_assert_msg(failed >= 6, "only %d allocations failed", failed);
     TU_RELEASE(NULL, NULL, NULL, ids2_m);
 }
 END_TEST
@@ -904,6 +950,6 @@ Suite *suite_errors(void)
     tcase_add_test(tc, table_null_arguments);
     tcase_add_test(tc, table_too_large);
     tcase_add_test(tc, table_growth_out_of_memory);
-    tcase_add_loop_test(tc, call_out_of_memory_enqueues_nothing, 0, 2);
+    tcase_add_test(tc, call_out_of_memory_enqueues_nothing);
     return s;
 }

@@ -312,10 +312,12 @@ void tu_free(void *const *ptrs, size_t n);
 /* The whole text of a file, malloc'd and NUL-terminated; NULL if it cannot be opened. */
 char *tu_read_text(const char *path);
 
-/* While positive, each clCreateBuffer fails and decrements it (fault.c). */
-extern int tu_fail_allocations;
-/* clCreateBuffer calls that were passed on (fault.c). */
-extern long tu_allocations;
+/* While positive, each clCreateBuffer after the next tu_fail_skip ones
+   fails and decrements it (fault.c). */
+extern int tu_fail_allocations, tu_fail_skip;
+/* clCreateBuffer calls that were passed on, clEnqueueNDRangeKernel calls
+   (fault.c). */
+extern long tu_allocations, tu_launches;
 /* References taken (created or retained) less those released, by the
    library and the tests (fault.c): events of kernel launches, buffers made
    by clCreateBuffer, kernels. */
