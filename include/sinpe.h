@@ -28,10 +28,13 @@
  *     sinpe_table_release(tab);  sinpe_context_release(ctx);
  *
  * Errors.  Every function that can fail returns a sinpe_status.  On failure
- * nothing has been enqueued and no caller buffer has been touched; a message
- * naming the offending argument (or holding the program build log) is kept
- * per thread and returned by sinpe_last_error().  The library never prints,
- * aborts or exits.
+ * nothing has been enqueued and no caller buffer has been touched: the
+ * arguments are checked and a call's buffers allocated before its first
+ * launch.  The one exception is OpenCL failing a launch (or its recording)
+ * after the first of a call's launches; its status is returned and the
+ * launches before it stand.  A message naming the offending argument (or
+ * holding the program build log) is kept per thread and returned by
+ * sinpe_last_error().  The library never prints, aborts or exits.
  *
  * Threads.  All functions may be called from any thread.  One context, and
  * the tables made from it, may be used by several threads at once: enqueue
