@@ -196,11 +196,12 @@ $(CMAKE_FILES): $(BUILD)/%: cmake/%.in FORCE
 
 # Both link the static library, so they may also reach internal sinpe__
 # functions.
-# tests/fault.c stands in for clCreateBuffer, to fail allocations on demand,
-# and counts the references to events, buffers and kernels.
+# tests/fault.c stands in for clCreateBuffer, malloc, calloc and realloc, to
+# fail allocations on demand, and counts the references to events, buffers
+# and kernels.
 TEST_WRAPS = $(foreach f,clCreateBuffer clEnqueueNDRangeKernel clCreateKernel clRetainEvent \
                clReleaseEvent clRetainMemObject clReleaseMemObject clRetainKernel \
-               clReleaseKernel,-Wl,--wrap=$(f))
+               clReleaseKernel malloc calloc realloc,-Wl,--wrap=$(f))
 $(TEST_BIN): $(TEST_OBJS) $(STATIC_LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) $(TEST_WRAPS) -o $@ $(TEST_OBJS) $(STATIC_LIB) \
 	    $(CHECK_LIBS) $(SYS_LIBS) $(LDLIBS)

@@ -1,12 +1,15 @@
 /*
- * fault.c -- device allocation failures on demand, for the out-of-memory
- * paths (pocl never fails an allocation when asked), and counts of the
+ * fault.c -- device and host allocation failures on demand, for the
+ * out-of-memory paths (pocl never fails an allocation when asked), and
+ * counts of the
  * references to events, buffers and kernels taken and given back.  The
  * test program is linked with -Wl,--wrap for each OpenCL call below (the
  * Makefile's TEST_WRAPS), so that those calls of the library and the tests
  * come here; the library holds no hook.
  */
 #include "test_util.h"
+
+#include <stdlib.h>
 
 int tu_fail_allocations, tu_fail_skip;
 long tu_allocations, tu_launches;
@@ -98,4 +101,39 @@ void tu_refs_returned(tu_refs then, const char *what)
     ck_assert_msg(now.mem == then.mem && now.kernels == then.kernels && now.events == then.events,
                   "%s: left held: %ld buffers, %ld kernels, %ld events", what, now.mem - then.mem,
                   now.kernels - then.kernels, now.events - then.events);
+}
+
+int tu_fail_host, tu_fail_host_skip;
+
+void *__real_malloc(size_t size);
+void *__wrap_malloc(size_t size);
+void *__real_calloc(size_t n, size_t size);
+void *__wrap_calloc(size_t n, size_t size);
+void *__real_realloc(void *p, size_t size);
+void *__wrap_realloc(void *p, size_t size);
+
+/* Whether this host allocation fails: while tu_fail_host is positive, each
+   after the next tu_fail_host_skip ones does, and decrements it. */
+static int host_fails(void)
+{
+    if (tu_fail_host > 0 && tu_fail_host_skip > 0)
+        tu_fail_host_skip--;
+    else if (tu_fail_host > 0)
+        return tu_fail_host--, 1;
+    return 0;
+}
+
+void *__wrap_malloc(size_t size)
+{
+    return host_fails() ? NULL : __real_malloc(size);
+}
+
+void *__wrap_calloc(size_t n, size_t size)
+{
+    return host_fails() ? NULL : __real_calloc(n, size);
+}
+
+void *__wrap_realloc(void *p, size_t size)
+{
+    return host_fails() ? NULL : __real_realloc(p, size);
 }

@@ -444,6 +444,79 @@ START_TEST(released_objects_hold_nothing)
 }
 END_TEST
 
+START_TEST(host_allocations_fail_in_turn)
+{
+    /* Each host allocation (malloc, calloc, realloc) failing in turn
+     * through a context's life: every call returns success or
+     * SINPE_OUT_OF_HOST_MEMORY (a failed call's status stands even when its
+     * message cannot be allocated), and once what was made is released,
+     * every buffer, kernel and event is given back.  The steps after a
+     * failed one are not run; the walk ends when nothing failed. */
+    enum { DIM = 16, SL = 40, STEPS = 8 };
+    int k = 0, failed = 0;
+    for (;; k++) {
+        const tu_refs refs0 = tu_refs_now();
+        sinpe_context *ctx = NULL;
+        sinpe_table *tab = NULL, *rope = NULL;
+        cl_command_queue q = NULL;
+        cl_mem out = NULL, ts = NULL;
+        sinpe_spec spec;
+        sinpe_rope_spec rs;
+        sinpe_embed_args a;
+        sinpe_rope_args r;
+        sinpe_status st[STEPS];
+        int n = 0;
+        sinpe_spec_init(&spec, DIM);
+        sinpe_rope_spec_init(&rs, DIM);
+        tu_fail_host_skip = k, tu_fail_host = 1; /* tests/fault.c */
+        st[n++] = sinpe_context_create(NULL, &ctx);
+        if (st[n - 1] == SINPE_SUCCESS) {
+            cl_context clctx = sinpe_context_cl_context(ctx);
+            q = clCreateCommandQueue(clctx, sinpe_context_device(ctx), 0, NULL);
+            out = clCreateBuffer(clctx, CL_MEM_READ_WRITE, SL * DIM * 4, NULL, NULL);
+            ts = clCreateBuffer(clctx, CL_MEM_READ_WRITE, SL * 4, NULL, NULL);
+            st[n++] = sinpe_table_create(ctx, &spec, 8, &tab);
+        }
+        if (st[n - 1] == SINPE_SUCCESS)
+            st[n++] = sinpe_rope_table_create(ctx, &rs, 8, &rope);
+        if (st[n - 1] == SINPE_SUCCESS) {
+            sinpe_embed_args_init(&a);
+            a.n_seqs = 1, a.seq_len = SL, a.out = out, a.start = 1000; /* past the rows */
+            st[n++] = sinpe_enqueue_add_positions(tab, q, &a, 0, NULL, NULL);
+        }
+        if (st[n - 1] == SINPE_SUCCESS) {
+            sinpe_rope_args_init(&r);
+            r.n_seqs = 1, r.seq_len = SL, r.head_dim = DIM, r.q = out, r.q_heads = 1;
+            st[n++] = sinpe_enqueue_rope(rope, q, &r, 0, NULL, NULL);
+        }
+        if (st[n - 1] == SINPE_SUCCESS)
+            st[n++] = sinpe_table_reserve(tab, 300);
+        if (st[n - 1] == SINPE_SUCCESS)
+            st[n++] = sinpe_enqueue_timesteps(tab, q, ts, 0, SL, out, 0, 0, SINPE_F32, 0, NULL,
+                                              NULL);
+        if (st[n - 1] == SINPE_SUCCESS) /* a refusal, whose message is allocated */
+            st[n++] = sinpe_table_reserve(NULL, 1) == SINPE_NULL_ARGUMENT ? SINPE_SUCCESS
+                                                                          : SINPE_INVALID_OPTION;
+        int done = tu_fail_host == 1; /* no allocation was left to fail */
+        tu_fail_host = 0, tu_fail_host_skip = 0;
+        if (q)
+            TU_CL(clFinish(q));
+        sinpe_table_release(rope);
+        TU_RELEASE(ctx, q, tab, out, ts);
+        for (int i = 0; i < n; i++)
+            ck_assert_msg(st[i] == SINPE_SUCCESS || (st[i] == SINPE_OUT_OF_HOST_MEMORY && i == n - 1),
+                          "allocation %d failing: step %d returned %d (%s)", k, i, (int)st[i],
+                          sinpe_status_string(st[i]));
+        failed += st[n - 1] != SINPE_SUCCESS;
+        tu_refs_returned(refs0, "a context's life, host allocations failing");
+        if (done)
+            break;
+    }
+    printf("host allocations: %d failed in turn, %d of them failed their call\n", k, failed);
+    ck_assert_msg(failed > 0, "no allocation failure reached a caller");
+}
+END_TEST
+
 START_TEST(last_error_cleared_by_success)
 {
     sinpe_context *ctx = NULL;
@@ -551,6 +624,7 @@ Suite *suite_context(void)
     tcase_add_test(tc, context_queue_properties);
     tcase_add_test(tc, context_lives_while_tables_do);
     tcase_add_test(tc, released_objects_hold_nothing);
+    tcase_add_test(tc, host_allocations_fail_in_turn);
     tcase_add_test(tc, last_error_cleared_by_success);
     tcase_add_test(tc, build_failure_returns_the_log);
     tcase_add_test(tc, kernel_source_override);

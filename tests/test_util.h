@@ -318,6 +318,10 @@ extern int tu_fail_allocations, tu_fail_skip;
 /* clCreateBuffer calls that were passed on, clEnqueueNDRangeKernel calls
    (fault.c). */
 extern long tu_allocations, tu_launches;
+/* The same for the host: while tu_fail_host is positive, each malloc,
+   calloc or realloc of the library and the tests after the next
+   tu_fail_host_skip ones fails and decrements it (fault.c). */
+extern int tu_fail_host, tu_fail_host_skip;
 /* References taken (created or retained) less those released, by the
    library and the tests (fault.c): events of kernel launches, buffers made
    by clCreateBuffer, kernels. */
