@@ -201,7 +201,8 @@ $(CMAKE_FILES): $(BUILD)/%: cmake/%.in FORCE
 # and kernels.
 TEST_WRAPS = $(foreach f,clCreateBuffer clEnqueueNDRangeKernel clCreateKernel clRetainEvent \
                clReleaseEvent clRetainMemObject clReleaseMemObject clRetainKernel \
-               clReleaseKernel malloc calloc realloc,-Wl,--wrap=$(f))
+               clReleaseKernel clGetExtensionFunctionAddressForPlatform malloc calloc \
+               realloc,-Wl,--wrap=$(f))
 $(TEST_BIN): $(TEST_OBJS) $(STATIC_LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) $(TEST_WRAPS) -o $@ $(TEST_OBJS) $(STATIC_LIB) \
 	    $(CHECK_LIBS) $(SYS_LIBS) $(LDLIBS)

@@ -123,6 +123,33 @@ sinpe_status sinpe__device_pick(const char *selector, cl_platform_id *platform,
     return SINPE_SUCCESS;
 }
 
+#define SINPE_DEVICE_EXTENSIONS_WITH_VERSION 0x1060 /* OpenCL 3.0 */
+
+/* The version of cl_khr_command_buffer that device reports (0 if none)
+   into *v. */
+static sinpe_status command_buffer_version(cl_device_id device, cl_uint *v)
+{
+    typedef struct {
+        cl_uint version;
+        char name[64];
+    } name_version;
+    size_t bytes = 0;
+    *v = 0;
+    if (clGetDeviceInfo(device, SINPE_DEVICE_EXTENSIONS_WITH_VERSION, 0, NULL, &bytes) !=
+            CL_SUCCESS ||
+        bytes < sizeof(name_version))
+        return SINPE_SUCCESS; /* an OpenCL 1.x device */
+    name_version *ext = malloc(bytes);
+    SINPE_CHECK(!ext, SINPE_OUT_OF_HOST_MEMORY, "no memory for the device's extensions");
+    if (clGetDeviceInfo(device, SINPE_DEVICE_EXTENSIONS_WITH_VERSION, bytes, ext, NULL) ==
+        CL_SUCCESS)
+        for (size_t i = 0; i < bytes / sizeof *ext; i++)
+            if (strncmp(ext[i].name, "cl_khr_command_buffer", sizeof ext[i].name) == 0)
+                *v = ext[i].version;
+    free(ext);
+    return SINPE_SUCCESS;
+}
+
 sinpe_status sinpe__device_query(cl_device_id device, sinpe__device_info *info)
 {
     cl_device_fp_config fp64 = 0;
@@ -140,5 +167,5 @@ sinpe_status sinpe__device_query(cl_device_id device, sinpe__device_info *info)
         CL_SUCCESS)
         fp64 = 0;
     info->has_fp64 = fp64 != 0;
-    return SINPE_SUCCESS;
+    return command_buffer_version(device, &info->cb_version);
 }

@@ -7,7 +7,6 @@
 #include "embed.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 typedef cl_int(CL_API_CALL *record_kernel_fn)(void *cb, cl_command_queue queue,
                                               const cl_ulong *properties, cl_kernel kernel,
@@ -18,7 +17,6 @@ typedef cl_int(CL_API_CALL *record_kernel_fn)(void *cb, cl_command_queue queue,
 typedef cl_int(CL_API_CALL *buffer_info_fn)(void *cb, cl_uint param, size_t size, void *value,
                                             size_t *size_ret);
 
-#define SINPE_DEVICE_EXTENSIONS_WITH_VERSION 0x1060 /* OpenCL 3.0 */
 #define SINPE_CB_NUM_QUEUES 0x1295
 #define SINPE_CB_STATE 0x1297
 #define SINPE_CB_RECORDING 0
@@ -26,7 +24,6 @@ typedef cl_int(CL_API_CALL *buffer_info_fn)(void *cb, cl_uint param, size_t size
 
 typedef struct {
     sinpe__sink base;
-    sinpe_table *table;
     void *cb;
     record_kernel_fn record;
     cl_uint nsync;
@@ -34,44 +31,31 @@ typedef struct {
     cl_uint prev;
     int have_prev;
     cl_uint *sync_point;
+    struct sinpe__held *held; /* what the call's commands use */
 } record_sink;
 
-/* Holds obj (a cl_mem, or with kernel != 0 a cl_kernel, that a recording
-   uses) until t is freed (table.c releases them). */
-static sinpe_status hold(sinpe_table *t, void *obj, int kernel)
+/* Holds obj (a cl_mem, or with kernel != 0 a cl_kernel, that the call's
+   commands use) in the call's list, which goes to the table at its end. */
+static sinpe_status hold(record_sink *r, void *obj, int kernel)
 {
-    int full = 0;
-    size_t i = 0;
-    pthread_mutex_lock(&t->lock);
-    /* A buffer (a snapshot of the rows) is held once; each kernel is new. */
-    while (!kernel && i < t->n_kept && t->kept[i].obj != obj)
-        i++;
-    if (kernel || i == t->n_kept) {
-        if (t->n_kept == t->cap_kept) {
-            size_t cap = t->cap_kept ? 2 * t->cap_kept : 16;
-            struct sinpe__kept *grown = realloc(t->kept, cap * sizeof *grown);
-            if (grown) {
-                t->kept = grown;
-                t->cap_kept = cap;
-            }
-        }
-        full = t->n_kept == t->cap_kept;
-        if (!full) {
-            t->kept[t->n_kept++] = (struct sinpe__kept){obj, kernel};
-            if (kernel)
-                clRetainKernel((cl_kernel)obj);
-            else
-                clRetainMemObject((cl_mem)obj);
-        }
-    }
-    pthread_mutex_unlock(&t->lock);
-    SINPE_CHECK(full, SINPE_OUT_OF_HOST_MEMORY, "no memory to hold what the recording uses");
+    struct sinpe__held *h = r->held;
+    for (int i = 0; i < h->n; i++)
+        if (h->item[i].obj == obj) /* a buffer used twice */
+            return SINPE_SUCCESS;
+    SINPE_CHECK(h->n == SINPE__HELD_MAX, SINPE_OUT_OF_HOST_MEMORY,
+                "a recorded call uses more than %d objects", SINPE__HELD_MAX);
+    h->item[h->n].obj = obj;
+    h->item[h->n++].kernel = kernel;
+    if (kernel)
+        clRetainKernel((cl_kernel)obj);
+    else
+        clRetainMemObject((cl_mem)obj);
     return SINPE_SUCCESS;
 }
 
 static sinpe_status record_keep(sinpe__sink *s, cl_mem mem)
 {
-    return hold(((record_sink *)s)->table, mem, 0);
+    return hold((record_sink *)s, mem, 0);
 }
 
 static sinpe_status record_emit(sinpe__sink *s, sinpe_context *ctx, const sinpe__launch *l,
@@ -90,8 +74,8 @@ static sinpe_status record_emit(sinpe__sink *s, sinpe_context *ctx, const sinpe_
     SINPE_CL_CHECK(err, "clGetKernelInfo");
     cl_kernel kernel = clCreateKernel(program, name, &err);
     SINPE_CL_CHECK(err, "clCreateKernel");
-    sinpe_status st = hold(r->table, kernel, 1);
-    clReleaseKernel(kernel); /* the table holds it from here */
+    sinpe_status st = hold(r, kernel, 1);
+    clReleaseKernel(kernel); /* the call's list holds it from here */
     SINPE_FORWARD(st);
     err = sinpe__set_args(kernel, l->k, args, size);
     if (err == CL_SUCCESS)
@@ -106,35 +90,12 @@ static sinpe_status record_emit(sinpe__sink *s, sinpe_context *ctx, const sinpe_
     return SINPE_SUCCESS;
 }
 
-/* The version of cl_khr_command_buffer that device reports, 0 if none. */
-static cl_uint extension_version(cl_device_id device)
-{
-    typedef struct {
-        cl_uint version;
-        char name[64];
-    } name_version;
-    size_t bytes = 0;
-    cl_uint v = 0;
-    if (clGetDeviceInfo(device, SINPE_DEVICE_EXTENSIONS_WITH_VERSION, 0, NULL, &bytes) !=
-            CL_SUCCESS ||
-        bytes < sizeof(name_version))
-        return 0; /* an OpenCL 1.x device */
-    name_version *ext = malloc(bytes);
-    if (ext && clGetDeviceInfo(device, SINPE_DEVICE_EXTENSIONS_WITH_VERSION, bytes, ext, NULL) ==
-                   CL_SUCCESS)
-        for (size_t i = 0; i < bytes / sizeof *ext; i++)
-            if (strncmp(ext[i].name, "cl_khr_command_buffer", sizeof ext[i].name) == 0)
-                v = ext[i].version;
-    free(ext);
-    return v;
-}
-
 /* The entry points, after checking that the device has a version we know. */
 static sinpe_status entry_points(const sinpe_context *ctx, record_kernel_fn *record,
                                  buffer_info_fn *info)
 {
     cl_platform_id platform = NULL;
-    cl_uint v = extension_version(ctx->device);
+    cl_uint v = ctx->info.cb_version;
     SINPE_CHECK(v == 0, SINPE_UNSUPPORTED,
                 "the device does not report cl_khr_command_buffer (with its version)");
     SINPE_CHECK(v < SINPE_CB_VERSION(9, 0) || v > SINPE_CB_VERSION(9, 4), SINPE_UNSUPPORTED,
@@ -170,7 +131,7 @@ static sinpe_status record_call(sinpe_table *t, int mode, cl_command_queue queue
                                 struct _cl_command_buffer_khr *cb, const void *a, cl_uint nsync,
                                 const cl_uint *sync, cl_uint *sync_point)
 {
-    record_sink r = {{record_emit, record_keep}, t, cb, NULL, nsync, sync, 0, 0, sync_point};
+    record_sink r = {{record_emit, record_keep}, cb, NULL, nsync, sync, 0, 0, sync_point, NULL};
     buffer_info_fn info = NULL;
     cl_uint state = 0, nq = 0;
 
@@ -192,8 +153,20 @@ static sinpe_status record_call(sinpe_table *t, int mode, cl_command_queue queue
                 "command_buffer spans %u queues; sinpe records into one", nq);
     SINPE_CHECK(state != SINPE_CB_RECORDING, SINPE_INVALID_OPTION,
                 "command_buffer is finalized: it records no more commands");
-    return mode == SINPE_MODE_NONE ? sinpe__rope_run(t, a, &r.base)
-                                   : sinpe__embed_run(t, mode, a, &r.base);
+    /* The one host allocation, before anything is recorded. */
+    r.held = calloc(1, sizeof *r.held);
+    SINPE_CHECK(!r.held, SINPE_OUT_OF_HOST_MEMORY, "no memory to hold what the call uses");
+    sinpe_status st = mode == SINPE_MODE_NONE ? sinpe__rope_run(t, a, &r.base)
+                                              : sinpe__embed_run(t, mode, a, &r.base);
+    if (r.held->n == 0) {
+        free(r.held);
+        return st;
+    }
+    pthread_mutex_lock(&t->lock);
+    r.held->next = t->held;
+    t->held = r.held;
+    pthread_mutex_unlock(&t->lock);
+    return st;
 }
 
 sinpe_status sinpe_record_embed(sinpe_table *t, cl_command_queue q,

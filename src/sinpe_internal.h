@@ -87,6 +87,20 @@ sinpe_status sinpe__struct_out(int kind, void *theirs, size_t word, const void *
 /* The body of the *_init_sized calls: own, the defaults, FILLs theirs (if not NULL). */
 void sinpe__struct_init(int kind, void *theirs, size_t word, const void *own, const char *what);
 
+/* What one recorded call holds until its table goes: the buffers and
+   kernels its commands use (at most a table snapshot, rows past it and
+   their anchors, and a kernel for each of five launches).  A table keeps
+   them in a list, under its lock (record.c adds, table.c frees). */
+#define SINPE__HELD_MAX 8
+struct sinpe__held {
+    struct sinpe__held *next;
+    int n;
+    struct {
+        void *obj;
+        int kernel; /* obj is a cl_kernel, else a cl_mem */
+    } item[SINPE__HELD_MAX];
+};
+
 /* ---- device.c ------------------------------------------------------------ */
 
 /* Picks a device by selector (NULL or "" = SINPE_DEVICE, then GPU > ACC > CPU). */
@@ -101,6 +115,7 @@ typedef struct sinpe__device_info {
     size_t max_item[3]; /* CL_DEVICE_MAX_WORK_ITEM_SIZES */
     cl_device_type type;
     int has_fp64;
+    cl_uint cb_version; /* of cl_khr_command_buffer; 0: none reported */
 } sinpe__device_info;
 
 sinpe_status sinpe__device_query(cl_device_id device, sinpe__device_info *info);
@@ -355,11 +370,7 @@ struct sinpe_table {
     size_t scratch_bytes[2]; /* lock: rows past the table, anchors */
     const void *lent_to;  /* the sink of the call that holds them */
     cl_event scratch_use; /* the last launch of their last call */
-    struct sinpe__kept {  /* buffers and kernels recorded into command */
-        void *obj;        /* buffers, held until the table goes (under */
-        int kernel;       /* lock); kernel: obj is a cl_kernel */
-    } *kept;
-    size_t n_kept, cap_kept;
+    struct sinpe__held *held; /* what recorded calls hold (record.c) */
     double key_data[];    /* where key points */
 };
 

@@ -13,13 +13,15 @@
 
 static void table_free(sinpe_table *t)
 {
-    for (size_t i = 0; i < t->n_kept; i++) {
-        if (t->kept[i].kernel)
-            clReleaseKernel((cl_kernel)t->kept[i].obj);
-        else
-            clReleaseMemObject((cl_mem)t->kept[i].obj);
+    for (struct sinpe__held *h = t->held, *next; h; h = next) {
+        for (int i = 0; i < h->n; i++)
+            if (h->item[i].kernel)
+                clReleaseKernel((cl_kernel)h->item[i].obj);
+            else
+                clReleaseMemObject((cl_mem)h->item[i].obj);
+        next = h->next;
+        free(h);
     }
-    free(t->kept);
     for (int i = 0; i < 2; i++)
         if (t->scratch[i])
             clReleaseMemObject(t->scratch[i]);

@@ -10,6 +10,7 @@
 #include "test_util.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 int tu_fail_allocations, tu_fail_skip;
 long tu_allocations, tu_launches;
@@ -136,4 +137,36 @@ void *__wrap_calloc(size_t n, size_t size)
 void *__wrap_realloc(void *p, size_t size)
 {
     return host_fails() ? NULL : __real_realloc(p, size);
+}
+
+/* The recording of a kernel (cl_khr_command_buffer 0.9.x) as the library
+   looks it up: a recorded command counts in tu_launches too. */
+typedef cl_int(CL_API_CALL *record_fn)(void *cb, cl_command_queue queue,
+                                       const cl_ulong *properties, cl_kernel kernel,
+                                       cl_uint dims, const size_t *offset, const size_t *global,
+                                       const size_t *local, cl_uint nsync, const cl_uint *sync,
+                                       cl_uint *point, void **handle);
+static record_fn real_record;
+
+static cl_int CL_API_CALL counted_record(void *cb, cl_command_queue queue,
+                                         const cl_ulong *properties, cl_kernel kernel,
+                                         cl_uint dims, const size_t *offset,
+                                         const size_t *global, const size_t *local,
+                                         cl_uint nsync, const cl_uint *sync, cl_uint *point,
+                                         void **handle)
+{
+    tu_launches++;
+    return real_record(cb, queue, properties, kernel, dims, offset, global, local, nsync, sync,
+                       point, handle);
+}
+
+void *__real_clGetExtensionFunctionAddressForPlatform(cl_platform_id platform, const char *name);
+void *__wrap_clGetExtensionFunctionAddressForPlatform(cl_platform_id platform, const char *name);
+void *__wrap_clGetExtensionFunctionAddressForPlatform(cl_platform_id platform, const char *name)
+{
+    void *f = __real_clGetExtensionFunctionAddressForPlatform(platform, name);
+    if (!f || strcmp(name, "clCommandNDRangeKernelKHR") != 0)
+        return f;
+    real_record = (record_fn)f;
+    return (void *)counted_record;
 }

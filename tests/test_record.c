@@ -294,6 +294,69 @@ done:
 }
 END_TEST
 
+/* Each host allocation of a recording failing in turn, over several
+   rounds, as what the table holds for its recordings grows: a failed
+   recording answers SINPE_OUT_OF_HOST_MEMORY and recorded nothing (no
+   command, and the replay leaves the output poisoned and the bad-id
+   counter at zero); the one that gets through records the whole call. */
+START_TEST(record_out_of_host_memory)
+{
+    enum { DIM = 16, V = 4, SL = 6 };
+    const tu_refs refs0 = tu_refs_now();
+    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
+    cl_command_queue q = tu_queue(ctx);
+    sinpe_table *tab = tu_table(ctx, DIM, 8);
+    cb_api api;
+    if (!cb_lookup(ctx, q, tab, &api))
+        goto done;
+    int32_t ids[SL] = {0, 1, 2, V, 3, 0}, zero = 0; /* one id out of range */
+    float w[V * DIM] = {0};
+    cl_mem ids_m = tu_buffer(ctx, sizeof ids, ids), w_m = tu_buffer(ctx, sizeof w, w);
+    cl_mem bad_m = tu_buffer(ctx, sizeof zero, &zero);
+    cl_mem out_m = tu_poisoned_buffer(ctx, q, SL * DIM);
+    sinpe_embed_args a = tu_args(1, SL, ids_m, w_m, V, out_m);
+    a.bad_ids = bad_m, a.start = 1000; /* past the table: three buffers, four kernels */
+    int failed = 0;
+    for (int round = 0; round < 6; round++)
+        for (int k = 0;; k++) {
+            void *cb = cb_new(&api, q);
+            long launches = tu_launches;
+            tu_fail_host_skip = k, tu_fail_host = 1; /* tests/fault.c */
+            sinpe_status st = sinpe_record_embed(tab, q, cb, &a, 0, NULL, NULL);
+            int done = tu_fail_host == 1;
+            tu_fail_host = 0, tu_fail_host_skip = 0;
+            TU_CL(api.finalize(cb));
+            replay(&api, q, cb);
+            api.release(cb);
+            int32_t bad = -1;
+            tu_read(q, bad_m, 0, sizeof bad, &bad);
+            float *got = tu_read_floats(q, out_m, SL * DIM);
+            if (done) {
+                TU_OK(st);
+                ck_assert_int_eq(bad, 1);
+                tu_fill_poison(got, SL * DIM); /* for the next round */
+                tu_write(q, out_m, 0, SL * DIM * sizeof *got, got);
+                tu_write(q, bad_m, 0, sizeof zero, &zero);
+                TU_FREE(got);
+                break;
+            }
+            ck_assert_msg(st == SINPE_OUT_OF_HOST_MEMORY && tu_launches == launches,
+                          "round %d, allocation %d failing: status %d (%s), %ld recorded",
+                          round, k, (int)st, sinpe_status_string(st), tu_launches - launches);
+            ck_assert_msg(bad == 0, "round %d, allocation %d failing: a partial recording "
+                          "counted %d bad ids", round, k, (int)bad);
+            tu_check_all_poison(got, SL * DIM, "the output of a failed recording");
+            TU_FREE(got);
+            failed++;
+        }
+    ck_assert_msg(failed > 0, "no allocation of a recording failed");
+    TU_RELEASE(NULL, NULL, NULL, ids_m, w_m, bad_m, out_m);
+done:
+    tu_release(ctx, q, tab, NULL, 0);
+    tu_refs_returned(refs0, "record_out_of_host_memory");
+}
+END_TEST
+
 /* The rotation recorded: each replay rotates the q and k the host wrote
    before it, at the positions it wrote, with the bits of the enqueued call,
    also after the table has grown past the recorded rows. */
@@ -363,5 +426,6 @@ TCase *tcase_record(void)
     tcase_add_test(tc, record_past_table);
     tcase_add_test(tc, record_refusals);
     tcase_add_test(tc, record_rope);
+    tcase_add_test(tc, record_out_of_host_memory);
     return tc;
 }

@@ -315,8 +315,8 @@ char *tu_read_text(const char *path);
 /* While positive, each clCreateBuffer after the next tu_fail_skip ones
    fails and decrements it (fault.c). */
 extern int tu_fail_allocations, tu_fail_skip;
-/* clCreateBuffer calls that were passed on, clEnqueueNDRangeKernel calls
-   (fault.c). */
+/* clCreateBuffer calls that were passed on; kernels enqueued
+   (clEnqueueNDRangeKernel) or recorded (clCommandNDRangeKernelKHR) (fault.c). */
 extern long tu_allocations, tu_launches;
 /* The same for the host: while tu_fail_host is positive, each malloc,
    calloc or realloc of the library and the tests after the next
