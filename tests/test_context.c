@@ -447,12 +447,13 @@ END_TEST
 START_TEST(host_allocations_fail_in_turn)
 {
     /* Each host allocation (malloc, calloc, realloc) failing in turn
-     * through a context's life: every call returns success or
+     * through a context's life (with a quantized type's program and a rotary
+     * spec's attention factor): every call returns success or
      * SINPE_OUT_OF_HOST_MEMORY (a failed call's status stands even when its
      * message cannot be allocated), and once what was made is released,
      * every buffer, kernel and event is given back.  The steps after a
      * failed one are not run; the walk ends when nothing failed. */
-    enum { DIM = 16, SL = 40, STEPS = 8 };
+    enum { DIM = 16, SL = 40, STEPS = 10 };
     int k = 0, failed = 0;
     for (;; k++) {
         const tu_refs refs0 = tu_refs_now();
@@ -475,7 +476,13 @@ START_TEST(host_allocations_fail_in_turn)
             q = clCreateCommandQueue(clctx, sinpe_context_device(ctx), 0, NULL);
             out = clCreateBuffer(clctx, CL_MEM_READ_WRITE, SL * DIM * 4, NULL, NULL);
             ts = clCreateBuffer(clctx, CL_MEM_READ_WRITE, SL * 4, NULL, NULL);
+            st[n++] = sinpe_context_prepare(ctx, SINPE_I8); /* a program built now */
+        }
+        if (st[n - 1] == SINPE_SUCCESS)
             st[n++] = sinpe_table_create(ctx, &spec, 8, &tab);
+        if (st[n - 1] == SINPE_SUCCESS) {
+            double att = 0.0;
+            st[n++] = sinpe_rope_frequencies(&rs, NULL, &att);
         }
         if (st[n - 1] == SINPE_SUCCESS)
             st[n++] = sinpe_rope_table_create(ctx, &rs, 8, &rope);
