@@ -9,7 +9,9 @@
  *     shared table and at positions past its rows.  Every result is
  *     compared with the float64 reference, and with float32 output the
  *     fused result must equal gather + add bit for bit, whether the rows
- *     came from the table or were computed on the fly;
+ *     came from the table or were computed on the fly.  Where the device
+ *     records (cl_khr_command_buffer), one call in five is recorded
+ *     instead, replayed twice and checked the same way;
  *   - two growers call sinpe_table_reserve on the shared table in steps
  *     while the workers read it (fairseq issue 5555: a positional table
  *     resized by one thread under another's forward pass), and the workers
@@ -43,6 +45,17 @@ static sinpe_context *ctx;
 static sinpe_table *shared; /* the table the growers grow */
 static sinpe_spec shared_spec;
 static double deadline;
+
+/* cl_khr_command_buffer 0.9.x, looked up once; create is NULL without it. */
+typedef void *(CL_API_CALL *cb_create_fn)(cl_uint nq, const cl_command_queue *queues,
+                                          const cl_ulong *properties, cl_int *err);
+typedef cl_int(CL_API_CALL *cb_fn)(void *cb);
+typedef cl_int(CL_API_CALL *cb_replay_fn)(cl_uint nq, cl_command_queue *queues, void *cb,
+                                          cl_uint nwait, const cl_event *wait, cl_event *event);
+static cb_create_fn cb_create;
+static cb_fn cb_finalize, cb_release;
+static cb_replay_fn cb_replay;
+static long recorded;
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static long failures, calls, grows, churns;
@@ -261,6 +274,36 @@ done:
     return good;
 }
 
+/* The fused call recorded into a command buffer of q's, replayed twice
+   (the table may grow between the two) into out1; checked as job_run. */
+static int job_run_recorded(job *j, cl_command_queue q, sinpe_table *tab, const char *where)
+{
+    unsigned char *out1 = xcalloc(j->o_bytes, 1);
+    int good = 0;
+    cl_int err;
+    void *cb = cb_create(1, &q, NULL, &err);
+
+    if (!cl_ok(err, "clCreateCommandBufferKHR"))
+        goto done;
+    if (!ok(sinpe_record_embed(tab, q, cb, &j->a, 0, NULL, NULL), "sinpe_record_embed") ||
+        !cl_ok(cb_finalize(cb), "clFinalizeCommandBufferKHR"))
+        goto done;
+    for (int replay = 0; replay < 2; replay++)
+        if (!cl_ok(cb_replay(0, NULL, cb, 0, NULL, NULL), "clEnqueueCommandBufferKHR") ||
+            !cl_ok(clEnqueueReadBuffer(q, j->m_out1, CL_TRUE, 0, j->o_bytes, out1, 0, NULL,
+                                       NULL),
+                   "clEnqueueReadBuffer"))
+            goto done;
+    job_check(j, out1, NULL, where);
+    good = 1;
+done:
+    clFinish(q);
+    if (cb)
+        cb_release(cb);
+    free(out1);
+    return good;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Threads                                                                  */
 /* ------------------------------------------------------------------------ */
@@ -295,7 +338,12 @@ static void *worker(void *arg)
                    use (a negative start has none to make room for). */
                 ok(sinpe_table_reserve(shared, (size_t)j.a.start + j.a.seq_len + 1),
                    "sinpe_table_reserve");
-            if (job_run(&j, q, tab, where))
+            if (cb_create && ref_int(&rng, 0, 4) == 0) {
+                if (job_run_recorded(&j, q, tab, where)) {
+                    done++;
+                    count(&recorded, 1);
+                }
+            } else if (job_run(&j, q, tab, where))
                 done++;
         }
         job_free(&j);
@@ -552,6 +600,16 @@ int main(void)
     clGetDeviceInfo(sinpe_context_device(ctx), CL_DEVICE_NAME, sizeof name - 1, name, NULL);
     printf("threads: device \"%s\", %d workers, 2 growers, 1 churner, %.0f s\n", name, WORKERS,
            seconds);
+    if (sinpe_context_features(ctx) & SINPE_FEATURE_COMMAND_BUFFER) {
+        cl_platform_id p;
+        clGetDeviceInfo(sinpe_context_device(ctx), CL_DEVICE_PLATFORM, sizeof p, &p, NULL);
+        cb_finalize = (cb_fn)clGetExtensionFunctionAddressForPlatform(p, "clFinalizeCommandBufferKHR");
+        cb_release = (cb_fn)clGetExtensionFunctionAddressForPlatform(p, "clReleaseCommandBufferKHR");
+        cb_replay = (cb_replay_fn)clGetExtensionFunctionAddressForPlatform(p, "clEnqueueCommandBufferKHR");
+        if (cb_finalize && cb_release && cb_replay)
+            cb_create = (cb_create_fn)clGetExtensionFunctionAddressForPlatform(
+                p, "clCreateCommandBufferKHR");
+    }
     shared_spec = spec_variant(2);
     shared_spec.odd_dim = SINPE_ODD_ZERO_LAST;
     if (!ok(sinpe_table_create(ctx, &shared_spec, 16, &shared), "sinpe_table_create"))
@@ -568,8 +626,9 @@ int main(void)
     pthread_join(tg[0], NULL);
     pthread_join(tg[1], NULL);
     pthread_join(tc, NULL);
-    printf("threads: %ld checked calls, %ld reserves, %ld context churns; table now %zu rows\n",
-           calls, grows, churns, sinpe_table_rows(shared));
+    printf("threads: %ld checked calls (%ld recorded), %ld reserves, %ld context churns; table "
+           "now %zu rows\n",
+           calls, recorded, grows, churns, sinpe_table_rows(shared));
 
     out_of_order();
     gated(0);
