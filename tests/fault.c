@@ -15,21 +15,28 @@
 int tu_fail_allocations, tu_fail_skip;
 long tu_allocations, tu_launches;
 
+/* Whether this allocation fails: while *left is positive, each after the
+   next *skip ones does, and decrements it. */
+static int fails_now(int *left, int *skip)
+{
+    if (*left > 0 && *skip > 0)
+        --*skip;
+    else if (*left > 0)
+        return --*left, 1;
+    return 0;
+}
+
 cl_mem __real_clCreateBuffer(cl_context context, cl_mem_flags flags, size_t size, void *host,
                              cl_int *err);
 cl_mem __wrap_clCreateBuffer(cl_context context, cl_mem_flags flags, size_t size, void *host,
                              cl_int *err);
 
-/* While tu_fail_allocations is positive, each allocation after the next
-   tu_fail_skip ones fails with CL_MEM_OBJECT_ALLOCATION_FAILURE and
-   decrements it; tu_allocations counts the others. */
+/* Fails with CL_MEM_OBJECT_ALLOCATION_FAILURE as tu_fail_allocations and
+   tu_fail_skip say; tu_allocations counts the others. */
 cl_mem __wrap_clCreateBuffer(cl_context context, cl_mem_flags flags, size_t size, void *host,
                              cl_int *err)
 {
-    if (tu_fail_allocations > 0 && tu_fail_skip > 0)
-        tu_fail_skip--;
-    else if (tu_fail_allocations > 0) {
-        tu_fail_allocations--;
+    if (fails_now(&tu_fail_allocations, &tu_fail_skip)) {
         if (err)
             *err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
         return NULL;
@@ -113,15 +120,10 @@ void *__wrap_calloc(size_t n, size_t size);
 void *__real_realloc(void *p, size_t size);
 void *__wrap_realloc(void *p, size_t size);
 
-/* Whether this host allocation fails: while tu_fail_host is positive, each
-   after the next tu_fail_host_skip ones does, and decrements it. */
+/* Whether this host allocation fails (tu_fail_host, tu_fail_host_skip). */
 static int host_fails(void)
 {
-    if (tu_fail_host > 0 && tu_fail_host_skip > 0)
-        tu_fail_host_skip--;
-    else if (tu_fail_host > 0)
-        return tu_fail_host--, 1;
-    return 0;
+    return fails_now(&tu_fail_host, &tu_fail_host_skip);
 }
 
 void *__wrap_malloc(size_t size)
