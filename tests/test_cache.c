@@ -72,33 +72,9 @@ static void setup(void)
     ck_assert_int_eq(setenv("SINPE_CACHE_DIR", scratch, 1), 0);
 }
 
-/* rm -r, for the few levels the tests make. */
-static void remove_tree(const char *path)
-{
-    struct stat sb;
-    if (lstat(path, &sb) != 0)
-        return;
-    if (S_ISDIR(sb.st_mode)) {
-        DIR *d = opendir(path);
-        struct dirent *e;
-        while (d && (e = readdir(d)) != NULL) {
-            char sub[1024];
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-                continue;
-            snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
-            remove_tree(sub);
-        }
-        if (d)
-            closedir(d);
-        rmdir(path);
-    } else {
-        unlink(path);
-    }
-}
-
 static void teardown(void)
 {
-    remove_tree(scratch);
+    tu_remove_tree(scratch);
     for (size_t i = 0; i < N_ENV; i++) {
         if (env_saved[i])
             setenv(env_names[i], env_saved[i], 1);

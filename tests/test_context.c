@@ -635,5 +635,7 @@ Suite *suite_context(void)
     tcase_add_test(tc, last_error_cleared_by_success);
     tcase_add_test(tc, build_failure_returns_the_log);
     tcase_add_test(tc, kernel_source_override);
+
+    suite_add_tcase(s, tcase_quiet());
     return s;
 }

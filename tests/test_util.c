@@ -2,11 +2,14 @@
 #include "test_util.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 uint64_t tu_seed;
 
@@ -495,4 +498,27 @@ char *tu_read_text(const char *path)
     fclose(f);
     buf[n] = '\0';
     return buf;
+}
+
+void tu_remove_tree(const char *path)
+{
+    struct stat sb;
+    if (lstat(path, &sb) != 0)
+        return;
+    if (S_ISDIR(sb.st_mode)) {
+        DIR *d = opendir(path);
+        struct dirent *e;
+        while (d && (e = readdir(d)) != NULL) {
+            char sub[1024];
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+            tu_remove_tree(sub);
+        }
+        if (d)
+            closedir(d);
+        rmdir(path);
+    } else {
+        unlink(path);
+    }
 }

@@ -39,6 +39,7 @@ Suite *suite_shapes(void);
 Suite *suite_device(void);
 TCase *tcase_device_fn(void); /* part of suite_device */
 TCase *tcase_record(void);    /* part of suite_device */
+TCase *tcase_quiet(void);     /* part of suite_context */
 Suite *suite_tuning(void);
 Suite *suite_quant(void);
 Suite *suite_features(void);
@@ -66,6 +67,9 @@ Suite *suite_rope(void);
 /* A test case named name added to s, with TU_TIMEOUT and the Check tags
  * (NULL: none). */
 TCase *tu_tcase(Suite *s, const char *name, const char *tags);
+
+/* rm -r of a test's scratch directory (the few levels the tests make). */
+void tu_remove_tree(const char *path);
 
 /* The accuracy bar of the header: |table - float64 PE| for |p| < 2^24. */
 #define TU_PE_TOL 1.5e-7
