@@ -296,7 +296,7 @@ tune: deps
 # running the bench (with $(BENCH_ARGS)) only when that file does not exist:
 # delete it, or name another, for fresh figures.
 BENCH_JSON ?= $(BUILD)/bench.jsonl
-BENCH_PNG  ?= bench/results.png
+BENCH_PNG  ?= $(BUILD)/results.png
 PYTHON     ?= python3
 
 .PHONY: bench-plot bench-peers bench-accuracy

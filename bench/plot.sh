@@ -6,13 +6,13 @@
 # (bars: the cases; groups: shape and dim) plus one for table generation,
 # each with the ceiling its bars are read against as a dashed line (copy
 # for the embedding cases, write for table generation: the fastest way of
-# each among the ceiling rows at the start of the run).  Writes a PNG (default bench/results.png) with gnuplot
+# each among the ceiling rows at the start of the run).  Writes a PNG (default build/results.png) with gnuplot
 # (Debian: gnuplot-nox, or "sh scripts/install-deps.sh --with gnuplot").
 # The JSON is read with awk alone: the bench writes one flat object per line.
 set -eu
 
 in=${1:-build/bench.jsonl}
-out=${2:-bench/results.png}
+out=${2:-build/results.png}
 
 if ! command -v gnuplot >/dev/null 2>&1; then
     echo "plot.sh: gnuplot not found; install it with: sh scripts/install-deps.sh --with gnuplot" >&2
