@@ -29,13 +29,16 @@
    where the record asks for the caller's kind: bit 0 of SINPE_PREFETCH is
    the record's prefetch (the rotation's), bit 1 its stream_prefetch
    (STREAM's).  A hint reads nothing and changes no value; with the bit
-   clear, or no builtin, it is nothing. */
+   clear, or no builtin, it is nothing.  Nor on a SPIR target (__SPIR__:
+   portable IR that another program runs, as oclgrind does): there the
+   builtin's llvm.prefetch may be unknown to the IR's consumer, and
+   oclgrind 21.10 refuses the kernels that call it at clCreateKernel. */
 #ifndef SINPE_PREFETCH
 #define SINPE_PREFETCH 0
 #endif
 inline void sinpe_prefetch(const int bit, global const uchar *p, size_t n)
 {
-#if SINPE_PREFETCH && defined(__has_builtin)
+#if SINPE_PREFETCH && defined(__has_builtin) && !defined(__SPIR__)
 #if __has_builtin(__builtin_prefetch)
     for (size_t b = 0; (SINPE_PREFETCH & bit) && b < n; b += 64)
         __builtin_prefetch(p + b);
