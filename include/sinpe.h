@@ -1226,6 +1226,27 @@ typedef enum sinpe_rope_layout {
     SINPE_ROPE_SIN_TWICE = 3
 } sinpe_rope_layout;
 
+/*
+ * The lists short_factor, long_factor and inv_freq each come with their
+ * count (n_short_factor, ...): a list given (not NULL) holds exactly R/2
+ * values and its count says R/2; a NULL list has the count 0.  This holds
+ * whatever the rule, also for a list the rule does not read, and anything
+ * else is refused with SINPE_INVALID_SPEC naming the list and both numbers
+ * ("spec.short_factor has 31 values; rotary dim 64 needs 32") before a
+ * value is read: nothing past a count is ever read.  The values are
+ * copied by the calls; the caller's arrays may go when a call returns.
+ *
+ * A struct of an older header, whose struct_size ends at inv_freq, has no
+ * counts.  It is read as before: a list that is not NULL is taken to hold
+ * R/2 values, as that header required, unchecked.  It is not refused
+ * because the program was built against a header that promised exactly
+ * this (the 0.x promise in the README: it keeps running, with its
+ * results), and because sinpe_rope_preset() puts the phi3-longrope lists,
+ * the library's own arrays of the right length, into a struct of that
+ * size with nowhere to put their counts.  Rebuilding against this header
+ * brings the check, and source that sets a list must then set its count:
+ * a list with the count 0 is refused, not guessed at.
+ */
 typedef struct sinpe_rope_spec {
     size_t struct_size;            /* set by sinpe_rope_spec_init() */
     size_t rotary_dim;             /* R: even, 2 .. 65536 */
@@ -1241,9 +1262,12 @@ typedef struct sinpe_rope_spec {
     double mscale, mscale_all_dim; /* YARN: 0 (unset) after init */
     int truncate;                  /* YARN: 1 after init */
     double low_freq_factor, high_freq_factor; /* LLAMA3: 1 and 4 after init */
-    const double *short_factor, *long_factor; /* LONGROPE: R/2 values each */
+    const double *short_factor, *long_factor; /* LONGROPE: R/2 values each, or NULL */
     double attention_factor;       /* 0: the rule's m */
     const float *inv_freq;         /* R/2 frequencies to use as given, or NULL */
+    /* The number of values in each list above: R/2 with the list, 0 without
+       (0 after init; the presets set those of their lists). */
+    size_t n_short_factor, n_long_factor, n_inv_freq;
 } sinpe_rope_spec;
 
 /* Fills spec with the DEFAULT rule, base 10000, HALVES, COS_SIN and the
@@ -1318,8 +1342,9 @@ SINPE_API sinpe_status sinpe_rope_frequencies(const sinpe_rope_spec *spec, doubl
  * R < 4 or max_positions 0; YARN or LLAMA3 or LONGROPE without
  * original_max_positions; beta_fast <= beta_slow; low_freq_factor >=
  * high_freq_factor or <= 0; LONGROPE lists missing or holding a value that
- * is not finite and > 0; an attention_factor or inv_freq value that is not
- * finite and >= 0 (inv_freq: > 0); any NaN.
+ * is not finite and > 0; a list whose count is not R/2, or a count without
+ * its list (see sinpe_rope_spec); an attention_factor or inv_freq value that
+ * is not finite and >= 0 (inv_freq: > 0); any NaN.
  */
 SINPE_API sinpe_status sinpe_rope_table_create(sinpe_context *context,
                                                const sinpe_rope_spec *spec, size_t rows,

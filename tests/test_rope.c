@@ -114,9 +114,10 @@ static sinpe_rope_spec rule_spec(int i, size_t R)
         s.rule = SINPE_ROPE_LONGROPE, s.original_max_positions = 4096;
         s.max_positions = 131072, s.length = 5000;
         s.short_factor = short_f, s.long_factor = long_f;
+        s.n_short_factor = s.n_long_factor = R / 2;
         break;
     case 7: s = rule_spec(6, R), s.length = 100, s.factor = 2.5; break;
-    case 8: s.inv_freq = given_f, s.attention_factor = 0.75; break;
+    case 8: s.inv_freq = given_f, s.n_inv_freq = R / 2, s.attention_factor = 0.75; break;
     case 9: s.base = 1e6; break;
     default: break;
     }
@@ -453,7 +454,7 @@ START_TEST(rope_bad_specs)
     REFUSE(4, "mscale", s.mscale = INFINITY);
     REFUSE(5, "low_freq_factor", s.low_freq_factor = 4);
     REFUSE(5, "original_max_positions", s.original_max_positions = 1);
-    REFUSE(6, "short_factor", s.short_factor = NULL);
+    REFUSE(6, "short_factor", s.short_factor = NULL, s.n_short_factor = 0);
     REFUSE(6, "long_factor[5]", s.long_factor = bad_list);
     REFUSE(0, "attention_factor", s.attention_factor = -1);
     REFUSE(8, "inv_freq[5]", given_f[5] = 0.0f);
@@ -578,6 +579,7 @@ Suite *suite_rope(void)
     tcase_add_loop_test(tc, rope_table_exact_and_same_bits, 0, 2 * N_RULES);
     tcase_add_test(tc, rope_bad_specs);
     tcase_add_test(tc, rope_bad_calls);
+    suite_add_tcase(s, tcase_rope_spec());
     /* The rotation's kernel under every record that launches it otherwise. */
     tc = tu_tcase(s, "rotation", "rope");
     tcase_add_loop_test(tc, rope_rotation_bits, 0, (int)(sizeof rot_cases / sizeof rot_cases[0]));
