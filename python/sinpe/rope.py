@@ -79,9 +79,32 @@ def _enum(field, value):
     return int(value)
 
 
-def _doubles(values, what):
-    a = np.ascontiguousarray(values, dtype=np.float64).reshape(-1)
-    return a, a.ctypes.data_as(POINTER(c_double))
+_LISTS = ("short_factor", "long_factor", "inv_freq")
+
+
+def _set_list(s, keep, name, values):
+    """Points s.<name> at values (float32 for inv_freq, else float64), kept
+    in keep, with its count."""
+    ctype, dtype = (c_float, np.float32) if name == "inv_freq" else (c_double, np.float64)
+    a = np.ascontiguousarray(np.asarray(values, dtype=dtype).reshape(-1))
+    keep[name] = a
+    setattr(s, name, a.ctypes.data_as(POINTER(ctype)))
+    setattr(s, "n_" + name, a.size)
+
+
+def check_lists(spec):
+    """Raises SinpeError (INVALID_SPEC) for a list of spec that does not hold
+    R/2 values, before sinpe is called; sinpe checks the counts too, but a
+    library built before they existed would read R/2 values whatever the
+    list holds.  An odd or zero R is left to sinpe to name."""
+    R = spec.rotary_dim
+    if R <= 0 or R % 2:
+        return
+    for name in _LISTS:
+        n = getattr(spec, "n_" + name)
+        if getattr(spec, name) and n != R // 2:
+            raise SinpeError(INVALID_SPEC, f"{name} has {n} values; rotary dim {R} "
+                             f"needs {R // 2}")
 
 
 _PLAIN = ("base", "factor", "original_max_positions", "max_positions", "length", "beta_fast",
@@ -106,8 +129,10 @@ def rope_spec(rotary_dim=None, preset=None, *, head_dim=None, rule=None, pairing
     low_freq_factor, high_freq_factor, attention_factor; short_factor and
     long_factor (R/2 numbers each, kept as float64 arrays with the struct)
     and inv_freq (R/2 numbers used as given, kept as float32: a model's
-    own float32 frequencies, e.g. HF's RotaryEmbedding.inv_freq).  The spec
-    is checked where it is used (frequencies(), a table), by sinpe.
+    own float32 frequencies, e.g. HF's RotaryEmbedding.inv_freq), each
+    with its count.  The spec is checked where it is used (frequencies(), a
+    table): a list of another length than R/2 raises SinpeError
+    (INVALID_SPEC naming it) before sinpe is called, the rest by sinpe.
     """
     lib = load()
     s = RopeSpec()
@@ -142,13 +167,9 @@ def rope_spec(rotary_dim=None, preset=None, *, head_dim=None, rule=None, pairing
                             f"({', '.join(_PLAIN)}, rule, pairing, layout, truncate, "
                             f"short_factor, long_factor, inv_freq)")
         setattr(s, name, value)
-    if short_factor is not None:
-        keep["short_factor"], s.short_factor = _doubles(short_factor, "short_factor")
-    if long_factor is not None:
-        keep["long_factor"], s.long_factor = _doubles(long_factor, "long_factor")
-    if inv_freq is not None:
-        a = np.ascontiguousarray(np.asarray(inv_freq, dtype=np.float32).reshape(-1))
-        keep["inv_freq"], s.inv_freq = a, a.ctypes.data_as(POINTER(c_float))
+    for name, values in zip(_LISTS, (short_factor, long_factor, inv_freq)):
+        if values is not None:
+            _set_list(s, keep, name, values)
     s._keep = keep
     return s
 
@@ -168,6 +189,7 @@ def frequencies(spec):
     """(w, m): the rule's frequencies w_k, k < R/2, as a float64 NumPy array,
     and its attention factor m (sinpe_rope_frequencies()).  Raises
     SinpeError (INVALID_SPEC naming the field)."""
+    check_lists(spec)
     n = spec.rotary_dim // 2
     freqs = np.empty(n, np.float64)
     att = c_double()
@@ -326,6 +348,7 @@ class RopeTable(Handle):
         lib = self._lib = context._lib
         self._ptr = None
         spec = _spec_of(spec, head_dim, fields)
+        check_lists(spec)
         out = c_void_p()
         st = lib.sinpe_rope_table_create(context._ptr, byref(spec), rows, byref(out))
         if st:

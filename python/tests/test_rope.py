@@ -65,6 +65,47 @@ def test_inv_freq_as_given_bit_for_bit(rng):
     assert m == pytest.approx(0.1 * math.log(4.0) + 1, rel=1e-15)
 
 
+LONGROPE = dict(rule="longrope", original_max_positions=4096, max_positions=131072,
+                length=5000)
+
+
+def _lists(name, n):
+    """Valid factor lists of R/2 = 32 values, and the list name of n values
+    (inv_freq as well when name is inv_freq)."""
+    lists = dict(short_factor=np.linspace(1.0, 2.0, 32), long_factor=np.linspace(1.0, 9.0, 32))
+    lists[name] = 1.0 / np.arange(1.0, n + 1) if name == "inv_freq" else np.linspace(1.0, 2.0, n)
+    return lists
+
+
+@pytest.mark.parametrize("name", ["short_factor", "long_factor", "inv_freq"])
+@pytest.mark.parametrize("n", [31, 33, 16])
+def test_list_of_another_length_is_refused(host_ctx, monkeypatch, name, n):
+    """The binding refuses the list before calling sinpe; without that check
+    sinpe refuses it too, from the count the binding passes (the list's
+    own length, so nothing past it is read)."""
+    spec = sinpe.rope_spec(64, **LONGROPE, **_lists(name, n))
+    assert getattr(spec, "n_" + name) == n
+    calls = (spec.frequencies, lambda: host_ctx.rope_table(spec))
+    for prefix in ("", "spec."):
+        if prefix:
+            monkeypatch.setattr(sinpe.rope, "check_lists", lambda spec: None)
+        for call in calls:
+            with pytest.raises(sinpe.SinpeError) as e:
+                call()
+            assert e.value.status == sinpe.INVALID_SPEC
+            assert e.value.detail == f"{prefix}{name} has {n} values; rotary dim 64 needs 32"
+
+
+def test_lists_of_the_right_length(host_ctx):
+    spec = sinpe.rope_spec(64, **LONGROPE, **_lists("inv_freq", 32))
+    assert (spec.n_short_factor, spec.n_long_factor, spec.n_inv_freq) == (32, 32, 32)
+    w, m = spec.frequencies()
+    assert np.array_equal(w, (1.0 / np.arange(1.0, 33)).astype(np.float32).astype(np.float64))
+    assert host_ctx.rope_table(spec).dim == 64
+    phi = sinpe.rope_spec(preset="phi3-longrope", head_dim=96)
+    assert (phi.n_short_factor, phi.n_long_factor, phi.n_inv_freq) == (48, 48, 0)
+
+
 def test_invalid_specs_name_the_field():
     cases = [(dict(rotary_dim=63), "rotary_dim"), (dict(rotary_dim=64, base=1.0), "base"),
              (dict(rotary_dim=64, rule="linear", factor=0.0), "factor"),
