@@ -65,14 +65,53 @@ def _int32_arg(a, name, value):
     return arr
 
 
+def split_tokens(tokens, n_seqs, seq_len, seqs, what):
+    """(n_seqs, seq_len) of the tokens of the array named what: the
+    arguments where given, else the array's 4-D shape (seqs: (n_seqs,
+    seq_len) or None), else one sequence.  Raises SinpeError
+    (INVALID_SHAPE) naming the Python arguments when they do not make up
+    the array's tokens, rather than rotating part of it or letting sinpe
+    name a field of its struct the caller never saw."""
+    if tokens == 0:
+        raise SinpeError(INVALID_SHAPE, f"{what} holds no tokens")
+    if n_seqs is None and seq_len is None:
+        return seqs if seqs is not None else (1, tokens)
+    given, other = (("n_seqs", n_seqs), "seq_len") if seq_len is None else (
+        ("seq_len", seq_len), "n_seqs")
+    if n_seqs is None or seq_len is None:
+        if given[1] <= 0 or tokens % given[1]:
+            raise SinpeError(INVALID_SHAPE, f"{given[0]} {given[1]} does not divide the "
+                             f"{tokens} tokens of {what} (give {other} too, or neither)")
+        return (n_seqs, tokens // n_seqs) if seq_len is None else (tokens // seq_len, seq_len)
+    if n_seqs * seq_len != tokens or n_seqs <= 0:
+        raise SinpeError(INVALID_SHAPE, f"n_seqs {n_seqs} * seq_len {seq_len} is not the "
+                         f"{tokens} tokens of {what}")
+    return n_seqs, seq_len
+
+
+def check_head_dim(table, head_dim, what):
+    """Raises SinpeError (INVALID_SHAPE) naming the array when its heads are
+    narrower than the table's rotary dimension."""
+    if head_dim < table.dim:
+        raise SinpeError(INVALID_SHAPE, f"{what}: heads of {head_dim} values (head_dim), below "
+                         f"the table's rotary_dim {table.dim}")
+
+
 def prepare(table, q, k, q_out, k_out, *, head_dim=None, n_seqs=None, seq_len=None,
             dtype=None, start=0, positions=None, seq_starts=None, k_rows=None, fields=None):
-    """A filled sinpe_rope_args for table's rotation of these Arrays."""
+    """A filled sinpe_rope_args for table's rotation of these Arrays.
+    Raises SinpeError naming the Python arguments where they are wrong
+    together (both of q and k None, token counts, head_dim)."""
+    if q is None and k is None:
+        raise SinpeError(INVALID_SHAPE, "q and k are both None: nothing to rotate")
+    if k_rows is not None and k_out is None:
+        raise SinpeError(INVALID_SHAPE, "k_rows is given without k_out (the key cache)")
     a = RopeArgs()
     load().sinpe_rope_args_init_sized(byref(a), struct_size(a))
     dt = None
     tokens = None
     seqs = None
+    first = None  # the name of the first array of q and k
     for name, obj in (("q", q), ("k", k), ("q_out", q_out), ("k_out", k_out)):
         if obj is None:
             continue
@@ -99,24 +138,22 @@ def prepare(table, q, k, q_out, k_out, *, head_dim=None, n_seqs=None, seq_len=No
             a.k_out_rows = ntok
         if name in ("q", "k"):
             if tokens is None:
-                tokens, seqs = ntok, s
+                tokens, seqs, first = ntok, s, name
             elif ntok != tokens:
                 raise SinpeError(INVALID_SHAPE, f"{name}: {ntok} tokens, q has {tokens}")
     if dt is not None:
         a.dtype = dt
-    if head_dim:
-        a.head_dim = head_dim
-    if n_seqs is None and seq_len is None:
-        if seqs is not None:
-            n_seqs, seq_len = seqs
-        elif tokens is not None:
-            n_seqs, seq_len = 1, tokens
-    elif n_seqs is None:
-        n_seqs = (tokens or 0) // seq_len if seq_len else 0
-    elif seq_len is None:
-        seq_len = (tokens or 0) // n_seqs if n_seqs else 0
-    a.n_seqs = n_seqs or 0
-    a.seq_len = seq_len or 0
+    if tokens is None:  # Buffers: no shape to take the sizes from
+        for name, value in (("n_seqs", n_seqs), ("seq_len", seq_len), ("head_dim", head_dim)):
+            if value is None:
+                raise SinpeError(INVALID_SHAPE, f"{name} is needed when q and k are Buffers "
+                                 f"(no array shape gives it)")
+    else:
+        n_seqs, seq_len = split_tokens(tokens, n_seqs, seq_len, seqs, first)
+        check_head_dim(table, head_dim, first)
+    a.head_dim = head_dim
+    a.n_seqs = n_seqs
+    a.seq_len = seq_len
     a.start = start
     if positions is not None:
         _int32_arg(a, "positions", positions)

@@ -18,7 +18,7 @@ from . import _mem, _ocl
 from ._dtypes import resolve
 from ._handle import Handle
 from ._lib import load
-from ._rope_args import prepare
+from ._rope_args import check_head_dim, prepare, split_tokens
 from ._types import CONSTANTS, ROPE_ENUMS, RopeArgs, RopeSpec, struct_size
 from .errors import SinpeError, fail
 from .spec import named_values
@@ -258,14 +258,17 @@ class RopeTable(Handle):
         bfloat16; raw uint16 bits with dtype="bfloat16") is shared.
         In place unless q_out / k_out are given (Arrays of the same shapes;
         columns past R copied).  k_rows: int32 Array, one per token, with
-        k_out: token r's keys go to row k_rows[r] of k_out (negative:
-        skipped).  Positions: start + t, or start + positions[r] (int32
-        Array), plus seq_starts[b] (int32 Array, one per sequence).  Tokens
-        are n_seqs sequences of seq_len (default: the 4-D shape, else one
-        sequence).  Other sinpe_rope_args fields by name (e.g.
-        q_offset in elements, added).  Non-blocking; returns the event.
-        Raises SinpeError with sinpe's status (INVALID_SHAPE,
-        BUFFERS_OVERLAP, ...): nothing is enqueued then.
+        k_out: token r's keys go to row k_rows[r] of k_out (negative, or
+        past k_out's rows: skipped).  Positions: start + t, or start +
+        positions[r] (int32 Array), plus seq_starts[b] (int32 Array, one
+        per sequence).  Tokens are n_seqs sequences of seq_len, which
+        together make up q's tokens (default: the 4-D shape, else one
+        sequence; with Buffers, n_seqs, seq_len and head_dim are needed).
+        Other sinpe_rope_args fields by name (e.g. q_offset in elements,
+        added).  Non-blocking; returns the event.  Raises SinpeError with
+        sinpe's status (INVALID_SHAPE, BUFFERS_OVERLAP, ...), its message
+        naming these arguments where they are at fault: nothing is
+        enqueued then.
         """
         a = prepare(self, q, k, q_out, k_out, head_dim=head_dim, n_seqs=n_seqs,
                     seq_len=seq_len, dtype=dtype, start=start, positions=positions,
@@ -294,7 +297,7 @@ class RopeTable(Handle):
                                  f"heads, head_dim] or [n_seqs, seq_len, heads, head_dim]")
             arrays[name] = x
         if not arrays:
-            raise SinpeError(INVALID_SHAPE, "neither q nor k given")
+            raise SinpeError(INVALID_SHAPE, "q and k are both None: nothing to rotate")
         a = RopeArgs()
         self._lib.sinpe_rope_args_init_sized(byref(a), struct_size(a))
         dt = None
@@ -304,16 +307,10 @@ class RopeTable(Handle):
                 raise SinpeError(INVALID_DTYPE, f"{name}: another dtype than q")
             dt = d
         a.dtype = dt
-        first = next(iter(arrays.values()))
-        if first.ndim == 4 and n_seqs is None and seq_len is None:
-            n_seqs, seq_len = first.shape[:2]
+        what, first = next(iter(arrays.items()))
         tokens = first.shape[0] * (first.shape[1] if first.ndim == 4 else 1)
-        if n_seqs is None and seq_len is None:
-            n_seqs, seq_len = 1, tokens
-        elif n_seqs is None:
-            n_seqs = tokens // seq_len if seq_len else 0
-        elif seq_len is None:
-            seq_len = tokens // n_seqs if n_seqs else 0
+        n_seqs, seq_len = split_tokens(tokens, n_seqs, seq_len,
+                                       first.shape[:2] if first.ndim == 4 else None, what)
         a.n_seqs, a.seq_len, a.start = n_seqs, seq_len, start
         bufs = []
         try:
@@ -322,6 +319,7 @@ class RopeTable(Handle):
                 if ntok != tokens:
                     raise SinpeError(INVALID_SHAPE, f"{name}: {ntok} tokens, q has {tokens}")
                 a.head_dim = x.shape[-1]
+                check_head_dim(self, a.head_dim, name)
                 b = _ocl.create_buffer(cl_ctx, max(x.nbytes, 4),
                                        _ocl.MEM_READ_WRITE | (_ocl.MEM_COPY_HOST_PTR
                                                               if x.nbytes else 0),

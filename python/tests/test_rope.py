@@ -322,6 +322,50 @@ def test_rotate_errors(cl_env):
     assert e.value.status == sinpe.INVALID_SHAPE
 
 
+def test_rotate_errors_name_the_python_arguments(cl_env):
+    """Arguments wrong together are refused by the binding with a message
+    in terms of rotate()'s own arguments, never a sinpe_rope_args field
+    ("args->n_seqs") that a Python caller never passed."""
+    cl, cla, ctx, queue, sctx = cl_env
+    t = sctx.rope_table("llama2", head_dim=64)
+    q = cla.zeros(queue, (10, 2, 64), np.float32)
+    k = cla.zeros(queue, (10, 1, 64), np.float32)
+    cases = [
+        (lambda: t.rotate(queue, None, None), "q and k are both None: nothing to rotate"),
+        (lambda: t.rotate(queue, None), "q and k are both None: nothing to rotate"),
+        (lambda: t.rotate_host(None), "q and k are both None: nothing to rotate"),
+        (lambda: t.rotate(queue, q, k, seq_len=3),
+         "seq_len 3 does not divide the 10 tokens of q (give n_seqs too, or neither)"),
+        (lambda: t.rotate(queue, None, k, n_seqs=4),
+         "n_seqs 4 does not divide the 10 tokens of k (give seq_len too, or neither)"),
+        (lambda: t.rotate(queue, q, k, n_seqs=2, seq_len=4),
+         "n_seqs 2 * seq_len 4 is not the 10 tokens of q"),
+        (lambda: t.rotate(queue, q, k, seq_len=0),
+         "seq_len 0 does not divide the 10 tokens of q (give n_seqs too, or neither)"),
+        (lambda: t.rotate(queue, cla.zeros(queue, (4, 1, 32), np.float32), None),
+         "q: heads of 32 values (head_dim), below the table's rotary_dim 64"),
+        (lambda: t.rotate(queue, q.data, None, n_seqs=1, seq_len=10),
+         "head_dim is needed when q and k are Buffers (no array shape gives it)"),
+        (lambda: t.rotate(queue, q, None, k_rows=cla.zeros(queue, 10, np.int32)),
+         "k_rows is given without k_out (the key cache)"),
+        (lambda: t.rotate_host(np.zeros((0, 1, 64), np.float32)), "q holds no tokens"),
+        (lambda: t.rotate_host(np.zeros((6, 1, 64), np.float32), seq_len=4),
+         "seq_len 4 does not divide the 6 tokens of q (give n_seqs too, or neither)"),
+        (lambda: t.rotate_host(None, np.zeros((6, 1, 16), np.float32)),
+         "k: heads of 16 values (head_dim), below the table's rotary_dim 64"),
+    ]
+    for call, want in cases:
+        with pytest.raises(sinpe.SinpeError) as e:
+            call()
+        assert e.value.status == sinpe.INVALID_SHAPE, want
+        assert e.value.detail == want
+    # What is left to sinpe names the sinpe_rope_args field, which rotate()
+    # takes under the same name.
+    with pytest.raises(sinpe.SinpeError) as e:
+        t.rotate(queue, q, k, start=2 ** 31 - 5)
+    assert e.value.status == sinpe.INVALID_SHAPE and "start" in e.value.detail
+
+
 # -- NumPy --------------------------------------------------------------------
 
 def test_rotate_host(host_ctx, rng):
