@@ -215,8 +215,10 @@ class RopeTable(Handle):
     naming the field).
 
     The calls: rotate() on PyOpenCL arrays, enqueue_rows() (the cos/sin
-    cache into a PyOpenCL array); rotate_host() and read_rows() on NumPy
-    arrays.
+    cache into a PyOpenCL array), borrow() and constants() (the table and
+    the constants buffer for sinpe_rope_cos_sin() in a kernel of your
+    own, see Context.device_source()); rotate_host() and read_rows() on
+    NumPy arrays.
     """
 
     def __init__(self, context, spec, head_dim=None, rows=0, **fields):
@@ -372,6 +374,7 @@ def _table_methods():
     RopeTable.reserve = Table.reserve
     RopeTable.borrow = Table.borrow
     RopeTable.enqueue_rows = Table.enqueue_rows
+    RopeTable.constants = Table.constants
     RopeTable.read_rows = _host.read_rows
 
 

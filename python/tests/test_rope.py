@@ -173,6 +173,38 @@ def test_table_enqueue_rows_pyopencl(cl_env):
     np.testing.assert_array_equal(got[:, 8:72], t.read_rows(5, 10, "float16"))
 
 
+@pytest.mark.parametrize("layout", ["cos_sin", "pairs"])
+def test_cos_sin_in_own_kernel(cl_env, layout):
+    """RopeTable.constants() with borrow() feeds sinpe_rope_cos_sin() in a
+    PyOpenCL kernel of our own: the table's bits inside its rows and past
+    them."""
+    cl, cla, ctx, queue, sctx = cl_env
+    t = sctx.rope_table("qwen2-yarn", head_dim=64, rows=32, layout=layout)
+    src = sctx.device_source() + """
+    kernel void cs(global const float *table, int rows, global const float *consts,
+                   uint rot, uint layout, int p0, global float *out)
+    {
+        uint k = get_global_id(0), r = get_global_id(1);
+        float2 v = sinpe_rope_cos_sin(table, rows, consts, rot, layout, p0 + (int)r, k);
+        out[r * rot + k] = v.x;
+        out[r * rot + rot / 2 + k] = v.y;
+    }
+    """
+    prg = cl.Program(ctx, src).build()
+    buf, rows = t.borrow()
+    consts = t.constants()
+    assert isinstance(consts, cl.Buffer) and rows >= 32
+    n = rows + 32  # the last 32 positions past the table's rows
+    out = cla.to_device(queue, np.full((n, 64), np.nan, np.float32))
+    prg.cs(queue, (32, n), None, buf, np.int32(rows), consts, np.uint32(64),
+           np.uint32(sinpe.ROPE_COS_SIN if layout == "cos_sin" else sinpe.ROPE_PAIRS),
+           np.int32(0), out.data)
+    want = t.read_rows(0, n)
+    if layout == "pairs":
+        want = np.concatenate([want[:, 0::2], want[:, 1::2]], 1)
+    assert np.array_equal(out.get().view(np.uint32), want.view(np.uint32))
+
+
 def test_table_errors(host_ctx):
     with pytest.raises(sinpe.SinpeError) as e:
         host_ctx.rope_table(sinpe.rope_spec(64, rule="dynamic", factor=2.0))
