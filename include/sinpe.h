@@ -1368,7 +1368,9 @@ SINPE_API sinpe_status sinpe_rope_table_create(sinpe_context *context,
  *  k_out    the same for k.  k_rows (optional, cl_int per token at
  *           k_rows_offset + r, with k_out): token r's keys go to row
  *           k_rows[r] of k_out instead of row r (vLLM's slot_mapping, for a
- *           key cache); a negative value skips the token's keys.
+ *           key cache); a negative value, or one at or past k_out_rows,
+ *           skips the token's keys: nothing is written for them, no error
+ *           is raised, and k_out is never written past k_out_rows rows.
  *  position of token (b, t), int32 arithmetic wrapping modulo 2^32:
  *           start + t, or start + positions[positions_offset + r] with
  *           positions, plus seq_starts[seq_starts_offset + b] with

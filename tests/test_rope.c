@@ -407,6 +407,53 @@ START_TEST(rope_rotation_bits)
 }
 END_TEST
 
+/* k_rows values at or past k_out_rows skip their token's keys, as negative
+   ones do: k_out is poisoned beyond k_out_rows too, and only the rows that
+   tokens name inside it change, to the bits of the same tokens' keys
+   written row by row. */
+START_TEST(rope_k_rows_past_k_out)
+{
+    enum { N = 7, HD = 16, KO = 4, SPARE = 3 };
+    static const cl_int rows[N] = {0, KO, 3, KO + 1, 2147483647, -1, KO + SPARE};
+    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
+    cl_command_queue q = tu_queue(ctx);
+    tu_rng rng = tu_rng_for("rope_k_rows_past_k_out");
+    sinpe_rope_spec s;
+    sinpe_rope_spec_init(&s, HD);
+    sinpe_table *tab = NULL;
+    TU_OK(sinpe_rope_table_create(ctx, &s, 8, &tab));
+    float kin[N * HD];
+    cl_int ident[N];
+    tu_rng_floats(&rng, kin, N * HD, -4.0f, 4.0f);
+    for (int r = 0; r < N; r++)
+        ident[r] = r;
+    cl_mem km = tu_buffer(ctx, sizeof kin, kin), rm = tu_buffer(ctx, sizeof rows, rows);
+    cl_mem im = tu_buffer(ctx, sizeof ident, ident);
+    cl_mem out = tu_poisoned_buffer(ctx, q, (KO + SPARE) * HD);
+    cl_mem ref = tu_poisoned_buffer(ctx, q, N * HD);
+    sinpe_rope_args a;
+    sinpe_rope_args_init(&a);
+    a.n_seqs = 1, a.seq_len = N, a.head_dim = HD, a.start = 5;
+    a.k = km, a.kv_heads = 1, a.k_out = ref, a.k_rows = im, a.k_out_rows = N;
+    TU_OK(sinpe_enqueue_rope(tab, q, &a, 0, NULL, NULL));
+    a.k_out = out, a.k_rows = rm, a.k_out_rows = KO;
+    TU_OK(sinpe_enqueue_rope(tab, q, &a, 0, NULL, NULL));
+    float *got = tu_read_floats(q, out, (KO + SPARE) * HD), *want = tu_read_floats(q, ref, N * HD);
+    float poison[HD];
+    tu_fill_poison(poison, HD);
+    for (int row = 0; row < KO + SPARE; row++) {
+        int token = -1;
+        for (int r = 0; r < N; r++)
+            if (rows[r] == row && row < KO)
+                token = r;
+        const float *w = token >= 0 ? want + token * HD : poison;
+        ck_assert_msg(memcmp(got + row * HD, w, sizeof poison) == 0,
+                      "k_out row %d: %s", row, token >= 0 ? "not token's keys" : "written");
+    }
+    TU_FREE(got, want);
+    TU_RELEASE(ctx, q, tab, km, rm, im, out, ref);
+}
+END_TEST
 
 /* ---- bad arguments ----------------------------------------------------------- */
 
@@ -583,5 +630,6 @@ Suite *suite_rope(void)
     /* The rotation's kernel under every record that launches it otherwise. */
     tc = tu_tcase(s, "rotation", "rope");
     tcase_add_loop_test(tc, rope_rotation_bits, 0, (int)(sizeof rot_cases / sizeof rot_cases[0]));
+    tcase_add_test(tc, rope_k_rows_past_k_out);
     return s;
 }
