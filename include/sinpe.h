@@ -1184,18 +1184,24 @@ SINPE_API sinpe_status sinpe_enqueue_timesteps(sinpe_table *table, cl_command_qu
  * replaces m in every rule (the rules other than YARN and LONGROPE have
  * m = 1).
  *
- * Exactness.  cos and sin are the float32 rounding of m cos(p w_k) and
- * m sin(p w_k) evaluated from the float64 w_k (sinpe's engine, as for
- * the absolute encoding): within (1.5e-7 + 2^-53 |p w_k|) m of float64,
- * at every int32 position, the same bits in the table, on the fly, in the
- * device functions and in a replayed recording, on every device.  The
- * frameworks round w_k to float32 and form p w_k in float32: half an ulp
- * of the angle, 2e-3 rad at p = 32k.  A host that must match a model's
- * float32 frequencies bit for bit passes them in inv_freq (HF's
- * RotaryEmbedding.inv_freq): the rule then gives only m, and the angle
- * and its cos and sin are still exact from those frequencies.  The exact
- * float64 frequencies are the default: they are the published formula,
- * the same in every host, and they are what inv_freq approximates.
+ * Exactness.  cos and sin are m cos(p w_k) and m sin(p w_k) evaluated
+ * from the float64 w_k by sinpe's engine (as for the absolute encoding)
+ * to within (1.5e-7 + 2^-53 |p w_k|) m of float64, at every int32
+ * position, with the same bits in the table, on the fly, in the device
+ * functions and in a replayed recording, on every device.  That is about
+ * one float32 ulp of m, not the correctly rounded float32 value, since
+ * the error is absolute: up to 2.4 half-ulps of a value above 1/2 with
+ * m = 1, and more of its own ulps for a value well below m.  Measured
+ * against long double (bench/RESULTS.md): at most 7.3e-8 with m = 1,
+ * 1.22e-7 with YaRN's and LongRoPE's m of 1.14 to 1.37, 1.42e-7 with an
+ * attention_factor of 1.9.  The frameworks round w_k to float32 and form
+ * p w_k in float32: half an ulp of the angle, 2e-3 rad at p = 32k.  A
+ * host that must match a model's float32 frequencies bit for bit passes
+ * them in inv_freq (HF's RotaryEmbedding.inv_freq): the rule then gives
+ * only m, and cos and sin keep the bound above, w_k being the given
+ * frequencies.  The exact float64 frequencies are the default: they are
+ * the published formula, the same in every host, and they are what
+ * inv_freq approximates.
  *
  * Table layout (the columns of a rotary table, of R floats per position):
  *   COS_SIN     [cos_0 .. cos_{R/2-1} | sin_0 .. sin_{R/2-1}] (vLLM's
