@@ -1184,18 +1184,24 @@ SINPE_API sinpe_status sinpe_enqueue_timesteps(sinpe_table *table, cl_command_qu
  * replaces m in every rule (the rules other than YARN and LONGROPE have
  * m = 1).
  *
- * Exactness.  cos and sin are the float32 rounding of m cos(p w_k) and
- * m sin(p w_k) evaluated from the float64 w_k (sinpe's engine, as for
- * the absolute encoding): within (1.5e-7 + 2^-53 |p w_k|) m of float64,
- * at every int32 position, the same bits in the table, on the fly, in the
- * device functions and in a replayed recording, on every device.  The
- * frameworks round w_k to float32 and form p w_k in float32: half an ulp
- * of the angle, 2e-3 rad at p = 32k.  A host that must match a model's
- * float32 frequencies bit for bit passes them in inv_freq (HF's
- * RotaryEmbedding.inv_freq): the rule then gives only m, and the angle
- * and its cos and sin are still exact from those frequencies.  The exact
- * float64 frequencies are the default: they are the published formula,
- * the same in every host, and they are what inv_freq approximates.
+ * Exactness.  cos and sin are m cos(p w_k) and m sin(p w_k) evaluated
+ * from the float64 w_k by sinpe's engine (as for the absolute encoding)
+ * to within (1.5e-7 + 2^-53 |p w_k|) m of float64, at every int32
+ * position, with the same bits in the table, on the fly, in the device
+ * functions and in a replayed recording, on every device.  That is about
+ * one float32 ulp of m, not the correctly rounded float32 value, since
+ * the error is absolute: up to 2.4 half-ulps of a value above 1/2 with
+ * m = 1, and more of its own ulps for a value well below m.  Measured
+ * against long double (bench/RESULTS.md): at most 7.3e-8 with m = 1,
+ * 1.22e-7 with YaRN's and LongRoPE's m of 1.14 to 1.37, 1.42e-7 with an
+ * attention_factor of 1.9.  The frameworks round w_k to float32 and form
+ * p w_k in float32: half an ulp of the angle, 2e-3 rad at p = 32k.  A
+ * host that must match a model's float32 frequencies bit for bit passes
+ * them in inv_freq (HF's RotaryEmbedding.inv_freq): the rule then gives
+ * only m, and cos and sin keep the bound above, w_k being the given
+ * frequencies.  The exact float64 frequencies are the default: they are
+ * the published formula, the same in every host, and they are what
+ * inv_freq approximates.
  *
  * Table layout (the columns of a rotary table, of R floats per position):
  *   COS_SIN     [cos_0 .. cos_{R/2-1} | sin_0 .. sin_{R/2-1}] (vLLM's
@@ -1226,6 +1232,27 @@ typedef enum sinpe_rope_layout {
     SINPE_ROPE_SIN_TWICE = 3
 } sinpe_rope_layout;
 
+/*
+ * The lists short_factor, long_factor and inv_freq each come with their
+ * count (n_short_factor, ...): a list given (not NULL) holds exactly R/2
+ * values and its count says R/2; a NULL list has the count 0.  This holds
+ * whatever the rule, also for a list the rule does not read, and anything
+ * else is refused with SINPE_INVALID_SPEC naming the list and both numbers
+ * ("spec.short_factor has 31 values; rotary dim 64 needs 32") before a
+ * value is read: nothing past a count is ever read.  The values are
+ * copied by the calls; the caller's arrays may go when a call returns.
+ *
+ * A struct of an older header, whose struct_size ends at inv_freq, has no
+ * counts.  It is read as before: a list that is not NULL is taken to hold
+ * R/2 values, as that header required, unchecked.  It is not refused
+ * because the program was built against a header that promised exactly
+ * this (the 0.x promise in the README: it keeps running, with its
+ * results), and because sinpe_rope_preset() puts the phi3-longrope lists,
+ * the library's own arrays of the right length, into a struct of that
+ * size with nowhere to put their counts.  Rebuilding against this header
+ * brings the check, and source that sets a list must then set its count:
+ * a list with the count 0 is refused, not guessed at.
+ */
 typedef struct sinpe_rope_spec {
     size_t struct_size;            /* set by sinpe_rope_spec_init() */
     size_t rotary_dim;             /* R: even, 2 .. 65536 */
@@ -1241,9 +1268,12 @@ typedef struct sinpe_rope_spec {
     double mscale, mscale_all_dim; /* YARN: 0 (unset) after init */
     int truncate;                  /* YARN: 1 after init */
     double low_freq_factor, high_freq_factor; /* LLAMA3: 1 and 4 after init */
-    const double *short_factor, *long_factor; /* LONGROPE: R/2 values each */
+    const double *short_factor, *long_factor; /* LONGROPE: R/2 values each, or NULL */
     double attention_factor;       /* 0: the rule's m */
     const float *inv_freq;         /* R/2 frequencies to use as given, or NULL */
+    /* The number of values in each list above: R/2 with the list, 0 without
+       (0 after init; the presets set those of their lists). */
+    size_t n_short_factor, n_long_factor, n_inv_freq;
 } sinpe_rope_spec;
 
 /* Fills spec with the DEFAULT rule, base 10000, HALVES, COS_SIN and the
@@ -1318,8 +1348,9 @@ SINPE_API sinpe_status sinpe_rope_frequencies(const sinpe_rope_spec *spec, doubl
  * R < 4 or max_positions 0; YARN or LLAMA3 or LONGROPE without
  * original_max_positions; beta_fast <= beta_slow; low_freq_factor >=
  * high_freq_factor or <= 0; LONGROPE lists missing or holding a value that
- * is not finite and > 0; an attention_factor or inv_freq value that is not
- * finite and >= 0 (inv_freq: > 0); any NaN.
+ * is not finite and > 0; a list whose count is not R/2, or a count without
+ * its list (see sinpe_rope_spec); an attention_factor or inv_freq value that
+ * is not finite and >= 0 (inv_freq: > 0); any NaN.
  */
 SINPE_API sinpe_status sinpe_rope_table_create(sinpe_context *context,
                                                const sinpe_rope_spec *spec, size_t rows,
@@ -1343,7 +1374,9 @@ SINPE_API sinpe_status sinpe_rope_table_create(sinpe_context *context,
  *  k_out    the same for k.  k_rows (optional, cl_int per token at
  *           k_rows_offset + r, with k_out): token r's keys go to row
  *           k_rows[r] of k_out instead of row r (vLLM's slot_mapping, for a
- *           key cache); a negative value skips the token's keys.
+ *           key cache); a negative value, or one at or past k_out_rows,
+ *           skips the token's keys: nothing is written for them, no error
+ *           is raised, and k_out is never written past k_out_rows rows.
  *  position of token (b, t), int32 arithmetic wrapping modulo 2^32:
  *           start + t, or start + positions[positions_offset + r] with
  *           positions, plus seq_starts[seq_starts_offset + b] with

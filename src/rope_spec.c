@@ -97,6 +97,7 @@ sinpe_status sinpe_rope_preset_sized(sinpe_rope_spec *spec, sinpe_rope_preset pr
                     "head_dim %zu: the phi3-longrope factor lists are for head_dim 96", head_dim);
         own.long_factor = phi35_long;
         own.short_factor = phi35_short;
+        own.n_long_factor = own.n_short_factor = sizeof phi35_long / sizeof phi35_long[0];
     }
     return sinpe__struct_out(SINPE__ROPE_SPEC, spec, struct_size, &own, SINPE__FILL, "spec");
 }
@@ -106,7 +107,24 @@ static int positive(double x)
     return isfinite(x) && x > 0.0;
 }
 
-/* The fields the rule reads, and the lists' values. */
+/* A list against its count, where the caller's struct has one (the header,
+   above sinpe_rope_spec: an older struct's lists hold R/2 values unchecked). */
+static sinpe_status check_count(const sinpe_rope_spec *s, const void *list, size_t count,
+                                size_t end, const char *name)
+{
+    size_t R = s->rotary_dim;
+    if ((s->struct_size & ~SINPE_STRUCT_TAG) < end)
+        return SINPE_SUCCESS;
+    SINPE_CHECK(!list && count != 0, SINPE_INVALID_SPEC,
+                "spec.n_%s is %zu but spec.%s is NULL", name, count, name);
+    SINPE_CHECK(list && count != R / 2, SINPE_INVALID_SPEC,
+                "spec.%s has %zu values; rotary dim %zu needs %zu", name, count, R, R / 2);
+    return SINPE_SUCCESS;
+}
+
+#define COUNTED(f) (offsetof(sinpe_rope_spec, f) + sizeof(size_t))
+
+/* The fields the rule reads, the lists' counts, and the lists' values. */
 static sinpe_status validate(const sinpe_rope_spec *s)
 {
     size_t R = s->rotary_dim, h = R / 2;
@@ -143,6 +161,11 @@ static sinpe_status validate(const sinpe_rope_spec *s)
         SINPE_CHECK(!isfinite(s->mscale) || !isfinite(s->mscale_all_dim), SINPE_INVALID_SPEC,
                     "spec.mscale and mscale_all_dim must be finite");
     }
+    SINPE_FORWARD(check_count(s, s->short_factor, s->n_short_factor, COUNTED(n_short_factor),
+                              "short_factor"));
+    SINPE_FORWARD(check_count(s, s->long_factor, s->n_long_factor, COUNTED(n_long_factor),
+                              "long_factor"));
+    SINPE_FORWARD(check_count(s, s->inv_freq, s->n_inv_freq, COUNTED(n_inv_freq), "inv_freq"));
     SINPE_CHECK(r == SINPE_ROPE_LLAMA3 &&
                     !(positive(s->low_freq_factor) && positive(s->high_freq_factor) &&
                       s->low_freq_factor < s->high_freq_factor),

@@ -114,9 +114,10 @@ static sinpe_rope_spec rule_spec(int i, size_t R)
         s.rule = SINPE_ROPE_LONGROPE, s.original_max_positions = 4096;
         s.max_positions = 131072, s.length = 5000;
         s.short_factor = short_f, s.long_factor = long_f;
+        s.n_short_factor = s.n_long_factor = R / 2;
         break;
     case 7: s = rule_spec(6, R), s.length = 100, s.factor = 2.5; break;
-    case 8: s.inv_freq = given_f, s.attention_factor = 0.75; break;
+    case 8: s.inv_freq = given_f, s.n_inv_freq = R / 2, s.attention_factor = 0.75; break;
     case 9: s.base = 1e6; break;
     default: break;
     }
@@ -406,6 +407,53 @@ START_TEST(rope_rotation_bits)
 }
 END_TEST
 
+/* k_rows values at or past k_out_rows skip their token's keys, as negative
+   ones do: k_out is poisoned beyond k_out_rows too, and only the rows that
+   tokens name inside it change, to the bits of the same tokens' keys
+   written row by row. */
+START_TEST(rope_k_rows_past_k_out)
+{
+    enum { N = 7, HD = 16, KO = 4, SPARE = 3 };
+    static const cl_int rows[N] = {0, KO, 3, KO + 1, 2147483647, -1, KO + SPARE};
+    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
+    cl_command_queue q = tu_queue(ctx);
+    tu_rng rng = tu_rng_for("rope_k_rows_past_k_out");
+    sinpe_rope_spec s;
+    sinpe_rope_spec_init(&s, HD);
+    sinpe_table *tab = NULL;
+    TU_OK(sinpe_rope_table_create(ctx, &s, 8, &tab));
+    float kin[N * HD];
+    cl_int ident[N];
+    tu_rng_floats(&rng, kin, N * HD, -4.0f, 4.0f);
+    for (int r = 0; r < N; r++)
+        ident[r] = r;
+    cl_mem km = tu_buffer(ctx, sizeof kin, kin), rm = tu_buffer(ctx, sizeof rows, rows);
+    cl_mem im = tu_buffer(ctx, sizeof ident, ident);
+    cl_mem out = tu_poisoned_buffer(ctx, q, (KO + SPARE) * HD);
+    cl_mem ref = tu_poisoned_buffer(ctx, q, N * HD);
+    sinpe_rope_args a;
+    sinpe_rope_args_init(&a);
+    a.n_seqs = 1, a.seq_len = N, a.head_dim = HD, a.start = 5;
+    a.k = km, a.kv_heads = 1, a.k_out = ref, a.k_rows = im, a.k_out_rows = N;
+    TU_OK(sinpe_enqueue_rope(tab, q, &a, 0, NULL, NULL));
+    a.k_out = out, a.k_rows = rm, a.k_out_rows = KO;
+    TU_OK(sinpe_enqueue_rope(tab, q, &a, 0, NULL, NULL));
+    float *got = tu_read_floats(q, out, (KO + SPARE) * HD), *want = tu_read_floats(q, ref, N * HD);
+    float poison[HD];
+    tu_fill_poison(poison, HD);
+    for (int row = 0; row < KO + SPARE; row++) {
+        int token = -1;
+        for (int r = 0; r < N; r++)
+            if (rows[r] == row && row < KO)
+                token = r;
+        const float *w = token >= 0 ? want + token * HD : poison;
+        ck_assert_msg(memcmp(got + row * HD, w, sizeof poison) == 0,
+                      "k_out row %d: %s", row, token >= 0 ? "not token's keys" : "written");
+    }
+    TU_FREE(got, want);
+    TU_RELEASE(ctx, q, tab, km, rm, im, out, ref);
+}
+END_TEST
 
 /* ---- bad arguments ----------------------------------------------------------- */
 
@@ -453,7 +501,7 @@ START_TEST(rope_bad_specs)
     REFUSE(4, "mscale", s.mscale = INFINITY);
     REFUSE(5, "low_freq_factor", s.low_freq_factor = 4);
     REFUSE(5, "original_max_positions", s.original_max_positions = 1);
-    REFUSE(6, "short_factor", s.short_factor = NULL);
+    REFUSE(6, "short_factor", s.short_factor = NULL, s.n_short_factor = 0);
     REFUSE(6, "long_factor[5]", s.long_factor = bad_list);
     REFUSE(0, "attention_factor", s.attention_factor = -1);
     REFUSE(8, "inv_freq[5]", given_f[5] = 0.0f);
@@ -578,8 +626,10 @@ Suite *suite_rope(void)
     tcase_add_loop_test(tc, rope_table_exact_and_same_bits, 0, 2 * N_RULES);
     tcase_add_test(tc, rope_bad_specs);
     tcase_add_test(tc, rope_bad_calls);
+    suite_add_tcase(s, tcase_rope_spec());
     /* The rotation's kernel under every record that launches it otherwise. */
     tc = tu_tcase(s, "rotation", "rope");
     tcase_add_loop_test(tc, rope_rotation_bits, 0, (int)(sizeof rot_cases / sizeof rot_cases[0]));
+    tcase_add_test(tc, rope_k_rows_past_k_out);
     return s;
 }

@@ -46,6 +46,7 @@ Suite *suite_features(void);
 Suite *suite_contract(void);
 Suite *suite_otf(void);
 Suite *suite_rope(void);
+TCase *tcase_rope_spec(void); /* part of suite_rope */
 
 /*
  * Check tags: the kernel forms (kernels/entries.def; "rows" for the table's

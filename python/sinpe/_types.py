@@ -135,8 +135,9 @@ class DtypeInfo(Structure):
 
 class RopeSpec(Structure):
     """sinpe_rope_spec: a rotary encoding (see sinpe.rope_spec() and the
-    header).  The factor lists and inv_freq are pointers: sinpe.rope_spec()
-    keeps the arrays they point to alive with the struct (attribute _keep)."""
+    header).  The factor lists and inv_freq are pointers, each with its
+    count (n_short_factor, ...): sinpe.rope_spec() sets the counts and keeps
+    the arrays they point to alive with the struct (attribute _keep)."""
 
     c_name = "sinpe_rope_spec"
     _fields_ = [
@@ -161,6 +162,9 @@ class RopeSpec(Structure):
         ("long_factor", POINTER(c_double)),
         ("attention_factor", c_double),
         ("inv_freq", POINTER(c_float)),
+        ("n_short_factor", c_size_t),
+        ("n_long_factor", c_size_t),
+        ("n_inv_freq", c_size_t),
     ]
 
     def __repr__(self):
@@ -170,7 +174,9 @@ class RopeSpec(Structure):
             if f in ("short_factor", "long_factor", "inv_freq"):
                 if not v:
                     continue
-                v = "[...]"
+                v = f"[{getattr(self, 'n_' + f)} values]"
+            elif f.startswith("n_"):
+                continue
             elif f in ("rule", "pairing", "layout"):
                 v = repr(name_of_rope(f, v))
             else:

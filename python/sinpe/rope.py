@@ -15,10 +15,10 @@ from ctypes import POINTER, byref, c_double, c_float, c_void_p
 import numpy as np
 
 from . import _mem, _ocl
-from ._args import int32_offset
-from ._dtypes import resolve, to_values
+from ._dtypes import resolve
 from ._handle import Handle
 from ._lib import load
+from ._rope_args import check_head_dim, prepare, split_tokens
 from ._types import CONSTANTS, ROPE_ENUMS, RopeArgs, RopeSpec, struct_size
 from .errors import SinpeError, fail
 from .spec import named_values
@@ -79,9 +79,32 @@ def _enum(field, value):
     return int(value)
 
 
-def _doubles(values, what):
-    a = np.ascontiguousarray(values, dtype=np.float64).reshape(-1)
-    return a, a.ctypes.data_as(POINTER(c_double))
+_LISTS = ("short_factor", "long_factor", "inv_freq")
+
+
+def _set_list(s, keep, name, values):
+    """Points s.<name> at values (float32 for inv_freq, else float64), kept
+    in keep, with its count."""
+    ctype, dtype = (c_float, np.float32) if name == "inv_freq" else (c_double, np.float64)
+    a = np.ascontiguousarray(np.asarray(values, dtype=dtype).reshape(-1))
+    keep[name] = a
+    setattr(s, name, a.ctypes.data_as(POINTER(ctype)))
+    setattr(s, "n_" + name, a.size)
+
+
+def check_lists(spec):
+    """Raises SinpeError (INVALID_SPEC) for a list of spec that does not hold
+    R/2 values, before sinpe is called; sinpe checks the counts too, but a
+    library built before they existed would read R/2 values whatever the
+    list holds.  An odd or zero R is left to sinpe to name."""
+    R = spec.rotary_dim
+    if R <= 0 or R % 2:
+        return
+    for name in _LISTS:
+        n = getattr(spec, "n_" + name)
+        if getattr(spec, name) and n != R // 2:
+            raise SinpeError(INVALID_SPEC, f"{name} has {n} values; rotary dim {R} "
+                             f"needs {R // 2}")
 
 
 _PLAIN = ("base", "factor", "original_max_positions", "max_positions", "length", "beta_fast",
@@ -106,8 +129,10 @@ def rope_spec(rotary_dim=None, preset=None, *, head_dim=None, rule=None, pairing
     low_freq_factor, high_freq_factor, attention_factor; short_factor and
     long_factor (R/2 numbers each, kept as float64 arrays with the struct)
     and inv_freq (R/2 numbers used as given, kept as float32: a model's
-    own float32 frequencies, e.g. HF's RotaryEmbedding.inv_freq).  The spec
-    is checked where it is used (frequencies(), a table), by sinpe.
+    own float32 frequencies, e.g. HF's RotaryEmbedding.inv_freq), each
+    with its count.  The spec is checked where it is used (frequencies(), a
+    table): a list of another length than R/2 raises SinpeError
+    (INVALID_SPEC naming it) before sinpe is called, the rest by sinpe.
     """
     lib = load()
     s = RopeSpec()
@@ -142,13 +167,9 @@ def rope_spec(rotary_dim=None, preset=None, *, head_dim=None, rule=None, pairing
                             f"({', '.join(_PLAIN)}, rule, pairing, layout, truncate, "
                             f"short_factor, long_factor, inv_freq)")
         setattr(s, name, value)
-    if short_factor is not None:
-        keep["short_factor"], s.short_factor = _doubles(short_factor, "short_factor")
-    if long_factor is not None:
-        keep["long_factor"], s.long_factor = _doubles(long_factor, "long_factor")
-    if inv_freq is not None:
-        a = np.ascontiguousarray(np.asarray(inv_freq, dtype=np.float32).reshape(-1))
-        keep["inv_freq"], s.inv_freq = a, a.ctypes.data_as(POINTER(c_float))
+    for name, values in zip(_LISTS, (short_factor, long_factor, inv_freq)):
+        if values is not None:
+            _set_list(s, keep, name, values)
     s._keep = keep
     return s
 
@@ -168,6 +189,7 @@ def frequencies(spec):
     """(w, m): the rule's frequencies w_k, k < R/2, as a float64 NumPy array,
     and its attention factor m (sinpe_rope_frequencies()).  Raises
     SinpeError (INVALID_SPEC naming the field)."""
+    check_lists(spec)
     n = spec.rotary_dim // 2
     freqs = np.empty(n, np.float64)
     att = c_double()
@@ -179,131 +201,6 @@ def frequencies(spec):
 
 
 RopeSpec.frequencies = frequencies
-
-
-# -- the rotation's arguments ------------------------------------------------
-
-def _heads(arr, head_dim, dt, what):
-    """(heads, head_dim, tokens, row stride, n_seqs, seq_len or None) of a q
-    or k Array: [tokens, heads, head_dim], [n_seqs, seq_len, heads,
-    head_dim], or [tokens, heads * head_dim] with head_dim given.  Each
-    token's heads must be contiguous; tokens evenly spaced."""
-    shape, st, isz = arr.shape, arr.strides, arr.dtype.itemsize
-    nd = len(shape)
-    seqs = None
-    if nd == 4:
-        seqs = shape[:2]
-        tokens, heads, hd = shape[0] * shape[1], shape[2], shape[3]
-        if shape[0] > 1 and st[0] != shape[1] * st[1]:
-            raise SinpeError(INVALID_SHAPE, f"{what}: sequences must be evenly spaced "
-                             f"(strides {st})")
-        row = st[1]
-        inner = st[2:]
-    elif nd == 3:
-        tokens, heads, hd = shape
-        row = st[0]
-        inner = st[1:]
-    elif nd == 2:
-        if not head_dim:
-            raise SinpeError(INVALID_SHAPE, f"{what}: a 2-D array of shape {shape} needs "
-                             f"head_dim")
-        tokens, width = shape
-        if width % head_dim:
-            raise SinpeError(INVALID_SHAPE, f"{what}: rows of {width} values are not whole "
-                             f"heads of {head_dim}")
-        heads, hd = width // head_dim, head_dim
-        row = st[0]
-        inner = (head_dim * isz, st[1])
-    else:
-        raise SinpeError(INVALID_SHAPE, f"{what}: shape {shape}: expected [tokens, heads, "
-                         f"head_dim], [n_seqs, seq_len, heads, head_dim] or [tokens, "
-                         f"heads * head_dim]")
-    if head_dim and hd != head_dim:
-        raise SinpeError(INVALID_SHAPE, f"{what}: heads of {hd} values, head_dim {head_dim}")
-    if (hd > 1 and inner[1] != isz) or (heads > 1 and inner[0] != hd * isz):
-        raise SinpeError(INVALID_SHAPE, f"{what}: a token's heads must be contiguous "
-                         f"(strides {st})")
-    stride = to_values(row, dt, what) if tokens > 1 else heads * hd
-    return heads, hd, tokens, stride, seqs
-
-
-def _int32_arg(a, name, value):
-    h, boff, arr = _mem.mem(value, name)
-    setattr(a, name, h)
-    setattr(a, name + "_offset", int32_offset(arr, boff, name))
-    return arr
-
-
-def prepare(table, q, k, q_out, k_out, *, head_dim=None, n_seqs=None, seq_len=None,
-            dtype=None, start=0, positions=None, seq_starts=None, k_rows=None, fields=None):
-    """A filled sinpe_rope_args for table's rotation of these Arrays."""
-    a = RopeArgs()
-    load().sinpe_rope_args_init_sized(byref(a), struct_size(a))
-    dt = None
-    tokens = None
-    seqs = None
-    for name, obj in (("q", q), ("k", k), ("q_out", q_out), ("k_out", k_out)):
-        if obj is None:
-            continue
-        h, boff, arr = _mem.mem(obj, name)
-        dt_here = resolve(arr.dtype if arr is not None else None, dtype, name)
-        if dt_here is not None:
-            if dt is not None and dt_here != dt:
-                raise SinpeError(INVALID_DTYPE, f"{name}: another dtype than the others "
-                                 f"(q, k and the outputs share one)")
-            dt = dt_here
-        cur = dt if dt is not None else CONSTANTS["SINPE_F32"]
-        setattr(a, name, h)
-        setattr(a, name + "_offset", to_values(boff, cur, name) if boff else 0)
-        if arr is None:
-            continue
-        heads, hd, ntok, stride, s = _heads(arr, head_dim, cur, name)
-        head_dim = hd
-        setattr(a, name + "_stride", stride)
-        if name == "q":
-            a.q_heads = heads
-        elif name == "k":
-            a.kv_heads = heads
-        elif name == "k_out" and k_rows is not None:
-            a.k_out_rows = ntok
-        if name in ("q", "k"):
-            if tokens is None:
-                tokens, seqs = ntok, s
-            elif ntok != tokens:
-                raise SinpeError(INVALID_SHAPE, f"{name}: {ntok} tokens, q has {tokens}")
-    if dt is not None:
-        a.dtype = dt
-    if head_dim:
-        a.head_dim = head_dim
-    if n_seqs is None and seq_len is None:
-        if seqs is not None:
-            n_seqs, seq_len = seqs
-        elif tokens is not None:
-            n_seqs, seq_len = 1, tokens
-    elif n_seqs is None:
-        n_seqs = (tokens or 0) // seq_len if seq_len else 0
-    elif seq_len is None:
-        seq_len = (tokens or 0) // n_seqs if n_seqs else 0
-    a.n_seqs = n_seqs or 0
-    a.seq_len = seq_len or 0
-    a.start = start
-    if positions is not None:
-        _int32_arg(a, "positions", positions)
-    if seq_starts is not None:
-        _int32_arg(a, "seq_starts", seq_starts)
-    if k_rows is not None:
-        _int32_arg(a, "k_rows", k_rows)
-    for name, value in (fields or {}).items():
-        if name not in RopeArgs._fields_dict:
-            raise TypeError(f"unknown argument {name!r}: expected a field of sinpe_rope_args")
-        if name.endswith("_offset"):
-            setattr(a, name, getattr(a, name) + value)
-        else:
-            setattr(a, name, value)
-    return a
-
-
-RopeArgs._fields_dict = {n for n, _ in RopeArgs._fields_}
 
 
 class RopeTable(Handle):
@@ -318,14 +215,17 @@ class RopeTable(Handle):
     naming the field).
 
     The calls: rotate() on PyOpenCL arrays, enqueue_rows() (the cos/sin
-    cache into a PyOpenCL array); rotate_host() and read_rows() on NumPy
-    arrays.
+    cache into a PyOpenCL array), borrow() and constants() (the table and
+    the constants buffer for sinpe_rope_cos_sin() in a kernel of your
+    own, see Context.device_source()); rotate_host() and read_rows() on
+    NumPy arrays.
     """
 
     def __init__(self, context, spec, head_dim=None, rows=0, **fields):
         lib = self._lib = context._lib
         self._ptr = None
         spec = _spec_of(spec, head_dim, fields)
+        check_lists(spec)
         out = c_void_p()
         st = lib.sinpe_rope_table_create(context._ptr, byref(spec), rows, byref(out))
         if st:
@@ -360,14 +260,17 @@ class RopeTable(Handle):
         bfloat16; raw uint16 bits with dtype="bfloat16") is shared.
         In place unless q_out / k_out are given (Arrays of the same shapes;
         columns past R copied).  k_rows: int32 Array, one per token, with
-        k_out: token r's keys go to row k_rows[r] of k_out (negative:
-        skipped).  Positions: start + t, or start + positions[r] (int32
-        Array), plus seq_starts[b] (int32 Array, one per sequence).  Tokens
-        are n_seqs sequences of seq_len (default: the 4-D shape, else one
-        sequence).  Other sinpe_rope_args fields by name (e.g.
-        q_offset in elements, added).  Non-blocking; returns the event.
-        Raises SinpeError with sinpe's status (INVALID_SHAPE,
-        BUFFERS_OVERLAP, ...): nothing is enqueued then.
+        k_out: token r's keys go to row k_rows[r] of k_out (negative, or
+        past k_out's rows: skipped).  Positions: start + t, or start +
+        positions[r] (int32 Array), plus seq_starts[b] (int32 Array, one
+        per sequence).  Tokens are n_seqs sequences of seq_len, which
+        together make up q's tokens (default: the 4-D shape, else one
+        sequence; with Buffers, n_seqs, seq_len and head_dim are needed).
+        Other sinpe_rope_args fields by name (e.g. q_offset in elements,
+        added).  Non-blocking; returns the event.  Raises SinpeError with
+        sinpe's status (INVALID_SHAPE, BUFFERS_OVERLAP, ...), its message
+        naming these arguments where they are at fault: nothing is
+        enqueued then.
         """
         a = prepare(self, q, k, q_out, k_out, head_dim=head_dim, n_seqs=n_seqs,
                     seq_len=seq_len, dtype=dtype, start=start, positions=positions,
@@ -396,7 +299,7 @@ class RopeTable(Handle):
                                  f"heads, head_dim] or [n_seqs, seq_len, heads, head_dim]")
             arrays[name] = x
         if not arrays:
-            raise SinpeError(INVALID_SHAPE, "neither q nor k given")
+            raise SinpeError(INVALID_SHAPE, "q and k are both None: nothing to rotate")
         a = RopeArgs()
         self._lib.sinpe_rope_args_init_sized(byref(a), struct_size(a))
         dt = None
@@ -406,16 +309,10 @@ class RopeTable(Handle):
                 raise SinpeError(INVALID_DTYPE, f"{name}: another dtype than q")
             dt = d
         a.dtype = dt
-        first = next(iter(arrays.values()))
-        if first.ndim == 4 and n_seqs is None and seq_len is None:
-            n_seqs, seq_len = first.shape[:2]
+        what, first = next(iter(arrays.items()))
         tokens = first.shape[0] * (first.shape[1] if first.ndim == 4 else 1)
-        if n_seqs is None and seq_len is None:
-            n_seqs, seq_len = 1, tokens
-        elif n_seqs is None:
-            n_seqs = tokens // seq_len if seq_len else 0
-        elif seq_len is None:
-            seq_len = tokens // n_seqs if n_seqs else 0
+        n_seqs, seq_len = split_tokens(tokens, n_seqs, seq_len,
+                                       first.shape[:2] if first.ndim == 4 else None, what)
         a.n_seqs, a.seq_len, a.start = n_seqs, seq_len, start
         bufs = []
         try:
@@ -424,6 +321,7 @@ class RopeTable(Handle):
                 if ntok != tokens:
                     raise SinpeError(INVALID_SHAPE, f"{name}: {ntok} tokens, q has {tokens}")
                 a.head_dim = x.shape[-1]
+                check_head_dim(self, a.head_dim, name)
                 b = _ocl.create_buffer(cl_ctx, max(x.nbytes, 4),
                                        _ocl.MEM_READ_WRITE | (_ocl.MEM_COPY_HOST_PTR
                                                               if x.nbytes else 0),
@@ -476,6 +374,7 @@ def _table_methods():
     RopeTable.reserve = Table.reserve
     RopeTable.borrow = Table.borrow
     RopeTable.enqueue_rows = Table.enqueue_rows
+    RopeTable.constants = Table.constants
     RopeTable.read_rows = _host.read_rows
 
 

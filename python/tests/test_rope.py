@@ -65,6 +65,47 @@ def test_inv_freq_as_given_bit_for_bit(rng):
     assert m == pytest.approx(0.1 * math.log(4.0) + 1, rel=1e-15)
 
 
+LONGROPE = dict(rule="longrope", original_max_positions=4096, max_positions=131072,
+                length=5000)
+
+
+def _lists(name, n):
+    """Valid factor lists of R/2 = 32 values, and the list name of n values
+    (inv_freq as well when name is inv_freq)."""
+    lists = dict(short_factor=np.linspace(1.0, 2.0, 32), long_factor=np.linspace(1.0, 9.0, 32))
+    lists[name] = 1.0 / np.arange(1.0, n + 1) if name == "inv_freq" else np.linspace(1.0, 2.0, n)
+    return lists
+
+
+@pytest.mark.parametrize("name", ["short_factor", "long_factor", "inv_freq"])
+@pytest.mark.parametrize("n", [31, 33, 16])
+def test_list_of_another_length_is_refused(host_ctx, monkeypatch, name, n):
+    """The binding refuses the list before calling sinpe; without that check
+    sinpe refuses it too, from the count the binding passes (the list's
+    own length, so nothing past it is read)."""
+    spec = sinpe.rope_spec(64, **LONGROPE, **_lists(name, n))
+    assert getattr(spec, "n_" + name) == n
+    calls = (spec.frequencies, lambda: host_ctx.rope_table(spec))
+    for prefix in ("", "spec."):
+        if prefix:
+            monkeypatch.setattr(sinpe.rope, "check_lists", lambda spec: None)
+        for call in calls:
+            with pytest.raises(sinpe.SinpeError) as e:
+                call()
+            assert e.value.status == sinpe.INVALID_SPEC
+            assert e.value.detail == f"{prefix}{name} has {n} values; rotary dim 64 needs 32"
+
+
+def test_lists_of_the_right_length(host_ctx):
+    spec = sinpe.rope_spec(64, **LONGROPE, **_lists("inv_freq", 32))
+    assert (spec.n_short_factor, spec.n_long_factor, spec.n_inv_freq) == (32, 32, 32)
+    w, m = spec.frequencies()
+    assert np.array_equal(w, (1.0 / np.arange(1.0, 33)).astype(np.float32).astype(np.float64))
+    assert host_ctx.rope_table(spec).dim == 64
+    phi = sinpe.rope_spec(preset="phi3-longrope", head_dim=96)
+    assert (phi.n_short_factor, phi.n_long_factor, phi.n_inv_freq) == (48, 48, 0)
+
+
 def test_invalid_specs_name_the_field():
     cases = [(dict(rotary_dim=63), "rotary_dim"), (dict(rotary_dim=64, base=1.0), "base"),
              (dict(rotary_dim=64, rule="linear", factor=0.0), "factor"),
@@ -130,6 +171,38 @@ def test_table_enqueue_rows_pyopencl(cl_env):
     got = out.get()
     assert np.isnan(got[:, :8]).all() and np.isnan(got[:, 72:]).all()
     np.testing.assert_array_equal(got[:, 8:72], t.read_rows(5, 10, "float16"))
+
+
+@pytest.mark.parametrize("layout", ["cos_sin", "pairs"])
+def test_cos_sin_in_own_kernel(cl_env, layout):
+    """RopeTable.constants() with borrow() feeds sinpe_rope_cos_sin() in a
+    PyOpenCL kernel of our own: the table's bits inside its rows and past
+    them."""
+    cl, cla, ctx, queue, sctx = cl_env
+    t = sctx.rope_table("qwen2-yarn", head_dim=64, rows=32, layout=layout)
+    src = sctx.device_source() + """
+    kernel void cs(global const float *table, int rows, global const float *consts,
+                   uint rot, uint layout, int p0, global float *out)
+    {
+        uint k = get_global_id(0), r = get_global_id(1);
+        float2 v = sinpe_rope_cos_sin(table, rows, consts, rot, layout, p0 + (int)r, k);
+        out[r * rot + k] = v.x;
+        out[r * rot + rot / 2 + k] = v.y;
+    }
+    """
+    prg = cl.Program(ctx, src).build()
+    buf, rows = t.borrow()
+    consts = t.constants()
+    assert isinstance(consts, cl.Buffer) and rows >= 32
+    n = rows + 32  # the last 32 positions past the table's rows
+    out = cla.to_device(queue, np.full((n, 64), np.nan, np.float32))
+    prg.cs(queue, (32, n), None, buf, np.int32(rows), consts, np.uint32(64),
+           np.uint32(sinpe.ROPE_COS_SIN if layout == "cos_sin" else sinpe.ROPE_PAIRS),
+           np.int32(0), out.data)
+    want = t.read_rows(0, n)
+    if layout == "pairs":
+        want = np.concatenate([want[:, 0::2], want[:, 1::2]], 1)
+    assert np.array_equal(out.get().view(np.uint32), want.view(np.uint32))
 
 
 def test_table_errors(host_ctx):
@@ -279,6 +352,50 @@ def test_rotate_errors(cl_env):
         t.rotate(queue, cla.zeros(queue, (4, 1, 64), np.float32), None,
                  k_rows=cla.zeros(queue, 4, np.int32))
     assert e.value.status == sinpe.INVALID_SHAPE
+
+
+def test_rotate_errors_name_the_python_arguments(cl_env):
+    """Arguments wrong together are refused by the binding with a message
+    in terms of rotate()'s own arguments, never a sinpe_rope_args field
+    ("args->n_seqs") that a Python caller never passed."""
+    cl, cla, ctx, queue, sctx = cl_env
+    t = sctx.rope_table("llama2", head_dim=64)
+    q = cla.zeros(queue, (10, 2, 64), np.float32)
+    k = cla.zeros(queue, (10, 1, 64), np.float32)
+    cases = [
+        (lambda: t.rotate(queue, None, None), "q and k are both None: nothing to rotate"),
+        (lambda: t.rotate(queue, None), "q and k are both None: nothing to rotate"),
+        (lambda: t.rotate_host(None), "q and k are both None: nothing to rotate"),
+        (lambda: t.rotate(queue, q, k, seq_len=3),
+         "seq_len 3 does not divide the 10 tokens of q (give n_seqs too, or neither)"),
+        (lambda: t.rotate(queue, None, k, n_seqs=4),
+         "n_seqs 4 does not divide the 10 tokens of k (give seq_len too, or neither)"),
+        (lambda: t.rotate(queue, q, k, n_seqs=2, seq_len=4),
+         "n_seqs 2 * seq_len 4 is not the 10 tokens of q"),
+        (lambda: t.rotate(queue, q, k, seq_len=0),
+         "seq_len 0 does not divide the 10 tokens of q (give n_seqs too, or neither)"),
+        (lambda: t.rotate(queue, cla.zeros(queue, (4, 1, 32), np.float32), None),
+         "q: heads of 32 values (head_dim), below the table's rotary_dim 64"),
+        (lambda: t.rotate(queue, q.data, None, n_seqs=1, seq_len=10),
+         "head_dim is needed when q and k are Buffers (no array shape gives it)"),
+        (lambda: t.rotate(queue, q, None, k_rows=cla.zeros(queue, 10, np.int32)),
+         "k_rows is given without k_out (the key cache)"),
+        (lambda: t.rotate_host(np.zeros((0, 1, 64), np.float32)), "q holds no tokens"),
+        (lambda: t.rotate_host(np.zeros((6, 1, 64), np.float32), seq_len=4),
+         "seq_len 4 does not divide the 6 tokens of q (give n_seqs too, or neither)"),
+        (lambda: t.rotate_host(None, np.zeros((6, 1, 16), np.float32)),
+         "k: heads of 16 values (head_dim), below the table's rotary_dim 64"),
+    ]
+    for call, want in cases:
+        with pytest.raises(sinpe.SinpeError) as e:
+            call()
+        assert e.value.status == sinpe.INVALID_SHAPE, want
+        assert e.value.detail == want
+    # What is left to sinpe names the sinpe_rope_args field, which rotate()
+    # takes under the same name.
+    with pytest.raises(sinpe.SinpeError) as e:
+        t.rotate(queue, q, k, start=2 ** 31 - 5)
+    assert e.value.status == sinpe.INVALID_SHAPE and "start" in e.value.detail
 
 
 # -- NumPy --------------------------------------------------------------------
