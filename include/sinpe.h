@@ -75,7 +75,7 @@ extern "C" {
 /* ------------------------------------------------------------------------ */
 
 #define SINPE_VERSION_MAJOR 0
-#define SINPE_VERSION_MINOR 3
+#define SINPE_VERSION_MINOR 4
 #define SINPE_VERSION_PATCH 0
 #define SINPE_VERSION_NUMBER \
     (SINPE_VERSION_MAJOR * 10000 + SINPE_VERSION_MINOR * 100 + SINPE_VERSION_PATCH)
