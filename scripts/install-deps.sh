@@ -23,6 +23,18 @@
 #                     and python3-wheel (the offline pip build), python3-pytest,
 #                     python3-numpy, python3-pyopencl, and python3-torch where
 #                     the archive has it (its tests are skipped without it)
+#   --with intel      Intel's OpenCL CPU runtime, a second OpenCL implementation
+#                     beside PoCL: the pinned wheels of $intel_packages
+#                     (below) from PyPI, installed by pip into build/intel-ocl
+#                     (about 500 MB, no root needed; python3-pip from apt
+#                     when no python3 has pip), and build/icd, a folder of
+#                     ICD files for OCL_ICD_VENDORS: links to the machine's
+#                     own (/etc/OpenCL/vendors, so PoCL's) and one naming
+#                     Intel's library by its absolute path.  Then
+#                         OCL_ICD_VENDORS=$PWD/build/icd SINPE_DEVICE=intel
+#                     runs sinpe on Intel's runtime; the machine's own
+#                     vendors folder is never written.  Reinstalled when the
+#                     pins change; make clean removes it.
 # Several groups may be given as "--with a,b", "--with=a" or repeated flags.
 # The compiler checked is $CC when set, else cc (a missing clang is
 # installed along with the base packages).
@@ -31,7 +43,7 @@ set -eu
 base_packages="ocl-icd-opencl-dev opencl-headers pocl-opencl-icd check pkg-config clinfo gcc make cmake"
 
 usage() {
-    echo "usage: $0 [--with oclgrind|gnuplot|clang|peers|mpi|python]..." >&2
+    echo "usage: $0 [--with oclgrind|gnuplot|clang|peers|mpi|python|intel]..." >&2
     exit "${1:-2}"
 }
 
@@ -41,6 +53,7 @@ with_clang=no
 with_peers=no
 with_mpi=no
 with_python=no
+with_intel=no
 
 add_groups() {
     old_ifs=$IFS
@@ -53,6 +66,7 @@ add_groups() {
             peers) with_peers=yes ;;
             mpi) with_mpi=yes ;;
             python) with_python=yes ;;
+            intel) with_intel=yes ;;
             *) echo "$0: unknown group '$group'" >&2; usage ;;
         esac
     done
@@ -76,6 +90,16 @@ while [ "$#" -gt 0 ]; do
 done
 
 cc=${CC:-cc}
+
+# Intel's runtime and what it loads: libintelocl.so needs libimf, libsvml,
+# libirng and libintlc (intel-cmplr-lib-rt, of the same version) and libtbb
+# (tbb); the others are what these wheels declare.  Every version is pinned
+# and pip resolves nothing (--no-deps), so each install is the same set.
+intel_packages="intel-opencl-rt==2026.2.0 intel-cmplr-lib-rt==2026.2.0 intel-cmplr-lic-rt==2026.2.0 tbb==2023.2.0 tcmlib==1.6.0"
+root=$(cd "$(dirname "$0")/.." && pwd)
+intel_dir=$root/build/intel-ocl
+icd_dir=$root/build/icd
+system_vendors=${OPENCL_VENDOR_PATH:-/etc/OpenCL/vendors}
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -157,6 +181,87 @@ have_python_stack() {
     return 1
 }
 
+# A python3 that runs pip: the first of python3 and /usr/bin/python3.
+pip_python() {
+    for py in python3 /usr/bin/python3; do
+        if command -v "$py" >/dev/null 2>&1 && "$py" -m pip --version >/dev/null 2>&1; then
+            echo "$py"
+            return 0
+        fi
+    done
+    return 1
+}
+
+# The pinned set installed and checked (install_intel writes the pins
+# last), and an ICD file in build/icd naming a library that exists.
+have_intel() {
+    [ -f "$intel_dir/sinpe-pins.txt" ] && [ "$(cat "$intel_dir/sinpe-pins.txt")" = "$intel_packages" ] &&
+        [ -f "$icd_dir/intel-cpu.icd" ] && [ -f "$(cat "$icd_dir/intel-cpu.icd")" ]
+}
+
+# Installs the pinned wheels into a fresh folder beside build/intel-ocl,
+# then puts it in its place, so that a failed install leaves nothing half
+# done.  pip --prefix puts the wheels' libraries under PREFIX/lib, or
+# PREFIX/local/lib with Debian's python3 (its posix_local scheme): the
+# library is found wherever it landed.  Wheels cannot hold symbolic links,
+# so libfoo.so, libfoo.so.N and libfoo.so.N.M arrive as copies (over 300 MB
+# of about 800): identical copies become links to the longest name.
+# libintelocl.so finds its dependencies through its RUNPATH ($ORIGIN), so
+# no LD_LIBRARY_PATH is needed.
+install_intel() {
+    py=$(pip_python) || { echo "install-deps: no python3 with pip for --with intel" >&2; return 1; }
+    new=$intel_dir.new
+    rm -rf "$new"
+    mkdir -p "$(dirname "$intel_dir")" || return 1
+    echo "install-deps: installing $intel_packages into $intel_dir ($py -m pip)"
+    # shellcheck disable=SC2086
+    if ! PIP_ROOT_USER_ACTION=ignore "$py" -m pip install --disable-pip-version-check \
+        --no-warn-script-location --progress-bar off --no-deps --ignore-installed \
+        --only-binary :all: --prefix "$new" $intel_packages; then
+        echo "install-deps: pip could not install Intel's OpenCL runtime (PyPI unreachable?)" >&2
+        rm -rf "$new"
+        return 1
+    fi
+    find "$new" -type f -name 'lib*.so.*' | sort | while IFS= read -r f; do
+        s=$f
+        while s=${s%.*}; do
+            case $s in */lib*.so | */lib*.so.*) ;; *) break ;; esac
+            if [ -f "$s" ] && [ ! -L "$s" ] && cmp -s "$s" "$f"; then
+                ln -sf "$(basename "$f")" "$s"
+            fi
+        done
+    done
+    rm -rf "$intel_dir" && mv "$new" "$intel_dir" || return 1
+    lib=$(find "$intel_dir" -name libintelocl.so | head -n 1)
+    if [ -z "$lib" ]; then
+        echo "install-deps: no libintelocl.so in $intel_dir" >&2
+        return 1
+    fi
+    if command -v ldd >/dev/null 2>&1 && ldd "$lib" | grep 'not found' >&2; then
+        echo "install-deps: $lib cannot load: the libraries above are missing" >&2
+        return 1
+    fi
+    # The machine's ICD files as links (they follow a driver's upgrade),
+    # then Intel's by absolute path: the wheel's own .icd holds a
+    # placeholder path.
+    rm -rf "$icd_dir" && mkdir -p "$icd_dir" || return 1
+    for icd in "$system_vendors"/*.icd; do
+        [ -e "$icd" ] && ln -s "$icd" "$icd_dir/$(basename "$icd")"
+    done
+    echo "$lib" >"$icd_dir/intel-cpu.icd"
+    if command -v clinfo >/dev/null 2>&1; then
+        OCL_ICD_VENDORS=$icd_dir clinfo -l
+        if ! OCL_ICD_VENDORS=$icd_dir clinfo -l | grep -q 'Intel(R) OpenCL'; then
+            echo "install-deps: the ICD loader does not list Intel's platform from $icd_dir" >&2
+            return 1
+        fi
+    fi
+    # Last, so that have_intel sees an install only once it has been checked.
+    echo "$intel_packages" >"$intel_dir/sinpe-pins.txt"
+    echo "install-deps: Intel's OpenCL CPU runtime is in $intel_dir ($(du -sh "$intel_dir" | cut -f1));"
+    echo "install-deps: use it with OCL_ICD_VENDORS=$icd_dir SINPE_DEVICE=intel"
+}
+
 # Fills $missing with a description of everything absent, and $packages with
 # the Debian packages that provide it.
 survey() {
@@ -218,6 +323,10 @@ survey() {
         missing="$missing, Open MPI (mpicc, mpirun)"
         packages="$packages openmpi-bin libopenmpi-dev"
     fi
+    if [ "$with_intel" = yes ] && ! have_intel; then
+        missing="$missing, Intel's OpenCL CPU runtime (build/intel-ocl)"
+        pip_python >/dev/null || packages="$packages python3-pip"
+    fi
     missing=${missing#, }
     packages=${packages# }
 }
@@ -256,15 +365,36 @@ if [ -z "$missing" ]; then
 fi
 echo "install-deps: missing: $missing"
 
-if [ "$(id -u)" -eq 0 ]; then
-    as_root=
-elif command -v sudo >/dev/null 2>&1 && sudo -n true >/dev/null 2>&1; then
-    as_root="sudo -n"
-else
-    as_root=none
-fi
+# Installs $packages with apt-get (as root or through sudo -n), or prints the
+# command to run and fails.
+install_packages() {
+    if [ "$(id -u)" -eq 0 ]; then
+        as_root=
+    elif command -v sudo >/dev/null 2>&1 && sudo -n true >/dev/null 2>&1; then
+        as_root="sudo -n"
+    else
+        as_root=none
+    fi
 
-if [ "$as_root" = none ] || ! command -v apt-get >/dev/null 2>&1; then
+    if [ "$as_root" = none ] || ! command -v apt-get >/dev/null 2>&1; then
+        case $packages in
+            *CLANG_RT*)
+                packages=$(echo "$packages" | sed "s/CLANG_RT/$(clang_rt_package)/")
+                ;;
+        esac
+        resolve_torch
+        if [ -z "$packages" ]; then
+            return 0
+        fi
+        echo "install-deps: cannot install packages here (not root, no password-less sudo, or no apt-get)." >&2
+        echo "install-deps: on Debian or Ubuntu, run as root:" >&2
+        echo "    apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $packages" >&2
+        exit 1
+    fi
+
+    # $as_root is empty or "sudo -n"; it must split into words.
+    # shellcheck disable=SC2086
+    $as_root env DEBIAN_FRONTEND=noninteractive apt-get update
     case $packages in
         *CLANG_RT*)
             packages=$(echo "$packages" | sed "s/CLANG_RT/$(clang_rt_package)/")
@@ -272,31 +402,21 @@ if [ "$as_root" = none ] || ! command -v apt-get >/dev/null 2>&1; then
     esac
     resolve_torch
     if [ -z "$packages" ]; then
-        exit 0
+        echo "install-deps: nothing more can be installed"
+        return 0
     fi
-    echo "install-deps: cannot install packages here (not root, no password-less sudo, or no apt-get)." >&2
-    echo "install-deps: on Debian or Ubuntu, run as root:" >&2
-    echo "    apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $packages" >&2
-    exit 1
-fi
+    echo "install-deps: installing $packages"
+    # shellcheck disable=SC2086
+    $as_root env DEBIAN_FRONTEND=noninteractive \
+        apt-get install -y --no-install-recommends $packages
+}
 
-# $as_root is empty or "sudo -n"; it must split into words.
-# shellcheck disable=SC2086
-$as_root env DEBIAN_FRONTEND=noninteractive apt-get update
-case $packages in
-    *CLANG_RT*)
-        packages=$(echo "$packages" | sed "s/CLANG_RT/$(clang_rt_package)/")
-        ;;
-esac
-resolve_torch
-if [ -z "$packages" ]; then
-    echo "install-deps: nothing more can be installed"
-    exit 0
+if [ -n "$packages" ]; then
+    install_packages
 fi
-echo "install-deps: installing $packages"
-# shellcheck disable=SC2086
-$as_root env DEBIAN_FRONTEND=noninteractive \
-    apt-get install -y --no-install-recommends $packages
+if [ "$with_intel" = yes ] && ! have_intel; then
+    install_intel || exit 1
+fi
 
 survey
 if [ -n "$missing" ]; then

@@ -12,17 +12,25 @@
 # (space-separated), "make check-records": each of those suites in full
 # under every record of TEST_BIN --records.
 #
-# One seed for every process (SINPE_TEST_SEED, else the clock).  Exit
-# status 0 when every process passed.
+# One seed for every process (SINPE_TEST_SEED, else the clock).  A failing
+# process does not stop the others: every job runs, and the run ends with
+# a summary of each job (passed, FAILED, or did not run: a job that never
+# started, or whose process died before it could record a result) and a
+# last line "N passed, N failed" counting jobs, where a job that did not
+# run counts as failed.  Exit status 0 when every job passed.
 set -u
 tab=$(printf '\t')
 
 if [ "$1" = --job ]; then
     # Internal: run job number $2 of the list in $3 (kind, tags or suite,
-    # record), logs in $4, test binary $5.
+    # record), logs in $4, test binary $5.  The result goes to $4/$2.result
+    # ("passed SECONDS" or "FAILED SECONDS").  The exit status is 0 or 1,
+    # never 255 (and this shell is never killed by the test's signal),
+    # since either would make xargs start no further job.
     line=$(sed -n "${2}p" "$3")
     kind=$(echo "$line" | cut -f1) what=$(echo "$line" | cut -f2) rec=$(echo "$line" | cut -f3)
     log="$4/$2.log" t0=$(date +%s)
+    echo $$ >"$4/$2.pid"
     echo "== $kind $what${rec:+ under $rec}" >"$log"
     case $kind in
     suite) CK_RUN_SUITE=$what CK_EXCLUDE_TAGS=records "$5" >>"$log" 2>&1 ;;
@@ -30,10 +38,17 @@ if [ "$1" = --job ]; then
     *) SINPE_TUNING=$rec CK_RUN_SUITE=$what "$5" >>"$log" 2>&1 ;;
     esac
     st=$?
-    echo "($(($(date +%s) - t0)) s)" >>"$log"
+    secs=$(($(date +%s) - t0))
+    echo "($secs s)" >>"$log"
     grep -v '^sinpe tests: seed' "$log"
-    [ $st -eq 0 ] || { echo "FAILED: $kind $what${rec:+ under $rec} (log $log)"; exit 255; }
-    exit 0
+    if [ $st -eq 0 ]; then
+        echo "passed $secs" >"$4/$2.result"
+        exit 0
+    fi
+    [ $st -gt 128 ] && st="$st, signal $((st - 128))"
+    echo "FAILED $secs" >"$4/$2.result"
+    echo "FAILED: $kind $what${rec:+ under $rec} (status $st, log $log)"
+    exit 1
 fi
 
 bin=$1
@@ -57,4 +72,46 @@ else
       sed "s/^/suite$tab/" "$list.suites"; } >"$list"
 fi
 n=$(wc -l <"$list")
+if [ "$n" -eq 0 ]; then
+    echo "sinpe tests: $bin lists no job to run"
+    exit 1
+fi
 seq 1 "$n" | xargs -P "$jobs" -I{} sh "$0" --job {} "$list" "$logs" "$bin"
+xst=$?
+# xargs exits 123 when some job failed; any other non-zero status means it
+# stopped starting jobs (a job process killed, or xargs itself failed).
+# GNU xargs still waits for the jobs running then; others need not, so wait
+# for them here: their results count and their logs come before the summary.
+case $xst in
+0 | 123) ;;
+*)
+    echo "sinpe tests: xargs stopped with status $xst; the jobs it did not start did not run"
+    for f in "$logs"/*.pid; do
+        if [ -f "$f" ] && [ ! -f "${f%.pid}.result" ]; then
+            pid=$(cat "$f")
+            while kill -0 "$pid" 2>/dev/null; do sleep 1; done
+        fi
+    done
+    ;;
+esac
+
+# The summary, in the order of the list, from the result each job left.
+passed=0 failed=0 missing=0 i=0
+echo "sinpe tests: summary (logs in $logs)"
+while IFS="$tab" read -r kind what rec; do
+    i=$((i + 1))
+    result='' secs='' note=''
+    [ -f "$logs/$i.result" ] && read -r result secs <"$logs/$i.result"
+    case $result in
+    passed) passed=$((passed + 1)) ;;
+    FAILED) failed=$((failed + 1)) note=" (log $logs/$i.log)" ;;
+    *)
+        missing=$((missing + 1)) result="did not run"
+        [ -f "$logs/$i.log" ] && note=" (started, ended without a result: $logs/$i.log)"
+        ;;
+    esac
+    printf '  %-11s %6s  %s\n' "$result" "${secs:+$secs s}" "$kind $what${rec:+ under $rec}$note"
+done <"$list"
+[ "$missing" -eq 0 ] || echo "sinpe tests: $missing did not run and count as failed"
+echo "$passed passed, $((failed + missing)) failed"
+[ $((failed + missing)) -eq 0 ]
