@@ -337,7 +337,8 @@ typedef enum sinpe_feature {
     /* The device has fp64 (cl_khr_fp64): SINPE_MATH_FP64 is available. */
     SINPE_FEATURE_FP64 = 1,
     /* sinpe_record_embed() and its siblings record on this device (it has
-     * cl_khr_command_buffer 0.9.0 to 0.9.4 and the platform its entry points). */
+     * cl_khr_command_buffer 0.9.0 to 0.9.8 or 1.0.0 and the platform its
+     * entry points; see "Recording into a command buffer"). */
     SINPE_FEATURE_COMMAND_BUFFER = 2
     /* Reserved: a bit for the rotary encodings' rules, when they exist. */
 } sinpe_feature;
@@ -1014,13 +1015,37 @@ SINPE_API sinpe_status sinpe_quantize(sinpe_dtype type, const float *src, size_t
  * kernel object of its own (and the rows it reads) until the table is
  * released: record once, replay many times.
  *
+ * Versions: sinpe records with cl_khr_command_buffer 0.9.0 to 0.9.8 and
+ * 1.0.0, as the device reports it (CL_DEVICE_EXTENSIONS_WITH_VERSION).  It
+ * calls clCommandNDRangeKernelKHR (queue, properties and mutable handle
+ * NULL) and clGetCommandBufferInfoKHR (CL_COMMAND_BUFFER_STATE_KHR,
+ * CL_COMMAND_BUFFER_NUM_QUEUES_KHR); the host makes, finalizes, enqueues
+ * and releases the buffer (clCreateCommandBufferKHR,
+ * clFinalizeCommandBufferKHR, clEnqueueCommandBufferKHR,
+ * clReleaseCommandBufferKHR).  These six signatures and the values sinpe
+ * reads are the same in all those versions; what changed around them:
+ * 0.9.1 makes a second finalize an error; 0.9.2 adds
+ * CL_COMMAND_BUFFER_CONTEXT_KHR; 0.9.3 drops the invalid state; 0.9.5 gives
+ * the other recording commands a properties parameter (in the 2024.10
+ * headers) and renames the type of clCommandNDRangeKernelKHR's, which stays
+ * a list of cl_properties; 0.9.6 refuses queues with properties outside
+ * CL_DEVICE_COMMAND_BUFFER_SUPPORTED_QUEUE_PROPERTIES_KHR, and 0.9.7 checks
+ * that at the replay instead of the creation and makes the buffer unordered
+ * but for sync points, barriers and in-order queues (sinpe chains its
+ * launches by sync points); 0.9.8 drops the pending state and leaves the
+ * flag CL_COMMAND_BUFFER_SIMULTANEOUS_USE_KHR to
+ * cl_khr_command_buffer_mutable_dispatch.  So without that flag keep the
+ * replays of one buffer in order (an in-order queue does), and before 0.9.8
+ * let each finish before the buffer is enqueued again.  1.0.0 is 0.9.8 made
+ * final.  A later version is refused until someone has read what it changed.
+ *
  * Errors as the enqueue calls', plus: SINPE_NULL_ARGUMENT (command_buffer),
  * SINPE_INVALID_WAIT_LIST (sync points and count disagree),
  * SINPE_INVALID_OPTION when it spans several queues or is finalized,
  * SINPE_UNSUPPORTED when the device lacks cl_khr_command_buffer or reports
- * a version other than 0.9.0 to 0.9.4 (the signatures changed after them;
- * use the enqueue calls there), or for position_rule FAIRSEQ (its
- * positions need a buffer of each call's own); SINPE_CONTEXT_MISMATCH for
+ * a version outside those above (the message names it; use the enqueue
+ * calls there), or for position_rule FAIRSEQ (its positions need a buffer
+ * of each call's own); SINPE_CONTEXT_MISMATCH for
  * a queue of another context or device.  That the command buffer was made
  * on queue is the host's to keep: not every runtime answers the query that
  * would check it (pocl 3.1 does not).  Nothing is recorded on error.

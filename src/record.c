@@ -1,13 +1,18 @@
 /*
  * record.c -- the embedding calls and the rotation recorded into a command
- * buffer (cl_khr_command_buffer).  The extension's entry points, of versions
- * 0.9.0 to 0.9.4, are declared here: the build does not depend on which
- * OpenCL headers are installed.
+ * buffer (cl_khr_command_buffer).  The two entry points sinpe calls are
+ * declared here, so that the build does not depend on which OpenCL headers
+ * are installed; they are the same in every version sinpe accepts
+ * (include/sinpe.h, "Recording into a command buffer", says what changed).
  */
 #include "embed.h"
 
 #include <stdlib.h>
 
+/* clCommandNDRangeKernelKHR; properties are cl_properties under either name
+   (cl_ndrange_kernel_command_properties_khr before 0.9.5, then
+   cl_command_properties_khr).  The queue, the properties and the mutable
+   handle are NULL, which every version accepts for a one-queue buffer. */
 typedef cl_int(CL_API_CALL *record_kernel_fn)(void *cb, cl_command_queue queue,
                                               const cl_ulong *properties, cl_kernel kernel,
                                               cl_uint work_dim, const size_t *offset,
@@ -20,7 +25,17 @@ typedef cl_int(CL_API_CALL *buffer_info_fn)(void *cb, cl_uint param, size_t size
 #define SINPE_CB_NUM_QUEUES 0x1295
 #define SINPE_CB_STATE 0x1297
 #define SINPE_CB_RECORDING 0
-#define SINPE_CB_VERSION(minor, patch) (((cl_uint)(minor) << 12) | (cl_uint)(patch))
+/* CL_MAKE_VERSION's layout: major 10 bits, minor 10, patch 12. */
+#define SINPE_CB_VERSION(major, minor, patch)                                                \
+    (((cl_uint)(major) << 22) | ((cl_uint)(minor) << 12) | (cl_uint)(patch))
+
+int sinpe__command_buffer_known(cl_uint v)
+{
+    /* Each published version; a later one may change a call, so it waits
+       until someone has read what it changed. */
+    return (v >= SINPE_CB_VERSION(0, 9, 0) && v <= SINPE_CB_VERSION(0, 9, 8)) ||
+           v == SINPE_CB_VERSION(1, 0, 0);
+}
 
 typedef struct {
     sinpe__sink base;
@@ -98,9 +113,9 @@ static sinpe_status entry_points(const sinpe_context *ctx, record_kernel_fn *rec
     cl_uint v = ctx->info.cb_version;
     SINPE_CHECK(v == 0, SINPE_UNSUPPORTED,
                 "the device does not report cl_khr_command_buffer (with its version)");
-    SINPE_CHECK(v < SINPE_CB_VERSION(9, 0) || v > SINPE_CB_VERSION(9, 4), SINPE_UNSUPPORTED,
+    SINPE_CHECK(!sinpe__command_buffer_known(v), SINPE_UNSUPPORTED,
                 "the device's cl_khr_command_buffer is version %u.%u.%u; sinpe records "
-                "with 0.9.0 to 0.9.4",
+                "with " SINPE__COMMAND_BUFFER_VERSIONS,
                 v >> 22, (v >> 12) & 0x3ff, v & 0xfff);
     cl_int err = clGetDeviceInfo(ctx->device, CL_DEVICE_PLATFORM, sizeof platform, &platform,
                                  NULL);
@@ -151,6 +166,9 @@ static sinpe_status record_call(sinpe_table *t, int mode, cl_command_queue queue
                            sinpe_status_string((sinpe_status)err));
     SINPE_CHECK(nq != 1, SINPE_INVALID_OPTION,
                 "command_buffer spans %u queues; sinpe records into one", nq);
+    /* No other state records: executable (1), 2 (pending before 0.9.8,
+       finalized under cl_khr_command_buffer_mutable_dispatch), invalid (3,
+       before 0.9.3). */
     SINPE_CHECK(state != SINPE_CB_RECORDING, SINPE_INVALID_OPTION,
                 "command_buffer is finalized: it records no more commands");
     /* The one host allocation, before anything is recorded. */

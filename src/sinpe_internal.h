@@ -120,6 +120,13 @@ typedef struct sinpe__device_info {
 
 sinpe_status sinpe__device_query(cl_device_id device, sinpe__device_info *info);
 
+/* ---- record.c ------------------------------------------------------------ */
+
+/* The versions of cl_khr_command_buffer that sinpe records with, as words
+   (the refusal's message), and whether v (CL_MAKE_VERSION's layout) is one. */
+#define SINPE__COMMAND_BUFFER_VERSIONS "0.9.0 to 0.9.8 and 1.0.0"
+int sinpe__command_buffer_known(cl_uint v);
+
 /* ---- tuning_source.c ----------------------------------------------------- */
 
 /* The record of a context (tuning_source.c): override, else the device's

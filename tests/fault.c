@@ -141,8 +141,8 @@ void *__wrap_realloc(void *p, size_t size)
     return host_fails() ? NULL : __real_realloc(p, size);
 }
 
-/* The recording of a kernel (cl_khr_command_buffer 0.9.x) as the library
-   looks it up: a recorded command counts in tu_launches too. */
+/* The recording of a kernel (cl_khr_command_buffer 0.9.0 to 1.0.0) as the
+   library looks it up: a recorded command counts in tu_launches too. */
 typedef cl_int(CL_API_CALL *record_fn)(void *cb, cl_command_queue queue,
                                        const cl_ulong *properties, cl_kernel kernel,
                                        cl_uint dims, const size_t *offset, const size_t *global,

@@ -46,7 +46,7 @@ static sinpe_table *shared; /* the table the growers grow */
 static sinpe_spec shared_spec;
 static double deadline;
 
-/* cl_khr_command_buffer 0.9.x, looked up once; create is NULL without it. */
+/* cl_khr_command_buffer (0.9.0 to 1.0.0), looked up once; create is NULL without it. */
 typedef void *(CL_API_CALL *cb_create_fn)(cl_uint nq, const cl_command_queue *queues,
                                           const cl_ulong *properties, cl_int *err);
 typedef cl_int(CL_API_CALL *cb_fn)(void *cb);
