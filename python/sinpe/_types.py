@@ -228,7 +228,7 @@ STRUCTS = (ContextOptions, Spec, EmbedArgs, DtypeInfo, RopeSpec, RopeArgs)
 # (rule, pairing, layout) and the rotary presets: see ROPE_ENUMS.
 CONSTANTS = {
     "SINPE_VERSION_MAJOR": 0,
-    "SINPE_VERSION_MINOR": 3,
+    "SINPE_VERSION_MINOR": 4,
     "SINPE_VERSION_PATCH": 0,
     "SINPE_SUCCESS": 0,
     "SINPE_NULL_ARGUMENT": -2001,
