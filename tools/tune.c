@@ -47,11 +47,6 @@ static int run_rope(void *user, cl_command_queue queue, cl_event *events, cl_uin
     run_state *rs = user;
     size_t width = (TUNE_ROPE_Q + TUNE_ROPE_KV) * TUNE_ROPE_HEAD;
     sinpe_rope_args a;
-    if (!rs->cand->rope) { /* made on the first (untimed) run: only the rotary case needs it */
-        sinpe_rope_spec spec;
-        sinpe_rope_spec_init(&spec, TUNE_ROPE_HEAD);
-        CHECK(sinpe_rope_table_create(rs->cand->ctx, &spec, TUNE_ROPE_LEN, &rs->cand->rope));
-    }
     sinpe_rope_args_init(&a);
     a.n_seqs = TUNE_ROPE_SEQS;
     a.seq_len = TUNE_ROPE_LEN;
@@ -76,12 +71,36 @@ static const bench_case *case_named(const char *name)
     return NULL;
 }
 
+/*
+ * The table case c reads under cand, made when a case first needs it: a
+ * search that times only the rotation, or only one dim, makes no other.
+ */
+static int candidate_table(tuner *tu, candidate *cand, const tune_case *c)
+{
+    size_t d = dim_index(tu, c->dim);
+    if (c->op == OP_ROPE && !cand->rope) {
+        sinpe_rope_spec spec;
+        sinpe_rope_spec_init(&spec, TUNE_ROPE_HEAD);
+        CHECK(sinpe_rope_table_create(cand->ctx, &spec, TUNE_ROPE_LEN, &cand->rope));
+    } else if (c->op != OP_ROPE && !cand->table[d]) {
+        sinpe_spec spec;
+        sinpe_spec_init(&spec, c->dim);
+        /* Every position the cases use, and the table case's rows. */
+        CHECK(sinpe_table_create(cand->ctx, &spec, BENCH_TABLE_ROWS, &cand->table[d]));
+    }
+    return 0;
+fail:
+    return -1;
+}
+
 /* Times case c under candidate cand; the median device time in *us. */
 static int time_case(tuner *tu, candidate *cand, const tune_case *c, double *us)
 {
     run_state rs;
     bench_job job;
     bench_stats st;
+    if (candidate_table(tu, cand, c) != 0)
+        return -1;
     memset(&rs, 0, sizeof rs);
     rs.tu = tu;
     rs.cand = cand;
@@ -236,12 +255,6 @@ int tune_candidate_open(tuner *tu, candidate *cand, const char *text)
        the program, where a candidate launches a few. */
     o.no_disk_cache = 1;
     CHECK(sinpe_context_create_from_cl(tu->env.cl_ctx, tu->env.device, &o, &cand->ctx));
-    for (size_t d = 0; d < tu->n_dims; d++) {
-        sinpe_spec spec;
-        sinpe_spec_init(&spec, tu->dims[d]);
-        /* Every position the cases use, and the table case's rows. */
-        CHECK(sinpe_table_create(cand->ctx, &spec, BENCH_TABLE_ROWS, &cand->table[d]));
-    }
     return 0;
 fail:
     return -1;

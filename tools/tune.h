@@ -28,8 +28,8 @@ typedef struct tune_case {
     char best[SINPE__VARIANT];
 } tune_case;
 
-/* A record's context and its tables, one per dim, and its rotary table
-   (made when the rotary case first runs under it). */
+/* A record's context and its tables, one per dim, and its rotary table,
+   each made when a case first runs under the record and needs it. */
 typedef struct candidate {
     char text[SINPE__VARIANT];
     sinpe_context *ctx;
@@ -57,6 +57,7 @@ typedef struct tuner {
     cl_mem rows_out[MAX_DIMS], rope_qk;
     tune_case cases[MAX_CASES];
     size_t n_cases;
+    candidate held; /* the current record's, open from one search to the next */
     double t0;
 } tuner;
 

@@ -42,19 +42,33 @@ static int candidate_value(size_t p, size_t v, size_t i, char *buf, size_t n)
     return 1;
 }
 
+/* Makes tu->held the candidate of record text: kept if it is, else opened. */
+static int hold(tuner *tu, const char *text)
+{
+    if (tu->held.ctx && strcmp(tu->held.text, text) == 0)
+        return 0;
+    tune_candidate_close(&tu->held);
+    return tune_candidate_open(tu, &tu->held, text);
+}
+
 /*
  * Times every allowed value of parameter p over the current record *cur
  * on the cases p decides, and keeps the best one if it wins by the margin.
+ * A value that runs the same kernels as the current one for a case
+ * (sinpe__plan_same) is not timed there: its ratio is 1; one that does so
+ * for every case is not timed at all.
  */
 static int search(tuner *tu, size_t p, sinpe__tuning *cur)
 {
     const sinpe__param *par = &sinpe__params[p];
     candidate cands[MAX_RECORDS];
+    sinpe__tuning recs[MAX_RECORDS];
     tune_case *sel[MAX_CASES];
     static int ok[MAX_CASES][MAX_RECORDS];
     static double us[MAX_CASES][MAX_RECORDS];
     size_t n = 0, n_cands = 0, best = 0, cur_value = *sinpe__param_field(cur, p);
     double score[MAX_RECORDS];
+    int timed[MAX_RECORDS];
     char word[32], text[SINPE__VARIANT];
     int rc = -1;
 
@@ -63,11 +77,14 @@ static int search(tuner *tu, size_t p, sinpe__tuning *cur)
             sel[n++] = &tu->cases[k];
     if (n == 0)
         return 0;
-    /* The current record first, then one per other value of p. */
+    /* The current record first (kept open from search to search), then
+       one per other value of p. */
     memset(cands, 0, sizeof cands);
     sinpe__tuning_format(cur, text, sizeof text);
-    if (tune_candidate_open(tu, &cands[n_cands++], text) != 0)
-        goto done;
+    if (hold(tu, text) != 0)
+        return -1;
+    cands[n_cands] = tu->held;
+    recs[n_cands++] = *cur;
     for (size_t i = 0; candidate_value(p, cur_value, i, word, sizeof word) && n_cands < MAX_RECORDS;
          i++) {
         sinpe__tuning t = *cur;
@@ -79,18 +96,27 @@ static int search(tuner *tu, size_t p, sinpe__tuning *cur)
         sinpe__record_apply(&t, &probe);
         if (*sinpe__param_field(&t, p) == cur_value)
             continue;
-        sinpe__tuning_format(&t, text, sizeof text);
-        if (tune_candidate_open(tu, &cands[n_cands++], text) != 0)
+        sinpe__tuning_format(&t, cands[n_cands].text, sizeof cands[n_cands].text);
+        recs[n_cands++] = t;
+    }
+    for (size_t c = 0; c < n_cands; c++) {
+        timed[c] = c == 0;
+        for (size_t k = 0; k < n; k++) {
+            sinpe__call call = tune_call(sel[k]);
+            ok[k][c] = c == 0 || !sinpe__plan_same(cur, &recs[c], &call);
+            timed[c] |= ok[k][c];
+        }
+        sinpe__tuning_format(&recs[c], text, sizeof text);
+        if (c > 0 && timed[c] && tune_candidate_open(tu, &cands[c], text) != 0)
             goto done;
     }
-    for (size_t k = 0; k < n; k++)
-        for (size_t c = 0; c < n_cands; c++)
-            ok[k][c] = 1;
     if (tune_time_rounds(tu, cands, n_cands, sel, n, ok, us) != 0)
         goto done;
     for (size_t c = 0; c < n_cands; c++) {
         double log_sum = 0.0;
         for (size_t k = 0; k < n; k++) {
+            if (!ok[k][c])
+                continue; /* the current record's kernels: a ratio of 1 */
             log_sum += log(us[k][c] / us[k][0]);
             tune_json(tu, "search", sel[k], par->name, cands[c].text, us[k][c]);
             if (sel[k]->best_us == 0.0 || us[k][c] < sel[k]->best_us) {
@@ -105,24 +131,29 @@ static int search(tuner *tu, size_t p, sinpe__tuning *cur)
     }
     printf("[%5.0f s] %-10s", bench_now_s() - tu->t0, par->name);
     for (size_t c = 0; c < n_cands; c++) {
-        sinpe__record r;
-        sinpe__record_parse(cands[c].text, &r);
-        sinpe__param_format(p, *sinpe__param_field(&r.t, p), word, sizeof word);
-        printf("  %s %.3f", word, score[c]);
+        sinpe__param_format(p, *sinpe__param_field(&recs[c], p), word, sizeof word);
+        if (timed[c])
+            printf("  %s %.3f", word, score[c]);
+        else
+            printf("  %s same", word);
     }
     if (best != 0 && score[best] < 1.0 - tu->margin) {
-        sinpe__record r;
-        sinpe__record_parse(cands[best].text, &r);
-        *cur = r.t;
+        *cur = recs[best];
         sinpe__param_format(p, *sinpe__param_field(cur, p), word, sizeof word);
         printf("  -> %s\n", word);
     } else {
         printf("  -> kept\n");
+        best = 0;
     }
     fflush(stdout);
     rc = 0;
 done:
-    for (size_t c = 0; c < n_cands; c++)
+    /* The record that is current now stays open, with the tables and
+       kernels it has made; the old one, if it lost, closes with the rest. */
+    tu->held = cands[best];
+    if (best != 0)
+        cands[best] = cands[0];
+    for (size_t c = 1; c < n_cands; c++)
         tune_candidate_close(&cands[c]);
     return rc;
 }
@@ -180,10 +211,19 @@ static int check(tuner *tu, const char *dflt, const char *chosen)
         ok[n][h] = ok[n][dflt_of[n]] = ok[n][best_of[n]] = 1;
         sel[n++] = c;
     }
+    /* The chosen record is the current one of the search, still open; a
+       record no case is timed under is not opened. */
     memset(cands, 0, sizeof cands);
-    for (size_t i = 0; i < n_recs; i++)
-        if (tune_candidate_open(tu, &cands[i], recs[i]) != 0)
+    if (hold(tu, chosen) != 0)
+        return -1;
+    cands[h] = tu->held;
+    for (size_t i = 0; i < n_recs; i++) {
+        int used = 0;
+        for (size_t k = 0; k < n; k++)
+            used |= ok[k][i];
+        if (i != h && used && tune_candidate_open(tu, &cands[i], recs[i]) != 0)
             goto done;
+    }
     printf("\n[%5.0f s] the result, every case under the database record, the chosen record\n"
            "and the record fastest for it in the search, in the same rounds (us; a record\n"
            "that runs the same kernels for a case as the chosen one is the chosen one):\n\n"
@@ -216,8 +256,10 @@ static int check(tuner *tu, const char *dflt, const char *chosen)
            within_chosen, n, worst_chosen, within_dflt, n, worst_dflt);
     rc = 0;
 done:
+    tu->held = cands[h];
     for (size_t i = 0; i < n_recs; i++)
-        tune_candidate_close(&cands[i]);
+        if (i != h)
+            tune_candidate_close(&cands[i]);
     return rc;
 }
 
@@ -461,6 +503,7 @@ int main(int argc, char **argv)
     rc = 0;
 done:
 fail:
+    tune_candidate_close(&tu.held);
     release_buffers(&tu);
     if (bench_env_close(&tu.env) != 0)
         rc = 1;
