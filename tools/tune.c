@@ -72,12 +72,16 @@ static const bench_case *case_named(const char *name)
 }
 
 /*
- * The table case c reads under cand, made when a case first needs it: a
- * search that times only the rotation, or only one dim, makes no other.
+ * What case c needs under cand, made when a case first needs it: the table
+ * it reads and the program of its weights type.  A search that times only
+ * the rotation makes no embedding table and builds no weights program; one
+ * that times fp32 cases alone builds no fp16 or bf16 program.
  */
-static int candidate_table(tuner *tu, candidate *cand, const tune_case *c)
+static int candidate_prepare(tuner *tu, candidate *cand, const tune_case *c)
 {
     size_t d = dim_index(tu, c->dim);
+    if (c->op == OP_FUSED || c->op == OP_GATHER)
+        CHECK(sinpe_context_prepare(cand->ctx, c->dtype)); /* at once when built */
     if (c->op == OP_ROPE && !cand->rope) {
         sinpe_rope_spec spec;
         sinpe_rope_spec_init(&spec, TUNE_ROPE_HEAD);
@@ -99,7 +103,7 @@ static int time_case(tuner *tu, candidate *cand, const tune_case *c, double *us)
     run_state rs;
     bench_job job;
     bench_stats st;
-    if (candidate_table(tu, cand, c) != 0)
+    if (candidate_prepare(tu, cand, c) != 0)
         return -1;
     memset(&rs, 0, sizeof rs);
     rs.tu = tu;
@@ -254,7 +258,9 @@ int tune_candidate_open(tuner *tu, candidate *cand, const char *text)
     /* No binary cache: storing a binary makes pocl compile every kernel of
        the program, where a candidate launches a few. */
     o.no_disk_cache = 1;
-    CHECK(sinpe_context_create_from_cl(tu->env.cl_ctx, tu->env.device, &o, &cand->ctx));
+    /* Lazy: the programs of the weights types come with the first case
+       that reads them (candidate_prepare). */
+    CHECK(sinpe__context_create_lazy(tu->env.cl_ctx, tu->env.device, &o, &cand->ctx));
     return 0;
 fail:
     return -1;
