@@ -97,8 +97,9 @@ fail:
     return -1;
 }
 
-/* Times case c under candidate cand; the median device time in *us. */
-static int time_case(tuner *tu, candidate *cand, const tune_case *c, double *us)
+/* Times case c under candidate cand; the median device time in *us.  The
+   first time (first), warm-up calls come before the timed ones. */
+static int time_case(tuner *tu, candidate *cand, const tune_case *c, int first, double *us)
 {
     run_state rs;
     bench_job job;
@@ -135,10 +136,13 @@ static int time_case(tuner *tu, candidate *cand, const tune_case *c, double *us)
         rs.sr.out[BENCH_OUT_ADD] = tu->out[d][c->dtype][1];
         job.user = &rs.sr;
     }
-    /* Decode-sized calls are cheap and noisy: more of them. */
+    /* Decode-sized calls are cheap and noisy: more of them.  The warm-up
+       calls compile the kernels (pocl compiles a kernel at its first
+       launch) and touch the buffers; in a later round the same case has
+       just run under the other records, with the same buffers. */
     int decode = c->op < OP_TABLE && bench_shapes[c->shape].seq_len == 1;
     tu->opts.reps = decode ? 40 : 3;
-    tu->opts.warmup = decode ? 5 : 1;
+    tu->opts.warmup = !first ? 0 : decode ? 5 : 1;
     if (bench_time(&tu->env, &job, &st) != 0)
         return -1;
     *us = st.median_us;
@@ -275,31 +279,24 @@ void tune_candidate_close(candidate *cand)
     memset(cand, 0, sizeof *cand);
 }
 
-static double min_of(const double *v, int n)
-{
-    double m = v[0];
-    for (int i = 1; i < n; i++)
-        m = v[i] < m ? v[i] : m;
-    return m;
-}
-
-/* Rounds of every (case, candidate) pair, the candidates rotated from
+/* Round r of every (case, candidate) pair, the candidates rotated from
    round to round; a case's figure is the fastest of its round medians, as
    a busy neighbour only ever slows a round down. */
-int tune_time_rounds(tuner *tu, candidate *cands, size_t n_cands, tune_case **sel, size_t n,
-                       int (*ok)[MAX_RECORDS], double (*us)[MAX_RECORDS])
+int tune_time_round(tuner *tu, candidate *cands, size_t n_cands, tune_case **sel, size_t n,
+                    int (*ok)[MAX_RECORDS], int r, double (*us)[MAX_RECORDS])
 {
-    static double t[MAX_CASES][MAX_RECORDS][MAX_ROUNDS];
-    for (int r = 0; r < tu->rounds; r++)
-        for (size_t k = 0; k < n; k++)
-            for (size_t j = 0; j < n_cands; j++) {
-                size_t c = (j + (size_t)r) % n_cands;
-                if (ok[k][c] && time_case(tu, &cands[c], sel[k], &t[k][c][r]) != 0)
-                    return -1;
-            }
     for (size_t k = 0; k < n; k++)
-        for (size_t c = 0; c < n_cands; c++)
-            us[k][c] = ok[k][c] ? min_of(t[k][c], tu->rounds) : 0.0;
+        for (size_t j = 0; j < n_cands; j++) {
+            size_t c = (j + (size_t)r) % n_cands;
+            double t;
+            if (!ok[k][c]) {
+                us[k][c] = 0.0;
+                continue;
+            }
+            if (time_case(tu, &cands[c], sel[k], r == 0, &t) != 0)
+                return -1;
+            us[k][c] = r == 0 || t < us[k][c] ? t : us[k][c];
+        }
     return 0;
 }
 

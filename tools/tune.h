@@ -74,11 +74,11 @@ int tune_decides(const tuner *tu, size_t p, const sinpe__tuning *cur, const tune
 void tune_case_name(const tune_case *c, char *buf, size_t n);
 int tune_candidate_open(tuner *tu, candidate *cand, const char *text);
 void tune_candidate_close(candidate *cand);
-/* Times the cases sel[0 .. n) under the candidates in interleaved rounds:
-   us[k][c] gets the fastest of case k's round medians under candidate c,
-   where ok[k][c] (else 0). */
-int tune_time_rounds(tuner *tu, candidate *cands, size_t n_cands, tune_case **sel, size_t n,
-                     int (*ok)[MAX_RECORDS], double (*us)[MAX_RECORDS]);
+/* Round r (from 0) of the cases sel[0 .. n) under the candidates,
+   interleaved: us[k][c] becomes the fastest of case k's round medians so
+   far under candidate c, where ok[k][c] (else 0). */
+int tune_time_round(tuner *tu, candidate *cands, size_t n_cands, tune_case **sel, size_t n,
+                    int (*ok)[MAX_RECORDS], int r, double (*us)[MAX_RECORDS]);
 void tune_json(tuner *tu, const char *phase, const tune_case *c, const char *role,
                const char *record, double us);
 

@@ -42,6 +42,21 @@ static int candidate_value(size_t p, size_t v, size_t i, char *buf, size_t n)
     return 1;
 }
 
+/* Each candidate's score: the geometric mean over the cases of its time
+   over the current record's (candidate 0), a case it is not timed on
+   counting 1 (it runs the current record's kernels there). */
+static void scores(size_t n_cands, size_t n, int (*ok)[MAX_RECORDS], double (*us)[MAX_RECORDS],
+                   double *score)
+{
+    for (size_t c = 0; c < n_cands; c++) {
+        double log_sum = 0.0;
+        for (size_t k = 0; k < n; k++)
+            if (ok[k][c])
+                log_sum += log(us[k][c] / us[k][0]);
+        score[c] = exp(log_sum / (double)n);
+    }
+}
+
 /* Makes tu->held the candidate of record text: kept if it is, else opened. */
 static int hold(tuner *tu, const char *text)
 {
@@ -68,7 +83,7 @@ static int search(tuner *tu, size_t p, sinpe__tuning *cur)
     static double us[MAX_CASES][MAX_RECORDS];
     size_t n = 0, n_cands = 0, best = 0, cur_value = *sinpe__param_field(cur, p);
     double score[MAX_RECORDS];
-    int timed[MAX_RECORDS];
+    int timed[MAX_RECORDS], rounds;
     char word[32], text[SINPE__VARIANT];
     int rc = -1;
 
@@ -110,14 +125,14 @@ static int search(tuner *tu, size_t p, sinpe__tuning *cur)
         if (c > 0 && timed[c] && tune_candidate_open(tu, &cands[c], text) != 0)
             goto done;
     }
-    if (tune_time_rounds(tu, cands, n_cands, sel, n, ok, us) != 0)
-        goto done;
+    for (rounds = 0; rounds < tu->rounds; rounds++)
+        if (tune_time_round(tu, cands, n_cands, sel, n, ok, rounds, us) != 0)
+            goto done;
+    scores(n_cands, n, ok, us, score);
     for (size_t c = 0; c < n_cands; c++) {
-        double log_sum = 0.0;
         for (size_t k = 0; k < n; k++) {
             if (!ok[k][c])
-                continue; /* the current record's kernels: a ratio of 1 */
-            log_sum += log(us[k][c] / us[k][0]);
+                continue;
             tune_json(tu, "search", sel[k], par->name, cands[c].text, us[k][c]);
             if (sel[k]->best_us == 0.0 || us[k][c] < sel[k]->best_us) {
                 sel[k]->best_us = us[k][c];
@@ -125,7 +140,6 @@ static int search(tuner *tu, size_t p, sinpe__tuning *cur)
                          (int)sizeof sel[k]->best - 1, cands[c].text);
             }
         }
-        score[c] = exp(log_sum / (double)n);
         if (score[c] < score[best])
             best = c;
     }
@@ -140,11 +154,12 @@ static int search(tuner *tu, size_t p, sinpe__tuning *cur)
     if (best != 0 && score[best] < 1.0 - tu->margin) {
         *cur = recs[best];
         sinpe__param_format(p, *sinpe__param_field(cur, p), word, sizeof word);
-        printf("  -> %s\n", word);
+        printf("  -> %s", word);
     } else {
-        printf("  -> kept\n");
+        printf("  -> kept");
         best = 0;
     }
+    printf("\n");
     fflush(stdout);
     rc = 0;
 done:
@@ -231,11 +246,10 @@ static int check(tuner *tu, const char *dflt, const char *chosen)
            bench_now_s() - tu->t0, "case", "database", "chosen", "fastest", "chosen/f",
            "db/f");
     /* More rounds here: these are the figures the result is read by. */
-    rounds = tu->rounds;
-    tu->rounds = rounds + 2 < MAX_ROUNDS ? rounds + 2 : MAX_ROUNDS;
-    if (tune_time_rounds(tu, cands, n_recs, sel, n, ok, us) != 0)
-        goto done;
-    tu->rounds = rounds;
+    rounds = tu->rounds + 2 < MAX_ROUNDS ? tu->rounds + 2 : MAX_ROUNDS;
+    for (int r = 0; r < rounds; r++)
+        if (tune_time_round(tu, cands, n_recs, sel, n, ok, r, us) != 0)
+            goto done;
     for (size_t k = 0; k < n; k++) {
         char name[64];
         size_t dk = dflt_of[k], bk = best_of[k];
