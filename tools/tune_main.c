@@ -10,7 +10,9 @@
  * interleave the candidates so that a noisy neighbour hurts them alike; a
  * case's figure is the fastest of its round medians, a candidate's score
  * the geometric mean of its cases' times over the current record's, and a
- * value replaces the current one only when it scores below 1 - margin.
+ * value replaces the current one only when it scores below 1 - margin.  A
+ * search whose scores lie far from the margin after two rounds ends there
+ * (CLEAR); the close calls run every round.
  * Last, every case of the benchmark's kind that the search timed is timed
  * again, in the same rounds, under the database record, the chosen one and
  * the record that was fastest for that case in the search, and the ratios
@@ -55,6 +57,33 @@ static void scores(size_t n_cands, size_t n, int (*ok)[MAX_RECORDS], double (*us
                 log_sum += log(us[k][c] / us[k][0]);
         score[c] = exp(log_sum / (double)n);
     }
+}
+
+/*
+ * How far from the margin a score must lie for the search to end before
+ * its last round: by this factor, after two rounds at least.  Measured
+ * here (two whole runs, two cores shared with a neighbour's test suite,
+ * every round run), a score moved by up to 27% from the second round to
+ * the third when it lay near the margin (table_seqs 4: 0.85, then 1.08),
+ * by 14% at most when it lay beyond this factor (stream 0: 2.64, then
+ * 2.28), and after one round alone it could be anything (prefetch 0:
+ * 0.34, then 0.91).  The close calls run every round.
+ */
+#define CLEAR 1.5
+/* Whether the scores decide the search already: none lies within CLEAR of
+   the margin, and at most one below it. */
+static int decided(const double *score, const int *timed, size_t n_cands, double margin)
+{
+    double line = 1.0 - margin;
+    int below = 0;
+    for (size_t c = 1; c < n_cands; c++) {
+        if (!timed[c])
+            continue;
+        if (score[c] > line / CLEAR && score[c] < line * CLEAR)
+            return 0;
+        below += score[c] <= line / CLEAR;
+    }
+    return below <= 1;
 }
 
 /* Makes tu->held the candidate of record text: kept if it is, else opened. */
@@ -125,10 +154,16 @@ static int search(tuner *tu, size_t p, sinpe__tuning *cur)
         if (c > 0 && timed[c] && tune_candidate_open(tu, &cands[c], text) != 0)
             goto done;
     }
-    for (rounds = 0; rounds < tu->rounds; rounds++)
+    /* Every round, unless the scores of two or more decide it already. */
+    for (rounds = 0; rounds < tu->rounds; rounds++) {
         if (tune_time_round(tu, cands, n_cands, sel, n, ok, rounds, us) != 0)
             goto done;
-    scores(n_cands, n, ok, us, score);
+        scores(n_cands, n, ok, us, score);
+        if (rounds >= 1 && decided(score, timed, n_cands, tu->margin)) {
+            rounds++;
+            break;
+        }
+    }
     for (size_t c = 0; c < n_cands; c++) {
         for (size_t k = 0; k < n; k++) {
             if (!ok[k][c])
@@ -159,7 +194,7 @@ static int search(tuner *tu, size_t p, sinpe__tuning *cur)
         printf("  -> kept");
         best = 0;
     }
-    printf("\n");
+    printf(rounds < tu->rounds ? " (%d rounds)\n" : "\n", rounds);
     fflush(stdout);
     rc = 0;
 done:
@@ -245,7 +280,8 @@ static int check(tuner *tu, const char *dflt, const char *chosen)
            "%-30s %10s %10s %10s %9s %9s\n",
            bench_now_s() - tu->t0, "case", "database", "chosen", "fastest", "chosen/f",
            "db/f");
-    /* More rounds here: these are the figures the result is read by. */
+    /* More rounds here, and all of them: these are the figures the result
+       is read by. */
     rounds = tu->rounds + 2 < MAX_ROUNDS ? tu->rounds + 2 : MAX_ROUNDS;
     for (int r = 0; r < rounds; r++)
         if (tune_time_round(tu, cands, n_recs, sel, n, ok, r, us) != 0)
@@ -294,7 +330,9 @@ static void usage(FILE *f)
             "  --dtypes LIST   storage types, from fp32,fp16,bf16 (default all three)\n"
             "  --margin PCT    how much faster a form must be to replace the current\n"
             "                  one, geometric mean over its cases (default 5)\n"
-            "  --rounds N      interleaved rounds per comparison, 1 to %d (default 3)\n"
+            "  --rounds N      interleaved rounds per comparison, 1 to %d (default 3);\n"
+            "                  a search whose scores lie far from the margin after two\n"
+            "                  stops there\n"
             "  --json FILE     one JSON object per timing\n"
             "  --device SEL    device selector, as SINPE_DEVICE\n"
             "  --dry-run       measure and print, but save nothing\n"
