@@ -42,8 +42,10 @@ static void context_destroy(sinpe_context *ctx)
     free(ctx);
 }
 
-/* The rest of a context, once its cl_context and device are in place. */
-static sinpe_status context_init(sinpe_context *ctx, const sinpe_context_options *options)
+/* The rest of a context, once its cl_context and device are in place;
+   lazy: no weights type's program until a call needs it. */
+static sinpe_status context_init(sinpe_context *ctx, const sinpe_context_options *options,
+                                 int lazy)
 {
     char from[SINPE__FROM];
     cl_int err;
@@ -67,7 +69,7 @@ static sinpe_status context_init(sinpe_context *ctx, const sinpe_context_options
     SINPE_FORWARD(sinpe__program_build(ctx->cl_ctx, ctx->device, ctx->math, &ctx->tune, -1,
                                        ctx->disk_cache, &ctx->prog));
     /* The float types' kernels now; the quantized types' on first use. */
-    for (int w = 0; sinpe__dtype((sinpe_dtype)w); w++) {
+    for (int w = 0; !lazy && sinpe__dtype((sinpe_dtype)w); w++) {
         const sinpe__program *p;
         if (!sinpe__dtype((sinpe_dtype)w)->quantized)
             SINPE_FORWARD(sinpe__context_weights(ctx, (sinpe_dtype)w, &p));
@@ -77,7 +79,8 @@ static sinpe_status context_init(sinpe_context *ctx, const sinpe_context_options
 
 /* Takes ownership of cl_ctx and dev, whatever happens. */
 static sinpe_status context_finish(cl_context cl_ctx, cl_device_id dev,
-                                   const sinpe_context_options *options, sinpe_context **out)
+                                   const sinpe_context_options *options, int lazy,
+                                   sinpe_context **out)
 {
     sinpe_context *ctx = calloc(1, sizeof *ctx);
     sinpe_status st;
@@ -91,7 +94,7 @@ static sinpe_status context_finish(cl_context cl_ctx, cl_device_id dev,
     ctx->cl_ctx = cl_ctx;
     ctx->device = dev;
     ctx->refs = 1;
-    if ((st = context_init(ctx, options)) != SINPE_SUCCESS)
+    if ((st = context_init(ctx, options, lazy)) != SINPE_SUCCESS)
         context_destroy(ctx);
     else
         *out = ctx;
@@ -112,12 +115,12 @@ sinpe_status sinpe_context_create(const sinpe_context_options *options, sinpe_co
     cl_ctx = clCreateContext(props, 1, &dev, NULL, NULL, &err);
     SINPE_CL_CHECK(err, "clCreateContext");
     clRetainDevice(dev);
-    return context_finish(cl_ctx, dev, &own, context);
+    return context_finish(cl_ctx, dev, &own, 0, context);
 }
 
-sinpe_status sinpe_context_create_from_cl(cl_context cl_ctx, cl_device_id device,
-                                          const sinpe_context_options *options,
-                                          sinpe_context **context)
+static sinpe_status create_from_cl(cl_context cl_ctx, cl_device_id device,
+                                   const sinpe_context_options *options, int lazy,
+                                   sinpe_context **context)
 {
     cl_uint n = 0;
     cl_device_id devs[64];
@@ -138,7 +141,21 @@ sinpe_status sinpe_context_create_from_cl(cl_context cl_ctx, cl_device_id device
     SINPE_CHECK(!found, SINPE_CONTEXT_MISMATCH, "device is not a device of cl_ctx");
     SINPE_CL_CHECK(clRetainContext(cl_ctx), "clRetainContext");
     clRetainDevice(device);
-    return context_finish(cl_ctx, device, &own, context);
+    return context_finish(cl_ctx, device, &own, lazy, context);
+}
+
+sinpe_status sinpe_context_create_from_cl(cl_context cl_ctx, cl_device_id device,
+                                          const sinpe_context_options *options,
+                                          sinpe_context **context)
+{
+    return create_from_cl(cl_ctx, device, options, 0, context);
+}
+
+sinpe_status sinpe__context_create_lazy(cl_context cl_ctx, cl_device_id device,
+                                        const sinpe_context_options *options,
+                                        sinpe_context **context)
+{
+    return create_from_cl(cl_ctx, device, options, 1, context);
 }
 
 void sinpe__context_unref(sinpe_context *ctx)

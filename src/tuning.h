@@ -133,4 +133,12 @@ unsigned sinpe__plan_forms(const sinpe__tuning *t);
    streams).  Into out[0 .. 3); returns how many. */
 size_t sinpe__plan_variants(const sinpe__tuning *r, sinpe__tuning *out);
 
+/* sinpe_context_create_from_cl for sinpe-tune (context.c): the context
+   builds no weights type's program until a call needs it, as it does for
+   the quantized types, so that a record timed on fp32 calls alone never
+   compiles the fp16 and bf16 programs (each as long to build as the rest). */
+sinpe_status sinpe__context_create_lazy(cl_context cl_ctx, cl_device_id device,
+                                        const sinpe_context_options *options,
+                                        sinpe_context **context);
+
 #endif /* SINPE_TUNING_H */

@@ -47,11 +47,6 @@ static int run_rope(void *user, cl_command_queue queue, cl_event *events, cl_uin
     run_state *rs = user;
     size_t width = (TUNE_ROPE_Q + TUNE_ROPE_KV) * TUNE_ROPE_HEAD;
     sinpe_rope_args a;
-    if (!rs->cand->rope) { /* made on the first (untimed) run: only the rotary case needs it */
-        sinpe_rope_spec spec;
-        sinpe_rope_spec_init(&spec, TUNE_ROPE_HEAD);
-        CHECK(sinpe_rope_table_create(rs->cand->ctx, &spec, TUNE_ROPE_LEN, &rs->cand->rope));
-    }
     sinpe_rope_args_init(&a);
     a.n_seqs = TUNE_ROPE_SEQS;
     a.seq_len = TUNE_ROPE_LEN;
@@ -76,12 +71,41 @@ static const bench_case *case_named(const char *name)
     return NULL;
 }
 
-/* Times case c under candidate cand; the median device time in *us. */
-static int time_case(tuner *tu, candidate *cand, const tune_case *c, double *us)
+/*
+ * What case c needs under cand, made when a case first needs it: the table
+ * it reads and the program of its weights type.  A search that times only
+ * the rotation makes no embedding table and builds no weights program; one
+ * that times fp32 cases alone builds no fp16 or bf16 program.
+ */
+static int candidate_prepare(tuner *tu, candidate *cand, const tune_case *c)
+{
+    size_t d = dim_index(tu, c->dim);
+    if (c->op == OP_FUSED || c->op == OP_GATHER)
+        CHECK(sinpe_context_prepare(cand->ctx, c->dtype)); /* at once when built */
+    if (c->op == OP_ROPE && !cand->rope) {
+        sinpe_rope_spec spec;
+        sinpe_rope_spec_init(&spec, TUNE_ROPE_HEAD);
+        CHECK(sinpe_rope_table_create(cand->ctx, &spec, TUNE_ROPE_LEN, &cand->rope));
+    } else if (c->op != OP_ROPE && !cand->table[d]) {
+        sinpe_spec spec;
+        sinpe_spec_init(&spec, c->dim);
+        /* Every position the cases use, and the table case's rows. */
+        CHECK(sinpe_table_create(cand->ctx, &spec, BENCH_TABLE_ROWS, &cand->table[d]));
+    }
+    return 0;
+fail:
+    return -1;
+}
+
+/* Times case c under candidate cand; the median device time in *us.  The
+   first time (first), warm-up calls come before the timed ones. */
+static int time_case(tuner *tu, candidate *cand, const tune_case *c, int first, double *us)
 {
     run_state rs;
     bench_job job;
     bench_stats st;
+    if (candidate_prepare(tu, cand, c) != 0)
+        return -1;
     memset(&rs, 0, sizeof rs);
     rs.tu = tu;
     rs.cand = cand;
@@ -112,10 +136,13 @@ static int time_case(tuner *tu, candidate *cand, const tune_case *c, double *us)
         rs.sr.out[BENCH_OUT_ADD] = tu->out[d][c->dtype][1];
         job.user = &rs.sr;
     }
-    /* Decode-sized calls are cheap and noisy: more of them. */
+    /* Decode-sized calls are cheap and noisy: more of them.  The warm-up
+       calls compile the kernels (pocl compiles a kernel at its first
+       launch) and touch the buffers; in a later round the same case has
+       just run under the other records, with the same buffers. */
     int decode = c->op < OP_TABLE && bench_shapes[c->shape].seq_len == 1;
     tu->opts.reps = decode ? 40 : 3;
-    tu->opts.warmup = decode ? 5 : 1;
+    tu->opts.warmup = !first ? 0 : decode ? 5 : 1;
     if (bench_time(&tu->env, &job, &st) != 0)
         return -1;
     *us = st.median_us;
@@ -235,13 +262,9 @@ int tune_candidate_open(tuner *tu, candidate *cand, const char *text)
     /* No binary cache: storing a binary makes pocl compile every kernel of
        the program, where a candidate launches a few. */
     o.no_disk_cache = 1;
-    CHECK(sinpe_context_create_from_cl(tu->env.cl_ctx, tu->env.device, &o, &cand->ctx));
-    for (size_t d = 0; d < tu->n_dims; d++) {
-        sinpe_spec spec;
-        sinpe_spec_init(&spec, tu->dims[d]);
-        /* Every position the cases use, and the table case's rows. */
-        CHECK(sinpe_table_create(cand->ctx, &spec, BENCH_TABLE_ROWS, &cand->table[d]));
-    }
+    /* Lazy: the programs of the weights types come with the first case
+       that reads them (candidate_prepare). */
+    CHECK(sinpe__context_create_lazy(tu->env.cl_ctx, tu->env.device, &o, &cand->ctx));
     return 0;
 fail:
     return -1;
@@ -256,31 +279,24 @@ void tune_candidate_close(candidate *cand)
     memset(cand, 0, sizeof *cand);
 }
 
-static double min_of(const double *v, int n)
-{
-    double m = v[0];
-    for (int i = 1; i < n; i++)
-        m = v[i] < m ? v[i] : m;
-    return m;
-}
-
-/* Rounds of every (case, candidate) pair, the candidates rotated from
+/* Round r of every (case, candidate) pair, the candidates rotated from
    round to round; a case's figure is the fastest of its round medians, as
    a busy neighbour only ever slows a round down. */
-int tune_time_rounds(tuner *tu, candidate *cands, size_t n_cands, tune_case **sel, size_t n,
-                       int (*ok)[MAX_RECORDS], double (*us)[MAX_RECORDS])
+int tune_time_round(tuner *tu, candidate *cands, size_t n_cands, tune_case **sel, size_t n,
+                    int (*ok)[MAX_RECORDS], int r, double (*us)[MAX_RECORDS])
 {
-    static double t[MAX_CASES][MAX_RECORDS][MAX_ROUNDS];
-    for (int r = 0; r < tu->rounds; r++)
-        for (size_t k = 0; k < n; k++)
-            for (size_t j = 0; j < n_cands; j++) {
-                size_t c = (j + (size_t)r) % n_cands;
-                if (ok[k][c] && time_case(tu, &cands[c], sel[k], &t[k][c][r]) != 0)
-                    return -1;
-            }
     for (size_t k = 0; k < n; k++)
-        for (size_t c = 0; c < n_cands; c++)
-            us[k][c] = ok[k][c] ? min_of(t[k][c], tu->rounds) : 0.0;
+        for (size_t j = 0; j < n_cands; j++) {
+            size_t c = (j + (size_t)r) % n_cands;
+            double t;
+            if (!ok[k][c]) {
+                us[k][c] = 0.0;
+                continue;
+            }
+            if (time_case(tu, &cands[c], sel[k], r == 0, &t) != 0)
+                return -1;
+            us[k][c] = r == 0 || t < us[k][c] ? t : us[k][c];
+        }
     return 0;
 }
 

@@ -28,8 +28,8 @@ typedef struct tune_case {
     char best[SINPE__VARIANT];
 } tune_case;
 
-/* A record's context and its tables, one per dim, and its rotary table
-   (made when the rotary case first runs under it). */
+/* A record's context and its tables, one per dim, and its rotary table,
+   each made when a case first runs under the record and needs it. */
 typedef struct candidate {
     char text[SINPE__VARIANT];
     sinpe_context *ctx;
@@ -57,6 +57,7 @@ typedef struct tuner {
     cl_mem rows_out[MAX_DIMS], rope_qk;
     tune_case cases[MAX_CASES];
     size_t n_cases;
+    candidate held; /* the current record's, open from one search to the next */
     double t0;
 } tuner;
 
@@ -73,11 +74,11 @@ int tune_decides(const tuner *tu, size_t p, const sinpe__tuning *cur, const tune
 void tune_case_name(const tune_case *c, char *buf, size_t n);
 int tune_candidate_open(tuner *tu, candidate *cand, const char *text);
 void tune_candidate_close(candidate *cand);
-/* Times the cases sel[0 .. n) under the candidates in interleaved rounds:
-   us[k][c] gets the fastest of case k's round medians under candidate c,
-   where ok[k][c] (else 0). */
-int tune_time_rounds(tuner *tu, candidate *cands, size_t n_cands, tune_case **sel, size_t n,
-                     int (*ok)[MAX_RECORDS], double (*us)[MAX_RECORDS]);
+/* Round r (from 0) of the cases sel[0 .. n) under the candidates,
+   interleaved: us[k][c] becomes the fastest of case k's round medians so
+   far under candidate c, where ok[k][c] (else 0). */
+int tune_time_round(tuner *tu, candidate *cands, size_t n_cands, tune_case **sel, size_t n,
+                    int (*ok)[MAX_RECORDS], int r, double (*us)[MAX_RECORDS]);
 void tune_json(tuner *tu, const char *phase, const tune_case *c, const char *role,
                const char *record, double us);
 

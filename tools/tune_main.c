@@ -10,7 +10,9 @@
  * interleave the candidates so that a noisy neighbour hurts them alike; a
  * case's figure is the fastest of its round medians, a candidate's score
  * the geometric mean of its cases' times over the current record's, and a
- * value replaces the current one only when it scores below 1 - margin.
+ * value replaces the current one only when it scores below 1 - margin.  A
+ * search whose scores lie far from the margin after two rounds ends there
+ * (CLEAR); the close calls run every round.
  * Last, every case of the benchmark's kind that the search timed is timed
  * again, in the same rounds, under the database record, the chosen one and
  * the record that was fastest for that case in the search, and the ratios
@@ -42,19 +44,75 @@ static int candidate_value(size_t p, size_t v, size_t i, char *buf, size_t n)
     return 1;
 }
 
+/* Each candidate's score: the geometric mean over the cases of its time
+   over the current record's (candidate 0), a case it is not timed on
+   counting 1 (it runs the current record's kernels there). */
+static void scores(size_t n_cands, size_t n, int (*ok)[MAX_RECORDS], double (*us)[MAX_RECORDS],
+                   double *score)
+{
+    for (size_t c = 0; c < n_cands; c++) {
+        double log_sum = 0.0;
+        for (size_t k = 0; k < n; k++)
+            if (ok[k][c])
+                log_sum += log(us[k][c] / us[k][0]);
+        score[c] = exp(log_sum / (double)n);
+    }
+}
+
+/*
+ * How far from the margin a score must lie for the search to end before
+ * its last round: by this factor, after two rounds at least.  Measured
+ * here (two whole runs, two cores shared with a neighbour's test suite,
+ * every round run), a score moved by up to 27% from the second round to
+ * the third when it lay near the margin (table_seqs 4: 0.85, then 1.08),
+ * by 14% at most when it lay beyond this factor (stream 0: 2.64, then
+ * 2.28), and after one round alone it could be anything (prefetch 0:
+ * 0.34, then 0.91).  The close calls run every round.
+ */
+#define CLEAR 1.5
+/* Whether the scores decide the search already: none lies within CLEAR of
+   the margin, and at most one below it. */
+static int decided(const double *score, const int *timed, size_t n_cands, double margin)
+{
+    double line = 1.0 - margin;
+    int below = 0;
+    for (size_t c = 1; c < n_cands; c++) {
+        if (!timed[c])
+            continue;
+        if (score[c] > line / CLEAR && score[c] < line * CLEAR)
+            return 0;
+        below += score[c] <= line / CLEAR;
+    }
+    return below <= 1;
+}
+
+/* Makes tu->held the candidate of record text: kept if it is, else opened. */
+static int hold(tuner *tu, const char *text)
+{
+    if (tu->held.ctx && strcmp(tu->held.text, text) == 0)
+        return 0;
+    tune_candidate_close(&tu->held);
+    return tune_candidate_open(tu, &tu->held, text);
+}
+
 /*
  * Times every allowed value of parameter p over the current record *cur
  * on the cases p decides, and keeps the best one if it wins by the margin.
+ * A value that runs the same kernels as the current one for a case
+ * (sinpe__plan_same) is not timed there: its ratio is 1; one that does so
+ * for every case is not timed at all.
  */
 static int search(tuner *tu, size_t p, sinpe__tuning *cur)
 {
     const sinpe__param *par = &sinpe__params[p];
     candidate cands[MAX_RECORDS];
+    sinpe__tuning recs[MAX_RECORDS];
     tune_case *sel[MAX_CASES];
     static int ok[MAX_CASES][MAX_RECORDS];
     static double us[MAX_CASES][MAX_RECORDS];
     size_t n = 0, n_cands = 0, best = 0, cur_value = *sinpe__param_field(cur, p);
     double score[MAX_RECORDS];
+    int timed[MAX_RECORDS], rounds;
     char word[32], text[SINPE__VARIANT];
     int rc = -1;
 
@@ -63,11 +121,14 @@ static int search(tuner *tu, size_t p, sinpe__tuning *cur)
             sel[n++] = &tu->cases[k];
     if (n == 0)
         return 0;
-    /* The current record first, then one per other value of p. */
+    /* The current record first (kept open from search to search), then
+       one per other value of p. */
     memset(cands, 0, sizeof cands);
     sinpe__tuning_format(cur, text, sizeof text);
-    if (tune_candidate_open(tu, &cands[n_cands++], text) != 0)
-        goto done;
+    if (hold(tu, text) != 0)
+        return -1;
+    cands[n_cands] = tu->held;
+    recs[n_cands++] = *cur;
     for (size_t i = 0; candidate_value(p, cur_value, i, word, sizeof word) && n_cands < MAX_RECORDS;
          i++) {
         sinpe__tuning t = *cur;
@@ -79,19 +140,34 @@ static int search(tuner *tu, size_t p, sinpe__tuning *cur)
         sinpe__record_apply(&t, &probe);
         if (*sinpe__param_field(&t, p) == cur_value)
             continue;
-        sinpe__tuning_format(&t, text, sizeof text);
-        if (tune_candidate_open(tu, &cands[n_cands++], text) != 0)
+        sinpe__tuning_format(&t, cands[n_cands].text, sizeof cands[n_cands].text);
+        recs[n_cands++] = t;
+    }
+    for (size_t c = 0; c < n_cands; c++) {
+        timed[c] = c == 0;
+        for (size_t k = 0; k < n; k++) {
+            sinpe__call call = tune_call(sel[k]);
+            ok[k][c] = c == 0 || !sinpe__plan_same(cur, &recs[c], &call);
+            timed[c] |= ok[k][c];
+        }
+        sinpe__tuning_format(&recs[c], text, sizeof text);
+        if (c > 0 && timed[c] && tune_candidate_open(tu, &cands[c], text) != 0)
             goto done;
     }
-    for (size_t k = 0; k < n; k++)
-        for (size_t c = 0; c < n_cands; c++)
-            ok[k][c] = 1;
-    if (tune_time_rounds(tu, cands, n_cands, sel, n, ok, us) != 0)
-        goto done;
+    /* Every round, unless the scores of two or more decide it already. */
+    for (rounds = 0; rounds < tu->rounds; rounds++) {
+        if (tune_time_round(tu, cands, n_cands, sel, n, ok, rounds, us) != 0)
+            goto done;
+        scores(n_cands, n, ok, us, score);
+        if (rounds >= 1 && decided(score, timed, n_cands, tu->margin)) {
+            rounds++;
+            break;
+        }
+    }
     for (size_t c = 0; c < n_cands; c++) {
-        double log_sum = 0.0;
         for (size_t k = 0; k < n; k++) {
-            log_sum += log(us[k][c] / us[k][0]);
+            if (!ok[k][c])
+                continue;
             tune_json(tu, "search", sel[k], par->name, cands[c].text, us[k][c]);
             if (sel[k]->best_us == 0.0 || us[k][c] < sel[k]->best_us) {
                 sel[k]->best_us = us[k][c];
@@ -99,30 +175,35 @@ static int search(tuner *tu, size_t p, sinpe__tuning *cur)
                          (int)sizeof sel[k]->best - 1, cands[c].text);
             }
         }
-        score[c] = exp(log_sum / (double)n);
         if (score[c] < score[best])
             best = c;
     }
     printf("[%5.0f s] %-10s", bench_now_s() - tu->t0, par->name);
     for (size_t c = 0; c < n_cands; c++) {
-        sinpe__record r;
-        sinpe__record_parse(cands[c].text, &r);
-        sinpe__param_format(p, *sinpe__param_field(&r.t, p), word, sizeof word);
-        printf("  %s %.3f", word, score[c]);
+        sinpe__param_format(p, *sinpe__param_field(&recs[c], p), word, sizeof word);
+        if (timed[c])
+            printf("  %s %.3f", word, score[c]);
+        else
+            printf("  %s same", word);
     }
     if (best != 0 && score[best] < 1.0 - tu->margin) {
-        sinpe__record r;
-        sinpe__record_parse(cands[best].text, &r);
-        *cur = r.t;
+        *cur = recs[best];
         sinpe__param_format(p, *sinpe__param_field(cur, p), word, sizeof word);
-        printf("  -> %s\n", word);
+        printf("  -> %s", word);
     } else {
-        printf("  -> kept\n");
+        printf("  -> kept");
+        best = 0;
     }
+    printf(rounds < tu->rounds ? " (%d rounds)\n" : "\n", rounds);
     fflush(stdout);
     rc = 0;
 done:
-    for (size_t c = 0; c < n_cands; c++)
+    /* The record that is current now stays open, with the tables and
+       kernels it has made; the old one, if it lost, closes with the rest. */
+    tu->held = cands[best];
+    if (best != 0)
+        cands[best] = cands[0];
+    for (size_t c = 1; c < n_cands; c++)
         tune_candidate_close(&cands[c]);
     return rc;
 }
@@ -180,22 +261,31 @@ static int check(tuner *tu, const char *dflt, const char *chosen)
         ok[n][h] = ok[n][dflt_of[n]] = ok[n][best_of[n]] = 1;
         sel[n++] = c;
     }
+    /* The chosen record is the current one of the search, still open; a
+       record no case is timed under is not opened. */
     memset(cands, 0, sizeof cands);
-    for (size_t i = 0; i < n_recs; i++)
-        if (tune_candidate_open(tu, &cands[i], recs[i]) != 0)
+    if (hold(tu, chosen) != 0)
+        return -1;
+    cands[h] = tu->held;
+    for (size_t i = 0; i < n_recs; i++) {
+        int used = 0;
+        for (size_t k = 0; k < n; k++)
+            used |= ok[k][i];
+        if (i != h && used && tune_candidate_open(tu, &cands[i], recs[i]) != 0)
             goto done;
+    }
     printf("\n[%5.0f s] the result, every case under the database record, the chosen record\n"
            "and the record fastest for it in the search, in the same rounds (us; a record\n"
            "that runs the same kernels for a case as the chosen one is the chosen one):\n\n"
            "%-30s %10s %10s %10s %9s %9s\n",
            bench_now_s() - tu->t0, "case", "database", "chosen", "fastest", "chosen/f",
            "db/f");
-    /* More rounds here: these are the figures the result is read by. */
-    rounds = tu->rounds;
-    tu->rounds = rounds + 2 < MAX_ROUNDS ? rounds + 2 : MAX_ROUNDS;
-    if (tune_time_rounds(tu, cands, n_recs, sel, n, ok, us) != 0)
-        goto done;
-    tu->rounds = rounds;
+    /* More rounds here, and all of them: these are the figures the result
+       is read by. */
+    rounds = tu->rounds + 2 < MAX_ROUNDS ? tu->rounds + 2 : MAX_ROUNDS;
+    for (int r = 0; r < rounds; r++)
+        if (tune_time_round(tu, cands, n_recs, sel, n, ok, r, us) != 0)
+            goto done;
     for (size_t k = 0; k < n; k++) {
         char name[64];
         size_t dk = dflt_of[k], bk = best_of[k];
@@ -216,8 +306,10 @@ static int check(tuner *tu, const char *dflt, const char *chosen)
            within_chosen, n, worst_chosen, within_dflt, n, worst_dflt);
     rc = 0;
 done:
+    tu->held = cands[h];
     for (size_t i = 0; i < n_recs; i++)
-        tune_candidate_close(&cands[i]);
+        if (i != h)
+            tune_candidate_close(&cands[i]);
     return rc;
 }
 
@@ -238,7 +330,9 @@ static void usage(FILE *f)
             "  --dtypes LIST   storage types, from fp32,fp16,bf16 (default all three)\n"
             "  --margin PCT    how much faster a form must be to replace the current\n"
             "                  one, geometric mean over its cases (default 5)\n"
-            "  --rounds N      interleaved rounds per comparison, 1 to %d (default 3)\n"
+            "  --rounds N      interleaved rounds per comparison, 1 to %d (default 3);\n"
+            "                  a search whose scores lie far from the margin after two\n"
+            "                  stops there\n"
             "  --json FILE     one JSON object per timing\n"
             "  --device SEL    device selector, as SINPE_DEVICE\n"
             "  --dry-run       measure and print, but save nothing\n"
@@ -461,6 +555,7 @@ int main(int argc, char **argv)
     rc = 0;
 done:
 fail:
+    tune_candidate_close(&tu.held);
     release_buffers(&tu);
     if (bench_env_close(&tu.env) != 0)
         rc = 1;
