@@ -12,7 +12,9 @@
 # (space-separated), "make check-records": each of those suites in full
 # under every record of TEST_BIN --records.
 #
-# One seed for every process (SINPE_TEST_SEED, else the clock).  A failing
+# One seed for every process (SINPE_TEST_SEED, else the clock), and one
+# folder for sinpe's program cache (SINPE_TEST_CACHE, else one in the logs,
+# made afresh each run; tests/main.c).  A failing
 # process does not stop the others: every job runs, and the run ends with
 # a summary of each job (passed, FAILED, or did not run: a job that never
 # started, or whose process died before it could record a result) and a
@@ -60,6 +62,12 @@ CK_DEFAULT_TIMEOUT=${CK_DEFAULT_TIMEOUT:-120}
 export SINPE_TEST_SEED CK_DEFAULT_TIMEOUT
 echo "sinpe tests: seed $SINPE_TEST_SEED (SINPE_TEST_SEED=$SINPE_TEST_SEED repeats this run), $jobs at a time"
 rm -rf "$logs" && mkdir -p "$logs" || exit 1
+# The run's program cache (tests/main.c): sinpe's, as a program gets it by
+# default, in the run's own folder, so that each run builds every program
+# from source once and its other contexts load them.  A SINPE_TEST_CACHE
+# already set is kept.
+SINPE_TEST_CACHE=${SINPE_TEST_CACHE:-$(cd "$logs" && pwd)/cache}
+export SINPE_TEST_CACHE
 list="$logs/jobs.txt"
 if [ -n "$suites" ]; then
     "$bin" --records >"$list.records" || exit 1
