@@ -6,9 +6,10 @@
  *     cc rope_demo.c $(pkg-config --cflags --libs sinpe) -lm -o rope_demo
  *     ./rope_demo path/to/rope_attention.cl
  *
- * A Llama 3.1 rotary table of 16 rows serves three sequences, two of
- * whose positions lie far past it (computed on the fly, with the same
- * bits).  The host's
+ * sinpe picks the device (SINPE_DEVICE, else the best one) and makes the
+ * context; the host's program goes into that context.  A Llama 3.1
+ * rotary table of 16 rows serves three sequences, two of whose positions
+ * lie far past it (computed on the fly, with the same bits).  The host's
  * kernel rotates q and k in registers through sinpe_rope_cos_sin(); the
  * program checks that
  *   - its rotated q and k equal sinpe_enqueue_rope()'s bit for bit (the
@@ -127,24 +128,27 @@ static int check_rotated(const char *name, const float *x, const float *y, int h
 int main(int argc, char **argv)
 {
     const char *cl_path = argc > 1 ? argv[1] : "rope_attention.cl";
-    cl_platform_id platform;
-    cl_device_id device;
-    cl_int err;
-    if (clGetPlatformIDs(1, &platform, NULL) != CL_SUCCESS ||
-        clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, NULL) != CL_SUCCESS) {
-        fprintf(stderr, "no OpenCL device\n");
-        return 1;
-    }
-    cl_context cl = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
-    CL_CHECK("clCreateContext", err);
-    cl_command_queue queue = clCreateCommandQueue(cl, device, 0, &err);
-    CL_CHECK("clCreateCommandQueue", err);
 
     sinpe_context *ctx;
     sinpe_table *table;
     sinpe_rope_spec spec;
     double freqs[HEAD_DIM / 2], m;
-    CHECK(sinpe_context_create_from_cl(cl, device, NULL, &ctx));
+    cl_int err;
+    /* sinpe picks the device (SINPE_DEVICE, else the best one); the
+       program's own kernels go into the context sinpe made there. */
+    CHECK(sinpe_context_create(NULL, &ctx));
+    cl_context cl = sinpe_context_cl_context(ctx);
+    cl_device_id device = sinpe_context_device(ctx);
+    cl_command_queue queue = clCreateCommandQueue(cl, device, 0, &err);
+    CL_CHECK("clCreateCommandQueue", err);
+    {
+        cl_platform_id platform;
+        char pname[256] = "", dname[256] = "";
+        clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof platform, &platform, NULL);
+        clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof pname - 1, pname, NULL);
+        clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof dname - 1, dname, NULL);
+        printf("device: %s / %s\n", pname, dname);
+    }
     CHECK(sinpe_rope_preset(&spec, SINPE_ROPE_PRESET_LLAMA3_1, HEAD_DIM));
     CHECK(sinpe_rope_frequencies(&spec, freqs, &m));
     CHECK(sinpe_rope_table_create(ctx, &spec, TABLE_ROWS, &table));
@@ -368,9 +372,8 @@ int main(int argc, char **argv)
     clReleaseProgram(prog);
     free(own);
     free(source);
+    clReleaseCommandQueue(queue);
     sinpe_table_release(table);
     sinpe_context_release(ctx);
-    clReleaseCommandQueue(queue);
-    clReleaseContext(cl);
     return differ == 0 && s_bad == 0 && s_untouched == 0 && bad == 0 && s_worst <= 1.0 ? 0 : 1;
 }
