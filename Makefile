@@ -351,25 +351,32 @@ bench-peers:
 
 # --- analysis and stress checks --------------------------------------------
 #
-# Plain C programs (no Check) in tests/grind, tests/stress and tests/fuzz;
-# tests/grind/ref.c is the float64 reference they share, tests/grind/harness.c
-# the error plumbing of grind and threads.
+# Plain C programs (no Check) in tests/grind, tests/stress, tests/fuzz and
+# tests/samebits; tests/grind/ref.c is the float64 reference they share,
+# tests/grind/harness.c the error plumbing of grind, threads and samebits.
 
 GRIND_OBJS  = $(BUILD)/tests/grind/grind.o $(BUILD)/tests/grind/ref.o \
               $(BUILD)/tests/grind/harness.o $(BUILD)/tests/variants.o
 STRESS_OBJS = $(BUILD)/tests/stress/churn.o $(BUILD)/tests/stress/threads.o
 GRIND_BIN   = $(BUILD)/grind
+SAMEBITS_OBJS = $(BUILD)/tests/samebits/samebits.o $(BUILD)/tests/grind/harness.o
+SAMEBITS_BIN  = $(BUILD)/samebits
 STRESS_BINS = $(BUILD)/churn $(BUILD)/threads
 FUZZ_BIN    = $(BUILD)/fuzz_args
 
 $(BUILD)/tests/grind/%.o: DIR_CFLAGS = -Itests/grind -Itests
+$(BUILD)/tests/samebits/%.o: DIR_CFLAGS = -Itests/grind
 $(BUILD)/tests/stress/%.o: DIR_CFLAGS = -Itests/grind -pthread
 $(BUILD)/tests/fuzz/%.o: DIR_CFLAGS = -Itests/grind
 
--include $(GRIND_OBJS:.o=.d) $(STRESS_OBJS:.o=.d) $(BUILD)/tests/fuzz/fuzz_args.d
+-include $(GRIND_OBJS:.o=.d) $(STRESS_OBJS:.o=.d) $(BUILD)/tests/fuzz/fuzz_args.d \
+         $(SAMEBITS_OBJS:.o=.d)
 
 $(GRIND_BIN): $(GRIND_OBJS) $(STATIC_LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(GRIND_OBJS) $(STATIC_LIB) $(SYS_LIBS) $(LDLIBS)
+
+$(SAMEBITS_BIN): $(SAMEBITS_OBJS) $(STATIC_LIB)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(SAMEBITS_OBJS) $(STATIC_LIB) $(SYS_LIBS) $(LDLIBS)
 
 $(STRESS_BINS): $(BUILD)/%: $(BUILD)/tests/stress/%.o $(BUILD)/tests/grind/ref.o $(STATIC_LIB)
 	$(CC) $(CFLAGS) -pthread $(LDFLAGS) -o $@ $(filter %.o,$^) $(STATIC_LIB) $(SYS_LIBS) $(LDLIBS)
