@@ -30,6 +30,9 @@
 #                      ($(HF_TRANSFORMERS); empty: not installed, skipped)
 #   make check-mpi     examples/mpi_vocab.c on 1, 2 and 3 Open MPI ranks: vocabulary
 #                      shards combined by MPI_Allreduce, bit for bit the unsharded
+#   make check-intel   a second OpenCL implementation (Intel's CPU runtime,
+#                      installed into build/): the same bits as PoCL, the
+#                      demos and the suites that check results, there
 #   make install       into $(DESTDIR)$(PREFIX); PREFIX defaults to /usr/local:
 #                      header, libraries, sinpe.pc, the CMake package
 #                      (LIBDIR/cmake/sinpe: find_package(sinpe), sinpe::sinpe)
@@ -351,25 +354,32 @@ bench-peers:
 
 # --- analysis and stress checks --------------------------------------------
 #
-# Plain C programs (no Check) in tests/grind, tests/stress and tests/fuzz;
-# tests/grind/ref.c is the float64 reference they share, tests/grind/harness.c
-# the error plumbing of grind and threads.
+# Plain C programs (no Check) in tests/grind, tests/stress, tests/fuzz and
+# tests/samebits; tests/grind/ref.c is the float64 reference they share,
+# tests/grind/harness.c the error plumbing of grind, threads and samebits.
 
 GRIND_OBJS  = $(BUILD)/tests/grind/grind.o $(BUILD)/tests/grind/ref.o \
               $(BUILD)/tests/grind/harness.o $(BUILD)/tests/variants.o
 STRESS_OBJS = $(BUILD)/tests/stress/churn.o $(BUILD)/tests/stress/threads.o
 GRIND_BIN   = $(BUILD)/grind
+SAMEBITS_OBJS = $(BUILD)/tests/samebits/samebits.o $(BUILD)/tests/grind/harness.o
+SAMEBITS_BIN  = $(BUILD)/samebits
 STRESS_BINS = $(BUILD)/churn $(BUILD)/threads
 FUZZ_BIN    = $(BUILD)/fuzz_args
 
 $(BUILD)/tests/grind/%.o: DIR_CFLAGS = -Itests/grind -Itests
+$(BUILD)/tests/samebits/%.o: DIR_CFLAGS = -Itests/grind
 $(BUILD)/tests/stress/%.o: DIR_CFLAGS = -Itests/grind -pthread
 $(BUILD)/tests/fuzz/%.o: DIR_CFLAGS = -Itests/grind
 
--include $(GRIND_OBJS:.o=.d) $(STRESS_OBJS:.o=.d) $(BUILD)/tests/fuzz/fuzz_args.d
+-include $(GRIND_OBJS:.o=.d) $(STRESS_OBJS:.o=.d) $(BUILD)/tests/fuzz/fuzz_args.d \
+         $(SAMEBITS_OBJS:.o=.d)
 
 $(GRIND_BIN): $(GRIND_OBJS) $(STATIC_LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(GRIND_OBJS) $(STATIC_LIB) $(SYS_LIBS) $(LDLIBS)
+
+$(SAMEBITS_BIN): $(SAMEBITS_OBJS) $(STATIC_LIB)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(SAMEBITS_OBJS) $(STATIC_LIB) $(SYS_LIBS) $(LDLIBS)
 
 $(STRESS_BINS): $(BUILD)/%: $(BUILD)/tests/stress/%.o $(BUILD)/tests/grind/ref.o $(STATIC_LIB)
 	$(CC) $(CFLAGS) -pthread $(LDFLAGS) -o $@ $(filter %.o,$^) $(STATIC_LIB) $(SYS_LIBS) $(LDLIBS)
@@ -496,7 +506,70 @@ check-mpi:
 	$(MAKE) $(MPI_BIN)
 	for k in $(MPI_RANKS); do $(MPI_RUN) -n $$k ./$(MPI_BIN) $(MPI_ARGS) || exit 1; done
 
-.PHONY: check-oclgrind check-asan check-stress fuzz check-mpi clean-sanitizers
+# check-intel: a second OpenCL implementation, Intel's OpenCL CPU runtime
+# (README, "A second OpenCL implementation"), installed by
+# scripts/install-deps.sh --with intel into $(BUILD)/intel-ocl: a second
+# compiler and vectorizer beside PoCL's.  With no network the install, and
+# so this target, fails.  On Intel's device ($(INTEL_ENV)):
+#   - same bits: $(SAMEBITS_BIN) (tests/samebits) writes every kind of
+#     sinpe output (absolute table rows of every preset, odd widths, windows
+#     up to INT_MAX and down to INT_MIN, timesteps, rotary tables of every
+#     rule and layout, rotations, fused outputs of every float and quantized
+#     weights type, in fp32, fp16 and bf16) on PoCL and on Intel, the two
+#     runs side by side, on each math path ($(SAMEBITS_MATH)), and compares
+#     them value by value: none may differ;
+#   - the demos (examples/*_demo.c, built against this tree), on the device
+#     SINPE_DEVICE names;
+#   - the suites that check results, each under the device's own record:
+#     every output against its float64 reference, hostile arguments
+#     (errors), the rotary and table suites, the device functions in a
+#     host's kernels (device), the host-kernel argument contract as Intel's
+#     compiler reports it (contract) and the feature bits (features).
+# Not on Intel: the records matrix (make check-records: every record's
+# programs, over a minute each to build there); the cache, context and
+# tuning suites, whose tests build programs from source on purpose or make
+# a context for each host allocation of a context's life (past Check's
+# timeout there), and which check the library's plumbing, as do status,
+# types and source, which no compiler changes;
+# oclgrind, sanitizers, stress, fuzzing, MPI and Python stay on PoCL.
+# Intel's compiler keeps no cache: the steps share sinpe's program cache
+# in $(INTEL_CACHE), made afresh here, so each program is built from
+# source once (a cold context: 70 s of CPU).  11 min 43 s on a busy 2-core
+# EPYC, the download and a cold PoCL kernel cache included (bench/RESULTS.md).
+INTEL_DEVICE = Intel(R) OpenCL
+POCL_DEVICE  = Portable Computing Language
+INTEL_ENV    = OCL_ICD_VENDORS=$(CURDIR)/$(BUILD)/icd SINPE_DEVICE='$(INTEL_DEVICE)'
+INTEL_CACHE  = $(CURDIR)/$(BUILD)/intel-cache
+SAMEBITS_MATH = float fp64
+INTEL_SUITES = embed contract table quant errors rope device positions dtype otf shard presets \
+               timesteps features
+INTEL_DEMOS  = $(foreach d,$(DEMOS),$(BUILD)/intel-demos/$(firstword $(subst :, ,$(d))))
+
+$(BUILD)/intel-demos/%: examples/%.c include/sinpe.h $(STATIC_LIB)
+	@mkdir -p $(@D)
+	$(CC) -std=c99 $(CPPFLAGS) $(CFLAGS) -Iinclude $(OPENCL_CFLAGS) $(LDFLAGS) -o $@ $< \
+	    $(STATIC_LIB) $(SYS_LIBS) $(LDLIBS)
+
+check-intel:
+	sh scripts/install-deps.sh --with intel
+	$(MAKE) $(TEST_BIN) $(SAMEBITS_BIN) $(INTEL_DEMOS)
+	rm -rf "$(INTEL_CACHE)" && mkdir -p "$(INTEL_CACHE)"
+	for m in $(SAMEBITS_MATH); do \
+	  SINPE_DEVICE='$(POCL_DEVICE)' ./$(SAMEBITS_BIN) --math $$m $(BUILD)/samebits-$$m-pocl.bin & \
+	  pocl=$$!; \
+	  $(INTEL_ENV) XDG_CACHE_HOME="$(INTEL_CACHE)" \
+	      ./$(SAMEBITS_BIN) --math $$m $(BUILD)/samebits-$$m-intel.bin; intel=$$?; \
+	  wait $$pocl && [ $$intel -eq 0 ] || exit 1; \
+	  ./$(SAMEBITS_BIN) --compare $(BUILD)/samebits-$$m-pocl.bin $(BUILD)/samebits-$$m-intel.bin \
+	      || exit 1; \
+	done
+	for d in $(DEMOS); do \
+	  $(INTEL_ENV) XDG_CACHE_HOME="$(INTEL_CACHE)" ./$(BUILD)/intel-demos/$${d%%:*} $${d#*:} || exit 1; \
+	done
+	$(INTEL_ENV) SINPE_TEST_CACHE="$(INTEL_CACHE)" sh scripts/run-tests.sh --only "$(INTEL_SUITES)" \
+	    --logs $(BUILD)/test-logs-intel ./$(TEST_BIN) $(TEST_JOBS)
+
+.PHONY: check-oclgrind check-asan check-stress fuzz check-mpi check-intel clean-sanitizers
 
 clean: clean-sanitizers
 clean-sanitizers:

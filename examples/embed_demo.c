@@ -8,9 +8,13 @@
  * left-padded fairseq batch into the middle of a wider activation buffer,
  * and checks every written value against a float64 evaluation of fairseq's
  * formula.  Exit status 0 when all values are within 1e-6 relative.
+ * A host with a context of its own picks the device itself; this one reads
+ * SINPE_DEVICE as sinpe_context_create() does, so that the one variable
+ * moves every example to another device.
  */
 #include <sinpe.h>
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,14 +42,60 @@ static double fairseq_pe(int pos, int col)
     return col < half ? sin(angle) : cos(angle);
 }
 
+/* Whether text holds part, ignoring case. */
+static int contains(const char *text, const char *part)
+{
+    for (; *text; text++) {
+        size_t i = 0;
+        while (part[i] && tolower((unsigned char)text[i]) == tolower((unsigned char)part[i]))
+            i++;
+        if (!part[i])
+            return 1;
+    }
+    return !*part;
+}
+
+/* The device SINPE_DEVICE names: "P:D" indices, or a part of "platform
+   name / device name" (the first that holds it); without it the first
+   device.  0 on success. */
+static int pick_device(cl_device_id *device)
+{
+    const char *want = getenv("SINPE_DEVICE");
+    cl_platform_id platforms[16];
+    cl_uint np = 0;
+    unsigned wp = 0, wd = 0;
+    int indices = want && *want && sscanf(want, "%u:%u", &wp, &wd) == 2;
+    if (clGetPlatformIDs(16, platforms, &np) != CL_SUCCESS)
+        return -1;
+    for (cl_uint p = 0; p < np && p < 16; p++) {
+        cl_device_id devices[16];
+        cl_uint nd = 0;
+        char pname[256] = "", name[600];
+        if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 16, devices, &nd) != CL_SUCCESS)
+            continue;
+        clGetPlatformInfo(platforms[p], CL_PLATFORM_NAME, sizeof pname - 1, pname, NULL);
+        for (cl_uint d = 0; d < nd && d < 16; d++) {
+            char dname[256] = "";
+            clGetDeviceInfo(devices[d], CL_DEVICE_NAME, sizeof dname - 1, dname, NULL);
+            snprintf(name, sizeof name, "%s / %s", pname, dname);
+            if (indices ? p == wp && d == wd : !want || !*want || contains(name, want)) {
+                *device = devices[d];
+                printf("device: %s\n", name);
+                return 0;
+            }
+        }
+    }
+    return -1;
+}
+
 int main(void)
 {
-    cl_platform_id platform;
+    const char *want = getenv("SINPE_DEVICE");
     cl_device_id device;
     cl_int err;
-    if (clGetPlatformIDs(1, &platform, NULL) != CL_SUCCESS ||
-        clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, NULL) != CL_SUCCESS) {
-        fprintf(stderr, "no OpenCL device\n");
+    if (pick_device(&device) != 0) {
+        fprintf(stderr, "no OpenCL device%s%s\n", want ? " matches SINPE_DEVICE=" : "",
+                want ? want : "");
         return 1;
     }
     cl_context cl = clCreateContext(NULL, 1, &device, NULL, NULL, &err);

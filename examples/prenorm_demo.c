@@ -12,6 +12,8 @@
  * float64 evaluation of the paper's formula and against
  * sinpe_enqueue_embed() (bit for bit: the same float32 operations), and
  * the LayerNorm output y against float64 LayerNorm of the float64 x.
+ * sinpe picks the device (SINPE_DEVICE, else the best one) and makes the
+ * context; the host's program goes into that context.
  * Exit status 0 when every check holds.
  */
 #include <sinpe.h>
@@ -67,23 +69,26 @@ static double paper_pe(int p, int c)
 int main(int argc, char **argv)
 {
     const char *cl_path = argc > 1 ? argv[1] : "prenorm.cl";
-    cl_platform_id platform;
-    cl_device_id device;
-    cl_int err;
-    if (clGetPlatformIDs(1, &platform, NULL) != CL_SUCCESS ||
-        clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, NULL) != CL_SUCCESS) {
-        fprintf(stderr, "no OpenCL device\n");
-        return 1;
-    }
-    cl_context cl = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
-    CL_CHECK("clCreateContext", err);
-    cl_command_queue queue = clCreateCommandQueue(cl, device, 0, &err);
-    CL_CHECK("clCreateCommandQueue", err);
 
     sinpe_context *ctx;
     sinpe_table *table;
     sinpe_spec spec;
-    CHECK(sinpe_context_create_from_cl(cl, device, NULL, &ctx));
+    cl_int err;
+    /* sinpe picks the device (SINPE_DEVICE, else the best one); the
+       program's own kernels go into the context sinpe made there. */
+    CHECK(sinpe_context_create(NULL, &ctx));
+    cl_context cl = sinpe_context_cl_context(ctx);
+    cl_device_id device = sinpe_context_device(ctx);
+    cl_command_queue queue = clCreateCommandQueue(cl, device, 0, &err);
+    CL_CHECK("clCreateCommandQueue", err);
+    {
+        cl_platform_id platform;
+        char pname[256] = "", dname[256] = "";
+        clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof platform, &platform, NULL);
+        clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof pname - 1, pname, NULL);
+        clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof dname - 1, dname, NULL);
+        printf("device: %s / %s\n", pname, dname);
+    }
     sinpe_spec_init(&spec, DIM);
     CHECK(sinpe_table_create(ctx, &spec, 8, &table));
 
@@ -228,9 +233,8 @@ int main(int argc, char **argv)
     clReleaseProgram(prog);
     free(own);
     free(source);
+    clReleaseCommandQueue(queue);
     sinpe_table_release(table);
     sinpe_context_release(ctx);
-    clReleaseCommandQueue(queue);
-    clReleaseContext(cl);
     return differ == 0 && x_bad == 0 && y_bad == 0 ? 0 : 1;
 }

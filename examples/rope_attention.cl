@@ -79,7 +79,10 @@ kernel void rope_scores(global const float *q, global const float *k, global con
 }
 
 /* The same scores from q and k rotated beforehand (by sinpe_enqueue_rope()),
-   summed in the same order: equal to rope_scores bit for bit. */
+   the same products summed by the same loop.  The compiler chooses the
+   order of both sums (an implicit vectorizer may split them differently),
+   so the two need not agree bit for bit: rope_demo.c holds each within
+   the float32 bound of a sum of head_dim products. */
 kernel void plain_scores(global const float *q, global const float *k, uint q_heads,
                          uint kv_heads, uint head_dim, uint seq_len, float scale,
                          global float *s)

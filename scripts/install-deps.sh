@@ -31,7 +31,7 @@
 #                     ICD files for OCL_ICD_VENDORS: links to the machine's
 #                     own (/etc/OpenCL/vendors, so PoCL's) and one naming
 #                     Intel's library by its absolute path.  Then
-#                         OCL_ICD_VENDORS=$PWD/build/icd SINPE_DEVICE=intel
+#                         OCL_ICD_VENDORS=$PWD/build/icd SINPE_DEVICE='Intel(R) OpenCL'
 #                     runs sinpe on Intel's runtime; the machine's own
 #                     vendors folder is never written.  Reinstalled when the
 #                     pins change; make clean removes it.
@@ -259,7 +259,7 @@ install_intel() {
     # Last, so that have_intel sees an install only once it has been checked.
     echo "$intel_packages" >"$intel_dir/sinpe-pins.txt"
     echo "install-deps: Intel's OpenCL CPU runtime is in $intel_dir ($(du -sh "$intel_dir" | cut -f1));"
-    echo "install-deps: use it with OCL_ICD_VENDORS=$icd_dir SINPE_DEVICE=intel"
+    echo "install-deps: use it with OCL_ICD_VENDORS=$icd_dir SINPE_DEVICE='Intel(R) OpenCL'"
 }
 
 # Fills $missing with a description of everything absent, and $packages with

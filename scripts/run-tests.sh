@@ -1,18 +1,24 @@
 #!/bin/sh
-# run-tests.sh TEST_BIN [JOBS [SUITES]] -- the unit tests in processes of
-# their own, JOBS at a time (default: the number of processors), longest
-# first, each into its own log, printed whole when it ends.  pocl compiles
-# each kernel on one core, so on a cold kernel cache the run takes about
-# 1/JOBS of one process's time.
+# run-tests.sh [--only SUITES] [--logs DIR] TEST_BIN [JOBS [SUITES]] -- the
+# unit tests in processes of their own, JOBS at a time (default: the number
+# of processors), longest first, each into its own log, printed whole when
+# it ends.  pocl compiles each kernel on one core, so on a cold kernel
+# cache the run takes about 1/JOBS of one process's time.
 #
 # Without SUITES, "make test": every suite under the device's own record,
 # then, under each record that adds a kernel form (TEST_BIN --record-tags),
 # the test cases tagged with the forms it adds; the shapes suite's record
 # comparison (tag "records") runs in those tagged runs only.  With SUITES
 # (space-separated), "make check-records": each of those suites in full
-# under every record of TEST_BIN --records.
+# under every record of TEST_BIN --records.  With --only SUITES, those
+# suites alone, each in one process under the device's own record, as the
+# run without SUITES runs them ("make check-intel": a second OpenCL
+# implementation).  The logs go to DIR (default: test-logs, or
+# test-logs-records with SUITES, beside TEST_BIN), emptied first.
 #
-# One seed for every process (SINPE_TEST_SEED, else the clock).  A failing
+# One seed for every process (SINPE_TEST_SEED, else the clock), and one
+# folder for sinpe's program cache (SINPE_TEST_CACHE, else one in the logs,
+# made afresh each run; tests/main.c).  A failing
 # process does not stop the others: every job runs, and the run ends with
 # a summary of each job (passed, FAILED, or did not run: a job that never
 # started, or whose process died before it could record a result) and a
@@ -51,17 +57,33 @@ if [ "$1" = --job ]; then
     exit 1
 fi
 
+only='' logs=''
+while [ $# -ge 2 ]; do
+    case $1 in
+    --only) only=$2 && shift 2 ;;
+    --logs) logs=$2 && shift 2 ;;
+    *) break ;;
+    esac
+done
 bin=$1
 jobs=${2:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)}
 suites=${3:-}
-logs=$(dirname "$bin")/test-logs${suites:+-records}
+logs=${logs:-$(dirname "$bin")/test-logs${suites:+-records}}
 SINPE_TEST_SEED=${SINPE_TEST_SEED:-$(date +%s)}
 CK_DEFAULT_TIMEOUT=${CK_DEFAULT_TIMEOUT:-120}
 export SINPE_TEST_SEED CK_DEFAULT_TIMEOUT
 echo "sinpe tests: seed $SINPE_TEST_SEED (SINPE_TEST_SEED=$SINPE_TEST_SEED repeats this run), $jobs at a time"
 rm -rf "$logs" && mkdir -p "$logs" || exit 1
+# The run's program cache (tests/main.c): sinpe's, as a program gets it by
+# default, in the run's own folder, so that each run builds every program
+# from source once and its other contexts load them.  A SINPE_TEST_CACHE
+# already set is kept ("make check-intel" shares one with its other steps).
+SINPE_TEST_CACHE=${SINPE_TEST_CACHE:-$(cd "$logs" && pwd)/cache}
+export SINPE_TEST_CACHE
 list="$logs/jobs.txt"
-if [ -n "$suites" ]; then
+if [ -n "$only" ]; then
+    for s in $only; do printf 'suite\t%s\t\n' "$s"; done >"$list"
+elif [ -n "$suites" ]; then
     "$bin" --records >"$list.records" || exit 1
     while IFS= read -r rec; do
         for s in $suites; do printf 'full\t%s\t%s\n' "$s" "$rec"; done

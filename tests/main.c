@@ -96,6 +96,36 @@ static int print_device(void)
     return EXIT_SUCCESS;
 }
 
+/*
+ * The suites' contexts get sinpe's program cache as a user's program gets
+ * it (include/sinpe.h, no_disk_cache: on, but on pocl, which caches its own
+ * builds), in a folder of the test run instead of the user's: the folder
+ * SINPE_TEST_CACHE names (scripts/run-tests.sh makes one in the run's
+ * logs, afresh each run) becomes XDG_CACHE_HOME, the variable a user sets
+ * to move caches.  A run thus builds each program from source once, and
+ * its other contexts, in every process of the run, load it: on a compiler
+ * without a cache of its own (Intel's, over a minute a context) a suite
+ * then takes seconds where it took minutes, and no test runs into Check's
+ * timeout building programs.  pocl's kernel cache, which
+ * follows XDG_CACHE_HOME too, is pinned where it was.  Without
+ * SINPE_TEST_CACHE the cache is off, to keep the suites out of the user's
+ * cache directory; SINPE_CACHE_DIR, when set, is left as the caller set
+ * it.  The suites that test the cache or need a cold build (cache,
+ * context's quiet test, tuning) set their own directories.
+ */
+static void use_run_cache(void)
+{
+    const char *dir = getenv("SINPE_TEST_CACHE");
+    if (getenv("SINPE_CACHE_DIR"))
+        return;
+    if (!dir || dir[0] != '/') {
+        setenv("SINPE_CACHE_DIR", "off", 1);
+        return;
+    }
+    tu_pin_pocl_cache();
+    setenv("XDG_CACHE_HOME", dir, 1);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 2 && strcmp(argv[1], "--records") == 0)
@@ -118,10 +148,7 @@ int main(int argc, char **argv)
         return EXIT_FAILURE;
     printf("sinpe tests: seed %llu (SINPE_TEST_SEED=%llu repeats this run)\n",
            (unsigned long long)tu_seed, (unsigned long long)tu_seed);
-    /* Keep the suites' contexts out of the user's cache directory (the cache
-     * suite sets its own directories). */
-    if (!getenv("SINPE_CACHE_DIR"))
-        setenv("SINPE_CACHE_DIR", "off", 1);
+    use_run_cache();
     /* Flush before Check forks, or every child would print the line again. */
     fflush(stdout);
 

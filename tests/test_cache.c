@@ -40,25 +40,6 @@ static const char *const env_names[] = {"SINPE_CACHE_DIR", "XDG_CACHE_HOME", "HO
 static char *env_saved[N_ENV];
 static char scratch[512];
 
-/* pocl's cache directory as pocl 3.1 finds it: POCL_CACHE_DIR, else
- * $XDG_CACHE_HOME/pocl/kcache when that directory exists, else
- * $HOME/.cache/pocl/kcache. */
-static void pin_pocl_cache(void)
-{
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    char dir[1024];
-    struct stat sb;
-    if (getenv("POCL_CACHE_DIR"))
-        return;
-    if (xdg && *xdg && stat(xdg, &sb) == 0)
-        snprintf(dir, sizeof dir, "%s/pocl/kcache", xdg);
-    else if (home && *home)
-        snprintf(dir, sizeof dir, "%s/.cache/pocl/kcache", home);
-    else
-        return;
-    setenv("POCL_CACHE_DIR", dir, 1);
-}
-
 static void setup(void)
 {
     const char *tmp = getenv("TMPDIR");
@@ -66,7 +47,7 @@ static void setup(void)
         const char *v = getenv(env_names[i]);
         env_saved[i] = v ? strdup(v) : NULL;
     }
-    pin_pocl_cache();
+    tu_pin_pocl_cache();
     snprintf(scratch, sizeof scratch, "%s/sinpe_cache_XXXXXX", tmp && *tmp ? tmp : "/tmp");
     ck_assert_msg(mkdtemp(scratch) != NULL, "mkdtemp(%s): %s", scratch, strerror(errno));
     ck_assert_int_eq(setenv("SINPE_CACHE_DIR", scratch, 1), 0);

@@ -184,6 +184,7 @@ END_TEST
 
 static char scratch[512];
 static char *saved_cache_dir, *saved_tuning;
+static int run_cache; /* the run's contexts use sinpe's program cache */
 
 static char *save_env(const char *name)
 {
@@ -200,14 +201,62 @@ static void restore_env(const char *name, char *value)
     free(value);
 }
 
+/* Copies every program entry ("*.bin") of the cache directory dir into
+   the scratch directory. */
+static void copy_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        size_t n = strlen(e->d_name);
+        char from[1024], to[1024], buf[65536];
+        FILE *in, *out;
+        if (n < 5 || strcmp(e->d_name + n - 4, ".bin") != 0)
+            continue;
+        snprintf(from, sizeof from, "%s/%s", dir, e->d_name);
+        snprintf(to, sizeof to, "%s/%s", scratch, e->d_name);
+        if ((in = fopen(from, "rb")) == NULL)
+            continue;
+        ck_assert_msg((out = fopen(to, "wb")) != NULL, "%s: %s", to, strerror(errno));
+        for (size_t got; (got = fread(buf, 1, sizeof buf, in)) > 0;)
+            ck_assert_uint_eq(fwrite(buf, 1, got, out), got);
+        fclose(in);
+        ck_assert_int_eq(fclose(out), 0);
+    }
+    if (d)
+        closedir(d);
+}
+
+/*
+ * The contexts here find their tuning files in the scratch directory,
+ * SINPE_CACHE_DIR, which is then their program cache too.  Where the run's
+ * contexts use sinpe's program cache (tests/main.c: not on pocl), the
+ * scratch directory starts with a copy of the run's entries and these
+ * contexts use it as well, so that a record the run has built is loaded,
+ * not built again (over a minute a context on Intel's compiler, which
+ * made these tests time out); where they do not, neither do these
+ * (no_disk_cache).  A program's entry is keyed by its build options, so
+ * what a record makes of the kernels is never mistaken for another's.
+ */
 static void setup(void)
 {
     const char *tmp = getenv("TMPDIR");
+    cl_platform_id platform;
+    cl_device_id device;
+    sinpe__cache cache;
     saved_cache_dir = save_env("SINPE_CACHE_DIR");
     saved_tuning = save_env("SINPE_TUNING");
     unsetenv("SINPE_TUNING");
     snprintf(scratch, sizeof scratch, "%s/sinpe_tuning_XXXXXX", tmp && *tmp ? tmp : "/tmp");
     ck_assert_msg(mkdtemp(scratch) != NULL, "mkdtemp(%s): %s", scratch, strerror(errno));
+    ck_assert_int_eq(sinpe__device_pick(NULL, &platform, &device), SINPE_SUCCESS);
+    sinpe__cache_open(&cache, device, "");
+    run_cache = cache.path != NULL;
+    if (run_cache) {
+        cache.path[cache.dir_len] = '\0';
+        copy_entries(cache.path);
+    }
+    sinpe__cache_close(&cache);
     ck_assert_int_eq(setenv("SINPE_CACHE_DIR", scratch, 1), 0);
 }
 
@@ -234,7 +283,7 @@ static sinpe_context *context_with(const char *tuning, sinpe_status want)
     sinpe_context *ctx = NULL;
     sinpe_context_options_init(&o);
     o.tuning = tuning;
-    o.no_disk_cache = 1;
+    o.no_disk_cache = !run_cache;
     ck_assert_int_eq(sinpe_context_create(&o, &ctx), want);
     return ctx;
 }

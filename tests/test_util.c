@@ -522,3 +522,19 @@ void tu_remove_tree(const char *path)
         unlink(path);
     }
 }
+
+void tu_pin_pocl_cache(void)
+{
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    char dir[1024];
+    struct stat sb;
+    if (getenv("POCL_CACHE_DIR"))
+        return;
+    if (xdg && *xdg && stat(xdg, &sb) == 0)
+        snprintf(dir, sizeof dir, "%s/pocl/kcache", xdg);
+    else if (home && *home)
+        snprintf(dir, sizeof dir, "%s/.cache/pocl/kcache", home);
+    else
+        return;
+    setenv("POCL_CACHE_DIR", dir, 1);
+}

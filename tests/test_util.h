@@ -72,6 +72,13 @@ TCase *tu_tcase(Suite *s, const char *name, const char *tags);
 /* rm -r of a test's scratch directory (the few levels the tests make). */
 void tu_remove_tree(const char *path);
 
+/* Sets POCL_CACHE_DIR, when unset, to pocl's cache directory as pocl 3.1
+ * finds it ($XDG_CACHE_HOME/pocl/kcache when that directory exists, else
+ * $HOME/.cache/pocl/kcache), so that moving XDG_CACHE_HOME or HOME for
+ * sinpe's cache leaves pocl's where it was: a moved one starts cold, a
+ * minute of compiling per program on two cores. */
+void tu_pin_pocl_cache(void);
+
 /* The accuracy bar of the header: |table - float64 PE| for |p| < 2^24. */
 #define TU_PE_TOL 1.5e-7
 

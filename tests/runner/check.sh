@@ -63,5 +63,13 @@ FAKE_FAIL=r2 run 2 "status types"
 expect "records mode" 1 "2 passed, 2 failed" \
     "passed .* full status under r1" "FAILED .* full types under r2"
 
+rm -f "$tmp/ran"
+FAKE_FAIL=tuning FAKE_RAN=$tmp/ran sh "$runner" --only "embed tuning" --logs "$tmp/only-logs" \
+    "$tmp/fake" 2 >"$tmp/out" 2>&1
+st=$?
+expect "--only: those suites alone, under the device's record" 1 "1 passed, 1 failed" \
+    "passed .* suite embed\$" "FAILED .* suite tuning (log $tmp/only-logs/2.log)"
+[ "$(ran)" = 2 ] || { echo "FAILED: --only ran $(ran) jobs, not 2"; bad=1; }
+
 [ $bad -eq 0 ] && echo "run-tests.sh: all checks passed"
 exit $bad
