@@ -6,6 +6,7 @@
  */
 #include "tune.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -44,7 +45,7 @@ int tune_env_open(tune_env *env, const char *device, const char *json_path)
     memset(env, 0, sizeof *env);
     env->json_path = json_path;
     if (json_path && !(env->json = fopen(json_path, "w"))) {
-        perror(json_path);
+        fprintf(stderr, "sinpe-tune: cannot open %s: %s\n", json_path, strerror(errno));
         return -1;
     }
     sinpe_context_options_init(&o);

@@ -168,8 +168,9 @@ void tune_case_name(const tune_case *c, char *buf, size_t n)
         snprintf(buf, n, "rope    imp %dx%-4d %4d %s", TUNE_ROPE_SEQS, TUNE_ROPE_LEN,
                  TUNE_ROPE_HEAD, tune_dtype_name(c->dtype));
     else
-        snprintf(buf, n, "%-7s %s %-7s %4zu %s", tune_op_names[c->op], c->explicit_pos ? "exp" : "imp",
-                 tune_shapes[c->shape].name, c->dim, tune_dtype_name(c->dtype));
+        snprintf(buf, n, "%-7s %s %-7s %4zu %s", tune_op_names[c->op],
+                 c->explicit_pos ? "exp" : "imp", tune_shapes[c->shape].name, c->dim,
+                 tune_dtype_name(c->dtype));
 }
 
 /* Adds case (op, shape, positions, dtype) at every dim unless it is there. */
