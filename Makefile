@@ -105,9 +105,8 @@ LIB_OBJS   = $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/*.c)) $(BUILD)/kernels.o
              $(BUILD)/database.o $(BUILD)/device_text.o
 TEST_OBJS  = $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/*.c)) $(BUILD)/tests/grind/ref.o
 BENCH_OBJS = $(patsubst %.c,$(BUILD)/%.o,$(wildcard bench/*.c)) $(BUILD)/tests/grind/ref.o
-# The installed programs (tools/): sinpe-tune times with bench/'s measuring.
-TUNE_OBJS  = $(filter-out $(BUILD)/bench/main.o,$(BENCH_OBJS)) \
-             $(patsubst %.c,$(BUILD)/%.o,$(wildcard tools/*.c))
+# The installed programs (tools/): sinpe-tune, its own files and the library.
+TUNE_OBJS  = $(patsubst %.c,$(BUILD)/%.o,$(wildcard tools/*.c))
 
 STATIC_LIB = $(BUILD)/libsinpe.a
 SONAME     = libsinpe.so.$(MAJOR)
@@ -134,7 +133,7 @@ $(BUILD)/%.o: %.c
 
 $(BUILD)/tests/%.o: DIR_CFLAGS = -Itests $(CHECK_CFLAGS)
 $(BUILD)/bench/%.o: DIR_CFLAGS = -Ibench -Itests/grind
-$(BUILD)/tools/%.o: DIR_CFLAGS = -Ibench -Itools
+$(BUILD)/tools/%.o: DIR_CFLAGS = -Itools
 
 $(BUILD)/kernels.o $(BUILD)/database.o $(BUILD)/device_text.o: $(BUILD)/%.o: $(BUILD)/%.c
 	$(CC) $(SINPE_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
@@ -403,7 +402,7 @@ check-oclgrind:
 # of pocl's or LLVM's for an old glibc header, and LeakSanitizer's tracer then
 # dies at exit ("Tracer caught signal 11") with no leak found.  The
 # benchmark and the tuner run too, each once and briefly (their output, kept
-# in the build, is shown when they fail): they time with the same code.
+# in the build, is shown when they fail).
 ASAN_BUILD = build-asan
 SAN_FLAGS  = -fsanitize=address,undefined -fno-omit-frame-pointer \
              -fno-sanitize-recover=undefined

@@ -6,6 +6,7 @@
  */
 #include "tune.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,11 +15,34 @@ const char *const tune_op_names[] = {"fused", "gather", "add", "table", "rope"};
 
 /* ---- cases --------------------------------------------------------------- */
 
+unsigned tune_output_types(void)
+{
+    unsigned mask = 0;
+    sinpe_dtype_info info;
+    for (size_t t = 0; t < sinpe_dtype_count() && t < TUNE_N_DTYPES; t++)
+        if (sinpe_dtype_query((sinpe_dtype)t, &info, sizeof info) == SINPE_SUCCESS && info.output)
+            mask |= 1u << t;
+    return mask;
+}
+
+/* The library's name with "f" for a float type made "fp": "f32" -> "fp32". */
+const char *tune_dtype_name(sinpe_dtype dtype)
+{
+    static char names[TUNE_N_DTYPES][24];
+    sinpe_dtype_info info;
+    if ((unsigned)dtype >= TUNE_N_DTYPES || sinpe_dtype_query(dtype, &info, sizeof info) != 0)
+        return "?";
+    int f = info.name[0] == 'f' && isdigit((unsigned char)info.name[1]);
+    snprintf(names[dtype], sizeof names[0], "%s%s", f ? "fp" : "", info.name + f);
+    return names[dtype];
+}
+
+/* What a case's call reads and writes under one candidate. */
 typedef struct run_state {
     tuner *tu;
     candidate *cand;
     const tune_case *c;
-    bench_shape_run sr;
+    size_t d; /* the index of its dim in tu->dims */
 } run_state;
 
 /* The index of dim in tu->dims (a table or embedding case's dim is one). */
@@ -30,19 +54,17 @@ static size_t dim_index(const tuner *tu, size_t dim)
     return d;
 }
 
-static int run_table(void *user, cl_command_queue queue, cl_event *events, cl_uint *n_events)
+static int run_table(void *user, cl_command_queue queue, cl_event *event)
 {
     run_state *rs = user;
-    size_t d = dim_index(rs->tu, rs->c->dim);
-    CHECK(sinpe_enqueue_table_rows(rs->cand->table[d], queue, 0, BENCH_TABLE_ROWS,
-                                   rs->tu->rows_out[d], 0, 0, SINPE_F32, 0, NULL, &events[0]));
-    *n_events = 1;
+    CHECK(sinpe_enqueue_table_rows(rs->cand->table[rs->d], queue, 0, TUNE_TABLE_ROWS,
+                                   rs->tu->rows_out[rs->d], 0, 0, SINPE_F32, 0, NULL, event));
     return 0;
 fail:
     return -1;
 }
 
-static int run_rope(void *user, cl_command_queue queue, cl_event *events, cl_uint *n_events)
+static int run_rope(void *user, cl_command_queue queue, cl_event *event)
 {
     run_state *rs = user;
     size_t width = (TUNE_ROPE_Q + TUNE_ROPE_KV) * TUNE_ROPE_HEAD;
@@ -56,19 +78,41 @@ static int run_rope(void *user, cl_command_queue queue, cl_event *events, cl_uin
     a.q_heads = TUNE_ROPE_Q;
     a.k_offset = TUNE_ROPE_Q * TUNE_ROPE_HEAD;
     a.kv_heads = TUNE_ROPE_KV;
-    CHECK(sinpe_enqueue_rope(rs->cand->rope, queue, &a, 0, NULL, &events[0]));
-    *n_events = 1;
+    CHECK(sinpe_enqueue_rope(rs->cand->rope, queue, &a, 0, NULL, event));
     return 0;
 fail:
     return -1;
 }
 
-static const bench_case *case_named(const char *name)
+/* The benchmark's embedding cases: fused and gather into one output, add
+   in place on another. */
+static int run_embed(void *user, cl_command_queue queue, cl_event *event)
 {
-    for (size_t i = 0; i < bench_n_cases; i++)
-        if (strcmp(bench_cases[i].name, name) == 0)
-            return &bench_cases[i];
-    return NULL;
+    run_state *rs = user;
+    const tune_case *c = rs->c;
+    const tune_shape *sh = &tune_shapes[c->shape];
+    const tune_inputs *in = &rs->tu->inputs[c->shape][c->explicit_pos];
+    sinpe_table *table = rs->cand->table[rs->d];
+    sinpe_embed_args a;
+    sinpe_embed_args_init(&a);
+    a.n_seqs = sh->seqs;
+    a.seq_len = sh->seq_len;
+    a.ids = in->ids;
+    a.positions = in->pos;
+    a.weights = rs->tu->weights[rs->d][c->dtype];
+    a.vocab = TUNE_VOCAB;
+    a.token_scale = sqrtf((float)c->dim);
+    a.weights_dtype = a.out_dtype = c->dtype;
+    a.out = rs->tu->out[rs->d][c->dtype][c->op == OP_ADD];
+    if (c->op == OP_FUSED)
+        CHECK(sinpe_enqueue_embed(table, queue, &a, 0, NULL, event));
+    else if (c->op == OP_GATHER)
+        CHECK(sinpe_enqueue_gather(table, queue, &a, 0, NULL, event));
+    else
+        CHECK(sinpe_enqueue_add_positions(table, queue, &a, 0, NULL, event));
+    return 0;
+fail:
+    return -1;
 }
 
 /*
@@ -90,7 +134,7 @@ static int candidate_prepare(tuner *tu, candidate *cand, const tune_case *c)
         sinpe_spec spec;
         sinpe_spec_init(&spec, c->dim);
         /* Every position the cases use, and the table case's rows. */
-        CHECK(sinpe_table_create(cand->ctx, &spec, BENCH_TABLE_ROWS, &cand->table[d]));
+        CHECK(sinpe_table_create(cand->ctx, &spec, TUNE_TABLE_ROWS, &cand->table[d]));
     }
     return 0;
 fail:
@@ -101,52 +145,19 @@ fail:
    first time (first), warm-up calls come before the timed ones. */
 static int time_case(tuner *tu, candidate *cand, const tune_case *c, int first, double *us)
 {
-    run_state rs;
-    bench_job job;
-    bench_stats st;
+    run_state rs = {tu, cand, c, dim_index(tu, c->dim)};
+    tune_job job = {c->op == OP_TABLE ? run_table : c->op == OP_ROPE ? run_rope : run_embed,
+                    &rs, 0};
     if (candidate_prepare(tu, cand, c) != 0)
         return -1;
-    memset(&rs, 0, sizeof rs);
-    rs.tu = tu;
-    rs.cand = cand;
-    rs.c = c;
-    memset(&job, 0, sizeof job);
-    job.user = &rs;
     /* Positions to check and table rows may take two launches: bracketed. */
     job.bracket = c->op == OP_TABLE || c->explicit_pos;
-    if (c->op == OP_TABLE || c->op == OP_ROPE) {
-        job.run = c->op == OP_TABLE ? run_table : run_rope;
-    } else {
-        const bench_shape *sh = &bench_shapes[c->shape];
-        const bench_inputs *in = &tu->inputs[c->shape][c->explicit_pos];
-        sinpe_embed_args *a = &rs.sr.args;
-        size_t d = dim_index(tu, c->dim);
-        job.run = case_named(tune_op_names[c->op])->run;
-        rs.sr.table = cand->table[d];
-        sinpe_embed_args_init(a);
-        a->n_seqs = sh->seqs;
-        a->seq_len = sh->seq_len;
-        a->ids = in->ids;
-        a->positions = in->pos;
-        a->weights = tu->weights[d][c->dtype];
-        a->vocab = BENCH_VOCAB;
-        a->token_scale = sqrtf((float)c->dim);
-        a->weights_dtype = a->out_dtype = c->dtype;
-        rs.sr.out[BENCH_OUT_FUSED] = rs.sr.out[BENCH_OUT_UNFUSED] = tu->out[d][c->dtype][0];
-        rs.sr.out[BENCH_OUT_ADD] = tu->out[d][c->dtype][1];
-        job.user = &rs.sr;
-    }
     /* Decode-sized calls are cheap and noisy: more of them.  The warm-up
        calls compile the kernels (pocl compiles a kernel at its first
        launch) and touch the buffers; in a later round the same case has
        just run under the other records, with the same buffers. */
-    int decode = c->op < OP_TABLE && bench_shapes[c->shape].seq_len == 1;
-    tu->opts.reps = decode ? 40 : 3;
-    tu->opts.warmup = !first ? 0 : decode ? 5 : 1;
-    if (bench_time(&tu->env, &job, &st) != 0)
-        return -1;
-    *us = st.median_us;
-    return 0;
+    int decode = c->op < OP_TABLE && tune_shapes[c->shape].seq_len == 1;
+    return tune_time(&tu->env, &job, !first ? 0 : decode ? 5 : 1, decode ? 40 : 3, us);
 }
 
 void tune_case_name(const tune_case *c, char *buf, size_t n)
@@ -155,10 +166,11 @@ void tune_case_name(const tune_case *c, char *buf, size_t n)
         snprintf(buf, n, "table   -   rows    %4zu fp32", c->dim);
     else if (c->op == OP_ROPE)
         snprintf(buf, n, "rope    imp %dx%-4d %4d %s", TUNE_ROPE_SEQS, TUNE_ROPE_LEN,
-                 TUNE_ROPE_HEAD, bench_dtype_name(c->dtype));
+                 TUNE_ROPE_HEAD, tune_dtype_name(c->dtype));
     else
-        snprintf(buf, n, "%-7s %s %-7s %4zu %s", tune_op_names[c->op], c->explicit_pos ? "exp" : "imp",
-                 bench_shapes[c->shape].name, c->dim, bench_dtype_name(c->dtype));
+        snprintf(buf, n, "%-7s %s %-7s %4zu %s", tune_op_names[c->op],
+                 c->explicit_pos ? "exp" : "imp", tune_shapes[c->shape].name, c->dim,
+                 tune_dtype_name(c->dtype));
 }
 
 /* Adds case (op, shape, positions, dtype) at every dim unless it is there. */
@@ -199,8 +211,8 @@ void tune_make_cases(tuner *tu)
         c->final = 1;
     }
     for (int s = MID; s <= PREFILL; s++)
-        for (int dt = 0; dt < BENCH_N_DTYPES; dt++) { /* the output types but fp32 */
-            if (dt == SINPE_F32 || !(bench_types(1) & (1u << dt)))
+        for (int dt = 0; dt < TUNE_N_DTYPES; dt++) { /* the output types but fp32 */
+            if (dt == SINPE_F32 || !(tune_output_types() & (1u << dt)))
                 continue;
             add_case(tu, OP_FUSED, s, 0, (sinpe_dtype)dt, 0);
             add_case(tu, OP_GATHER, s, 0, (sinpe_dtype)dt, 0);
@@ -225,8 +237,8 @@ sinpe__call tune_call(const tune_case *c)
     k.ordered = !c->explicit_pos;
     k.lines = c->dim % (64 / sinpe_dtype_bytes(c->dtype, 1)) == 0;
     k.aligned = c->dim % 4 == 0;
-    k.tokens = bench_shapes[c->shape].seqs * bench_shapes[c->shape].seq_len;
-    k.out_bytes = k.tokens * c->dim * bench_dtype_size(c->dtype);
+    k.tokens = tune_shapes[c->shape].seqs * tune_shapes[c->shape].seq_len;
+    k.out_bytes = k.tokens * c->dim * sinpe_dtype_bytes(c->dtype, 1);
     return k;
 }
 
@@ -311,9 +323,9 @@ void tune_json(tuner *tu, const char *phase, const tune_case *c, const char *rol
             "\"median_us\":%.3f,\"record\":\"%s\"}\n",
             tu->env.device_name, phase, tune_op_names[c->op],
             c->op == OP_TABLE ? "-" : c->explicit_pos ? "explicit" : "implicit",
-            c->op == OP_TABLE ? "rows" : c->op == OP_ROPE ? "rope" : bench_shapes[c->shape].name,
+            c->op == OP_TABLE ? "rows" : c->op == OP_ROPE ? "rope" : tune_shapes[c->shape].name,
             c->dim,
-            bench_dtype_name(c->dtype), role, us, record);
+            tune_dtype_name(c->dtype), role, us, record);
     fflush(tu->env.json);
 }
 

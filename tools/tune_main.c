@@ -178,7 +178,7 @@ static int search(tuner *tu, size_t p, sinpe__tuning *cur)
         if (score[c] < score[best])
             best = c;
     }
-    printf("[%5.0f s] %-10s", bench_now_s() - tu->t0, par->name);
+    printf("[%5.0f s] %-10s", tune_now_s() - tu->t0, par->name);
     for (size_t c = 0; c < n_cands; c++) {
         sinpe__param_format(p, *sinpe__param_field(&recs[c], p), word, sizeof word);
         if (timed[c])
@@ -278,7 +278,7 @@ static int check(tuner *tu, const char *dflt, const char *chosen)
            "and the record fastest for it in the search, in the same rounds (us; a record\n"
            "that runs the same kernels for a case as the chosen one is the chosen one):\n\n"
            "%-30s %10s %10s %10s %9s %9s\n",
-           bench_now_s() - tu->t0, "case", "database", "chosen", "fastest", "chosen/f",
+           tune_now_s() - tu->t0, "case", "database", "chosen", "fastest", "chosen/f",
            "db/f");
     /* More rounds here, and all of them: these are the figures the result
        is read by. */
@@ -360,18 +360,13 @@ static int parse_list(const char *s, size_t *dims, size_t *n)
 
 static int parse_args(int argc, char **argv, tuner *tu, int *reset)
 {
-    memset(&tu->opts, 0, sizeof tu->opts);
-    tu->opts.seed = 20240601u;
     tu->dims[0] = 1024;
     tu->dims[1] = 4096;
     tu->n_dims = 2;
-    tu->dtypes = bench_types(1);
+    tu->dtypes = tune_output_types();
     tu->margin = 0.05;
     tu->rounds = 3;
     tu->save = 1;
-    /* Its context only holds the shared cl_context: storing its binary
-       would make pocl compile every kernel for nothing. */
-    tu->opts.no_disk_cache = 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         char *end;
@@ -394,8 +389,8 @@ static int parse_args(int argc, char **argv, tuner *tu, int *reset)
             continue;
         if (!strcmp(a, "--dtypes")) {
             tu->dtypes = 0;
-            for (int d = 0; d < BENCH_N_DTYPES; d++)
-                if ((bench_types(1) & (1u << d)) && strstr(v, bench_dtype_name((sinpe_dtype)d)))
+            for (int d = 0; d < TUNE_N_DTYPES; d++)
+                if ((tune_output_types() & (1u << d)) && strstr(v, tune_dtype_name((sinpe_dtype)d)))
                     tu->dtypes |= 1u << d;
             if (tu->dtypes & 1u) /* fp32 always: the benchmark's cases are fp32 */
                 continue;
@@ -410,10 +405,10 @@ static int parse_args(int argc, char **argv, tuner *tu, int *reset)
             if (*end == '\0' && tu->rounds >= 1 && tu->rounds <= MAX_ROUNDS)
                 continue;
         } else if (!strcmp(a, "--json")) {
-            tu->opts.json_path = v;
+            tu->json_path = v;
             continue;
         } else if (!strcmp(a, "--device")) {
-            tu->opts.device = v;
+            tu->device = v;
             continue;
         }
         return -1;
@@ -426,39 +421,39 @@ static int make_buffers(tuner *tu)
 {
     size_t max_tokens = 0;
     cl_int err;
-    for (size_t s = 0; s < bench_n_shapes; s++) {
-        size_t t = bench_shapes[s].seqs * bench_shapes[s].seq_len;
+    for (size_t s = 0; s < N_SHAPES; s++) {
+        size_t t = tune_shapes[s].seqs * tune_shapes[s].seq_len;
         max_tokens = t > max_tokens ? t : max_tokens;
         for (int e = 0; e < 2; e++)
-            if (bench_inputs_make(&tu->env, s, e, &tu->inputs[s][e]) != 0)
+            if (tune_inputs_make(&tu->env, s, e, TUNE_SEED, &tu->inputs[s][e]) != 0)
                 return -1;
     }
     size_t qk = (size_t)TUNE_ROPE_SEQS * TUNE_ROPE_LEN * (TUNE_ROPE_Q + TUNE_ROPE_KV) *
                 TUNE_ROPE_HEAD;
     tu->rope_qk = clCreateBuffer(tu->env.cl_ctx, CL_MEM_READ_WRITE, qk * 4, NULL, &err);
     CHECK_AS("clCreateBuffer(q and k)", err);
-    if (bench_fill(&tu->env, tu->rope_qk, qk, 5u, SINPE_F32) != 0)
+    if (tune_fill(&tu->env, tu->rope_qk, qk, 5u, SINPE_F32) != 0)
         return -1;
     for (size_t d = 0; d < tu->n_dims; d++) {
-        size_t dim = tu->dims[d], rows = (size_t)BENCH_TABLE_ROWS * dim;
+        size_t dim = tu->dims[d], rows = (size_t)TUNE_TABLE_ROWS * dim;
         tu->rows_out[d] = clCreateBuffer(tu->env.cl_ctx, CL_MEM_READ_WRITE, rows * 4, NULL, &err);
         CHECK_AS("clCreateBuffer(table rows)", err);
-        if (bench_fill(&tu->env, tu->rows_out[d], rows, 3u, SINPE_F32) != 0)
+        if (tune_fill(&tu->env, tu->rows_out[d], rows, 3u, SINPE_F32) != 0)
             return -1;
-        for (int dt = 0; dt < BENCH_N_DTYPES; dt++) {
-            size_t es = bench_dtype_size((sinpe_dtype)dt), w = (size_t)BENCH_VOCAB * dim;
+        for (int dt = 0; dt < TUNE_N_DTYPES; dt++) {
+            size_t es = sinpe_dtype_bytes((sinpe_dtype)dt, 1), w = (size_t)TUNE_VOCAB * dim;
             if (!(tu->dtypes & (1u << dt)))
                 continue;
             tu->weights[d][dt] = clCreateBuffer(tu->env.cl_ctx, CL_MEM_READ_WRITE, w * es, NULL,
                                                 &err);
             CHECK_AS("clCreateBuffer(weights)", err);
-            if (bench_fill(&tu->env, tu->weights[d][dt], w, (cl_uint)dim, (sinpe_dtype)dt) != 0)
+            if (tune_fill(&tu->env, tu->weights[d][dt], w, (cl_uint)dim, (sinpe_dtype)dt) != 0)
                 return -1;
             for (int o = 0; o < 2; o++) {
                 tu->out[d][dt][o] = clCreateBuffer(tu->env.cl_ctx, CL_MEM_READ_WRITE,
                                                    max_tokens * dim * es, NULL, &err);
                 CHECK_AS("clCreateBuffer(output)", err);
-                if (bench_fill(&tu->env, tu->out[d][dt][o], max_tokens * dim, 7u,
+                if (tune_fill(&tu->env, tu->out[d][dt][o], max_tokens * dim, 7u,
                                (sinpe_dtype)dt) != 0)
                     return -1;
             }
@@ -471,15 +466,15 @@ fail:
 
 static void release_buffers(tuner *tu)
 {
-    for (size_t s = 0; s < bench_n_shapes; s++)
+    for (size_t s = 0; s < N_SHAPES; s++)
         for (int e = 0; e < 2; e++)
-            bench_inputs_release(&tu->inputs[s][e]);
+            tune_inputs_release(&tu->inputs[s][e]);
     if (tu->rope_qk)
         clReleaseMemObject(tu->rope_qk);
     for (size_t d = 0; d < MAX_DIMS; d++) {
         if (tu->rows_out[d])
             clReleaseMemObject(tu->rows_out[d]);
-        for (int dt = 0; dt < BENCH_N_DTYPES; dt++) {
+        for (int dt = 0; dt < TUNE_N_DTYPES; dt++) {
             if (tu->weights[d][dt])
                 clReleaseMemObject(tu->weights[d][dt]);
             for (int o = 0; o < 2; o++)
@@ -501,9 +496,9 @@ int main(int argc, char **argv)
         usage(argc > 1 && !strcmp(argv[1], "--help") ? stdout : stderr);
         return argc > 1 && !strcmp(argv[1], "--help") ? 0 : 2;
     }
-    if (bench_env_open(&tu.env, &tu.opts, "sinpe-tune") != 0)
+    if (tune_env_open(&tu.env, tu.device, tu.json_path) != 0)
         goto done;
-    tu.t0 = bench_now_s();
+    tu.t0 = tune_now_s();
     printf("sinpe-tune %s on %s (%s, driver %s)\n", sinpe_version_string(),
            tu.env.device_name, tu.env.platform_name, tu.env.driver_version);
     if (reset) {
@@ -525,7 +520,7 @@ int main(int argc, char **argv)
     tune_make_cases(&tu);
     printf("[%5.0f s] scores: each value's time over the current one's, geometric mean "
            "over the cases it decides\n",
-           bench_now_s() - tu.t0);
+           tune_now_s() - tu.t0);
     /* The parameters in their order (src/tuning.h); one that changes none
        of the cases under the current record is not searched. */
     for (int order = 1; order <= (int)sinpe__n_params; order++)
@@ -551,13 +546,13 @@ int main(int argc, char **argv)
     } else {
         printf("not saved (--dry-run)\n");
     }
-    printf("[%5.0f s] done\n", bench_now_s() - tu.t0);
+    printf("[%5.0f s] done\n", tune_now_s() - tu.t0);
     rc = 0;
 done:
 fail:
     tune_candidate_close(&tu.held);
     release_buffers(&tu);
-    if (bench_env_close(&tu.env) != 0)
+    if (tune_env_close(&tu.env) != 0)
         rc = 1;
     return rc;
 }
