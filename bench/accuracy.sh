@@ -52,7 +52,7 @@ set grid xtics ytics mxtics
 set key right center box opaque
 set label 1 "float32 angle p*w: off by up to half an ulp of the angle, growing with p" at 1100,2e-1
 set label 2 "past p = 32k the float32 error exceeds what bf16 storage rounds away" at 1100,7e-2
-set label 3 "sinpe: the float32 rounding of the exact value, at every position" at 1100,1.5e-8
+set label 3 "sinpe: within about a float32 ulp of the exact value, at every position" at 1100,1.5e-8
 plot "$in" using 1:3 with linespoints linewidth 2 pointtype 7 linecolor rgb "#d62728" title "float32 formula, absolute d=512", \
      "$in" using 1:5 with linespoints linewidth 2 pointtype 5 linecolor rgb "#ff7f0e" title "float32 formula, Llama 3.1 rotary R=128", \
      "$in" using 1:7 with linespoints linewidth 2 pointtype 9 linecolor rgb "#bcbd22" title "float32 formula, rotary base 1e4 R=128", \
