@@ -18,7 +18,7 @@
 #   make bench-plot    bar charts of $(BENCH_JSON) in $(BENCH_PNG) (gnuplot)
 #   make bench-peers   numpy and PyTorch doing the same job, against $(BENCH_JSON)
 #   make bench-accuracy cos/sin error by position, sinpe against the float32
-#                      formula, as a table, bench/accuracy.dat and bench/accuracy.png
+#                      formula, as a table, build/accuracy.dat and bench/accuracy.png
 #   make check-oclgrind every kernel under oclgrind, then pocl (tests/grind)
 #   make check-asan    library, unit tests and grind with ASan + UBSan
 #   make check-stress  context churn and an 8-thread stress test
@@ -336,8 +336,8 @@ $(ACCURACY_BIN): bench/accuracy/accuracy.c $(STATIC_LIB)
 bench-accuracy:
 	sh scripts/install-deps.sh --with gnuplot
 	$(MAKE) $(ACCURACY_BIN)
-	./$(ACCURACY_BIN) bench/accuracy.dat
-	sh bench/accuracy.sh bench/accuracy.dat bench/accuracy.png
+	./$(ACCURACY_BIN) $(BUILD)/accuracy.dat
+	sh bench/accuracy.sh $(BUILD)/accuracy.dat bench/accuracy.png
 
 # Debian's python3-numpy and python3-torch serve the system interpreter, so
 # that one is taken when $(PYTHON) cannot import numpy.

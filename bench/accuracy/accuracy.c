@@ -20,7 +20,8 @@
  * absolute encoding): the reference both ways are read against.
  *
  * Usage: accuracy [DATA]; prints the table and writes it, whitespace-
- * separated with a # header, to DATA (default bench/accuracy.dat).
+ * separated with a # header naming the device, to DATA (default
+ * build/accuracy.dat).
  */
 #include "sinpe.h"
 
@@ -90,7 +91,7 @@ fail:
 
 int main(int argc, char **argv)
 {
-    const char *path = argc > 1 ? argv[1] : "bench/accuracy.dat";
+    const char *path = argc > 1 ? argv[1] : "build/accuracy.dat";
     sinpe_context *ctx = NULL;
     cl_command_queue queue = NULL;
     cl_mem out = NULL;
@@ -98,6 +99,7 @@ int main(int argc, char **argv)
     float *rows = malloc((size_t)WINDOW * ABS_DIM * sizeof *rows);
     double err[N_POINTS][3][2];
     long pos[N_POINTS];
+    char device[256] = "an unnamed device";
     FILE *f = NULL;
     int rc = 1;
     cl_int cl_err;
@@ -106,6 +108,10 @@ int main(int argc, char **argv)
     if (!rows)
         return 1;
     CHECK(sinpe_context_create(NULL, &ctx));
+    /* The figure's title names the device the rows came from. */
+    if (clGetDeviceInfo(sinpe_context_device(ctx), CL_DEVICE_NAME, sizeof device - 1, device,
+                        NULL) != CL_SUCCESS)
+        strcpy(device, "an unnamed device");
     queue = clCreateCommandQueue(sinpe_context_cl_context(ctx), sinpe_context_device(ctx), 0,
                                  &cl_err);
     out = clCreateBuffer(sinpe_context_cl_context(ctx), CL_MEM_READ_WRITE,
@@ -168,6 +174,7 @@ int main(int argc, char **argv)
     fprintf(f, "# sinpe %s, accuracy of cos/sin values against long double, the largest\n"
                "# |error| over %d positions from p and every column (bench/accuracy/accuracy.c)\n",
             sinpe_version_string(), WINDOW);
+    fprintf(f, "# device: %s\n", device);
     fprintf(f, "# p sinpe_abs float32_abs sinpe_llama3.1 float32_llama3.1 sinpe_rope1e4 "
                "float32_rope1e4\n");
     printf("largest |cos/sin error| against long double over %d positions from p\n"
