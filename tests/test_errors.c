@@ -741,14 +741,11 @@ START_TEST(spec_valid_edges)
         ck_assert_msg(st == SINPE_SUCCESS, "[%s] refused: %d (%s): %s",
                       tu_spec_str(&s, sbuf, sizeof sbuf), (int)st, sinpe_status_string(st),
                       sinpe_last_error());
-        cl_mem mem;
-        size_t rows;
-        TU_OK(sinpe_table_borrow(t, &mem, &rows));
-        float *got = tu_read_floats(q, mem, 16 * s.dim);
+        float *got = tu_table_read(t, q, 16);
         double *ref = tu_pe_rows(&s, NULL, 0, 16);
         tu_check_rows(got, 0, s.dim, 16, s.dim, ref, TU_PE_TOL, 0.0, sbuf);
         TU_FREE(got, ref);
-        tu_release(NULL, NULL, t, &mem, 1);
+        sinpe_table_release(t);
     }
 }
 END_TEST
