@@ -58,22 +58,15 @@ static void qtab_decode(qtab *q)
 /* Frees the decoded weights and the row scales, keeping the layout. */
 static void qtab_drop_scales(qtab *q)
 {
-    free(q->w);
-    free(q->scales);
-    free(q->scales16);
-    q->w = NULL;
-    q->scales = NULL;
-    q->scales16 = NULL;
+    TU_FREE(q->w, q->scales, q->scales16);
+    q->w = NULL, q->scales = NULL, q->scales16 = NULL;
 }
 
 /* An empty table of rows x dim values of type: the layout's bytes unset. */
 static void qtab_new(qtab *q, sinpe_dtype type, size_t rows, size_t dim)
 {
-    memset(q, 0, sizeof *q);
-    q->type = type;
-    q->rows = rows;
-    q->dim = dim;
-    q->bytes = tu_malloc(ref_dtype_bytes(type, rows * dim));
+    *q = (qtab){.type = type, .rows = rows, .dim = dim,
+                .bytes = tu_malloc(ref_dtype_bytes(type, rows * dim))};
 }
 
 static void qtab_free(qtab *q)
