@@ -389,15 +389,23 @@ uint32_t fr_poison_raw(sinpe_dtype t)
     return t == SINPE_F16 ? 0x7D5Au : 0x7F85u;
 }
 
-void fr_fill_poison(void *buf, size_t n, sinpe_dtype t)
+cl_mem fr_poisoned_buffer(sinpe_context *ctx, size_t n, sinpe_dtype t)
 {
-    uint32_t p = fr_poison_raw(t);
+    void *host = tu_malloc(n * fr_dtype_size(t));
     for (size_t i = 0; i < n; i++) {
         if (t == SINPE_F32)
-            ((uint32_t *)buf)[i] = p;
+            ((uint32_t *)host)[i] = fr_poison_raw(t);
         else
-            ((uint16_t *)buf)[i] = (uint16_t)p;
+            ((uint16_t *)host)[i] = (uint16_t)fr_poison_raw(t);
     }
+    cl_mem mem = tu_buffer(ctx, n * fr_dtype_size(t), host);
+    free(host);
+    return mem;
+}
+
+uint32_t fr_round(float x, sinpe_dtype t)
+{
+    return t == SINPE_F32 ? fr_f32_bits(x) : t == SINPE_F16 ? fr_f32_to_f16(x) : fr_f32_to_bf16(x);
 }
 
 const char *fr_dtype_name(sinpe_dtype t)

@@ -90,8 +90,11 @@ int fr_raw_is_nan(uint32_t raw, sinpe_dtype t);
 /* A poison pattern per dtype: a signalling NaN no computation produces. */
 uint32_t fr_poison_raw(sinpe_dtype t);
 
-/* Fills n elements of a buffer of dtype t with the poison. */
-void fr_fill_poison(void *buf, size_t n, sinpe_dtype t);
+/* A device buffer of n elements of dtype t, all the poison. */
+cl_mem fr_poisoned_buffer(sinpe_context *ctx, size_t n, sinpe_dtype t);
+
+/* The bits of x rounded to dtype t, as fr_raw() reads them. */
+uint32_t fr_round(float x, sinpe_dtype t);
 
 const char *fr_dtype_name(sinpe_dtype t);
 

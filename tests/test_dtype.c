@@ -157,22 +157,11 @@ static void run_drun(sinpe_context *ctx, cl_command_queue q, const drun *r)
 
     sinpe_spec spec =
         tu_spec(dim, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ZERO_LAST, 1.0, 10000.0, 1.0);
-    sinpe_table *tab = NULL;
-    TU_OK(sinpe_table_create(ctx, &spec, rows, &tab));
-    cl_mem tmem = NULL;
-    size_t held = 0;
-    TU_OK(sinpe_table_borrow(tab, &tmem, &held));
-    ck_assert_uint_ge(held, rows);
-    float *pe = tu_malloc(rows * dim * sizeof *pe);
-    tu_read(q, tmem, 0, rows * dim * sizeof *pe, pe);
-    clReleaseMemObject(tmem);
-
-    void *init = tu_malloc(no * osz);
-    fr_fill_poison(init, no, r->ot);
+    sinpe_table *tab = tu_table_of(ctx, &spec, rows);
+    float *pe = tu_table_read(tab, q, rows);
     cl_mem ids_m = tu_buffer(ctx, n * sizeof(int32_t), r->ids);
     cl_mem w_m = tu_buffer(ctx, r->vocab * dim * wsz, r->w);
-    cl_mem out_m = tu_buffer(ctx, no * osz, init);
-    free(init);
+    cl_mem out_m = fr_poisoned_buffer(ctx, no, r->ot);
 
     sinpe_embed_args a = tu_args(r->n_seqs, r->seq_len, ids_m, w_m, r->vocab, out_m);
     a.out_offset = r->out_offset;
@@ -213,9 +202,7 @@ static void run_drun(sinpe_context *ctx, cl_command_queue q, const drun *r)
         volatile float x = prod;
         if (!r->skip_pe)
             x = prod + pe[((size_t)r->start + t) * dim + col];
-        uint32_t want = r->ot == SINPE_F32   ? fr_f32_bits(x)
-                        : r->ot == SINPE_F16 ? fr_f32_to_f16(x)
-                                             : fr_f32_to_bf16(x);
+        uint32_t want = fr_round(x, r->ot);
         if (isnan(x)) {
             ck_assert_msg(fr_raw_is_nan(raw, r->ot) && raw != poison,
                           "%s: row %zu col %zu: weight %.9g (NaN) gave 0x%x, not a NaN", what,
@@ -230,8 +217,7 @@ static void run_drun(sinpe_context *ctx, cl_command_queue q, const drun *r)
         }
     }
 
-    free(got);
-    free(pe);
+    TU_FREE(got, pe);
     TU_RELEASE(NULL, NULL, tab, ids_m, w_m, out_m, pos_m);
 }
 
@@ -288,8 +274,7 @@ START_TEST(dtype_pairs_random)
         }
         free(w);
     }
-    clReleaseCommandQueue(q);
-    sinpe_context_release(ctx);
+    tu_release(ctx, q, NULL, NULL, 0);
 }
 END_TEST
 
@@ -373,22 +358,19 @@ START_TEST(dtype_edges)
     for (size_t dim = 6; dim <= 8; dim += 2) {
         uint32_t raw[MAXV];
         size_t nv = 0;
+#define APPEND(list) for (size_t i = 0; i < sizeof list / sizeof list[0]; i++) raw[nv++] = list[i]
         if (wt == SINPE_F32) {
-            for (size_t i = 0; i < sizeof edge_f32 / sizeof edge_f32[0]; i++)
-                raw[nv++] = edge_f32[i];
+            APPEND(edge_f32);
             if (denorm)
-                for (size_t i = 0; i < sizeof edge_f32_denorm / sizeof edge_f32_denorm[0]; i++)
-                    raw[nv++] = edge_f32_denorm[i];
+                APPEND(edge_f32_denorm);
         } else if (wt == SINPE_F16) {
-            for (size_t i = 0; i < sizeof edge_f16 / sizeof edge_f16[0]; i++)
-                raw[nv++] = edge_f16[i];
+            APPEND(edge_f16);
         } else {
-            for (size_t i = 0; i < sizeof edge_bf16 / sizeof edge_bf16[0]; i++)
-                raw[nv++] = edge_bf16[i];
+            APPEND(edge_bf16);
             if (denorm)
-                for (size_t i = 0; i < sizeof edge_bf16_denorm / sizeof edge_bf16_denorm[0]; i++)
-                    raw[nv++] = edge_bf16_denorm[i];
+                APPEND(edge_bf16_denorm);
         }
+#undef APPEND
         size_t vocab = (nv + dim - 1) / dim;
         void *w = tu_malloc(vocab * dim * 4);
         for (size_t i = 0; i < vocab * dim; i++) {
@@ -416,8 +398,7 @@ START_TEST(dtype_edges)
         free(ids);
         free(w);
     }
-    clReleaseCommandQueue(q);
-    sinpe_context_release(ctx);
+    tu_release(ctx, q, NULL, NULL, 0);
 }
 END_TEST
 
@@ -435,12 +416,7 @@ START_TEST(dtype_unfused_rounds_twice)
     enum { DIM = 13, VOCAB = 17, NS = 2, SL = 11, N = NS * SL };
     size_t osz = fr_dtype_size(ot);
     sinpe_table *tab = tu_table(ctx, DIM, SL);
-    cl_mem tmem = NULL;
-    size_t held = 0;
-    TU_OK(sinpe_table_borrow(tab, &tmem, &held));
-    float pe[SL * DIM];
-    tu_read(q, tmem, 0, sizeof pe, pe);
-    clReleaseMemObject(tmem);
+    float *pe = tu_table_read(tab, q, SL);
 
     float w[VOCAB * DIM]; /* elements of type ot */
     int32_t ids[N];
@@ -449,12 +425,9 @@ START_TEST(dtype_unfused_rounds_twice)
     for (size_t i = 0; i < N; i++)
         ids[i] = tu_rng_int(&rng, 0, VOCAB - 1);
     ids[N - 4] = VOCAB;
-    void *init = tu_malloc(N * DIM * osz);
-    fr_fill_poison(init, N * DIM, ot);
     cl_mem ids_m = tu_buffer(ctx, sizeof ids, ids);
     cl_mem w_m = tu_buffer(ctx, sizeof w, w);
-    cl_mem out_m = tu_buffer(ctx, N * DIM * osz, init);
-    free(init);
+    cl_mem out_m = fr_poisoned_buffer(ctx, N * DIM, ot);
     sinpe_embed_args a = tu_args(NS, SL, ids_m, w_m, VOCAB, out_m);
     a.token_scale = 0.3f;
     a.weights_dtype = ot;
@@ -477,15 +450,13 @@ START_TEST(dtype_unfused_rounds_twice)
                 gs = fr_load(&gh, 0, ot);
             }
             volatile float x = gs + pe[(r % SL) * DIM + c];
-            uint32_t want = ot == SINPE_F32   ? fr_f32_bits(x)
-                            : ot == SINPE_F16 ? fr_f32_to_f16(x)
-                                              : fr_f32_to_bf16(x);
+            uint32_t want = fr_round(x, ot);
             ck_assert_msg(fr_raw(got, r * DIM + c, ot) == want,
                           "%s: row %zu col %zu: 0x%x, expected 0x%x", fr_dtype_name(ot), r, c,
                           (unsigned)fr_raw(got, r * DIM + c, ot), (unsigned)want);
         }
     }
-    free(got);
+    TU_FREE(got, pe);
     TU_RELEASE(ctx, q, tab, ids_m, w_m, out_m);
 }
 END_TEST
@@ -521,10 +492,7 @@ START_TEST(dtype_invalid)
                           SINPE_INVALID_DTYPE);
         }
     }
-    TU_CL(clFinish(q));
-    float *got = tu_read_floats(q, out_m, N * DIM);
-    tu_check_all_poison(got, N * DIM, "invalid dtypes");
-    free(got);
+    tu_check_buffer_poison(q, out_m, N * DIM, "invalid dtypes");
     TU_RELEASE(ctx, q, tab, ids_m, w_m, out_m);
 }
 END_TEST

@@ -2,12 +2,8 @@
  * test_embed.c -- the fused kernel and the unfused pair against the float64
  * reference, with offsets, strides, positions, bad ids and events, plus the
  * host-memory convenience call and concurrent use from several threads.
- *
- * Tolerance: |got - ref| <= 1e-6 * (1 + |ref|) (TU_EMBED_TOL), see
- * test_util.h.  Outputs are poisoned with a NaN pattern before each run;
- * afterwards every dim column of every row must hold a finite value close to
- * the reference and every other element (before out_offset, between rows,
- * after the last row) must still hold the poison.
+ * Outputs start poisoned: the rows must meet TU_EMBED_TOL (tu_check_rows),
+ * every other element keep the poison (tu_check_layout).
  */
 #include "test_util.h"
 
@@ -526,12 +522,6 @@ END_TEST
 /* Events                                                                   */
 /* ------------------------------------------------------------------------ */
 
-typedef sinpe_status (*enqueue_fn)(sinpe_table *, cl_command_queue, const sinpe_embed_args *,
-                                   cl_uint, const cl_event *, cl_event *);
-static const enqueue_fn enqueue_fns[] = {sinpe_enqueue_embed, sinpe_enqueue_gather,
-                                         sinpe_enqueue_add_positions};
-static const char *const enqueue_names[] = {"embed", "gather", "add_positions"};
-
 /* Inputs for the event tests: out is zero for add_positions (0 + PE), else
  * poison. */
 typedef struct evsetup {
@@ -568,7 +558,7 @@ static void ev_check(evsetup *s, int which)
     tu_ref_embed(&s->c.spec, s->c.n_seqs, s->c.seq_len, s->h.ids, s->h.w, 0, s->h.wstride,
                  s->c.vocab, s->c.token_scale, s->c.start, NULL, which != 2, which != 1, ref);
     tu_check_rows(got, 0, s->h.dim, s->h.rows, s->h.dim, ref, TU_EMBED_TOL, TU_EMBED_TOL,
-                  enqueue_names[which]);
+                  tu_embed_call_names[which]);
     TU_FREE(ref, got);
 }
 
@@ -584,8 +574,8 @@ START_TEST(event_is_returned_and_completes)
     evsetup s;
     ev_setup(&s, _i);
     cl_event ev = NULL;
-    TU_OK(enqueue_fns[_i](s.tab, s.q, &s.a, 0, NULL, &ev));
-    ck_assert_msg(ev != NULL, "%s returned no event", enqueue_names[_i]);
+    TU_OK(tu_embed_calls[_i](s.tab, s.q, &s.a, 0, NULL, &ev));
+    ck_assert_msg(ev != NULL, "%s returned no event", tu_embed_call_names[_i]);
     TU_CL(clWaitForEvents(1, &ev));
 
     cl_int status = -1;
@@ -596,7 +586,7 @@ START_TEST(event_is_returned_and_completes)
     TU_CL(clGetEventInfo(ev, CL_EVENT_COMMAND_QUEUE, sizeof evq, &evq, NULL));
     ck_assert_msg(status == CL_COMPLETE, "event status %d after wait", (int)status);
     ck_assert_msg(type == CL_COMMAND_NDRANGE_KERNEL, "%s event is of command type 0x%x, not a kernel",
-                  enqueue_names[_i], (unsigned)type);
+                  tu_embed_call_names[_i], (unsigned)type);
     ck_assert_msg(evq == s.q, "event of another queue");
     ev_check(&s, _i);
     clReleaseEvent(ev);
@@ -613,7 +603,7 @@ START_TEST(wait_list_holds_the_kernel)
     cl_event gate = clCreateUserEvent(sinpe_context_cl_context(ctx), &err);
     ck_assert_int_eq(err, CL_SUCCESS);
     cl_event ev = NULL;
-    TU_OK(enqueue_fns[_i](s.tab, s.q, &s.a, 1, &gate, &ev));
+    TU_OK(tu_embed_calls[_i](s.tab, s.q, &s.a, 1, &gate, &ev));
     ck_assert_ptr_nonnull(ev);
     TU_CL(clFlush(s.q));
     tu_sleep_ms(300);
@@ -621,7 +611,7 @@ START_TEST(wait_list_holds_the_kernel)
     cl_int status = -1;
     TU_CL(clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL));
     ck_assert_msg(status == CL_QUEUED || status == CL_SUBMITTED,
-                  "%s ran before its wait list completed (status %d)", enqueue_names[_i],
+                  "%s ran before its wait list completed (status %d)", tu_embed_call_names[_i],
                   (int)status);
 
     /* Read through a second queue that does not wait on the first.  The
@@ -729,8 +719,7 @@ START_TEST(embed_host_id_out_of_range)
                       "message names neither id %s nor index 13: \"%s\"", val,
                       sinpe_last_error());
     }
-    sinpe_table_release(tab);
-    sinpe_context_release(ctx);
+    tu_release(ctx, NULL, tab, NULL, 0);
 }
 END_TEST
 
@@ -760,8 +749,7 @@ START_TEST(embed_host_bad_arguments)
     /* And then a good call works. */
     TU_OK(sinpe_embed_host(tab, ids, 1, SL, w, VOCAB, 1.0f, 0, NULL, out));
     ck_assert_str_eq(sinpe_last_error(), "");
-    sinpe_table_release(tab);
-    sinpe_context_release(ctx);
+    tu_release(ctx, NULL, tab, NULL, 0);
 }
 END_TEST
 

@@ -56,10 +56,7 @@ static void teardown(void)
 /* Asserts that the baseline's output and counter were not touched. */
 static void check_untouched(const char *what)
 {
-    TU_CL(clFinish(q));
-    float *got = tu_read_floats(q, out_m, ROWS * DIM);
-    tu_check_all_poison(got, ROWS * DIM, what);
-    free(got);
+    tu_check_buffer_poison(q, out_m, ROWS * DIM, what);
     int32_t bad = -1;
     tu_read(q, bad_m, 0, sizeof bad, &bad);
     ck_assert_msg(bad == 0, "%s: bad_ids counter changed to %d", what, (int)bad);
@@ -67,13 +64,6 @@ static void check_untouched(const char *what)
 
 /* Marks a call that does not apply (the argument is not used by it). */
 #define NOT_USED ((sinpe_status)1)
-
-typedef sinpe_status (*enqueue_fn)(sinpe_table *, cl_command_queue, const sinpe_embed_args *,
-                                   cl_uint, const cl_event *, cl_event *);
-static const enqueue_fn fns[3] = {sinpe_enqueue_embed, sinpe_enqueue_gather,
-                                  sinpe_enqueue_add_positions};
-static const char *const fn_names[3] = {"enqueue_embed", "enqueue_gather",
-                                        "enqueue_add_positions"};
 
 /*
  * Asserts that the call fn returned want.  No event may come back from a
@@ -109,8 +99,8 @@ static void expect3(sinpe_table *t, cl_command_queue queue, const sinpe_embed_ar
         if (want[f] == NOT_USED)
             continue;
         cl_event ev = NULL;
-        sinpe_status st = fns[f](t, queue, a, n_wait, wait, &ev);
-        check_call(fn_names[f], st, ev, want[f], name);
+        sinpe_status st = tu_embed_calls[f](t, queue, a, n_wait, wait, &ev);
+        check_call(tu_embed_call_names[f], st, ev, want[f], name);
     }
 }
 
@@ -237,11 +227,8 @@ START_TEST(buffer_too_small)
         e[cases[_i].unused] = NOT_USED;
     expect3(tab, q, &a, 0, NULL, e[0], e[1], e[2], cases[_i].name);
     check_untouched("after a buffer too small");
-    if (_i == 5) {
-        float *got = tu_read_floats(q, small, ROWS * DIM - 1);
-        tu_check_all_poison(got, ROWS * DIM - 1, "the short output buffer");
-        free(got);
-    }
+    if (_i == 5)
+        tu_check_buffer_poison(q, small, ROWS * DIM - 1, "the short output buffer");
     if (small)
         clReleaseMemObject(small);
 }
@@ -351,12 +338,20 @@ END_TEST
 /* Context mismatch                                                         */
 /* ------------------------------------------------------------------------ */
 
+/* A queue of a second cl_context (*other) on the fixture's device. */
+static cl_command_queue foreign_queue(cl_context *other)
+{
+    cl_int err;
+    *other = tu_other_cl_context(ctx);
+    cl_command_queue oq = clCreateCommandQueue(*other, sinpe_context_device(ctx), 0, &err);
+    ck_assert_int_eq(err, CL_SUCCESS);
+    return oq;
+}
+
 START_TEST(queue_from_other_context)
 {
-    cl_context other = tu_other_cl_context(ctx);
-    cl_int err;
-    cl_command_queue oq = clCreateCommandQueue(other, sinpe_context_device(ctx), 0, &err);
-    ck_assert_int_eq(err, CL_SUCCESS);
+    cl_context other;
+    cl_command_queue oq = foreign_queue(&other);
     const sinpe_status mismatch = SINPE_CONTEXT_MISMATCH;
     expect3(tab, oq, &args, 0, NULL, mismatch, mismatch, mismatch, "queue");
     TU_CL(clFinish(oq));
@@ -371,10 +366,9 @@ START_TEST(buffer_from_other_context)
     /* _i picks the buffer: ids, weights, out, positions, bad_ids.  The
      * foreign buffer has the right size, so only its context is wrong. */
     static const char *const names[] = {"ids", "weights", "out", "positions", "bad_ids"};
-    cl_context other = tu_other_cl_context(ctx);
+    cl_context other;
+    cl_command_queue oq = foreign_queue(&other);
     cl_int err;
-    cl_command_queue oq = clCreateCommandQueue(other, sinpe_context_device(ctx), 0, &err);
-    ck_assert_int_eq(err, CL_SUCCESS);
     size_t bytes = _i == 1 ? VOCAB * DIM * sizeof(float)
                    : _i == 2 ? ROWS * DIM * sizeof(float)
                              : ROWS * sizeof(int32_t);
@@ -657,7 +651,7 @@ START_TEST(calls_keep_no_event)
             cl_event ev = NULL;
             long before = tu_event_refs;
             sinpe_status st =
-                f < 3 ? fns[f](tab, q, &args, 0, NULL, with ? &ev : NULL)
+                f < 3 ? tu_embed_calls[f](tab, q, &args, 0, NULL, with ? &ev : NULL)
                 : f == 3 ? sinpe_enqueue_table_rows(tab, q, 5, ROWS, out_m, 0, 0, SINPE_F32, 0,
                                                     NULL, with ? &ev : NULL)
                          : sinpe_enqueue_timesteps(tab, q, ts_m, 0, ROWS, out_m, 0, 0, SINPE_F32,
@@ -747,14 +741,11 @@ START_TEST(spec_valid_edges)
         ck_assert_msg(st == SINPE_SUCCESS, "[%s] refused: %d (%s): %s",
                       tu_spec_str(&s, sbuf, sizeof sbuf), (int)st, sinpe_status_string(st),
                       sinpe_last_error());
-        cl_mem mem;
-        size_t rows;
-        TU_OK(sinpe_table_borrow(t, &mem, &rows));
-        float *got = tu_read_floats(q, mem, 16 * s.dim);
+        float *got = tu_table_read(t, q, 16);
         double *ref = tu_pe_rows(&s, NULL, 0, 16);
         tu_check_rows(got, 0, s.dim, 16, s.dim, ref, TU_PE_TOL, 0.0, sbuf);
         TU_FREE(got, ref);
-        tu_release(NULL, NULL, t, &mem, 1);
+        sinpe_table_release(t);
     }
 }
 END_TEST

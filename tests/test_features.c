@@ -61,9 +61,7 @@ START_TEST(features_match_device)
     ck_assert_uint_eq(sinpe_context_features(ctx), want);
     ck_assert_str_eq(sinpe_last_error(), "");
 
-    sinpe_table_release(tab);
-    clReleaseCommandQueue(q);
-    sinpe_context_release(ctx);
+    tu_release(ctx, q, tab, NULL, 0);
 }
 END_TEST
 
@@ -85,11 +83,9 @@ END_TEST
 Suite *suite_features(void)
 {
     Suite *s = suite_create("features");
-    TCase *tc = tcase_create("features");
-    tcase_set_timeout(tc, TU_TIMEOUT);
+    TCase *tc = tu_tcase(s, "features", NULL);
     tcase_add_test(tc, features_match_device);
     tcase_add_test(tc, features_null_context);
     tcase_add_test(tc, feature_values_pinned);
-    suite_add_tcase(s, tc);
     return s;
 }

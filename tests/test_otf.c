@@ -12,6 +12,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { FIRST = 100, VOCAB = 50 };
@@ -108,7 +109,7 @@ START_TEST(otf_tiles_equal_table_bits)
                                                    : 1.5 * (double)w[(size_t)ids[r] * dim + col]);
     }
     for (size_t i = 0; i < n; i++)
-        TU_CHECK(memcmp(&fly[i], &held[i], sizeof(float)) == 0,
+        TU_CHECK(tu_same_bits(fly[i], held[i]),
                  "case %d: row %zu col %zu on the fly %.9g, from the table %.9g", _i,
                  i / dim, i % dim, (double)fly[i], (double)held[i]);
     tu_check_rows(fly, 0, dim, rows, dim, ref, TU_EMBED_TOL, TU_EMBED_TOL, "on the fly");
@@ -262,8 +263,7 @@ START_TEST(otf_far_positions_equal_rows)
     sinpe_spec spec;
     sinpe_spec_init(&spec, dim);
     int32_t *pos = tu_malloc(rows * sizeof *pos), starts[4], pads[4];
-    float *zero = tu_malloc(dim * sizeof *zero);
-    memset(zero, 0, dim * sizeof *zero);
+    float *zero = calloc(dim, sizeof *zero);
     for (size_t b = 0; b < c->n_seqs && b < 4; b++) {
         starts[b] = tu_rng_int(&rng, 0, 1000);
         pads[b] = tu_rng_int(&rng, 0, 20);
@@ -276,8 +276,8 @@ START_TEST(otf_far_positions_equal_rows)
                                           (uint32_t)starts[b] - (uint32_t)pads[b];
         pos[r] = (int32_t)p;
     }
-    int32_t *idv = tu_malloc(rows * sizeof *idv);
-    memset(idv, 0, rows * sizeof *idv);
+    int32_t *idv = calloc(rows, sizeof *idv);
+    ck_assert_msg(zero && idv, "out of memory");
     cl_mem idm = tu_buffer(ctx, rows * sizeof *idv, idv), wm = tu_buffer(ctx, dim * sizeof *zero, zero);
     cl_mem posm = tu_buffer(ctx, rows * sizeof *pos, pos);
     cl_mem sm = tu_buffer(ctx, sizeof starts, starts), pm = tu_buffer(ctx, sizeof pads, pads);

@@ -2,7 +2,8 @@
  * test_positions.c -- the position sources of sinpe_embed_args (seq_starts,
  * explicit (B, S) and broadcast (1, S) positions, pad_counts, fairseq's
  * make_positions) and the padding policies, through the fused kernel and the
- * unfused pair, against a float64 reference (tu_pe_row).
+ * unfused pair, against the float64 reference of the header's rules
+ * (ref_embed, tests/grind/ref.c).
  *
  * Tolerances: TU_EMBED_TOL for embeddings, TU_PE_TOL where the output is PE
  * alone; zeroed rows must be exactly zero, gather + add must equal the fused
@@ -22,8 +23,6 @@ typedef enum pmode {
     PM_UNFUSED, /* sinpe_enqueue_gather, then sinpe_enqueue_add_positions */
     PM_ADD      /* sinpe_enqueue_add_positions alone, on a prefilled output */
 } pmode;
-
-static const char *const pmode_names[] = {"fused", "unfused", "add_positions"};
 
 /* One run: host inputs (without offsets) and the argument fields. */
 typedef struct pcase {
@@ -50,11 +49,6 @@ typedef struct pcase {
     int no_weights; /* PM_ADD only: weights NULL and vocab 0 */
 } pcase;
 
-static int same_bits(float a, float b)
-{
-    return memcmp(&a, &b, sizeof a) == 0;
-}
-
 static size_t n_rows(const pcase *c)
 {
     return c->n_seqs * c->seq_len;
@@ -70,10 +64,12 @@ static size_t n_out(const pcase *c)
     return c->out_offset + (n_rows(c) - 1) * ostride(c) + c->spec.dim;
 }
 
-/* An int buffer holding junk in [0, offset) and then n values. */
+/* An int buffer holding junk in [0, offset) and then n values; NULL for v NULL. */
 static cl_mem int_buffer(sinpe_context *ctx, const int32_t *v, size_t n, size_t offset,
                          int32_t junk)
 {
+    if (!v)
+        return NULL;
     int32_t *h = tu_malloc((offset + n) * sizeof *h);
     for (size_t i = 0; i < offset; i++)
         h[i] = junk;
@@ -83,44 +79,51 @@ static cl_mem int_buffer(sinpe_context *ctx, const int32_t *v, size_t n, size_t 
     return m;
 }
 
+static int is_pad(const pcase *c, size_t r)
+{
+    return c->policy != SINPE_PAD_NONE && c->ids[r] == c->pad_id;
+}
+
+/* The arguments of c in mode, the buffers NULL. */
+static sinpe_embed_args pcase_args(const pcase *c, pmode mode)
+{
+    sinpe_embed_args a = tu_args(c->n_seqs, c->seq_len, NULL, NULL,
+                                 (mode == PM_ADD && c->no_weights) ? 0 : c->vocab, NULL);
+    a.ids_offset = c->ids_offset, a.out_offset = c->out_offset, a.out_stride = c->out_stride;
+    a.token_scale = c->token_scale, a.start = c->start;
+    a.positions_offset = c->positions_offset, a.positions_broadcast = c->broadcast;
+    a.seq_starts_offset = c->seq_starts_offset, a.pad_counts_offset = c->pad_counts_offset;
+    a.position_rule = c->rule, a.pad_policy = c->policy, a.pad_id = c->pad_id;
+    return a;
+}
+
 /*
  * Runs c in mode on tab and returns the whole output buffer (n_out(c)
  * floats).  The output starts poisoned, or, for PM_ADD, holds prefill in the
- * written rows (n_rows * dim values) and poison elsewhere.
+ * written rows (n_rows * dim values) and poison elsewhere.  With ref, also
+ * returns the expected rows (n_rows * dim) there: those whose value the
+ * header leaves open (add_positions on a ZERO_EMBEDDING pad) are NaN.
  */
 static float *run_pcase(sinpe_context *ctx, cl_command_queue q, sinpe_table *tab,
-                        const pcase *c, pmode mode, const float *prefill)
+                        const pcase *c, pmode mode, const float *prefill, double **ref)
 {
     size_t dim = c->spec.dim, n = n_rows(c), no = n_out(c);
-    cl_mem ids_m = int_buffer(ctx, c->ids, n, c->ids_offset, INT32_MIN);
-    cl_mem w_m = NULL, pos_m = NULL, ss_m = NULL, pc_m = NULL;
-    if (!(mode == PM_ADD && c->no_weights))
-        w_m = tu_buffer(ctx, (c->w_rows ? c->w_rows : c->vocab) * dim * sizeof(float), c->w);
-    if (c->positions)
-        pos_m = int_buffer(ctx, c->positions, c->broadcast ? c->seq_len : n,
-                           c->positions_offset, 1 << 29);
-    if (c->seq_starts)
-        ss_m = int_buffer(ctx, c->seq_starts, c->n_seqs, c->seq_starts_offset, 1 << 28);
-    if (c->pad_counts)
-        pc_m = int_buffer(ctx, c->pad_counts, c->n_seqs, c->pad_counts_offset, 1 << 27);
+    sinpe_embed_args a = pcase_args(c, mode);
+    a.ids = int_buffer(ctx, c->ids, n, c->ids_offset, INT32_MIN);
+    if (a.vocab)
+        a.weights = tu_buffer(ctx, (c->w_rows ? c->w_rows : c->vocab) * dim * sizeof(float), c->w);
+    a.positions = int_buffer(ctx, c->positions, c->broadcast ? c->seq_len : n,
+                             c->positions_offset, 1 << 29);
+    a.seq_starts = int_buffer(ctx, c->seq_starts, c->n_seqs, c->seq_starts_offset, 1 << 28);
+    a.pad_counts = int_buffer(ctx, c->pad_counts, c->n_seqs, c->pad_counts_offset, 1 << 27);
 
     float *init = tu_malloc(no * sizeof *init);
     tu_fill_poison(init, no);
     if (mode == PM_ADD)
         for (size_t r = 0; r < n; r++)
             memcpy(init + c->out_offset + r * ostride(c), prefill + r * dim, dim * sizeof *init);
-    cl_mem out_m = tu_buffer(ctx, no * sizeof *init, init);
+    a.out = tu_buffer(ctx, no * sizeof *init, init);
     free(init);
-
-    sinpe_embed_args a = tu_args(c->n_seqs, c->seq_len, ids_m, w_m,
-                                 (mode == PM_ADD && c->no_weights) ? 0 : c->vocab, out_m);
-    a.ids_offset = c->ids_offset, a.out_offset = c->out_offset, a.out_stride = c->out_stride;
-    a.token_scale = c->token_scale, a.start = c->start;
-    a.positions = pos_m, a.positions_offset = c->positions_offset;
-    a.positions_broadcast = c->broadcast;
-    a.seq_starts = ss_m, a.seq_starts_offset = c->seq_starts_offset;
-    a.pad_counts = pc_m, a.pad_counts_offset = c->pad_counts_offset;
-    a.position_rule = c->rule, a.pad_policy = c->policy, a.pad_id = c->pad_id;
 
     if (mode == PM_FUSED) {
         TU_OK(sinpe_enqueue_embed(tab, q, &a, 0, NULL, NULL));
@@ -133,80 +136,26 @@ static float *run_pcase(sinpe_context *ctx, cl_command_queue q, sinpe_table *tab
         TU_OK(sinpe_enqueue_add_positions(tab, q, &a, 0, NULL, NULL));
     }
     TU_CL(clFinish(q));
-    float *got = tu_read_floats(q, out_m, no);
-    TU_RELEASE(NULL, NULL, NULL, ids_m, out_m, w_m, pos_m, ss_m, pc_m); /* NULL ones skipped */
+    float *got = tu_read_floats(q, a.out, no);
+    if (ref) {
+        /* The host arrays start at the first used element and the prefill
+           is packed: the reference reads them with offsets 0. */
+        sinpe_embed_args h = a;
+        h.ids_offset = h.positions_offset = h.seq_starts_offset = h.pad_counts_offset = 0;
+        h.out_offset = 0, h.out_stride = dim;
+        ref_inputs in = {&c->spec, &h, c->ids, c->positions, c->seq_starts, c->pad_counts,
+                         c->w, NULL, prefill};
+        long bad;
+        *ref = tu_malloc(n * dim * sizeof **ref);
+        ref_embed(&in, mode == PM_ADD ? REF_ADD : REF_FUSED, *ref, &bad);
+        for (size_t r = 0; r < n; r++)
+            if (mode == PM_ADD && is_pad(c, r) && c->policy == SINPE_PAD_ZERO_EMBEDDING)
+                for (size_t col = 0; col < dim; col++)
+                    (*ref)[r * dim + col] = NAN;
+    }
+    TU_RELEASE(NULL, NULL, NULL, a.ids, a.out, a.weights, a.positions, a.seq_starts,
+               a.pad_counts); /* NULL ones skipped */
     return got;
-}
-
-/* The position of every token, in the header's int32 arithmetic. */
-static void ref_positions(const pcase *c, int32_t *pos)
-{
-    for (size_t b = 0; b < c->n_seqs; b++) {
-        uint32_t count = 0;
-        for (size_t t = 0; t < c->seq_len; t++) {
-            size_t r = b * c->seq_len + t;
-            uint32_t p;
-            if (c->rule == SINPE_POSITIONS_FAIRSEQ) {
-                /* fairseq utils.make_positions: cumsum(mask) * mask + padding_idx,
-                 * then args.start on the non-pad tokens. */
-                uint32_t mask = c->ids[r] != c->pad_id;
-                count += mask;
-                p = count * mask + (uint32_t)c->pad_id + (mask ? (uint32_t)c->start : 0u);
-            } else {
-                p = (uint32_t)c->start;
-                if (c->positions)
-                    p += (uint32_t)c->positions[c->broadcast ? t : r];
-                else
-                    p += (uint32_t)t;
-                if (c->seq_starts)
-                    p += (uint32_t)c->seq_starts[b];
-                if (c->pad_counts)
-                    p -= (uint32_t)c->pad_counts[b];
-            }
-            pos[r] = (int32_t)p;
-        }
-    }
-}
-
-static int is_pad(const pcase *c, size_t r)
-{
-    return c->policy != SINPE_PAD_NONE && c->ids[r] == c->pad_id;
-}
-
-/*
- * The expected rows (n_rows * dim) of the fused computation, or, with
- * prefill, of add_positions on prefill.  Rows whose value the header leaves
- * open (add_positions on a ZERO_EMBEDDING pad) are NaN in ref and skipped.
- */
-static double *ref_values(const pcase *c, const int32_t *pos, const float *prefill)
-{
-    size_t dim = c->spec.dim, n = n_rows(c);
-    double *ref = tu_malloc(n * dim * sizeof *ref);
-    double *pe = tu_malloc(dim * sizeof *pe);
-    for (size_t r = 0; r < n; r++) {
-        int32_t id = c->ids[r];
-        int pad = is_pad(c, r);
-        int valid = id >= 0 && (size_t)id < c->vocab;
-        tu_pe_row(&c->spec, (double)pos[r], pe);
-        for (size_t col = 0; col < dim; col++) {
-            double e;
-            if (prefill)
-                e = prefill[r * dim + col];
-            else if (valid && !(pad && c->policy == SINPE_PAD_ZERO_EMBEDDING))
-                e = (double)c->token_scale * (double)c->w[(size_t)id * dim + col];
-            else
-                e = 0.0;
-            double p = (pad && c->policy == SINPE_PAD_ZERO_PE) ? 0.0 : pe[col];
-            double v = e + p;
-            if (pad && c->policy == SINPE_PAD_ZERO_OUTPUT)
-                v = 0.0;
-            if (pad && prefill && c->policy == SINPE_PAD_ZERO_EMBEDDING)
-                v = NAN;
-            ref[r * dim + col] = v;
-        }
-    }
-    free(pe);
-    return ref;
 }
 
 /* Values, exact zeros of ZERO_OUTPUT pads, exact prefill of ZERO_PE pads
@@ -230,7 +179,7 @@ static void check_output(const pcase *c, const float *got, const double *ref,
                          "%s: pad row %zu col %zu is %.9g, ZERO_OUTPUT wants 0", what, r,
                          col, (double)got[i]);
             if (pad && prefill && c->policy == SINPE_PAD_ZERO_PE)
-                TU_CHECK(same_bits(got[i], prefill[r * dim + col]),
+                TU_CHECK(tu_same_bits(got[i], prefill[r * dim + col]),
                          "%s: pad row %zu col %zu is %.9g, add_positions under ZERO_PE "
                          "must leave %.9g",
                          what, r, col, (double)got[i], (double)prefill[r * dim + col]);
@@ -245,28 +194,31 @@ static void check_output(const pcase *c, const float *got, const double *ref,
 }
 
 /* Runs c fused and unfused on a table of c->table_rows rows: the fused
- * output against the reference, the unfused one bit for bit against it. */
+ * output against the reference, the unfused one bit for bit against it.
+ * ctx NULL: on a context of its own. */
 static void run_and_check(sinpe_context *ctx, cl_command_queue q, const pcase *c)
 {
     char sbuf[256], what[512];
+    int own = ctx == NULL;
+    if (own) {
+        ctx = tu_context(SINPE_MATH_AUTO);
+        q = tu_queue(ctx);
+    }
     sinpe_table *tab = tu_table_of(ctx, &c->spec, c->table_rows);
-    int32_t *pos = tu_malloc(n_rows(c) * sizeof *pos);
-    ref_positions(c, pos);
-    double *ref = ref_values(c, pos, NULL);
-
-    float *fused = run_pcase(ctx, q, tab, c, PM_FUSED, NULL);
-    snprintf(what, sizeof what, "%s (%s, %s)", c->name, pmode_names[PM_FUSED],
+    double *ref;
+    float *fused = run_pcase(ctx, q, tab, c, PM_FUSED, NULL, &ref);
+    snprintf(what, sizeof what, "%s (fused, %s)", c->name,
              tu_spec_str(&c->spec, sbuf, sizeof sbuf));
     check_output(c, fused, ref, NULL, what);
 
-    float *unfused = run_pcase(ctx, q, tab, c, PM_UNFUSED, NULL);
+    float *unfused = run_pcase(ctx, q, tab, c, PM_UNFUSED, NULL, NULL);
     for (size_t i = 0; i < n_out(c); i++)
-        TU_CHECK(same_bits(fused[i], unfused[i]),
+        TU_CHECK(tu_same_bits(fused[i], unfused[i]),
                  "%s: element %zu: gather + add_positions gave %.9g, fused %.9g", c->name,
                  i, (double)unfused[i], (double)fused[i]);
 
-    TU_FREE(fused, unfused, ref, pos);
-    sinpe_table_release(tab);
+    TU_FREE(fused, unfused, ref);
+    tu_release(own ? ctx : NULL, own ? q : NULL, tab, NULL, 0);
 }
 
 static int32_t *random_ids(tu_rng *rng, size_t n, size_t vocab, int32_t avoid)
@@ -301,9 +253,6 @@ static int32_t *random_ints(tu_rng *rng, size_t n, int32_t lo, int32_t hi)
 START_TEST(positions_seq_starts)
 {
     tu_rng rng = tu_rng_for("positions_seq_starts");
-    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
-    cl_command_queue q = tu_queue(ctx);
-
     pcase c = {.name = "seq_starts",
                .spec = tu_spec(70, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ZERO_LAST, 1.0, 1e4, 1.0),
                .table_rows = 64, .n_seqs = 5, .seq_len = 37, .vocab = 60, .ids_offset = 3,
@@ -315,9 +264,8 @@ START_TEST(positions_seq_starts)
     ss[0] = 0;
     ss[1] = 20; /* rows straddle the table's end */
     c.ids = ids, c.w = w, c.seq_starts = ss;
-    run_and_check(ctx, q, &c);
+    run_and_check(NULL, NULL, &c);
     TU_FREE(ids, w, ss);
-    tu_release(ctx, q, NULL, NULL, 0);
 }
 END_TEST
 
@@ -328,9 +276,6 @@ START_TEST(positions_explicit)
     static const char *const names[] = {"explicit (B,S)", "broadcast (1,S)",
                                         "broadcast + seq_starts", "broadcast + pad_counts"};
     tu_rng rng = tu_rng_for(names[_i]);
-    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
-    cl_command_queue q = tu_queue(ctx);
-
     /* 11 sequences: more than one group of sequences sharing positions. */
     pcase c = {.name = names[_i],
                .spec = tu_spec(33, SINPE_LAYOUT_INTERLEAVED, SINPE_ODD_EXTRA_SIN, 0.0, 1e4, 1.0),
@@ -349,9 +294,8 @@ START_TEST(positions_explicit)
         c.seq_starts = per_seq, c.seq_starts_offset = 1;
     else if (_i == 3)
         c.pad_counts = per_seq, c.pad_counts_offset = 2;
-    run_and_check(ctx, q, &c);
+    run_and_check(NULL, NULL, &c);
     TU_FREE(ids, w, pos, per_seq);
-    tu_release(ctx, q, NULL, NULL, 0);
 }
 END_TEST
 
@@ -360,9 +304,6 @@ START_TEST(positions_pad_counts)
     /* A left-padded batch corrected per row (FasterTransformer style); _i = 1
      * adds per-sequence decode offsets too. */
     tu_rng rng = tu_rng_for(_i ? "pad_counts + seq_starts" : "pad_counts");
-    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
-    cl_command_queue q = tu_queue(ctx);
-
     pcase c = {.name = _i ? "pad_counts + seq_starts" : "pad_counts", .table_rows = 32,
                .n_seqs = 6, .seq_len = 31, .vocab = 50, .token_scale = sqrtf(48.0f), .pad_id = 0};
     sinpe_spec_init(&c.spec, 48);
@@ -379,12 +320,10 @@ START_TEST(positions_pad_counts)
     c.ids = ids, c.w = w, c.pad_counts = pc, c.pad_counts_offset = 7;
     if (_i)
         c.seq_starts = ss, c.seq_starts_offset = 0;
-    run_and_check(ctx, q, &c);
+    run_and_check(NULL, NULL, &c);
     TU_FREE(ids, pc, ss, w);
-    tu_release(ctx, q, NULL, NULL, 0);
 }
 END_TEST
-
 /* Fills ids for a fairseq batch: sequence b gets pattern b % 6. */
 static void fairseq_batch(tu_rng *rng, int32_t *ids, size_t n_seqs, size_t seq_len,
                           size_t vocab, int32_t pad)
@@ -429,9 +368,6 @@ START_TEST(positions_fairseq)
     snprintf(name, sizeof name, "fairseq %zux%zu pad %d start %d", cfg[_i].n_seqs,
              cfg[_i].seq_len, (int)cfg[_i].pad, (int)cfg[_i].start);
     tu_rng rng = tu_rng_for(name);
-    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
-    cl_command_queue q = tu_queue(ctx);
-
     pcase c = {.name = name,
                .spec = tu_spec(20, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ZERO_LAST, 1.0, 1e4, 1.0),
                .table_rows = 64, .n_seqs = cfg[_i].n_seqs, .seq_len = cfg[_i].seq_len,
@@ -441,9 +377,8 @@ START_TEST(positions_fairseq)
     fairseq_batch(&rng, ids, c.n_seqs, c.seq_len, c.vocab, c.pad_id);
     float *w = random_weights(&rng, c.vocab * c.spec.dim);
     c.ids = ids, c.w = w;
-    run_and_check(ctx, q, &c);
+    run_and_check(NULL, NULL, &c);
     TU_FREE(ids, w);
-    tu_release(ctx, q, NULL, NULL, 0);
 }
 END_TEST
 
@@ -479,7 +414,7 @@ START_TEST(positions_beyond_table)
 
     pcase c = {.name = "beyond the table", .spec = *spec, .n_seqs = NS, .seq_len = SL,
                .vocab = 1, .token_scale = 1.0f, .ids = ids, .w = zero, .positions = pos};
-    float *got = run_pcase(ctx, q, tab, &c, PM_FUSED, NULL);
+    float *got = run_pcase(ctx, q, tab, &c, PM_FUSED, NULL, NULL);
     double *ref = tu_pe_rows(spec, pos, 0, N);
     snprintf(what, sizeof what, "beyond the table, %s", sbuf);
     tu_check_rows(got, 0, dim, N, dim, ref, TU_PE_TOL, 0.0, what);
@@ -490,13 +425,9 @@ START_TEST(positions_beyond_table)
     tu_rng_ints(&rng, pos, N, 16, 1999);
     pos[0] = 16;
     pos[1] = 1999;
-    got = run_pcase(ctx, q, tab, &c, PM_FUSED, NULL);
+    got = run_pcase(ctx, q, tab, &c, PM_FUSED, NULL, NULL);
     TU_OK(sinpe_table_reserve(tab, 2000));
-    cl_mem mem = NULL;
-    size_t held = 0;
-    TU_OK(sinpe_table_borrow(tab, &mem, &held));
-    ck_assert_uint_ge(held, 2000);
-    float *rows = tu_read_floats(q, mem, 2000 * dim);
+    float *rows = tu_table_read(tab, q, 2000);
     for (size_t r = 0; r < N; r++)
         for (size_t col = 0; col < dim; col++)
             TU_CHECK(got[r * dim + col] == rows[(size_t)pos[r] * dim + col],
@@ -504,7 +435,7 @@ START_TEST(positions_beyond_table)
                      (int)pos[r], col, (double)got[r * dim + col],
                      (double)rows[(size_t)pos[r] * dim + col]);
     TU_FREE(rows, got);
-    TU_RELEASE(ctx, q, tab, mem);
+    tu_release(ctx, q, tab, NULL, 0);
 }
 END_TEST
 
@@ -567,13 +498,11 @@ START_TEST(pad_policies)
 
     /* add_positions alone, on a prefilled output: it reads the ids. */
     sinpe_table *tab = tu_table_of(ctx, &c.spec, c.table_rows);
-    int32_t pos[NS * SL];
-    ref_positions(&c, pos);
     float *x = random_weights(&rng, NS * SL * DIM);
     for (int no_weights = 0; no_weights < 2; no_weights++) {
         c.no_weights = no_weights; /* weights NULL and vocab 0 are allowed */
-        double *ref = ref_values(&c, pos, x);
-        float *got = run_pcase(ctx, q, tab, &c, PM_ADD, x);
+        double *ref;
+        float *got = run_pcase(ctx, q, tab, &c, PM_ADD, x, &ref);
         char what[160];
         snprintf(what, sizeof what, "%s, add_positions%s", name,
                  no_weights ? " without weights" : "");
@@ -586,6 +515,14 @@ START_TEST(pad_policies)
 END_TEST
 
 /* A valid baseline for the error tests, with a poisoned output. */
+
+/* ------------------------------------------------------------------------ */
+/* Refused arguments                                                        */
+/* ------------------------------------------------------------------------ */
+
+enum { E_NS = 2, E_SL = 9, E_VOCAB = 12, E_DIM = 8, E_N = E_NS * E_SL };
+
+/* A valid call with a poisoned output, which the tests below break. */
 typedef struct errfix {
     sinpe_context *ctx;
     cl_command_queue q;
@@ -593,8 +530,6 @@ typedef struct errfix {
     cl_mem ids, w, out, pos;
     sinpe_embed_args a;
 } errfix;
-
-enum { E_NS = 2, E_SL = 9, E_VOCAB = 12, E_DIM = 8, E_N = E_NS * E_SL };
 
 static void errfix_init(errfix *f)
 {
@@ -616,48 +551,28 @@ static void errfix_init(errfix *f)
     f->a = tu_args(E_NS, E_SL, f->ids, f->w, E_VOCAB, f->out);
 }
 
-static void errfix_check_untouched(errfix *f, const char *what)
-{
-    TU_CL(clFinish(f->q));
-    float *got = tu_read_floats(f->q, f->out, E_N * E_DIM);
-    tu_check_all_poison(got, E_N * E_DIM, what);
-    free(got);
-}
-
 static void errfix_release(errfix *f)
 {
     TU_RELEASE(f->ctx, f->q, f->tab, f->ids, f->w, f->pos, f->out);
 }
 
-typedef sinpe_status (*enqueue_fn)(sinpe_table *, cl_command_queue, const sinpe_embed_args *,
-                                   cl_uint, const cl_event *, cl_event *);
-
-static const enqueue_fn enqueue_fns[3] = {sinpe_enqueue_embed, sinpe_enqueue_gather,
-                                          sinpe_enqueue_add_positions};
-static const char *const enqueue_names[3] = {"embed", "gather", "add_positions"};
-
-/* Expects status want from call k with args a, and the output untouched. */
-static void expect_rejected(errfix *f, int k, const sinpe_embed_args *a, sinpe_status want,
-                            const char *what)
+/* Expects status want from the calls k = 0, step, ... below 3 with args a
+ * (step 2: embed and add_positions, which compute positions), each with no
+ * event, a message, and the output untouched. */
+static void expect_refused(errfix *f, int step, const sinpe_embed_args *a, sinpe_status want,
+                           const char *what)
 {
     char msg[256];
-    cl_event ev = NULL;
-    sinpe_status st = enqueue_fns[k](f->tab, f->q, a, 0, NULL, &ev);
-    snprintf(msg, sizeof msg, "%s: %s", enqueue_names[k], what);
-    ck_assert_msg(st == want, "%s returned %d (%s), expected %d (%s)", msg, (int)st,
-                  sinpe_status_string(st), (int)want, sinpe_status_string(want));
-    ck_assert_msg(ev == NULL, "%s: a rejected call returned an event", msg);
-    ck_assert_msg(sinpe_last_error()[0] != '\0', "%s: no message in sinpe_last_error()", msg);
-    errfix_check_untouched(f, msg);
-}
-
-/* expect_rejected for the calls k = 0, step, ... below 3 (step 2: embed and
- * add_positions, which compute positions). */
-static void expect_calls_rejected(errfix *f, int step, const sinpe_embed_args *a,
-                                  sinpe_status want, const char *what)
-{
-    for (int k = 0; k < 3; k += step)
-        expect_rejected(f, k, a, want, what);
+    for (int k = 0; k < 3; k += step) {
+        cl_event ev = NULL;
+        sinpe_status st = tu_embed_calls[k](f->tab, f->q, a, 0, NULL, &ev);
+        snprintf(msg, sizeof msg, "%s: %s", tu_embed_call_names[k], what);
+        ck_assert_msg(st == want, "%s returned %d (%s), expected %d (%s)", msg, (int)st,
+                      sinpe_status_string(st), (int)want, sinpe_status_string(want));
+        ck_assert_msg(ev == NULL, "%s: a rejected call returned an event", msg);
+        ck_assert_msg(sinpe_last_error()[0] != '\0', "%s: no message in sinpe_last_error()", msg);
+        tu_check_buffer_poison(f->q, f->out, E_N * E_DIM, msg);
+    }
 }
 
 START_TEST(pad_id_invalid)
@@ -673,20 +588,20 @@ START_TEST(pad_id_invalid)
             a.pad_policy = (sinpe_pad_policy)pol, a.pad_id = bad_pads[i];
             snprintf(what, sizeof what, "policy %s, pad_id %d", policy_names[pol],
                      (int)bad_pads[i]);
-            expect_calls_rejected(&f, 1, &a, SINPE_INVALID_PAD, what);
+            expect_refused(&f, 1, &a, SINPE_INVALID_PAD, what);
         }
     }
     /* fairseq's rule uses the pad id whatever the policy. */
     a = f.a;
     a.position_rule = SINPE_POSITIONS_FAIRSEQ, a.pad_id = -1;
-    expect_calls_rejected(&f, 2, &a, SINPE_INVALID_PAD, "FAIRSEQ rule, policy NONE, pad_id -1");
+    expect_refused(&f, 2, &a, SINPE_INVALID_PAD, "FAIRSEQ rule, policy NONE, pad_id -1");
     /* Unknown policies. */
     const int bad_policies[] = {4, -1, 1000};
     for (size_t i = 0; i < 3; i++) {
         a = f.a;
         a.pad_policy = (sinpe_pad_policy)bad_policies[i];
         snprintf(what, sizeof what, "pad_policy %d", bad_policies[i]);
-        expect_calls_rejected(&f, 1, &a, SINPE_INVALID_PAD, what);
+        expect_refused(&f, 1, &a, SINPE_INVALID_PAD, what);
     }
     /* The edges of the vocabulary are valid. */
     a = f.a;
@@ -708,7 +623,7 @@ START_TEST(fairseq_pad_id_past_vocab)
     errfix_init(&f);
     sinpe_embed_args a = f.a;
     a.position_rule = SINPE_POSITIONS_FAIRSEQ, a.pad_id = E_VOCAB;
-    expect_calls_rejected(&f, 2, &a, SINPE_INVALID_PAD, "FAIRSEQ rule, policy NONE, pad_id vocab");
+    expect_refused(&f, 2, &a, SINPE_INVALID_PAD, "FAIRSEQ rule, policy NONE, pad_id vocab");
     errfix_release(&f);
 }
 END_TEST
@@ -719,17 +634,19 @@ START_TEST(fairseq_rule_with_positions)
     errfix_init(&f);
     sinpe_embed_args a = f.a;
     a.position_rule = SINPE_POSITIONS_FAIRSEQ, a.pad_id = 1, a.positions = f.pos;
-    expect_calls_rejected(&f, 2, &a, SINPE_INVALID_OPTION, "FAIRSEQ rule with positions");
+    expect_refused(&f, 2, &a, SINPE_INVALID_OPTION, "FAIRSEQ rule with positions");
     a.pad_policy = SINPE_PAD_ZERO_PE, a.positions_broadcast = 1;
-    expect_calls_rejected(&f, 2, &a, SINPE_INVALID_OPTION, "FAIRSEQ rule with broadcast positions");
+    expect_refused(&f, 2, &a, SINPE_INVALID_OPTION, "FAIRSEQ rule with broadcast positions");
     const int bad_rules[] = {2, -1, 77};
     for (size_t i = 0; i < 3; i++) {
         a = f.a;
         a.position_rule = (sinpe_position_rule)bad_rules[i];
-        expect_calls_rejected(&f, 2, &a, SINPE_INVALID_OPTION, "unknown position_rule");
+        expect_refused(&f, 2, &a, SINPE_INVALID_OPTION, "unknown position_rule");
     }
     errfix_release(&f);
 }
+END_TEST
+
 END_TEST
 
 Suite *suite_positions(void)

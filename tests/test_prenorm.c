@@ -116,10 +116,10 @@ START_TEST(prenorm_matches_sinpe)
         for (size_t c = 0; c < dim; c++) {
             size_t e = r * dim + c;
             double want = (ref[e] - mean) * inv * gamma[c] + beta[c];
-            TU_CHECK(memcmp(&hx1[e], &hx2[e], sizeof(float)) == 0,
+            TU_CHECK(tu_same_bits(hx1[e], hx2[e]),
                      "%s: token %zu (p %d) col %zu: pre-norm sum %a here, %a from sinpe",
                      name, r, (int)pos[r], c, (double)hx1[e], (double)hx2[e]);
-            TU_CHECK(memcmp(&hy1[e], &hy2[e], sizeof(float)) == 0,
+            TU_CHECK(tu_same_bits(hy1[e], hy2[e]),
                      "%s: token %zu col %zu: LayerNorm %a here, %a after sinpe", name, r,
                      c, (double)hy1[e], (double)hy2[e]);
             TU_CHECK(fabs(hy1[e] - want) <= 2e-5 * (fabs(gamma[c]) * 4.0 + 1.0),

@@ -26,12 +26,6 @@
 /* A quantized table on the device                                          */
 /* ------------------------------------------------------------------------ */
 
-/* Bytes of values values of t. */
-static size_t ref_bytes(sinpe_dtype t, size_t values)
-{
-    return t == SINPE_Q8_0 ? values / 32 * 34 : values;
-}
-
 typedef struct qtab {
     sinpe_dtype type;
     size_t rows, dim;
@@ -64,22 +58,15 @@ static void qtab_decode(qtab *q)
 /* Frees the decoded weights and the row scales, keeping the layout. */
 static void qtab_drop_scales(qtab *q)
 {
-    free(q->w);
-    free(q->scales);
-    free(q->scales16);
-    q->w = NULL;
-    q->scales = NULL;
-    q->scales16 = NULL;
+    TU_FREE(q->w, q->scales, q->scales16);
+    q->w = NULL, q->scales = NULL, q->scales16 = NULL;
 }
 
 /* An empty table of rows x dim values of type: the layout's bytes unset. */
 static void qtab_new(qtab *q, sinpe_dtype type, size_t rows, size_t dim)
 {
-    memset(q, 0, sizeof *q);
-    q->type = type;
-    q->rows = rows;
-    q->dim = dim;
-    q->bytes = tu_malloc(ref_bytes(type, rows * dim));
+    *q = (qtab){.type = type, .rows = rows, .dim = dim,
+                .bytes = tu_malloc(ref_dtype_bytes(type, rows * dim))};
 }
 
 static void qtab_free(qtab *q)
@@ -91,7 +78,7 @@ static void qtab_free(qtab *q)
 /* The arguments of a call on q's weights (the buffers made in ctx). */
 static void q_args(sinpe_embed_args *a, sinpe_context *ctx, const qtab *q, cl_mem *bufs)
 {
-    bufs[0] = tu_buffer(ctx, ref_bytes(q->type, q->rows * q->dim), q->bytes);
+    bufs[0] = tu_buffer(ctx, ref_dtype_bytes(q->type, q->rows * q->dim), q->bytes);
     bufs[1] = q->scales     ? tu_buffer(ctx, q->rows * 4, q->scales)
               : q->scales16 ? tu_buffer(ctx, q->rows * 2, q->scales16)
                             : NULL;
@@ -248,7 +235,7 @@ static void random_qtab(qtab *q, sinpe_dtype type, size_t rows, size_t dim, int 
         else
             q->scales = tu_malloc(rows * 4);
     }
-    TU_OK(sinpe_quantize(type, x, rows, dim, q->bytes, ref_bytes(type, rows * dim),
+    TU_OK(sinpe_quantize(type, x, rows, dim, q->bytes, ref_dtype_bytes(type, rows * dim),
                          q->scales16 ? (void *)q->scales16 : (void *)q->scales,
                          q->scales16 ? SINPE_F16 : SINPE_F32));
     qtab_decode(q);
@@ -362,8 +349,7 @@ START_TEST(quant_calls_match_float_table)
                           "%s weights, out %d, case %d, call %d: the bytes differ from the "
                           "float32 table's (or an element was left unwritten)",
                           sinpe__dtype(type)->name, (int)ot, c, call);
-            free(got[0]);
-            free(got[1]);
+            TU_FREE(got[0], got[1]);
         }
         TU_RELEASE(NULL, NULL, NULL, qbufs[0], qbufs[1]);
     }
@@ -381,10 +367,7 @@ START_TEST(quant_bad_input)
     enum { DIM = 32, ROWS = 4, N = 6 };
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     cl_command_queue cq = tu_queue(ctx);
-    sinpe_spec spec;
-    sinpe_table *tab = NULL;
-    sinpe_spec_init(&spec, DIM);
-    TU_OK(sinpe_table_create(ctx, &spec, 8, &tab));
+    sinpe_table *tab = tu_table(ctx, DIM, 8);
     int32_t ids[N] = {0, 1, 2, 3, 0, 1};
     unsigned char wq[ROWS * 34];
     memset(wq, 1, sizeof wq);
@@ -433,18 +416,13 @@ START_TEST(quant_bad_input)
 #undef EXPECT
     /* A Q8_0 table at a dim that is no multiple of 32. */
     {
-        sinpe_table *odd = NULL;
-        sinpe_spec_init(&spec, 48);
-        TU_OK(sinpe_table_create(ctx, &spec, 8, &odd));
+        sinpe_table *odd = tu_table(ctx, 48, 8);
         a = base;
         a.weights_dtype = SINPE_Q8_0;
         TU_STATUS(sinpe_enqueue_embed(odd, cq, &a, 0, NULL, NULL), SINPE_INVALID_SHAPE);
         sinpe_table_release(odd);
     }
-    TU_CL(clFinish(cq));
-    float *got = tu_read_floats(cq, out_m, N * DIM);
-    tu_check_all_poison(got, N * DIM, "quantized bad input");
-    free(got);
+    tu_check_buffer_poison(cq, out_m, N * DIM, "quantized bad input");
     TU_RELEASE(ctx, cq, tab, ids_m, w_m, sc_m, small_m, out_m);
 }
 END_TEST
@@ -732,8 +710,7 @@ Suite *suite_quant(void)
     tcase_add_test(tc, quant_quantize_scale_overflow);
     tcase_add_test(tc, quant_dtype_bytes);
     suite_add_tcase(s, tc);
-    tc = tcase_create("device");
-    tcase_set_timeout(tc, TU_TIMEOUT);
+    tc = tu_tcase(s, "device", NULL);
     tcase_add_loop_test(tc, quant_fp8_every_code, 0, 2);
     tcase_add_test(tc, quant_i8_every_value);
     tcase_add_test(tc, quant_q80_blocks);
@@ -741,6 +718,5 @@ Suite *suite_quant(void)
     tcase_add_test(tc, quant_bad_input);
     tcase_add_test(tc, quant_token_scale_rounding);
     tcase_add_test(tc, quant_lazy_build);
-    suite_add_tcase(s, tc);
     return s;
 }

@@ -19,11 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int same_bits(float a, float b)
-{
-    return memcmp(&a, &b, sizeof a) == 0;
-}
-
 /*
  * The three runs of a, in this order: unsharded over w[0] (V rows); the
  * first shard over w[1] (rows [0, half), adding PE); the second over w[2]
@@ -57,7 +52,7 @@ static void check_sum(const char *name, float *const got[3], const int32_t *ids,
                       size_t dim)
 {
     float sum = got[1][i] + got[2][i];
-    TU_CHECK(same_bits(sum, got[0][i]) || (sum == 0.0f && got[0][i] == 0.0f),
+    TU_CHECK(tu_same_bits(sum, got[0][i]) || (sum == 0.0f && got[0][i] == 0.0f),
              "%s: token %zu (id %d) col %zu: shards %.9g + %.9g = %.9g, unsharded %.9g", name,
              i / dim, (int)ids[i / dim], i % dim, (double)got[1][i], (double)got[2][i],
              (double)sum, (double)got[0][i]);
@@ -86,8 +81,7 @@ START_TEST(shard_sum_equals_unsharded)
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     cl_command_queue q = tu_queue(ctx);
     sinpe_spec spec = tu_spec(dim, cfg->layout, SINPE_ODD_ZERO_LAST, cfg->shift, 10000.0, 1.0);
-    sinpe_table *tab = NULL;
-    TU_OK(sinpe_table_create(ctx, &spec, 16, &tab));
+    sinpe_table *tab = tu_table_of(ctx, &spec, 16);
 
     float *w = tu_malloc(V * dim * sizeof *w);
     for (size_t i = 0; i < V * dim; i++)
@@ -166,13 +160,9 @@ START_TEST(shard_sum_equals_unsharded)
 
     for (int k = 0; k < 3; k++) {
         free(got[k]);
-        clReleaseMemObject(out_m[k]);
-        clReleaseMemObject(bad_m[k]);
+        TU_RELEASE(NULL, NULL, NULL, out_m[k], bad_m[k]);
     }
-    free(ref);
-    free(w);
-    free(wb);
-    free(ids);
+    TU_FREE(ref, w, wb, ids);
     TU_RELEASE(ctx, q, tab, ids_m, w_m[0], w_m[1], w_m[2]);
 }
 END_TEST
@@ -198,8 +188,7 @@ START_TEST(shard_with_padding)
     cl_command_queue q = tu_queue(ctx);
     sinpe_spec spec;
     TU_OK(sinpe_spec_preset(&spec, SINPE_PRESET_FAIRSEQ, DIM));
-    sinpe_table *tab = NULL;
-    TU_OK(sinpe_table_create(ctx, &spec, 8, &tab));
+    sinpe_table *tab = tu_table_of(ctx, &spec, 8);
 
     float w[V * DIM];
     int32_t ids[N];
@@ -245,8 +234,7 @@ START_TEST(shard_range_limit)
     cl_command_queue q = tu_queue(ctx);
     sinpe_spec spec;
     sinpe_spec_init(&spec, 8);
-    sinpe_table *tab = NULL;
-    TU_OK(sinpe_table_create(ctx, &spec, 4, &tab));
+    sinpe_table *tab = tu_table_of(ctx, &spec, 4);
     int32_t ids[4] = {0, 1, 2, 3};
     float w[4 * 8] = {0};
     cl_mem ids_m = tu_buffer(ctx, sizeof ids, ids);
@@ -256,15 +244,12 @@ START_TEST(shard_range_limit)
     a.vocab_shard = 1;
     a.vocab_start = (size_t)INT32_MAX - 3;
     TU_STATUS(sinpe_enqueue_embed(tab, q, &a, 0, NULL, NULL), SINPE_INVALID_OPTION);
-    TU_CL(clFinish(q));
-    float *got = tu_read_floats(q, out_m, 4 * 8);
-    tu_check_all_poison(got, 4 * 8, "shard past 2^31 - 1");
-    free(got);
+    tu_check_buffer_poison(q, out_m, 4 * 8, "shard past 2^31 - 1");
     /* Ending exactly at 2^31 - 1 is fine, and every id then misses the shard. */
     a.vocab_start = (size_t)INT32_MAX - 4;
     TU_OK(sinpe_enqueue_embed(tab, q, &a, 0, NULL, NULL));
     TU_CL(clFinish(q));
-    got = tu_read_floats(q, out_m, 4 * 8);
+    float *got = tu_read_floats(q, out_m, 4 * 8);
     double ref[4 * 8];
     tu_ref_embed(&spec, 1, 4, ids, w, 0, 8, 4, 1.0f, 0, NULL, 0, 1, ref);
     tu_check_rows(got, 0, 8, 4, 8, ref, TU_EMBED_TOL, TU_EMBED_TOL, "shard at the top");
@@ -276,13 +261,11 @@ END_TEST
 Suite *suite_shard(void)
 {
     Suite *s = suite_create("shard");
-    TCase *tc = tcase_create("shards");
-    tcase_set_timeout(tc, TU_TIMEOUT);
+    TCase *tc = tu_tcase(s, "shards", NULL);
     tcase_add_loop_test(tc, shard_sum_equals_unsharded, 0,
                         (int)(sizeof shard_cfgs / sizeof shard_cfgs[0]));
     tcase_add_loop_test(tc, shard_with_padding, 0, 3);
     tcase_add_test(tc, shard_range_limit);
-    suite_add_tcase(s, tc);
     suite_add_tcase(s, tcase_shard_owner());
     return s;
 }

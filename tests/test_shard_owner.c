@@ -66,8 +66,7 @@ START_TEST(owner_bits)
     cl_command_queue q = tu_queue(ctx);
     sinpe_spec spec;
     TU_OK(sinpe_spec_preset(&spec, preset, dim));
-    sinpe_table *tab = NULL;
-    TU_OK(sinpe_table_create(ctx, &spec, ROWS, &tab));
+    sinpe_table *tab = tu_table_of(ctx, &spec, ROWS);
 
     float *w = tu_malloc(V * dim * sizeof *w);
     for (size_t i = 0; i < V * dim; i++)
@@ -134,10 +133,7 @@ START_TEST(owner_bits)
     }
     ck_assert_msg(want_bad > 0, "%s: the ids hold no bad id to count", name);
 
-    free(w);
-    free(want);
-    free(got);
-    free(acc);
+    TU_FREE(w, want, got, acc);
     TU_RELEASE(ctx, q, tab, ids_m);
 }
 END_TEST
@@ -177,10 +173,7 @@ START_TEST(owner_bad_input)
     a = base;
     a.vocab_total = 5;
     TU_STATUS(sinpe_enqueue_gather(tab, q, &a, 0, NULL, NULL), SINPE_INVALID_OPTION);
-    TU_CL(clFinish(q));
-    float *got = tu_read_floats(q, out_m, 4 * DIM);
-    tu_check_all_poison(got, 4 * DIM, "refused OWNER calls");
-    free(got);
+    tu_check_buffer_poison(q, out_m, 4 * DIM, "refused OWNER calls");
     /* The edges: vocab_total exactly vocab_start + vocab, and pad id just below it. */
     a = base;
     a.vocab_total = 8;
