@@ -1,7 +1,7 @@
 /*
  * timesteps.c -- diffusion timestep embeddings from real-valued timesteps.
  */
-#include "embed.h"
+#include "call.h"
 
 #include <stdint.h>
 
@@ -13,8 +13,7 @@ sinpe_status sinpe_enqueue_timesteps(sinpe_table *table, cl_command_queue queue,
 {
     sinpe__clear_error();
     SINPE_CHECK(!table, SINPE_NULL_ARGUMENT, "table is NULL");
-    SINPE_CHECK(table->key, SINPE_INVALID_SPEC,
-                "table is a rotary table: timesteps need one of a sinpe_spec");
+    SINPE_FORWARD(sinpe__table_is(table, SINPE__TABLE_ENCODING, "timesteps"));
     sinpe_context *ctx = table->ctx;
     size_t dim = table->spec.dim, stride = out_stride ? out_stride : dim;
     SINPE_FORWARD(sinpe__check_queue(ctx, queue));
@@ -37,12 +36,10 @@ sinpe_status sinpe_enqueue_timesteps(sinpe_table *table, cl_command_queue queue,
                                       .dim = (cl_uint)dim, .n = (cl_uint)count,
                                       .coef = table->desc};
     const size_t n[2] = {dim, count};
-    sinpe__queue_sink q = {{sinpe__queue_emit, NULL}, queue, num_events_in_wait_list,
-                           event_wait_list, NULL, event};
+    sinpe__queue_sink q;
     sinpe__launch l;
     SINPE_FORWARD(sinpe__plan_fixed(&ctx->info, &ctx->prog, SINPE_FORM_TIMESTEPS, (int)out_dtype, 2,
                                     n, &l));
-    sinpe_status st = sinpe__queue_emit(&q.base, ctx, &l, &v, sizeof v, 1);
-    sinpe__queue_done(table, &q);
-    return st;
+    sinpe__queue_open(&q, table, queue, num_events_in_wait_list, event_wait_list, event);
+    return sinpe__queue_close(&q, q.base.emit(&q.base, ctx, &l, &v, sizeof v, 1));
 }
