@@ -69,15 +69,7 @@ sinpe_status sinpe_enqueue_table_rows(sinpe_table *table, cl_command_queue queue
     SINPE_CHECK(nrows > (size_t)INT_MAX || (int64_t)row0 + (int64_t)(nrows - 1) > INT_MAX,
                 SINPE_INVALID_SHAPE, "row0 %d + nrows - 1 exceeds the largest position 2^31 - 1",
                 (int)row0);
-    SINPE_CHECK(stride < dim, SINPE_INVALID_SHAPE, "out_stride %zu is below dim %zu", stride,
-                dim);
-    SINPE_CHECK(!sinpe__dtype(out_dtype) || !sinpe__dtype(out_dtype)->output,
-                SINPE_INVALID_DTYPE, "out_dtype %d is not an output type (F32, F16, BF16)",
-                (int)out_dtype);
-    SINPE_CHECK(nrows - 1 > (SIZE_MAX - dim) / stride, SINPE_BUFFER_TOO_SMALL,
-                "out: nrows * out_stride overflows");
-    SINPE_FORWARD(sinpe__check_values(table->ctx, out, "out", out_offset,
-                                      (nrows - 1) * stride + dim, out_dtype));
+    SINPE_FORWARD(sinpe__check_out(table->ctx, out, out_offset, nrows, dim, stride, out_dtype));
     return sinpe__table_rows(table, queue, row0, nrows, out, out_offset, stride, out_dtype,
                              num_events_in_wait_list, event_wait_list, event);
 }

@@ -342,6 +342,10 @@ sinpe_status sinpe__check_values(const sinpe_context *ctx, cl_mem buf, const cha
                                  size_t offset, size_t values, sinpe_dtype dtype);
 #define sinpe__check_ints(ctx, buf, name, offset, n) \
     sinpe__check_values(ctx, buf, name, offset, n, SINPE_F32)
+/* Checks out, n rows of dim values of dtype (an output type) out_stride
+   apart from offset (the out arguments of table rows and timesteps). */
+sinpe_status sinpe__check_out(const sinpe_context *ctx, cl_mem out, size_t offset, size_t n,
+                              size_t dim, size_t stride, sinpe_dtype dtype);
 /* Checks that queue belongs to ctx's context and device; a wait list as
    OpenCL should but pocl and oclgrind do not. */
 sinpe_status sinpe__check_queue(const sinpe_context *ctx, cl_command_queue queue);

@@ -20,16 +20,8 @@ sinpe_status sinpe_enqueue_timesteps(sinpe_table *table, cl_command_queue queue,
     SINPE_FORWARD(sinpe__check_wait_list(ctx, num_events_in_wait_list, event_wait_list));
     SINPE_CHECK(count == 0, SINPE_INVALID_SHAPE, "count is 0");
     SINPE_CHECK(count > (size_t)INT32_MAX, SINPE_INVALID_SHAPE, "count exceeds 2^31 - 1");
-    SINPE_CHECK(stride < dim, SINPE_INVALID_SHAPE, "out_stride %zu is below dim %zu", stride,
-                dim);
-    SINPE_CHECK(!sinpe__dtype(out_dtype) || !sinpe__dtype(out_dtype)->output,
-                SINPE_INVALID_DTYPE, "out_dtype %d is not an output type (F32, F16, BF16)",
-                (int)out_dtype);
     SINPE_FORWARD(sinpe__check_values(ctx, timesteps, "timesteps", ts_offset, count, SINPE_F32));
-    SINPE_CHECK((count - 1) > (SIZE_MAX - dim) / stride, SINPE_BUFFER_TOO_SMALL,
-                "out: count * out_stride overflows");
-    SINPE_FORWARD(sinpe__check_values(ctx, out, "out", out_offset, (count - 1) * stride + dim,
-                                      out_dtype));
+    SINPE_FORWARD(sinpe__check_out(ctx, out, out_offset, count, dim, stride, out_dtype));
 
     const sinpe__timesteps_kargs v = {.ts = timesteps, .ts_off = ts_offset, .out = out,
                                       .out_off = out_offset, .out_stride = stride,
