@@ -77,18 +77,21 @@ typedef cl_uint sinpe_u32;
    sets; a stride of dim put them all in one. */
 #define SINPE_COEF_STRIDE(dim) ((((size_t)(dim) + 15) / 16 | 1) * 16)
 
-/* The three embedding calls, and the kernels of none (table.cl's, the
-   bad-id counter). */
+/* The three embedding calls, which share their kernels' bodies; NONE: a
+   kernel of another operation, which its form names (rows, timesteps, the
+   rotation, the pre-passes).  The operations themselves: src/ops.c. */
 #define SINPE_MODE_FUSED 0  /* out = scale * E[id] + PE(pos) */
 #define SINPE_MODE_GATHER 1 /* out = scale * E[id]           */
 #define SINPE_MODE_ADD 2    /* out = out + PE(pos)           */
 #define SINPE_MODE_NONE 3
 
-/* Bits of sinpe_embed_params.flags. */
+/* Bits of sinpe_pos_params.flags: where a token's position comes from. */
 #define SINPE_HAS_POS 1        /* positions read from a buffer            */
 #define SINPE_POS_BROADCAST 2  /* ... one row of seq_len for every sequence */
 #define SINPE_HAS_SEQ_START 8  /* plus seq_starts[b]                       */
 #define SINPE_HAS_PAD_COUNT 16 /* minus pad_counts[b]                      */
+
+/* Bits of sinpe_embed_params.flags. */
 #define SINPE_SKIP_PE 32       /* no PE at all (a vocabulary shard's)      */
 #define SINPE_ONE_LAUNCH 64    /* the _otf kernel writes every token       */
 #define SINPE_ALIGNED 128      /* four-value accesses are 16-byte aligned  */
@@ -99,18 +102,30 @@ typedef cl_uint sinpe_u32;
 #define SINPE_PE_SPLIT 4       /* the columns: sin and cos halves, paired (spec.c) */
 #define SINPE_PE_COS_FIRST 32768 /* ... the cos half first                        */
 
-/* Bits of sinpe_rope_params.flags (SINPE_HAS_POS and SINPE_HAS_SEQ_START
-   as above). */
+/* Bits of sinpe_rope_params.flags. */
 #define SINPE_ROPE_Q_IN_PLACE 4096 /* q is q_out: read it there           */
 #define SINPE_ROPE_K_IN_PLACE 8192 /* k is k_out                          */
 #define SINPE_ROPE_K_ROWS 16384    /* k_out's row of each token from k_rows */
 
+/*
+ * The position source, the first member of every parameter block: token t
+ * of sequence b is at start + (positions[pos_off + b * seq_len + t], or of
+ * + t with POS_BROADCAST; t without HAS_POS) + seq_starts[b] - pad_counts[b]
+ * (kernels/positions.cl; the host fills it once, src/positions.c).  What
+ * later positions add goes here: lanes per token, grid axes, a scale.
+ */
+typedef struct {
+    sinpe_u64 pos_off, seq_start_off, pad_count_off;
+    sinpe_i32 start, flags;
+    sinpe_u32 seq_len;
+} sinpe_pos_params;
+
 /* The rotary kernels' parameters (kernels/rope.cl), passed by value. */
 typedef struct {
-    sinpe_u64 q_off, q_stride, k_off, k_stride, qo_off, qo_stride, ko_off, ko_stride, pos_off,
-        seq_start_off, k_rows_off;
-    sinpe_i32 tab_rows, start, flags;
-    sinpe_u32 rot, head_dim, q_heads, kv_heads, seq_len, tokens, slots, layout, pairing, ko_rows;
+    sinpe_pos_params pos;
+    sinpe_u64 q_off, q_stride, k_off, k_stride, qo_off, qo_stride, ko_off, ko_stride, k_rows_off;
+    sinpe_i32 tab_rows, flags;
+    sinpe_u32 rot, head_dim, q_heads, kv_heads, tokens, slots, layout, pairing, ko_rows;
 } sinpe_rope_params;
 
 /* Where the weights' row scales are (sinpe_embed_params.ws_type). */
@@ -120,10 +135,10 @@ typedef struct {
 
 /* The parameter block of every embedding kernel, passed by value. */
 typedef struct {
-    sinpe_u64 ids_off, e_off, e_stride, out_off, out_stride, pos_off, seq_start_off,
-        pad_count_off, ws_off;
-    sinpe_i32 vocab, vocab_start, tab_rows, start, pad_id, pad_policy, flags, ws_type;
-    sinpe_u32 dim, seq_len, n_seqs;
+    sinpe_pos_params pos;
+    sinpe_u64 ids_off, e_off, e_stride, out_off, out_stride, ws_off;
+    sinpe_i32 vocab, vocab_start, tab_rows, pad_id, pad_policy, flags, ws_type;
+    sinpe_u32 dim, n_seqs;
     float scale, wscale;
 } sinpe_embed_params;
 

@@ -18,6 +18,7 @@
 #include "abi.h"
 #include "pe_math.cl"
 #include "dtype.cl"
+#include "positions.cl"
 
 /* The bad-id counter: ids negative (below != 0) or at least end (above != 0). */
 SINPE_INLINE void sinpe_body_BAD_IDS(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_BAD_IDS))
@@ -43,23 +44,6 @@ inline float sinpe_row_scale(const int et, const sinpe_embed_params *a,
     if (a->ws_type == SINPE_SCALES_F16)
         return sinpe_half_at(ws + 2 * (a->ws_off + (size_t)rel));
     return a->wscale;
-}
-
-/* Position of token (b, t); sums wrap modulo 2^32 like the host's int32. */
-inline int sinpe_position(const sinpe_embed_params *a, global const int *pos,
-                          global const int *seq_start,
-                          global const int *pad_count, size_t b, uint t)
-{
-    uint p = (uint)a->start;
-    if (a->flags & SINPE_HAS_POS)
-        p += (uint)pos[a->pos_off + ((a->flags & SINPE_POS_BROADCAST) ? t : b * a->seq_len + t)];
-    else
-        p += t;
-    if (a->flags & SINPE_HAS_SEQ_START)
-        p += (uint)seq_start[a->seq_start_off + b];
-    if (a->flags & SINPE_HAS_PAD_COUNT)
-        p -= (uint)pad_count[a->pad_count_off + b];
-    return (int)p;
 }
 
 /* Whether a call of this mode adds PE at all. */
@@ -135,10 +119,11 @@ SINPE_INLINE sinpe_token sinpe_token_at(const int mode, const bool in_table, glo
 {
     sinpe_token k;
     bool want_pe = !in_table && sinpe_wants_pe(mode, a);
-    k.r = b * a->seq_len + t;
+    k.r = b * a->pos.seq_len + t;
     k.al = (a->flags & SINPE_ALIGNED) != 0;
     k.o = a->out_off + k.r * a->out_stride + c;
-    k.p = want_pe ? sinpe_position(a, pos, seq_start, pad_count, b, t) : a->start + (int)t;
+    k.p = want_pe ? sinpe_position(&a->pos, pos, seq_start, pad_count, b, t)
+                  : a->pos.start + (int)t;
     k.otf = want_pe && (k.p < 0 || k.p >= a->tab_rows);
     return k;
 }
@@ -227,7 +212,7 @@ SINPE_INLINE void sinpe_token_row(const int mode, const int et, const int ot, co
 {
     size_t b = get_global_id(1);
     uint t = (uint)get_global_id(2);
-    if (b >= a.n_seqs || t >= a.seq_len)
+    if (b >= a.n_seqs || t >= a.pos.seq_len)
         return;
     sinpe_token k = sinpe_token_at(mode, in_table, pos, seq_start, pad_count, &a, b, t, 0);
     k.id = sinpe_id_rule(mode, et, true, ids, ws, &a, k.r, 0);
@@ -247,7 +232,7 @@ SINPE_INLINE void sinpe_body_GENERAL(const int mode, const int et, const int ot,
     int c = (int)get_global_id(0) * 4;
     size_t b = get_global_id(1);
     uint t = (uint)get_global_id(2);
-    if (c >= (int)a.dim || b >= a.n_seqs || t >= a.seq_len)
+    if (c >= (int)a.dim || b >= a.n_seqs || t >= a.pos.seq_len)
         return;
     sinpe_token k = sinpe_token_at(mode, false, pos, seq_start, pad_count, &a, b, t, c);
     k.id = sinpe_id_rule(mode, et, true, ids, ws, &a, k.r, c);

@@ -21,7 +21,7 @@ SINPE_INLINE void sinpe_fast_seqs(const int mode, const int et, global const int
 {
 #pragma unroll
     for (int s = 0; s < SINPE_SEQS; s++) {
-        size_t r = min(b0 + s, (size_t)a->n_seqs - 1) * a->seq_len + t;
+        size_t r = min(b0 + s, (size_t)a->n_seqs - 1) * a->pos.seq_len + t;
         o[s] = a->out_off + r * a->out_stride + c;
         k[s] = sinpe_id_rule(mode, et, false, ids, ws, a, r, c);
     }
@@ -38,7 +38,7 @@ SINPE_INLINE void sinpe_fast_cols(const int mode, const int et, const int ot, co
     float4 pe = mode == SINPE_MODE_GATHER
                     ? (float4)(0.0f)
                     : sinpe_load_n((global const uchar *)tab,
-                                   sinpe_pe_row(a, a->start + (int)t) + c, n, SINPE_F32, al);
+                                   sinpe_pe_row(a, a->pos.start + (int)t) + c, n, SINPE_F32, al);
     size_t o[SINPE_SEQS];
     sinpe_id k[SINPE_SEQS];
     float4 x[SINPE_SEQS];
@@ -68,7 +68,7 @@ SINPE_INLINE void sinpe_fast_cols16(const int mode, const int et, const int ot,
     bool want_pe = sinpe_wants_pe(mode, a);
     float16 pe = mode == SINPE_MODE_GATHER
                      ? (float16)(0.0f)
-                     : vload16(0, tab + sinpe_pe_row(a, a->start + (int)t) + c);
+                     : vload16(0, tab + sinpe_pe_row(a, a->pos.start + (int)t) + c);
     size_t o[SINPE_SEQS];
     sinpe_id k[SINPE_SEQS];
     float16 x[SINPE_SEQS];
@@ -92,7 +92,7 @@ SINPE_INLINE void sinpe_body_FAST(const int mode, const int et, const int ot,
     int c = (int)get_global_id(0) * (wide ? 16 : 4);
     size_t b0 = get_global_id(1) * SINPE_SEQS;
     uint t = (uint)get_global_id(2);
-    if (c >= (int)a.dim || b0 >= a.n_seqs || t >= a.seq_len)
+    if (c >= (int)a.dim || b0 >= a.n_seqs || t >= a.pos.seq_len)
         return;
     if (wide && c + 16 <= (int)a.dim) {
         sinpe_fast_cols16(mode, et, ot, ids, E, out, tab, ws, &a, b0, t, c);
@@ -136,12 +136,12 @@ SINPE_INLINE void sinpe_body_COL(const int mode, const int et, const int ot,
                            SINPE_BODY_PARAMS(SINPE_SIG_EMBED))
 {
     size_t c = get_global_id(0);
-    bool live = get_global_id(1) < a.n_seqs && get_global_id(2) < a.seq_len;
+    bool live = get_global_id(1) < a.n_seqs && get_global_id(2) < a.pos.seq_len;
     size_t b = min(get_global_id(1), (size_t)a.n_seqs - 1);
-    uint t = (uint)min(get_global_id(2), (size_t)a.seq_len - 1);
-    size_t r = b * a.seq_len + t;
+    uint t = (uint)min(get_global_id(2), (size_t)a.pos.seq_len - 1);
+    size_t r = b * a.pos.seq_len + t;
     sinpe_id k = sinpe_id_rule(mode, et, false, ids, ws, &a, r, (int)c);
-    size_t pe = sinpe_pe_row(&a, a.start + (int)t) + c;
+    size_t pe = sinpe_pe_row(&a, a.pos.start + (int)t) + c;
     size_t o = a.out_off + r * a.out_stride + c;
     bool whole = (get_group_id(0) + 1) * get_local_size(0) <= a.dim;
     if (!live) /* not a return: see above */

@@ -25,7 +25,7 @@ SINPE_INLINE sinpe_seq sinpe_seq_at(const int mode, const int et, const bool pol
                                     int s, uint t, int c)
 {
     sinpe_seq q;
-    size_t bs = min(b0 + s, (size_t)a->n_seqs - 1), r = bs * a->seq_len + t;
+    size_t bs = min(b0 + s, (size_t)a->n_seqs - 1), r = bs * a->pos.seq_len + t;
     int p = sinpe_position(a, pos, seq_start, pad_count, bs, t);
     q.o = a->out_off + r * a->out_stride + c;
     q.id = sinpe_id_rule(mode, et, policy, ids, ws, a, r, c);
@@ -98,7 +98,7 @@ SINPE_INLINE void sinpe_body_TABLE(const int mode, const int et, const int ot,
     int c = (int)get_global_id(0) * SINPE_TABLE_COLS;
     size_t b0 = get_global_id(1) * SINPE_TABLE_SEQS;
     uint t = (uint)get_global_id(2);
-    if (c >= (int)a.dim || b0 >= a.n_seqs || t >= a.seq_len)
+    if (c >= (int)a.dim || b0 >= a.n_seqs || t >= a.pos.seq_len)
         return;
     sinpe_seq q[SINPE_TABLE_SEQS];
     sinpe_seqs_at(mode, et, SINPE_TABLE_SEQS, q, ids, pos, seq_start, pad_count, ws, &a, b0, t,
@@ -123,8 +123,8 @@ SINPE_INLINE void sinpe_stream_ahead(const int mode, const int et, global const 
 {
     size_t eb = et == SINPE_F32 ? 4 : SINPE_FLOAT_TYPE(et) ? 2 : 1, n = a->n_seqs;
     t += (b += SINPE_SEQS) >= n;
-    for (int s = 0; s < SINPE_SEQS && t < a->seq_len; s++) {
-        size_t r = min(b < n ? b + s : s, n - 1) * a->seq_len + t;
+    for (int s = 0; s < SINPE_SEQS && t < a->pos.seq_len; s++) {
+        size_t r = min(b < n ? b + s : s, n - 1) * a->pos.seq_len + t;
         size_t i = sinpe_id_rule(mode, et, false, ids, ws, a, r, c).e; /* row 0 for a bad id */
         sinpe_prefetch(2, et == SINPE_Q8_0 ? sinpe_q8_0_block(E, i) : E + i * eb,
                        (et == SINPE_Q8_0 ? SINPE_Q8_0_BYTES : 32 * eb) * SINPE_STREAM_LINES);
@@ -147,7 +147,7 @@ SINPE_INLINE void sinpe_body_STREAM(const int mode, const int et, const int ot,
     int c = (int)get_global_id(0) * W * SINPE_STREAM_LINES;
     size_t b0 = get_global_id(1) * SINPE_SEQS;
     uint t = (uint)get_global_id(2);
-    if (c >= (int)a.dim || b0 >= a.n_seqs || t >= a.seq_len)
+    if (c >= (int)a.dim || b0 >= a.n_seqs || t >= a.pos.seq_len)
         return;
     bool read_pe = sinpe_wants_pe(mode, &a) && a.tab_rows > 0;
     sinpe_seq q[SINPE_SEQS];
@@ -229,14 +229,14 @@ SINPE_INLINE void sinpe_otf_tile(const int mode, const int et, const int ot,
                                  SINPE_BODY_PARAMS(SINPE_SIG_EMBED))
 {
     size_t seqs = (a.n_seqs + get_global_size(1) - 1) / get_global_size(1);
-    uint run = (uint)((a.seq_len + get_global_size(2) - 1) / get_global_size(2));
+    uint run = (uint)((a.pos.seq_len + get_global_size(2) - 1) / get_global_size(2));
     int c = (int)get_global_id(0) * SINPE_OTF_COLS;
     size_t b0 = get_global_id(1) * seqs;
     uint t0 = (uint)get_global_id(2) * run;
-    if (c >= (int)a.dim || b0 >= a.n_seqs || t0 >= a.seq_len)
+    if (c >= (int)a.dim || b0 >= a.n_seqs || t0 >= a.pos.seq_len)
         return;
     bool whole = c + SINPE_OTF_COLS <= (int)a.dim && sinpe_wants_pe(mode, &a);
-    uint t_end = min(t0 + run, a.seq_len);
+    uint t_end = min(t0 + run, a.pos.seq_len);
     size_t b_end = min(b0 + seqs, (size_t)a.n_seqs);
     int base = sinpe_position(&a, pos, seq_start, pad_count, b0, t0) & ~(SINPE_STEP_ROWS - 1);
     sinpe_anchor4 an[2][SINPE_OTF_COLS / 4];
@@ -323,9 +323,9 @@ SINPE_INLINE void sinpe_otf_run(const int mode, const int et, const int ot,
                                 SINPE_BODY_PARAMS(SINPE_SIG_EMBED))
 {
     size_t b = get_global_id(1);
-    uint run = (uint)((a.seq_len + get_global_size(2) - 1) / get_global_size(2));
-    uint t0 = (uint)get_global_id(2) * run, t1 = min(t0 + run, a.seq_len);
-    if (b >= a.n_seqs || t0 >= a.seq_len)
+    uint run = (uint)((a.pos.seq_len + get_global_size(2) - 1) / get_global_size(2));
+    uint t0 = (uint)get_global_id(2) * run, t1 = min(t0 + run, a.pos.seq_len);
+    if (b >= a.n_seqs || t0 >= a.pos.seq_len)
         return;
     size_t k4 = SINPE_COEF_STRIDE(a.dim);
     int whole = sinpe_wants_pe(mode, &a) ? (int)a.dim & ~15 : 0;

@@ -17,6 +17,7 @@
 #include "abi.h"
 #include "device.cl"
 #include "dtype.cl"
+#include "positions.cl"
 
 #pragma OPENCL FP_CONTRACT OFF
 
@@ -210,7 +211,7 @@ SINPE_INLINE void sinpe_body_ROPE(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ROPE
     if (g >= a.slots || r >= a.tokens)
         return;
     uint npairs = a.rot / 2, groups = (npairs + SINPE_ROPE_PAIRS - 1) / SINPE_ROPE_PAIRS;
-    uint b = r / a.seq_len;
+    uint b = r / a.pos.seq_len;
     int krow = (int)r;
     if (a.flags & SINPE_ROPE_K_ROWS) {
         krow = k_rows[a.k_rows_off + r];
@@ -230,10 +231,8 @@ SINPE_INLINE void sinpe_body_ROPE(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ROPE
             sinpe_rope_copy(ks, ko, k_out, kd, kh, a.head_dim, c0, n, ot);
         return;
     }
-    uint p = (uint)a.start +
-             ((a.flags & SINPE_HAS_POS) ? (uint)pos[a.pos_off + r] : r - b * a.seq_len);
-    if (a.flags & SINPE_HAS_SEQ_START)
-        p += (uint)seq_start[a.seq_start_off + b];
+    /* No pad counts: seq_start stands in for their buffer, never read. */
+    int p = sinpe_position(&a.pos, pos, seq_start, seq_start, b, r - b * a.pos.seq_len);
     uint k0 = SINPE_ROPE_PAIRS * g, k1 = min(k0 + SINPE_ROPE_PAIRS, npairs);
     uint m = SINPE_ROPE_PAIRS >= 16 ? (k1 - k0) / 16 : 0; /* whole sixteens */
     if (m) {

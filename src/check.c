@@ -50,6 +50,18 @@ sinpe_status sinpe__check_values(const sinpe_context *ctx, cl_mem buf, const cha
     return SINPE_SUCCESS;
 }
 
+sinpe_status sinpe__check_out(const sinpe_context *ctx, cl_mem out, size_t offset, size_t n,
+                              size_t dim, size_t stride, sinpe_dtype dtype)
+{
+    SINPE_CHECK(stride < dim, SINPE_INVALID_SHAPE, "out_stride %zu is below dim %zu", stride,
+                dim);
+    SINPE_CHECK(!sinpe__dtype(dtype) || !sinpe__dtype(dtype)->output, SINPE_INVALID_DTYPE,
+                "out_dtype %d is not an output type (F32, F16, BF16)", (int)dtype);
+    SINPE_CHECK(n - 1 > (SIZE_MAX - dim) / stride, SINPE_BUFFER_TOO_SMALL,
+                "out: %zu rows of out_stride %zu overflow", n, stride);
+    return sinpe__check_values(ctx, out, "out", offset, (n - 1) * stride + dim, dtype);
+}
+
 sinpe_status sinpe__check_queue(const sinpe_context *ctx, cl_command_queue queue)
 {
     cl_context qctx = NULL;

@@ -147,42 +147,21 @@ static sinpe_status validate_ids(const sinpe_context *ctx, int mode, const sinpe
     return SINPE_SUCCESS;
 }
 
-/* The position-side fields. */
-static sinpe_status validate_positions(const sinpe_context *ctx, const sinpe_embed_args *a,
-                                       size_t n, sinpe_embed_params *p)
+sinpe__positions sinpe__embed_positions(int mode, const sinpe_embed_args *a)
 {
-    SINPE_CHECK((unsigned)a->position_rule > SINPE_POSITIONS_FAIRSEQ, SINPE_INVALID_OPTION,
-                "args->position_rule %d is not a sinpe_position_rule", (int)a->position_rule);
-    SINPE_CHECK(a->position_rule == SINPE_POSITIONS_FAIRSEQ && a->positions,
-                SINPE_INVALID_OPTION,
-                "args->positions must be NULL with SINPE_POSITIONS_FAIRSEQ (made on the device)");
-    if (a->positions) {
-        size_t extent = a->positions_broadcast ? a->seq_len : n;
-        SINPE_FORWARD(sinpe__check_ints(ctx, a->positions, "args->positions",
-                                        a->positions_offset, extent));
-        p->flags |= SINPE_HAS_POS | (a->positions_broadcast ? SINPE_POS_BROADCAST : 0);
-        p->pos_off = a->positions_offset;
-    } else if (a->position_rule == SINPE_POSITIONS_INDEX) {
-        SINPE_CHECK((int64_t)a->start + (int64_t)(a->seq_len - 1) > INT_MAX,
-                    SINPE_INVALID_SHAPE,
-                    "args->start %d + seq_len - 1 exceeds the largest position 2^31 - 1",
-                    (int)a->start);
-    }
-    if (a->seq_starts) {
-        SINPE_FORWARD(sinpe__check_ints(ctx, a->seq_starts, "args->seq_starts",
-                                        a->seq_starts_offset, a->n_seqs));
-        p->flags |= SINPE_HAS_SEQ_START;
-        p->seq_start_off = a->seq_starts_offset;
-    }
-    if (a->pad_counts) {
-        SINPE_FORWARD(sinpe__check_ints(ctx, a->pad_counts, "args->pad_counts",
-                                        a->pad_counts_offset, a->n_seqs));
-        p->flags |= SINPE_HAS_PAD_COUNT;
-        p->pad_count_off = a->pad_counts_offset;
-    }
-    p->flags |= a->skip_pe ? SINPE_SKIP_PE : 0;
-    p->start = a->start;
-    return SINPE_SUCCESS;
+    sinpe__positions s = {.n_seqs = a->n_seqs, .seq_len = a->seq_len};
+    if (mode == SINPE_MODE_GATHER)
+        return s;
+    s.rule = (int)a->position_rule;
+    s.start = a->start;
+    s.positions = a->positions;
+    s.positions_offset = a->positions_offset;
+    s.broadcast = a->positions_broadcast;
+    s.seq_starts = a->seq_starts;
+    s.seq_starts_offset = a->seq_starts_offset;
+    s.pad_counts = a->pad_counts;
+    s.pad_counts_offset = a->pad_counts_offset;
+    return s;
 }
 
 sinpe_status sinpe__embed_validate(const sinpe_table *t, int mode, const sinpe_embed_args *a,
@@ -191,13 +170,7 @@ sinpe_status sinpe__embed_validate(const sinpe_table *t, int mode, const sinpe_e
     const sinpe_context *ctx = t->ctx;
     size_t dim = t->spec.dim, n, o_stride;
 
-    SINPE_CHECK(!a, SINPE_NULL_ARGUMENT, "args is NULL");
-    SINPE_CHECK(t->key, SINPE_INVALID_SPEC,
-                "table is a rotary table: the embedding needs one of a sinpe_spec");
-    SINPE_CHECK(a->n_seqs == 0, SINPE_INVALID_SHAPE, "args->n_seqs is 0");
-    SINPE_CHECK(a->seq_len == 0, SINPE_INVALID_SHAPE, "args->seq_len is 0");
-    SINPE_CHECK(a->n_seqs > (size_t)INT_MAX / a->seq_len, SINPE_INVALID_SHAPE,
-                "args->n_seqs * args->seq_len exceeds 2^31 - 1 tokens");
+    SINPE_FORWARD(sinpe__tokens_check(a->n_seqs, a->seq_len));
     n = a->n_seqs * a->seq_len;
     o_stride = a->out_stride ? a->out_stride : dim;
     SINPE_CHECK(o_stride < dim, SINPE_INVALID_SHAPE, "args->out_stride %zu is below dim %zu",
@@ -206,14 +179,16 @@ sinpe_status sinpe__embed_validate(const sinpe_table *t, int mode, const sinpe_e
     memset(p, 0, sizeof *p);
     p->wscale = 1.0f;
     SINPE_FORWARD(validate_ids(ctx, mode, a, dim, n, p));
-    if (mode != SINPE_MODE_GATHER)
-        SINPE_FORWARD(validate_positions(ctx, a, n, p));
+    if (mode != SINPE_MODE_GATHER) {
+        const sinpe__positions s = sinpe__embed_positions(mode, a);
+        SINPE_FORWARD(sinpe__positions_check(ctx, &s));
+        p->flags |= a->skip_pe ? SINPE_SKIP_PE : 0;
+    }
     SINPE_FORWARD(sinpe__check_values(ctx, a->out, "args->out", a->out_offset,
                                       mul_add(n - 1, o_stride, dim), a->out_dtype));
     p->out_off = a->out_offset;
     p->out_stride = o_stride;
     p->dim = (cl_uint)dim;
-    p->seq_len = (cl_uint)a->seq_len;
     p->n_seqs = (cl_uint)a->n_seqs;
     SINPE_FORWARD(token_scale(a, mode, &p->scale));
     return SINPE_SUCCESS;

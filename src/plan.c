@@ -7,6 +7,7 @@
  */
 #include "sinpe_internal.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -336,6 +337,13 @@ static sinpe_status plan_local(const sinpe__device_info *dev, const sinpe__progr
     return SINPE_SUCCESS;
 }
 
+size_t sinpe__rows_blocks(cl_int row0, size_t nrows)
+{
+    int64_t first = (int64_t)row0 >> SINPE_STEP_SHIFT;
+    int64_t final = ((int64_t)row0 + (int64_t)nrows - 1) >> SINPE_STEP_SHIFT;
+    return (size_t)(final - first + 1);
+}
+
 sinpe_status sinpe__plan_fixed(const sinpe__device_info *dev, const sinpe__program *prog, int form,
                                int ot, cl_uint dims, const size_t *n, sinpe__launch *l)
 {
@@ -382,7 +390,8 @@ sinpe_status sinpe__plan_rope(const sinpe__tuning *t, const sinpe__device_info *
     return sinpe__plan_fixed(dev, prog, SINPE_FORM_ROPE, (int)dtype, 2, n, l);
 }
 
-sinpe_status sinpe__plan_positions(const sinpe__device_info *dev, const sinpe__program *prog,
+/* fairseq positions of n_seqs sequences: a power-of-two work-group each. */
+static sinpe_status plan_positions(const sinpe__device_info *dev, const sinpe__program *prog,
                                    size_t n_seqs, sinpe__launch *l)
 {
     const size_t n[2] = {1, n_seqs};
@@ -398,20 +407,40 @@ sinpe_status sinpe__plan_positions(const sinpe__device_info *dev, const sinpe__p
 }
 
 sinpe_status sinpe__plan_embed(const sinpe__tuning *t, const sinpe__device_info *dev,
-                               const sinpe__program *prog, const sinpe__call *c, sinpe__plan *plan)
+                               const sinpe__program *base, const sinpe__program *prog,
+                               const sinpe__call *c, sinpe__plan *plan)
 {
     choice ch;
     choose(t, c, &ch);
     memset(plan, 0, sizeof *plan);
     plan->flags = (ch.aligned ? SINPE_ALIGNED : 0) | (ch.tiles ? SINPE_OTF_TILES : 0) |
                   (ch.n == 1 && ch.s[0].form == SINPE_FORM_OTF ? SINPE_ONE_LAUNCH : 0);
+    sinpe__launch *l = plan->launch;
+    if (c->past) {
+        plan->blocks = sinpe__rows_blocks(c->start, c->seq_len);
+        SINPE_FORWARD(sinpe__plan_rows(t, dev, base, SINPE_F32, c->dim, c->start, c->seq_len,
+                                       plan->blocks, l));
+        l[0].step = SINPE__STEP_ANCHORS;
+        l[1].step = SINPE__STEP_ROWS;
+        l += 2;
+    }
+    if (c->fairseq) {
+        SINPE_FORWARD(plan_positions(dev, base, c->n_seqs, l));
+        l++->step = SINPE__STEP_POSITIONS;
+    }
+    if (c->bad_ids) {
+        const size_t n[2] = {c->tokens, 1};
+        SINPE_FORWARD(sinpe__plan_fixed(dev, base, SINPE_FORM_BAD_IDS, SINPE_F32, 2, n, l));
+        l++->step = SINPE__STEP_BAD_IDS;
+    }
     for (int i = 0; i < ch.n; i++) {
         const step *s = &ch.s[i];
         const size_t n[3] = {s->cols ? (c->dim + s->cols - 1) / s->cols : 1,
                              s->seqs ? (c->n_seqs + s->seqs - 1) / s->seqs : 1,
                              s->run ? (c->seq_len + s->run - 1) / s->run : 1};
-        SINPE_FORWARD(plan_local(dev, prog, s->form, c->mode, c->out, 3, s->group_dims, n,
-                                 &plan->launch[plan->n++]));
+        SINPE_FORWARD(plan_local(dev, prog, s->form, c->mode, c->out, 3, s->group_dims, n, l));
+        l++->step = SINPE__STEP_MAIN;
     }
+    plan->n = (int)(l - plan->launch);
     return SINPE_SUCCESS;
 }

@@ -1,24 +1,14 @@
 /*
- * record.c -- the embedding calls and the rotation recorded into a command
- * buffer (cl_khr_command_buffer).  The two entry points sinpe calls are
+ * record.c -- an operation's call recorded into a command buffer
+ * (cl_khr_command_buffer): the sink, and the checks of the buffer.  The two entry points sinpe calls are
  * declared here, so that the build does not depend on which OpenCL headers
  * are installed; they are the same in every version sinpe accepts
  * (include/sinpe.h, "Recording into a command buffer", says what changed).
  */
-#include "embed.h"
+#include "call.h"
 
 #include <stdlib.h>
 
-/* clCommandNDRangeKernelKHR; properties are cl_properties under either name
-   (cl_ndrange_kernel_command_properties_khr before 0.9.5, then
-   cl_command_properties_khr).  The queue, the properties and the mutable
-   handle are NULL, which every version accepts for a one-queue buffer. */
-typedef cl_int(CL_API_CALL *record_kernel_fn)(void *cb, cl_command_queue queue,
-                                              const cl_ulong *properties, cl_kernel kernel,
-                                              cl_uint work_dim, const size_t *offset,
-                                              const size_t *global, const size_t *local,
-                                              cl_uint n_sync, const cl_uint *sync_list,
-                                              cl_uint *sync_point, void **mutable_handle);
 typedef cl_int(CL_API_CALL *buffer_info_fn)(void *cb, cl_uint param, size_t size, void *value,
                                             size_t *size_ret);
 
@@ -37,21 +27,11 @@ int sinpe__command_buffer_known(cl_uint v)
            v == SINPE_CB_VERSION(1, 0, 0);
 }
 
-typedef struct {
-    sinpe__sink base;
-    void *cb;
-    record_kernel_fn record;
-    cl_uint nsync;
-    const cl_uint *sync;
-    cl_uint prev;
-    int have_prev;
-    cl_uint *sync_point;
-    struct sinpe__held *held; /* what the call's commands use */
-} record_sink;
+
 
 /* Holds obj (a cl_mem, or with kernel != 0 a cl_kernel, that the call's
    commands use) in the call's list, which goes to the table at its end. */
-static sinpe_status hold(record_sink *r, void *obj, int kernel)
+static sinpe_status hold(sinpe__record_sink *r, void *obj, int kernel)
 {
     struct sinpe__held *h = r->held;
     for (int i = 0; i < h->n; i++)
@@ -70,13 +50,13 @@ static sinpe_status hold(record_sink *r, void *obj, int kernel)
 
 static sinpe_status record_keep(sinpe__sink *s, cl_mem mem)
 {
-    return hold((record_sink *)s, mem, 0);
+    return hold((sinpe__record_sink *)s, mem, 0);
 }
 
 static sinpe_status record_emit(sinpe__sink *s, sinpe_context *ctx, const sinpe__launch *l,
                                 const void *args, size_t size, int last)
 {
-    record_sink *r = (record_sink *)s;
+    sinpe__record_sink *r = (sinpe__record_sink *)s;
     cl_uint point = 0;
     cl_program program = NULL;
     char name[64];
@@ -106,7 +86,7 @@ static sinpe_status record_emit(sinpe__sink *s, sinpe_context *ctx, const sinpe_
 }
 
 /* The entry points, after checking that the device has a version we know. */
-static sinpe_status entry_points(const sinpe_context *ctx, record_kernel_fn *record,
+static sinpe_status entry_points(const sinpe_context *ctx, sinpe__record_kernel_fn *record,
                                  buffer_info_fn *info)
 {
     cl_platform_id platform = NULL;
@@ -120,7 +100,7 @@ static sinpe_status entry_points(const sinpe_context *ctx, record_kernel_fn *rec
     cl_int err = clGetDeviceInfo(ctx->device, CL_DEVICE_PLATFORM, sizeof platform, &platform,
                                  NULL);
     SINPE_CL_CHECK(err, "clGetDeviceInfo(CL_DEVICE_PLATFORM)");
-    *record = (record_kernel_fn)clGetExtensionFunctionAddressForPlatform(
+    *record = (sinpe__record_kernel_fn)clGetExtensionFunctionAddressForPlatform(
         platform, "clCommandNDRangeKernelKHR");
     *info = (buffer_info_fn)clGetExtensionFunctionAddressForPlatform(
         platform, "clGetCommandBufferInfoKHR");
@@ -131,7 +111,7 @@ static sinpe_status entry_points(const sinpe_context *ctx, record_kernel_fn *rec
 
 unsigned sinpe_context_features(const sinpe_context *context)
 {
-    record_kernel_fn rec;
+    sinpe__record_kernel_fn rec;
     buffer_info_fn info;
     if (!sinpe__enter_with(context, "context"))
         return 0;
@@ -142,21 +122,24 @@ unsigned sinpe_context_features(const sinpe_context *context)
     return f;
 }
 
-static sinpe_status record_call(sinpe_table *t, int mode, cl_command_queue queue,
-                                struct _cl_command_buffer_khr *cb, const void *a, cl_uint nsync,
-                                const cl_uint *sync, cl_uint *sync_point)
+sinpe_status sinpe__record_open(int op, sinpe_table *t, cl_command_queue queue,
+                                struct _cl_command_buffer_khr *cb, const void *args,
+                                cl_uint nsync, const cl_uint *sync, cl_uint *sync_point,
+                                sinpe__record_sink *r)
 {
-    record_sink r = {{record_emit, record_keep}, cb, NULL, nsync, sync, 0, 0, sync_point, NULL};
+    const sinpe__record_sink fresh = {{record_emit, record_keep}, cb, NULL, nsync, sync, 0, 0,
+                                      sync_point, NULL, t};
     buffer_info_fn info = NULL;
     cl_uint state = 0, nq = 0;
 
+    *r = fresh;
     sinpe__clear_error();
     SINPE_CHECK(!t, SINPE_NULL_ARGUMENT, "table is NULL");
     SINPE_FORWARD(sinpe__check_queue(t->ctx, queue));
     SINPE_CHECK(!cb, SINPE_NULL_ARGUMENT, "command_buffer is NULL");
     SINPE_CHECK((nsync == 0) != (sync == NULL), SINPE_INVALID_WAIT_LIST,
                 "%u sync points with a %s list", nsync, sync ? "non-NULL" : "NULL");
-    SINPE_FORWARD(entry_points(t->ctx, &r.record, &info));
+    SINPE_FORWARD(entry_points(t->ctx, &r->record, &info));
     /* Not its queue: pocl 3.1 answers that query with a pointer to its list. */
     cl_int err = info(cb, SINPE_CB_STATE, sizeof state, &state, NULL);
     if (err == CL_SUCCESS)
@@ -171,47 +154,24 @@ static sinpe_status record_call(sinpe_table *t, int mode, cl_command_queue queue
        before 0.9.3). */
     SINPE_CHECK(state != SINPE_CB_RECORDING, SINPE_INVALID_OPTION,
                 "command_buffer is finalized: it records no more commands");
+    SINPE_CHECK(!args, SINPE_NULL_ARGUMENT, "args is NULL");
+    SINPE_FORWARD(sinpe__table_is(t, sinpe__op_row(op)->table, sinpe__op_row(op)->name));
     /* The one host allocation, before anything is recorded. */
-    r.held = calloc(1, sizeof *r.held);
-    SINPE_CHECK(!r.held, SINPE_OUT_OF_HOST_MEMORY, "no memory to hold what the call uses");
-    sinpe_status st = mode == SINPE_MODE_NONE ? sinpe__rope_run(t, a, &r.base)
-                                              : sinpe__embed_run(t, mode, a, &r.base);
-    if (r.held->n == 0) {
-        free(r.held);
+    r->held = calloc(1, sizeof *r->held);
+    SINPE_CHECK(!r->held, SINPE_OUT_OF_HOST_MEMORY, "no memory to hold what the call uses");
+    return SINPE_SUCCESS;
+}
+
+sinpe_status sinpe__record_close(sinpe__record_sink *r, sinpe_status st)
+{
+    sinpe_table *t = r->table;
+    if (r->held->n == 0) {
+        free(r->held);
         return st;
     }
     pthread_mutex_lock(&t->lock);
-    r.held->next = t->held;
-    t->held = r.held;
+    r->held->next = t->held;
+    t->held = r->held;
     pthread_mutex_unlock(&t->lock);
     return st;
-}
-
-sinpe_status sinpe_record_embed(sinpe_table *t, cl_command_queue q,
-                                struct _cl_command_buffer_khr *cb, const sinpe_embed_args *a,
-                                cl_uint n, const cl_uint *sync, cl_uint *point)
-{
-    return record_call(t, SINPE_MODE_FUSED, q, cb, a, n, sync, point);
-}
-
-sinpe_status sinpe_record_gather(sinpe_table *t, cl_command_queue q,
-                                 struct _cl_command_buffer_khr *cb, const sinpe_embed_args *a,
-                                 cl_uint n, const cl_uint *sync, cl_uint *point)
-{
-    return record_call(t, SINPE_MODE_GATHER, q, cb, a, n, sync, point);
-}
-
-sinpe_status sinpe_record_add_positions(sinpe_table *t, cl_command_queue q,
-                                        struct _cl_command_buffer_khr *cb,
-                                        const sinpe_embed_args *a, cl_uint n,
-                                        const cl_uint *sync, cl_uint *point)
-{
-    return record_call(t, SINPE_MODE_ADD, q, cb, a, n, sync, point);
-}
-
-sinpe_status sinpe_record_rope(sinpe_table *t, cl_command_queue q,
-                               struct _cl_command_buffer_khr *cb, const sinpe_rope_args *a,
-                               cl_uint n, const cl_uint *sync, cl_uint *point)
-{
-    return record_call(t, SINPE_MODE_NONE, q, cb, a, n, sync, point);
 }

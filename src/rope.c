@@ -1,8 +1,8 @@
 /*
  * rope.c -- the rotation of q and k by a rotary table (kernels/rope.cl):
- * the arguments' defaults and checks, and the one launch.
+ * the arguments' defaults and checks, the one launch, the public functions.
  */
-#include "embed.h"
+#include "call.h"
 
 #include <limits.h>
 #include <stdint.h>
@@ -60,16 +60,11 @@ static sinpe_status validate(const sinpe_table *t, const sinpe_rope_args *a, sin
     const sinpe_context *ctx = t->ctx;
     size_t R = t->spec.dim, n;
 
-    SINPE_CHECK(!t->key, SINPE_INVALID_SPEC,
-                "table is not a rotary table (sinpe_rope_table_create())");
-    int layout = (int)t->key[1], pairing = (int)t->key[2]; /* the key's head (rope_spec.c) */
+    int layout = (int)t->rope->layout, pairing = (int)t->rope->pairing;
     SINPE_CHECK(layout != SINPE_ROPE_COS_SIN && layout != SINPE_ROPE_PAIRS, SINPE_INVALID_SPEC,
                 "table's layout %d holds cos or sin alone: the rotation reads COS_SIN or PAIRS",
                 layout);
-    SINPE_CHECK(a->n_seqs == 0, SINPE_INVALID_SHAPE, "args->n_seqs is 0");
-    SINPE_CHECK(a->seq_len == 0, SINPE_INVALID_SHAPE, "args->seq_len is 0");
-    SINPE_CHECK(a->n_seqs > (size_t)INT_MAX / a->seq_len, SINPE_INVALID_SHAPE,
-                "args->n_seqs * args->seq_len exceeds 2^31 - 1 tokens");
+    SINPE_FORWARD(sinpe__tokens_check(a->n_seqs, a->seq_len));
     n = a->n_seqs * a->seq_len;
     SINPE_CHECK(a->head_dim < R || a->head_dim > UINT_MAX / 2, SINPE_INVALID_SHAPE,
                 "args->head_dim %zu is below the table's rotary_dim %zu (or too large)",
@@ -108,23 +103,14 @@ static sinpe_status validate(const sinpe_table *t, const sinpe_rope_args *a, sin
             SINPE_CHECK(overlap(&g[i], &g[j]), SINPE_BUFFERS_OVERLAP,
                         "%s and %s overlap in one buffer", g[i].name, g[j].name);
 
+    const sinpe__positions src = {.start = a->start, .positions = a->positions,
+                                  .positions_offset = a->positions_offset,
+                                  .seq_starts = a->seq_starts,
+                                  .seq_starts_offset = a->seq_starts_offset,
+                                  .n_seqs = a->n_seqs, .seq_len = a->seq_len};
+    SINPE_FORWARD(sinpe__positions_check(ctx, &src));
     memset(p, 0, sizeof *p);
-    if (a->positions) {
-        SINPE_FORWARD(
-            sinpe__check_ints(ctx, a->positions, "args->positions", a->positions_offset, n));
-        p->flags |= SINPE_HAS_POS;
-        p->pos_off = a->positions_offset;
-    } else {
-        SINPE_CHECK((int64_t)a->start + (int64_t)(a->seq_len - 1) > INT_MAX, SINPE_INVALID_SHAPE,
-                    "args->start %d + seq_len - 1 exceeds the largest position 2^31 - 1",
-                    (int)a->start);
-    }
-    if (a->seq_starts) {
-        SINPE_FORWARD(sinpe__check_ints(ctx, a->seq_starts, "args->seq_starts",
-                                        a->seq_starts_offset, a->n_seqs));
-        p->flags |= SINPE_HAS_SEQ_START;
-        p->seq_start_off = a->seq_starts_offset;
-    }
+    p->pos = sinpe__positions_params(&src);
     if (a->k_rows) {
         SINPE_FORWARD(sinpe__check_ints(ctx, a->k_rows, "args->k_rows", a->k_rows_offset, n));
         p->flags |= SINPE_ROPE_K_ROWS;
@@ -142,19 +128,18 @@ static sinpe_status validate(const sinpe_table *t, const sinpe_rope_args *a, sin
     p->qo_stride = g[2].mem ? g[2].stride : g[0].stride;
     p->ko_off = g[3].mem ? g[3].off : g[1].off;
     p->ko_stride = g[3].mem ? g[3].stride : g[1].stride;
-    p->start = a->start;
     p->rot = (cl_uint)R;
     p->head_dim = (cl_uint)a->head_dim;
     p->q_heads = (cl_uint)a->q_heads;
     p->kv_heads = (cl_uint)a->kv_heads;
-    p->seq_len = (cl_uint)a->seq_len;
     p->tokens = (cl_uint)n;
     p->layout = (cl_uint)layout;
     p->pairing = (cl_uint)pairing;
     return SINPE_SUCCESS;
 }
 
-sinpe_status sinpe__rope_run(sinpe_table *t, const void *args, sinpe__sink *sink)
+/* The rotation with the caller's arguments args into sink. */
+static sinpe_status rope_run(sinpe_table *t, const sinpe_rope_args *args, sinpe__sink *sink)
 {
     sinpe_rope_args a;
     sinpe_rope_params p;
@@ -164,7 +149,6 @@ sinpe_status sinpe__rope_run(sinpe_table *t, const void *args, sinpe__sink *sink
     sinpe__launch l;
     sinpe_status st;
 
-    SINPE_CHECK(!args, SINPE_NULL_ARGUMENT, "args is NULL");
     sinpe_rope_args_init(&a);
     SINPE_FORWARD(sinpe__struct_in(SINPE__ROPE_ARGS, &a, args, "args"));
     SINPE_FORWARD(validate(t, &a, &p, g));
@@ -191,4 +175,21 @@ sinpe_status sinpe__rope_run(sinpe_table *t, const void *args, sinpe__sink *sink
     if (tab)
         clReleaseMemObject(tab);
     return st;
+}
+
+sinpe_status sinpe_enqueue_rope(sinpe_table *t, cl_command_queue q, const sinpe_rope_args *a,
+                                cl_uint nwait, const cl_event *wait, cl_event *event)
+{
+    sinpe__queue_sink s;
+    SINPE_FORWARD(sinpe__enqueue_open(SINPE__OP_ROPE, t, q, a, nwait, wait, event, &s));
+    return sinpe__queue_close(&s, rope_run(t, a, &s.base));
+}
+
+sinpe_status sinpe_record_rope(sinpe_table *t, cl_command_queue q,
+                               struct _cl_command_buffer_khr *cb, const sinpe_rope_args *a,
+                               cl_uint n, const cl_uint *sync, cl_uint *point)
+{
+    sinpe__record_sink r;
+    SINPE_FORWARD(sinpe__record_open(SINPE__OP_ROPE, t, q, cb, a, n, sync, point, &r));
+    return sinpe__record_close(&r, rope_run(t, a, &r.base));
 }

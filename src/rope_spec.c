@@ -283,16 +283,13 @@ sinpe_status sinpe_rope_frequencies(const sinpe_rope_spec *spec, double *freqs, 
     return SINPE_SUCCESS;
 }
 
-/* The key of a rotary table: R, layout, pairing, m, then the R/2 w_k. */
-#define KEY_HEAD 4
-
 sinpe_status sinpe_rope_table_create(sinpe_context *context, const sinpe_rope_spec *spec,
                                      size_t rows, sinpe_table **table)
 {
     sinpe_rope_spec s;
     sinpe_spec dims;
     sinpe__column *col;
-    double *key;
+    sinpe__rope_key *key;
     size_t R, h;
     sinpe_status st;
 
@@ -306,29 +303,30 @@ sinpe_status sinpe_rope_table_create(sinpe_context *context, const sinpe_rope_sp
     SINPE_FORWARD(validate(&s));
     R = s.rotary_dim;
     h = R / 2;
-    key = malloc((KEY_HEAD + h) * sizeof *key);
+    key = malloc(SINPE__ROPE_KEY_BYTES(h));
     col = malloc(R * sizeof *col);
     if (!key || !col) {
         free(key);
         free(col);
         return sinpe__fail(SINPE_OUT_OF_HOST_MEMORY, "no memory for a rotary table");
     }
-    frequencies(&s, key + KEY_HEAD, &key[3]);
-    key[0] = (double)R;
-    key[1] = (double)s.layout;
-    key[2] = (double)s.pairing;
+    frequencies(&s, key->w, &key->amp);
+    key->rot = (double)R;
+    key->layout = (double)s.layout;
+    key->pairing = (double)s.pairing;
     for (size_t c = 0; c < R; c++) {
         size_t k = s.layout == SINPE_ROPE_PAIRS ? c / 2 : c % h;
         int is_sin = s.layout == SINPE_ROPE_PAIRS       ? (int)(c & 1)
                      : s.layout == SINPE_ROPE_SIN_TWICE ? 1
                      : s.layout == SINPE_ROPE_COS_SIN   ? c >= h
                                                         : 0;
-        col[c].w = key[KEY_HEAD + k];
+        col[c].w = key->w[k];
         col[c].kind = is_sin ? 1 : 2;
     }
     memset(&dims, 0, sizeof dims);
     dims.dim = R;
-    st = sinpe__table_open(context, &dims, key, KEY_HEAD + h, col, key[3], rows, table);
+    st = sinpe__table_open(context, &dims, key, SINPE__ROPE_KEY_BYTES(h), col, key->amp, rows,
+                           table);
     free(key);
     free(col);
     return st;

@@ -2,42 +2,29 @@
  * rows.c -- generating rows of the encoding on the device: two passes, the
  * anchors of the SINPE_STEP_ROWS-row blocks the rows touch, then the rows in
  * tiles of steps x blocks per work-item (the record's table_tile, plan.c).
- * Table growth and sinpe_enqueue_table_rows() both come here.
+ * Table growth, sinpe_enqueue_table_rows() and an embedding call's
+ * positions past its table all come here.
  */
-#include "embed.h"
+#include "call.h"
 
 #include <limits.h>
 #include <stdint.h>
 
-sinpe_status sinpe__rows_emit(sinpe_table *t, sinpe__sink *sink, cl_int row0, size_t nrows,
-                              cl_mem out, size_t out_offset, size_t out_stride,
-                              sinpe_dtype out_dtype, int last)
+void sinpe__rows_args(const sinpe_table *t, cl_int row0, size_t nrows, cl_mem out,
+                      size_t out_offset, size_t out_stride, cl_mem anc,
+                      sinpe__anchors_kargs *v1, sinpe__rows_kargs *v2)
 {
-    sinpe_context *ctx = t->ctx;
-    int64_t first = (int64_t)row0 >> SINPE_STEP_SHIFT;
-    int64_t final = ((int64_t)row0 + (int64_t)nrows - 1) >> SINPE_STEP_SHIFT;
-    size_t blocks = (size_t)(final - first + 1), dim = t->spec.dim;
-    sinpe__launch l[2];
-
-    SINPE_FORWARD(sinpe__plan_rows(&ctx->tune, &ctx->info, &ctx->prog, out_dtype, dim, row0, nrows,
-                                   blocks, l));
-    cl_mem anc;
-    SINPE_FORWARD(sinpe__scratch_take(t, sink, 1, blocks * dim * 4 * sizeof(float), &anc));
-    const sinpe__anchors_kargs v1 = {.anc = anc, .dim = (cl_uint)dim,
-                                     .base = (cl_int)(first * SINPE_STEP_ROWS),
-                                     .nblocks = (cl_uint)blocks, .coef = t->desc};
-    const sinpe__rows_kargs v2 = {.out = out, .out_off = out_offset, .out_stride = out_stride,
-                                  .dim = (cl_uint)dim, .row0 = row0, .nrows = (cl_uint)nrows,
-                                  .coef = t->desc, .anc = anc, .nblocks = (cl_uint)blocks};
-    sinpe_status st = sinpe__keep(sink, out);
-    if (st == SINPE_SUCCESS)
-        st = sinpe__keep(sink, anc);
-    if (st == SINPE_SUCCESS)
-        st = sink->emit(sink, ctx, &l[0], &v1, sizeof v1, 0);
-    if (st == SINPE_SUCCESS)
-        st = sink->emit(sink, ctx, &l[1], &v2, sizeof v2, last);
-    clReleaseMemObject(anc); /* the commands (and a recording's table) hold it */
-    return st;
+    size_t blocks = sinpe__rows_blocks(row0, nrows);
+    const sinpe__anchors_kargs a = {.anc = anc, .dim = (cl_uint)t->spec.dim,
+                                    .base = (cl_int)(((int64_t)row0 >> SINPE_STEP_SHIFT) *
+                                                     SINPE_STEP_ROWS),
+                                    .nblocks = (cl_uint)blocks, .coef = t->desc};
+    const sinpe__rows_kargs r = {.out = out, .out_off = out_offset, .out_stride = out_stride,
+                                 .dim = (cl_uint)t->spec.dim, .row0 = row0,
+                                 .nrows = (cl_uint)nrows, .coef = t->desc, .anc = anc,
+                                 .nblocks = (cl_uint)blocks};
+    *v1 = a;
+    *v2 = r;
 }
 
 sinpe_status sinpe__table_rows(sinpe_table *t, cl_command_queue queue, cl_int row0,
@@ -45,11 +32,26 @@ sinpe_status sinpe__table_rows(sinpe_table *t, cl_command_queue queue, cl_int ro
                                sinpe_dtype out_dtype, cl_uint nwait, const cl_event *wait,
                                cl_event *event)
 {
-    sinpe__queue_sink q = {{sinpe__queue_emit, NULL}, queue, nwait, wait, NULL, event};
-    sinpe_status st = sinpe__rows_emit(t, &q.base, row0, nrows, out, out_offset, out_stride,
-                                       out_dtype, 1);
-    sinpe__queue_done(t, &q);
-    return st;
+    sinpe_context *ctx = t->ctx;
+    size_t blocks = sinpe__rows_blocks(row0, nrows), dim = t->spec.dim;
+    sinpe__queue_sink q;
+    sinpe__launch l[2];
+    sinpe__anchors_kargs v1;
+    sinpe__rows_kargs v2;
+    cl_mem anc;
+
+    SINPE_FORWARD(sinpe__plan_rows(&ctx->tune, &ctx->info, &ctx->prog, out_dtype, dim, row0, nrows,
+                                   blocks, l));
+    sinpe__queue_open(&q, t, queue, nwait, wait, event);
+    sinpe_status st = sinpe__scratch_take(t, &q.base, 1, blocks * dim * 4 * sizeof(float), &anc);
+    if (st == SINPE_SUCCESS) {
+        sinpe__rows_args(t, row0, nrows, out, out_offset, out_stride, anc, &v1, &v2);
+        st = q.base.emit(&q.base, ctx, &l[0], &v1, sizeof v1, 0);
+        if (st == SINPE_SUCCESS)
+            st = q.base.emit(&q.base, ctx, &l[1], &v2, sizeof v2, 1);
+        clReleaseMemObject(anc); /* the commands hold it */
+    }
+    return sinpe__queue_close(&q, st);
 }
 
 sinpe_status sinpe_enqueue_table_rows(sinpe_table *table, cl_command_queue queue, cl_int row0,
@@ -67,15 +69,7 @@ sinpe_status sinpe_enqueue_table_rows(sinpe_table *table, cl_command_queue queue
     SINPE_CHECK(nrows > (size_t)INT_MAX || (int64_t)row0 + (int64_t)(nrows - 1) > INT_MAX,
                 SINPE_INVALID_SHAPE, "row0 %d + nrows - 1 exceeds the largest position 2^31 - 1",
                 (int)row0);
-    SINPE_CHECK(stride < dim, SINPE_INVALID_SHAPE, "out_stride %zu is below dim %zu", stride,
-                dim);
-    SINPE_CHECK(!sinpe__dtype(out_dtype) || !sinpe__dtype(out_dtype)->output,
-                SINPE_INVALID_DTYPE, "out_dtype %d is not an output type (F32, F16, BF16)",
-                (int)out_dtype);
-    SINPE_CHECK(nrows - 1 > (SIZE_MAX - dim) / stride, SINPE_BUFFER_TOO_SMALL,
-                "out: nrows * out_stride overflows");
-    SINPE_FORWARD(sinpe__check_values(table->ctx, out, "out", out_offset,
-                                      (nrows - 1) * stride + dim, out_dtype));
+    SINPE_FORWARD(sinpe__check_out(table->ctx, out, out_offset, nrows, dim, stride, out_dtype));
     return sinpe__table_rows(table, queue, row0, nrows, out, out_offset, stride, out_dtype,
                              num_events_in_wait_list, event_wait_list, event);
 }

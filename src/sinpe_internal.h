@@ -1,7 +1,7 @@
 /*
  * sinpe_internal.h -- what the src/ files share.  Dependencies point one way:
  * status -> device -> tuning -> kernels -> plan -> program -> context -> spec
- * -> table -> embed -> host.
+ * -> table -> the operations (call.h: embed, rope, rows, timesteps) -> host.
  */
 #ifndef SINPE_INTERNAL_H
 #define SINPE_INTERNAL_H
@@ -203,29 +203,44 @@ typedef struct sinpe__program {
 int sinpe__kernel_held(const sinpe__tuning *t, int weights, int k);
 void sinpe__plan_options(const sinpe__tuning *t, sinpe_math math, int weights, char *buf, size_t n);
 
-/* One launch: the kernel (slot k) and its range. */
+/* One launch: the kernel (slot k), its range and its step of the call. */
 typedef struct sinpe__launch {
     int k;
     cl_kernel kernel;
     cl_uint dims;
     size_t global[3], local[3];
+    int step; /* SINPE__STEP_* */
 } sinpe__launch;
 
-/* The launches of one embedding call. */
+/* The steps of an embedding call, in the order they run: the rows of its
+   positions past the table (anchors, then rows), fairseq's positions, the
+   bad-id count, then its one or two launches of the output. */
+enum {
+    SINPE__STEP_ANCHORS, SINPE__STEP_ROWS, SINPE__STEP_POSITIONS, SINPE__STEP_BAD_IDS,
+    SINPE__STEP_MAIN
+};
+#define SINPE__LAUNCHES 6
+
+/* Every launch of one call. */
 typedef struct sinpe__plan {
-    int n;                   /* 1, or 2 (TABLE or STREAM, then OTF) */
-    sinpe__launch launch[2];
-    cl_int flags;            /* SINPE_ALIGNED, SINPE_ONE_LAUNCH: for the parameter block */
+    int n;
+    sinpe__launch launch[SINPE__LAUNCHES];
+    cl_int flags;  /* SINPE_ALIGNED, SINPE_ONE_LAUNCH, SINPE_OTF_TILES: for the parameter block */
+    size_t blocks; /* the anchor blocks of the rows step */
 } sinpe__plan;
 
 /* The plan of embedding call c (its facts and ranges; embed.c derives
-   them from a checked call) under t on a device dev, from prog. */
+   them from a checked call) under t on a device dev: the pre-passes from
+   base, the output's launches from prog (the weights type's program). */
 sinpe_status sinpe__plan_embed(const sinpe__tuning *t, const sinpe__device_info *dev,
-                               const sinpe__program *prog, const sinpe__call *c, sinpe__plan *plan);
+                               const sinpe__program *base, const sinpe__program *prog,
+                               const sinpe__call *c, sinpe__plan *plan);
 /* The launch of kernel (form, ot) of no call from prog over n[0 .. dims)
    (see plan.c). */
 sinpe_status sinpe__plan_fixed(const sinpe__device_info *dev, const sinpe__program *prog, int form,
                                int ot, cl_uint dims, const size_t *n, sinpe__launch *l);
+/* The anchor blocks that rows row0 .. row0 + nrows - 1 touch. */
+size_t sinpe__rows_blocks(cl_int row0, size_t nrows);
 /* Table rows row0 .. row0 + nrows - 1 of out_dtype and dim columns, over
    blocks anchor blocks: the anchors' launch in l[0], the rows' in l[1]. */
 sinpe_status sinpe__plan_rows(const sinpe__tuning *t, const sinpe__device_info *dev,
@@ -237,9 +252,6 @@ sinpe_status sinpe__plan_rows(const sinpe__tuning *t, const sinpe__device_info *
 sinpe_status sinpe__plan_rope(const sinpe__tuning *t, const sinpe__device_info *dev,
                               const sinpe__program *prog, sinpe_dtype dtype, size_t pairs,
                               size_t copies, size_t tokens, sinpe__launch *l, cl_uint *slots);
-/* fairseq positions of n_seqs sequences: a power-of-two work-group each. */
-sinpe_status sinpe__plan_positions(const sinpe__device_info *dev, const sinpe__program *prog,
-                                   size_t n_seqs, sinpe__launch *l);
 
 /* ---- program.c ----------------------------------------------------------- */
 
@@ -330,6 +342,10 @@ sinpe_status sinpe__check_values(const sinpe_context *ctx, cl_mem buf, const cha
                                  size_t offset, size_t values, sinpe_dtype dtype);
 #define sinpe__check_ints(ctx, buf, name, offset, n) \
     sinpe__check_values(ctx, buf, name, offset, n, SINPE_F32)
+/* Checks out, n rows of dim values of dtype (an output type) out_stride
+   apart from offset (the out arguments of table rows and timesteps). */
+sinpe_status sinpe__check_out(const sinpe_context *ctx, cl_mem out, size_t offset, size_t n,
+                              size_t dim, size_t stride, sinpe_dtype dtype);
 /* Checks that queue belongs to ctx's context and device; a wait list as
    OpenCL should but pocl and oclgrind do not. */
 sinpe_status sinpe__check_queue(const sinpe_context *ctx, cl_command_queue queue);
@@ -359,11 +375,23 @@ unsigned sinpe__column_pairs(const sinpe__column *col, size_t dim);
 
 /* ---- table.c ------------------------------------------------------------- */
 
+/* The kinds of table. */
+enum { SINPE__TABLE_ENCODING, SINPE__TABLE_ROTARY };
+
+/* A rotary table's contents (rope_spec.c): its rule's results, all
+   doubles, compared whole when tables are shared; then the R/2 w_k. */
+typedef struct sinpe__rope_key {
+    double rot, layout, pairing, amp; /* R, sinpe_rope_layout, sinpe_rope_pairing, m */
+    double w[];
+} sinpe__rope_key;
+#define SINPE__ROPE_KEY_BYTES(pairs) (sizeof(sinpe__rope_key) + (pairs) * sizeof(double))
+
 struct sinpe_table {
     sinpe_context *ctx;
+    int kind;             /* SINPE__TABLE_* */
     sinpe_spec spec;      /* an encoding table's; a rotary table's dim only */
-    double *key;          /* a rotary table's contents (rope_spec.c), else NULL */
-    size_t key_len;
+    const sinpe__rope_key *rope; /* a rotary table's (NULL for the other kind) */
+    size_t rope_bytes;
     cl_mem desc;          /* coefficients (descriptors and steps), fixed */
     unsigned pairs;       /* sinpe__column_pairs() of its columns */
     unsigned refs;        /* under ctx->lock */
@@ -373,12 +401,12 @@ struct sinpe_table {
     pthread_mutex_t lock; /* guards mem and rows */
     cl_mem mem;           /* NULL while rows == 0 */
     size_t rows;
-    cl_mem scratch[2];    /* lent to one call at a time (sink.c), under */
+    cl_mem scratch[2];    /* lent to one call at a time (call.c), under */
     size_t scratch_bytes[2]; /* lock: rows past the table, anchors */
     const void *lent_to;  /* the sink of the call that holds them */
     cl_event scratch_use; /* the last launch of their last call */
     struct sinpe__held *held; /* what recorded calls hold (record.c) */
-    double key_data[];    /* where key points */
+    double rope_data[];   /* where rope points */
 };
 
 /*
@@ -391,11 +419,11 @@ sinpe_status sinpe__table_rows(sinpe_table *t, cl_command_queue queue, cl_int ro
                                cl_event *event);
 
 /* The table of dim columns col (amp: their scale) in ctx, with rows rows:
-   an encoding table of spec (key NULL), or a rotary one whose contents
-   key_len doubles of key say, shared with an earlier one of equal spec or
-   key. */
-sinpe_status sinpe__table_open(sinpe_context *ctx, const sinpe_spec *spec, const double *key,
-                               size_t key_len, const sinpe__column *col, double amp, size_t rows,
+   an encoding table of spec (rope NULL), or a rotary one of contents rope
+   (rope_bytes), shared with an earlier one of equal spec or contents. */
+sinpe_status sinpe__table_open(sinpe_context *ctx, const sinpe_spec *spec,
+                               const sinpe__rope_key *rope, size_t rope_bytes,
+                               const sinpe__column *col, double amp, size_t rows,
                                sinpe_table **table);
 
 /* A consistent (mem, rows) pair; *mem is retained (or NULL when rows == 0). */

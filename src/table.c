@@ -36,9 +36,9 @@ static void table_free(sinpe_table *t)
     free(t);
 }
 
-static sinpe_status table_new(sinpe_context *ctx, const sinpe_spec *spec, const double *key,
-                              size_t key_len, const sinpe__column *col, double amp,
-                              sinpe_table **out)
+static sinpe_status table_new(sinpe_context *ctx, const sinpe_spec *spec,
+                              const sinpe__rope_key *rope, size_t rope_bytes,
+                              const sinpe__column *col, double amp, sinpe_table **out)
 {
     size_t bytes = SINPE__COEF_FLOATS(spec->dim) * sizeof(float);
     float *desc;
@@ -49,15 +49,16 @@ static sinpe_status table_new(sinpe_context *ctx, const sinpe_spec *spec, const 
                 "spec.dim %zu: the coefficients exceed the device's max allocation",
                 spec->dim);
     desc = calloc(1, bytes); /* the padding of each row written too */
-    t = calloc(1, sizeof *t + key_len * sizeof *key);
+    t = calloc(1, sizeof *t + rope_bytes);
     if (!desc || !t) {
         free(desc);
         free(t);
         return sinpe__fail(SINPE_OUT_OF_HOST_MEMORY, "no memory for a table");
     }
-    if (key)
-        t->key = memcpy(t->key_data, key, key_len * sizeof *key);
-    t->key_len = key_len;
+    t->kind = rope ? SINPE__TABLE_ROTARY : SINPE__TABLE_ENCODING;
+    if (rope)
+        t->rope = memcpy(t->rope_data, rope, rope_bytes);
+    t->rope_bytes = rope_bytes;
     sinpe__coefficients(col, spec->dim, amp, desc);
     t->pairs = sinpe__column_pairs(col, spec->dim);
     t->desc = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, desc,
@@ -96,26 +97,27 @@ static void table_unref(sinpe_table *table)
     }
 }
 
-static int same_table(const sinpe_table *t, const sinpe_spec *spec, const double *key,
-                      size_t key_len)
+static int same_table(const sinpe_table *t, const sinpe_spec *spec, const sinpe__rope_key *rope,
+                      size_t rope_bytes)
 {
-    if (key || t->key)
-        return key && t->key && t->key_len == key_len &&
-               !memcmp(t->key, key, key_len * sizeof *key);
+    if (rope || t->rope)
+        return rope && t->rope && t->rope_bytes == rope_bytes &&
+               !memcmp(t->rope, rope, rope_bytes);
     return sinpe__spec_equal(&t->spec, spec);
 }
 
-sinpe_status sinpe__table_open(sinpe_context *context, const sinpe_spec *spec, const double *key,
-                               size_t key_len, const sinpe__column *col, double amp, size_t rows,
+sinpe_status sinpe__table_open(sinpe_context *context, const sinpe_spec *spec,
+                               const sinpe__rope_key *rope, size_t rope_bytes,
+                               const sinpe__column *col, double amp, size_t rows,
                                sinpe_table **table)
 {
     sinpe_table *t = NULL, *fresh = NULL;
     sinpe_status st;
 
-    SINPE_FORWARD(table_new(context, spec, key, key_len, col, amp, &fresh));
+    SINPE_FORWARD(table_new(context, spec, rope, rope_bytes, col, amp, &fresh));
     pthread_mutex_lock(&context->lock);
     for (t = context->tables; t; t = t->next)
-        if (same_table(t, spec, key, key_len))
+        if (same_table(t, spec, rope, rope_bytes))
             break;
     if (t) {
         t->refs++;
@@ -279,12 +281,13 @@ sinpe_status sinpe_table_spec_sized(const sinpe_table *table, sinpe_spec *spec, 
     sinpe_spec s;
     sinpe__clear_error();
     SINPE_CHECK(!spec, SINPE_NULL_ARGUMENT, "spec is NULL");
-    if (table && !table->key)
+    if (table && table->kind == SINPE__TABLE_ENCODING)
         s = table->spec;
     else
         memset(&s, 0, sizeof s);
     SINPE_FORWARD(sinpe__struct_out(SINPE__SPEC, spec, struct_size, &s, SINPE__FILL, "spec"));
     SINPE_CHECK(!table, SINPE_NULL_ARGUMENT, "table is NULL");
-    SINPE_CHECK(table->key, SINPE_INVALID_SPEC, "table is a rotary table: it has no sinpe_spec");
+    SINPE_CHECK(table->kind != SINPE__TABLE_ENCODING, SINPE_INVALID_SPEC,
+                "table is a rotary table: it has no sinpe_spec");
     return SINPE_SUCCESS;
 }

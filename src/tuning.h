@@ -116,7 +116,11 @@ typedef struct sinpe__call {
     size_t tokens, out_bytes;
     int ordered; /* positions without a buffer: in order in each sequence */
     int computed; /* no position can lie in the table: every PE is computed */
-    size_t n_seqs, seq_len, dim; /* an embedding call's ranges (not the choice's) */
+    size_t n_seqs, seq_len, dim; /* an embedding call's ranges (not the choice's) ... */
+    int past;    /* ... and its pre-passes: the rows of positions [start, start + seq_len) */
+    int fairseq; /* fairseq's positions made from the ids */
+    int bad_ids; /* the ids out of range counted */
+    int start;
 } sinpe__call;
 
 /* Whether records t and u launch the same kernels the same way for c. */

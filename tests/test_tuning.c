@@ -449,13 +449,13 @@ START_TEST(tuning_abi_layout)
         "\nkernel void echo(sinpe_embed_params a, global ulong *out)\n"
         "{\n"
         "    out[0] = a.ids_off; out[1] = a.e_off; out[2] = a.e_stride; out[3] = a.out_off;\n"
-        "    out[4] = a.out_stride; out[5] = a.pos_off; out[6] = a.seq_start_off;\n"
-        "    out[7] = a.pad_count_off; out[8] = (ulong)a.vocab; out[9] = (ulong)a.vocab_start;\n"
-        "    out[10] = (ulong)a.tab_rows; out[11] = (ulong)a.start; out[12] = (ulong)a.pad_id;\n"
+        "    out[4] = a.out_stride; out[5] = a.pos.pos_off; out[6] = a.pos.seq_start_off;\n"
+        "    out[7] = a.pos.pad_count_off; out[8] = (ulong)a.vocab; out[9] = (ulong)a.vocab_start;\n"
+        "    out[10] = (ulong)a.tab_rows; out[11] = (ulong)a.pos.start; out[12] = (ulong)a.pad_id;\n"
         "    out[13] = (ulong)a.pad_policy; out[14] = (ulong)a.flags; out[15] = a.dim;\n"
-        "    out[16] = a.seq_len; out[17] = a.n_seqs; out[18] = as_uint(a.scale);\n"
+        "    out[16] = a.pos.seq_len; out[17] = a.n_seqs; out[18] = as_uint(a.scale);\n"
         "    out[19] = sizeof(sinpe_embed_params); out[20] = a.ws_off;\n"
-        "    out[21] = (ulong)a.ws_type; out[22] = as_uint(a.wscale);\n"
+        "    out[21] = (ulong)a.ws_type; out[22] = as_uint(a.wscale); out[23] = (ulong)a.pos.flags;\n"
         "}\n";
     char *abi = tu_read_text("kernels/abi.h");
     if (!abi)
@@ -481,17 +481,18 @@ START_TEST(tuning_abi_layout)
     memcpy(&scale_bits, &scale, sizeof scale);
     memset(&p, 0xCC, sizeof p);
     p.ids_off = 0x0101010101ull, p.e_off = 0x0202020202ull, p.e_stride = 0x0303030303ull;
-    p.out_off = 0x0404040404ull, p.out_stride = 0x0505050505ull, p.pos_off = 0x0606060606ull;
-    p.seq_start_off = 0x0707070707ull, p.pad_count_off = 0x0808080808ull;
-    p.vocab = 9, p.vocab_start = 10, p.tab_rows = 11, p.start = 12, p.pad_id = 13;
-    p.pad_policy = 14, p.flags = 15, p.dim = 16, p.seq_len = 17, p.n_seqs = 18;
+    p.out_off = 0x0404040404ull, p.out_stride = 0x0505050505ull, p.pos.pos_off = 0x0606060606ull;
+    p.pos.seq_start_off = 0x0707070707ull, p.pos.pad_count_off = 0x0808080808ull;
+    p.vocab = 9, p.vocab_start = 10, p.tab_rows = 11, p.pos.start = 12, p.pad_id = 13;
+    p.pad_policy = 14, p.flags = 15, p.dim = 16, p.pos.seq_len = 17, p.n_seqs = 18;
     p.scale = scale, p.ws_off = 0x1414141414ull, p.ws_type = 21, p.wscale = -scale;
-    const cl_ulong want[23] = {0x0101010101ull, 0x0202020202ull, 0x0303030303ull,
+    p.pos.flags = 24;
+    const cl_ulong want[24] = {0x0101010101ull, 0x0202020202ull, 0x0303030303ull,
                                0x0404040404ull, 0x0505050505ull, 0x0606060606ull,
                                0x0707070707ull, 0x0808080808ull, 9, 10, 11, 12, 13, 14, 15, 16,
                                17, 18, scale_bits, sizeof p, 0x1414141414ull, 21,
-                               scale_bits ^ 0x80000000u};
-    cl_ulong got[23];
+                               scale_bits ^ 0x80000000u, 24};
+    cl_ulong got[24];
     cl_command_queue q = tu_queue(ctx);
     cl_mem out = tu_buffer(ctx, sizeof got, NULL);
     size_t one = 1;
@@ -499,7 +500,7 @@ START_TEST(tuning_abi_layout)
     TU_CL(clSetKernelArg(k, 1, sizeof out, &out));
     TU_CL(clEnqueueNDRangeKernel(q, k, 1, NULL, &one, &one, 0, NULL, NULL));
     tu_read(q, out, 0, sizeof got, got);
-    for (int i = 0; i < 23; i++)
+    for (int i = 0; i < 24; i++)
         ck_assert_msg(got[i] == want[i], "field %d: the device read %llu, the host wrote %llu",
                       i, (unsigned long long)got[i], (unsigned long long)want[i]);
     clReleaseKernel(k);

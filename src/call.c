@@ -1,9 +1,10 @@
 /*
- * sink.c -- where the launches of a call go: a queue, each launch waiting
- * for the one before, and the table's temporary buffers lent to one call
- * at a time.  A command buffer being recorded is the other sink (record.c).
+ * call.c -- the path of an operation's call into a queue: the checks every
+ * call makes, the sink that enqueues each launch after the one before, and
+ * the table's temporary buffers lent to one call at a time.  A command
+ * buffer being recorded is the other sink (record.c).
  */
-#include "sink.h"
+#include "call.h"
 
 /*
  * The buffers of a call's intermediate rows and anchors.  A new buffer
@@ -85,7 +86,7 @@ static void scratch_give(sinpe_table *t, const sinpe__sink *sink, cl_event done)
     pthread_mutex_unlock(&t->lock);
 }
 
-sinpe_status sinpe__queue_emit(sinpe__sink *s, sinpe_context *ctx, const sinpe__launch *l,
+static sinpe_status queue_emit(sinpe__sink *s, sinpe_context *ctx, const sinpe__launch *l,
                                const void *args, size_t size, int last)
 {
     sinpe__queue_sink *q = (sinpe__queue_sink *)s;
@@ -109,9 +110,40 @@ sinpe_status sinpe__queue_emit(sinpe__sink *s, sinpe_context *ctx, const sinpe__
     return SINPE_SUCCESS;
 }
 
-void sinpe__queue_done(sinpe_table *t, sinpe__queue_sink *q)
+void sinpe__queue_open(sinpe__queue_sink *q, sinpe_table *t, cl_command_queue queue, cl_uint nwait,
+                       const cl_event *wait, cl_event *event)
 {
-    scratch_give(t, &q->base, q->prev);
+    const sinpe__queue_sink fresh = {{queue_emit, NULL}, t, queue, nwait, wait, NULL, event};
+    *q = fresh;
+}
+
+sinpe_status sinpe__queue_close(sinpe__queue_sink *q, sinpe_status st)
+{
+    scratch_give(q->table, &q->base, q->prev);
     if (q->prev)
         clReleaseEvent(q->prev);
+    return st;
+}
+
+sinpe_status sinpe__table_is(const sinpe_table *t, int kind, const char *name)
+{
+    SINPE_CHECK(t->kind != kind && kind == SINPE__TABLE_ROTARY, SINPE_INVALID_SPEC,
+                "table is not a rotary table: %s needs one (sinpe_rope_table_create())", name);
+    SINPE_CHECK(t->kind != kind, SINPE_INVALID_SPEC,
+                "table is a rotary table: %s needs one of a sinpe_spec", name);
+    return SINPE_SUCCESS;
+}
+
+sinpe_status sinpe__enqueue_open(int op, sinpe_table *t, cl_command_queue queue, const void *args,
+                                 cl_uint nwait, const cl_event *wait, cl_event *event,
+                                 sinpe__queue_sink *q)
+{
+    sinpe__clear_error();
+    SINPE_CHECK(!t, SINPE_NULL_ARGUMENT, "table is NULL");
+    SINPE_FORWARD(sinpe__check_queue(t->ctx, queue));
+    SINPE_FORWARD(sinpe__check_wait_list(t->ctx, nwait, wait));
+    SINPE_CHECK(!args, SINPE_NULL_ARGUMENT, "args is NULL");
+    SINPE_FORWARD(sinpe__table_is(t, sinpe__op_row(op)->table, sinpe__op_row(op)->name));
+    sinpe__queue_open(q, t, queue, nwait, wait, event);
+    return SINPE_SUCCESS;
 }

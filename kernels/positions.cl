@@ -1,0 +1,27 @@
+/*
+ * positions.cl -- the position of a token, as every operation reads it
+ * from its sinpe_pos_params (kernels/abi.h).
+ */
+#ifndef SINPE_POSITIONS_CL
+#define SINPE_POSITIONS_CL
+
+#include "abi.h"
+
+/* Position of token t of sequence b; sums wrap modulo 2^32 like the host's int32. */
+inline int sinpe_position(const sinpe_pos_params *a, global const int *pos,
+                          global const int *seq_start, global const int *pad_count,
+                          size_t b, uint t)
+{
+    uint p = (uint)a->start;
+    if (a->flags & SINPE_HAS_POS)
+        p += (uint)pos[a->pos_off + ((a->flags & SINPE_POS_BROADCAST) ? t : b * a->seq_len + t)];
+    else
+        p += t;
+    if (a->flags & SINPE_HAS_SEQ_START)
+        p += (uint)seq_start[a->seq_start_off + b];
+    if (a->flags & SINPE_HAS_PAD_COUNT)
+        p -= (uint)pad_count[a->pad_count_off + b];
+    return (int)p;
+}
+
+#endif /* SINPE_POSITIONS_CL */

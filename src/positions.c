@@ -1,0 +1,55 @@
+/*
+ * positions.c -- the position source of every operation: its checks, made
+ * once, and its sub-block of the parameter block (kernels/positions.cl
+ * reads it).
+ */
+#include "call.h"
+
+#include <limits.h>
+#include <stdint.h>
+
+sinpe_status sinpe__tokens_check(size_t n_seqs, size_t seq_len)
+{
+    SINPE_CHECK(n_seqs == 0, SINPE_INVALID_SHAPE, "args->n_seqs is 0");
+    SINPE_CHECK(seq_len == 0, SINPE_INVALID_SHAPE, "args->seq_len is 0");
+    SINPE_CHECK(n_seqs > (size_t)INT_MAX / seq_len, SINPE_INVALID_SHAPE,
+                "args->n_seqs * args->seq_len exceeds 2^31 - 1 tokens");
+    return SINPE_SUCCESS;
+}
+
+sinpe_status sinpe__positions_check(const sinpe_context *ctx, const sinpe__positions *s)
+{
+    SINPE_CHECK((unsigned)s->rule > SINPE_POSITIONS_FAIRSEQ, SINPE_INVALID_OPTION,
+                "args->position_rule %d is not a sinpe_position_rule", s->rule);
+    SINPE_CHECK(s->rule == SINPE_POSITIONS_FAIRSEQ && s->positions, SINPE_INVALID_OPTION,
+                "args->positions must be NULL with SINPE_POSITIONS_FAIRSEQ (made on the device)");
+    if (s->positions)
+        SINPE_FORWARD(sinpe__check_ints(ctx, s->positions, "args->positions", s->positions_offset,
+                                        s->broadcast ? s->seq_len : s->n_seqs * s->seq_len));
+    else if (s->rule == SINPE_POSITIONS_INDEX)
+        SINPE_CHECK((int64_t)s->start + (int64_t)(s->seq_len - 1) > INT_MAX, SINPE_INVALID_SHAPE,
+                    "args->start %d + seq_len - 1 exceeds the largest position 2^31 - 1",
+                    (int)s->start);
+    if (s->seq_starts)
+        SINPE_FORWARD(sinpe__check_ints(ctx, s->seq_starts, "args->seq_starts",
+                                        s->seq_starts_offset, s->n_seqs));
+    if (s->pad_counts)
+        SINPE_FORWARD(sinpe__check_ints(ctx, s->pad_counts, "args->pad_counts",
+                                        s->pad_counts_offset, s->n_seqs));
+    return SINPE_SUCCESS;
+}
+
+sinpe_pos_params sinpe__positions_params(const sinpe__positions *s)
+{
+    const sinpe_pos_params p = {
+        .pos_off = s->positions ? s->positions_offset : 0,
+        .seq_start_off = s->seq_starts ? s->seq_starts_offset : 0,
+        .pad_count_off = s->pad_counts ? s->pad_counts_offset : 0,
+        .start = s->start,
+        .flags = (s->positions ? SINPE_HAS_POS : 0) |
+                 (s->positions && s->broadcast ? SINPE_POS_BROADCAST : 0) |
+                 (s->seq_starts ? SINPE_HAS_SEQ_START : 0) |
+                 (s->pad_counts ? SINPE_HAS_PAD_COUNT : 0),
+        .seq_len = (cl_uint)s->seq_len};
+    return p;
+}
