@@ -538,3 +538,35 @@ void tu_pin_pocl_cache(void)
         return;
     setenv("POCL_CACHE_DIR", dir, 1);
 }
+
+/* ------------------------------------------------------------------------ */
+/* Shared by several suites                                                 */
+/* ------------------------------------------------------------------------ */
+
+const tu_embed_call tu_embed_calls[3] = {sinpe_enqueue_embed, sinpe_enqueue_gather,
+                                         sinpe_enqueue_add_positions};
+const char *const tu_embed_call_names[3] = {"embed", "gather", "add_positions"};
+
+int tu_same_bits(float a, float b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+void tu_check_buffer_poison(cl_command_queue queue, cl_mem mem, size_t n, const char *what)
+{
+    TU_CL(clFinish(queue));
+    float *got = tu_read_floats(queue, mem, n);
+    tu_check_all_poison(got, n, what);
+    free(got);
+}
+
+float *tu_table_read(sinpe_table *table, cl_command_queue queue, size_t rows)
+{
+    cl_mem mem = NULL;
+    size_t held = 0;
+    TU_OK(sinpe_table_borrow(table, &mem, &held));
+    ck_assert_msg(held >= rows, "the table holds %zu rows, %zu wanted", held, rows);
+    float *got = tu_read_floats(queue, mem, rows * sinpe_table_spec(table).dim);
+    clReleaseMemObject(mem);
+    return got;
+}

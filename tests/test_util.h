@@ -346,4 +346,26 @@ tu_refs tu_refs_now(void);
 /* Asserts that every reference counted since then was given back. */
 void tu_refs_returned(tu_refs then, const char *what);
 
+/* ------------------------------------------------------------------------ */
+/* Shared by several suites                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* The three calls that take sinpe_embed_args, in this order, and their
+ * names: sinpe_enqueue_embed, _gather, _add_positions. */
+typedef sinpe_status (*tu_embed_call)(sinpe_table *, cl_command_queue, const sinpe_embed_args *,
+                                      cl_uint, const cl_event *, cl_event *);
+extern const tu_embed_call tu_embed_calls[3];
+extern const char *const tu_embed_call_names[3];
+
+/* Whether two floats have the same bits. */
+int tu_same_bits(float a, float b);
+
+/* clFinish(queue), then asserts that the n floats of mem all still hold
+ * the poison pattern. */
+void tu_check_buffer_poison(cl_command_queue queue, cl_mem mem, size_t n, const char *what);
+
+/* The first rows rows of the table's buffer, read back (free() them); the
+ * table must hold at least that many. */
+float *tu_table_read(sinpe_table *table, cl_command_queue queue, size_t rows);
+
 #endif /* SINPE_TEST_UTIL_H */
