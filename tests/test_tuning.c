@@ -262,17 +262,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-    DIR *d = opendir(scratch);
-    struct dirent *e;
-    while (d && (e = readdir(d)) != NULL) {
-        char path[1024];
-        snprintf(path, sizeof path, "%s/%s", scratch, e->d_name);
-        if (e->d_name[0] != '.')
-            unlink(path);
-    }
-    if (d)
-        closedir(d);
-    rmdir(scratch);
+    tu_remove_tree(scratch);
     restore_env("SINPE_CACHE_DIR", saved_cache_dir);
     restore_env("SINPE_TUNING", saved_tuning);
 }
@@ -495,8 +485,7 @@ START_TEST(tuning_abi_layout)
     cl_command_queue q = tu_queue(ctx);
     cl_mem out = tu_buffer(ctx, sizeof got, NULL);
     size_t one = 1;
-    TU_CL(clSetKernelArg(k, 0, sizeof p, &p));
-    TU_CL(clSetKernelArg(k, 1, sizeof out, &out));
+    tu_kernel_args(k, 2, (const void *const[]){&p, &out}, (const size_t[]){sizeof p, sizeof out});
     TU_CL(clEnqueueNDRangeKernel(q, k, 1, NULL, &one, &one, 0, NULL, NULL));
     tu_read(q, out, 0, sizeof got, got);
     for (int i = 0; i < 23; i++)
