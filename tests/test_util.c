@@ -2,6 +2,7 @@
 #include "test_util.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <dirent.h>
 #include <math.h>
 #include <stdio.h>
@@ -315,6 +316,36 @@ sinpe_table *tu_table_of(sinpe_context *ctx, const sinpe_spec *spec, size_t rows
     return table;
 }
 
+void tu_check_context_works(sinpe_context *ctx)
+{
+    enum { DIM = 24, NS = 2, SL = 9, VOCAB = 11, N = NS * SL };
+    sinpe_spec spec = tu_spec(DIM, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ZERO_LAST, 1.0, 1e4, 1.0);
+    int32_t ids[N];
+    float w[VOCAB * DIM], out_host[N * DIM];
+    double ref[N * DIM];
+    tu_rng rng = tu_rng_for("check_context_works");
+    tu_rng_ints(&rng, ids, N, 0, VOCAB - 1);
+    tu_rng_floats(&rng, w, VOCAB * DIM, -1.0f, 1.0f);
+    tu_ref_embed(&spec, NS, SL, ids, w, 0, DIM, VOCAB, 2.0f, 3, NULL, 1, 1, ref);
+    sinpe_table *tab = tu_table_of(ctx, &spec, 4); /* later positions on the fly */
+
+    tu_fill_poison(out_host, N * DIM);
+    TU_OK(sinpe_embed_host(tab, ids, NS, SL, w, VOCAB, 2.0f, 3, NULL, out_host));
+    tu_check_rows(out_host, 0, DIM, N, DIM, ref, TU_EMBED_TOL, TU_EMBED_TOL, "embed_host");
+
+    cl_command_queue q = sinpe_context_queue(ctx);
+    cl_mem ids_m = tu_buffer(ctx, sizeof ids, ids), w_m = tu_buffer(ctx, sizeof w, w);
+    cl_mem out_m = tu_poisoned_buffer(ctx, q, N * DIM);
+    sinpe_embed_args a = tu_args(NS, SL, ids_m, w_m, VOCAB, out_m);
+    a.token_scale = 2.0f, a.start = 3;
+    TU_OK(sinpe_enqueue_embed(tab, q, &a, 0, NULL, NULL));
+    float *got = tu_read_floats(q, out_m, N * DIM);
+    tu_check_rows(got, 0, DIM, N, DIM, ref, TU_EMBED_TOL, TU_EMBED_TOL,
+                  "enqueue_embed on the context queue");
+    free(got);
+    TU_RELEASE(NULL, NULL, tab, ids_m, w_m, out_m);
+}
+
 void tu_release(sinpe_context *ctx, cl_command_queue queue, sinpe_table *table,
                 const cl_mem *mems, size_t n)
 {
@@ -498,6 +529,33 @@ char *tu_read_text(const char *path)
     fclose(f);
     buf[n] = '\0';
     return buf;
+}
+
+void tu_env_save(const char *const *names, size_t n, char **saved)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *v = getenv(names[i]);
+        saved[i] = v ? strdup(v) : NULL;
+    }
+}
+
+void tu_env_restore(const char *const *names, size_t n, char **saved)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (saved[i])
+            setenv(names[i], saved[i], 1);
+        else
+            unsetenv(names[i]);
+        free(saved[i]);
+        saved[i] = NULL;
+    }
+}
+
+void tu_scratch_dir(char *buf, size_t size, const char *prefix)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(buf, size, "%s/%sXXXXXX", tmp && *tmp ? tmp : "/tmp", prefix);
+    ck_assert_msg(mkdtemp(buf) != NULL, "mkdtemp(%s): %s", buf, strerror(errno));
 }
 
 void tu_remove_tree(const char *path)
