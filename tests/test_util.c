@@ -18,14 +18,6 @@ uint64_t tu_seed;
 /* Random numbers                                                           */
 /* ------------------------------------------------------------------------ */
 
-static uint64_t splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 void tu_rng_init(tu_rng *rng, const char *salt)
 {
     /* FNV-1a of the salt, mixed with the seed. */
@@ -35,7 +27,7 @@ void tu_rng_init(tu_rng *rng, const char *salt)
         h *= 0x100000001B3ull;
     }
     rng->state = tu_seed ^ h;
-    (void)splitmix64(&rng->state);
+    (void)ref_next(&rng->state);
 }
 
 tu_rng tu_rng_for(const char *salt)
@@ -47,12 +39,12 @@ tu_rng tu_rng_for(const char *salt)
 
 uint64_t tu_rng_next(tu_rng *rng)
 {
-    return splitmix64(&rng->state);
+    return ref_next(&rng->state);
 }
 
 double tu_rng_unit(tu_rng *rng)
 {
-    return (double)(tu_rng_next(rng) >> 11) * (1.0 / 9007199254740992.0);
+    return ref_unit(&rng->state);
 }
 
 int32_t tu_rng_int(tu_rng *rng, int32_t lo, int32_t hi)
@@ -81,45 +73,6 @@ void tu_rng_floats(tu_rng *rng, float *dst, size_t n, float lo, float hi)
 /* ------------------------------------------------------------------------ */
 /* float64 reference                                                        */
 /* ------------------------------------------------------------------------ */
-
-void tu_pe_row(const sinpe_spec *spec, double pos, double *row)
-{
-    size_t d = spec->dim;
-    size_t h = d / 2;
-    int extra_sin = (d % 2 == 1) && spec->odd_dim == SINPE_ODD_EXTRA_SIN;
-    size_t n_sin = extra_sin ? h + 1 : h;
-    size_t n_cos = h;
-    size_t n_freq = n_sin > n_cos ? n_sin : n_cos;
-    double denom = extra_sin ? (double)d / 2.0 - spec->shift : (double)h - spec->shift;
-
-    for (size_t c = 0; c < d; c++)
-        row[c] = 0.0; /* the ZERO_LAST column stays 0 */
-
-    for (size_t k = 0; k < n_freq; k++) {
-        double w = k == 0 ? spec->angle_scale
-                          : spec->angle_scale * pow(spec->base, -(double)k / denom);
-        double angle = pos * w;
-        size_t sin_col, cos_col;
-        switch (spec->layout) {
-        case SINPE_LAYOUT_INTERLEAVED:
-            sin_col = 2 * k;
-            cos_col = 2 * k + 1;
-            break;
-        case SINPE_LAYOUT_SPLIT_SIN_COS:
-            sin_col = k;
-            cos_col = n_sin + k;
-            break;
-        default: /* SINPE_LAYOUT_SPLIT_COS_SIN */
-            cos_col = k;
-            sin_col = n_cos + k;
-            break;
-        }
-        if (k < n_sin)
-            row[sin_col] = sin(angle);
-        if (k < n_cos)
-            row[cos_col] = cos(angle);
-    }
-}
 
 double *tu_pe_rows(const sinpe_spec *spec, const int32_t *pos, int64_t first, size_t n)
 {

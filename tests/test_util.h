@@ -167,13 +167,12 @@ void tu_rng_floats(tu_rng *rng, float *dst, size_t n, float lo, float hi);
 /* float64 reference                                                        */
 /* ------------------------------------------------------------------------ */
 
-/*
- * Writes PE(pos) for spec into row[0 .. dim), in float64, from the header's
- * formula: w_0 = angle_scale, w_k = angle_scale * base^(-k / D) with
- * D = H - shift (d/2 - shift for EXTRA_SIN with odd d), sin and cos placed
- * by layout, an odd d's last column zero under ZERO_LAST.
- */
-void tu_pe_row(const sinpe_spec *spec, double pos, double *row);
+/* PE(pos) for spec into row[0 .. dim), in float64 (tests/grind/ref.c, shared
+ * with the grind): the header's formula, w_0 = angle_scale, w_k =
+ * angle_scale * base^(-k / D) with D = H - shift (d/2 - shift for
+ * EXTRA_SIN with odd d), sin and cos placed by layout, an odd d's last
+ * column zero under ZERO_LAST. */
+#define tu_pe_row ref_pe_row
 
 /*
  * The float64 PE rows of spec at n positions, row i at pos[i], or at
