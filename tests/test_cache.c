@@ -42,28 +42,16 @@ static char scratch[512];
 
 static void setup(void)
 {
-    const char *tmp = getenv("TMPDIR");
-    for (size_t i = 0; i < N_ENV; i++) {
-        const char *v = getenv(env_names[i]);
-        env_saved[i] = v ? strdup(v) : NULL;
-    }
+    tu_env_save(env_names, N_ENV, env_saved);
     tu_pin_pocl_cache();
-    snprintf(scratch, sizeof scratch, "%s/sinpe_cache_XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    ck_assert_msg(mkdtemp(scratch) != NULL, "mkdtemp(%s): %s", scratch, strerror(errno));
+    tu_scratch_dir(scratch, sizeof scratch, "sinpe_cache_");
     ck_assert_int_eq(setenv("SINPE_CACHE_DIR", scratch, 1), 0);
 }
 
 static void teardown(void)
 {
     tu_remove_tree(scratch);
-    for (size_t i = 0; i < N_ENV; i++) {
-        if (env_saved[i])
-            setenv(env_names[i], env_saved[i], 1);
-        else
-            unsetenv(env_names[i]);
-        free(env_saved[i]);
-        env_saved[i] = NULL;
-    }
+    tu_env_restore(env_names, N_ENV, env_saved);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -116,42 +104,6 @@ static sinpe_context *make_context(int no_disk_cache)
     return ctx;
 }
 
-/* A small fused embedding on ctx against the float64 reference. */
-static void check_works(sinpe_context *ctx)
-{
-    enum { DIM = 20, NS = 2, SL = 7, VOCAB = 9 };
-    sinpe_spec spec = tu_spec(DIM, SINPE_LAYOUT_INTERLEAVED, SINPE_ODD_ZERO_LAST, 0.0, 1e4, 1.0);
-    sinpe_table *tab = NULL;
-    int32_t ids[NS * SL];
-    float w[VOCAB * DIM];
-    double ref[NS * SL * DIM];
-    sinpe_embed_args a;
-    tu_rng rng;
-
-    tu_rng_init(&rng, "cache_check_works");
-    for (size_t i = 0; i < NS * SL; i++)
-        ids[i] = tu_rng_int(&rng, 0, VOCAB - 1);
-    for (size_t i = 0; i < VOCAB * DIM; i++)
-        w[i] = tu_rng_float(&rng, -1.0f, 1.0f);
-    tu_ref_embed(&spec, NS, SL, ids, w, 0, DIM, VOCAB, 1.5f, 5, NULL, 1, 1, ref);
-
-    /* Four table rows: the later positions take the on-the-fly path. */
-    TU_OK(sinpe_table_create(ctx, &spec, 4, &tab));
-    cl_command_queue q = tu_queue(ctx);
-    cl_mem ids_m = tu_buffer(ctx, sizeof ids, ids);
-    cl_mem w_m = tu_buffer(ctx, sizeof w, w);
-    cl_mem out_m = tu_poisoned_buffer(ctx, q, NS * SL * DIM);
-    a = tu_args(NS, SL, ids_m, w_m, VOCAB, out_m);
-    a.token_scale = 1.5f;
-    a.start = 5;
-    TU_OK(sinpe_enqueue_embed(tab, q, &a, 0, NULL, NULL));
-    TU_CL(clFinish(q));
-    float *got = tu_read_floats(q, out_m, NS * SL * DIM);
-    tu_check_rows(got, 0, DIM, NS * SL, DIM, ref, TU_EMBED_TOL, TU_EMBED_TOL, "embed");
-    free(got);
-    TU_RELEASE(NULL, q, tab, ids_m, w_m, out_m);
-}
-
 /* Creates a context, checks how many of its programs came from the disk
  * and that it works; what names the situation in a failure message. */
 static void create_check_what(int no_disk_cache, int want_from_disk, const char *what)
@@ -162,7 +114,7 @@ static void create_check_what(int no_disk_cache, int want_from_disk, const char 
         from_disk += ctx->wprog[w].from_disk;
     ck_assert_msg(from_disk == want_from_disk, "%s: %d programs from the disk, expected %d",
                   what, from_disk, want_from_disk);
-    check_works(ctx);
+    tu_check_context_works(ctx);
     sinpe_context_release(ctx);
 }
 

@@ -53,6 +53,12 @@ static cl_device_id device_0_0(cl_platform_id *plat)
     return dev;
 }
 
+/* Asserts that the last call left no message; after names it. */
+static void no_message(const char *after)
+{
+    ck_assert_msg(sinpe_last_error()[0] == '\0', "\"%s\" after %s", sinpe_last_error(), after);
+}
+
 static sinpe_status create_with(const char *device, sinpe_math math, sinpe_context **ctx)
 {
     sinpe_context_options o;
@@ -61,46 +67,6 @@ static sinpe_status create_with(const char *device, sinpe_math math, sinpe_conte
     o.math = math;
     *ctx = NULL;
     return sinpe_context_create(&o, ctx);
-}
-
-/* Builds a small table on ctx and checks an embedding through the
- * context's own queue and through sinpe_embed_host(). */
-static void check_context_works(sinpe_context *ctx)
-{
-    enum { DIM = 24, NS = 2, SL = 9, VOCAB = 11 };
-    sinpe_spec spec = tu_spec(DIM, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ZERO_LAST, 1.0, 1e4, 1.0);
-    int32_t ids[NS * SL];
-    float w[VOCAB * DIM], out_host[NS * SL * DIM];
-    double ref[NS * SL * DIM];
-
-    tu_rng rng = tu_rng_for("check_context_works");
-    tu_rng_ints(&rng, ids, NS * SL, 0, VOCAB - 1);
-    tu_rng_floats(&rng, w, VOCAB * DIM, -1.0f, 1.0f);
-    tu_ref_embed(&spec, NS, SL, ids, w, 0, DIM, VOCAB, 2.0f, 3, NULL, 1, 1, ref);
-
-    sinpe_table *tab = tu_table_of(ctx, &spec, 4);
-
-    /* The host-memory call uses the context's queue. */
-    tu_fill_poison(out_host, NS * SL * DIM);
-    TU_OK(sinpe_embed_host(tab, ids, NS, SL, w, VOCAB, 2.0f, 3, NULL, out_host));
-    tu_check_rows(out_host, 0, DIM, NS * SL, DIM, ref, TU_EMBED_TOL, TU_EMBED_TOL,
-                  "embed_host");
-
-    /* The enqueue path on sinpe's own queue with buffers in its cl_context. */
-    cl_command_queue q = sinpe_context_queue(ctx);
-    cl_mem ids_m = tu_buffer(ctx, sizeof ids, ids);
-    cl_mem w_m = tu_buffer(ctx, sizeof w, w);
-    cl_mem out_m = tu_poisoned_buffer(ctx, q, NS * SL * DIM);
-    sinpe_embed_args a = tu_args(NS, SL, ids_m, w_m, VOCAB, out_m);
-    a.token_scale = 2.0f;
-    a.start = 3;
-    TU_OK(sinpe_enqueue_embed(tab, q, &a, 0, NULL, NULL));
-    TU_CL(clFinish(q));
-    float *got = tu_read_floats(q, out_m, NS * SL * DIM);
-    tu_check_rows(got, 0, DIM, NS * SL, DIM, ref, TU_EMBED_TOL, TU_EMBED_TOL,
-                  "enqueue_embed on the context queue");
-    free(got);
-    TU_RELEASE(NULL, NULL, tab, ids_m, w_m, out_m);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -138,7 +104,7 @@ START_TEST(create_default_device)
     ck_assert_msg(got & want, "default device has type 0x%llx, expected 0x%llx",
                   (unsigned long long)got, (unsigned long long)want);
     ck_assert_int_eq(sinpe_context_math(ctx), SINPE_MATH_FLOAT);
-    ck_assert_str_eq(sinpe_last_error(), "");
+    no_message("a default create");
     sinpe_context_release(ctx);
 }
 END_TEST
@@ -195,8 +161,9 @@ END_TEST
 START_TEST(create_selector_from_environment)
 {
     /* options.device NULL reads SINPE_DEVICE; a non-NULL one overrides it. */
-    const char *saved = getenv("SINPE_DEVICE");
-    char *saved_copy = saved ? strdup(saved) : NULL;
+    static const char *const name[] = {"SINPE_DEVICE"};
+    char *saved[1];
+    tu_env_save(name, 1, saved);
     sinpe_context *ctx = NULL;
 
     ck_assert_int_eq(setenv("SINPE_DEVICE", "nonexistent-device", 1), 0);
@@ -217,11 +184,7 @@ START_TEST(create_selector_from_environment)
                   "SINPE_DEVICE=0:0 picked another device");
     sinpe_context_release(ctx);
 
-    if (saved_copy)
-        setenv("SINPE_DEVICE", saved_copy, 1);
-    else
-        unsetenv("SINPE_DEVICE");
-    free(saved_copy);
+    tu_env_restore(name, 1, saved);
 }
 END_TEST
 
@@ -279,7 +242,7 @@ START_TEST(create_from_cl_outlives_host_references)
     TU_CL(clReleaseContext(clctx));
     TU_CL(clReleaseDevice(dev));
 
-    check_context_works(ctx);
+    tu_check_context_works(ctx);
     sinpe_context_release(ctx);
 }
 END_TEST
@@ -466,9 +429,12 @@ START_TEST(host_allocations_fail_in_turn)
         sinpe_embed_args a;
         sinpe_rope_args r;
         sinpe_status st[STEPS];
+        double att = 0.0;
         int n = 0;
         sinpe_spec_init(&spec, DIM);
         sinpe_rope_spec_init(&rs, DIM);
+        sinpe_embed_args_init(&a);
+        sinpe_rope_args_init(&r);
         tu_fail_host_skip = k, tu_fail_host = 1; /* tests/fault.c */
         st[n++] = sinpe_context_create(NULL, &ctx);
         if (st[n - 1] == SINPE_SUCCESS) {
@@ -476,34 +442,23 @@ START_TEST(host_allocations_fail_in_turn)
             q = clCreateCommandQueue(clctx, sinpe_context_device(ctx), 0, NULL);
             out = clCreateBuffer(clctx, CL_MEM_READ_WRITE, SL * DIM * 4, NULL, NULL);
             ts = clCreateBuffer(clctx, CL_MEM_READ_WRITE, SL * 4, NULL, NULL);
-            st[n++] = sinpe_context_prepare(ctx, SINPE_I8); /* a program built now */
         }
-        if (st[n - 1] == SINPE_SUCCESS)
-            st[n++] = sinpe_table_create(ctx, &spec, 8, &tab);
-        if (st[n - 1] == SINPE_SUCCESS) {
-            double att = 0.0;
-            st[n++] = sinpe_rope_frequencies(&rs, NULL, &att);
-        }
-        if (st[n - 1] == SINPE_SUCCESS)
-            st[n++] = sinpe_rope_table_create(ctx, &rs, 8, &rope);
-        if (st[n - 1] == SINPE_SUCCESS) {
-            sinpe_embed_args_init(&a);
-            a.n_seqs = 1, a.seq_len = SL, a.out = out, a.start = 1000; /* past the rows */
-            st[n++] = sinpe_enqueue_add_positions(tab, q, &a, 0, NULL, NULL);
-        }
-        if (st[n - 1] == SINPE_SUCCESS) {
-            sinpe_rope_args_init(&r);
-            r.n_seqs = 1, r.seq_len = SL, r.head_dim = DIM, r.q = out, r.q_heads = 1;
-            st[n++] = sinpe_enqueue_rope(rope, q, &r, 0, NULL, NULL);
-        }
-        if (st[n - 1] == SINPE_SUCCESS)
-            st[n++] = sinpe_table_reserve(tab, 300);
-        if (st[n - 1] == SINPE_SUCCESS)
-            st[n++] = sinpe_enqueue_timesteps(tab, q, ts, 0, SL, out, 0, 0, SINPE_F32, 0, NULL,
-                                              NULL);
-        if (st[n - 1] == SINPE_SUCCESS) /* a refusal, whose message is allocated */
-            st[n++] = sinpe_table_reserve(NULL, 1) == SINPE_NULL_ARGUMENT ? SINPE_SUCCESS
-                                                                          : SINPE_INVALID_OPTION;
+        a.n_seqs = 1, a.seq_len = SL, a.out = out, a.start = 1000; /* past the rows */
+        r.n_seqs = 1, r.seq_len = SL, r.head_dim = DIM, r.q = out, r.q_heads = 1;
+        /* Each step runs while every step before it succeeded. */
+#define STEP(call) if (st[n - 1] == SINPE_SUCCESS) st[n++] = (call)
+        STEP(sinpe_context_prepare(ctx, SINPE_I8)); /* a program built now */
+        STEP(sinpe_table_create(ctx, &spec, 8, &tab));
+        STEP(sinpe_rope_frequencies(&rs, NULL, &att));
+        STEP(sinpe_rope_table_create(ctx, &rs, 8, &rope));
+        STEP(sinpe_enqueue_add_positions(tab, q, &a, 0, NULL, NULL));
+        STEP(sinpe_enqueue_rope(rope, q, &r, 0, NULL, NULL));
+        STEP(sinpe_table_reserve(tab, 300));
+        STEP(sinpe_enqueue_timesteps(tab, q, ts, 0, SL, out, 0, 0, SINPE_F32, 0, NULL, NULL));
+        /* a refusal, whose message is allocated */
+        STEP(sinpe_table_reserve(NULL, 1) == SINPE_NULL_ARGUMENT ? SINPE_SUCCESS
+                                                                 : SINPE_INVALID_OPTION);
+#undef STEP
         int done = tu_fail_host == 1; /* no allocation was left to fail */
         tu_fail_host = 0, tu_fail_host_skip = 0;
         if (q)
@@ -534,8 +489,7 @@ START_TEST(last_error_cleared_by_success)
     ck_assert_msg(strlen(sinpe_last_error()) > 0, "no message after a failure");
 
     TU_OK(sinpe_context_create(NULL, &ctx));
-    ck_assert_msg(sinpe_last_error()[0] == '\0', "\"%s\" after a successful create",
-                  sinpe_last_error());
+    no_message("a successful create");
 
     spec.dim = 0;
     TU_STATUS(sinpe_table_create(ctx, &spec, 1, &tab), SINPE_INVALID_SPEC);
@@ -544,13 +498,11 @@ START_TEST(last_error_cleared_by_success)
 
     spec.dim = 8;
     TU_OK(sinpe_table_create(ctx, &spec, 1, &tab));
-    ck_assert_msg(sinpe_last_error()[0] == '\0', "\"%s\" after a successful table create",
-                  sinpe_last_error());
+    no_message("a successful table create");
 
     TU_STATUS(sinpe_table_reserve(NULL, 4), SINPE_NULL_ARGUMENT);
     TU_OK(sinpe_table_reserve(tab, 0));
-    ck_assert_msg(sinpe_last_error()[0] == '\0', "\"%s\" after a successful reserve",
-                  sinpe_last_error());
+    no_message("a successful reserve");
 
     sinpe_table_release(tab);
     sinpe_context_release(ctx);

@@ -59,16 +59,13 @@ START_TEST(first_context_prints_nothing)
 {
     char dir[512], sub[N_ENV][600], out[2][600], text[2048];
     char *saved_env[N_ENV];
-    const char *tmp = getenv("TMPDIR");
     sinpe_context *ctx = NULL;
     sinpe_status st;
     int saved[2];
 
-    snprintf(dir, sizeof dir, "%s/sinpe_quiet_XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    ck_assert_msg(mkdtemp(dir) != NULL, "mkdtemp(%s): %s", dir, strerror(errno));
+    tu_scratch_dir(dir, sizeof dir, "sinpe_quiet_");
+    tu_env_save(env_names, N_ENV, saved_env);
     for (size_t i = 0; i < N_ENV; i++) {
-        const char *v = getenv(env_names[i]);
-        saved_env[i] = v ? strdup(v) : NULL;
         snprintf(sub[i], sizeof sub[i], "%s/%s", dir, env_names[i]);
         ck_assert_int_eq(mkdir(sub[i], 0700), 0);
         setenv(env_names[i], sub[i], 1);
@@ -86,13 +83,7 @@ START_TEST(first_context_prints_nothing)
     release_capture(2, saved[1]);
     release_capture(1, saved[0]);
 
-    for (size_t i = 0; i < N_ENV; i++) {
-        if (saved_env[i])
-            setenv(env_names[i], saved_env[i], 1);
-        else
-            unsetenv(env_names[i]);
-        free(saved_env[i]);
-    }
+    tu_env_restore(env_names, N_ENV, saved_env);
     ck_assert_msg(st == SINPE_SUCCESS, "sinpe_context_create: %s (%s)", sinpe_status_string(st),
                   sinpe_last_error());
     for (int k = 0; k < 2; k++) {

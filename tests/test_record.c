@@ -39,14 +39,12 @@ static int cb_lookup(sinpe_context *ctx, cl_command_queue q, sinpe_table *tab, c
     cl_platform_id platform;
     TU_CL(clGetDeviceInfo(sinpe_context_device(ctx), CL_DEVICE_PLATFORM, sizeof platform,
                           &platform, NULL));
-    api->create = (create_fn)clGetExtensionFunctionAddressForPlatform(
-        platform, "clCreateCommandBufferKHR");
-    api->finalize = (buffer_fn)clGetExtensionFunctionAddressForPlatform(
-        platform, "clFinalizeCommandBufferKHR");
-    api->release = (buffer_fn)clGetExtensionFunctionAddressForPlatform(
-        platform, "clReleaseCommandBufferKHR");
-    api->replay = (replay_fn)clGetExtensionFunctionAddressForPlatform(
-        platform, "clEnqueueCommandBufferKHR");
+#define LOOKUP(name) clGetExtensionFunctionAddressForPlatform(platform, name)
+    api->create = (create_fn)LOOKUP("clCreateCommandBufferKHR");
+    api->finalize = (buffer_fn)LOOKUP("clFinalizeCommandBufferKHR");
+    api->release = (buffer_fn)LOOKUP("clReleaseCommandBufferKHR");
+    api->replay = (replay_fn)LOOKUP("clEnqueueCommandBufferKHR");
+#undef LOOKUP
     sinpe_embed_args a;
     sinpe_embed_args_init(&a);
     if (!api->create || !api->finalize || !api->release || !api->replay) {
@@ -146,14 +144,11 @@ START_TEST(record_replays)
             pos[r] = r % 3 == 0 ? tu_rng_int(&rng, 0, 8) : tu_rng_int(&rng, 9, 1 << 22);
         }
         tu_rng_ints(&rng, starts, NS, -4, 4000);
-        tu_write(q, ids_m, 0, sizeof ids, ids);
-        tu_write(q, pos_m, 0, sizeof pos, pos);
-        tu_write(q, st_m, 0, sizeof starts, starts);
-        tu_write(q, bad_m, 0, sizeof zero, &zero);
-        tu_write(q, bad2_m, 0, sizeof zero, &zero);
         float poison[N * DIM];
         tu_fill_poison(poison, N * DIM);
-        tu_write(q, rec_m, 0, sizeof poison, poison);
+        tu_write(q, ids_m, 0, sizeof ids, ids), tu_write(q, pos_m, 0, sizeof pos, pos);
+        tu_write(q, st_m, 0, sizeof starts, starts), tu_write(q, bad_m, 0, sizeof zero, &zero);
+        tu_write(q, bad2_m, 0, sizeof zero, &zero), tu_write(q, rec_m, 0, sizeof poison, poison);
         tu_write(q, pair_m, 0, sizeof poison, poison);
         /* Direct calls first: they set the shared kernels' arguments anew. */
         sinpe_embed_args d = a;
@@ -402,10 +397,8 @@ START_TEST(record_rope)
         tu_rng_ints(&rng, pos, N, -5, round ? 100000 : 150);
         tu_write(q, pm, 0, sizeof pos, pos);
         tu_rng_floats(&rng, x, QN, -2.0f, 2.0f);
-        tu_write(q, rq, 0, sizeof x, x);
-        tu_write(q, dq, 0, sizeof x, x);
-        tu_write(q, rk, 0, N * KH * HD * 4, x + 5);
-        tu_write(q, dk, 0, N * KH * HD * 4, x + 5);
+        tu_write(q, rq, 0, sizeof x, x), tu_write(q, dq, 0, sizeof x, x);
+        tu_write(q, rk, 0, N * KH * HD * 4, x + 5), tu_write(q, dk, 0, N * KH * HD * 4, x + 5);
         sinpe_rope_args d = a;
         d.q = dq, d.k = dk;
         TU_OK(sinpe_enqueue_rope(tab, q, &d, 0, NULL, NULL));

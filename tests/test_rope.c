@@ -286,8 +286,8 @@ START_TEST(rope_rotation_bits)
     size_t q_stride = c->packed ? qw + 2 * kw + 3 : qw, k_stride = c->packed ? q_stride : kw;
     size_t q_off = c->packed ? 5 : 2, k_off = c->packed ? q_off + qw : 1;
     size_t ko_rows = c->k_rows ? 2 * n + 3 : n;
-    size_t in_n = c->packed ? q_off + n * q_stride : q_off + n * q_stride;
-    size_t k_n = c->packed ? 0 : k_off + n * k_stride;
+    size_t in_n = q_off + n * q_stride, k_n = c->packed ? 0 : k_off + n * k_stride;
+    size_t k_sz = (k_n ? k_n : 1) * e; /* bytes of k's host copies */
     size_t qo_n = q_off + n * qw, ko_n = 1 + ko_rows * kw;
 
     sinpe_rope_spec s = rule_spec((_i * 3) % N_RULES, c->R);
@@ -297,7 +297,7 @@ START_TEST(rope_rotation_bits)
     TU_OK(sinpe_rope_table_create(ctx, &s, (size_t)c->rows, &tab));
 
     /* Inputs: values in [-4, 4) rounded to the storage type; poison around. */
-    unsigned char *qin = tu_malloc(in_n * e), *kin = tu_malloc((k_n ? k_n : 1) * e);
+    unsigned char *qin = tu_malloc(in_n * e), *kin = tu_malloc(k_sz);
     for (size_t i = 0; i < in_n; i++)
         store_value(qin, i, c->dt, tu_rng_float(&rng, -4.0f, 4.0f));
     for (size_t i = 0; i < k_n; i++)
@@ -310,7 +310,7 @@ START_TEST(rope_rotation_bits)
     tu_rng_ints(&rng, starts, c->n_seqs, 0, 70000);
 
     cl_mem qm = tu_buffer(ctx, in_n * e, qin);
-    cl_mem km = c->packed ? qm : tu_buffer(ctx, (k_n ? k_n : 1) * e, kin);
+    cl_mem km = c->packed ? qm : tu_buffer(ctx, k_sz, kin);
     cl_mem pm = tu_buffer(ctx, n * 4, pos), sm = tu_buffer(ctx, sizeof starts, starts);
     cl_mem rm = tu_buffer(ctx, n * 4, krows);
     size_t qo_f = (qo_n * e + 3) / 4, ko_f = (ko_n * e + 3) / 4;
@@ -321,38 +321,29 @@ START_TEST(rope_rotation_bits)
     sinpe_rope_args_init(&a);
     a.n_seqs = c->n_seqs, a.seq_len = c->seq_len, a.head_dim = hd, a.dtype = c->dt;
     a.q = c->q_heads ? qm : NULL, a.q_offset = q_off, a.q_stride = q_stride;
-    a.q_heads = c->q_heads;
     a.k = c->kv_heads ? km : NULL, a.k_offset = k_off, a.k_stride = k_stride;
-    a.kv_heads = c->kv_heads;
-    a.start = 7;
+    a.q_heads = c->q_heads, a.kv_heads = c->kv_heads, a.start = 7;
     if (c->out_of_place) {
-        a.q_out = qo, a.q_out_offset = q_off;
-        a.k_out = ko, a.k_out_offset = 1;
+        a.q_out = qo, a.q_out_offset = q_off, a.k_out = ko, a.k_out_offset = 1;
         if (c->k_rows)
             a.k_rows = rm, a.k_rows_offset = 0, a.k_out_rows = ko_rows;
     }
-    if (c->positions)
-        a.positions = pm;
-    if (c->seq_starts)
-        a.seq_starts = sm;
+    a.positions = c->positions ? pm : NULL, a.seq_starts = c->seq_starts ? sm : NULL;
     TU_OK(sinpe_enqueue_rope(tab, q, &a, 0, NULL, NULL));
-    unsigned char *qr = tu_malloc(in_n * e), *kr = tu_malloc((k_n ? k_n : 1) * e);
+    unsigned char *qr = tu_malloc(in_n * e), *kr = tu_malloc(k_sz);
     unsigned char *qor = tu_malloc(qo_f * 4), *kor = tu_malloc(ko_f * 4);
     tu_read(q, qm, 0, in_n * e, qr);
     if (k_n)
         tu_read(q, km, 0, k_n * e, kr);
-    if (qo) {
-        tu_read(q, qo, 0, qo_f * 4, qor);
-        tu_read(q, ko, 0, ko_f * 4, kor);
-    }
+    if (qo)
+        tu_read(q, qo, 0, qo_f * 4, qor), tu_read(q, ko, 0, ko_f * 4, kor);
 
     /* The expected buffers: the inputs (or poison) with each head rewritten. */
-    unsigned char *wq = tu_malloc(in_n * e), *wk = tu_malloc((k_n ? k_n : 1) * e);
+    unsigned char *wq = tu_malloc(in_n * e), *wk = tu_malloc(k_sz);
     unsigned char *wqo = tu_malloc(qo_f * 4), *wko = tu_malloc(ko_f * 4);
     memcpy(wq, qin, in_n * e);
-    memcpy(wk, kin, (k_n ? k_n : 1) * e);
-    tu_fill_poison((float *)(void *)wqo, qo_f);
-    tu_fill_poison((float *)(void *)wko, ko_f);
+    memcpy(wk, kin, k_sz);
+    tu_fill_poison((float *)(void *)wqo, qo_f), tu_fill_poison((float *)(void *)wko, ko_f);
     float *cs = NULL;
     for (size_t r = 0; r < n; r++) {
         size_t b = r / c->seq_len, t = r % c->seq_len;
@@ -611,8 +602,7 @@ START_TEST(rope_bad_calls)
     ck_assert_msg(!memcmp(q0, q1, N * QH * HD * sizeof(float)), "a refused call changed q");
     ck_assert_msg(!memcmp(o0, o1, N * QH * HD * sizeof(float)), "a refused call changed q_out");
     TU_FREE(q0, q1, o0, o1);
-    sinpe_table_release(twice);
-    sinpe_table_release(embed);
+    sinpe_table_release(twice), sinpe_table_release(embed);
     TU_RELEASE(ctx, q, tab, qm, km, qo, small, packed);
 }
 END_TEST

@@ -43,17 +43,12 @@ static sinpe_rope_spec longrope(int given)
 {
     sinpe_rope_spec s;
     sinpe_rope_spec_init(&s, R);
-    s.rule = SINPE_ROPE_LONGROPE;
-    s.original_max_positions = 4096;
-    s.max_positions = 131072;
-    s.length = 5000;
-    s.short_factor = factors(H);
-    s.long_factor = factors(H);
+    s.rule = SINPE_ROPE_LONGROPE, s.original_max_positions = 4096;
+    s.max_positions = 131072, s.length = 5000;
+    s.short_factor = factors(H), s.long_factor = factors(H);
     s.n_short_factor = s.n_long_factor = H;
-    if (given) {
-        s.inv_freq = freqs(H);
-        s.n_inv_freq = H;
-    }
+    if (given)
+        s.inv_freq = freqs(H), s.n_inv_freq = H;
     return s;
 }
 
@@ -131,8 +126,7 @@ START_TEST(rope_list_counts_right)
     for (size_t k = 0; k < H; k++)
         ck_assert(w[k] == (double)s.inv_freq[k]);
     free((void *)s.inv_freq);
-    s.inv_freq = NULL;
-    s.n_inv_freq = 0;
+    s.inv_freq = NULL, s.n_inv_freq = 0;
     TU_OK(sinpe_rope_frequencies(&s, w, &m));
     ck_assert(w[H - 1] == 1.0 / (s.long_factor[H - 1] * pow(10000.0, (double)(R - 2) / R)));
     TU_OK(sinpe_rope_table_create(ctx, &s, 8, &t));
@@ -161,10 +155,8 @@ START_TEST(rope_list_counts_older_struct)
     TU_OK(sinpe_rope_table_create(ctx, &s, 8, &t));
     TU_OK(sinpe_rope_table_create(ctx, o, 8, &t_old));
     ck_assert_ptr_eq(t, t_old);
-    sinpe_table_release(t_old);
-    sinpe_table_release(t);
-    o->inv_freq = NULL;
-    o->short_factor = o->long_factor = NULL;
+    sinpe_table_release(t_old), sinpe_table_release(t);
+    o->inv_freq = NULL, o->short_factor = o->long_factor = NULL;
     TU_STATUS(sinpe_rope_frequencies(o, w_old, NULL), SINPE_INVALID_SPEC);
     ck_assert_str_eq(sinpe_last_error(), "spec.short_factor is NULL");
     o->rule = SINPE_ROPE_DEFAULT;
@@ -179,8 +171,7 @@ START_TEST(rope_list_counts_older_struct)
     ck_assert_uint_eq(s.n_short_factor, 48);
     ck_assert_uint_eq(s.n_long_factor, 48);
     ck_assert_uint_eq(s.n_inv_freq, 0);
-    free(o);
-    sinpe_context_release(ctx);
+    free(o), sinpe_context_release(ctx);
 }
 END_TEST
 

@@ -156,35 +156,21 @@ END_TEST
 /* Positions past the table                                                 */
 /* ------------------------------------------------------------------------ */
 
-/* Runs add_positions on a zeroed buffer (0 + PE is exact) for the given
- * positions and returns the result (free() it). */
-static float *pe_via_add_positions(sinpe_context *ctx, sinpe_table *tab, size_t dim,
-                                   const int32_t *pos, size_t n)
+/* PE at the n positions pos of tab, read back (free() it): through
+ * add_positions on a zeroed buffer (0 + PE is exact), or, fused, through
+ * the fused call with an all-zero embedding (0 * 1 + PE) into poison. */
+static float *pe_via(sinpe_context *ctx, sinpe_table *tab, size_t dim, const int32_t *pos,
+                     size_t n, int fused)
 {
     cl_command_queue q = tu_queue(ctx);
-    cl_mem out = tu_zero_buffer(ctx, n * dim);
+    cl_mem w = fused ? tu_zero_buffer(ctx, dim) : NULL;
+    cl_mem idm = fused ? tu_zero_buffer(ctx, n) : NULL; /* n int32 zeros: all ids 0 */
+    cl_mem out = fused ? tu_poisoned_buffer(ctx, q, n * dim) : tu_zero_buffer(ctx, n * dim);
     cl_mem pm = tu_buffer(ctx, n * sizeof(int32_t), pos);
-    sinpe_embed_args a = tu_args(1, n, NULL, NULL, 0, out);
+    sinpe_embed_args a = tu_args(1, n, idm, w, fused, out);
     a.positions = pm;
-    TU_OK(sinpe_enqueue_add_positions(tab, q, &a, 0, NULL, NULL));
-    TU_CL(clFinish(q));
-    float *got = tu_read_floats(q, out, n * dim);
-    TU_RELEASE(NULL, q, NULL, out, pm);
-    return got;
-}
-
-/* Same through the fused call with an all-zero embedding (0 * 1 + PE). */
-static float *pe_via_embed(sinpe_context *ctx, sinpe_table *tab, size_t dim, const int32_t *pos,
-                           size_t n)
-{
-    cl_command_queue q = tu_queue(ctx);
-    cl_mem w = tu_zero_buffer(ctx, dim);
-    cl_mem idm = tu_zero_buffer(ctx, n); /* n int32 zeros: all ids 0 */
-    cl_mem out = tu_poisoned_buffer(ctx, q, n * dim);
-    cl_mem pm = tu_buffer(ctx, n * sizeof(int32_t), pos);
-    sinpe_embed_args a = tu_args(1, n, idm, w, 1, out);
-    a.positions = pm;
-    TU_OK(sinpe_enqueue_embed(tab, q, &a, 0, NULL, NULL));
+    TU_OK(fused ? sinpe_enqueue_embed(tab, q, &a, 0, NULL, NULL)
+                : sinpe_enqueue_add_positions(tab, q, &a, 0, NULL, NULL));
     TU_CL(clFinish(q));
     float *got = tu_read_floats(q, out, n * dim);
     TU_RELEASE(NULL, q, NULL, w, idm, out, pm);
@@ -219,24 +205,19 @@ START_TEST(long_positions_on_the_fly)
     }
     for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
         sinpe_spec spec = tu_spec_of(&cases[ci]);
-        size_t dim = spec.dim;
-        size_t n = dim >= 4096 ? 40 : N; /* keep d = 4096 cheap */
+        size_t dim = spec.dim, n = dim >= 4096 ? 40 : N; /* keep d = 4096 cheap */
         sinpe_table *tab = tu_table_of(ctx, &spec, 16);
-
         double *ref = tu_pe_rows(&spec, pos, 0, n);
         char sbuf[256], what[400];
         tu_spec_str(&spec, sbuf, sizeof sbuf);
 
-        float *got = pe_via_add_positions(ctx, tab, dim, pos, n);
-        snprintf(what, sizeof what, "add_positions [%s]", sbuf);
-        tu_check_rows(got, 0, dim, n, dim, ref, TU_PE_TOL, 0.0, what);
-        free(got);
-
-        got = pe_via_embed(ctx, tab, dim, pos, n);
-        snprintf(what, sizeof what, "embed, zero embedding [%s]", sbuf);
-        tu_check_rows(got, 0, dim, n, dim, ref, TU_PE_TOL, 0.0, what);
-        free(got);
-
+        for (int fused = 0; fused < 2; fused++) {
+            float *got = pe_via(ctx, tab, dim, pos, n, fused);
+            snprintf(what, sizeof what, "%s [%s]",
+                     fused ? "embed, zero embedding" : "add_positions", sbuf);
+            tu_check_rows(got, 0, dim, n, dim, ref, TU_PE_TOL, 0.0, what);
+            free(got);
+        }
         free(ref);
         sinpe_table_release(tab);
     }
@@ -263,7 +244,7 @@ START_TEST(on_the_fly_bits_equal_table_bits)
         size_t held = sinpe_table_rows(tab);
         ck_assert_msg(held < N, "table already holds %zu rows; the test needs fewer", held);
 
-        float *fly = pe_via_add_positions(ctx, tab, dim, pos, N);
+        float *fly = pe_via(ctx, tab, dim, pos, N, 0);
         TU_OK(sinpe_table_reserve(tab, N));
         cl_mem mem;
         size_t have;
@@ -289,8 +270,7 @@ START_TEST(table_shared_per_spec)
 {
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     sinpe_spec spec = tu_spec(48, SINPE_LAYOUT_SPLIT_COS_SIN, SINPE_ODD_ZERO_LAST, 1.0, 1e4, 1.0);
-    sinpe_spec same = spec;
-    sinpe_spec other = spec;
+    sinpe_spec same = spec, other = spec;
     other.base = 20000.0;
 
     sinpe_table *t1 = tu_table_of(ctx, &spec, 100), *t2 = tu_table_of(ctx, &same, 700);
@@ -375,7 +355,7 @@ START_TEST(table_with_zero_rows)
     for (size_t i = 0; i < N; i++)
         pos[i] = (int32_t)(i * 37) - 300;
     double *ref = tu_pe_rows(&spec, pos, 0, N);
-    float *got = pe_via_add_positions(ctx, tab, 20, pos, N);
+    float *got = pe_via(ctx, tab, 20, pos, N, 0);
     tu_check_rows(got, 0, 20, N, 20, ref, TU_PE_TOL, 0.0, "zero-row table, add_positions");
     TU_FREE(got, ref);
 

@@ -183,23 +183,9 @@ END_TEST
 /* ------------------------------------------------------------------------ */
 
 static char scratch[512];
-static char *saved_cache_dir, *saved_tuning;
+static const char *const env_names[] = {"SINPE_CACHE_DIR", "SINPE_TUNING"};
+static char *env_saved[2];
 static int run_cache; /* the run's contexts use sinpe's program cache */
-
-static char *save_env(const char *name)
-{
-    const char *v = getenv(name);
-    return v ? strdup(v) : NULL;
-}
-
-static void restore_env(const char *name, char *value)
-{
-    if (value)
-        setenv(name, value, 1);
-    else
-        unsetenv(name);
-    free(value);
-}
 
 /* Copies every program entry ("*.bin") of the cache directory dir into
    the scratch directory. */
@@ -240,15 +226,12 @@ static void copy_entries(const char *dir)
  */
 static void setup(void)
 {
-    const char *tmp = getenv("TMPDIR");
     cl_platform_id platform;
     cl_device_id device;
     sinpe__cache cache;
-    saved_cache_dir = save_env("SINPE_CACHE_DIR");
-    saved_tuning = save_env("SINPE_TUNING");
+    tu_env_save(env_names, 2, env_saved);
     unsetenv("SINPE_TUNING");
-    snprintf(scratch, sizeof scratch, "%s/sinpe_tuning_XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    ck_assert_msg(mkdtemp(scratch) != NULL, "mkdtemp(%s): %s", scratch, strerror(errno));
+    tu_scratch_dir(scratch, sizeof scratch, "sinpe_tuning_");
     ck_assert_int_eq(sinpe__device_pick(NULL, &platform, &device), SINPE_SUCCESS);
     sinpe__cache_open(&cache, device, "");
     run_cache = cache.path != NULL;
@@ -262,19 +245,8 @@ static void setup(void)
 
 static void teardown(void)
 {
-    DIR *d = opendir(scratch);
-    struct dirent *e;
-    while (d && (e = readdir(d)) != NULL) {
-        char path[1024];
-        snprintf(path, sizeof path, "%s/%s", scratch, e->d_name);
-        if (e->d_name[0] != '.')
-            unlink(path);
-    }
-    if (d)
-        closedir(d);
-    rmdir(scratch);
-    restore_env("SINPE_CACHE_DIR", saved_cache_dir);
-    restore_env("SINPE_TUNING", saved_tuning);
+    tu_remove_tree(scratch);
+    tu_env_restore(env_names, 2, env_saved);
 }
 
 static sinpe_context *context_with(const char *tuning, sinpe_status want)
@@ -496,8 +468,7 @@ START_TEST(tuning_abi_layout)
     cl_command_queue q = tu_queue(ctx);
     cl_mem out = tu_buffer(ctx, sizeof got, NULL);
     size_t one = 1;
-    TU_CL(clSetKernelArg(k, 0, sizeof p, &p));
-    TU_CL(clSetKernelArg(k, 1, sizeof out, &out));
+    tu_kernel_args(k, 2, (const void *const[]){&p, &out}, (const size_t[]){sizeof p, sizeof out});
     TU_CL(clEnqueueNDRangeKernel(q, k, 1, NULL, &one, &one, 0, NULL, NULL));
     tu_read(q, out, 0, sizeof got, got);
     for (int i = 0; i < 24; i++)

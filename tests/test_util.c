@@ -2,6 +2,7 @@
 #include "test_util.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <dirent.h>
 #include <math.h>
 #include <stdio.h>
@@ -17,14 +18,6 @@ uint64_t tu_seed;
 /* Random numbers                                                           */
 /* ------------------------------------------------------------------------ */
 
-static uint64_t splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 void tu_rng_init(tu_rng *rng, const char *salt)
 {
     /* FNV-1a of the salt, mixed with the seed. */
@@ -34,7 +27,7 @@ void tu_rng_init(tu_rng *rng, const char *salt)
         h *= 0x100000001B3ull;
     }
     rng->state = tu_seed ^ h;
-    (void)splitmix64(&rng->state);
+    (void)ref_next(&rng->state);
 }
 
 tu_rng tu_rng_for(const char *salt)
@@ -46,12 +39,12 @@ tu_rng tu_rng_for(const char *salt)
 
 uint64_t tu_rng_next(tu_rng *rng)
 {
-    return splitmix64(&rng->state);
+    return ref_next(&rng->state);
 }
 
 double tu_rng_unit(tu_rng *rng)
 {
-    return (double)(tu_rng_next(rng) >> 11) * (1.0 / 9007199254740992.0);
+    return ref_unit(&rng->state);
 }
 
 int32_t tu_rng_int(tu_rng *rng, int32_t lo, int32_t hi)
@@ -80,45 +73,6 @@ void tu_rng_floats(tu_rng *rng, float *dst, size_t n, float lo, float hi)
 /* ------------------------------------------------------------------------ */
 /* float64 reference                                                        */
 /* ------------------------------------------------------------------------ */
-
-void tu_pe_row(const sinpe_spec *spec, double pos, double *row)
-{
-    size_t d = spec->dim;
-    size_t h = d / 2;
-    int extra_sin = (d % 2 == 1) && spec->odd_dim == SINPE_ODD_EXTRA_SIN;
-    size_t n_sin = extra_sin ? h + 1 : h;
-    size_t n_cos = h;
-    size_t n_freq = n_sin > n_cos ? n_sin : n_cos;
-    double denom = extra_sin ? (double)d / 2.0 - spec->shift : (double)h - spec->shift;
-
-    for (size_t c = 0; c < d; c++)
-        row[c] = 0.0; /* the ZERO_LAST column stays 0 */
-
-    for (size_t k = 0; k < n_freq; k++) {
-        double w = k == 0 ? spec->angle_scale
-                          : spec->angle_scale * pow(spec->base, -(double)k / denom);
-        double angle = pos * w;
-        size_t sin_col, cos_col;
-        switch (spec->layout) {
-        case SINPE_LAYOUT_INTERLEAVED:
-            sin_col = 2 * k;
-            cos_col = 2 * k + 1;
-            break;
-        case SINPE_LAYOUT_SPLIT_SIN_COS:
-            sin_col = k;
-            cos_col = n_sin + k;
-            break;
-        default: /* SINPE_LAYOUT_SPLIT_COS_SIN */
-            cos_col = k;
-            sin_col = n_cos + k;
-            break;
-        }
-        if (k < n_sin)
-            row[sin_col] = sin(angle);
-        if (k < n_cos)
-            row[cos_col] = cos(angle);
-    }
-}
 
 double *tu_pe_rows(const sinpe_spec *spec, const int32_t *pos, int64_t first, size_t n)
 {
@@ -315,6 +269,36 @@ sinpe_table *tu_table_of(sinpe_context *ctx, const sinpe_spec *spec, size_t rows
     return table;
 }
 
+void tu_check_context_works(sinpe_context *ctx)
+{
+    enum { DIM = 24, NS = 2, SL = 9, VOCAB = 11, N = NS * SL };
+    sinpe_spec spec = tu_spec(DIM, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ZERO_LAST, 1.0, 1e4, 1.0);
+    int32_t ids[N];
+    float w[VOCAB * DIM], out_host[N * DIM];
+    double ref[N * DIM];
+    tu_rng rng = tu_rng_for("check_context_works");
+    tu_rng_ints(&rng, ids, N, 0, VOCAB - 1);
+    tu_rng_floats(&rng, w, VOCAB * DIM, -1.0f, 1.0f);
+    tu_ref_embed(&spec, NS, SL, ids, w, 0, DIM, VOCAB, 2.0f, 3, NULL, 1, 1, ref);
+    sinpe_table *tab = tu_table_of(ctx, &spec, 4); /* later positions on the fly */
+
+    tu_fill_poison(out_host, N * DIM);
+    TU_OK(sinpe_embed_host(tab, ids, NS, SL, w, VOCAB, 2.0f, 3, NULL, out_host));
+    tu_check_rows(out_host, 0, DIM, N, DIM, ref, TU_EMBED_TOL, TU_EMBED_TOL, "embed_host");
+
+    cl_command_queue q = sinpe_context_queue(ctx);
+    cl_mem ids_m = tu_buffer(ctx, sizeof ids, ids), w_m = tu_buffer(ctx, sizeof w, w);
+    cl_mem out_m = tu_poisoned_buffer(ctx, q, N * DIM);
+    sinpe_embed_args a = tu_args(NS, SL, ids_m, w_m, VOCAB, out_m);
+    a.token_scale = 2.0f, a.start = 3;
+    TU_OK(sinpe_enqueue_embed(tab, q, &a, 0, NULL, NULL));
+    float *got = tu_read_floats(q, out_m, N * DIM);
+    tu_check_rows(got, 0, DIM, N, DIM, ref, TU_EMBED_TOL, TU_EMBED_TOL,
+                  "enqueue_embed on the context queue");
+    free(got);
+    TU_RELEASE(NULL, NULL, tab, ids_m, w_m, out_m);
+}
+
 void tu_release(sinpe_context *ctx, cl_command_queue queue, sinpe_table *table,
                 const cl_mem *mems, size_t n)
 {
@@ -498,6 +482,33 @@ char *tu_read_text(const char *path)
     fclose(f);
     buf[n] = '\0';
     return buf;
+}
+
+void tu_env_save(const char *const *names, size_t n, char **saved)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *v = getenv(names[i]);
+        saved[i] = v ? strdup(v) : NULL;
+    }
+}
+
+void tu_env_restore(const char *const *names, size_t n, char **saved)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (saved[i])
+            setenv(names[i], saved[i], 1);
+        else
+            unsetenv(names[i]);
+        free(saved[i]);
+        saved[i] = NULL;
+    }
+}
+
+void tu_scratch_dir(char *buf, size_t size, const char *prefix)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(buf, size, "%s/%sXXXXXX", tmp && *tmp ? tmp : "/tmp", prefix);
+    ck_assert_msg(mkdtemp(buf) != NULL, "mkdtemp(%s): %s", buf, strerror(errno));
 }
 
 void tu_remove_tree(const char *path)

@@ -69,6 +69,14 @@ TCase *tcase_rope_spec(void); /* part of suite_rope */
  * (NULL: none). */
 TCase *tu_tcase(Suite *s, const char *name, const char *tags);
 
+/* A fresh directory $TMPDIR/<prefix>XXXXXX (/tmp without TMPDIR) in buf. */
+void tu_scratch_dir(char *buf, size_t size, const char *prefix);
+
+/* Copies of the n variables names (NULL: unset) into saved; restore sets
+ * each back as it was and frees the copies. */
+void tu_env_save(const char *const *names, size_t n, char **saved);
+void tu_env_restore(const char *const *names, size_t n, char **saved);
+
 /* rm -r of a test's scratch directory (the few levels the tests make). */
 void tu_remove_tree(const char *path);
 
@@ -159,13 +167,12 @@ void tu_rng_floats(tu_rng *rng, float *dst, size_t n, float lo, float hi);
 /* float64 reference                                                        */
 /* ------------------------------------------------------------------------ */
 
-/*
- * Writes PE(pos) for spec into row[0 .. dim), in float64, from the header's
- * formula: w_0 = angle_scale, w_k = angle_scale * base^(-k / D) with
- * D = H - shift (d/2 - shift for EXTRA_SIN with odd d), sin and cos placed
- * by layout, an odd d's last column zero under ZERO_LAST.
- */
-void tu_pe_row(const sinpe_spec *spec, double pos, double *row);
+/* PE(pos) for spec into row[0 .. dim), in float64 (tests/grind/ref.c, shared
+ * with the grind): the header's formula, w_0 = angle_scale, w_k =
+ * angle_scale * base^(-k / D) with D = H - shift (d/2 - shift for
+ * EXTRA_SIN with odd d), sin and cos placed by layout, an odd d's last
+ * column zero under ZERO_LAST. */
+#define tu_pe_row ref_pe_row
 
 /*
  * The float64 PE rows of spec at n positions, row i at pos[i], or at
@@ -256,6 +263,11 @@ sinpe_embed_args tu_args(size_t n_seqs, size_t seq_len, cl_mem ids, cl_mem weigh
 /* A table of rows rows of the paper's spec (sinpe_spec_init) at dim, or of spec. */
 sinpe_table *tu_table(sinpe_context *ctx, size_t dim, size_t rows);
 sinpe_table *tu_table_of(sinpe_context *ctx, const sinpe_spec *spec, size_t rows);
+
+/* A fused embedding on ctx, through sinpe_embed_host() and through
+ * sinpe_enqueue_embed() on the context's own queue, against the float64
+ * reference, with positions past the table's rows: a context that works. */
+void tu_check_context_works(sinpe_context *ctx);
 
 /*
  * Releases the buffers (NULL ones skipped) in order, then table, queue and

@@ -230,11 +230,8 @@ static void absolute_tables(void)
             if (p > SINPE_PRESET_GGML_TIMESTEP) {
                 /* No preset's: a base, shift and angle scale of its own. */
                 sinpe_spec_init(&spec, dims[d]);
-                spec.layout = SINPE_LAYOUT_SPLIT_COS_SIN;
-                spec.odd_dim = SINPE_ODD_EXTRA_SIN;
-                spec.base = 537.25;
-                spec.shift = 0.5;
-                spec.angle_scale = 0.371;
+                spec.layout = SINPE_LAYOUT_SPLIT_COS_SIN, spec.odd_dim = SINPE_ODD_EXTRA_SIN;
+                spec.base = 537.25, spec.shift = 0.5, spec.angle_scale = 0.371;
             } else if (sinpe_spec_preset(&spec, (sinpe_preset)p, dims[d]) != SINPE_SUCCESS) {
                 continue; /* an odd width where the family refuses one */
             }
@@ -307,41 +304,27 @@ static size_t rope_cases(rope_case *c)
         must(sinpe_rope_preset(&c[n].spec, presets[i].preset, presets[i].head_dim),
              "sinpe_rope_preset");
     }
-    c[n].name = "linear";
-    c[n].head_dim = 64;
-    sinpe_rope_spec_init(&c[n].spec, 64);
-    c[n].spec.rule = SINPE_ROPE_LINEAR;
-    c[n].spec.factor = 4.0;
-    n++;
-    c[n].name = "dynamic";
-    c[n].head_dim = 80;
-    sinpe_rope_spec_init(&c[n].spec, 80);
-    c[n].spec.rule = SINPE_ROPE_DYNAMIC;
-    c[n].spec.factor = 2.0;
-    c[n].spec.max_positions = 4096;
-    c[n].spec.length = 10000;
-    c[n].spec.pairing = SINPE_ROPE_INTERLEAVED;
-    n++;
-    c[n].name = "yarn-mscale";
-    c[n].head_dim = 64;
-    sinpe_rope_spec_init(&c[n].spec, 64);
-    c[n].spec.rule = SINPE_ROPE_YARN;
-    c[n].spec.factor = 16.0;
-    c[n].spec.original_max_positions = 4096;
-    c[n].spec.mscale = 0.707;
-    c[n].spec.mscale_all_dim = 1.0;
-    c[n].spec.truncate = 0;
-    c[n].spec.base = 12345.0;
-    n++;
     for (size_t k = 0; k < 32; k++)
         inv_freq[k] = (float)pow(20000.0, -(double)k / 32.0) * (1.0f + 0.01f * (float)(k % 3));
-    c[n].name = "inv_freq";
-    c[n].head_dim = 64;
-    sinpe_rope_spec_init(&c[n].spec, 64);
-    c[n].spec.inv_freq = inv_freq;
-    c[n].spec.n_inv_freq = 32;
-    c[n].spec.attention_factor = 1.9;
-    n++;
+    static const char *const names[] = {"linear", "dynamic", "yarn-mscale", "inv_freq"};
+    for (int i = 0; i < 4; i++, n++) {
+        sinpe_rope_spec *s = &c[n].spec;
+        c[n].name = names[i];
+        c[n].head_dim = i == 1 ? 80 : 64;
+        sinpe_rope_spec_init(s, c[n].head_dim);
+        switch (i) {
+        case 0: s->rule = SINPE_ROPE_LINEAR, s->factor = 4.0; break;
+        case 1:
+            s->rule = SINPE_ROPE_DYNAMIC, s->factor = 2.0, s->max_positions = 4096;
+            s->length = 10000, s->pairing = SINPE_ROPE_INTERLEAVED;
+            break;
+        case 2:
+            s->rule = SINPE_ROPE_YARN, s->factor = 16.0, s->original_max_positions = 4096;
+            s->mscale = 0.707, s->mscale_all_dim = 1.0, s->truncate = 0, s->base = 12345.0;
+            break;
+        default: s->inv_freq = inv_freq, s->n_inv_freq = 32, s->attention_factor = 1.9; break;
+        }
+    }
     return n;
 }
 
@@ -403,14 +386,8 @@ static void rotations(void)
                 cl_mem q_m = from_host(q, qn * b), k_m = from_host(k, kn * b);
                 cl_mem qo = poisoned(qn * b);
                 sinpe_rope_args_init(&a);
-                a.n_seqs = SEQS;
-                a.seq_len = LEN;
-                a.head_dim = hd;
-                a.dtype = t;
-                a.q = q_m;
-                a.q_heads = Q_HEADS;
-                a.k = k_m;
-                a.kv_heads = KV_HEADS;
+                a.n_seqs = SEQS, a.seq_len = LEN, a.head_dim = hd, a.dtype = t;
+                a.q = q_m, a.q_heads = Q_HEADS, a.k = k_m, a.kv_heads = KV_HEADS;
                 a.q_out = qo; /* out of place for q, in place for k */
                 if (implicit)
                     a.start = TABLE_ROWS - 7;
@@ -422,11 +399,8 @@ static void rotations(void)
                 section(name, qo, 0, qn, t);
                 name[strlen(name) - 1] = 'k';
                 section(name, k_m, 0, kn, t);
-                cl_mem mems[] = {q_m, k_m, qo};
-                for (size_t m = 0; m < 3; m++)
-                    clReleaseMemObject(mems[m]);
-                free(q);
-                free(k);
+                clReleaseMemObject(q_m), clReleaseMemObject(k_m), clReleaseMemObject(qo);
+                free(q), free(k);
                 sinpe_table_release(table);
             }
     clReleaseMemObject(pos_m);
@@ -509,14 +483,8 @@ static void fused(void)
                     sinpe_embed_args_init(&a);
                     must(sinpe_embed_args_preset(&a, modes[m].preset, dim, PAD),
                          "sinpe_embed_args_preset");
-                    a.n_seqs = SEQS;
-                    a.seq_len = LEN;
-                    a.ids = ids_m;
-                    a.weights = w_m;
-                    a.vocab = VOCAB;
-                    a.out = out;
-                    a.weights_dtype = wt;
-                    a.out_dtype = out_types[o];
+                    a.n_seqs = SEQS, a.seq_len = LEN, a.ids = ids_m, a.weights = w_m;
+                    a.vocab = VOCAB, a.out = out, a.weights_dtype = wt, a.out_dtype = out_types[o];
                     if (wt == SINPE_I8 || wt == SINPE_FP8_E4M3)
                         a.weight_scales = s_m;
                     if (wt == SINPE_FP8_E5M2)
@@ -534,12 +502,9 @@ static void fused(void)
                 }
                 sinpe_table_release(table);
             }
-            clReleaseMemObject(w_m);
-            clReleaseMemObject(s_m);
-            free(weights);
+            clReleaseMemObject(w_m), clReleaseMemObject(s_m), free(weights);
         }
-    clReleaseMemObject(ids_m);
-    clReleaseMemObject(pos_m);
+    clReleaseMemObject(ids_m), clReleaseMemObject(pos_m);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -650,8 +615,7 @@ static int compare(const char *path_a, const char *path_b)
     }
     printf("samebits: %zu values compared in %zu sections, %zu differ (in %zu sections)\n",
            compared, nsec, differ, bad_sections);
-    free(a.text);
-    free(b.text);
+    free(a.text), free(b.text);
     return differ == 0 && compared > 0 ? 0 : 1;
 }
 

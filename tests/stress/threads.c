@@ -98,12 +98,6 @@ static void count(long *what, long n)
     pthread_mutex_unlock(&mu);
 }
 
-static void release(cl_mem m)
-{
-    if (m)
-        clReleaseMemObject(m);
-}
-
 /* Releases the n events of evs that are not NULL. */
 static void release_events(const cl_event *evs, int n)
 {
@@ -139,11 +133,9 @@ static void job_free(job *j)
 {
     cl_mem mems[] = {j->m_ids, j->m_w, j->m_pos, j->m_out1, j->m_out2};
     for (size_t i = 0; i < sizeof mems / sizeof mems[0]; i++)
-        release(mems[i]);
-    free(j->ids);
-    free(j->positions);
-    free(j->w);
-    free(j->poison);
+        if (mems[i])
+            clReleaseMemObject(mems[i]);
+    free(j->ids), free(j->positions), free(j->w), free(j->poison);
     memset(j, 0, sizeof *j);
 }
 
@@ -156,18 +148,14 @@ static int job_make(job *j, const sinpe_spec *spec, uint64_t *rng, int f32_out)
     memset(j, 0, sizeof *j);
     j->spec = *spec;
     sinpe_embed_args_init(a);
-    a->n_seqs = (size_t)ref_int(rng, 1, 6);
-    a->seq_len = (size_t)ref_int(rng, 1, 40);
-    a->vocab = (size_t)ref_int(rng, 1, 50);
-    a->weights_dtype = (sinpe_dtype)ref_int(rng, 0, 2);
+    /* One draw after another, in this order (commas sequence them). */
+    a->n_seqs = (size_t)ref_int(rng, 1, 6), a->seq_len = (size_t)ref_int(rng, 1, 40);
+    a->vocab = (size_t)ref_int(rng, 1, 50), a->weights_dtype = (sinpe_dtype)ref_int(rng, 0, 2);
     a->out_dtype = f32_out ? SINPE_F32 : (sinpe_dtype)ref_int(rng, 0, 2);
-    a->ids_offset = (size_t)ref_int(rng, 0, 3);
-    a->weights_offset = (size_t)ref_int(rng, 0, 3);
+    a->ids_offset = (size_t)ref_int(rng, 0, 3), a->weights_offset = (size_t)ref_int(rng, 0, 3);
     a->weights_stride = dim + (size_t)ref_int(rng, 0, 2);
-    a->out_offset = (size_t)ref_int(rng, 0, 3);
-    a->out_stride = dim + (size_t)ref_int(rng, 0, 2);
-    a->token_scale = (float)ref_int(rng, 1, 8) * 0.5f;
-    a->start = ref_int(rng, -100, 6000);
+    a->out_offset = (size_t)ref_int(rng, 0, 3), a->out_stride = dim + (size_t)ref_int(rng, 0, 2);
+    a->token_scale = (float)ref_int(rng, 1, 8) * 0.5f, a->start = ref_int(rng, -100, 6000);
     j->n = a->n_seqs * a->seq_len;
     j->w_elems = a->weights_offset + (a->vocab - 1) * a->weights_stride + dim;
     j->o_elems = a->out_offset + (j->n - 1) * a->out_stride + dim;
@@ -196,9 +184,7 @@ static int job_make(job *j, const sinpe_spec *spec, uint64_t *rng, int f32_out)
     j->m_w = buffer_from(ctx, j->w, j->w_elems * ref_dtype_size(a->weights_dtype));
     j->m_out1 = buffer_from(ctx, j->poison, j->o_bytes);
     j->m_out2 = buffer_from(ctx, j->poison, j->o_bytes);
-    a->ids = j->m_ids;
-    a->weights = j->m_w;
-    a->out = j->m_out1;
+    a->ids = j->m_ids, a->weights = j->m_w, a->out = j->m_out1;
     return j->m_ids && j->m_w && j->m_out1 && j->m_out2;
 }
 
@@ -269,8 +255,7 @@ done:
     if (!good)
         clFinish(q);
     release_events((cl_event[]){e_fused, e_gather, e_add}, 3);
-    free(out1);
-    free(out2);
+    free(out1), free(out2);
     return good;
 }
 
@@ -387,9 +372,7 @@ static void *churner(void *arg)
            "sinpe_table_create(other)");
         ok(sinpe_table_create(ctx, &s, (size_t)ref_int(&rng, 0, 300), &u),
            "sinpe_table_create(shared context)");
-        sinpe_context_release(other);
-        sinpe_table_release(t);
-        sinpe_table_release(u);
+        sinpe_context_release(other), sinpe_table_release(t), sinpe_table_release(u);
         n++;
     }
     count(&churns, n);
@@ -424,8 +407,7 @@ static void out_of_order(void)
         job j, k;
         cl_event w = NULL, g = NULL, ad = NULL, rd = NULL, f = NULL, rf = NULL;
         if (!job_make(&j, &shared_spec, &rng, 1) || !job_make(&k, &shared_spec, &rng, 0)) {
-            job_free(&j);
-            job_free(&k);
+            job_free(&j), job_free(&k);
             break;
         }
         unsigned char *got = xcalloc(j.o_bytes, 1), *ref_side = xcalloc(k.o_bytes, 1);
@@ -462,11 +444,8 @@ static void out_of_order(void)
         }
         clFinish(q);
         release_events((cl_event[]){w, g, ad, rd, f, rf}, 6);
-        free(got);
-        free(ref_side);
-        free(fused);
-        job_free(&j);
-        job_free(&k);
+        free(got), free(ref_side), free(fused);
+        job_free(&j), job_free(&k);
     }
     clReleaseCommandQueue(q);
     printf("threads: out-of-order queue: 40 chains checked\n");
@@ -509,15 +488,11 @@ static void gated(int fairseq)
     if (!job_make(&j, &shared_spec, &rng, 1))
         goto done;
     if (fairseq) {
-        j.a.positions = NULL;
-        j.a.position_rule = SINPE_POSITIONS_FAIRSEQ;
-        j.a.pad_id = 1;
-        j.a.start = 0;
-        j.a.pad_policy = SINPE_PAD_ZERO_PE;
+        j.a.positions = NULL, j.a.position_rule = SINPE_POSITIONS_FAIRSEQ;
+        j.a.pad_id = 1, j.a.start = 0, j.a.pad_policy = SINPE_PAD_ZERO_PE;
         if (j.a.vocab < 2)
             goto done;
-        free(j.positions);
-        j.positions = NULL;
+        free(j.positions), j.positions = NULL;
     }
     user = clCreateUserEvent(cl, &err);
     if (!cl_ok(err, "clCreateUserEvent"))
@@ -570,8 +545,7 @@ release_user:
                                       NULL),
                   "clEnqueueReadBuffer"))
             job_check(&j, out1, out2, what);
-        free(out1);
-        free(out2);
+        free(out1), free(out2);
     }
     clFinish(q);
     if (peek) {
@@ -623,9 +597,7 @@ int main(void)
     pthread_create(&tc, NULL, churner, NULL);
     for (int i = 0; i < WORKERS; i++)
         pthread_join(tw[i], NULL);
-    pthread_join(tg[0], NULL);
-    pthread_join(tg[1], NULL);
-    pthread_join(tc, NULL);
+    pthread_join(tg[0], NULL), pthread_join(tg[1], NULL), pthread_join(tc, NULL);
     printf("threads: %ld checked calls (%ld recorded), %ld reserves, %ld context churns; table "
            "now %zu rows\n",
            calls, recorded, grows, churns, sinpe_table_rows(shared));
