@@ -97,7 +97,7 @@ CMAKEDIR     ?= $(LIBDIR)/cmake/sinpe
 # program source; the device functions handed to hosts (kernels/device.cl,
 # embedded, and installed as sinpe_device.cl); the tuning database,
 # tuning/*.txt.
-KERNEL_FILES = $(wildcard kernels/*.cl kernels/*.h kernels/*.def)
+KERNEL_FILES = $(wildcard kernels/*.cl kernels/*.h)
 TUNING_FILES = $(sort $(wildcard tuning/*.txt))
 
 BUILD      = build

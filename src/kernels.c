@@ -1,6 +1,6 @@
 /*
  * kernels.c -- the host's side of the kernel contract: every kernel of
- * kernels/entries.def with its form, call and output type, each form's
+ * kernels/sinpe.cl with its form, call and output type, each form's
  * signature (kernels/abi.h), and the setting of a kernel's arguments from
  * the struct of its signature, so that no argument is passed by a
  * position kept in step by hand.
@@ -10,10 +10,62 @@
 #include <stddef.h>
 
 const sinpe__kernel sinpe__kernels[] = {
-#define SINPE_KERNEL(form, name, mode, ot) \
-    {SINPE_FORM_##form, SINPE_MODE_##mode, SINPE_##ot, #name},
-#include "entries.def"
-#undef SINPE_KERNEL
+    {SINPE_FORM_ANCHORS, SINPE_MODE_NONE, SINPE_F32, "sinpe_table_anchors"},
+    {SINPE_FORM_ROWS, SINPE_MODE_NONE, SINPE_F32, "sinpe_table_rows_f32"},
+    {SINPE_FORM_ROWS, SINPE_MODE_NONE, SINPE_F16, "sinpe_table_rows_f16"},
+    {SINPE_FORM_ROWS, SINPE_MODE_NONE, SINPE_BF16, "sinpe_table_rows_bf16"},
+    {SINPE_FORM_POSITIONS, SINPE_MODE_NONE, SINPE_F32, "sinpe_make_positions"},
+    {SINPE_FORM_TIMESTEPS, SINPE_MODE_NONE, SINPE_F32, "sinpe_timesteps_f32"},
+    {SINPE_FORM_TIMESTEPS, SINPE_MODE_NONE, SINPE_F16, "sinpe_timesteps_f16"},
+    {SINPE_FORM_TIMESTEPS, SINPE_MODE_NONE, SINPE_BF16, "sinpe_timesteps_bf16"},
+    {SINPE_FORM_BAD_IDS, SINPE_MODE_NONE, SINPE_F32, "sinpe_count_bad_ids"},
+    {SINPE_FORM_ROPE, SINPE_MODE_NONE, SINPE_F32, "sinpe_rope_f32"},
+    {SINPE_FORM_ROPE, SINPE_MODE_NONE, SINPE_F16, "sinpe_rope_f16"},
+    {SINPE_FORM_ROPE, SINPE_MODE_NONE, SINPE_BF16, "sinpe_rope_bf16"},
+    {SINPE_FORM_FAST, SINPE_MODE_FUSED, SINPE_F32, "sinpe_embed_fast_f32"},
+    {SINPE_FORM_FAST, SINPE_MODE_FUSED, SINPE_F16, "sinpe_embed_fast_f16"},
+    {SINPE_FORM_FAST, SINPE_MODE_FUSED, SINPE_BF16, "sinpe_embed_fast_bf16"},
+    {SINPE_FORM_FAST, SINPE_MODE_GATHER, SINPE_F32, "sinpe_gather_fast_f32"},
+    {SINPE_FORM_FAST, SINPE_MODE_GATHER, SINPE_F16, "sinpe_gather_fast_f16"},
+    {SINPE_FORM_FAST, SINPE_MODE_GATHER, SINPE_BF16, "sinpe_gather_fast_bf16"},
+    {SINPE_FORM_FAST, SINPE_MODE_ADD, SINPE_F32, "sinpe_add_fast_f32"},
+    {SINPE_FORM_FAST, SINPE_MODE_ADD, SINPE_F16, "sinpe_add_fast_f16"},
+    {SINPE_FORM_FAST, SINPE_MODE_ADD, SINPE_BF16, "sinpe_add_fast_bf16"},
+    {SINPE_FORM_STREAM, SINPE_MODE_FUSED, SINPE_F32, "sinpe_embed_stream_f32"},
+    {SINPE_FORM_STREAM, SINPE_MODE_FUSED, SINPE_F16, "sinpe_embed_stream_f16"},
+    {SINPE_FORM_STREAM, SINPE_MODE_FUSED, SINPE_BF16, "sinpe_embed_stream_bf16"},
+    {SINPE_FORM_STREAM, SINPE_MODE_GATHER, SINPE_F32, "sinpe_gather_stream_f32"},
+    {SINPE_FORM_STREAM, SINPE_MODE_GATHER, SINPE_F16, "sinpe_gather_stream_f16"},
+    {SINPE_FORM_STREAM, SINPE_MODE_GATHER, SINPE_BF16, "sinpe_gather_stream_bf16"},
+    {SINPE_FORM_COL, SINPE_MODE_FUSED, SINPE_BF16, "sinpe_embed_col_bf16"},
+    {SINPE_FORM_COL, SINPE_MODE_GATHER, SINPE_BF16, "sinpe_gather_col_bf16"},
+    {SINPE_FORM_ROW, SINPE_MODE_FUSED, SINPE_F32, "sinpe_embed_row_f32"},
+    {SINPE_FORM_ROW, SINPE_MODE_FUSED, SINPE_F16, "sinpe_embed_row_f16"},
+    {SINPE_FORM_ROW, SINPE_MODE_FUSED, SINPE_BF16, "sinpe_embed_row_bf16"},
+    {SINPE_FORM_ROW, SINPE_MODE_GATHER, SINPE_F32, "sinpe_gather_row_f32"},
+    {SINPE_FORM_ROW, SINPE_MODE_GATHER, SINPE_F16, "sinpe_gather_row_f16"},
+    {SINPE_FORM_ROW, SINPE_MODE_GATHER, SINPE_BF16, "sinpe_gather_row_bf16"},
+    {SINPE_FORM_GENERAL, SINPE_MODE_FUSED, SINPE_F32, "sinpe_embed_general_f32"},
+    {SINPE_FORM_GENERAL, SINPE_MODE_FUSED, SINPE_F16, "sinpe_embed_general_f16"},
+    {SINPE_FORM_GENERAL, SINPE_MODE_FUSED, SINPE_BF16, "sinpe_embed_general_bf16"},
+    {SINPE_FORM_GENERAL, SINPE_MODE_GATHER, SINPE_F32, "sinpe_gather_general_f32"},
+    {SINPE_FORM_GENERAL, SINPE_MODE_GATHER, SINPE_F16, "sinpe_gather_general_f16"},
+    {SINPE_FORM_GENERAL, SINPE_MODE_GATHER, SINPE_BF16, "sinpe_gather_general_bf16"},
+    {SINPE_FORM_GENERAL, SINPE_MODE_ADD, SINPE_F32, "sinpe_add_general_f32"},
+    {SINPE_FORM_GENERAL, SINPE_MODE_ADD, SINPE_F16, "sinpe_add_general_f16"},
+    {SINPE_FORM_GENERAL, SINPE_MODE_ADD, SINPE_BF16, "sinpe_add_general_bf16"},
+    {SINPE_FORM_TABLE, SINPE_MODE_FUSED, SINPE_F32, "sinpe_embed_table_f32"},
+    {SINPE_FORM_TABLE, SINPE_MODE_FUSED, SINPE_F16, "sinpe_embed_table_f16"},
+    {SINPE_FORM_TABLE, SINPE_MODE_FUSED, SINPE_BF16, "sinpe_embed_table_bf16"},
+    {SINPE_FORM_TABLE, SINPE_MODE_ADD, SINPE_F32, "sinpe_add_table_f32"},
+    {SINPE_FORM_TABLE, SINPE_MODE_ADD, SINPE_F16, "sinpe_add_table_f16"},
+    {SINPE_FORM_TABLE, SINPE_MODE_ADD, SINPE_BF16, "sinpe_add_table_bf16"},
+    {SINPE_FORM_OTF, SINPE_MODE_FUSED, SINPE_F32, "sinpe_embed_otf_f32"},
+    {SINPE_FORM_OTF, SINPE_MODE_FUSED, SINPE_F16, "sinpe_embed_otf_f16"},
+    {SINPE_FORM_OTF, SINPE_MODE_FUSED, SINPE_BF16, "sinpe_embed_otf_bf16"},
+    {SINPE_FORM_OTF, SINPE_MODE_ADD, SINPE_F32, "sinpe_add_otf_f32"},
+    {SINPE_FORM_OTF, SINPE_MODE_ADD, SINPE_F16, "sinpe_add_otf_f16"},
+    {SINPE_FORM_OTF, SINPE_MODE_ADD, SINPE_BF16, "sinpe_add_otf_bf16"},
 };
 #define N_KERNELS (int)(sizeof sinpe__kernels / sizeof sinpe__kernels[0])
 const int sinpe__kernel_count = N_KERNELS;

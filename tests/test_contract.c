@@ -1,10 +1,12 @@
 /*
  * test_contract.c -- the kernel contract of kernels/abi.h, checked on the
  * built programs (-cl-kernel-arg-info):
- *   - every kernel of kernels/entries.def exists, and its arguments are
- *     those of its form's signature, in order: count, names, address
- *     spaces and constness, so that a kernel or a host struct changed
- *     alone fails here;
+ *   - the kernels of kernels/sinpe.cl are those of the host's table
+ *     (src/kernels.c), both ways, in each program and under the guard of
+ *     each form; each kernel runs the body of its entry's form, call and
+ *     output type; its arguments are those of its form's signature, in
+ *     order: count, names, address spaces and constness; so that a kernel
+ *     or a host entry or struct changed alone fails here;
  *   - each kernel file compiles on its own with its includes, and
  *     kernels/sinpe.cl built from disk defines the kernels of the
  *     embedded text;
@@ -20,16 +22,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define FORM_NAME(form, sig) #form,
+#define FORM_SIG(form, sig) #sig,
+static const char *const form_name[SINPE_FORMS] = {SINPE_FORM_LIST(FORM_NAME)};
+static const char *const form_sig[SINPE_FORMS] = {SINPE_FORM_LIST(FORM_SIG)};
+
 /* A program of the embedded source (text NULL) or of text with the kernel
-   files' directory on the include path, holding every kernel of weights
-   (-1: the base program's), built with the argument information. */
-static cl_program build(sinpe_context *ctx, const char *text, int weights)
+   files' directory on the include path, holding the kernels of weights
+   (-1: the base program's) of form (-1: every form), built with the
+   argument information. */
+static cl_program build_form(sinpe_context *ctx, const char *text, int weights, int form)
 {
     char options[1024];
     const char *src = text ? text : sinpe__kernel_source;
     cl_device_id dev = sinpe_context_device(ctx);
     cl_int err;
     sinpe__plan_options(NULL, SINPE_MATH_FLOAT, weights, options, sizeof options);
+    for (int f = 0; f < SINPE_FORMS; f++) {
+        char has[64], *at;
+        snprintf(has, sizeof has, " -DSINPE_HAS_%s=", form_name[f]);
+        at = strstr(options, has);
+        ck_assert_msg(at != NULL, "no %s in the options %s", has, options);
+        at[strlen(has)] = form < 0 || f == form ? '1' : '0';
+    }
     strcat(options, " -cl-kernel-arg-info -I kernels");
     cl_program prog = clCreateProgramWithSource(sinpe_context_cl_context(ctx), 1, &src, NULL, &err);
     ck_assert_int_eq(err, CL_SUCCESS);
@@ -41,6 +56,11 @@ static cl_program build(sinpe_context *ctx, const char *text, int weights)
                      (int)err, log);
     }
     return prog;
+}
+
+static cl_program build(sinpe_context *ctx, const char *text, int weights)
+{
+    return build_form(ctx, text, weights, -1);
 }
 
 /* Kernel k of prog against its signature. */
@@ -78,23 +98,99 @@ static void check_kernel(cl_program prog, int k)
     clReleaseKernel(kernel);
 }
 
-START_TEST(contract_arguments)
+/* Whether the kernel names of a program (';' between two) hold name. */
+static int names_hold(const char *names, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *at = strstr(names, name); at; at = strstr(at + 1, name))
+        if ((at == names || at[-1] == ';') && (at[n] == ';' || at[n] == 0))
+            return 1;
+    return 0;
+}
+
+/* Whether the program of weights w built with form alone (-1: every
+   form) is to hold kernel k. */
+static int wanted(int w, int form, int k)
+{
+    return sinpe__kernel_held(NULL, w, k) && (form < 0 || sinpe__kernels[k].form == form);
+}
+
+/* Every program built with every form held and with each form alone: its
+   kernels are the entries of the host's table its program holds, of that
+   form, both ways (a kernel on one side only, under another form's guard
+   or in the other program fails), and each has its form's signature. */
+START_TEST(contract_kernels)
 {
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     int checked = 0;
     /* The base program, and one of weights (COL's bf16 kernels among its
        own: with no record, a program holds every kernel of its calls). */
-    for (int w = -1; w <= SINPE_F32; w++) {
-        cl_program prog = build(ctx, NULL, w);
-        for (int k = 0; k < sinpe__kernel_count; k++)
-            if (sinpe__kernel_held(NULL, w, k)) {
-                check_kernel(prog, k);
-                checked++;
+    for (int w = -1; w <= SINPE_F32; w++)
+        for (int form = -1; form < SINPE_FORMS; form++) {
+            static char names[8192];
+            const char *of = form < 0 ? "every form" : form_name[form];
+            cl_program prog = build_form(ctx, NULL, w, form);
+            names[0] = 0; /* pocl writes nothing for a program with no kernel */
+            ck_assert_int_eq(clGetProgramInfo(prog, CL_PROGRAM_KERNEL_NAMES, sizeof names, names,
+                                              NULL), CL_SUCCESS);
+            for (int k = 0; k < sinpe__kernel_count; k++) {
+                const char *name = sinpe__kernels[k].name;
+                ck_assert_msg(names_hold(names, name) == wanted(w, form, k),
+                              "weights %d, %s: %s %s", w, of, name,
+                              wanted(w, form, k) ? "missing" : "in the program");
+                if (wanted(w, form, k)) {
+                    check_kernel(prog, k);
+                    checked += form >= 0;
+                }
             }
-        clReleaseProgram(prog);
-    }
+            for (const char *at = names; *at; at += *at == ';') {
+                int n = (int)strcspn(at, ";"), k = 0;
+                while (k < sinpe__kernel_count && (strncmp(sinpe__kernels[k].name, at, n) != 0 ||
+                                                   sinpe__kernels[k].name[n] != 0))
+                    k++;
+                ck_assert_msg(k < sinpe__kernel_count, "weights %d, %s: %.*s is not the host's", w,
+                              of, n, at);
+                at += n;
+            }
+            clReleaseProgram(prog);
+        }
     ck_assert_int_eq(checked, sinpe__kernel_count);
     sinpe_context_release(ctx);
+}
+END_TEST
+
+/* Each kernel's line of kernels/sinpe.cl runs the body of its entry's
+   form, call and output type, and kernels/sinpe.cl has no other. */
+START_TEST(contract_bodies)
+{
+    static const char *const mode[] = {"FUSED", "GATHER", "ADD", "NONE"};
+    static const char *const out[] = {"F32", "F16", "BF16"};
+    const char *at = sinpe__kernel_source;
+    int lines = 0;
+    for (int k = 0; k < sinpe__kernel_count; k++) {
+        const sinpe__kernel *e = &sinpe__kernels[k];
+        char want[256], head[128];
+        const char *line;
+        ck_assert_int_le(e->ot, SINPE_BF16);
+        if (e->mode == SINPE_MODE_NONE)
+            snprintf(want, sizeof want, "kernel void %s(SINPE_PARAMS(SINPE_SIG_%s)) "
+                     "{ SINPE_BODY(%s, %s); }\n", e->name, form_sig[e->form],
+                     form_name[e->form], out[e->ot]);
+        else
+            snprintf(want, sizeof want, "kernel void %s(SINPE_EMBED_PARAMS) "
+                     "{ SINPE_EMBED(%s, %s, %s); }\n", e->name, form_name[e->form],
+                     mode[e->mode], out[e->ot]);
+        snprintf(head, sizeof head, "\nkernel void %s(", e->name);
+        line = strstr(sinpe__kernel_source, head);
+        ck_assert_msg(line != NULL, "no kernel %s in kernels/sinpe.cl", e->name);
+        ck_assert_msg(strncmp(line + 1, want, strlen(want)) == 0, "%.*s: the host's entry is %s",
+                      (int)strcspn(line + 1, "\n"), line + 1, want);
+    }
+    while ((at = strstr(at, "\nkernel ")) != NULL) {
+        at++;
+        lines++;
+    }
+    ck_assert_int_eq(lines, sinpe__kernel_count);
 }
 END_TEST
 
@@ -176,7 +272,8 @@ Suite *suite_contract(void)
     Suite *s = suite_create("contract");
     TCase *tc = tcase_create("kernels");
     tcase_set_timeout(tc, TU_TIMEOUT);
-    tcase_add_test(tc, contract_arguments);
+    tcase_add_test(tc, contract_kernels);
+    tcase_add_test(tc, contract_bodies);
     tcase_add_test(tc, contract_files_standalone);
     tcase_add_test(tc, contract_variants_reach);
     tcase_add_test(tc, contract_plan_refuses_missing);
