@@ -144,8 +144,8 @@ typedef struct {
 
 /*
  * The kernel forms, each with the signature of its kernels (below);
- * kernels/entries.def lists every kernel with its form.  A program holds
- * only the kernels its tuning record reaches (src/plan.c), and is built
+ * kernels/sinpe.cl writes every kernel out and src/kernels.c lists each
+ * with its form.  A program holds only the kernels its tuning record reaches (src/plan.c), and is built
  * with -DSINPE_HAS_<FORM>=0 or 1 for every form.  The embedding forms:
  *   FAST    positions start + t, all in the table, no padding policy:
  *           four columns (into 16-bit outputs, wide16) of seqs sequences

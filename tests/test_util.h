@@ -49,7 +49,7 @@ Suite *suite_rope(void);
 TCase *tcase_rope_spec(void); /* part of suite_rope */
 
 /*
- * Check tags: the kernel forms (kernels/entries.def; "rows" for the table's
+ * Check tags: the kernel forms (src/kernels.c; "rows" for the table's
  * kernels) a test case runs in every mode against float64 references.
  * Under a tuning record that adds a kernel of a form to the run under the
  * device's own record, "make test" runs the cases tagged with that form
