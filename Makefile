@@ -19,6 +19,8 @@
 #   make bench-peers   numpy and PyTorch doing the same job, against $(BENCH_JSON)
 #   make bench-accuracy cos/sin error by position, sinpe against the float32
 #                      formula, as a table, build/accuracy.dat and bench/accuracy.png
+#   make check-kernels the kernels through clang with -Wall -Werror, every
+#                      program sinpe builds (the library builds them with -w)
 #   make check-oclgrind every kernel under oclgrind, then pocl (tests/grind)
 #   make check-asan    library, unit tests and grind with ASan + UBSan
 #   make check-stress  context churn and an 8-thread stress test
@@ -119,7 +121,7 @@ TEST_BIN   = $(BUILD)/sinpe_tests
 BENCH_BIN  = $(BUILD)/sinpe_bench
 TUNE_BIN   = $(BUILD)/sinpe-tune
 
-.PHONY: all check test check-records check-exports check-runner check-abi check-install bench tune deps install uninstall \
+.PHONY: all check test check-kernels check-records check-exports check-runner check-abi check-install bench tune deps install uninstall \
         clean FORCE
 .DELETE_ON_ERROR:
 
@@ -386,6 +388,10 @@ $(BUILD)/threads: $(BUILD)/tests/grind/harness.o
 
 # oclgrind (with --check-api --data-races, see tests/grind/run.sh for
 # --uninitialized), then pocl with work-groups of at most 8, then plain pocl.
+check-kernels:
+	sh scripts/install-deps.sh --with clang
+	sh scripts/check-kernels.sh
+
 check-oclgrind:
 	sh scripts/install-deps.sh --with oclgrind
 	$(MAKE) $(GRIND_BIN)

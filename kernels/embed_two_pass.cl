@@ -26,7 +26,7 @@ SINPE_INLINE sinpe_seq sinpe_seq_at(const int mode, const int et, const bool pol
 {
     sinpe_seq q;
     size_t bs = min(b0 + s, (size_t)a->n_seqs - 1), r = bs * a->pos.seq_len + t;
-    int p = sinpe_position(a, pos, seq_start, pad_count, bs, t);
+    int p = sinpe_position(&a->pos, pos, seq_start, pad_count, bs, t);
     q.o = a->out_off + r * a->out_stride + c;
     q.id = sinpe_id_rule(mode, et, policy, ids, ws, a, r, c);
     q.live = b0 + s < a->n_seqs && (!sinpe_wants_pe(mode, a) || (p >= 0 && p < a->tab_rows));
@@ -238,7 +238,7 @@ SINPE_INLINE void sinpe_otf_tile(const int mode, const int et, const int ot,
     bool whole = c + SINPE_OTF_COLS <= (int)a.dim && sinpe_wants_pe(mode, &a);
     uint t_end = min(t0 + run, a.pos.seq_len);
     size_t b_end = min(b0 + seqs, (size_t)a.n_seqs);
-    int base = sinpe_position(&a, pos, seq_start, pad_count, b0, t0) & ~(SINPE_STEP_ROWS - 1);
+    int base = sinpe_position(&a.pos, pos, seq_start, pad_count, b0, t0) & ~(SINPE_STEP_ROWS - 1);
     sinpe_anchor4 an[2][SINPE_OTF_COLS / 4];
     for (int h = 0; h < 2; h++)
         for (int q = 0; q < SINPE_OTF_COLS / 4; q++)
@@ -345,7 +345,7 @@ SINPE_INLINE void sinpe_otf_run(const int mode, const int et, const int ot,
             }
             int x = k.p & ~(SINPE_STEP_ROWS - 1);
             if (x != held) {
-                int next = t + 1 < t1 ? sinpe_position(&a, pos, seq_start, pad_count, b, t + 1) : ~x;
+                int next = t + 1 < t1 ? sinpe_position(&a.pos, pos, seq_start, pad_count, b, t + 1) : ~x;
                 if ((next & ~(SINPE_STEP_ROWS - 1)) != x && SINPE_FLOAT_TYPE(et)) {
                     sinpe_cols_pe(mode, et, ot, E, out, coef, &a, &k, c, n);
                     continue;

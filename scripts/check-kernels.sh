@@ -1,0 +1,26 @@
+#!/bin/sh
+# The kernels compiled as OpenCL C 1.2 by clang, -Wall and every warning an error
+# (but -Wpsabi's, which describe the x86 calling convention of 16-wide
+# vectors), for every program sinpe builds: the base one and one per
+# weights type, every form held.  The library builds them with -w (see
+# src/plan.c), so a warning would otherwise go unseen.
+set -eu
+cd "$(dirname "$0")/.."
+CLANG=${CLANG:-clang}
+forms="FAST STREAM COL ROW GENERAL TABLE OTF ANCHORS ROWS POSITIONS TIMESTEPS BAD_IDS ROPE"
+defs="-DSINPE_FP64=0 -DSINPE_SEQS=4 -DSINPE_TABLE_SEQS=2 -DSINPE_TABLE_TILE=1 -DSINPE_ALIGNED_IO=1"
+defs="$defs -DSINPE_WIDE16=16 -DSINPE_ROPE_PAIRS=64 -DSINPE_PREFETCH=3 -DSINPE_STREAM_LINES=4"
+for f in $forms; do defs="$defs -DSINPE_HAS_$f=1"; done
+n=0
+for w in base 0 1 2 3 4 5 6; do
+    extra=""
+    [ "$w" = base ] || extra="-DSINPE_WEIGHTS=$w"
+    for fp64 in 0 1; do
+        # shellcheck disable=SC2086
+        "$CLANG" -x cl -cl-std=CL1.2 -Xclang -finclude-default-header -target spir64 \
+            -Ikernels $defs -USINPE_FP64 -DSINPE_FP64=$fp64 $extra -Wall -Werror \
+            -Wno-psabi -fsyntax-only kernels/sinpe.cl
+        n=$((n + 1))
+    done
+done
+echo "check-kernels: $n programs compiled without a warning"
