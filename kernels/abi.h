@@ -108,7 +108,7 @@ typedef cl_uint sinpe_u32;
 #define SINPE_ROPE_K_ROWS 16384    /* k_out's row of each token from k_rows */
 
 /*
- * The position source, the first member of every parameter block: token t
+ * The position source, a member of every parameter block: token t
  * of sequence b is at start + (positions[pos_off + b * seq_len + t], or of
  * + t with POS_BROADCAST; t without HAS_POS) + seq_starts[b] - pad_counts[b]
  * (kernels/positions.cl; the host fills it once, src/positions.c).  What
@@ -135,11 +135,11 @@ typedef struct {
 
 /* The parameter block of every embedding kernel, passed by value. */
 typedef struct {
-    sinpe_pos_params pos;
     sinpe_u64 ids_off, e_off, e_stride, out_off, out_stride, ws_off;
     sinpe_i32 vocab, vocab_start, tab_rows, pad_id, pad_policy, flags, ws_type;
     sinpe_u32 dim, n_seqs;
     float scale, wscale;
+    sinpe_pos_params pos;
 } sinpe_embed_params;
 
 /*
