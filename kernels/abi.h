@@ -108,9 +108,9 @@ typedef cl_uint sinpe_u32;
 #define SINPE_ROPE_K_ROWS 16384    /* k_out's row of each token from k_rows */
 
 /*
- * The position source, a member of every parameter block: token t
- * of sequence b is at start + (positions[pos_off + b * seq_len + t], or of
- * + t with POS_BROADCAST; t without HAS_POS) + seq_starts[b] - pad_counts[b]
+ * The position source, a member of every parameter block: token t of
+ * sequence b is at start + positions[pos_off + b * seq_len + t] (of t with
+ * POS_BROADCAST; t itself without HAS_POS) + seq_starts[b] - pad_counts[b]
  * (kernels/positions.cl; the host fills it once, src/positions.c).  What
  * later positions add goes here: lanes per token, grid axes, a scale.
  */
