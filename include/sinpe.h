@@ -1090,6 +1090,7 @@ SINPE_API sinpe_status sinpe_record_add_positions(sinpe_table *table,
  *   float2 sinpe_rope_cos_sin(global const float *table, int rows,
  *                             global const float *consts, uint rot_dim,
  *                             uint layout, int p, uint k);
+ *   uint   sinpe_rope_lane(uint axes, uint4 sections, uint k);
  *
  * (dst is private memory, n may be 0: nothing written.)
  * table and rows are sinpe_table_borrow()'s buffer and row count (or any
@@ -1099,7 +1100,10 @@ SINPE_API sinpe_status sinpe_record_add_positions(sinpe_table *table,
  * of pair k < rot_dim / 2 of a rotary table (rot_dim its R, layout its
  * sinpe_rope_layout: COS_SIN or PAIRS), the values sinpe_enqueue_rope()
  * rotates with; a host kernel rotating in registers with the header's
- * operation order (see sinpe_rope_args) gets sinpe's bits.  The values have the bits of
+ * operation order (see sinpe_rope_args) gets sinpe's bits.
+ * sinpe_rope_lane() gives the lane L(k) of pair k for a spec's axes and
+ * sections (their values, see sinpe_rope_axes): with several lanes, p is
+ * the position of that lane.  The values have the bits of
  * sinpe's table row p, and of sinpe's own kernels past the table's rows,
  * for every spec: the constants carry the spec, so one build serves every
  * table of the context.  Only reads: table and consts are never written,
@@ -1235,6 +1239,31 @@ SINPE_API sinpe_status sinpe_enqueue_timesteps(sinpe_table *table, cl_command_qu
  *   COS_TWICE   [cos_0 .. cos_{R/2-1} | cos_0 .. cos_{R/2-1}] (HF's cos)
  *   SIN_TWICE   the same of sin (HF's sin)
  * The rotation reads COS_SIN and PAIRS tables.
+ *
+ * Several positions per token (spec.axes, spec.sections).  Multimodal and
+ * N-D rotary give a token up to four positions, its lanes (Qwen-VL's
+ * temporal, height and width; Flux's and Wan's frame, row and column):
+ * pair k rotates by the position of its lane L(k), p_L(k) w_k.  The
+ * sections are the lanes' pair counts, adding up to R/2 (the lanes are 0
+ * .. the last nonzero section):
+ *   MROPE              blocked: pairs [0, s0) take lane 0, the next s1 lane
+ *                      1, ...; w_k of the rule over all R/2 pairs (Qwen2-VL,
+ *                      Qwen2.5-VL: HF's mrope_section; ggml's MROPE).
+ *   MROPE_INTERLEAVED  lane l = k mod n (n lanes) when l > 0 and k < n s_l,
+ *                      else lane 0; w_k over all pairs (Qwen3-VL, Qwen3.5:
+ *                      HF's mrope_interleaved; ggml's IMROPE).  The counts
+ *                      this gives must be the sections.
+ *   AXES_ND            blocked, and each lane's section has frequencies of
+ *                      its own: those of the rule for a rotary dimension of
+ *                      2 s_l, the index restarting at each section (Flux's
+ *                      EmbedND, HunyuanVideo, Wan, the Qwen-VL vision
+ *                      towers: ggml's VISION with equal sections).  The lists
+ *                      (inv_freq, short_factor, long_factor) keep R/2 values,
+ *                      section by section.
+ * The table of such a spec holds, at row p, every pair at position p; the
+ * rotation reads pair k from the row of its lane's position, and the
+ * device function sinpe_rope_lane() gives L(k).  Text tokens, whose lanes
+ * hold one value, rotate as with one lane.
  */
 typedef enum sinpe_rope_rule {
     SINPE_ROPE_DEFAULT = 0,
@@ -1256,6 +1285,13 @@ typedef enum sinpe_rope_layout {
     SINPE_ROPE_COS_TWICE = 2,
     SINPE_ROPE_SIN_TWICE = 3
 } sinpe_rope_layout;
+
+typedef enum sinpe_rope_axes {
+    SINPE_ROPE_ONE_AXIS = 0, /* one position per token; sections all 0 */
+    SINPE_ROPE_MROPE = 1,
+    SINPE_ROPE_MROPE_INTERLEAVED = 2,
+    SINPE_ROPE_AXES_ND = 3
+} sinpe_rope_axes;
 
 /*
  * The lists short_factor, long_factor and inv_freq each come with their
@@ -1299,6 +1335,8 @@ typedef struct sinpe_rope_spec {
     /* The number of values in each list above: R/2 with the list, 0 without
        (0 after init; the presets set those of their lists). */
     size_t n_short_factor, n_long_factor, n_inv_freq;
+    sinpe_rope_axes axes;          /* ONE_AXIS after init (see above) */
+    size_t sections[4];            /* pairs per lane, adding up to R/2; 0 after init */
 } sinpe_rope_spec;
 
 /* Fills spec with the DEFAULT rule, base 10000, HALVES, COS_SIN and the
@@ -1325,6 +1363,20 @@ SINPE_API void sinpe_rope_spec_init_sized(sinpe_rope_spec *spec, size_t rotary_d
  *                sequence's for the short ones below 4097), and the factor
  *                lists of Phi-3.5-mini-instruct (head_dim 96 only; another
  *                LONGROPE model sets its own short_factor and long_factor).
+ * Several lanes (head_dim as stated, else SINPE_INVALID_SPEC):
+ *  QWEN2_VL      base 1000000, MROPE sections 16, 24, 24 (head_dim 128)
+ *  QWEN2_5_VL    the same (Qwen2.5-VL's text model)
+ *  QWEN3_VL      base 5000000, MROPE_INTERLEAVED 24, 20, 20 (head_dim 128)
+ *  QWEN3_5       R = 64 (partial 0.25 of head_dim 256), base 10000000,
+ *                MROPE_INTERLEAVED 11, 11, 10
+ *  QWEN2_VL_VISION  the vision tower's 2-D rope: R = head_dim, base 10000,
+ *                AXES_ND head_dim/4, head_dim/4 (rows, columns), HALVES
+ *  FLUX          AXES_ND 8, 28, 28 (axes_dim 16, 56, 56), base 10000,
+ *                INTERLEAVED (head_dim 128)
+ *  HUNYUAN_VIDEO the same with base 256
+ *  WAN           AXES_ND c - 2 floor(c/3), floor(c/3), floor(c/3) with
+ *                c = head_dim / 2 (frame, row, column), base 10000,
+ *                INTERLEAVED (Wan 2.x)
  */
 typedef enum sinpe_rope_preset {
     SINPE_ROPE_PRESET_LLAMA2 = 1,
@@ -1334,7 +1386,15 @@ typedef enum sinpe_rope_preset {
     SINPE_ROPE_PRESET_QWEN2_YARN = 5,
     SINPE_ROPE_PRESET_GPT_NEOX = 6,
     SINPE_ROPE_PRESET_GPTJ = 7,
-    SINPE_ROPE_PRESET_PHI3_LONGROPE = 8
+    SINPE_ROPE_PRESET_PHI3_LONGROPE = 8,
+    SINPE_ROPE_PRESET_QWEN2_VL = 9,
+    SINPE_ROPE_PRESET_QWEN2_5_VL = 10,
+    SINPE_ROPE_PRESET_QWEN3_VL = 11,
+    SINPE_ROPE_PRESET_QWEN3_5 = 12,
+    SINPE_ROPE_PRESET_QWEN2_VL_VISION = 13,
+    SINPE_ROPE_PRESET_FLUX = 14,
+    SINPE_ROPE_PRESET_HUNYUAN_VIDEO = 15,
+    SINPE_ROPE_PRESET_WAN = 16
 } sinpe_rope_preset;
 
 /* Fills spec for preset and head_dim.  Errors: SINPE_NULL_ARGUMENT,
@@ -1407,6 +1467,13 @@ SINPE_API sinpe_status sinpe_rope_table_create(sinpe_context *context,
  *           positions, plus seq_starts[seq_starts_offset + b] with
  *           seq_starts.  Any value is valid: positions past the table's
  *           rows (or negative) are computed on the fly with the same bits.
+ *           A table of n > 1 lanes (spec.sections) reads lane l of token r
+ *           at positions[positions_offset + l * lane_stride + r] (lane_stride
+ *           0: the tokens' count, HF's position_ids [3, batch, seq] and
+ *           ggml's four lanes of n_tokens; lane_stride >= the tokens'
+ *           count), start and seq_starts added to every lane (seq_starts:
+ *           HF's rope_deltas in decode); without positions every lane is
+ *           start + t.
  *
  * The operation, per pair: cos and sin are read (or computed) in float32,
  * the stored x1 and x2 are widened to float32, y1 = fma(x1, cos, -(x2 * sin))
@@ -1427,6 +1494,7 @@ typedef struct sinpe_rope_args {
     cl_int start;
     cl_mem positions;  size_t positions_offset;
     cl_mem seq_starts; size_t seq_starts_offset;
+    size_t lane_stride; /* a table of several lanes: 0 means n_seqs * seq_len */
 } sinpe_rope_args;
 
 /* Fills args with the defaults: every buffer NULL, every count, offset and

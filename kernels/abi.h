@@ -111,11 +111,12 @@ typedef cl_uint sinpe_u32;
  * The position source, a member of every parameter block: token t of
  * sequence b is at start + positions[pos_off + b * seq_len + t] (of t with
  * POS_BROADCAST; t itself without HAS_POS) + seq_starts[b] - pad_counts[b]
- * (kernels/positions.cl; the host fills it once, src/positions.c).  What
- * later positions add goes here: lanes per token, grid axes, a scale.
+ * (kernels/positions.cl; the host fills it once, src/positions.c); its
+ * lane l (several positions per token) reads positions l * lane_stride
+ * further.  What later positions add goes here: grid axes, a scale.
  */
 typedef struct {
-    sinpe_u64 pos_off, seq_start_off, pad_count_off;
+    sinpe_u64 pos_off, seq_start_off, pad_count_off, lane_stride;
     sinpe_i32 start, flags;
     sinpe_u32 seq_len;
 } sinpe_pos_params;
@@ -126,6 +127,7 @@ typedef struct {
     sinpe_u64 q_off, q_stride, k_off, k_stride, qo_off, qo_stride, ko_off, ko_stride, k_rows_off;
     sinpe_i32 tab_rows, flags;
     sinpe_u32 rot, head_dim, q_heads, kv_heads, tokens, slots, layout, pairing, ko_rows;
+    sinpe_u32 axes, sections[4]; /* the table's lanes (sinpe_rope_lane); axes 0: one */
 } sinpe_rope_params;
 
 /* Where the weights' row scales are (sinpe_embed_params.ws_type). */

@@ -59,6 +59,21 @@ inline float2 sinpe_rope_cos_sin(global const float *table, int rows, global con
     return sinpe_pe_pair(p, (int)col.y, rot_dim, consts);
 }
 
+/* The position lane of pair k under a spec's axes (sinpe_rope_axes) and
+   sections: blocked, or interleaved across the pairs (src/rope_spec.c's
+   sinpe__rope_lane() is the same rule). */
+inline uint sinpe_rope_lane(uint axes, uint4 sec, uint k)
+{
+    if (axes == 2) { /* MROPE_INTERLEAVED */
+        uint n = sec.w ? 4 : sec.z ? 3 : sec.y ? 2 : 1, l = k % n;
+        uint s = l == 1 ? sec.y : l == 2 ? sec.z : sec.w;
+        return l && k < n * s ? l : 0;
+    }
+    if (axes == 0)
+        return 0;
+    return (uint)(k >= sec.x) + (uint)(k >= sec.x + sec.y) + (uint)(k >= sec.x + sec.y + sec.z);
+}
+
 /* pe_math.cl turned contraction off for its own code; the host's code
    after this text gets the default back. */
 #pragma OPENCL FP_CONTRACT DEFAULT

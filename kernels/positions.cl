@@ -7,14 +7,16 @@
 
 #include "abi.h"
 
-/* Position of token t of sequence b; sums wrap modulo 2^32 like the host's int32. */
-inline int sinpe_position(const sinpe_pos_params *a, global const int *pos,
-                          global const int *seq_start, global const int *pad_count,
-                          size_t b, uint t)
+/* Position lane of token t of sequence b; sums wrap modulo 2^32 like the
+   host's int32. */
+inline int sinpe_position_lane(const sinpe_pos_params *a, global const int *pos,
+                               global const int *seq_start, global const int *pad_count,
+                               size_t b, uint t, uint lane)
 {
     uint p = (uint)a->start;
     if (a->flags & SINPE_HAS_POS)
-        p += (uint)pos[a->pos_off + ((a->flags & SINPE_POS_BROADCAST) ? t : b * a->seq_len + t)];
+        p += (uint)pos[a->pos_off + lane * a->lane_stride +
+                       ((a->flags & SINPE_POS_BROADCAST) ? t : b * a->seq_len + t)];
     else
         p += t;
     if (a->flags & SINPE_HAS_SEQ_START)
@@ -22,6 +24,14 @@ inline int sinpe_position(const sinpe_pos_params *a, global const int *pos,
     if (a->flags & SINPE_HAS_PAD_COUNT)
         p -= (uint)pad_count[a->pad_count_off + b];
     return (int)p;
+}
+
+/* Its only position (lane 0). */
+inline int sinpe_position(const sinpe_pos_params *a, global const int *pos,
+                          global const int *seq_start, global const int *pad_count,
+                          size_t b, uint t)
+{
+    return sinpe_position_lane(a, pos, seq_start, pad_count, b, t, 0);
 }
 
 #endif /* SINPE_POSITIONS_CL */

@@ -101,13 +101,40 @@ SINPE_INLINE void sinpe_rope_cs_past(global const float *coef, const sinpe_rope_
     }
 }
 
-/* The cos and sin of n <= 4 pairs from k0 at position p: the table's row,
-   or computed past it. */
+/* The cos and sin of n pairs from k0, pair k at the position of its lane,
+   pl[sinpe_rope_lane(k)]: from the lane's row of the table or past it. */
+SINPE_INLINE void sinpe_rope_cs_lanes(global const float *tab, global const float *coef,
+                                      const sinpe_rope_params *a, const int *pl, uint k0, int n,
+                                      float *c, float *s)
+{
+    uint4 sec = (uint4)(a->sections[0], a->sections[1], a->sections[2], a->sections[3]);
+    for (int l = 0; l < n; l++) {
+        uint k = k0 + (uint)l;
+        int p = pl[sinpe_rope_lane(a->axes, sec, k)];
+        uint2 col = sinpe_rope_cols(a->rot, a->layout, k);
+        float2 cs = p >= 0 && p < a->tab_rows
+                        ? (float2)(tab[(size_t)p * a->rot + col.x], tab[(size_t)p * a->rot + col.y])
+                        : sinpe_pe_pair(p, (int)col.y, a->rot, coef);
+        c[l] = cs.x;
+        s[l] = cs.y;
+    }
+}
+
+/* The cos and sin of n <= 4 pairs from k0 at the positions pl (pl[0] with
+   one lane): the table's row, or computed past it. */
 SINPE_INLINE void sinpe_rope_cs4(global const float *tab, global const float *coef,
-                                 const sinpe_rope_params *a, int p, uint k0, int n, float4 *c,
-                                 float4 *s)
+                                 const sinpe_rope_params *a, const int *pl, uint k0, int n,
+                                 float4 *c, float4 *s)
 {
     uint npairs = a->rot / 2;
+    int p = pl[0];
+    if (a->axes) {
+        float cc[4] = {0.0f, 0.0f, 0.0f, 0.0f}, ss[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+        sinpe_rope_cs_lanes(tab, coef, a, pl, k0, n, cc, ss);
+        *c = vload4(0, cc);
+        *s = vload4(0, ss);
+        return;
+    }
     if (p >= 0 && p < a->tab_rows) {
         global const uchar *row = (global const uchar *)(tab + (size_t)p * a->rot);
         sinpe_rope_load(row, 0, k0, npairs, n, a->layout, SINPE_F32, c, s);
@@ -182,16 +209,23 @@ SINPE_INLINE void sinpe_rope_wide(global const uchar *qs, size_t qo, global ucha
                                   size_t qd, global const uchar *ks, size_t ko,
                                   global uchar *k_out, size_t kd, uint kh,
                                   global const float *tab, global const float *coef,
-                                  const sinpe_rope_params *a, int p, uint k0, uint m, const int ot)
+                                  const sinpe_rope_params *a, const int *pl, uint k0, uint m,
+                                  const int ot)
 {
     uint npairs = a->rot / 2;
+    int p = pl[0];
     float16 c[SINPE_ROPE_WIDE], s[SINPE_ROPE_WIDE];
 #pragma unroll
     for (uint j = 0; j < SINPE_ROPE_WIDE; j++) {
         uint k = k0 + 16 * j;
         if (j >= m)
             continue;
-        if (p >= 0 && p < a->tab_rows) {
+        if (a->axes) {
+            float cc[16], ss[16];
+            sinpe_rope_cs_lanes(tab, coef, a, pl, k, 16, cc, ss);
+            c[j] = vload16(0, cc);
+            s[j] = vload16(0, ss);
+        } else if (p >= 0 && p < a->tab_rows) {
             global const uchar *row = (global const uchar *)(tab + (size_t)p * a->rot);
             sinpe_rope_load16(row, 0, k, npairs, a->layout, SINPE_F32, &c[j], &s[j]);
         } else {
@@ -231,19 +265,27 @@ SINPE_INLINE void sinpe_body_ROPE(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ROPE
             sinpe_rope_copy(ks, ko, k_out, kd, kh, a.head_dim, c0, n, ot);
         return;
     }
-    /* No pad counts: seq_start stands in for their buffer, never read. */
-    int p = sinpe_position(&a.pos, pos, seq_start, seq_start, b, r - b * a.pos.seq_len);
+    /* The lanes' positions (one without axes).  No pad counts: seq_start
+       stands in for their buffer, never read. */
+    int pl[4];
+    uint t = r - b * a.pos.seq_len;
+    pl[0] = sinpe_position(&a.pos, pos, seq_start, seq_start, b, t);
+    for (uint l = 1; l < 4; l++) /* only the lanes that hold pairs are read */
+        pl[l] = a.axes && (l == 1   ? a.sections[1] | a.sections[2] | a.sections[3]
+                           : l == 2 ? a.sections[2] | a.sections[3]
+                                    : a.sections[3])
+                    ? sinpe_position_lane(&a.pos, pos, seq_start, seq_start, b, t, l)
+                    : pl[0];
     uint k0 = SINPE_ROPE_PAIRS * g, k1 = min(k0 + SINPE_ROPE_PAIRS, npairs);
     uint m = SINPE_ROPE_PAIRS >= 16 ? (k1 - k0) / 16 : 0; /* whole sixteens */
     if (m) {
-        sinpe_rope_wide(qs, qo, q_out, qd, ks, ko, k_out, kd, kh, tab, coef, &a, (int)p, k0, m,
-                        ot);
+        sinpe_rope_wide(qs, qo, q_out, qd, ks, ko, k_out, kd, kh, tab, coef, &a, pl, k0, m, ot);
         k0 += 16 * m;
     }
     for (; k0 < k1; k0 += 4) {
         int n = (int)min(4u, npairs - k0);
         float4 c, s;
-        sinpe_rope_cs4(tab, coef, &a, (int)p, k0, n, &c, &s);
+        sinpe_rope_cs4(tab, coef, &a, pl, k0, n, &c, &s);
         sinpe_rope_heads(qs, qo, q_out, qd, a.q_heads, a.head_dim, k0, npairs, n, a.pairing, ot,
                          c, s);
         sinpe_rope_heads(ks, ko, k_out, kd, kh, a.head_dim, k0, npairs, n, a.pairing, ot, c, s);

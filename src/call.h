@@ -118,8 +118,8 @@ sinpe_status sinpe__table_is(const sinpe_table *t, int kind, const char *name);
 /*
  * Where the positions of n_seqs sequences of seq_len tokens come from, as
  * a call's arguments give it: the rule, start, a buffer of positions (per
- * token, or one row for every sequence), per-sequence starts and pad
- * counts.  Checked once (the messages name args->...), then written once
+ * token, or one row for every sequence; lanes of them, lane_stride apart),
+ * per-sequence starts and pad counts.  Checked once (the messages name args->...), then written once
  * into the parameter block's sinpe_pos_params.
  */
 typedef struct sinpe__positions {
@@ -129,6 +129,7 @@ typedef struct sinpe__positions {
     size_t positions_offset, seq_starts_offset, pad_counts_offset;
     int broadcast;
     size_t n_seqs, seq_len;
+    size_t lanes, lane_stride; /* positions per token (0 or 1: one); lane_stride 0: the tokens */
 } sinpe__positions;
 
 sinpe_status sinpe__positions_check(const sinpe_context *ctx, const sinpe__positions *s);

@@ -23,9 +23,16 @@ sinpe_status sinpe__positions_check(const sinpe_context *ctx, const sinpe__posit
                 "args->position_rule %d is not a sinpe_position_rule", s->rule);
     SINPE_CHECK(s->rule == SINPE_POSITIONS_FAIRSEQ && s->positions, SINPE_INVALID_OPTION,
                 "args->positions must be NULL with SINPE_POSITIONS_FAIRSEQ (made on the device)");
+    size_t n = s->broadcast ? s->seq_len : s->n_seqs * s->seq_len, lanes = s->lanes ? s->lanes : 1;
+    size_t stride = s->lane_stride ? s->lane_stride : n;
+    SINPE_CHECK(lanes > 1 && s->positions && stride < n, SINPE_INVALID_SHAPE,
+                "args->lane_stride %zu is below the %zu tokens of a lane", stride, n);
+    SINPE_CHECK(lanes > 1 && s->positions && stride > (SIZE_MAX - n) / (lanes - 1),
+                SINPE_BUFFER_TOO_SMALL, "args->positions: %zu lanes of lane_stride %zu overflow",
+                lanes, stride);
     if (s->positions)
         SINPE_FORWARD(sinpe__check_ints(ctx, s->positions, "args->positions", s->positions_offset,
-                                        s->broadcast ? s->seq_len : s->n_seqs * s->seq_len));
+                                        (lanes - 1) * stride + n));
     else if (s->rule == SINPE_POSITIONS_INDEX)
         SINPE_CHECK((int64_t)s->start + (int64_t)(s->seq_len - 1) > INT_MAX, SINPE_INVALID_SHAPE,
                     "args->start %d + seq_len - 1 exceeds the largest position 2^31 - 1",
@@ -45,6 +52,8 @@ sinpe_pos_params sinpe__positions_params(const sinpe__positions *s)
         .pos_off = s->positions ? s->positions_offset : 0,
         .seq_start_off = s->seq_starts ? s->seq_starts_offset : 0,
         .pad_count_off = s->pad_counts ? s->pad_counts_offset : 0,
+        .lane_stride = s->lane_stride ? s->lane_stride
+                                      : (s->broadcast ? s->seq_len : s->n_seqs * s->seq_len),
         .start = s->start,
         .flags = (s->positions ? SINPE_HAS_POS : 0) |
                  (s->positions && s->broadcast ? SINPE_POS_BROADCAST : 0) |

@@ -61,6 +61,9 @@ static sinpe_status validate(const sinpe_table *t, const sinpe_rope_args *a, sin
     size_t R = t->spec.dim, n;
 
     int layout = (int)t->rope->layout, pairing = (int)t->rope->pairing;
+    size_t lanes = 1; /* 1 + the last lane with pairs */
+    for (size_t i = 1; i < 4; i++)
+        lanes = t->rope->sections[i] != 0.0 ? i + 1 : lanes;
     SINPE_CHECK(layout != SINPE_ROPE_COS_SIN && layout != SINPE_ROPE_PAIRS, SINPE_INVALID_SPEC,
                 "table's layout %d holds cos or sin alone: the rotation reads COS_SIN or PAIRS",
                 layout);
@@ -107,10 +110,14 @@ static sinpe_status validate(const sinpe_table *t, const sinpe_rope_args *a, sin
                                   .positions_offset = a->positions_offset,
                                   .seq_starts = a->seq_starts,
                                   .seq_starts_offset = a->seq_starts_offset,
-                                  .n_seqs = a->n_seqs, .seq_len = a->seq_len};
+                                  .n_seqs = a->n_seqs, .seq_len = a->seq_len,
+                                  .lanes = lanes, .lane_stride = a->lane_stride};
     SINPE_FORWARD(sinpe__positions_check(ctx, &src));
     memset(p, 0, sizeof *p);
     p->pos = sinpe__positions_params(&src);
+    p->axes = (cl_uint)t->rope->axes;
+    for (int i = 0; i < 4; i++)
+        p->sections[i] = (cl_uint)t->rope->sections[i];
     if (a->k_rows) {
         SINPE_FORWARD(sinpe__check_ints(ctx, a->k_rows, "args->k_rows", a->k_rows_offset, n));
         p->flags |= SINPE_ROPE_K_ROWS;

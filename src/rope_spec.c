@@ -26,82 +26,6 @@ void sinpe_rope_spec_init_sized(sinpe_rope_spec *spec, size_t rotary_dim, size_t
     sinpe__struct_init(SINPE__ROPE_SPEC, spec, struct_size, &own, "spec");
 }
 
-/* Phi-3.5-mini-instruct's LongRoPE factors (its config.json, rotary_dim 96):
-   float32 values, as the shortest float literals that give them. */
-static const double phi35_long[48] = {
-    1.08f, 1.11f, 1.14f, 1.34f, 1.5899999f, 1.6f, 1.62f, 2.6200001f, 3.23f, 3.23f, 4.79f, 7.4f,
-    7.7000003f, 9.09f, 12.2f, 17.67f, 24.460001f, 28.570002f, 30.420002f, 30.840002f, 32.590004f,
-    32.930004f, 42.320004f, 44.960003f, 50.340004f, 50.450005f, 57.550003f, 57.930004f, 58.210003f,
-    60.140003f, 62.610004f, 62.620003f, 62.710003f, 63.140003f, 63.140003f, 63.770004f, 63.930004f,
-    63.960003f, 63.97f, 64.03f, 64.07f, 64.08f, 64.12f, 64.41f, 64.48f, 64.51f, 64.53f, 64.84f,
-};
-static const double phi35_short[48] = {
-    1.0f, 1.02f, 1.03f, 1.03f, 1.05f, 1.05f, 1.05f, 1.05f, 1.05f, 1.0699999f, 1.0999999f,
-    1.1099999f, 1.1599998f, 1.1599998f, 1.1699998f, 1.2899998f, 1.3399998f, 1.6799998f, 1.7899998f,
-    1.8199998f, 1.8499998f, 1.8799998f, 1.9099997f, 1.9399997f, 1.9899997f, 2.0199997f, 2.0199997f,
-    2.0199997f, 2.0199997f, 2.0199997f, 2.0199997f, 2.0299997f, 2.0299997f, 2.0299997f, 2.0299997f,
-    2.0299997f, 2.0299997f, 2.0299997f, 2.0299997f, 2.0299997f, 2.0799997f, 2.0899997f, 2.1899996f,
-    2.2199996f, 2.5899994f, 2.7299995f, 2.7499995f, 2.8399994f,
-};
-
-static const struct {
-    const char *name;
-    double base;
-    sinpe_rope_rule rule;
-    unsigned rot_div; /* R = head_dim / rot_div, or R = rot when rot is set */
-    unsigned rot;
-    sinpe_rope_pairing pairing;
-    double factor;
-    size_t orig, max;
-} presets[] = {
-    [SINPE_ROPE_PRESET_LLAMA2] = {"llama2", 1e4, SINPE_ROPE_DEFAULT, 1, 0, 0, 0, 0, 0},
-    [SINPE_ROPE_PRESET_LLAMA3_1] = {"llama3.1", 5e5, SINPE_ROPE_LLAMA3, 1, 0, 0, 8, 8192, 0},
-    [SINPE_ROPE_PRESET_MISTRAL] = {"mistral", 1e6, SINPE_ROPE_DEFAULT, 1, 0, 0, 0, 0, 0},
-    [SINPE_ROPE_PRESET_QWEN2] = {"qwen2", 1e6, SINPE_ROPE_DEFAULT, 1, 0, 0, 0, 0, 0},
-    [SINPE_ROPE_PRESET_QWEN2_YARN] = {"qwen2-yarn", 1e6, SINPE_ROPE_YARN, 1, 0, 0, 4, 32768, 0},
-    [SINPE_ROPE_PRESET_GPT_NEOX] = {"gpt-neox", 1e4, SINPE_ROPE_DEFAULT, 4, 0, 0, 0, 0, 0},
-    [SINPE_ROPE_PRESET_GPTJ] = {"gptj", 1e4, SINPE_ROPE_DEFAULT, 1, 64, SINPE_ROPE_INTERLEAVED, 0,
-                                0, 0},
-    [SINPE_ROPE_PRESET_PHI3_LONGROPE] = {"phi3-longrope", 1e4, SINPE_ROPE_LONGROPE, 1, 0, 0, 0,
-                                         4096, 131072},
-};
-#define N_PRESETS (sizeof presets / sizeof presets[0])
-
-const char *sinpe_rope_preset_name(sinpe_rope_preset preset)
-{
-    return (unsigned)preset < N_PRESETS ? presets[preset].name : NULL;
-}
-
-sinpe_status sinpe_rope_preset_sized(sinpe_rope_spec *spec, sinpe_rope_preset preset,
-                                     size_t head_dim, size_t struct_size)
-{
-    sinpe_rope_spec own;
-    sinpe__clear_error();
-    SINPE_CHECK(!spec, SINPE_NULL_ARGUMENT, "spec is NULL");
-    SINPE_CHECK(!sinpe_rope_preset_name(preset), SINPE_UNKNOWN_PRESET,
-                "preset %d is not a sinpe_rope_preset", (int)preset);
-    size_t rot = presets[preset].rot ? presets[preset].rot : head_dim / presets[preset].rot_div;
-    SINPE_CHECK(rot == 0 || (rot & 1) || rot > head_dim, SINPE_INVALID_SPEC,
-                "head_dim %zu gives rotary_dim %zu for preset %s: it must be even, at least "
-                "2 and at most head_dim",
-                head_dim, rot, presets[preset].name);
-    sinpe_rope_spec_init(&own, rot);
-    own.base = presets[preset].base;
-    own.rule = presets[preset].rule;
-    own.pairing = presets[preset].pairing;
-    own.factor = presets[preset].factor;
-    own.original_max_positions = presets[preset].orig;
-    own.max_positions = own.length = presets[preset].max;
-    if (preset == SINPE_ROPE_PRESET_PHI3_LONGROPE) {
-        SINPE_CHECK(rot != 96, SINPE_INVALID_SPEC,
-                    "head_dim %zu: the phi3-longrope factor lists are for head_dim 96", head_dim);
-        own.long_factor = phi35_long;
-        own.short_factor = phi35_short;
-        own.n_long_factor = own.n_short_factor = sizeof phi35_long / sizeof phi35_long[0];
-    }
-    return sinpe__struct_out(SINPE__ROPE_SPEC, spec, struct_size, &own, SINPE__FILL, "spec");
-}
-
 static int positive(double x)
 {
     return isfinite(x) && x > 0.0;
@@ -123,6 +47,52 @@ static sinpe_status check_count(const sinpe_rope_spec *s, const void *list, size
 }
 
 #define COUNTED(f) (offsetof(sinpe_rope_spec, f) + sizeof(size_t))
+
+unsigned sinpe__rope_lane(unsigned axes, const size_t sections[4], size_t k)
+{
+    const size_t *s = sections;
+    if (axes == SINPE_ROPE_MROPE_INTERLEAVED) {
+        size_t n = s[3] ? 4 : s[2] ? 3 : s[1] ? 2 : 1, l = k % n;
+        return l && k < n * s[l] ? (unsigned)l : 0;
+    }
+    if (axes == SINPE_ROPE_ONE_AXIS)
+        return 0;
+    return (unsigned)((k >= s[0]) + (k >= s[0] + s[1]) + (k >= s[0] + s[1] + s[2]));
+}
+
+/* The lanes: sections that add up to R/2 under a known axes value (and,
+   interleaved, the counts its rule gives); none with ONE_AXIS. */
+static sinpe_status check_axes(const sinpe_rope_spec *s)
+{
+    size_t h = s->rotary_dim / 2, sum = 0, got[4] = {0, 0, 0, 0};
+    SINPE_CHECK((unsigned)s->axes > SINPE_ROPE_AXES_ND, SINPE_INVALID_SPEC,
+                "spec.axes %d is not a sinpe_rope_axes", (int)s->axes);
+    for (int i = 0; i < 4; i++) {
+        SINPE_CHECK(s->axes == SINPE_ROPE_ONE_AXIS && s->sections[i], SINPE_INVALID_SPEC,
+                    "spec.sections[%d] is %zu with spec.axes ONE_AXIS (set the axes)", i,
+                    s->sections[i]);
+        SINPE_CHECK(s->sections[i] > h, SINPE_INVALID_SPEC,
+                    "spec.sections[%d] %zu exceeds the %zu pairs of rotary_dim %zu", i,
+                    s->sections[i], h, s->rotary_dim);
+        sum += s->sections[i];
+        SINPE_CHECK(s->axes == SINPE_ROPE_AXES_ND && s->rule == SINPE_ROPE_DYNAMIC &&
+                        s->sections[i] == 1,
+                    SINPE_INVALID_SPEC,
+                    "spec.sections[%d] is 1: the DYNAMIC rule needs 2 pairs per axis", i);
+    }
+    if (s->axes == SINPE_ROPE_ONE_AXIS)
+        return SINPE_SUCCESS;
+    SINPE_CHECK(sum != h, SINPE_INVALID_SPEC,
+                "spec.sections add up to %zu pairs; rotary_dim %zu has %zu", sum, s->rotary_dim,
+                h);
+    for (size_t k = 0; k < h; k++)
+        got[sinpe__rope_lane((unsigned)s->axes, s->sections, k)]++;
+    for (int i = 0; i < 4; i++)
+        SINPE_CHECK(got[i] != s->sections[i], SINPE_INVALID_SPEC,
+                    "spec.sections[%d] is %zu, but the interleaved rule gives lane %d %zu pairs", i,
+                    s->sections[i], i, got[i]);
+    return SINPE_SUCCESS;
+}
 
 /* The fields the rule reads, the lists' counts, and the lists' values. */
 static sinpe_status validate(const sinpe_rope_spec *s)
@@ -187,7 +157,7 @@ static sinpe_status validate(const sinpe_rope_spec *s)
     for (size_t k = 0; s->inv_freq && k < h; k++)
         SINPE_CHECK(!positive(s->inv_freq[k]), SINPE_INVALID_SPEC,
                     "spec.inv_freq[%zu] must be finite and > 0", k);
-    return SINPE_SUCCESS;
+    return check_axes(s);
 }
 
 /* YaRN's attention scale g(s, c). */
@@ -202,8 +172,32 @@ static double yarn_dim(double b, double R, double base, double orig)
     return R * log(orig / (b * TWO_PI)) / (2.0 * log(base));
 }
 
+static void frequencies(const sinpe_rope_spec *s, double *w, double *m);
+
+/* AXES_ND: each section the rule's frequencies for a rotary dimension of
+   twice its pairs, its part of the lists. */
+static void frequencies_nd(const sinpe_rope_spec *s, double *w, double *m)
+{
+    size_t k = 0;
+    for (int i = 0; i < 4; k += s->sections[i++]) {
+        sinpe_rope_spec axis = *s;
+        if (!s->sections[i])
+            continue;
+        axis.axes = SINPE_ROPE_ONE_AXIS;
+        axis.rotary_dim = 2 * s->sections[i];
+        axis.short_factor = s->short_factor ? s->short_factor + k : NULL;
+        axis.long_factor = s->long_factor ? s->long_factor + k : NULL;
+        axis.inv_freq = s->inv_freq ? s->inv_freq + k : NULL;
+        frequencies(&axis, w + k, m);
+    }
+}
+
 static void frequencies(const sinpe_rope_spec *s, double *w, double *m)
 {
+    if (s->axes == SINPE_ROPE_AXES_ND) {
+        frequencies_nd(s, w, m);
+        return;
+    }
     size_t h = s->rotary_dim / 2;
     double R = (double)s->rotary_dim, base = s->base, f = s->factor;
     double orig = (double)s->original_max_positions, lo = 0, hi = 0;
@@ -314,6 +308,9 @@ sinpe_status sinpe_rope_table_create(sinpe_context *context, const sinpe_rope_sp
     key->rot = (double)R;
     key->layout = (double)s.layout;
     key->pairing = (double)s.pairing;
+    key->axes = (double)s.axes;
+    for (int i = 0; i < 4; i++)
+        key->sections[i] = (double)s.sections[i];
     for (size_t c = 0; c < R; c++) {
         size_t k = s.layout == SINPE_ROPE_PAIRS ? c / 2 : c % h;
         int is_sin = s.layout == SINPE_ROPE_PAIRS       ? (int)(c & 1)

@@ -373,6 +373,10 @@ void sinpe__coefficients(const sinpe__column *col, size_t dim, double amp, float
    multiple of 32 (halves of whole sixteen-lane steps, no row tail); else 0. */
 unsigned sinpe__column_pairs(const sinpe__column *col, size_t dim);
 
+/* The position lane of pair k (include/sinpe.h, sinpe_rope_axes; the
+   device's sinpe_rope_lane() in kernels/device.cl is the same rule). */
+unsigned sinpe__rope_lane(unsigned axes, const size_t sections[4], size_t k);
+
 /* ---- table.c ------------------------------------------------------------- */
 
 /* The kinds of table. */
@@ -382,6 +386,7 @@ enum { SINPE__TABLE_ENCODING, SINPE__TABLE_ROTARY };
    doubles, compared whole when tables are shared; then the R/2 w_k. */
 typedef struct sinpe__rope_key {
     double rot, layout, pairing, amp; /* R, sinpe_rope_layout, sinpe_rope_pairing, m */
+    double axes, sections[4];         /* sinpe_rope_axes and the lanes' pair counts */
     double w[];
 } sinpe__rope_key;
 #define SINPE__ROPE_KEY_BYTES(pairs) (sizeof(sinpe__rope_key) + (pairs) * sizeof(double))

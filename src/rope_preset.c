@@ -1,0 +1,122 @@
+/*
+ * rope_preset.c -- the rotary presets of include/sinpe.h: each family's
+ * published configuration as a sinpe_rope_spec.
+ */
+#include "sinpe_internal.h"
+
+#include <string.h>
+
+/* Phi-3.5-mini-instruct's LongRoPE factors (its config.json, rotary_dim 96):
+   float32 values, as the shortest float literals that give them. */
+static const double phi35_long[48] = {
+    1.08f, 1.11f, 1.14f, 1.34f, 1.5899999f, 1.6f, 1.62f, 2.6200001f, 3.23f, 3.23f, 4.79f, 7.4f,
+    7.7000003f, 9.09f, 12.2f, 17.67f, 24.460001f, 28.570002f, 30.420002f, 30.840002f, 32.590004f,
+    32.930004f, 42.320004f, 44.960003f, 50.340004f, 50.450005f, 57.550003f, 57.930004f, 58.210003f,
+    60.140003f, 62.610004f, 62.620003f, 62.710003f, 63.140003f, 63.140003f, 63.770004f, 63.930004f,
+    63.960003f, 63.97f, 64.03f, 64.07f, 64.08f, 64.12f, 64.41f, 64.48f, 64.51f, 64.53f, 64.84f,
+};
+static const double phi35_short[48] = {
+    1.0f, 1.02f, 1.03f, 1.03f, 1.05f, 1.05f, 1.05f, 1.05f, 1.05f, 1.0699999f, 1.0999999f,
+    1.1099999f, 1.1599998f, 1.1599998f, 1.1699998f, 1.2899998f, 1.3399998f, 1.6799998f, 1.7899998f,
+    1.8199998f, 1.8499998f, 1.8799998f, 1.9099997f, 1.9399997f, 1.9899997f, 2.0199997f, 2.0199997f,
+    2.0199997f, 2.0199997f, 2.0199997f, 2.0199997f, 2.0299997f, 2.0299997f, 2.0299997f, 2.0299997f,
+    2.0299997f, 2.0299997f, 2.0299997f, 2.0299997f, 2.0299997f, 2.0799997f, 2.0899997f, 2.1899996f,
+    2.2199996f, 2.5899994f, 2.7299995f, 2.7499995f, 2.8399994f,
+};
+
+enum { SPLIT_QUARTERS = 1, SPLIT_THIRDS }; /* sections derived from head_dim */
+
+static const struct {
+    const char *name;
+    double base;
+    sinpe_rope_rule rule;
+    unsigned rot_div; /* R = head_dim / rot_div, or R = rot when rot is set */
+    unsigned rot;
+    sinpe_rope_pairing pairing;
+    double factor;
+    size_t orig, max;
+    sinpe_rope_axes axes;
+    unsigned head;       /* the head_dim the sections are for (0: any) */
+    unsigned split;      /* or SPLIT_*: the sections from R */
+    size_t sections[3];
+} presets[] = {
+    [SINPE_ROPE_PRESET_LLAMA2] = {"llama2", 1e4, SINPE_ROPE_DEFAULT, 1},
+    [SINPE_ROPE_PRESET_LLAMA3_1] = {"llama3.1", 5e5, SINPE_ROPE_LLAMA3, 1, 0, 0, 8, 8192},
+    [SINPE_ROPE_PRESET_MISTRAL] = {"mistral", 1e6, SINPE_ROPE_DEFAULT, 1},
+    [SINPE_ROPE_PRESET_QWEN2] = {"qwen2", 1e6, SINPE_ROPE_DEFAULT, 1},
+    [SINPE_ROPE_PRESET_QWEN2_YARN] = {"qwen2-yarn", 1e6, SINPE_ROPE_YARN, 1, 0, 0, 4, 32768},
+    [SINPE_ROPE_PRESET_GPT_NEOX] = {"gpt-neox", 1e4, SINPE_ROPE_DEFAULT, 4},
+    [SINPE_ROPE_PRESET_GPTJ] = {"gptj", 1e4, SINPE_ROPE_DEFAULT, 1, 64, SINPE_ROPE_INTERLEAVED},
+    [SINPE_ROPE_PRESET_PHI3_LONGROPE] = {"phi3-longrope", 1e4, SINPE_ROPE_LONGROPE, 1, 0, 0, 0,
+                                         4096, 131072},
+    [SINPE_ROPE_PRESET_QWEN2_VL] = {"qwen2-vl", 1e6, SINPE_ROPE_DEFAULT, 1, 0, 0, 0, 0, 0,
+                                    SINPE_ROPE_MROPE, 128, 0, {16, 24, 24}},
+    [SINPE_ROPE_PRESET_QWEN2_5_VL] = {"qwen2.5-vl", 1e6, SINPE_ROPE_DEFAULT, 1, 0, 0, 0, 0, 0,
+                                      SINPE_ROPE_MROPE, 128, 0, {16, 24, 24}},
+    [SINPE_ROPE_PRESET_QWEN3_VL] = {"qwen3-vl", 5e6, SINPE_ROPE_DEFAULT, 1, 0, 0, 0, 0, 0,
+                                    SINPE_ROPE_MROPE_INTERLEAVED, 128, 0, {24, 20, 20}},
+    [SINPE_ROPE_PRESET_QWEN3_5] = {"qwen3.5", 1e7, SINPE_ROPE_DEFAULT, 4, 0, 0, 0, 0, 0,
+                                   SINPE_ROPE_MROPE_INTERLEAVED, 256, 0, {11, 11, 10}},
+    [SINPE_ROPE_PRESET_QWEN2_VL_VISION] = {"qwen2-vl-vision", 1e4, SINPE_ROPE_DEFAULT, 1, 0, 0, 0,
+                                           0, 0, SINPE_ROPE_AXES_ND, 0, SPLIT_QUARTERS},
+    [SINPE_ROPE_PRESET_FLUX] = {"flux", 1e4, SINPE_ROPE_DEFAULT, 1, 0, SINPE_ROPE_INTERLEAVED, 0,
+                                0, 0, SINPE_ROPE_AXES_ND, 128, 0, {8, 28, 28}},
+    [SINPE_ROPE_PRESET_HUNYUAN_VIDEO] = {"hunyuan-video", 256, SINPE_ROPE_DEFAULT, 1, 0,
+                                         SINPE_ROPE_INTERLEAVED, 0, 0, 0, SINPE_ROPE_AXES_ND, 128,
+                                         0, {8, 28, 28}},
+    [SINPE_ROPE_PRESET_WAN] = {"wan", 1e4, SINPE_ROPE_DEFAULT, 1, 0, SINPE_ROPE_INTERLEAVED, 0, 0,
+                               0, SINPE_ROPE_AXES_ND, 0, SPLIT_THIRDS},
+};
+#define N_PRESETS (sizeof presets / sizeof presets[0])
+
+const char *sinpe_rope_preset_name(sinpe_rope_preset preset)
+{
+    return (unsigned)preset < N_PRESETS ? presets[preset].name : NULL;
+}
+
+sinpe_status sinpe_rope_preset_sized(sinpe_rope_spec *spec, sinpe_rope_preset preset,
+                                     size_t head_dim, size_t struct_size)
+{
+    sinpe_rope_spec own;
+    sinpe__clear_error();
+    SINPE_CHECK(!spec, SINPE_NULL_ARGUMENT, "spec is NULL");
+    SINPE_CHECK(!sinpe_rope_preset_name(preset), SINPE_UNKNOWN_PRESET,
+                "preset %d is not a sinpe_rope_preset", (int)preset);
+    size_t rot = presets[preset].rot ? presets[preset].rot : head_dim / presets[preset].rot_div;
+    SINPE_CHECK(rot == 0 || (rot & 1) || rot > head_dim, SINPE_INVALID_SPEC,
+                "head_dim %zu gives rotary_dim %zu for preset %s: it must be even, at least "
+                "2 and at most head_dim",
+                head_dim, rot, presets[preset].name);
+    SINPE_CHECK(presets[preset].head && head_dim != presets[preset].head, SINPE_INVALID_SPEC,
+                "head_dim %zu: the %s sections are for head_dim %u", head_dim,
+                presets[preset].name, presets[preset].head);
+    sinpe_rope_spec_init(&own, rot);
+    own.base = presets[preset].base;
+    own.rule = presets[preset].rule;
+    own.pairing = presets[preset].pairing;
+    own.factor = presets[preset].factor;
+    own.original_max_positions = presets[preset].orig;
+    own.max_positions = own.length = presets[preset].max;
+    own.axes = presets[preset].axes;
+    memcpy(own.sections, presets[preset].sections, sizeof presets[preset].sections);
+    size_t c = rot / 2;
+    if (presets[preset].split == SPLIT_QUARTERS) {
+        SINPE_CHECK(c & 1, SINPE_INVALID_SPEC,
+                    "head_dim %zu: %s needs a multiple of 4 (two equal axes)", head_dim,
+                    presets[preset].name);
+        own.sections[0] = own.sections[1] = c / 2;
+    } else if (presets[preset].split == SPLIT_THIRDS) {
+        SINPE_CHECK(c < 3, SINPE_INVALID_SPEC, "head_dim %zu: %s needs at least 6", head_dim,
+                    presets[preset].name);
+        own.sections[1] = own.sections[2] = c / 3;
+        own.sections[0] = c - 2 * (c / 3);
+    }
+    if (preset == SINPE_ROPE_PRESET_PHI3_LONGROPE) {
+        SINPE_CHECK(rot != 96, SINPE_INVALID_SPEC,
+                    "head_dim %zu: the phi3-longrope factor lists are for head_dim 96", head_dim);
+        own.long_factor = phi35_long;
+        own.short_factor = phi35_short;
+        own.n_long_factor = own.n_short_factor = sizeof phi35_long / sizeof phi35_long[0];
+    }
+    return sinpe__struct_out(SINPE__ROPE_SPEC, spec, struct_size, &own, SINPE__FILL, "spec");
+}
