@@ -3,6 +3,8 @@ their heads, tokens, strides and offsets, and the fields given by name."""
 
 from ctypes import byref
 
+import numpy as np
+
 from . import _mem
 from ._args import int32_offset
 from ._dtypes import resolve, to_values
@@ -156,7 +158,13 @@ def prepare(table, q, k, q_out, k_out, *, head_dim=None, n_seqs=None, seq_len=No
     a.seq_len = seq_len
     a.start = start
     if positions is not None:
-        _int32_arg(a, "positions", positions)
+        arr = _int32_arg(a, "positions", positions)
+        if arr is not None and arr.ndim > 1:  # [lanes, tokens...]: one lane a row
+            if any(st != 4 * int(np.prod(arr.shape[i + 1:]))
+                   for i, st in enumerate(arr.strides) if i > 0):
+                raise SinpeError(INVALID_SHAPE, f"positions: a lane's positions must be "
+                                 f"contiguous (strides {arr.strides})")
+            a.lane_stride = arr.strides[0] // 4
     if seq_starts is not None:
         _int32_arg(a, "seq_starts", seq_starts)
     if k_rows is not None:

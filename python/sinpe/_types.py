@@ -165,6 +165,8 @@ class RopeSpec(Structure):
         ("n_short_factor", c_size_t),
         ("n_long_factor", c_size_t),
         ("n_inv_freq", c_size_t),
+        ("axes", enum),
+        ("sections", c_size_t * 4),
     ]
 
     def __repr__(self):
@@ -177,8 +179,14 @@ class RopeSpec(Structure):
                 v = f"[{getattr(self, 'n_' + f)} values]"
             elif f.startswith("n_"):
                 continue
-            elif f in ("rule", "pairing", "layout"):
+            elif f in ("rule", "pairing", "layout", "axes"):
+                if f == "axes" and not v:
+                    continue
                 v = repr(name_of_rope(f, v))
+            elif f == "sections":
+                if not any(v):
+                    continue
+                v = repr(list(v))
             else:
                 v = repr(v)
             shown.append(f"{f}={v}")
@@ -217,6 +225,7 @@ class RopeArgs(Structure):
         ("positions_offset", c_size_t),
         ("seq_starts", cl_mem),
         ("seq_starts_offset", c_size_t),
+        ("lane_stride", c_size_t),
     ]
 
 
@@ -224,8 +233,8 @@ STRUCTS = (ContextOptions, Spec, EmbedArgs, DtypeInfo, RopeSpec, RopeArgs)
 
 # The header's constants, by their C names.  The status codes come from
 # SINPE_STATUS_MAP, the others from the enums (and the named values of
-# sinpe_embed_args.vocab_shard).  The prefix SINPE_ROPE_ holds three enums
-# (rule, pairing, layout) and the rotary presets: see ROPE_ENUMS.
+# sinpe_embed_args.vocab_shard).  The prefix SINPE_ROPE_ holds four enums
+# (rule, pairing, layout, axes) and the rotary presets: see ROPE_ENUMS.
 CONSTANTS = {
     "SINPE_VERSION_MAJOR": 0,
     "SINPE_VERSION_MINOR": 4,
@@ -313,9 +322,21 @@ CONSTANTS = {
     "SINPE_ROPE_PRESET_GPT_NEOX": 6,
     "SINPE_ROPE_PRESET_GPTJ": 7,
     "SINPE_ROPE_PRESET_PHI3_LONGROPE": 8,
+    "SINPE_ROPE_PRESET_QWEN2_VL": 9,
+    "SINPE_ROPE_PRESET_QWEN2_5_VL": 10,
+    "SINPE_ROPE_PRESET_QWEN3_VL": 11,
+    "SINPE_ROPE_PRESET_QWEN3_5": 12,
+    "SINPE_ROPE_PRESET_QWEN2_VL_VISION": 13,
+    "SINPE_ROPE_PRESET_FLUX": 14,
+    "SINPE_ROPE_PRESET_HUNYUAN_VIDEO": 15,
+    "SINPE_ROPE_PRESET_WAN": 16,
+    "SINPE_ROPE_ONE_AXIS": 0,
+    "SINPE_ROPE_MROPE": 1,
+    "SINPE_ROPE_MROPE_INTERLEAVED": 2,
+    "SINPE_ROPE_AXES_ND": 3,
 }
 
-# The three enums of sinpe_rope_spec share the prefix SINPE_ROPE_, so they
+# The four enums of sinpe_rope_spec share the prefix SINPE_ROPE_, so they
 # are listed by field: {field: {short name: value}}.
 ROPE_ENUMS = {
     "rule": {n: CONSTANTS[f"SINPE_ROPE_{n.upper()}"]
@@ -323,6 +344,8 @@ ROPE_ENUMS = {
     "pairing": {n: CONSTANTS[f"SINPE_ROPE_{n.upper()}"] for n in ("halves", "interleaved")},
     "layout": {n: CONSTANTS[f"SINPE_ROPE_{n.upper()}"]
                for n in ("cos_sin", "pairs", "cos_twice", "sin_twice")},
+    "axes": {n: CONSTANTS[f"SINPE_ROPE_{n.upper()}"]
+             for n in ("one_axis", "mrope", "mrope_interleaved", "axes_nd")},
 }
 
 

@@ -114,7 +114,7 @@ _PLAIN = ("base", "factor", "original_max_positions", "max_positions", "length",
 
 def rope_spec(rotary_dim=None, preset=None, *, head_dim=None, rule=None, pairing=None,
               layout=None, truncate=None, short_factor=None, long_factor=None, inv_freq=None,
-              **fields):
+              axes=None, sections=None, **fields):
     """A sinpe_rope_spec (sinpe.RopeSpec): the preset's for head_dim
     (sinpe_rope_preset()) when one is named, else sinpe_rope_spec_init()'s
     for rotary_dim; then any field given.
@@ -130,7 +130,9 @@ def rope_spec(rotary_dim=None, preset=None, *, head_dim=None, rule=None, pairing
     long_factor (R/2 numbers each, kept as float64 arrays with the struct)
     and inv_freq (R/2 numbers used as given, kept as float32: a model's
     own float32 frequencies, e.g. HF's RotaryEmbedding.inv_freq), each
-    with its count.  The spec is checked where it is used (frequencies(), a
+    with its count.  Several positions per token: axes "mrope",
+    "mrope_interleaved" or "axes_nd" with sections, the lanes' pair counts
+    (up to four, adding up to R/2).  The spec is checked where it is used (frequencies(), a
     table): a list of another length than R/2 raises SinpeError
     (INVALID_SPEC naming it) before sinpe is called, the rest by sinpe.
     """
@@ -161,6 +163,13 @@ def rope_spec(rotary_dim=None, preset=None, *, head_dim=None, rule=None, pairing
         s.layout = _enum("layout", layout)
     if truncate is not None:
         s.truncate = 1 if truncate else 0
+    if axes is not None:
+        s.axes = _enum("axes", axes)
+    if sections is not None:
+        sections = list(sections)
+        if len(sections) > 4:
+            raise SinpeError(INVALID_SPEC, f"sections: {len(sections)} lanes; at most 4")
+        s.sections[:] = sections + [0] * (4 - len(sections))
     for name, value in fields.items():
         if name not in _PLAIN:
             raise TypeError(f"unknown argument {name!r}: expected a field of sinpe_rope_spec "
@@ -263,7 +272,9 @@ class RopeTable(Handle):
         k_out: token r's keys go to row k_rows[r] of k_out (negative, or
         past k_out's rows: skipped).  Positions: start + t, or start +
         positions[r] (int32 Array), plus seq_starts[b] (int32 Array, one
-        per sequence).  Tokens are n_seqs sequences of seq_len, which
+        per sequence); with a table of several lanes (spec.sections),
+        positions is [lanes, tokens] (HF's position_ids [3, batch, seq]
+        alike), each lane its row.  Tokens are n_seqs sequences of seq_len, which
         together make up q's tokens (default: the 4-D shape, else one
         sequence; with Buffers, n_seqs, seq_len and head_dim are needed).
         Other sinpe_rope_args fields by name (e.g. q_offset in elements,
@@ -285,7 +296,8 @@ class RopeTable(Handle):
         with sequences) and k [tokens, kv_heads, head_dim] are copied to the
         device, rotated there and copied back into new arrays; returns
         (q_rotated, k_rotated) (None for an absent one).  positions: integers
-        per token; seq_starts: integers per sequence.  float32, float16,
+        per token ([lanes, tokens] for a table of several lanes);
+        seq_starts: integers per sequence.  float32, float16,
         ml_dtypes.bfloat16, or raw uint16 bits with dtype="bfloat16".
         Blocking.  Raises SinpeError."""
         cl_ctx, _, queue = self._handles
@@ -333,7 +345,11 @@ class RopeTable(Handle):
                                    ("seq_starts", seq_starts, n_seqs)):
                 if v is None:
                     continue
-                v = np.ascontiguousarray(np.asarray(v).reshape(-1))
+                v = np.asarray(v)
+                if name == "positions" and v.ndim > 1:  # lanes first
+                    count *= v.shape[0]
+                    a.lane_stride = tokens
+                v = np.ascontiguousarray(v.reshape(-1))
                 if v.dtype.kind not in "iu":
                     raise SinpeError(INVALID_DTYPE, f"{name}: integers expected, not {v.dtype}")
                 if v.size and (v.min() < -2**31 or v.max() > 2**31 - 1):

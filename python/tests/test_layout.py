@@ -141,7 +141,8 @@ def test_struct_fields_in_header_order():
             if not decl:
                 continue
             # "size_t n_seqs, seq_len" or "const char *device": names after the type.
-            parts = [p.strip() for p in decl.split(",")]
+            # An array ("size_t sections[4]") by its name.
+            parts = [re.sub(r"\[\w*\]", "", p).strip() for p in decl.split(",")]
             first = re.findall(r"\w+", parts[0])[-1]
             fields.append(first)
             fields += [re.findall(r"\w+", p)[-1] for p in parts[1:]]

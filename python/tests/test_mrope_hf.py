@@ -1,0 +1,187 @@
+"""sinpe's multimodal and 2-D rotation against HF transformers' own code in
+float64 (the float64 transform of test_rope_hf.py).
+
+The functions used, taken from the model files' syntax trees:
+  qwen2_vl, qwen2_5_vl: rotate_half, apply_multimodal_rotary_pos_emb
+      (blocked sections); qwen2_vl: apply_rotary_pos_emb_vision and
+      VisionRotaryEmbedding (the vision tower's 2-D rope);
+  qwen3_vl: Qwen3VLTextRotaryEmbedding.apply_interleaved_mrope (the
+      interleaved lanes), rotate_half and apply_rotary_pos_emb.
+The text rotary classes' forward is a product of inv_freq (HF's
+ROPE_INIT_FUNCTIONS in float64) and each lane's positions, then cos and
+sin of cat(freqs, freqs): formed here in float64 as they write it.
+Positions: a mixed prompt (text, an image's t/h/w grid as get_rope_index
+lays it out, text after it) and random lanes up to 2^24.  Bound: as
+test_rope_hf.py's rotation (rope_reference.rotation_bound).
+"""
+
+import ast
+import importlib.util
+import textwrap
+
+import numpy as np
+import pytest
+
+import sinpe
+from rope_reference import rotation_bound
+from test_rope_hf import HF64, _namespace, float64_source, load_functions, make_config, torch
+
+QWEN2 = load_functions("transformers.models.qwen2_vl.modeling_qwen2_vl",
+                       ["rotate_half", "apply_multimodal_rotary_pos_emb",
+                        "apply_rotary_pos_emb_vision"])
+QWEN25 = load_functions("transformers.models.qwen2_5_vl.modeling_qwen2_5_vl",
+                        ["rotate_half", "apply_multimodal_rotary_pos_emb"])
+QWEN3 = load_functions("transformers.models.qwen3_vl.modeling_qwen3_vl",
+                       ["rotate_half", "apply_rotary_pos_emb"])
+
+
+def load_method(module_name, cls, name):
+    """A method of a class of a transformers module as a plain function
+    (float64-transformed); its self is passed as None."""
+    spec = importlib.util.find_spec(module_name)
+    with open(spec.origin) as f:
+        text = f.read()
+    for node in ast.parse(text).body:
+        if isinstance(node, ast.ClassDef) and node.name == cls:
+            for fn in node.body:
+                if isinstance(fn, ast.FunctionDef) and fn.name == name:
+                    src = textwrap.dedent(" " * fn.col_offset + ast.get_source_segment(text, fn))
+                    ns = _namespace(module_name)
+                    exec(compile(float64_source(src), spec.origin, "exec"), ns)
+                    return ns[name]
+    raise AssertionError(f"{module_name} has no {cls}.{name}")
+
+
+def load_class(module_name, cls):
+    spec = importlib.util.find_spec(module_name)
+    with open(spec.origin) as f:
+        text = f.read()
+    for node in ast.parse(text).body:
+        if isinstance(node, ast.ClassDef) and node.name == cls:
+            ns = _namespace(module_name)
+            ns["nn"] = torch.nn
+            exec(compile(float64_source(ast.get_source_segment(text, node)), spec.origin,
+                         "exec"), ns)
+            return ns[cls]
+    raise AssertionError(f"{module_name} has no {cls}")
+
+
+INTERLEAVE = load_method("transformers.models.qwen3_vl.modeling_qwen3_vl",
+                         "Qwen3VLTextRotaryEmbedding", "apply_interleaved_mrope")
+VISION_ROPE = load_class("transformers.models.qwen2_vl.modeling_qwen2_vl",
+                         "VisionRotaryEmbedding")
+
+
+def mixed_prompt(rng, n_random):
+    """Lanes [3, tokens]: 5 text tokens, a 1 x 4 x 6 image grid (t = h = w
+    = 5 at its first token), 4 text tokens after it (from max + 1), then
+    n_random tokens of random lanes below 2^24."""
+    text = np.arange(5)
+    grid_h, grid_w = np.meshgrid(np.arange(4), np.arange(6), indexing="ij")
+    img = np.stack([np.full(24, 5), 5 + grid_h.ravel(), 5 + grid_w.ravel()])
+    after = 5 + 6 + np.arange(4)
+    lanes = np.concatenate([np.stack([text] * 3), img, np.stack([after] * 3),
+                            rng.integers(0, 1 << 24, (3, n_random))], axis=1)
+    return lanes.astype(np.int64)
+
+
+# (id, preset, head_dim, HF base, partial factor, kind)
+CASES = [
+    ("qwen2-vl", "qwen2-vl", 128, 1e6, 1.0, "blocked"),
+    ("qwen2.5-vl", "qwen2.5-vl", 128, 1e6, 1.0, "blocked"),
+    ("qwen3-vl", "qwen3-vl", 128, 5e6, 1.0, "interleaved"),
+    ("qwen3.5", "qwen3.5", 256, 1e7, 0.25, "interleaved"),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_multimodal_rotation_matches_hf(host_ctx, rng, case):
+    _, preset, head_dim, base, partial, kind = case
+    spec = sinpe.rope_spec(preset=preset, head_dim=head_dim)
+    sections = [int(s) for s in spec.sections[:3]]
+    R = spec.rotary_dim
+    config = make_config(base, None, partial=partial)
+    config.head_dim = head_dim
+    inv, att = HF64["ROPE_INIT_FUNCTIONS"]["default"](config, "cpu")
+    assert inv.shape[0] == R // 2 and att == 1.0
+    lanes = mixed_prompt(rng, 20)
+    tokens = lanes.shape[1]
+    q = rng.standard_normal((tokens, 4, head_dim)).astype(np.float32)
+    k = rng.standard_normal((tokens, 2, head_dim)).astype(np.float32)
+    table = host_ctx.rope_table(spec, rows=64)
+    qr, kr = table.rotate_host(q, k, positions=lanes)
+
+    pos = torch.from_numpy(lanes).double()[:, None, :]           # [3, bs 1, seq]
+    freqs = pos[..., None] * inv.double()[None, None, None, :]   # [3, 1, seq, R/2]
+    qt = torch.from_numpy(q[..., :R]).double().transpose(0, 1)[None]  # [1, heads, seq, R]
+    kt = torch.from_numpy(k[..., :R]).double().transpose(0, 1)[None]
+    if kind == "blocked":
+        emb = torch.cat((freqs, freqs), dim=-1)
+        hf = QWEN2 if preset == "qwen2-vl" else QWEN25
+        q_hf, k_hf = hf["apply_multimodal_rotary_pos_emb"](qt, kt, emb.cos(), emb.sin(),
+                                                           sections)
+        per_pair = np.repeat(np.arange(3), sections)
+    else:
+        f = INTERLEAVE(None, freqs.clone(), sections)
+        emb = torch.cat((f, f), dim=-1)
+        q_hf, k_hf = QWEN3["apply_rotary_pos_emb"](qt, kt, emb.cos(), emb.sin())
+        kk = np.arange(R // 2)
+        per_pair = np.where((kk % 3 == 1) & (kk < 3 * sections[1]), 1,
+                            np.where((kk % 3 == 2) & (kk < 3 * sections[2]), 2, 0))
+    # The angle of pair k of each token: its lane's position times w_k.
+    angle = lanes[per_pair, :].T.astype(np.float64) * inv.numpy()[None, :]
+    for name, x, got, ref in (("q", q, qr, q_hf), ("k", k, kr, k_hf)):
+        ref = ref[0].transpose(0, 1).numpy()
+        bound = rotation_bound(angle, 1.0, float(np.abs(x).max())).max(axis=1)[:, None, None]
+        err = np.abs(got[..., :R].astype(np.float64) - ref)
+        assert np.all(err <= bound), (name, float((err / bound).max()))
+        np.testing.assert_array_equal(got[..., R:], x[..., R:])
+
+
+def test_text_lanes_are_plain_rope(host_ctx, rng):
+    """Lanes of one value: qwen2-vl's rotation equals a one-axis table's."""
+    spec = sinpe.rope_spec(preset="qwen2-vl", head_dim=128)
+    plain = sinpe.rope_spec(preset="qwen2", head_dim=128)
+    pos = rng.integers(0, 1 << 22, 30)
+    q = rng.standard_normal((30, 2, 128)).astype(np.float32)
+    a, _ = host_ctx.rope_table(spec).rotate_host(q, positions=np.stack([pos] * 3))
+    b, _ = host_ctx.rope_table(plain).rotate_host(q, positions=pos)
+    np.testing.assert_array_equal(a, b)
+
+
+def test_vision_2d_rotation_matches_hf(host_ctx, rng):
+    """Qwen2-VL's vision tower: head 80, rows and columns of a 14 x 22 grid
+    and large ones, HF's VisionRotaryEmbedding + apply_rotary_pos_emb_vision."""
+    head_dim = 80
+    spec = sinpe.rope_spec(preset="qwen2-vl-vision", head_dim=head_dim)
+    hh, ww = np.meshgrid(np.arange(14), np.arange(22), indexing="ij")
+    lanes = np.concatenate([np.stack([hh.ravel(), ww.ravel()]),
+                            rng.integers(0, 1 << 20, (2, 12))], axis=1).astype(np.int64)
+    tokens = lanes.shape[1]
+    q = rng.standard_normal((tokens, 3, head_dim)).astype(np.float32)
+    k = rng.standard_normal((tokens, 3, head_dim)).astype(np.float32)
+    qr, kr = host_ctx.rope_table(spec, rows=32).rotate_host(q, k, positions=lanes)
+    rope = VISION_ROPE(head_dim // 2)
+    top = int(lanes.max()) + 1
+    full = rope(top)                                         # [top, head/4] float64
+    rpe = torch.cat([full[torch.from_numpy(lanes[0])], full[torch.from_numpy(lanes[1])]], 1)
+    emb = torch.cat((rpe, rpe), dim=-1)
+    q_hf, k_hf = QWEN2["apply_rotary_pos_emb_vision"](
+        torch.from_numpy(q).double(), torch.from_numpy(k).double(), emb.cos(), emb.sin())
+    angle = rpe.numpy()
+    for name, x, got, ref in (("q", q, qr, q_hf), ("k", k, kr, k_hf)):
+        bound = rotation_bound(angle, 1.0, float(np.abs(x).max())).max(axis=1)[:, None, None]
+        err = np.abs(got.astype(np.float64) - ref.numpy())
+        assert np.all(err <= bound), (name, float((err / bound).max()))
+
+
+def test_lanes_bad_shapes(host_ctx, rng):
+    spec = sinpe.rope_spec(preset="qwen2-vl", head_dim=128)
+    table = host_ctx.rope_table(spec)
+    q = rng.standard_normal((6, 1, 128)).astype(np.float32)
+    with pytest.raises(sinpe.SinpeError) as e:
+        table.rotate_host(q, positions=np.zeros((2, 6), np.int64))  # 2 lanes of 3
+    assert "positions" in str(e.value)
+    with pytest.raises(sinpe.SinpeError) as e:
+        sinpe.rope_spec(128, axes="mrope", sections=[16, 24, 20]).frequencies()
+    assert "sections add up" in str(e.value)
