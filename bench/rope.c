@@ -26,6 +26,13 @@
  *                 device functions, sinpe_device_source()), the same loop
  *                 as the pair's rotation: what a host fusing the rotation
  *                 into its own kernel gets;
+ *   mrope         sinpe_enqueue_rope() on the same bytes from the same rule
+ *                 with three lanes per token (MROPE sections 16, 24, 24:
+ *                 the position, a row and a column of a 32-wide grid);
+ *                 its fused x column is its time over rope's;
+ *   rope_engine   the cost of exactness: a bench kernel computing as the
+ *                 engines do (HF's float32 inv_freq, a float32 angle, the
+ *                 device's cos and sin) in one launch; time over rope's;
  *   rope_copy     the copy ceiling's way (the fastest copy of the run) over
  *                 the q and k bytes into a scratch buffer.
  * GB/s and %copy count each row's own bytes: q and k read and written,
@@ -142,7 +149,22 @@ static const char rope_source[] =
     "}\n"
     "HOST(rope_host_f32, 0)\n"
     "HOST(rope_host_f16, 1)\n"
-    "HOST(rope_host_bf16, 2)\n";
+    "HOST(rope_host_bf16, 2)\n"
+    "\n"
+    "/* As the engines compute: float32 frequencies (HF's inv_freq), a float32\n"
+    "   angle, the device's cos and sin. */\n"
+    "#define ENGINE(NAME, DT)                                                    \\\n"
+    "__kernel void NAME(__global void *qk, __global const float *inv_freq,     \\\n"
+    "                   uint heads, uint head_dim, uint rot, __global const int *pos)\\\n"
+    "{                                                                         \\\n"
+    "    uint j = 4 * get_global_id(0), r = get_global_id(1);                  \\\n"
+    "    float4 a = (float)pos[r] * vload4(0, inv_freq + j);                   \\\n"
+    "    rotate_heads(qk, (size_t)r * heads * head_dim, heads, head_dim, rot / 2,\\\n"
+    "                 j, cos(a), sin(a), DT);                                  \\\n"
+    "}\n"
+    "ENGINE(rope_engine_f32, 0)\n"
+    "ENGINE(rope_engine_f16, 1)\n"
+    "ENGINE(rope_engine_bf16, 2)\n";
 
 /* The state of one shape in one storage type. */
 typedef struct rope_run {
@@ -151,7 +173,12 @@ typedef struct rope_run {
     cl_mem tab;        /* the table's buffer, borrowed */
     cl_mem consts;     /* the table's constants, for the device functions */
     cl_int tab_rows;
-    cl_kernel gather, rotate, host;
+    cl_kernel gather, rotate, host, engine;
+    sinpe_table *mtable; /* the same rule with three lanes (MROPE 16, 24, 24) */
+    cl_mem lanes;        /* each token's three lanes, lane-major */
+    cl_int *host_lanes;
+    sinpe_rope_args margs;
+    cl_mem inv_freq;     /* float32 frequencies, for the engines' kernel */
     cl_mem qk, cs, scratch;
     sinpe_dtype dtype;
     size_t tokens, seq_len;
@@ -181,6 +208,35 @@ static int run_otf(void *user, cl_command_queue queue, cl_event *events, cl_uint
     rc = run_fused(user, queue, events, n_events);
     rr->args.start = 0;
     return rc;
+}
+
+/* The same bytes rotated with three lanes per token. */
+static int run_mrope(void *user, cl_command_queue queue, cl_event *events, cl_uint *n_events)
+{
+    rope_run *rr = user;
+    CHECK(sinpe_enqueue_rope(rr->mtable, queue, &rr->margs, 0, NULL, &events[0]));
+    *n_events = 1;
+    return 0;
+fail:
+    return -1;
+}
+
+static int run_engine(void *user, cl_command_queue queue, cl_event *events, cl_uint *n_events)
+{
+    rope_run *rr = user;
+    size_t g[2] = {ROPE_HEAD_DIM / 8, rr->tokens}; /* four pairs a work-item */
+    cl_uint heads = ROPE_ROW, head_dim = ROPE_HEAD_DIM, rot = ROPE_HEAD_DIM;
+    CHECK(clSetKernelArg(rr->engine, 0, sizeof rr->qk, &rr->qk));
+    CHECK(clSetKernelArg(rr->engine, 1, sizeof rr->inv_freq, &rr->inv_freq));
+    CHECK(clSetKernelArg(rr->engine, 2, sizeof heads, &heads));
+    CHECK(clSetKernelArg(rr->engine, 3, sizeof head_dim, &head_dim));
+    CHECK(clSetKernelArg(rr->engine, 4, sizeof rot, &rot));
+    CHECK(clSetKernelArg(rr->engine, 5, sizeof rr->pos, &rr->pos));
+    CHECK(clEnqueueNDRangeKernel(queue, rr->engine, 2, NULL, g, NULL, 0, NULL, &events[0]));
+    *n_events = 1;
+    return 0;
+fail:
+    return -1;
 }
 
 static int run_unfused(void *user, cl_command_queue queue, cl_event *events, cl_uint *n_events)
@@ -254,14 +310,15 @@ static int fill_qk(rope_run *rr)
  * fused outputs, both read back.  Returns the number of values beyond.
  */
 static size_t check_reference(const rope_run *rr, const unsigned char *x, const unsigned char *y,
-                              const double *freqs, double m, double *worst)
+                              const double *freqs, double m, int lanes, double *worst)
 {
     size_t r, h, j, over = 0, half = ROPE_HEAD_DIM / 2;
     size_t step = rr->tokens > 64 ? 61 : 1;
     int bits = rr->dtype == SINPE_F16 ? 10 : rr->dtype == SINPE_BF16 ? 7 : 23;
     for (r = 0; r < rr->tokens; r += step) {
-        double p = (double)rr->host_pos[r];
         for (j = 0; j < half; j++) {
+            size_t lane = lanes ? (j >= 16) + (j >= 40) : 0; /* MROPE 16, 24, 24 */
+            double p = (double)(lanes ? rr->host_lanes[lane * rr->tokens + r] : rr->host_pos[r]);
             double c = m * cos(p * freqs[j]), s = m * sin(p * freqs[j]);
             for (h = 0; h < ROPE_ROW; h++) {
                 size_t i1 = (r * ROPE_ROW + h) * ROPE_HEAD_DIM + j, i2 = i1 + half;
@@ -328,6 +385,19 @@ static int make_positions(rope_run *rr, size_t rows)
     rr->pos = clCreateBuffer(rr->env->cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                              rr->tokens * sizeof *rr->host_pos, rr->host_pos, &err);
     CHECK_AS("clCreateBuffer(positions)", err);
+    /* Three lanes as an image's tokens have them: the position, then a
+       row and a column of a 32-wide grid, all inside the table. */
+    rr->host_lanes = malloc(3 * rr->tokens * sizeof *rr->host_lanes);
+    CHECK_AS("malloc (lanes)", rr->host_lanes ? 0 : SINPE_OUT_OF_HOST_MEMORY);
+    for (r = 0; r < rr->tokens; r++) {
+        cl_int p = rr->host_pos[r];
+        rr->host_lanes[r] = p;
+        rr->host_lanes[rr->tokens + r] = p / 32;
+        rr->host_lanes[2 * rr->tokens + r] = p % 32;
+    }
+    rr->lanes = clCreateBuffer(rr->env->cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                               3 * rr->tokens * sizeof *rr->host_lanes, rr->host_lanes, &err);
+    CHECK_AS("clCreateBuffer(lanes)", err);
     free(seen);
     return 0;
 fail:
@@ -339,9 +409,12 @@ static void release_positions(rope_run *rr)
 {
     if (rr->pos)
         clReleaseMemObject(rr->pos);
+    if (rr->lanes)
+        clReleaseMemObject(rr->lanes);
     free(rr->host_pos);
-    rr->pos = NULL;
-    rr->host_pos = NULL;
+    free(rr->host_lanes);
+    rr->pos = rr->lanes = NULL;
+    rr->host_pos = rr->host_lanes = NULL;
 }
 
 /* Times the four rows of one shape, then checks the outputs. */
@@ -351,14 +424,13 @@ static int run_shape(rope_run *rr, const bench_shape *sh, size_t rows, const dou
     bench_env *env = rr->env;
     size_t es = bench_dtype_size(rr->dtype);
     size_t width = (size_t)ROPE_ROW * ROPE_HEAD_DIM;
-    enum { FUSED, OTF, UNFUSED, HOST, COPY, N_ROWS };
+    enum { FUSED, OTF, UNFUSED, HOST, COPY, MROPE, ENGINE, N_ROWS };
     static const char *const names[N_ROWS] = {"rope", "rope_otf", "rope_unfused", "rope_host",
-                                              "rope_copy"};
-    const bench_job jobs[N_ROWS] = {{run_fused, NULL, rr, 0},
-                                    {run_otf, NULL, rr, 0},
-                                    {run_unfused, NULL, rr, 0},
-                                    {run_host, NULL, rr, 0},
-                                    {run_copy, NULL, rr, 0}};
+                                              "rope_copy", "mrope", "rope_engine"};
+    const bench_job jobs[N_ROWS] = {{run_fused, NULL, rr, 0},  {run_otf, NULL, rr, 0},
+                                    {run_unfused, NULL, rr, 0}, {run_host, NULL, rr, 0},
+                                    {run_copy, NULL, rr, 0},   {run_mrope, NULL, rr, 0},
+                                    {run_engine, NULL, rr, 0}};
     bench_stats st[N_ROWS];
     bench_rounds rounds;
     bench_row row[N_ROWS];
@@ -382,6 +454,8 @@ static int run_shape(rope_run *rr, const bench_shape *sh, size_t rows, const dou
     rr->args.k_stride = width;
     rr->args.kv_heads = ROPE_KV_HEADS;
     rr->args.positions = rr->pos;
+    rr->margs = rr->args;
+    rr->margs.positions = rr->lanes;
     if (fill_qk(rr) != 0)
         goto fail;
 
@@ -405,8 +479,12 @@ static int run_shape(rope_run *rr, const bench_shape *sh, size_t rows, const dou
     row[UNFUSED].bytes += (2.0 * (double)rr->tokens + (double)rr->distinct) * ROPE_HEAD_DIM * 4.0;
     row[UNFUSED].speedup_device = bench_round_ratio(&rounds, UNFUSED, FUSED);
     row[UNFUSED].speedup_wall = st[UNFUSED].wall_us / st[FUSED].wall_us;
-    row[HOST].speedup_device = bench_round_ratio(&rounds, HOST, FUSED);
-    row[HOST].speedup_wall = st[HOST].wall_us / st[FUSED].wall_us;
+    static const int over_rope[] = {HOST, MROPE, ENGINE}; /* their time over rope's */
+    for (size_t j = 0; j < sizeof over_rope / sizeof over_rope[0]; j++) {
+        int i = over_rope[j];
+        row[i].speedup_device = bench_round_ratio(&rounds, i, FUSED);
+        row[i].speedup_wall = st[i].wall_us / st[FUSED].wall_us;
+    }
     row[FUSED].vs_copy = bench_round_ratio(&rounds, COPY, FUSED); /* same bytes */
     row[OTF].vs_table = bench_round_ratio(&rounds, OTF, FUSED);
     for (int i = 0; i < N_ROWS; i++)
@@ -449,13 +527,18 @@ static int run_shape(rope_run *rr, const bench_shape *sh, size_t rows, const dou
                    bench_dtype_name(rr->dtype));
     }
     double worst = 0.0;
-    size_t over = check_reference(rr, x, yf, freqs, m, &worst);
+    size_t over = check_reference(rr, x, yf, freqs, m, 0, &worst);
+    if (fill_qk(rr) != 0)
+        goto fail;
+    CHECK(sinpe_enqueue_rope(rr->mtable, env->queue, &rr->margs, 0, NULL, NULL));
+    CHECK(clEnqueueReadBuffer(env->queue, rr->qk, CL_TRUE, 0, rr->qk_bytes, yf, 0, NULL, NULL));
+    over += check_reference(rr, x, yf, freqs, m, 1, &worst);
     tally->rope_ref_runs++;
     tally->rope_ref_bad += over > 0;
     if (worst > tally->rope_ref_worst)
         tally->rope_ref_worst = worst;
     if (over > 0)
-        printf("MISMATCH: rope differs from the float64 rotation beyond its bound in %zu "
+        printf("MISMATCH: rope or mrope differs from the float64 rotation beyond its bound in %zu "
                "values (%s, %s)\n",
                over, sh->name, bench_dtype_name(rr->dtype));
     free(x);
@@ -484,6 +567,8 @@ int bench_rope_cases(bench_env *env, check_tally *tally, goal_tally *goals)
                                                 "rope_rotate_bf16"};
     static const sinpe_dtype types[3] = {SINPE_F32, SINPE_F16, SINPE_BF16};
     static const char *const host_names[3] = {"rope_host_f32", "rope_host_f16", "rope_host_bf16"};
+    static const char *const engine_names[3] = {"rope_engine_f32", "rope_engine_f16",
+                                                "rope_engine_bf16"};
     const char *src = rope_source, *parts[2];
     char *dev_text = NULL;
     size_t dev_len = 0;
@@ -525,6 +610,17 @@ int bench_rope_cases(bench_env *env, check_tally *tally, goal_tally *goals)
     CHECK(sinpe_table_borrow(rr.table, &rr.tab, &rows));
     CHECK(sinpe_table_constants(rr.table, &rr.consts));
     rr.tab_rows = (cl_int)rows;
+    spec.axes = SINPE_ROPE_MROPE;
+    spec.sections[0] = 16, spec.sections[1] = spec.sections[2] = 24;
+    CHECK(sinpe_rope_table_create(env->ctx, &spec, context, &rr.mtable));
+    {
+        float f32[ROPE_HEAD_DIM / 2];
+        for (i = 0; i < ROPE_HEAD_DIM / 2; i++)
+            f32[i] = (float)freqs[i];
+        rr.inv_freq = clCreateBuffer(env->cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                     sizeof f32, f32, &err);
+        CHECK_AS("clCreateBuffer(inv_freq)", err);
+    }
 
     if (bench_make_buffer(env, max_tokens * ROPE_HEAD_DIM * sizeof(float),
                           "clCreateBuffer(cos/sin)", &rr.cs) != 0)
@@ -538,6 +634,8 @@ int bench_rope_cases(bench_env *env, check_tally *tally, goal_tally *goals)
         CHECK_AS("clCreateKernel(rope_rotate)", err);
         rr.host = clCreateKernel(program, host_names[t], &err);
         CHECK_AS("clCreateKernel(rope_host)", err);
+        rr.engine = clCreateKernel(program, engine_names[t], &err);
+        CHECK_AS("clCreateKernel(rope_engine)", err);
         if (bench_make_buffer(env, bytes, "clCreateBuffer(q and k)", &rr.qk) != 0 ||
             bench_make_buffer(env, bytes, "clCreateBuffer(copy scratch)", &rr.scratch) != 0)
             goto fail;
@@ -551,13 +649,16 @@ int bench_rope_cases(bench_env *env, check_tally *tally, goal_tally *goals)
         release_mem(&rr.scratch);
         clReleaseKernel(rr.rotate);
         clReleaseKernel(rr.host);
-        rr.rotate = rr.host = NULL;
+        clReleaseKernel(rr.engine);
+        rr.rotate = rr.host = rr.engine = NULL;
     }
 
     release_mem(&rr.cs);
     release_mem(&rr.tab);
     release_mem(&rr.consts);
+    release_mem(&rr.inv_freq);
     sinpe_table_release(rr.table);
+    sinpe_table_release(rr.mtable);
     clReleaseKernel(rr.gather);
     clReleaseProgram(program);
     free(dev_text);
@@ -568,11 +669,15 @@ fail:
     release_mem(&rr.cs);
     release_mem(&rr.tab);
     release_mem(&rr.consts);
+    release_mem(&rr.inv_freq);
     sinpe_table_release(rr.table);
+    sinpe_table_release(rr.mtable);
     if (rr.rotate)
         clReleaseKernel(rr.rotate);
     if (rr.host)
         clReleaseKernel(rr.host);
+    if (rr.engine)
+        clReleaseKernel(rr.engine);
     if (rr.gather)
         clReleaseKernel(rr.gather);
     if (program)

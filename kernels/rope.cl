@@ -173,6 +173,49 @@ SINPE_INLINE void sinpe_rope_store16(global uchar *dst, size_t d, uint k0, uint 
     sinpe_store16(shuffle2(y1, y2, lo + 8u), dst, d + 2 * k0 + 16, ot);
 }
 
+/* Sixteen pairs from k at the positions of their lanes: where every lane's
+   position is in the table, its row's sixteen values blended by lane (the
+   rows stay in cache for every head), else pair by pair; the same values. */
+SINPE_INLINE void sinpe_rope_lanes16(global const float *tab, global const float *coef,
+                                     const sinpe_rope_params *a, const int *pl, uint k,
+                                     float16 *c, float16 *s)
+{
+    int in = 1;
+    for (int l = 0; l < 4; l++)
+        in &= pl[l] >= 0 && pl[l] < a->tab_rows;
+    if (!in) {
+        float cc[16], ss[16];
+        sinpe_rope_cs_lanes(tab, coef, a, pl, k, 16, cc, ss);
+        *c = vload16(0, cc);
+        *s = vload16(0, ss);
+        return;
+    }
+    const uint *sec = a->sections;
+    int16 kk = (int16)((int)k) + (int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    int16 lane; /* sinpe_rope_lane() of each (comparisons give -1 for true) */
+    if (a->axes == 2) {
+        int n = sec[3] ? 4 : sec[2] ? 3 : sec[1] ? 2 : 1;
+        int16 l = kk % (int16)n;
+        int16 sl = select(select((int16)((int)sec[3]), (int16)((int)sec[2]), l == (int16)2),
+                          (int16)((int)sec[1]), l == (int16)1);
+        lane = select((int16)0, l, (l != (int16)0) & (kk < (int16)n * sl));
+    } else {
+        int b1 = (int)sec[0], b2 = b1 + (int)sec[1], b3 = b2 + (int)sec[2];
+        lane = -((kk >= (int16)b1) + (kk >= (int16)b2) + (kk >= (int16)b3));
+    }
+    *c = *s = (float16)(0.0f);
+    for (int l = 0; l < 4; l++) {
+        int16 here = lane == (int16)l;
+        if (!any(here))
+            continue;
+        float16 cl, sl;
+        global const uchar *row = (global const uchar *)(tab + (size_t)pl[l] * a->rot);
+        sinpe_rope_load16(row, 0, k, a->rot / 2, a->layout, SINPE_F32, &cl, &sl);
+        *c = select(*c, cl, here);
+        *s = select(*s, sl, here);
+    }
+}
+
 /* Pairs [k0, k0 + 16 m) of every head of one token at position p, m <=
    SINPE_ROPE_PAIRS / 16, sixteen at a time, in the order of memory; the
    same pairs of the next token's row (ahead elements on) asked for. */
@@ -221,10 +264,7 @@ SINPE_INLINE void sinpe_rope_wide(global const uchar *qs, size_t qo, global ucha
         if (j >= m)
             continue;
         if (a->axes) {
-            float cc[16], ss[16];
-            sinpe_rope_cs_lanes(tab, coef, a, pl, k, 16, cc, ss);
-            c[j] = vload16(0, cc);
-            s[j] = vload16(0, ss);
+            sinpe_rope_lanes16(tab, coef, a, pl, k, &c[j], &s[j]);
         } else if (p >= 0 && p < a->tab_rows) {
             global const uchar *row = (global const uchar *)(tab + (size_t)p * a->rot);
             sinpe_rope_load16(row, 0, k, npairs, a->layout, SINPE_F32, &c[j], &s[j]);
