@@ -1532,6 +1532,70 @@ SINPE_API sinpe_status sinpe_record_rope(sinpe_table *table, cl_command_queue qu
                                          cl_uint num_sync_points, const cl_uint *sync_points,
                                          cl_uint *sync_point);
 
+/*
+ * Multimodal positions: the lanes of a Qwen-VL prompt, as HF transformers'
+ * get_rope_index lays them out, for a rotation of several lanes (the
+ * presets QWEN2_VL, QWEN2_5_VL, QWEN3_VL, QWEN3_5).  On the host: the
+ * token ids come from the host's own tokenizer and processor.
+ *
+ * Per sequence, over its tokens whose mask is 1 (all without a mask), in
+ * order: text takes position s + i on every lane, s one past the largest
+ * position before it (0 first); a vision block (an image, or a video, at
+ * the first image or video token from here, whichever comes first, the
+ * grids taken in order across the batch) of grid t x h x w (patches) is
+ * t h w / m^2 tokens (m the spatial_merge_size) at lanes (s + T(f), s + y,
+ * s + x) for frame f, row y < h/m, column x < w/m, row-major, with
+ * T(f) = f (QWEN2_VL, QWEN3_VL), or for QWEN2_5_VL floor(f *
+ * second_per_grid[v] * tokens_per_second) in float64 for video v
+ * (second_per_grid 1 by default) and 0 for an image (transformers' rule
+ * since its fix of fractional intervals, PR 48669; 4.57 truncated
+ * second_per_grid first); QWEN3_VL takes a video of t frames as t blocks of one frame (its
+ * processor puts a timestamp between them).  Masked tokens get 1 on every
+ * lane; deltas[b] = the largest position + 1 - seq_len (HF's
+ * rope_deltas: a decode step of sequence b at cache length c rotates at
+ * c + deltas[b] on every lane: start = c, seq_starts = deltas).
+ */
+typedef enum sinpe_mrope_rule {
+    SINPE_MROPE_QWEN2_VL = 0,
+    SINPE_MROPE_QWEN2_5_VL = 1,
+    SINPE_MROPE_QWEN3_VL = 2
+} sinpe_mrope_rule;
+
+typedef struct sinpe_mrope_prompt {
+    size_t struct_size;             /* set by sinpe_mrope_prompt_init() */
+    sinpe_mrope_rule rule;
+    size_t n_seqs, seq_len;
+    const int32_t *ids;             /* [n_seqs, seq_len] token ids */
+    const int32_t *mask;            /* [n_seqs, seq_len] 1 or 0, or NULL: all 1 */
+    int32_t image_token, video_token;
+    const int32_t *image_grid_thw;  /* [n_images, 3] (t, h, w) in patches */
+    size_t n_images;
+    const int32_t *video_grid_thw;  /* [n_videos, 3] */
+    size_t n_videos;
+    const double *second_per_grid;  /* QWEN2_5_VL: n_videos values, or NULL: 1 */
+    double tokens_per_second;       /* QWEN2_5_VL: 2 after init */
+    size_t spatial_merge_size;      /* m: 2 after init */
+} sinpe_mrope_prompt;
+
+SINPE_API void sinpe_mrope_prompt_init_sized(sinpe_mrope_prompt *prompt, size_t struct_size);
+#define sinpe_mrope_prompt_init(prompt) \
+    sinpe_mrope_prompt_init_sized((prompt), SINPE_STRUCT_SIZE(sinpe_mrope_prompt))
+
+/*
+ * Writes the three lanes of every token to lanes[l * n_seqs * seq_len + b *
+ * seq_len + t] (HF's position_ids [3, batch, seq]; lane_stride 0 for
+ * sinpe_enqueue_rope()) and, unless deltas is NULL, deltas[b].  Errors:
+ * SINPE_NULL_ARGUMENT (prompt, ids, lanes, a grid list with a count);
+ * SINPE_INVALID_OPTION (rule); SINPE_INVALID_SHAPE naming the argument
+ * (n_seqs or seq_len 0; spatial_merge_size 0; a grid value below 1, or h
+ * or w not a multiple of m; a block that runs past its sequence's tokens or
+ * holds other tokens than its own; more blocks than grids; a position past
+ * 2^31 - 1; tokens_per_second or a second_per_grid value negative or not
+ * finite).  Nothing is written on an error.
+ */
+SINPE_API sinpe_status sinpe_mrope_positions(const sinpe_mrope_prompt *prompt, int32_t *lanes,
+                                             int32_t *deltas);
+
 /* ------------------------------------------------------------------------ */
 /* The 0.1 entry points                                                     */
 /* ------------------------------------------------------------------------ */

@@ -71,7 +71,8 @@ float sinpe__round_to(sinpe_dtype t, float x);
 
 /* The public structs that grow (include/sinpe.h, "Structs that grow"). */
 enum {
-    SINPE__OPTIONS, SINPE__SPEC, SINPE__ARGS, SINPE__DTYPE_INFO, SINPE__ROPE_SPEC, SINPE__ROPE_ARGS
+    SINPE__OPTIONS, SINPE__SPEC, SINPE__ARGS, SINPE__DTYPE_INFO, SINPE__ROPE_SPEC, SINPE__ROPE_ARGS,
+    SINPE__MROPE_PROMPT
 };
 /* How sinpe__struct_out writes: a fresh struct (fields past the library's
    zeroed), an update of one read in (those left alone), a 0.1 struct. */

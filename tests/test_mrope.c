@@ -407,6 +407,62 @@ START_TEST(mrope_bad_input)
 }
 END_TEST
 
+/* The position builder: the header's example (HF's get_rope_index
+   docstring: a 3 x 4 x 4 video at 50 positions a frame, text after it
+   from 101), then bad prompts with their status, lanes untouched. */
+START_TEST(mrope_positions_builder)
+{
+    enum { V = 7, S = 12 + 5 };
+    int32_t ids[S], lanes[3 * S], deltas[1] = {-7};
+    for (int t = 0; t < S; t++)
+        ids[t] = t < 12 ? V : 100 + t;
+    static const int32_t grid[3] = {3, 4, 4};
+    static const double spg[1] = {2.0};
+    sinpe_mrope_prompt p;
+    sinpe_mrope_prompt_init(&p);
+    ck_assert(p.tokens_per_second == 2.0 && p.spatial_merge_size == 2);
+    p.rule = SINPE_MROPE_QWEN2_5_VL, p.n_seqs = 1, p.seq_len = S, p.ids = ids;
+    p.image_token = 6, p.video_token = V, p.video_grid_thw = grid, p.n_videos = 1;
+    p.second_per_grid = spg, p.tokens_per_second = 25;
+    TU_OK(sinpe_mrope_positions(&p, lanes, deltas));
+    for (int t = 0; t < 12; t++) {
+        ck_assert_int_eq(lanes[t], t / 4 * 50);
+        ck_assert_int_eq(lanes[S + t], t / 2 % 2);
+        ck_assert_int_eq(lanes[2 * S + t], t % 2);
+    }
+    for (int t = 12; t < S; t++)
+        ck_assert(lanes[t] == 89 + t && lanes[S + t] == 89 + t && lanes[2 * S + t] == 89 + t);
+    ck_assert_int_eq(deltas[0], 106 - S);
+    static const int32_t odd[3] = {3, 3, 4}, zero[3] = {0, 4, 4}, big[3] = {4, 4, 4};
+    static const double bad_spg[1] = {-1.0};
+    for (int i = 0; i < 9; i++) {
+        sinpe_mrope_prompt b = p;
+        int32_t *out = lanes;
+        const sinpe_mrope_prompt *bp = &b;
+        sinpe_status want = SINPE_INVALID_SHAPE;
+        const char *names = "video_grid_thw[0]";
+        switch (i) {
+        case 0: bp = NULL, want = SINPE_NULL_ARGUMENT, names = "prompt"; break;
+        case 1: out = NULL, want = SINPE_NULL_ARGUMENT, names = "lanes"; break;
+        case 2: b.rule = (sinpe_mrope_rule)3, want = SINPE_INVALID_OPTION, names = "rule"; break;
+        case 3: b.video_grid_thw = odd; break;
+        case 4: b.video_grid_thw = zero; break;
+        case 5: b.video_grid_thw = big; break; /* 16 tokens, 12 there */
+        case 6: b.second_per_grid = bad_spg, names = "second_per_grid"; break;
+        case 7: b.spatial_merge_size = 0, names = "spatial_merge_size"; break;
+        case 8: b.video_grid_thw = NULL, want = SINPE_NULL_ARGUMENT, names = "video_grid_thw"; break;
+        }
+        for (int t = 0; t < 3 * S; t++)
+            lanes[t] = -99;
+        TU_STATUS(sinpe_mrope_positions(bp, out, NULL), want);
+        ck_assert_msg(strstr(sinpe_last_error(), names), "case %d: \"%s\" lacks %s", i,
+                      sinpe_last_error(), names);
+        for (int t = 0; t < 3 * S; t++)
+            ck_assert_msg(lanes[t] == -99, "case %d wrote lane element %d", i, t);
+    }
+}
+END_TEST
+
 Suite *suite_mrope(void)
 {
     Suite *s = suite_create("mrope");
@@ -415,6 +471,7 @@ Suite *suite_mrope(void)
     tcase_add_loop_test(tc, mrope_presets, 0, (int)(sizeof presets / sizeof presets[0]));
     tcase_add_loop_test(tc, mrope_device_functions, 0, 3);
     tcase_add_test(tc, mrope_bad_input);
+    tcase_add_test(tc, mrope_positions_builder);
     /* The rotation's kernel under every record that launches it otherwise. */
     tc = tu_tcase(s, "mrope-rotation", "rope");
     tcase_add_loop_test(tc, mrope_rotation_bits, 0, (int)(sizeof cases / sizeof cases[0]));

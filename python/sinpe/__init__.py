@@ -64,6 +64,7 @@ from ._types import CONSTANTS, ContextOptions, EmbedArgs, RopeArgs, RopeSpec, Sp
 from .context import Context
 from .embed import EmbedCall
 from .errors import SinpeError, last_error
+from .mrope import mrope_positions
 from .quantize import quantize
 from .rope import (RopeTable, frequencies, rope_preset_name, rope_preset_value, rope_presets,
                    rope_spec)
@@ -103,5 +104,5 @@ __all__ = [
     "spec", "presets", "preset_name", "preset_value", "quantize", "last_error", "load",
     "version", "version_info", "storage_types",
     "RopeTable", "RopeSpec", "RopeArgs", "rope_spec", "rope_presets", "rope_preset_name",
-    "rope_preset_value", "frequencies",
+    "rope_preset_value", "frequencies", "mrope_positions",
 ]

@@ -229,7 +229,30 @@ class RopeArgs(Structure):
     ]
 
 
-STRUCTS = (ContextOptions, Spec, EmbedArgs, DtypeInfo, RopeSpec, RopeArgs)
+class MropePrompt(Structure):
+    """sinpe_mrope_prompt: a Qwen-VL prompt for sinpe_mrope_positions()."""
+
+    c_name = "sinpe_mrope_prompt"
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("rule", enum),
+        ("n_seqs", c_size_t),
+        ("seq_len", c_size_t),
+        ("ids", POINTER(c_int32)),
+        ("mask", POINTER(c_int32)),
+        ("image_token", c_int32),
+        ("video_token", c_int32),
+        ("image_grid_thw", POINTER(c_int32)),
+        ("n_images", c_size_t),
+        ("video_grid_thw", POINTER(c_int32)),
+        ("n_videos", c_size_t),
+        ("second_per_grid", POINTER(c_double)),
+        ("tokens_per_second", c_double),
+        ("spatial_merge_size", c_size_t),
+    ]
+
+
+STRUCTS = (ContextOptions, Spec, EmbedArgs, DtypeInfo, RopeSpec, RopeArgs, MropePrompt)
 
 # The header's constants, by their C names.  The status codes come from
 # SINPE_STATUS_MAP, the others from the enums (and the named values of
@@ -334,6 +357,9 @@ CONSTANTS = {
     "SINPE_ROPE_MROPE": 1,
     "SINPE_ROPE_MROPE_INTERLEAVED": 2,
     "SINPE_ROPE_AXES_ND": 3,
+    "SINPE_MROPE_QWEN2_VL": 0,
+    "SINPE_MROPE_QWEN2_5_VL": 1,
+    "SINPE_MROPE_QWEN3_VL": 2,
 }
 
 # The four enums of sinpe_rope_spec share the prefix SINPE_ROPE_, so they

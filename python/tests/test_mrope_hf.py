@@ -185,3 +185,94 @@ def test_lanes_bad_shapes(host_ctx, rng):
     with pytest.raises(sinpe.SinpeError) as e:
         sinpe.rope_spec(128, axes="mrope", sections=[16, 24, 20]).frequencies()
     assert "sections add up" in str(e.value)
+
+
+# -- the position builder against HF's get_rope_index ---------------------------
+
+VS, IMG, VID, VE = 9001, 9002, 9003, 9004
+
+
+class _Config:
+    def __init__(self, tps):
+        self.image_token_id, self.video_token_id, self.vision_start_token_id = IMG, VID, VS
+        self.vision_config = type("V", (), {"spatial_merge_size": 2, "tokens_per_second": tps})()
+
+
+def load_rope_index(module):
+    spec = importlib.util.find_spec(module)
+    with open(spec.origin) as f:
+        text = f.read()
+    for node in ast.parse(text).body:
+        for fn in getattr(node, "body", []):
+            if isinstance(fn, ast.FunctionDef) and fn.name == "get_rope_index":
+                ns = _namespace(module)
+                ns["Optional"] = __import__("typing").Optional
+                src = textwrap.dedent(" " * fn.col_offset + ast.get_source_segment(text, fn))
+                exec(compile(src, spec.origin, "exec"), ns)
+                return ns["get_rope_index"]
+    raise AssertionError(f"{module} has no get_rope_index")
+
+
+def prompt(rng, images, videos, per_frame):
+    """Token ids: text, then each image and video block between vision
+    start and end tokens, text between; per_frame: a video's frames as
+    separate blocks with a timestamp token before each (Qwen3-VL)."""
+    ids = list(rng.integers(0, 1000, 5))
+    for t, h, w in images:
+        ids += [VS] + [IMG] * (t * h * w // 4) + [VE] + list(rng.integers(0, 1000, 3))
+    for t, h, w in videos:
+        for f in range(t if per_frame else 1):
+            n = (1 if per_frame else t) * h * w // 4
+            ids += list(rng.integers(0, 1000, 2 if per_frame else 0)) + [VS] + [VID] * n + [VE]
+        ids += list(rng.integers(0, 1000, 4))
+    return ids
+
+
+@pytest.mark.parametrize("rule,module", [
+    ("qwen2-vl", "transformers.models.qwen2_vl.modeling_qwen2_vl"),
+    ("qwen2.5-vl", "transformers.models.qwen2_5_vl.modeling_qwen2_5_vl"),
+    ("qwen3-vl", "transformers.models.qwen3_vl.modeling_qwen3_vl"),
+])
+def test_positions_match_hf_get_rope_index(rng, rule, module):
+    hf = load_rope_index(module)
+    images, videos = [(1, 4, 6), (1, 8, 2)], [(3, 4, 4), (2, 2, 6)]
+    per_frame = rule == "qwen3-vl"
+    seqs = [prompt(rng, images[:1], videos[:1], per_frame),
+            prompt(rng, images[1:], videos[1:], per_frame)]
+    S = max(len(s) for s in seqs) + 3
+    ids = np.zeros((2, S), np.int64)
+    mask = np.zeros((2, S), np.int64)
+    for b, s in enumerate(seqs):  # left padding, as a batched generate has it
+        ids[b, S - len(s):], mask[b, S - len(s):] = s, 1
+    grid_i, grid_v = np.array(images), np.array(videos)
+    spg = np.array([2.0, 1.0])  # whole seconds: 4.57 truncates them first (see the header)
+    self = type("M", (), {"config": _Config(2)})()
+    kw = dict(input_ids=torch.from_numpy(ids), image_grid_thw=torch.from_numpy(grid_i),
+              video_grid_thw=torch.from_numpy(grid_v), attention_mask=torch.from_numpy(mask))
+    if rule == "qwen2.5-vl":
+        kw["second_per_grid_ts"] = torch.from_numpy(spg)
+    pos_hf, deltas_hf = hf(self, **kw)
+    lanes, deltas = sinpe.mrope_positions(rule, ids, image_token=IMG, video_token=VID,
+                                          image_grid_thw=grid_i, video_grid_thw=grid_v,
+                                          second_per_grid_ts=spg, attention_mask=mask)
+    np.testing.assert_array_equal(lanes, pos_hf.numpy())
+    np.testing.assert_array_equal(deltas, deltas_hf.numpy().reshape(-1))
+    assert (lanes[1] != lanes[2]).sum() > 10  # vision blocks, not text alone
+    if rule == "qwen2.5-vl":  # the first video's frames 4 apart (2 s x 2 tokens a second)
+        t_lane = lanes[0, 0][ids[0] == VID]
+        assert sorted(set(np.diff(t_lane)) - {0}) == [4]
+
+
+def test_positions_fractional_intervals():
+    """Qwen2.5-VL at 0.5 s a grid and 2 tokens a second: time indices 0, 1,
+    2 (transformers' fixed rule); text after the block from its largest."""
+    ids = [1, VS] + [VID] * 3 + [VE, 2]
+    lanes, deltas = sinpe.mrope_positions("qwen2.5-vl", ids, image_token=IMG, video_token=VID,
+                                          video_grid_thw=[[3, 2, 2]], second_per_grid_ts=[0.5])
+    np.testing.assert_array_equal(lanes[0, 0], [0, 1, 2, 3, 4, 5, 6])
+    assert list(lanes[:, 0, 2]) == [2, 2, 2] and list(lanes[:, 0, 4]) == [4, 2, 2]
+    assert deltas[0] == 0
+    with pytest.raises(sinpe.SinpeError) as e:  # 3 frames of one token, only 2 there
+        sinpe.mrope_positions("qwen2-vl", ids[:4], image_token=IMG, video_token=VID,
+                              video_grid_thw=[[3, 2, 2]])
+    assert "video_grid_thw[0]" in str(e.value)
