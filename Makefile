@@ -452,8 +452,12 @@ check-stress:
 # truncate); its rotary code runs on Debian's torch 1.13 although its model
 # modules do not import there.  Empty skips the install (offline), and
 # those tests skip.
+# HF_DIFFUSERS: the diffusers release whose rotary files the N-D tests read
+# and run in float64 (python/tests/test_nd_rope_diffusers.py), installed
+# without its dependencies: its files are read, never imported.
 PYENV = $(BUILD)/pyenv
 HF_TRANSFORMERS ?= transformers==4.57.6
+HF_DIFFUSERS ?= diffusers==0.35.2
 
 check-python:
 	sh scripts/install-deps.sh --with python
@@ -464,6 +468,7 @@ check-python:
 	rm -rf $(PYENV) && $$py -m venv --system-site-packages $(PYENV)
 	$(PYENV)/bin/pip install --quiet --no-build-isolation --no-index .
 	if [ -n "$(HF_TRANSFORMERS)" ]; then $(PYENV)/bin/pip install --quiet "$(HF_TRANSFORMERS)"; fi
+	if [ -n "$(HF_DIFFUSERS)" ]; then $(PYENV)/bin/pip install --quiet --no-deps "$(HF_DIFFUSERS)"; fi
 	env -u SINPE_LIBRARY PYTHONDONTWRITEBYTECODE=1 \
 	    $(PYENV)/bin/python -m pytest -p no:cacheprovider -q -rs python/tests
 

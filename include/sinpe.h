@@ -1473,7 +1473,15 @@ SINPE_API sinpe_status sinpe_rope_table_create(sinpe_context *context,
  *           ggml's four lanes of n_tokens; lane_stride >= the tokens'
  *           count), start and seq_starts added to every lane (seq_starts:
  *           HF's rope_deltas in decode); without positions every lane is
- *           start + t.
+ *           start + t.  Or, with grid_rows and grid_cols (and positions
+ *           NULL), from the token's place on a grid: g = t - grid_start,
+ *           column g mod grid_cols on the last lane, row (g / grid_cols)
+ *           mod grid_rows on the one before, frame g / (grid_rows
+ *           grid_cols) before that, 0 on a lane before those (Flux's and
+ *           Wan's patches, the Qwen-VL vision tower's rows and columns),
+ *           plus start and seq_starts; tokens t < grid_start (a text prefix)
+ *           take start on every lane (Flux's zero text ids).  The tokens past
+ *           grid_start make whole frames.
  *
  * The operation, per pair: cos and sin are read (or computed) in float32,
  * the stored x1 and x2 are widened to float32, y1 = fma(x1, cos, -(x2 * sin))
@@ -1495,6 +1503,7 @@ typedef struct sinpe_rope_args {
     cl_mem positions;  size_t positions_offset;
     cl_mem seq_starts; size_t seq_starts_offset;
     size_t lane_stride; /* a table of several lanes: 0 means n_seqs * seq_len */
+    size_t grid_rows, grid_cols, grid_start; /* lanes from a grid (see above); 0: none */
 } sinpe_rope_args;
 
 /* Fills args with the defaults: every buffer NULL, every count, offset and

@@ -90,6 +90,7 @@ typedef cl_uint sinpe_u32;
 #define SINPE_POS_BROADCAST 2  /* ... one row of seq_len for every sequence */
 #define SINPE_HAS_SEQ_START 8  /* plus seq_starts[b]                       */
 #define SINPE_HAS_PAD_COUNT 16 /* minus pad_counts[b]                      */
+#define SINPE_POS_GRID 64      /* lanes from a grid of the token index     */
 
 /* Bits of sinpe_embed_params.flags. */
 #define SINPE_SKIP_PE 32       /* no PE at all (a vocabulary shard's)      */
@@ -113,12 +114,16 @@ typedef cl_uint sinpe_u32;
  * POS_BROADCAST; t itself without HAS_POS) + seq_starts[b] - pad_counts[b]
  * (kernels/positions.cl; the host fills it once, src/positions.c); its
  * lane l (several positions per token) reads positions l * lane_stride
- * further.  What later positions add goes here: grid axes, a scale.
+ * further.  With POS_GRID the lanes come from the token's place g = t -
+ * grid_start on a grid of frames x grid_rows x grid_cols, the last lane
+ * its column, the one before its row, the one before that its frame
+ * (tokens before grid_start: start on every lane).  What later positions
+ * add goes here: a scale.
  */
 typedef struct {
     sinpe_u64 pos_off, seq_start_off, pad_count_off, lane_stride;
     sinpe_i32 start, flags;
-    sinpe_u32 seq_len;
+    sinpe_u32 seq_len, lanes, grid_rows, grid_cols, grid_start;
 } sinpe_pos_params;
 
 /* The rotary kernels' parameters (kernels/rope.cl), passed by value. */

@@ -14,7 +14,14 @@ inline int sinpe_position_lane(const sinpe_pos_params *a, global const int *pos,
                                size_t b, uint t, uint lane)
 {
     uint p = (uint)a->start;
-    if (a->flags & SINPE_HAS_POS)
+    if (a->flags & SINPE_POS_GRID) {
+        uint from_last = a->lanes - 1 - lane, g = t - a->grid_start, cell = a->grid_rows * a->grid_cols;
+        p += t < a->grid_start ? 0u
+             : from_last == 0  ? g % a->grid_cols
+             : from_last == 1  ? g / a->grid_cols % a->grid_rows
+             : from_last == 2  ? g / cell
+                               : 0u;
+    } else if (a->flags & SINPE_HAS_POS)
         p += (uint)pos[a->pos_off + lane * a->lane_stride +
                        ((a->flags & SINPE_POS_BROADCAST) ? t : b * a->seq_len + t)];
     else

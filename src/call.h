@@ -130,6 +130,7 @@ typedef struct sinpe__positions {
     int broadcast;
     size_t n_seqs, seq_len;
     size_t lanes, lane_stride; /* positions per token (0 or 1: one); lane_stride 0: the tokens */
+    size_t grid_rows, grid_cols, grid_start; /* lanes from a grid (grid_cols > 0) */
 } sinpe__positions;
 
 sinpe_status sinpe__positions_check(const sinpe_context *ctx, const sinpe__positions *s);

@@ -33,6 +33,19 @@ sinpe_status sinpe__positions_check(const sinpe_context *ctx, const sinpe__posit
     if (s->positions)
         SINPE_FORWARD(sinpe__check_ints(ctx, s->positions, "args->positions", s->positions_offset,
                                         (lanes - 1) * stride + n));
+    if (s->grid_cols || s->grid_rows || s->grid_start) {
+        size_t cell = s->grid_rows * s->grid_cols;
+        SINPE_CHECK(s->positions, SINPE_INVALID_OPTION,
+                    "args->positions is given with a grid (args->grid_cols): one or the other");
+        SINPE_CHECK(!s->grid_rows || !s->grid_cols || s->grid_rows > INT_MAX / s->grid_cols,
+                    SINPE_INVALID_SHAPE, "args->grid_rows %zu x grid_cols %zu: each at least 1, "
+                    "the product at most 2^31 - 1", s->grid_rows, s->grid_cols);
+        SINPE_CHECK(s->grid_start > s->seq_len || (s->seq_len - s->grid_start) % cell,
+                    SINPE_INVALID_SHAPE,
+                    "args->grid_rows x grid_cols (%zu x %zu) does not divide the %zu tokens of a "
+                    "sequence past grid_start %zu into whole frames",
+                    s->grid_rows, s->grid_cols, s->seq_len, s->grid_start);
+    }
     else if (s->rule == SINPE_POSITIONS_INDEX)
         SINPE_CHECK((int64_t)s->start + (int64_t)(s->seq_len - 1) > INT_MAX, SINPE_INVALID_SHAPE,
                     "args->start %d + seq_len - 1 exceeds the largest position 2^31 - 1",
@@ -55,7 +68,11 @@ sinpe_pos_params sinpe__positions_params(const sinpe__positions *s)
         .lane_stride = s->lane_stride ? s->lane_stride
                                       : (s->broadcast ? s->seq_len : s->n_seqs * s->seq_len),
         .start = s->start,
-        .flags = (s->positions ? SINPE_HAS_POS : 0) |
+        .lanes = (cl_uint)(s->lanes ? s->lanes : 1),
+        .grid_rows = (cl_uint)s->grid_rows,
+        .grid_cols = (cl_uint)s->grid_cols,
+        .grid_start = (cl_uint)s->grid_start,
+        .flags = (s->grid_cols ? SINPE_POS_GRID : 0) | (s->positions ? SINPE_HAS_POS : 0) |
                  (s->positions && s->broadcast ? SINPE_POS_BROADCAST : 0) |
                  (s->seq_starts ? SINPE_HAS_SEQ_START : 0) |
                  (s->pad_counts ? SINPE_HAS_PAD_COUNT : 0),

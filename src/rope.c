@@ -111,7 +111,9 @@ static sinpe_status validate(const sinpe_table *t, const sinpe_rope_args *a, sin
                                   .seq_starts = a->seq_starts,
                                   .seq_starts_offset = a->seq_starts_offset,
                                   .n_seqs = a->n_seqs, .seq_len = a->seq_len,
-                                  .lanes = lanes, .lane_stride = a->lane_stride};
+                                  .lanes = lanes, .lane_stride = a->lane_stride,
+                                  .grid_rows = a->grid_rows, .grid_cols = a->grid_cols,
+                                  .grid_start = a->grid_start};
     SINPE_FORWARD(sinpe__positions_check(ctx, &src));
     memset(p, 0, sizeof *p);
     p->pos = sinpe__positions_params(&src);

@@ -407,6 +407,73 @@ START_TEST(mrope_bad_input)
 }
 END_TEST
 
+/* Lanes from a grid: the same bits as the lanes written out on the host
+   (frame, row, column of t - grid_start; start on a text prefix). */
+START_TEST(mrope_grid_lanes)
+{
+    static const struct {
+        size_t sec[4], frames, rows, cols, prefix, n_seqs;
+    } g[] = {{{22, 21, 21}, 3, 4, 5, 0, 2}, {{20, 20}, 1, 6, 7, 0, 1},
+             {{8, 28, 28}, 1, 4, 4, 9, 2}, {{4, 10, 9, 9}, 2, 2, 3, 2, 1}};
+    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
+    cl_command_queue q = tu_queue(ctx);
+    tu_rng rng = tu_rng_for("mrope_grid");
+    size_t R = 0, lanes = 0, L = g[_i].prefix + g[_i].frames * g[_i].rows * g[_i].cols;
+    for (int l = 0; l < 4; l++)
+        R += 2 * g[_i].sec[l], lanes = g[_i].sec[l] ? (size_t)l + 1 : lanes;
+    size_t n = g[_i].n_seqs * L, hd = R;
+    sinpe_rope_spec s = axes_spec(SINPE_ROPE_AXES_ND, R, g[_i].sec[0], g[_i].sec[1],
+                                  g[_i].sec[2], g[_i].sec[3]);
+    sinpe_table *tab = NULL;
+    TU_OK(sinpe_rope_table_create(ctx, &s, 6, &tab));
+    float *x = tu_malloc(n * hd * sizeof *x), *a1 = tu_malloc(n * hd * 4), *a2 = tu_malloc(n * hd * 4);
+    int32_t *pos = tu_malloc(lanes * n * sizeof *pos), starts[2] = {3, 1000};
+    tu_rng_floats(&rng, x, n * hd, -2.0f, 2.0f);
+    for (size_t r = 0; r < n; r++) {
+        size_t t = r % L, cell = g[_i].rows * g[_i].cols, gi = t - g[_i].prefix;
+        size_t coord[3] = {gi / cell, gi / g[_i].cols % g[_i].rows, gi % g[_i].cols};
+        for (size_t l = 0; l < lanes; l++) {
+            size_t from_last = lanes - 1 - l;
+            pos[l * n + r] = t < g[_i].prefix || from_last > 2 ? 0 : (int32_t)coord[2 - from_last];
+        }
+    }
+    cl_mem xm = tu_buffer(ctx, n * hd * 4, x), pm = tu_buffer(ctx, lanes * n * 4, pos);
+    cl_mem sm = tu_buffer(ctx, sizeof starts, starts);
+    cl_mem o1 = tu_poisoned_buffer(ctx, q, n * hd), o2 = tu_poisoned_buffer(ctx, q, n * hd);
+    sinpe_rope_args a;
+    sinpe_rope_args_init(&a);
+    a.n_seqs = g[_i].n_seqs, a.seq_len = L, a.head_dim = hd, a.q = xm, a.q_heads = 1;
+    a.start = 5, a.seq_starts = sm, a.q_out = o1, a.positions = pm;
+    TU_OK(sinpe_enqueue_rope(tab, q, &a, 0, NULL, NULL));
+    a.positions = NULL, a.q_out = o2;
+    a.grid_rows = g[_i].rows, a.grid_cols = g[_i].cols, a.grid_start = g[_i].prefix;
+    TU_OK(sinpe_enqueue_rope(tab, q, &a, 0, NULL, NULL));
+    tu_read(q, o1, 0, n * hd * 4, a1), tu_read(q, o2, 0, n * hd * 4, a2);
+    for (size_t i = 0; i < n * hd; i++)
+        TU_CHECK(tu_same_bits(a1[i], a2[i]), "grid %d: element %zu: grid %a, lanes %a", _i, i,
+                 (double)a2[i], (double)a1[i]);
+    /* Bad grids: their status, nothing written. */
+    float *before = tu_read_floats(q, o2, n * hd);
+    for (int i = 0; i < 4; i++) {
+        sinpe_rope_args b = a;
+        sinpe_status want = SINPE_INVALID_SHAPE;
+        switch (i) {
+        case 0: b.positions = pm, want = SINPE_INVALID_OPTION; break;
+        case 1: b.grid_rows = 0; break;
+        case 2: b.grid_start = g[_i].prefix + 1; break;
+        case 3: b.grid_cols = g[_i].cols + 1; break;
+        }
+        TU_STATUS(sinpe_enqueue_rope(tab, q, &b, 0, NULL, NULL), want);
+        ck_assert_msg(strstr(sinpe_last_error(), i ? "grid_" : "positions"), "%s",
+                      sinpe_last_error());
+    }
+    float *after = tu_read_floats(q, o2, n * hd);
+    ck_assert_msg(!memcmp(before, after, n * hd * 4), "a refused grid wrote q_out");
+    TU_FREE(x, a1, a2, pos, before, after);
+    TU_RELEASE(ctx, q, tab, xm, pm, sm, o1, o2);
+}
+END_TEST
+
 /* The position builder: the header's example (HF's get_rope_index
    docstring: a 3 x 4 x 4 video at 50 positions a frame, text after it
    from 101), then bad prompts with their status, lanes untouched. */
@@ -476,5 +543,6 @@ Suite *suite_mrope(void)
     tc = tu_tcase(s, "mrope-rotation", "rope");
     tcase_add_loop_test(tc, mrope_rotation_bits, 0, (int)(sizeof cases / sizeof cases[0]));
     tcase_add_loop_test(tc, mrope_text_is_one_axis, 0, 2);
+    tcase_add_loop_test(tc, mrope_grid_lanes, 0, 4);
     return s;
 }

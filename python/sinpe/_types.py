@@ -226,6 +226,9 @@ class RopeArgs(Structure):
         ("seq_starts", cl_mem),
         ("seq_starts_offset", c_size_t),
         ("lane_stride", c_size_t),
+        ("grid_rows", c_size_t),
+        ("grid_cols", c_size_t),
+        ("grid_start", c_size_t),
     ]
 
 

@@ -274,7 +274,9 @@ class RopeTable(Handle):
         positions[r] (int32 Array), plus seq_starts[b] (int32 Array, one
         per sequence); with a table of several lanes (spec.sections),
         positions is [lanes, tokens] (HF's position_ids [3, batch, seq]
-        alike), each lane its row.  Tokens are n_seqs sequences of seq_len, which
+        alike), each lane its row; or grid=(rows, cols) (grid_start= the text
+        tokens before it): the lanes from each token's frame, row and column.
+        Tokens are n_seqs sequences of seq_len, which
         together make up q's tokens (default: the 4-D shape, else one
         sequence; with Buffers, n_seqs, seq_len and head_dim are needed).
         Other sinpe_rope_args fields by name (e.g. q_offset in elements,
@@ -283,6 +285,9 @@ class RopeTable(Handle):
         naming these arguments where they are at fault: nothing is
         enqueued then.
         """
+        grid = fields.pop("grid", None)
+        if grid is not None:
+            fields["grid_rows"], fields["grid_cols"] = grid
         a = prepare(self, q, k, q_out, k_out, head_dim=head_dim, n_seqs=n_seqs,
                     seq_len=seq_len, dtype=dtype, start=start, positions=positions,
                     seq_starts=seq_starts, k_rows=k_rows, fields=fields)
@@ -291,12 +296,13 @@ class RopeTable(Handle):
             self._lib.sinpe_enqueue_rope(self._ptr, qh, byref(a), n, wl, ev)))
 
     def rotate_host(self, q, k=None, *, start=0, positions=None, seq_starts=None,
-                    n_seqs=None, seq_len=None, dtype=None):
+                    n_seqs=None, seq_len=None, dtype=None, grid=None, grid_start=0):
         """rotate() on NumPy arrays: q [tokens, q_heads, head_dim] (or 4-D
         with sequences) and k [tokens, kv_heads, head_dim] are copied to the
         device, rotated there and copied back into new arrays; returns
         (q_rotated, k_rotated) (None for an absent one).  positions: integers
-        per token ([lanes, tokens] for a table of several lanes);
+        per token ([lanes, tokens] for a table of several lanes), or grid
+        (rows, cols) with grid_start as rotate() takes them;
         seq_starts: integers per sequence.  float32, float16,
         ml_dtypes.bfloat16, or raw uint16 bits with dtype="bfloat16".
         Blocking.  Raises SinpeError."""
@@ -326,6 +332,8 @@ class RopeTable(Handle):
         n_seqs, seq_len = split_tokens(tokens, n_seqs, seq_len,
                                        first.shape[:2] if first.ndim == 4 else None, what)
         a.n_seqs, a.seq_len, a.start = n_seqs, seq_len, start
+        if grid is not None:
+            (a.grid_rows, a.grid_cols), a.grid_start = grid, grid_start
         bufs = []
         try:
             for name, x in arrays.items():
