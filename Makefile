@@ -551,7 +551,7 @@ POCL_DEVICE  = Portable Computing Language
 INTEL_ENV    = OCL_ICD_VENDORS=$(CURDIR)/$(BUILD)/icd SINPE_DEVICE='$(INTEL_DEVICE)'
 INTEL_CACHE  = $(CURDIR)/$(BUILD)/intel-cache
 SAMEBITS_MATH = float fp64
-INTEL_SUITES = embed contract table quant errors rope mrope device positions dtype otf shard presets \
+INTEL_SUITES = embed contract table quant errors rope mrope grid device positions dtype otf shard presets \
                timesteps features
 INTEL_DEMOS  = $(foreach d,$(DEMOS),$(BUILD)/intel-demos/$(firstword $(subst :, ,$(d))))
 

@@ -481,7 +481,10 @@ SINPE_API void sinpe_spec_init_sized(sinpe_spec *spec, size_t dim, size_t struct
  *                 downscale_freq_shift = 0 (Stable Diffusion's UNet Timesteps).
  *  GGML_TIMESTEP  ggml ggml_timestep_embedding: [cos | sin], shift 0,
  *                 max_period 10000, odd d -> zero column.
- * The timestep presets leave the embed args at their init values.
+ *  MAE            MAE's get_1d_sincos_pos_embed_from_grid (also diffusers'):
+ *                 [sin | cos], shift 0, max_period 10000, odd d is an error:
+ *                 the half-width encoding of sinpe_enqueue_grid().
+ * The timestep presets and MAE leave the embed args at their init values.
  */
 typedef enum sinpe_preset {
     SINPE_PRESET_VASWANI = 1,
@@ -492,7 +495,8 @@ typedef enum sinpe_preset {
     SINPE_PRESET_OPENNMT = 6,
     SINPE_PRESET_DIFFUSERS = 7,
     SINPE_PRESET_DIFFUSERS_FLIP = 8,
-    SINPE_PRESET_GGML_TIMESTEP = 9
+    SINPE_PRESET_GGML_TIMESTEP = 9,
+    SINPE_PRESET_MAE = 10
 } sinpe_preset;
 
 /*
@@ -1168,6 +1172,62 @@ SINPE_API sinpe_status sinpe_enqueue_timesteps(sinpe_table *table, cl_command_qu
                                                cl_uint num_events_in_wait_list,
                                                const cl_event *event_wait_list,
                                                cl_event *event);
+
+/* ------------------------------------------------------------------------ */
+/* Patch grids: 2-D sincos encodings                                        */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The 2-D sincos encoding of a grid of rows x cols patches (MAE and ViT's
+ * get_2d_sincos_pos_embed, DiT, PixArt, SD3 with pos_embed_max_size,
+ * diffusers' PatchEmbed): the width D = 2 d, d the table's dim; token
+ * (row i, column j), row-major, holds [PE_d(x_j) | PE_d(y_i)] (MAE's
+ * meshgrid puts the columns first), PE_d the table's 1-D encoding (use the
+ * MAE preset).  The positions are the float32 values diffusers forms:
+ *     x_j = (float)(j + left) / (float)(G_c / base_size) / (float)interpolation_scale,
+ * each division rounded to float32, G_c = cols and left = 0 (rows: y_i with
+ * G_r = rows, top = 0), or with max_size the crop of a max_size x
+ * max_size grid at its centre (SD3): G = max_size, top = (max_size -
+ * rows) / 2, left = (max_size - cols) / 2 (integer division).  From there
+ * each value is sin or cos of x w_k evaluated exactly (float32 rounding of
+ * the float64 value, as sinpe_enqueue_timesteps()).  extra_tokens rows come
+ * first in each sequence (class tokens): zero rows of the encoding.
+ * Fields: n_seqs copies of the grid one after another (images of a batch;
+ * each extra_tokens + rows * cols tokens), out row r at out_offset + r *
+ * out_stride (0: D) in dtype; add 0 writes the encoding (a table), add 1
+ * adds it into out (the patch embeddings, in place: out + PE in float32,
+ * rounded once to dtype; the extra tokens' rows are left as they are).
+ */
+typedef struct sinpe_grid_args {
+    size_t struct_size;        /* set by sinpe_grid_args_init() */
+    size_t n_seqs, rows, cols, extra_tokens;
+    double base_size;          /* 0 after init: the grid's own size (positions i) */
+    double interpolation_scale; /* 1 after init */
+    size_t max_size;           /* 0: no crop */
+    int add;
+    sinpe_dtype dtype;         /* F32 after init */
+    cl_mem out;
+    size_t out_offset, out_stride;
+} sinpe_grid_args;
+
+SINPE_API void sinpe_grid_args_init_sized(sinpe_grid_args *args, size_t struct_size);
+#define sinpe_grid_args_init(args) \
+    sinpe_grid_args_init_sized((args), SINPE_STRUCT_SIZE(sinpe_grid_args))
+
+/*
+ * Enqueues the grid's encoding into (or onto) out, one launch.  Errors:
+ * SINPE_NULL_ARGUMENT (table, args, out); SINPE_INVALID_SPEC (a rotary
+ * table); SINPE_INVALID_SHAPE naming the field (n_seqs, rows or cols 0, a
+ * token count past 2^31 - 1, max_size below rows or cols, an out_stride
+ * below D); SINPE_INVALID_OPTION (base_size or interpolation_scale not
+ * finite, negative or zero where used, or a G / base_size that is not a
+ * finite float32 above 0); SINPE_INVALID_DTYPE; SINPE_BUFFER_TOO_SMALL;
+ * SINPE_INVALID_WAIT_LIST, SINPE_CONTEXT_MISMATCH, SINPE_INVALID_STRUCT_SIZE.
+ */
+SINPE_API sinpe_status sinpe_enqueue_grid(sinpe_table *table, cl_command_queue queue,
+                                          const sinpe_grid_args *args,
+                                          cl_uint num_events_in_wait_list,
+                                          const cl_event *event_wait_list, cl_event *event);
 
 /* ------------------------------------------------------------------------ */
 /* Rotary position embeddings (RoPE)                                        */

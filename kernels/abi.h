@@ -135,6 +135,16 @@ typedef struct {
     sinpe_u32 axes, sections[4]; /* the table's lanes (sinpe_rope_lane); axes 0: one */
 } sinpe_rope_params;
 
+/* The patch grid's parameters (kernels/grid.cl): tokens of per_seq each,
+   extra of them before the grid of cols columns; positions of index n
+   (n / s1) / s2, the grid's first row and column at top and left; d the
+   table's width, half the output's. */
+typedef struct {
+    sinpe_u64 out_off, out_stride;
+    sinpe_u32 d, tokens, per_seq, extra, cols, top, left, add;
+    float s1_rows, s1_cols, s2;
+} sinpe_grid_params;
+
 /* Where the weights' row scales are (sinpe_embed_params.ws_type). */
 #define SINPE_SCALES_NONE 0 /* wscale for every row (1 but for FP8) */
 #define SINPE_SCALES_F32 1  /* one fp32 per row at ws_off of the scales buffer */
@@ -175,7 +185,7 @@ typedef struct {
 #define SINPE_FORM_LIST(X)                                                                  \
     X(FAST, EMBED) X(STREAM, EMBED) X(COL, EMBED) X(ROW, EMBED) X(GENERAL, EMBED)            \
     X(TABLE, EMBED) X(OTF, EMBED) X(ANCHORS, ANCHORS) X(ROWS, ROWS) X(POSITIONS, POSITIONS)   \
-    X(TIMESTEPS, TIMESTEPS) X(BAD_IDS, BAD_IDS) X(ROPE, ROPE)
+    X(TIMESTEPS, TIMESTEPS) X(BAD_IDS, BAD_IDS) X(ROPE, ROPE) X(GRID, GRID)
 #define SINPE_FORM_ENUM(form, sig) SINPE_FORM_##form,
 enum { SINPE_FORM_LIST(SINPE_FORM_ENUM) SINPE_FORMS };
 
@@ -214,6 +224,7 @@ enum { SINPE_FORM_LIST(SINPE_FORM_ENUM) SINPE_FORMS };
     X(IN, uchar, q) S() X(IN, uchar, k) S() X(OUT, uchar, q_out) S() X(OUT, uchar, k_out) S() \
     X(IN, float, tab) S() X(IN, float, coef) S() X(IN, int, pos) S()                          \
     X(IN, int, seq_start) S() X(IN, int, k_rows) S() X(VAL, sinpe_rope_params, a)
+#define SINPE_SIG_GRID(X, S) X(OUT, uchar, out) S() X(IN, float, coef) S() X(VAL, sinpe_grid_params, a)
 #define SINPE_COMMA() ,
 
 #endif /* SINPE_ABI_H */

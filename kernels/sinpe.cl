@@ -16,6 +16,7 @@
 #include "embed_two_pass.cl"
 #include "table.cl"
 #include "rope.cl"
+#include "grid.cl"
 
 /* The parameters of an embedding kernel; its body, of form for call mode
    into output type ot; the body of another form (its own signature). */
@@ -40,6 +41,11 @@ kernel void sinpe_make_positions(SINPE_PARAMS(SINPE_SIG_POSITIONS)) { SINPE_BODY
 kernel void sinpe_timesteps_f32(SINPE_PARAMS(SINPE_SIG_TIMESTEPS)) { SINPE_BODY(TIMESTEPS, F32); }
 kernel void sinpe_timesteps_f16(SINPE_PARAMS(SINPE_SIG_TIMESTEPS)) { SINPE_BODY(TIMESTEPS, F16); }
 kernel void sinpe_timesteps_bf16(SINPE_PARAMS(SINPE_SIG_TIMESTEPS)) { SINPE_BODY(TIMESTEPS, BF16); }
+#endif
+#if SINPE_HAS_GRID
+kernel void sinpe_grid_f32(SINPE_PARAMS(SINPE_SIG_GRID)) { SINPE_BODY(GRID, F32); }
+kernel void sinpe_grid_f16(SINPE_PARAMS(SINPE_SIG_GRID)) { SINPE_BODY(GRID, F16); }
+kernel void sinpe_grid_bf16(SINPE_PARAMS(SINPE_SIG_GRID)) { SINPE_BODY(GRID, BF16); }
 #endif
 #if SINPE_HAS_BAD_IDS
 kernel void sinpe_count_bad_ids(SINPE_PARAMS(SINPE_SIG_BAD_IDS)) { SINPE_BODY(BAD_IDS, F32); }

@@ -7,7 +7,8 @@
 set -eu
 cd "$(dirname "$0")/.."
 CLANG=${CLANG:-clang}
-forms="FAST STREAM COL ROW GENERAL TABLE OTF ANCHORS ROWS POSITIONS TIMESTEPS BAD_IDS ROPE"
+# Every form of kernels/abi.h's SINPE_FORM_LIST.
+forms=$(sed -n '/^#define SINPE_FORM_LIST/,/^$/p' kernels/abi.h | grep -o 'X([A-Z_0-9]*,' | sed 's/X(//; s/,//')
 defs="-DSINPE_FP64=0 -DSINPE_SEQS=4 -DSINPE_TABLE_SEQS=2 -DSINPE_TABLE_TILE=1 -DSINPE_ALIGNED_IO=1"
 defs="$defs -DSINPE_WIDE16=16 -DSINPE_ROPE_PAIRS=64 -DSINPE_PREFETCH=3 -DSINPE_STREAM_LINES=4"
 for f in $forms; do defs="$defs -DSINPE_HAS_$f=1"; done

@@ -18,6 +18,9 @@ const sinpe__kernel sinpe__kernels[] = {
     {SINPE_FORM_TIMESTEPS, SINPE_MODE_NONE, SINPE_F32, "sinpe_timesteps_f32"},
     {SINPE_FORM_TIMESTEPS, SINPE_MODE_NONE, SINPE_F16, "sinpe_timesteps_f16"},
     {SINPE_FORM_TIMESTEPS, SINPE_MODE_NONE, SINPE_BF16, "sinpe_timesteps_bf16"},
+    {SINPE_FORM_GRID, SINPE_MODE_NONE, SINPE_F32, "sinpe_grid_f32"},
+    {SINPE_FORM_GRID, SINPE_MODE_NONE, SINPE_F16, "sinpe_grid_f16"},
+    {SINPE_FORM_GRID, SINPE_MODE_NONE, SINPE_BF16, "sinpe_grid_bf16"},
     {SINPE_FORM_BAD_IDS, SINPE_MODE_NONE, SINPE_F32, "sinpe_count_bad_ids"},
     {SINPE_FORM_ROPE, SINPE_MODE_NONE, SINPE_F32, "sinpe_rope_f32"},
     {SINPE_FORM_ROPE, SINPE_MODE_NONE, SINPE_F16, "sinpe_rope_f16"},
@@ -90,6 +93,7 @@ SIGNATURE(POSITIONS, sinpe__positions_kargs)
 SIGNATURE(TIMESTEPS, sinpe__timesteps_kargs)
 SIGNATURE(BAD_IDS, sinpe__bad_ids_kargs)
 SIGNATURE(ROPE, sinpe__rope_kargs)
+SIGNATURE(GRID, sinpe__grid_kargs)
 
 #define FORM_SIGNATURE(form, sig) sig_##sig,
 static const sinpe__signature *(*const form_signature[SINPE_FORMS])(void) = {

@@ -41,11 +41,13 @@ static const preset_row presets[] = {
     [SINPE_PRESET_GGML_TIMESTEP] = {"ggml_timestep", SINPE_LAYOUT_SPLIT_COS_SIN,
                                     SINPE_ODD_ZERO_LAST, 0, 0, 0, SINPE_POSITIONS_INDEX,
                                     SINPE_PAD_NONE, -1, SINPE_SCALE_EXACT},
+    [SINPE_PRESET_MAE] = {"mae", SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ERROR, 0, 0, 0,
+                          SINPE_POSITIONS_INDEX, SINPE_PAD_NONE, -1, SINPE_SCALE_EXACT},
 };
 
 static const preset_row *find(sinpe_preset preset)
 {
-    if ((int)preset < SINPE_PRESET_VASWANI || (int)preset > SINPE_PRESET_GGML_TIMESTEP)
+    if ((int)preset < SINPE_PRESET_VASWANI || (int)preset > SINPE_PRESET_MAE)
         return NULL;
     return &presets[preset];
 }
@@ -83,7 +85,8 @@ sinpe_status sinpe_embed_args_preset(sinpe_embed_args *args, sinpe_preset preset
     sinpe_embed_args_init(&own);
     SINPE_FORWARD(sinpe__struct_in(SINPE__ARGS, &own, args, "args"));
     if (preset == SINPE_PRESET_DIFFUSERS || preset == SINPE_PRESET_DIFFUSERS_FLIP ||
-        preset == SINPE_PRESET_GGML_TIMESTEP) /* the timestep families set no argument */
+        preset == SINPE_PRESET_GGML_TIMESTEP || preset == SINPE_PRESET_MAE)
+        /* the timestep families and MAE set no argument */
         return SINPE_SUCCESS;
     own.token_scale = row->sqrt_scale ? (float)sqrt((double)dim) : 1.0f;
     own.start = row->origin;

@@ -72,7 +72,7 @@ float sinpe__round_to(sinpe_dtype t, float x);
 /* The public structs that grow (include/sinpe.h, "Structs that grow"). */
 enum {
     SINPE__OPTIONS, SINPE__SPEC, SINPE__ARGS, SINPE__DTYPE_INFO, SINPE__ROPE_SPEC, SINPE__ROPE_ARGS,
-    SINPE__MROPE_PROMPT
+    SINPE__MROPE_PROMPT, SINPE__GRID_ARGS
 };
 /* How sinpe__struct_out writes: a fresh struct (fields past the library's
    zeroed), an update of one read in (those left alone), a 0.1 struct. */
@@ -166,6 +166,7 @@ typedef SINPE__KARGS(SINPE_SIG_POSITIONS) sinpe__positions_kargs;
 typedef SINPE__KARGS(SINPE_SIG_TIMESTEPS) sinpe__timesteps_kargs;
 typedef SINPE__KARGS(SINPE_SIG_BAD_IDS) sinpe__bad_ids_kargs;
 typedef SINPE__KARGS(SINPE_SIG_ROPE) sinpe__rope_kargs;
+typedef SINPE__KARGS(SINPE_SIG_GRID) sinpe__grid_kargs;
 
 /* A signature: each argument's name, kind and place in its struct. */
 enum { SINPE__IN, SINPE__OUT, SINPE__VAL, SINPE__LOCAL };

@@ -22,6 +22,7 @@ static const struct {
     [SINPE__ROPE_SPEC] = KIND(sinpe_rope_spec, inv_freq, 0),
     [SINPE__ROPE_ARGS] = KIND(sinpe_rope_args, seq_starts_offset, 0),
     [SINPE__MROPE_PROMPT] = KIND(sinpe_mrope_prompt, spatial_merge_size, 0),
+    [SINPE__GRID_ARGS] = KIND(sinpe_grid_args, out_stride, 0),
 };
 typedef char sinpe__v0_1_shifted[sizeof(sinpe_spec_v0_1) ==
                                          END(sinpe_spec, angle_scale) - sizeof(size_t) ? 1 : -1];

@@ -38,6 +38,9 @@ fr_defined fr_family_defined(sinpe_preset preset, size_t dim)
         /* exponent / (half_dim - downscale_freq_shift) with shift 1 is
          * 0 / 0 = NaN in torch for half_dim == 1. */
         return half == 1 ? FR_UNDEFINED : FR_OK;
+    case SINPE_PRESET_MAE:
+        /* "embed_dim must be divisible by 2" (ValueError, diffusers; MAE's assert). */
+        return dim % 2 ? FR_REJECTS : FR_OK;
     default:
         return FR_OK;
     }
@@ -218,6 +221,20 @@ void fr_ggml(size_t dim, double max_period, size_t n, const double *t, double *o
     }
 }
 
+/* MAE get_1d_sincos_pos_embed_from_grid (diffusers' the same):
+ *   omega = 1 / 10000^(arange(D/2) / (D/2)); out = pos x omega
+ *   emb = [sin(out) | cos(out)] */
+static void fr_mae(size_t dim, size_t n, const double *pos, double *out)
+{
+    size_t half = dim / 2;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < half; j++) {
+            double a = pos[i] * (1.0 / pow(10000.0, (double)j / ((double)dim / 2.0)));
+            out[i * dim + j] = sin(a);
+            out[i * dim + half + j] = cos(a);
+        }
+}
+
 void fr_family_ref(sinpe_preset preset, size_t dim, size_t n, const double *pos, double *out)
 {
     switch (preset) {
@@ -247,6 +264,9 @@ void fr_family_ref(sinpe_preset preset, size_t dim, size_t n, const double *pos,
         break;
     case SINPE_PRESET_GGML_TIMESTEP:
         fr_ggml(dim, 10000.0, n, pos, out);
+        break;
+    case SINPE_PRESET_MAE:
+        fr_mae(dim, n, pos, out);
         break;
     default:
         ck_abort_msg("fr_family_ref: preset %d has no reference", (int)preset);

@@ -20,6 +20,7 @@ static const sinpe_preset all_presets[] = {
     SINPE_PRESET_VASWANI,   SINPE_PRESET_TENSOR2TENSOR, SINPE_PRESET_FAIRSEQ,
     SINPE_PRESET_WHISPER,   SINPE_PRESET_MARIAN_HF,     SINPE_PRESET_OPENNMT,
     SINPE_PRESET_DIFFUSERS, SINPE_PRESET_DIFFUSERS_FLIP, SINPE_PRESET_GGML_TIMESTEP,
+    SINPE_PRESET_MAE,
 };
 #define N_PRESETS (sizeof all_presets / sizeof all_presets[0])
 
@@ -44,6 +45,7 @@ static const spec_doc spec_docs[] = {
     {SINPE_PRESET_DIFFUSERS, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ZERO_LAST, 1.0},
     {SINPE_PRESET_DIFFUSERS_FLIP, SINPE_LAYOUT_SPLIT_COS_SIN, SINPE_ODD_ZERO_LAST, 0.0},
     {SINPE_PRESET_GGML_TIMESTEP, SINPE_LAYOUT_SPLIT_COS_SIN, SINPE_ODD_ZERO_LAST, 0.0},
+    {SINPE_PRESET_MAE, SINPE_LAYOUT_SPLIT_SIN_COS, SINPE_ODD_ERROR, 0.0},
 };
 
 static const char *pname(sinpe_preset p)
@@ -206,7 +208,7 @@ END_TEST
 
 START_TEST(preset_unknown_and_names)
 {
-    const int unknown[] = {0, 99, -1, 10, 0x7fffffff};
+    const int unknown[] = {0, 99, -1, 11, 0x7fffffff};
     sinpe_spec s;
     sinpe_embed_args a;
     for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
@@ -336,10 +338,10 @@ START_TEST(preset_embed_args)
         }
     }
 
-    /* The timestep presets leave freshly initialised args as they are. */
+    /* The timestep presets and MAE leave freshly initialised args as they are. */
     const sinpe_preset ts[] = {SINPE_PRESET_DIFFUSERS, SINPE_PRESET_DIFFUSERS_FLIP,
-                               SINPE_PRESET_GGML_TIMESTEP};
-    for (size_t i = 0; i < 3; i++) {
+                               SINPE_PRESET_GGML_TIMESTEP, SINPE_PRESET_MAE};
+    for (size_t i = 0; i < 4; i++) {
         sinpe_embed_args a, init;
         sinpe_embed_args_init(&a);
         sinpe_embed_args_init(&init);

@@ -47,6 +47,7 @@ Suite *suite_contract(void);
 Suite *suite_otf(void);
 Suite *suite_rope(void);
 Suite *suite_mrope(void);
+Suite *suite_grid(void);
 TCase *tcase_rope_spec(void); /* part of suite_rope */
 
 /*

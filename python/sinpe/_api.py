@@ -9,7 +9,8 @@ fails to compile there instead of corrupting a call here).
 
 from ctypes import POINTER, c_char_p, c_float, c_int, c_int32, c_size_t, c_uint, c_uint32, c_void_p
 
-from ._types import ContextOptions, DtypeInfo, EmbedArgs, MropePrompt, RopeArgs, RopeSpec, Spec
+from ._types import (ContextOptions, DtypeInfo, EmbedArgs, GridArgs, MropePrompt, RopeArgs,
+                     RopeSpec, Spec)
 
 _ENQUEUE_TAIL = ("cl_uint", "const cl_event *", "cl_event *")
 # The recording calls (mirrored for completeness; PyOpenCL has no command buffers).
@@ -92,6 +93,9 @@ FUNCTIONS = (
      ("sinpe_table *", "cl_command_queue", "struct _cl_command_buffer_khr *",
       "const sinpe_rope_args *", "cl_uint", "const cl_uint *", "cl_uint *")),
     ("sinpe_mrope_prompt_init_sized", "void", ("sinpe_mrope_prompt *", "size_t")),
+    ("sinpe_grid_args_init_sized", "void", ("sinpe_grid_args *", "size_t")),
+    ("sinpe_enqueue_grid", "sinpe_status",
+     ("sinpe_table *", "cl_command_queue", "const sinpe_grid_args *") + _ENQUEUE_TAIL),
     ("sinpe_mrope_positions", "sinpe_status",
      ("const sinpe_mrope_prompt *", "int32_t *", "int32_t *")),
 )
@@ -147,6 +151,8 @@ CTYPES = {
     "sinpe_rope_args *": POINTER(RopeArgs),
     "const sinpe_rope_args *": POINTER(RopeArgs),
     "sinpe_mrope_prompt *": POINTER(MropePrompt),
+    "sinpe_grid_args *": POINTER(GridArgs),
+    "const sinpe_grid_args *": POINTER(GridArgs),
     "const sinpe_mrope_prompt *": POINTER(MropePrompt),
     "int32_t *": c_void_p,
 }

@@ -255,7 +255,28 @@ class MropePrompt(Structure):
     ]
 
 
-STRUCTS = (ContextOptions, Spec, EmbedArgs, DtypeInfo, RopeSpec, RopeArgs, MropePrompt)
+class GridArgs(Structure):
+    """sinpe_grid_args: the arguments of sinpe_enqueue_grid()."""
+
+    c_name = "sinpe_grid_args"
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("n_seqs", c_size_t),
+        ("rows", c_size_t),
+        ("cols", c_size_t),
+        ("extra_tokens", c_size_t),
+        ("base_size", c_double),
+        ("interpolation_scale", c_double),
+        ("max_size", c_size_t),
+        ("add", c_int),
+        ("dtype", enum),
+        ("out", cl_mem),
+        ("out_offset", c_size_t),
+        ("out_stride", c_size_t),
+    ]
+
+
+STRUCTS = (ContextOptions, Spec, EmbedArgs, DtypeInfo, RopeSpec, RopeArgs, MropePrompt, GridArgs)
 
 # The header's constants, by their C names.  The status codes come from
 # SINPE_STATUS_MAP, the others from the enums (and the named values of
@@ -305,6 +326,7 @@ CONSTANTS = {
     "SINPE_PRESET_DIFFUSERS": 7,
     "SINPE_PRESET_DIFFUSERS_FLIP": 8,
     "SINPE_PRESET_GGML_TIMESTEP": 9,
+    "SINPE_PRESET_MAE": 10,
     "SINPE_F32": 0,
     "SINPE_F16": 1,
     "SINPE_BF16": 2,

@@ -6,6 +6,8 @@ move host arrays through temporary device buffers of the context, made
 with the OpenCL loader that libsinpe itself uses (see _ocl.py).
 """
 
+from ctypes import byref
+
 import numpy as np
 
 from . import _ocl
@@ -114,6 +116,43 @@ def read_rows(self, row0=0, nrows=None, dtype="float32"):
     out = np.empty((nrows, self.dim), np_dtype)
     queue, buf = _run(self, n, lambda q, b: self._lib.sinpe_enqueue_table_rows(
         self._ptr, q, row0, nrows, b, 0, 0, c, 0, None, None))
+    try:
+        _ocl.read(queue, buf, out)
+    finally:
+        _ocl.release(buf)
+    return out
+
+
+def _grid_args(self, rows, cols, n_seqs, extra_tokens, base_size, interpolation_scale, max_size,
+               add, dtype):
+    from ._types import GridArgs, struct_size
+    a = GridArgs()
+    self._lib.sinpe_grid_args_init_sized(byref(a), struct_size(a))
+    a.n_seqs, a.rows, a.cols, a.extra_tokens = n_seqs, rows, cols, extra_tokens
+    a.base_size, a.interpolation_scale, a.max_size = base_size, interpolation_scale, max_size
+    a.add, a.dtype = 1 if add else 0, dtype
+    return a
+
+
+def grid_host(self, rows, cols, *, n_seqs=1, extra_tokens=0, base_size=0.0,
+              interpolation_scale=1.0, max_size=0, dtype="float32"):
+    """The 2-D sincos encoding of a rows x cols patch grid
+    (sinpe_enqueue_grid(), the table being the half-width MAE encoding) as
+    a host array [n_seqs * (extra_tokens + rows * cols), 2 * dim]: MAE's and
+    diffusers' get_2d_sincos_pos_embed, positions (index + crop) /
+    (grid / base_size) / interpolation_scale in float32 (base_size 0: the
+    index), SD3's crop of a max_size grid.  Blocking."""
+    c, np_dtype = _host_dtype(dtype, "dtype")
+    n = n_seqs * (extra_tokens + rows * cols)
+    out = np.empty((n, 2 * self.dim), np_dtype)
+    a = _grid_args(self, rows, cols, n_seqs, extra_tokens, base_size, interpolation_scale,
+                   max_size, False, c)
+
+    def enqueue(q, b):
+        a.out = b
+        return self._lib.sinpe_enqueue_grid(self._ptr, q, byref(a), 0, None, None)
+
+    queue, buf = _run(self, self._lib.sinpe_dtype_bytes(c, out.size), enqueue)
     try:
         _ocl.read(queue, buf, out)
     finally:

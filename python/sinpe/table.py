@@ -106,6 +106,25 @@ class Table(Handle):
             self._lib.sinpe_enqueue_table_rows(self._ptr, qh, row0, nrows, h, off, stride, dt,
                                                n, wl, ev)))
 
+    def enqueue_grid(self, queue, out, rows, cols, *, add=False, n_seqs=1, extra_tokens=0,
+                     base_size=0.0, interpolation_scale=1.0, max_size=0, out_offset=0,
+                     out_stride=None, out_dtype=None, wait_for=None, event=True):
+        """The 2-D sincos encoding of a rows x cols patch grid into out
+        (add=True: added onto it, the patch embeddings in place), one launch
+        (sinpe_enqueue_grid(); see grid_host() for the positions).  out as
+        enqueue_rows().  Non-blocking; returns the event."""
+        from .host import _grid_args
+        h, boff, arr = _mem.mem(out, "out")
+        dt = _embed.out_dtype(arr, out_dtype)
+        a = _grid_args(self, rows, cols, n_seqs, extra_tokens, base_size, interpolation_scale,
+                       max_size, add, dt)
+        a.out = h
+        a.out_offset = out_offset + (to_values(boff, dt, "out") if boff else 0)
+        a.out_stride = out_stride if out_stride is not None else _embed.row_stride(arr, dt, "out")
+        qh = _mem.handle(queue, "queue")
+        return _mem.enqueue(queue, wait_for, event, lambda n, wl, ev: (
+            self._lib.sinpe_enqueue_grid(self._ptr, qh, byref(a), n, wl, ev)))
+
     # -- the embedding calls (see embed.py) ---------------------------------
 
     embed = _embed.embed
@@ -119,6 +138,7 @@ class Table(Handle):
     embed_host = _host.embed_host
     read_rows = _host.read_rows
     timesteps_host = _host.timesteps_host
+    grid_host = _host.grid_host
 
     def __repr__(self):
         if not self._ptr:

@@ -92,15 +92,23 @@ def ggml_timestep(t, d, max_period=10000.0):
     return _pad_odd(np.concatenate([np.cos(args), np.sin(args)], axis=1), d)
 
 
+def mae(p, d):
+    """MAE get_1d_sincos_pos_embed_from_grid (even d only): [sin | cos],
+    omega_k = 10000^(-k / (d/2))."""
+    omega = 1.0 / 10000.0 ** (np.arange(d // 2) / (d / 2.0))
+    out = p[:, None] * omega[None, :]
+    return np.concatenate([np.sin(out), np.cos(out)], axis=1)
+
+
 PE = {
     "vaswani": vaswani, "tensor2tensor": tensor2tensor, "fairseq": fairseq,
     "whisper": whisper, "marian_hf": marian_hf, "opennmt": opennmt,
     "diffusers": diffusers, "diffusers_flip": diffusers_flip,
-    "ggml_timestep": ggml_timestep,
+    "ggml_timestep": ggml_timestep, "mae": mae,
 }
 
 # Presets that reject an odd dim.
-EVEN_ONLY = {"whisper", "opennmt"}
+EVEN_ONLY = {"whisper", "opennmt", "mae"}
 
 
 def make_positions(ids, pad):

@@ -17,50 +17,13 @@ sinpe takes the lanes from its grid (grid=(rows, cols), a text prefix at
 grid_start), never from a positions buffer.  Bound: rope_reference's.
 """
 
-import ast
-import importlib.util
-import math
-import os
-import typing
-
 import numpy as np
 import pytest
 
-import sinpe
+from diffusers_source import load, torch
 from rope_reference import rotation_bound
 
-try:
-    import torch
-except Exception as e:  # noqa: BLE001
-    pytest.skip(f"torch cannot be imported ({e})", allow_module_level=True)
-SPEC = importlib.util.find_spec("diffusers")
-if SPEC is None:
-    pytest.skip("diffusers is not installed (make check-python installs the release it pins)",
-                allow_module_level=True)
-ROOT = os.path.dirname(SPEC.origin)
-
-
-def float64_source(text):
-    import re
-    text = text.replace(".float()", ".double()")
-    return re.sub(r"torch\.float(?:32)?(?![\w])", "torch.float64", text)
-
-
-def load(relpath, names, ns):
-    """The named top-level functions and classes of a diffusers file, in
-    float64, into ns."""
-    path = os.path.join(ROOT, relpath)
-    with open(path) as f:
-        text = f.read()
-    tree = ast.parse(text)
-    found = {n.name: ast.get_source_segment(text, n) for n in tree.body
-             if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.name in names}
-    assert set(found) == set(names), f"{relpath} lacks {set(names) - set(found)}"
-    exec(compile(float64_source("\n\n".join(found[n] for n in names)), path, "exec"), ns)
-
-
-NS = {"torch": torch, "nn": torch.nn, "np": np, "math": math, **vars(typing)}
-load("models/embeddings.py", ["get_1d_rotary_pos_embed", "apply_rotary_emb"], NS)
+NS = load("models/embeddings.py", ["get_1d_rotary_pos_embed", "apply_rotary_emb"])
 load("models/transformers/transformer_flux.py", ["FluxPosEmbed"], NS)
 load("models/transformers/transformer_wan.py", ["WanRotaryPosEmbed"], NS)
 load("models/transformers/transformer_hunyuan_video.py", ["HunyuanVideoRotaryPosEmbed"], NS)

@@ -8,7 +8,8 @@ import pytest
 import reference as ref
 import sinpe
 
-POSITION_PRESETS = ["vaswani", "tensor2tensor", "fairseq", "whisper", "marian_hf", "opennmt"]
+POSITION_PRESETS = ["vaswani", "tensor2tensor", "fairseq", "whisper", "marian_hf", "opennmt",
+                    "mae"]
 TIMESTEP_PRESETS = ["diffusers", "diffusers_flip", "ggml_timestep"]
 
 

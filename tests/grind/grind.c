@@ -697,6 +697,56 @@ static void timesteps_case(const sinpe_spec *spec, size_t count, size_t ts_off, 
     free(ref);
 }
 
+/* The patch grid's encoding: rows x cols after extra zero rows, positions
+   (index + crop) / (G / base) / interp in float32 (host IEEE division),
+   each half-row ref_timesteps' of its position; every element checked. */
+static void grid_case(size_t d, size_t rows, size_t cols, size_t extra, size_t pad, double base,
+                      double interp, size_t max_size, sinpe_dtype ot)
+{
+    const size_t D = 2 * d, per = extra + rows * cols, n = 2 * per, stride = D + pad;
+    const size_t off = 1, o_elems = off + (n - 1) * stride + D;
+    char label[96];
+    snprintf(label, sizeof label, "grid %zu x %zu d %zu ->%s", rows, cols, d, ref_dtype_name(ot));
+    begin_case(label);
+    sinpe_spec spec;
+    sinpe_spec_preset(&spec, SINPE_PRESET_MAE, d);
+    sinpe_table *tab = get_table(&spec, 4);
+    if (!tab)
+        return;
+    unsigned char *out = xcalloc(o_elems, ref_dtype_size(ot));
+    ref_poison(ot, out, o_elems);
+    double *ref = xcalloc(n * D, sizeof *ref), half[2][64];
+    size_t Gr = max_size ? max_size : rows, Gc = max_size ? max_size : cols;
+    for (size_t r = 0; r < n; r++) {
+        size_t t = r % per, g = t - extra;
+        if (t < extra)
+            continue;
+        volatile float s2 = (float)interp;
+        volatile float sc = (float)(base > 0.0 ? (double)Gc / base : 1.0);
+        volatile float sr = (float)(base > 0.0 ? (double)Gr / base : 1.0);
+        volatile float xc = (float)(g % cols + (Gc - cols) / 2) / sc;
+        volatile float xr = (float)(g / cols + (Gr - rows) / 2) / sr;
+        float x[2] = {xc / s2, xr / s2};
+        ref_timesteps(&spec, &x[0], 1, half[0]);
+        ref_timesteps(&spec, &x[1], 1, half[1]);
+        memcpy(ref + r * D, half[0], d * sizeof *ref);
+        memcpy(ref + r * D + d, half[1], d * sizeof *ref);
+    }
+    sinpe_grid_args a;
+    sinpe_grid_args_init(&a);
+    a.n_seqs = 2, a.rows = rows, a.cols = cols, a.extra_tokens = extra, a.base_size = base;
+    a.interpolation_scale = interp, a.max_size = max_size, a.dtype = ot;
+    a.out = buffer_from(ctx, out, o_elems * ref_dtype_size(ot));
+    a.out_offset = off, a.out_stride = stride;
+    if (a.out && ok(sinpe_enqueue_grid(tab, queue, &a, 0, NULL, NULL), "sinpe_enqueue_grid") &&
+        cl_ok(clFinish(queue), "clFinish(grid)") &&
+        read_back(a.out, o_elems * ref_dtype_size(ot), out))
+        compare_out("grid", ot, out, o_elems, off, stride, n, D, ref, NULL);
+    release_mem(a.out);
+    free(out);
+    free(ref);
+}
+
 static void host_case(const sinpe_spec *spec, int with_positions)
 {
     const size_t n_seqs = 2, seq_len = 3, vocab = 5, dim = spec->dim, n = n_seqs * seq_len;
@@ -746,16 +796,26 @@ static void host_case(const sinpe_spec *spec, int with_positions)
  * m sin(p w_k) of the spec's frequencies; every element of every buffer
  * checked, the unwritten ones for their poison.
  */
+/* The lane of pair k of h pairs in three sections (axes as
+   sinpe_rope_axes; the header's rule). */
+static size_t lane_of(int axes, const size_t *sec, size_t k)
+{
+    if (axes == SINPE_ROPE_MROPE_INTERLEAVED)
+        return k % 3 && k < 3 * sec[k % 3] ? k % 3 : 0;
+    return (k >= sec[0]) + (k >= sec[0] + sec[1]);
+}
+
 static void rope_case(size_t R, size_t hd, size_t qh, size_t kh, sinpe_rope_pairing pairing,
-                      sinpe_rope_layout layout, sinpe_dtype t, size_t rows, int out_of_place)
+                      sinpe_rope_layout layout, sinpe_dtype t, size_t rows, int out_of_place,
+                      int axes)
 {
     const size_t ns = 2, sl = 5, n = ns * sl, e = ref_dtype_size(t), off = 3;
     const size_t qs = qh * hd + 2, ks = kh * hd + 1, kw = kh * hd, qw = qh * hd;
     const size_t q_el = off + n * qs, k_el = off + n * ks, ko_rows = 2 * n;
     const size_t qo_el = off + n * qw, ko_el = off + ko_rows * kw;
     char label[96];
-    snprintf(label, sizeof label, "rope R %zu hd %zu %s %s", R, hd, ref_dtype_name(t),
-             out_of_place ? "out of place" : "in place");
+    snprintf(label, sizeof label, "rope R %zu hd %zu %s %s axes %d", R, hd, ref_dtype_name(t),
+             out_of_place ? "out of place" : "in place", axes);
     begin_case(label);
 
     sinpe_rope_spec s;
@@ -765,6 +825,13 @@ static void rope_case(size_t R, size_t hd, size_t qh, size_t kh, sinpe_rope_pair
     s.rule = SINPE_ROPE_YARN;
     s.factor = 8;
     s.original_max_positions = 100;
+    s.axes = (sinpe_rope_axes)axes; /* three lanes, lane_stride LS */
+    if (axes) {
+        size_t h = R / 2;
+        s.sections[1] = s.sections[2] = h / 3;
+        s.sections[0] = h - 2 * (h / 3);
+    }
+    enum { LS = 12 };
     double w[64], m;
     sinpe_table *tab = NULL;
     if (!ok(sinpe_rope_frequencies(&s, w, &m), "sinpe_rope_frequencies") ||
@@ -782,11 +849,11 @@ static void rope_case(size_t R, size_t hd, size_t qh, size_t kh, sinpe_rope_pair
         for (size_t i = 0; i < kw; i++)
             xk[r * kw + i] = ref_store_random(t, kin, off + r * ks + i, &rng);
     }
-    int32_t pos[10], starts[2], krows[10];
-    for (size_t r = 0; r < n; r++) {
+    int32_t pos[3 * LS], starts[2], krows[10];
+    for (size_t r = 0; r < 3 * LS; r++)
         pos[r] = ref_int(&rng, -20, 700);
+    for (size_t r = 0; r < n; r++)
         krows[r] = r == 3 ? -1 : (int32_t)(2 * r + 1);
-    }
     starts[0] = 0;
     starts[1] = ref_int(&rng, 100, 400);
 
@@ -794,8 +861,6 @@ static void rope_case(size_t R, size_t hd, size_t qh, size_t kh, sinpe_rope_pair
     double *yq = xcalloc(n * qw, sizeof *yq), *yk = xcalloc(ko_rows * kw, sizeof *yk);
     memcpy(yq, xq, n * qw * sizeof *yq);
     for (size_t r = 0; r < n; r++) {
-        long double p = (long double)((uint32_t)(7 + pos[r]) + (uint32_t)starts[r / sl]);
-        p = (int32_t)(uint32_t)p;
         for (size_t h = 0; h < qh + kh; h++) {
             int isq = h < qh;
             const double *x = isq ? xq + r * qw + h * hd : xk + r * kw + (h - qh) * hd;
@@ -805,6 +870,8 @@ static void rope_case(size_t R, size_t hd, size_t qh, size_t kh, sinpe_rope_pair
             double *y = isq ? yq + r * qw + h * hd : yk + (size_t)row * kw + (h - qh) * hd;
             memcpy(y, x, hd * sizeof *y);
             for (size_t k = 0; k < R / 2; k++) {
+                size_t l = axes ? lane_of(axes, s.sections, k) : 0;
+                long double p = (int32_t)((uint32_t)(7 + pos[l * LS + r]) + (uint32_t)starts[r / sl]);
                 size_t i1 = pairing ? 2 * k : k, i2 = pairing ? 2 * k + 1 : k + R / 2;
                 double c = m * (double)cosl(p * w[k]), sn = m * (double)sinl(p * w[k]);
                 y[i1] = x[i1] * c - x[i2] * sn;
@@ -830,7 +897,7 @@ static void rope_case(size_t R, size_t hd, size_t qh, size_t kh, sinpe_rope_pair
     a.n_seqs = ns, a.seq_len = sl, a.head_dim = hd, a.dtype = t;
     a.q = qm, a.q_offset = off, a.q_stride = qs, a.q_heads = qh;
     a.k = km, a.k_offset = off, a.k_stride = ks, a.kv_heads = kh;
-    a.start = 7, a.positions = pm, a.seq_starts = sm;
+    a.start = 7, a.positions = pm, a.seq_starts = sm, a.lane_stride = axes ? LS : 0;
     if (out_of_place) {
         a.q_out = qo, a.q_out_offset = off;
         a.k_out = ko, a.k_out_offset = off, a.k_rows = rm, a.k_out_rows = ko_rows;
@@ -938,18 +1005,32 @@ static void run_all(int quick)
     host_case(&hs, 0);
     host_case(&hs, 1);
 
-    rope_case(8, 8, 2, 1, SINPE_ROPE_HALVES, SINPE_ROPE_COS_SIN, SINPE_F32, 128, 0);
-    rope_case(6, 11, 1, 2, SINPE_ROPE_INTERLEAVED, SINPE_ROPE_PAIRS, SINPE_F16, 0, 1);
+    rope_case(8, 8, 2, 1, SINPE_ROPE_HALVES, SINPE_ROPE_COS_SIN, SINPE_F32, 128, 0, 0);
+    rope_case(6, 11, 1, 2, SINPE_ROPE_INTERLEAVED, SINPE_ROPE_PAIRS, SINPE_F16, 0, 1, 0);
     /* Sixteen pairs at a time (rope_pairs = 64), then four; left out where
        run.sh says so (GRIND_UNINIT_RUN). */
     if (!getenv("GRIND_UNINIT_RUN")) {
-        rope_case(40, 43, 1, 1, SINPE_ROPE_INTERLEAVED, SINPE_ROPE_PAIRS, SINPE_F16, 3, 1);
-        rope_case(32, 32, 2, 1, SINPE_ROPE_HALVES, SINPE_ROPE_COS_SIN, SINPE_BF16, 128, 0);
+        rope_case(40, 43, 1, 1, SINPE_ROPE_INTERLEAVED, SINPE_ROPE_PAIRS, SINPE_F16, 3, 1, 0);
+        rope_case(32, 32, 2, 1, SINPE_ROPE_HALVES, SINPE_ROPE_COS_SIN, SINPE_BF16, 128, 0, 0);
     }
     if (!quick) {
-        rope_case(4, 9, 3, 1, SINPE_ROPE_HALVES, SINPE_ROPE_PAIRS, SINPE_BF16, 128, 1);
-        rope_case(10, 10, 1, 1, SINPE_ROPE_INTERLEAVED, SINPE_ROPE_COS_SIN, SINPE_F32, 0, 0);
+        rope_case(4, 9, 3, 1, SINPE_ROPE_HALVES, SINPE_ROPE_PAIRS, SINPE_BF16, 128, 1, 0);
+        rope_case(10, 10, 1, 1, SINPE_ROPE_INTERLEAVED, SINPE_ROPE_COS_SIN, SINPE_F32, 0, 0, 0);
     }
+    /* Three lanes: blocked, then interleaved and N-D on the wide path
+       (left out as the wide cases above are). */
+    rope_case(12, 14, 2, 1, SINPE_ROPE_HALVES, SINPE_ROPE_COS_SIN, SINPE_F32, 64, 1,
+              SINPE_ROPE_MROPE);
+    if (!getenv("GRIND_UNINIT_RUN")) {
+        rope_case(36, 36, 1, 1, SINPE_ROPE_HALVES, SINPE_ROPE_PAIRS, SINPE_F16, 300, 0,
+                  SINPE_ROPE_MROPE_INTERLEAVED);
+        if (!quick)
+            rope_case(64, 64, 1, 1, SINPE_ROPE_INTERLEAVED, SINPE_ROPE_COS_SIN, SINPE_BF16, 128,
+                      1, SINPE_ROPE_AXES_ND);
+    }
+    grid_case(8, 3, 5, 1, 0, 4.0, 0.5, 7, SINPE_F32);
+    if (!quick)
+        grid_case(6, 4, 2, 0, 2, 0.0, 1.0, 0, SINPE_BF16);
 }
 
 static void release_all(void)

@@ -1,0 +1,60 @@
+/*
+ * grid.cl -- the 2-D sincos encoding of a patch grid (include/sinpe.h,
+ * "Patch grids"): column c < D/2 of token (row i, column j) holds the
+ * table's 1-D encoding of half the width at the column position x_j, the
+ * others at the row position y_i, each position the float32 value the
+ * frameworks form, then exact.  Work-item (c, r): column c of token r.
+ */
+#ifndef SINPE_GRID_CL
+#define SINPE_GRID_CL
+
+#include "abi.h"
+#include "dtype.cl"
+#include "pe_math.cl"
+
+#pragma OPENCL FP_CONTRACT OFF
+
+/* a / b rounded to nearest even as IEEE division does, for a >= 0 and b >
+   0 on every device (OpenCL's / may be 2.5 ulps off): of the floats near
+   a quotient the one whose exact residual a - q b (an fma) is smallest. */
+SINPE_INLINE float sinpe_div_rn(float a, float b)
+{
+    float q = a / b, best = q, rbest = fabs(fma(-q, b, a));
+    for (int i = -2; i <= 2; i++) {
+        float c = as_float(as_int(q) + i);
+        float r = fabs(fma(-c, b, a));
+        if (c >= 0.0f && (r < rbest || (r == rbest && !(as_int(c) & 1)))) {
+            best = c;
+            rbest = r;
+        }
+    }
+    return best;
+}
+
+/* The position of grid index n: (n / s1) / s2 in float32, as
+   arange(grid, dtype=float32) / (grid / base_size) / interpolation_scale. */
+SINPE_INLINE float sinpe_grid_pos(uint n, float s1, float s2)
+{
+    return sinpe_div_rn(sinpe_div_rn((float)n, s1), s2);
+}
+
+SINPE_INLINE void sinpe_body_GRID(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_GRID))
+{
+    uint c = get_global_id(0), r = get_global_id(1);
+    if (c >= 2 * a.d || r >= a.tokens)
+        return;
+    uint t = r % a.per_seq;
+    size_t o = a.out_off + (size_t)r * a.out_stride + c;
+    if (t < a.extra) { /* a class token: a zero row of the table, untouched by the add */
+        if (!a.add)
+            sinpe_store1(0.0f, out, o, ot);
+        return;
+    }
+    uint g = t - a.extra, col = c < a.d;
+    float x = col ? sinpe_grid_pos(g % a.cols + a.left, a.s1_cols, a.s2)
+                  : sinpe_grid_pos(g / a.cols + a.top, a.s1_rows, a.s2);
+    float v = sinpe_pe_real(x, (int)(col ? c : c - a.d), a.d, coef);
+    sinpe_store1(a.add ? sinpe_load1(out, o, ot) + v : v, out, o, ot);
+}
+
+#endif /* SINPE_GRID_CL */

@@ -1,0 +1,83 @@
+/*
+ * grid.c -- the 2-D sincos encoding of a patch grid (kernels/grid.cl):
+ * the arguments' defaults and checks, the positions' float32 scales, the
+ * one launch.
+ */
+#include "call.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+
+void sinpe_grid_args_init_sized(sinpe_grid_args *args, size_t struct_size)
+{
+    sinpe_grid_args own = {0};
+    own.interpolation_scale = 1.0;
+    sinpe__struct_init(SINPE__GRID_ARGS, args, struct_size, &own, "args");
+}
+
+/* (float)(G / base_size), diffusers' divisor of a grid of G (G itself
+   without a base_size): refused unless a finite float32 above 0. */
+static sinpe_status scale_of(size_t G, double base_size, const char *axis, float *s)
+{
+    double q = base_size > 0.0 ? (double)G / base_size : 1.0;
+    *s = (float)q;
+    SINPE_CHECK(!(isfinite(*s) && *s > 0.0f), SINPE_INVALID_OPTION,
+                "args->base_size %g: the %s grid's %zu / base_size is not a float32 above 0",
+                base_size, axis, G);
+    return SINPE_SUCCESS;
+}
+
+sinpe_status sinpe_enqueue_grid(sinpe_table *t, cl_command_queue queue,
+                                const sinpe_grid_args *args, cl_uint nwait,
+                                const cl_event *wait, cl_event *event)
+{
+    sinpe_grid_args a;
+    sinpe__clear_error();
+    SINPE_CHECK(!t, SINPE_NULL_ARGUMENT, "table is NULL");
+    SINPE_CHECK(!args, SINPE_NULL_ARGUMENT, "args is NULL");
+    SINPE_FORWARD(sinpe__table_is(t, SINPE__TABLE_ENCODING, "the patch grid"));
+    sinpe_context *ctx = t->ctx;
+    SINPE_FORWARD(sinpe__check_queue(ctx, queue));
+    SINPE_FORWARD(sinpe__check_wait_list(ctx, nwait, wait));
+    sinpe_grid_args_init(&a);
+    SINPE_FORWARD(sinpe__struct_in(SINPE__GRID_ARGS, &a, args, "args"));
+    SINPE_CHECK(!a.out, SINPE_NULL_ARGUMENT, "args->out is NULL");
+    SINPE_CHECK(!a.rows || !a.cols, SINPE_INVALID_SHAPE, "args->rows %zu or args->cols %zu is 0",
+                a.rows, a.cols);
+    SINPE_CHECK(a.rows > INT_MAX / a.cols, SINPE_INVALID_SHAPE,
+                "args->rows x cols exceeds 2^31 - 1");
+    size_t per = a.rows * a.cols + a.extra_tokens, dim = 2 * t->spec.dim;
+    SINPE_CHECK(a.extra_tokens > INT_MAX || per > INT_MAX, SINPE_INVALID_SHAPE,
+                "args->extra_tokens %zu: a sequence past 2^31 - 1 tokens", a.extra_tokens);
+    SINPE_FORWARD(sinpe__tokens_check(a.n_seqs, per));
+    SINPE_CHECK(a.max_size && (a.max_size < a.rows || a.max_size < a.cols), SINPE_INVALID_SHAPE,
+                "args->max_size %zu is below the grid's rows %zu or cols %zu", a.max_size,
+                a.rows, a.cols);
+    SINPE_CHECK(!(isfinite(a.base_size) && a.base_size >= 0.0), SINPE_INVALID_OPTION,
+                "args->base_size %g must be finite and >= 0", a.base_size);
+    SINPE_CHECK(!(isfinite(a.interpolation_scale) && a.interpolation_scale > 0.0 &&
+                  (float)a.interpolation_scale > 0.0f && isfinite((float)a.interpolation_scale)),
+                SINPE_INVALID_OPTION, "args->interpolation_scale %g must be a float32 above 0",
+                a.interpolation_scale);
+    size_t n = a.n_seqs * per, stride = a.out_stride ? a.out_stride : dim;
+    SINPE_FORWARD(sinpe__check_out(ctx, a.out, a.out_offset, n, dim, stride, a.dtype));
+
+    size_t Gr = a.max_size ? a.max_size : a.rows, Gc = a.max_size ? a.max_size : a.cols;
+    sinpe_grid_params p = {.out_off = a.out_offset, .out_stride = stride,
+                           .d = (cl_uint)t->spec.dim, .tokens = (cl_uint)n,
+                           .per_seq = (cl_uint)per, .extra = (cl_uint)a.extra_tokens,
+                           .cols = (cl_uint)a.cols, .top = (cl_uint)((Gr - a.rows) / 2),
+                           .left = (cl_uint)((Gc - a.cols) / 2), .add = a.add != 0,
+                           .s2 = (float)a.interpolation_scale};
+    SINPE_FORWARD(scale_of(Gr, a.base_size, "rows'", &p.s1_rows));
+    SINPE_FORWARD(scale_of(Gc, a.base_size, "columns'", &p.s1_cols));
+    const sinpe__grid_kargs v = {.out = a.out, .coef = t->desc, .a = p};
+    const size_t range[2] = {dim, n};
+    sinpe__queue_sink q;
+    sinpe__launch l;
+    SINPE_FORWARD(sinpe__plan_fixed(&ctx->info, &ctx->prog, SINPE_FORM_GRID, (int)a.dtype, 2,
+                                    range, &l));
+    sinpe__queue_open(&q, t, queue, nwait, wait, event);
+    return sinpe__queue_close(&q, q.base.emit(&q.base, ctx, &l, &v, sizeof v, 1));
+}

@@ -1,0 +1,208 @@
+/*
+ * test_grid.c -- the 2-D sincos encoding of a patch grid.
+ *
+ * Each value against the header's formula: the float32 position formed on
+ * the host (IEEE division, as diffusers forms it), sin or cos of it times
+ * the MAE frequencies in long double, within the header's bound; the add
+ * equal bit for bit to out + the written encoding rounded once; poisoned
+ * outputs, every element checked; grids square and not, fractional
+ * positions (base_size, interpolation_scale), SD3's centre crop, class
+ * tokens, batches, strides, every output type.  Bad arguments: their exact
+ * status with nothing written.
+ */
+#include "test_util.h"
+#include "family_ref.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    size_t D, rows, cols, extra, n_seqs, max_size, pad;
+    double base, interp;
+    sinpe_dtype dt;
+} gcase;
+
+static const gcase cases[] = {
+    {64, 16, 16, 0, 1, 0, 0, 0.0, 1.0, SINPE_F32},   /* MAE: integer positions */
+    {96, 8, 8, 1, 2, 0, 5, 4.0, 2.0, SINPE_F32},     /* DiT-like: fractional, a class token */
+    {48, 6, 10, 0, 1, 0, 0, 8.0, 1.0, SINPE_F16},    /* not square: each axis its own scale */
+    {64, 10, 14, 0, 1, 24, 3, 8.0, 1.0, SINPE_BF16}, /* SD3: crop of 24 x 24 */
+    {32, 3, 5, 2, 3, 7, 0, 3.0, 0.75, SINPE_F32},
+};
+
+static void put(void *buf, size_t i, sinpe_dtype dt, float v)
+{
+    if (dt == SINPE_F32)
+        ((float *)buf)[i] = v;
+    else
+        ((uint16_t *)buf)[i] = dt == SINPE_F16 ? fr_f32_to_f16(v) : fr_f32_to_bf16(v);
+}
+
+/* diffusers' float32 position of grid index n. */
+static float position(size_t n, size_t G, double base, double interp)
+{
+    volatile float s1 = (float)(base > 0.0 ? (double)G / base : 1.0), s2 = (float)interp;
+    volatile float q = (float)n / s1;
+    return q / s2;
+}
+
+/* The encoding of a's grid written in F32 with a's offsets, total floats. */
+static float *got32(sinpe_context *ctx, cl_command_queue q, sinpe_table *tab,
+                    const sinpe_grid_args *a, size_t total)
+{
+    sinpe_grid_args b = *a;
+    b.dtype = SINPE_F32, b.add = 0, b.out = tu_poisoned_buffer(ctx, q, total);
+    TU_OK(sinpe_enqueue_grid(tab, q, &b, 0, NULL, NULL));
+    float *v = tu_read_floats(q, b.out, total);
+    clReleaseMemObject(b.out);
+    return v;
+}
+
+START_TEST(grid_values_and_add)
+{
+    const gcase *c = &cases[_i];
+    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
+    cl_command_queue q = tu_queue(ctx);
+    tu_rng rng = tu_rng_for("grid");
+    size_t d = c->D / 2, per = c->extra + c->rows * c->cols, n = c->n_seqs * per;
+    size_t stride = c->D + c->pad, e = fr_dtype_size(c->dt), total = 2 + n * stride;
+    sinpe_spec spec;
+    TU_OK(sinpe_spec_preset(&spec, SINPE_PRESET_MAE, d));
+    sinpe_table *tab = NULL;
+    TU_OK(sinpe_table_create(ctx, &spec, 16, &tab));
+    size_t words = (total * e + 3) / 4;
+    cl_mem out = tu_poisoned_buffer(ctx, q, words);
+    sinpe_grid_args a;
+    sinpe_grid_args_init(&a);
+    ck_assert(a.interpolation_scale == 1.0 && a.dtype == SINPE_F32 && !a.add);
+    a.n_seqs = c->n_seqs, a.rows = c->rows, a.cols = c->cols, a.extra_tokens = c->extra;
+    a.base_size = c->base, a.interpolation_scale = c->interp, a.max_size = c->max_size;
+    a.dtype = c->dt, a.out = out, a.out_offset = 2, a.out_stride = c->pad ? stride : 0;
+    TU_OK(sinpe_enqueue_grid(tab, q, &a, 0, NULL, NULL));
+    unsigned char *got = tu_malloc(words * 4), *want = tu_malloc(words * 4);
+    tu_read(q, out, 0, words * 4, got);
+    tu_fill_poison((float *)(void *)want, words);
+    size_t Gr = c->max_size ? c->max_size : c->rows, Gc = c->max_size ? c->max_size : c->cols;
+    for (size_t r = 0; r < n; r++) {
+        size_t t = r % per, g = t - c->extra;
+        for (size_t col = 0; col < c->D; col++) {
+            size_t i = 2 + r * stride + col;
+            if (t < c->extra) {
+                TU_CHECK(fr_load(got, i, c->dt) == 0.0f, "case %d token %zu col %zu: %g", _i, r,
+                         col, (double)fr_load(got, i, c->dt));
+                memcpy(want + i * e, got + i * e, e);
+                continue;
+            }
+            int is_col = col < d;
+            size_t k = (is_col ? col : col - d) % (d / 2);
+            float x = is_col ? position(g % c->cols + (Gc - c->cols) / 2, Gc, c->base, c->interp)
+                             : position(g / c->cols + (Gr - c->rows) / 2, Gr, c->base, c->interp);
+            long double w = powl(10000.0L, -(long double)k / (long double)(d / 2));
+            long double ang = (long double)x * w;
+            double ref = (double)(((is_col ? col : col - d) < d / 2) ? sinl(ang) : cosl(ang));
+            double tol = 1.5e-7 + ldexp(fabs((double)ang), -53) +
+                         (c->dt == SINPE_F16 ? ldexp(1.0, -11) : c->dt == SINPE_BF16 ? ldexp(1.0, -8) : 0.0);
+            float v = fr_load(got, i, c->dt);
+            TU_CHECK(fabs((double)v - ref) <= tol, "case %d token %zu col %zu (x %a): %.9g, want %.12g",
+                     _i, r, col, (double)x, (double)v, ref);
+            memcpy(want + i * e, got + i * e, e);
+        }
+    }
+    ck_assert_msg(!memcmp(got, want, words * 4), "case %d: written outside the rows", _i);
+
+    /* The encoding in F32: the 16-bit one is it rounded once, and the add
+       onto random values is out + it, rounded once. */
+    float *v32 = got32(ctx, q, tab, &a, total);
+    for (size_t r = 0; c->dt != SINPE_F32 && r < n; r++)
+        for (size_t col = 0; col < c->D; col++) {
+            size_t i = 2 + r * stride + col;
+            unsigned char one[4];
+            put(one, 0, c->dt, v32[i]);
+            TU_CHECK(!memcmp(one, got + i * e, e), "case %d element %zu: not F32's rounded", _i,
+                     i);
+        }
+    unsigned char *base = tu_malloc(words * 4), *sum = tu_malloc(words * 4);
+    for (size_t i = 0; i < total; i++)
+        put(base, i, c->dt, tu_rng_float(&rng, -3.0f, 3.0f));
+    memcpy(want, base, words * 4);
+    for (size_t r = 0; r < n; r++)
+        for (size_t col = 0; r % per >= c->extra && col < c->D; col++) {
+            size_t i = 2 + r * stride + col;
+            put(want, i, c->dt, fr_load(base, i, c->dt) + v32[i]);
+        }
+    tu_write(q, out, 0, words * 4, base);
+    a.add = 1;
+    TU_OK(sinpe_enqueue_grid(tab, q, &a, 0, NULL, NULL));
+    tu_read(q, out, 0, words * 4, sum);
+    for (size_t i = 0; i < total; i++)
+        TU_CHECK(!memcmp(sum + i * e, want + i * e, e), "case %d add: element %zu %g, want %g",
+                 _i, i, (double)fr_load(sum, i, c->dt), (double)fr_load(want, i, c->dt));
+    TU_FREE(got, want, base, sum, v32);
+    TU_RELEASE(ctx, q, tab, out);
+}
+END_TEST
+
+START_TEST(grid_bad_args)
+{
+    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
+    cl_command_queue q = tu_queue(ctx);
+    sinpe_table *tab = tu_table(ctx, 16, 8), *rope = NULL;
+    sinpe_rope_spec rs;
+    sinpe_rope_spec_init(&rs, 16);
+    TU_OK(sinpe_rope_table_create(ctx, &rs, 8, &rope));
+    cl_mem out = tu_poisoned_buffer(ctx, q, 4 * 4 * 32), small = tu_poisoned_buffer(ctx, q, 31);
+    float *before = tu_read_floats(q, out, 4 * 4 * 32);
+    sinpe_grid_args good;
+    sinpe_grid_args_init(&good);
+    good.n_seqs = 1, good.rows = 4, good.cols = 4, good.out = out;
+    static const struct {
+        sinpe_status want;
+        const char *names;
+    } bad[] = {
+        {SINPE_INVALID_SHAPE, "rows"},          {SINPE_INVALID_SHAPE, "n_seqs"},
+        {SINPE_INVALID_SHAPE, "max_size"},      {SINPE_INVALID_OPTION, "base_size"},
+        {SINPE_INVALID_OPTION, "interpolation_scale"}, {SINPE_BUFFER_TOO_SMALL, "out"},
+        {SINPE_NULL_ARGUMENT, "args->out"},     {SINPE_INVALID_SPEC, "rotary"},
+        {SINPE_INVALID_DTYPE, "out_dtype"},     {SINPE_INVALID_SHAPE, "out_stride"},
+        {SINPE_INVALID_OPTION, "base_size"},    {SINPE_NULL_ARGUMENT, "args"},
+    };
+    for (int i = 0; i < (int)(sizeof bad / sizeof bad[0]); i++) {
+        sinpe_grid_args b = good;
+        sinpe_table *t = tab;
+        const sinpe_grid_args *bp = &b;
+        switch (i) {
+        case 0: b.rows = 0; break;
+        case 1: b.n_seqs = 0; break;
+        case 2: b.max_size = 3; break;
+        case 3: b.base_size = NAN; break;
+        case 4: b.interpolation_scale = 0.0; break;
+        case 5: b.out = small; break;
+        case 6: b.out = NULL; break;
+        case 7: t = rope; break;
+        case 8: b.dtype = SINPE_I8; break;
+        case 9: b.out_stride = 31; break;
+        case 10: b.base_size = 1e-300; break; /* 4 / base_size overflows float32 */
+        case 11: bp = NULL; break;
+        }
+        TU_STATUS(sinpe_enqueue_grid(t, q, bp, 0, NULL, NULL), bad[i].want);
+        ck_assert_msg(strstr(sinpe_last_error(), bad[i].names), "case %d: \"%s\" lacks %s", i,
+                      sinpe_last_error(), bad[i].names);
+    }
+    TU_CL(clFinish(q));
+    float *after = tu_read_floats(q, out, 4 * 4 * 32);
+    ck_assert_msg(!memcmp(before, after, 4 * 4 * 32 * sizeof(float)), "a refused call wrote out");
+    TU_FREE(before, after);
+    sinpe_table_release(rope);
+    TU_RELEASE(ctx, q, tab, out, small);
+}
+END_TEST
+
+Suite *suite_grid(void)
+{
+    Suite *s = suite_create("grid");
+    TCase *tc = tu_tcase(s, "grid", NULL);
+    tcase_add_loop_test(tc, grid_values_and_add, 0, (int)(sizeof cases / sizeof cases[0]));
+    tcase_add_test(tc, grid_bad_args);
+    return s;
+}
