@@ -248,6 +248,7 @@ typedef struct check_tally {
     int rope_runs, rope_bad;       /* rope vs the unfused pair and the host kernel, bytes */
     int rope_ref_runs, rope_ref_bad; /* rope vs a float64 rotation, within bound */
     double rope_ref_worst;         /* the largest error over its bound */
+    int grid_runs, grid_bad;       /* grid_add vs the plain add of its encoding, bytes */
 } check_tally;
 
 typedef struct bench_range {
@@ -292,6 +293,10 @@ void bench_report_goals(cl_device_type type, const goal_tally *g);
 /* rope.c: sinpe_enqueue_rope() in place against the unfused pair and a
    copy of the same bytes (checked as a shape is). */
 int bench_rope_cases(bench_env *env, check_tally *tally, goal_tally *goals);
+
+/* grid.c: the patch grid's encoding added in place (DiT-XL, SD3) against the
+   plain add of a precomputed encoding and a float32-formula kernel. */
+int bench_grid_cases(bench_env *env, check_tally *tally);
 
 /* weights.c: the fused call into fp16 output from every weight type of
    opts->weights, mid and prefill, at one dim (checked as a shape is). */

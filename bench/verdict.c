@@ -305,9 +305,13 @@ int bench_report_checks(const check_tally *t)
                "of its bound)\n",
                t->rope_ref_bad ? "no" : "yes", t->rope_ref_runs - t->rope_ref_bad,
                t->rope_ref_runs, t->rope_ref_worst);
+    if (t->grid_runs > 0)
+        printf("  grid_add == plain add of its encoding, bytes: %s (%d of %d shapes, types)\n",
+               t->grid_bad ? "no" : "yes", t->grid_runs - t->grid_bad, t->grid_runs);
     if (t->near_runs > 0)
         printf("  (16-bit outputs: the unfused pair rounds twice, so it may differ from the\n"
                "  fused result by up to 2 ulps at magnitude max(|fused|, |unfused|) + 1;\n"
                "  see bench/check.c)\n");
-    return t->exact_bad || t->near_bad || t->otf_bad || t->rope_bad || t->rope_ref_bad;
+    return t->exact_bad || t->near_bad || t->otf_bad || t->rope_bad || t->rope_ref_bad ||
+           t->grid_bad;
 }

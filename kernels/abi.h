@@ -136,12 +136,13 @@ typedef struct {
 } sinpe_rope_params;
 
 /* The patch grid's parameters (kernels/grid.cl): tokens of per_seq each,
-   extra of them before the grid of cols columns; positions of index n
+   extra of them before the grid of rows x cols; positions of index n
    (n / s1) / s2, the grid's first row and column at top and left; d the
-   table's width, half the output's. */
+   table's width, half the output's; phase 0 writes the half-rows of the
+   columns' and rows' positions, phase 1 the output from them. */
 typedef struct {
     sinpe_u64 out_off, out_stride;
-    sinpe_u32 d, tokens, per_seq, extra, cols, top, left, add;
+    sinpe_u32 d, tokens, per_seq, extra, rows, cols, top, left, add, phase;
     float s1_rows, s1_cols, s2;
 } sinpe_grid_params;
 
@@ -224,7 +225,9 @@ enum { SINPE_FORM_LIST(SINPE_FORM_ENUM) SINPE_FORMS };
     X(IN, uchar, q) S() X(IN, uchar, k) S() X(OUT, uchar, q_out) S() X(OUT, uchar, k_out) S() \
     X(IN, float, tab) S() X(IN, float, coef) S() X(IN, int, pos) S()                          \
     X(IN, int, seq_start) S() X(IN, int, k_rows) S() X(VAL, sinpe_rope_params, a)
-#define SINPE_SIG_GRID(X, S) X(OUT, uchar, out) S() X(IN, float, coef) S() X(VAL, sinpe_grid_params, a)
+#define SINPE_SIG_GRID(X, S)                                                                \
+    X(OUT, uchar, out) S() X(OUT, float, half_rows) S() X(IN, float, coef) S()                 \
+    X(VAL, sinpe_grid_params, a)
 #define SINPE_COMMA() ,
 
 #endif /* SINPE_ABI_H */

@@ -3,7 +3,10 @@
  * "Patch grids"): column c < D/2 of token (row i, column j) holds the
  * table's 1-D encoding of half the width at the column position x_j, the
  * others at the row position y_i, each position the float32 value the
- * frameworks form, then exact.  Work-item (c, r): column c of token r.
+ * frameworks form, then exact.  Two launches: the half-rows of the grid's
+ * cols + rows distinct positions (work-item (c, j)), then each token's row
+ * from them (work-item (c, r): sixteen columns of token r), the plain
+ * add's cost.
  */
 #ifndef SINPE_GRID_CL
 #define SINPE_GRID_CL
@@ -41,20 +44,38 @@ SINPE_INLINE float sinpe_grid_pos(uint n, float s1, float s2)
 SINPE_INLINE void sinpe_body_GRID(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_GRID))
 {
     uint c = get_global_id(0), r = get_global_id(1);
-    if (c >= 2 * a.d || r >= a.tokens)
-        return;
-    uint t = r % a.per_seq;
-    size_t o = a.out_off + (size_t)r * a.out_stride + c;
-    if (t < a.extra) { /* a class token: a zero row of the table, untouched by the add */
-        if (!a.add)
-            sinpe_store1(0.0f, out, o, ot);
+    if (a.phase == 0) { /* half-row j: column position j, then row position j - cols */
+        if (c >= a.d || r >= a.cols + a.rows)
+            return;
+        float x = r < a.cols ? sinpe_grid_pos(r + a.left, a.s1_cols, a.s2)
+                             : sinpe_grid_pos(r - a.cols + a.top, a.s1_rows, a.s2);
+        half_rows[(size_t)r * a.d + c] = sinpe_pe_real(x, (int)c, a.d, coef);
         return;
     }
-    uint g = t - a.extra, col = c < a.d;
-    float x = col ? sinpe_grid_pos(g % a.cols + a.left, a.s1_cols, a.s2)
-                  : sinpe_grid_pos(g / a.cols + a.top, a.s1_rows, a.s2);
-    float v = sinpe_pe_real(x, (int)(col ? c : c - a.d), a.d, coef);
-    sinpe_store1(a.add ? sinpe_load1(out, o, ot) + v : v, out, o, ot);
+    /* Columns [16 c, 16 c + 16) of token r: sixteen at a time within a
+       half, else one by one. */
+    uint c0 = 16 * c, n = min(16u, 2 * a.d - min(c0, 2 * a.d));
+    if (n == 0 || r >= a.tokens)
+        return;
+    uint t = r % a.per_seq;
+    size_t o = a.out_off + (size_t)r * a.out_stride + c0;
+    if (t < a.extra) { /* a class token: a zero row of the table, untouched by the add */
+        for (uint j = 0; j < n && !a.add; j++)
+            sinpe_store1(0.0f, out, o + j, ot);
+        return;
+    }
+    uint g = t - a.extra;
+    global const float *col = half_rows + (size_t)(g % a.cols) * a.d;
+    global const float *row = half_rows + (size_t)(a.cols + g / a.cols) * a.d - a.d;
+    if (n == 16 && (c0 + 16 <= a.d || c0 >= a.d)) {
+        float16 v = vload16(0, (c0 < a.d ? col : row) + c0);
+        sinpe_store16(a.add ? sinpe_load16(out, o, ot) + v : v, out, o, ot);
+        return;
+    }
+    for (uint j = 0; j < n; j++) {
+        float v = c0 + j < a.d ? col[c0 + j] : row[c0 + j];
+        sinpe_store1(a.add ? sinpe_load1(out, o + j, ot) + v : v, out, o + j, ot);
+    }
 }
 
 #endif /* SINPE_GRID_CL */

@@ -1,7 +1,8 @@
 /*
  * grid.c -- the 2-D sincos encoding of a patch grid (kernels/grid.cl):
  * the arguments' defaults and checks, the positions' float32 scales, the
- * one launch.
+ * two launches (the distinct half-rows into the table's scratch, then
+ * every token's row from them).
  */
 #include "call.h"
 
@@ -67,17 +68,26 @@ sinpe_status sinpe_enqueue_grid(sinpe_table *t, cl_command_queue queue,
     sinpe_grid_params p = {.out_off = a.out_offset, .out_stride = stride,
                            .d = (cl_uint)t->spec.dim, .tokens = (cl_uint)n,
                            .per_seq = (cl_uint)per, .extra = (cl_uint)a.extra_tokens,
-                           .cols = (cl_uint)a.cols, .top = (cl_uint)((Gr - a.rows) / 2),
+                           .rows = (cl_uint)a.rows, .cols = (cl_uint)a.cols, .top = (cl_uint)((Gr - a.rows) / 2),
                            .left = (cl_uint)((Gc - a.cols) / 2), .add = a.add != 0,
                            .s2 = (float)a.interpolation_scale};
     SINPE_FORWARD(scale_of(Gr, a.base_size, "rows'", &p.s1_rows));
     SINPE_FORWARD(scale_of(Gc, a.base_size, "columns'", &p.s1_cols));
-    const sinpe__grid_kargs v = {.out = a.out, .coef = t->desc, .a = p};
-    const size_t range[2] = {dim, n};
+    const size_t range[2][2] = {{t->spec.dim, a.rows + a.cols}, {(dim + 15) / 16, n}};
     sinpe__queue_sink q;
-    sinpe__launch l;
-    SINPE_FORWARD(sinpe__plan_fixed(&ctx->info, &ctx->prog, SINPE_FORM_GRID, (int)a.dtype, 2,
-                                    range, &l));
+    sinpe__launch l[2];
+    for (int i = 0; i < 2; i++)
+        SINPE_FORWARD(sinpe__plan_fixed(&ctx->info, &ctx->prog, SINPE_FORM_GRID, (int)a.dtype, 2,
+                                        range[i], &l[i]));
     sinpe__queue_open(&q, t, queue, nwait, wait, event);
-    return sinpe__queue_close(&q, q.base.emit(&q.base, ctx, &l, &v, sizeof v, 1));
+    sinpe__grid_kargs v = {.out = a.out, .coef = t->desc, .a = p};
+    sinpe_status st = sinpe__scratch_take(t, &q.base, 0, (a.rows + a.cols) * t->spec.dim * 4,
+                                          &v.half_rows);
+    for (int i = 0; i < 2 && st == SINPE_SUCCESS; i++) {
+        v.a.phase = (cl_uint)i;
+        st = q.base.emit(&q.base, ctx, &l[i], &v, sizeof v, i == 1);
+    }
+    if (v.half_rows)
+        clReleaseMemObject(v.half_rows);
+    return sinpe__queue_close(&q, st);
 }
