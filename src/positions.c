@@ -33,6 +33,10 @@ sinpe_status sinpe__positions_check(const sinpe_context *ctx, const sinpe__posit
     if (s->positions)
         SINPE_FORWARD(sinpe__check_ints(ctx, s->positions, "args->positions", s->positions_offset,
                                         (lanes - 1) * stride + n));
+    else if (s->rule == SINPE_POSITIONS_INDEX)
+        SINPE_CHECK((int64_t)s->start + (int64_t)(s->seq_len - 1) > INT_MAX, SINPE_INVALID_SHAPE,
+                    "args->start %d + seq_len - 1 exceeds the largest position 2^31 - 1",
+                    (int)s->start);
     if (s->grid_cols || s->grid_rows || s->grid_start) {
         size_t cell = s->grid_rows * s->grid_cols;
         SINPE_CHECK(s->positions, SINPE_INVALID_OPTION,
@@ -46,10 +50,6 @@ sinpe_status sinpe__positions_check(const sinpe_context *ctx, const sinpe__posit
                     "sequence past grid_start %zu into whole frames",
                     s->grid_rows, s->grid_cols, s->seq_len, s->grid_start);
     }
-    else if (s->rule == SINPE_POSITIONS_INDEX)
-        SINPE_CHECK((int64_t)s->start + (int64_t)(s->seq_len - 1) > INT_MAX, SINPE_INVALID_SHAPE,
-                    "args->start %d + seq_len - 1 exceeds the largest position 2^31 - 1",
-                    (int)s->start);
     if (s->seq_starts)
         SINPE_FORWARD(sinpe__check_ints(ctx, s->seq_starts, "args->seq_starts",
                                         s->seq_starts_offset, s->n_seqs));
