@@ -33,9 +33,9 @@ typedef struct choice {
     step s[2];
 } choice;
 
-static void add(choice *ch, int form, size_t cols, size_t seqs, cl_uint group_dims)
+static void add(choice *ch, int form, size_t cols, size_t seqs, size_t run, cl_uint group_dims)
 {
-    ch->s[ch->n++] = (step){form, cols, seqs, 1, group_dims};
+    ch->s[ch->n++] = (step){form, cols, seqs, run, group_dims};
 }
 
 /* Tokens of one sequence per work-item of the OTF tiles. */
@@ -53,12 +53,10 @@ static void add(choice *ch, int form, size_t cols, size_t seqs, cl_uint group_di
 static void add_otf(choice *ch, const sinpe__tuning *t, const sinpe__call *c, int few)
 {
     if (!c->ordered) {
-        add(ch, SINPE_FORM_OTF, 0, 1, 1);
-        ch->s[ch->n - 1].run = few ? 1 : OTF_RUN;
+        add(ch, SINPE_FORM_OTF, 0, 1, few ? 1 : OTF_RUN, 1);
         return;
     }
-    add(ch, SINPE_FORM_OTF, 16, few ? 0 : t->table_seqs, few ? 1 : 3);
-    ch->s[ch->n - 1].run = few ? 0 : OTF_RUN;
+    add(ch, SINPE_FORM_OTF, 16, few ? 0 : t->table_seqs, few ? 0 : OTF_RUN, few ? 1 : 3);
     ch->tiles = 1;
 }
 
@@ -78,22 +76,22 @@ static void choose(const sinpe__tuning *t, const sinpe__call *c, choice *ch)
         /* Table rows: a tile of T steps x T blocks per work-item (table.cl);
            the rotation: rope_pairs pairs of every head (rope.cl). */
         add(ch, c->form, c->form == SINPE_FORM_ROPE ? t->rope_pairs : 1,
-            c->form == SINPE_FORM_ROWS ? t->table_tile : 1, 3);
+            c->form == SINPE_FORM_ROWS ? t->table_tile : 1, 1, 3);
         ch->prefetch = c->form == SINPE_FORM_ROPE && t->rope_pairs >= 16 ? t->prefetch : 0;
     } else if (c->fast) {
         if (big)
-            add(ch, SINPE_FORM_STREAM, stream_cols, S, 3);
+            add(ch, SINPE_FORM_STREAM, stream_cols, S, 1, 3);
         else if (decode && c->mode != SINPE_MODE_ADD) {
-            add(ch, SINPE_FORM_ROW, 0, 1, 1);
+            add(ch, SINPE_FORM_ROW, 0, 1, 1, 1);
             ch->row16 = t->wide16;
         }
         else if (t->bf16 == SINPE_BF16_SCALAR && c->mode != SINPE_MODE_ADD &&
                  c->weights == SINPE_BF16 && c->out == SINPE_BF16)
-            add(ch, SINPE_FORM_COL, 1, 1, 1);
+            add(ch, SINPE_FORM_COL, 1, 1, 1, 1);
         else
-            add(ch, SINPE_FORM_FAST, c->out != SINPE_F32 ? t->wide16 : 4, S, 3);
+            add(ch, SINPE_FORM_FAST, c->out != SINPE_F32 ? t->wide16 : 4, S, 1, 3);
     } else if (c->mode == SINPE_MODE_GATHER || t->general == SINPE_ONE_PASS) {
-        add(ch, SINPE_FORM_GENERAL, 4, 1, 3);
+        add(ch, SINPE_FORM_GENERAL, 4, 1, 1, 3);
     } else if (decode && !big) {
         add_otf(ch, t, c, 1);
     } else if (c->computed) {
@@ -102,9 +100,9 @@ static void choose(const sinpe__tuning *t, const sinpe__call *c, choice *ch)
     } else {
         /* Two launches: the tokens in the table, then the others. */
         if (big)
-            add(ch, SINPE_FORM_STREAM, stream_cols, S, 3);
+            add(ch, SINPE_FORM_STREAM, stream_cols, S, 1, 3);
         else
-            add(ch, SINPE_FORM_TABLE, 16, t->table_seqs, 3);
+            add(ch, SINPE_FORM_TABLE, 16, t->table_seqs, 1, 3);
         add_otf(ch, t, c, 0);
     }
     if (ch->s[0].form == SINPE_FORM_STREAM && c->out != SINPE_F32)

@@ -16,7 +16,7 @@
 
 /* ---- status.c ------------------------------------------------------------ */
 
-/* Records a failure message for sinpe_last_error() and returns status. */
+/* Records a message for sinpe_last_error() and returns status. */
 sinpe_status sinpe__fail(sinpe_status status, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 2, 3)))
@@ -31,22 +31,20 @@ void sinpe__clear_error(void);
    (else the failure "name is NULL"). */
 int sinpe__enter_with(const void *handle, const char *name);
 
-/* Returns from the current function with a recorded failure when cond holds. */
+/* Return from the current function: a recorded failure when cond holds; a
+   failed status (its message already recorded); the OpenCL failure of call
+   `what`. */
 #define SINPE_CHECK(cond, status, ...)                 \
     do {                                               \
         if (cond)                                      \
             return sinpe__fail((status), __VA_ARGS__); \
     } while (0)
-
-/* Forwards a failed sinpe_status (the message is already recorded). */
 #define SINPE_FORWARD(expr)              \
     do {                                 \
         sinpe_status sinpe_s_ = (expr);  \
         if (sinpe_s_ != SINPE_SUCCESS)   \
             return sinpe_s_;             \
     } while (0)
-
-/* Returns the OpenCL failure of call `what`. */
 #define SINPE_CL_CHECK(err, what)                 \
     do {                                          \
         cl_int sinpe_e_ = (err);                  \
@@ -59,10 +57,10 @@ int sinpe__enter_with(const void *handle, const char *name);
 /* The most storage types a context keeps programs for (dtype.c checks). */
 #define SINPE__MAX_DTYPES 16
 
-/* The properties of t, or NULL when t is not a sinpe_dtype. */
+/* The properties of t, or NULL when t is not a sinpe_dtype; x rounded to
+   nearest even in a small float type (F16, BF16, FP8_*), as bits; the value
+   of such bits; x rounded to an output type and back. */
 const sinpe_dtype_info *sinpe__dtype(sinpe_dtype t);
-/* x rounded to nearest even in a small float type (F16, BF16, FP8_*), as
-   bits; the value of such bits; x rounded to an output type and back. */
 unsigned sinpe__encode(sinpe_dtype t, double x);
 double sinpe__decode(sinpe_dtype t, unsigned bits);
 float sinpe__round_to(sinpe_dtype t, float x);
@@ -70,10 +68,8 @@ float sinpe__round_to(sinpe_dtype t, float x);
 /* ---- structs.c ----------------------------------------------------------- */
 
 /* The public structs that grow (include/sinpe.h, "Structs that grow"). */
-enum {
-    SINPE__OPTIONS, SINPE__SPEC, SINPE__ARGS, SINPE__DTYPE_INFO, SINPE__ROPE_SPEC, SINPE__ROPE_ARGS,
-    SINPE__MROPE_PROMPT
-};
+enum { SINPE__OPTIONS, SINPE__SPEC, SINPE__ARGS, SINPE__DTYPE_INFO, SINPE__ROPE_SPEC,
+       SINPE__ROPE_ARGS, SINPE__MROPE_PROMPT };
 /* How sinpe__struct_out writes: a fresh struct (fields past the library's
    zeroed), an update of one read in (those left alone), a 0.1 struct. */
 enum { SINPE__FILL, SINPE__UPDATE, SINPE__FILL_V0_1 };
@@ -104,11 +100,10 @@ struct sinpe__held {
 
 /* ---- device.c ------------------------------------------------------------ */
 
-/* Picks a device by selector (NULL or "" = SINPE_DEVICE, then GPU > ACC > CPU). */
+/* Picks a device by selector (NULL or "" = SINPE_DEVICE, then GPU > ACC > CPU);
+   the facts about a device that sinpe's choices depend on. */
 sinpe_status sinpe__device_pick(const char *selector, cl_platform_id *platform,
                                 cl_device_id *device);
-
-/* The facts about a device that sinpe's choices depend on. */
 typedef struct sinpe__device_info {
     char name[256];
     char vendor[256];
@@ -118,7 +113,6 @@ typedef struct sinpe__device_info {
     int has_fp64;
     cl_uint cb_version; /* of cl_khr_command_buffer; 0: none reported */
 } sinpe__device_info;
-
 sinpe_status sinpe__device_query(cl_device_id device, sinpe__device_info *info);
 
 /* ---- record.c ------------------------------------------------------------ */
@@ -147,11 +141,9 @@ extern const sinpe__kernel sinpe__kernels[];
 extern const int sinpe__kernel_count;
 #define SINPE_K_MAX 128 /* at least sinpe__kernel_count (kernels.c checks) */
 
-/*
- * A kernel's arguments as the host holds them: one struct per signature of
- * kernels/abi.h, whose fields are the arguments in order (a buffer as its
- * cl_mem, a local one as its size in bytes), filled by name.
- */
+/* A kernel's arguments as the host holds them: one struct per signature of
+   kernels/abi.h, the arguments in order (a buffer as its cl_mem, a local
+   one as its size in bytes), filled by name. */
 #define SINPE__HOST_IN(type) cl_mem
 #define SINPE__HOST_OUT(type) cl_mem
 #define SINPE__HOST_VAL(type) type
@@ -186,7 +178,7 @@ cl_int sinpe__set_args(cl_kernel kernel, int k, const void *args, size_t size);
 
 /* ---- plan.c -------------------------------------------------------------- */
 
-/* A program's kernels (built by program.c). */
+/* A program's kernels (program.c builds them). */
 typedef struct sinpe__program {
     cl_program program;
     cl_kernel kernels[SINPE_K_MAX];
@@ -204,7 +196,7 @@ typedef struct sinpe__program {
 int sinpe__kernel_held(const sinpe__tuning *t, int weights, int k);
 void sinpe__plan_options(const sinpe__tuning *t, sinpe_math math, int weights, char *buf, size_t n);
 
-/* One launch: the kernel (slot k), its range and its step of the call. */
+/* One launch: the kernel (slot k), its range, its step of the call. */
 typedef struct sinpe__launch {
     int k;
     cl_kernel kernel;
@@ -222,8 +214,7 @@ enum {
 };
 #define SINPE__LAUNCHES 6
 
-/* Every launch of one call. */
-typedef struct sinpe__plan {
+typedef struct sinpe__plan { /* every launch of one call */
     int n;
     sinpe__launch launch[SINPE__LAUNCHES];
     cl_int flags;  /* SINPE_ALIGNED, SINPE_ONE_LAUNCH, SINPE_OTF_TILES: for the parameter block */
