@@ -84,20 +84,6 @@ sinpe_status sinpe__struct_out(int kind, void *theirs, size_t word, const void *
 /* The body of the *_init_sized calls: own, the defaults, FILLs theirs (if not NULL). */
 void sinpe__struct_init(int kind, void *theirs, size_t word, const void *own, const char *what);
 
-/* What one recorded call holds until its table goes: the buffers and
-   kernels its commands use (at most a table snapshot, rows past it and
-   their anchors, and a kernel for each of five launches).  A table keeps
-   them in a list, under its lock (record.c adds, table.c frees). */
-#define SINPE__HELD_MAX 8
-struct sinpe__held {
-    struct sinpe__held *next;
-    int n;
-    struct {
-        void *obj;
-        int kernel; /* obj is a cl_kernel, else a cl_mem */
-    } item[SINPE__HELD_MAX];
-};
-
 /* ---- device.c ------------------------------------------------------------ */
 
 /* Picks a device by selector (NULL or "" = SINPE_DEVICE, then GPU > ACC > CPU);
@@ -121,18 +107,31 @@ sinpe_status sinpe__device_query(cl_device_id device, sinpe__device_info *info);
    (the refusal's message), and whether v (CL_MAKE_VERSION's layout) is one. */
 #define SINPE__COMMAND_BUFFER_VERSIONS "0.9.0 to 0.9.8 and 1.0.0"
 int sinpe__command_buffer_known(cl_uint v);
+/* What one recorded call holds until its table goes: the buffers and
+   kernels its commands use (at most a table snapshot, rows past it and
+   their anchors, and a kernel for each of five launches).  A table keeps
+   them in a list, under its lock (record.c adds, table.c frees). */
+#define SINPE__HELD_MAX 8
+struct sinpe__held {
+    struct sinpe__held *next;
+    int n;
+    struct {
+        void *obj;
+        int kernel; /* obj is a cl_kernel, else a cl_mem */
+    } item[SINPE__HELD_MAX];
+};
 
 /* ---- tuning_source.c ----------------------------------------------------- */
 
-/* The record of a context (tuning_source.c): override, else the device's
-   tuning file, else the database.  *from (SINPE__FROM bytes) says which. */
+/* The record of a context: override, else the device's tuning file, else
+   the database.  *from (SINPE__FROM bytes) says which. */
 #define SINPE__FROM 512
 sinpe_status sinpe__tuning_pick(cl_device_id dev, const sinpe__device_info *info,
                                 const char *override, sinpe__tuning *t, char *from);
 
 /* ---- kernels.c ----------------------------------------------------------- */
 
-/* Every kernel, slot k being the k-th of src/kernels.c's table (kernels/sinpe.cl defines them). */
+/* Every kernel, slot k the k-th of kernels.c's table (kernels/sinpe.cl defines them). */
 typedef struct sinpe__kernel {
     int form, mode, ot; /* SINPE_FORM_*, SINPE_MODE_*, sinpe_dtype of the output */
     const char *name;
@@ -186,13 +185,10 @@ typedef struct sinpe__program {
     int from_disk;          /* 1 when the binary came from the disk cache */
 } sinpe__program;
 
-/*
- * A context's programs: the base one (weights -1: the table's kernels, the
- * pre-passes and add) and one per weights type (weights a sinpe_dtype: the
- * fused and gather kernels), built on first use.  Whether the program of
- * weights built for t holds slot k (every kernel with t NULL); its build
- * options (the same).
- */
+/* A context's programs: the base one (weights -1: the table's kernels, the
+   pre-passes and add) and one per weights type (weights a sinpe_dtype: the
+   fused and gather kernels), built on first use.  Whether the program of
+   weights built for t holds slot k (every kernel with t NULL); its options. */
 int sinpe__kernel_held(const sinpe__tuning *t, int weights, int k);
 void sinpe__plan_options(const sinpe__tuning *t, sinpe_math math, int weights, char *buf, size_t n);
 
@@ -208,10 +204,8 @@ typedef struct sinpe__launch {
 /* The steps of an embedding call, in the order they run: the rows of its
    positions past the table (anchors, then rows), fairseq's positions, the
    bad-id count, then its one or two launches of the output. */
-enum {
-    SINPE__STEP_ANCHORS, SINPE__STEP_ROWS, SINPE__STEP_POSITIONS, SINPE__STEP_BAD_IDS,
-    SINPE__STEP_MAIN
-};
+enum { SINPE__STEP_ANCHORS, SINPE__STEP_ROWS, SINPE__STEP_POSITIONS, SINPE__STEP_BAD_IDS,
+       SINPE__STEP_MAIN };
 #define SINPE__LAUNCHES 6
 
 typedef struct sinpe__plan { /* every launch of one call */
@@ -322,7 +316,6 @@ struct sinpe_context {
 
 /* Drops a reference (the last frees). ctx->lock not held. */
 void sinpe__context_unref(sinpe_context *ctx);
-
 /* The program of weights type et, built now if it is not yet (under
    build_lock, not the context lock); SINPE_BUILD_FAILED and the like. */
 sinpe_status sinpe__context_weights(sinpe_context *ctx, sinpe_dtype et,
@@ -348,12 +341,11 @@ sinpe_status sinpe__check_wait_list(const sinpe_context *ctx, cl_uint n, const c
 sinpe_status sinpe__spec_validate(const sinpe_spec *spec);
 int sinpe__spec_equal(const sinpe_spec *a, const sinpe_spec *b);
 /* A column of a table: the sine of w p (kind 1) or its cosine (kind 2) at
-   position p, or zero (kind 0). */
+   position p, or zero (kind 0); the dim columns of spec. */
 typedef struct sinpe__column {
     double w;
     int kind;
 } sinpe__column;
-/* The dim columns of spec. */
 void sinpe__spec_columns(const sinpe_spec *spec, sinpe__column *col);
 /* Floats in the coefficient buffer of dim columns: descriptors, then steps. */
 #define SINPE__COEF_FLOATS(dim) ((8 + 4 * (size_t)SINPE_STEP_ROWS) * SINPE_COEF_STRIDE(dim))
@@ -371,8 +363,7 @@ unsigned sinpe__rope_lane(unsigned axes, const size_t sections[4], size_t k);
 
 /* ---- table.c ------------------------------------------------------------- */
 
-/* The kinds of table. */
-enum { SINPE__TABLE_ENCODING, SINPE__TABLE_ROTARY };
+enum { SINPE__TABLE_ENCODING, SINPE__TABLE_ROTARY }; /* the kinds of table */
 
 /* A rotary table's contents (rope_spec.c): its rule's results, all
    doubles, compared whole when tables are shared; then the R/2 w_k. */
@@ -406,10 +397,8 @@ struct sinpe_table {
     double rope_data[];   /* where rope points */
 };
 
-/*
- * Enqueues PE(row0 + r) into row r of out (r < nrows) after the wait list;
- * arguments already checked.  *event (may be NULL) is the last kernel's.
- */
+/* Enqueues PE(row0 + r) into row r of out (r < nrows) after the wait list
+   (rows.c); arguments already checked.  *event (may be NULL) is the last kernel's. */
 sinpe_status sinpe__table_rows(sinpe_table *t, cl_command_queue queue, cl_int row0,
                                size_t nrows, cl_mem out, size_t out_offset, size_t out_stride,
                                sinpe_dtype out_dtype, cl_uint nwait, const cl_event *wait,
