@@ -9,7 +9,29 @@
 #define SINPE_CALL_H
 
 #include "sinpe_internal.h"
-#include "ops.h"
+
+/* ---- the operations called with an argument struct ----------------------- */
+
+/* A new operation is a row here, its own file (its checks, parameter
+   block, plan and public functions) and its kernels.  A row: its name in
+   messages, the kind of table it reads (SINPE__TABLE_*). */
+typedef struct sinpe__op {
+    const char *name;
+    int table;
+} sinpe__op;
+
+enum { SINPE__OP_EMBED, SINPE__OP_GATHER, SINPE__OP_ADD, SINPE__OP_ROPE, SINPE__OPS };
+
+static inline const sinpe__op *sinpe__op_row(int op)
+{
+    static const sinpe__op ops[SINPE__OPS] = {
+        [SINPE__OP_EMBED] = {"the embedding", SINPE__TABLE_ENCODING}, /* embed.c */
+        [SINPE__OP_GATHER] = {"the gather", SINPE__TABLE_ENCODING},   /* embed.c */
+        [SINPE__OP_ADD] = {"adding positions", SINPE__TABLE_ENCODING}, /* embed.c */
+        [SINPE__OP_ROPE] = {"the rotation", SINPE__TABLE_ROTARY},     /* rope.c */
+    };
+    return &ops[op];
+}
 
 /* ---- sinks: where the launches of one call go ---------------------------- */
 
@@ -88,7 +110,7 @@ sinpe_status sinpe__scratch_take(sinpe_table *t, sinpe__sink *sink, int slot, si
 /* ---- the operations ------------------------------------------------------ */
 
 /*
- * An operation called with an argument struct (its row in ops.h) has its
+ * An operation called with an argument struct (its row above) has its
  * public functions in its own file.  Each opens a sink through the row (the
  * checks every call makes), runs the operation with the caller's struct as
  * its own type (copy, check, build the parameter block once, plan every

@@ -2,8 +2,8 @@
  * plan.c -- what a tuning record means, said once: each call's launches,
  * chosen by choose(); the kernels a program holds (those choose() reaches
  * for some call, so no call reaches a kernel its program lacks); the build
- * options; and, for sinpe-tune and the tests, which parameters change a
- * call and which records reach every form.
+ * options; whether two records launch a call alike (plan_records.c asks
+ * that of every kind of call).
  */
 #include "sinpe_internal.h"
 
@@ -33,9 +33,9 @@ typedef struct choice {
     step s[2];
 } choice;
 
-static void add(choice *ch, int form, size_t cols, size_t seqs, cl_uint group_dims)
+static void add(choice *ch, int form, size_t cols, size_t seqs, size_t run, cl_uint group_dims)
 {
-    ch->s[ch->n++] = (step){form, cols, seqs, 1, group_dims};
+    ch->s[ch->n++] = (step){form, cols, seqs, run, group_dims};
 }
 
 /* Tokens of one sequence per work-item of the OTF tiles. */
@@ -53,12 +53,10 @@ static void add(choice *ch, int form, size_t cols, size_t seqs, cl_uint group_di
 static void add_otf(choice *ch, const sinpe__tuning *t, const sinpe__call *c, int few)
 {
     if (!c->ordered) {
-        add(ch, SINPE_FORM_OTF, 0, 1, 1);
-        ch->s[ch->n - 1].run = few ? 1 : OTF_RUN;
+        add(ch, SINPE_FORM_OTF, 0, 1, few ? 1 : OTF_RUN, 1);
         return;
     }
-    add(ch, SINPE_FORM_OTF, 16, few ? 0 : t->table_seqs, few ? 1 : 3);
-    ch->s[ch->n - 1].run = few ? 0 : OTF_RUN;
+    add(ch, SINPE_FORM_OTF, 16, few ? 0 : t->table_seqs, few ? 0 : OTF_RUN, few ? 1 : 3);
     ch->tiles = 1;
 }
 
@@ -78,22 +76,22 @@ static void choose(const sinpe__tuning *t, const sinpe__call *c, choice *ch)
         /* Table rows: a tile of T steps x T blocks per work-item (table.cl);
            the rotation: rope_pairs pairs of every head (rope.cl). */
         add(ch, c->form, c->form == SINPE_FORM_ROPE ? t->rope_pairs : 1,
-            c->form == SINPE_FORM_ROWS ? t->table_tile : 1, 3);
+            c->form == SINPE_FORM_ROWS ? t->table_tile : 1, 1, 3);
         ch->prefetch = c->form == SINPE_FORM_ROPE && t->rope_pairs >= 16 ? t->prefetch : 0;
     } else if (c->fast) {
         if (big)
-            add(ch, SINPE_FORM_STREAM, stream_cols, S, 3);
+            add(ch, SINPE_FORM_STREAM, stream_cols, S, 1, 3);
         else if (decode && c->mode != SINPE_MODE_ADD) {
-            add(ch, SINPE_FORM_ROW, 0, 1, 1);
+            add(ch, SINPE_FORM_ROW, 0, 1, 1, 1);
             ch->row16 = t->wide16;
         }
         else if (t->bf16 == SINPE_BF16_SCALAR && c->mode != SINPE_MODE_ADD &&
                  c->weights == SINPE_BF16 && c->out == SINPE_BF16)
-            add(ch, SINPE_FORM_COL, 1, 1, 1);
+            add(ch, SINPE_FORM_COL, 1, 1, 1, 1);
         else
-            add(ch, SINPE_FORM_FAST, c->out != SINPE_F32 ? t->wide16 : 4, S, 3);
+            add(ch, SINPE_FORM_FAST, c->out != SINPE_F32 ? t->wide16 : 4, S, 1, 3);
     } else if (c->mode == SINPE_MODE_GATHER || t->general == SINPE_ONE_PASS) {
-        add(ch, SINPE_FORM_GENERAL, 4, 1, 3);
+        add(ch, SINPE_FORM_GENERAL, 4, 1, 1, 3);
     } else if (decode && !big) {
         add_otf(ch, t, c, 1);
     } else if (c->computed) {
@@ -102,9 +100,9 @@ static void choose(const sinpe__tuning *t, const sinpe__call *c, choice *ch)
     } else {
         /* Two launches: the tokens in the table, then the others. */
         if (big)
-            add(ch, SINPE_FORM_STREAM, stream_cols, S, 3);
+            add(ch, SINPE_FORM_STREAM, stream_cols, S, 1, 3);
         else
-            add(ch, SINPE_FORM_TABLE, 16, t->table_seqs, 3);
+            add(ch, SINPE_FORM_TABLE, 16, t->table_seqs, 1, 3);
         add_otf(ch, t, c, 0);
     }
     if (ch->s[0].form == SINPE_FORM_STREAM && c->out != SINPE_F32)
@@ -114,10 +112,7 @@ static void choose(const sinpe__tuning *t, const sinpe__call *c, choice *ch)
 /* The most tokens or bytes of a call, below any threshold's "never". */
 #define LARGEST (SINPE__NEVER - 1)
 
-/* A kind of call of (mode, weights, out): bits say which facts hold, and
-   whether its sizes are at the small or the large end; of mode NONE, bit 0
-   says the rotation instead of table rows. */
-static sinpe__call kind(int mode, int weights, int out, int bits)
+sinpe__call sinpe__plan_kind(int mode, int weights, int out, int bits)
 {
     const int form = mode == SINPE_MODE_NONE && (bits & 1) ? SINPE_FORM_ROPE : SINPE_FORM_ROWS;
     const sinpe__call c = {.mode = mode, .form = form, .weights = weights, .out = out,
@@ -127,13 +122,12 @@ static sinpe__call kind(int mode, int weights, int out, int bits)
                            .computed = (bits >> 6) & 1};
     return c;
 }
-#define KIND_BITS 128
 
 /* Whether some call of (mode, weights, out) takes form under t. */
 static int reaches(const sinpe__tuning *t, int form, int mode, int weights, int out)
 {
-    for (int bits = 0; bits < KIND_BITS; bits++) {
-        const sinpe__call c = kind(mode, weights, out, bits);
+    for (int bits = 0; bits < SINPE__KIND_BITS; bits++) {
+        const sinpe__call c = sinpe__plan_kind(mode, weights, out, bits);
         choice ch;
         choose(t, &c, &ch);
         for (int j = 0; j < ch.n; j++)
@@ -185,94 +179,12 @@ void sinpe__plan_options(const sinpe__tuning *t, sinpe_math math, int weights, c
         snprintf(buf + used, n - used, " -DSINPE_WEIGHTS=%d", weights);
 }
 
-/* ---- what the choice says of records ------------------------------------- */
-
 int sinpe__plan_same(const sinpe__tuning *t, const sinpe__tuning *u, const sinpe__call *c)
 {
     choice a, b;
     choose(t, c, &a);
     choose(u, c, &b);
     return memcmp(&a, &b, sizeof a) == 0;
-}
-
-/* Whether t and u launch the same for every kind of call (each mode, NONE
-   meaning table rows, and each weights and output type) but those that one
-   of the n records before[] launches as t does. */
-static int same_for_all(const sinpe__tuning *t, const sinpe__tuning *u,
-                        const sinpe__tuning *before, size_t n)
-{
-    for (int mode = 0; mode <= SINPE_MODE_NONE; mode++)
-        for (int w = 0; sinpe__dtype((sinpe_dtype)w); w++)
-            for (int out = 0; sinpe__dtype((sinpe_dtype)out); out++)
-                for (int bits = 0; bits < KIND_BITS; bits++) {
-                    const sinpe__call c = kind(mode, w, out, bits);
-                    size_t j = 0;
-                    while (j < n && !sinpe__plan_same(t, &before[j], &c))
-                        j++;
-                    if (j == n && !sinpe__plan_same(t, u, &c))
-                        return 0;
-                }
-    return 1;
-}
-
-int sinpe__plan_affects(const sinpe__tuning *t, size_t i, const sinpe__call *c)
-{
-    size_t v;
-    for (size_t k = 0; sinpe__param_value(i, k, &v); k++) {
-        sinpe__tuning u = *t;
-        *sinpe__param_field(&u, i) = v;
-        if (c ? !sinpe__plan_same(t, &u, c) : !same_for_all(t, &u, NULL, 0))
-            return 1;
-    }
-    return 0;
-}
-
-unsigned sinpe__plan_forms(const sinpe__tuning *t)
-{
-    unsigned forms = 0;
-    for (int k = 0; k < sinpe__kernel_count; k++)
-        for (int w = -1; w < 0 || sinpe__dtype((sinpe_dtype)w); w++)
-            if (sinpe__kernel_held(t, w, k))
-                forms |= 1u << sinpe__kernels[k].form;
-    return forms;
-}
-
-/* v with every parameter at its first value that changes no call but
-   those that one of the n records before[] launches as v does. */
-static void canonical(sinpe__tuning *v, const sinpe__tuning *before, size_t n)
-{
-    for (int changed = 1; changed;) {
-        changed = 0;
-        for (size_t i = 0; i < sinpe__n_params; i++) {
-            sinpe__tuning u = *v;
-            size_t *f = sinpe__param_field(&u, i);
-            if (sinpe__param_value(i, 0, f) && *f != *sinpe__param_field(v, i) &&
-                same_for_all(v, &u, before, n)) {
-                *v = u;
-                changed = 1;
-            }
-        }
-    }
-}
-
-size_t sinpe__plan_variants(const sinpe__tuning *r, sinpe__tuning *out)
-{
-    size_t n = 0;
-    out[n] = *r;
-    out[n].stream_bytes = SINPE__NEVER;
-    out[n++].decode_tokens = 0;
-    if (r->decode == SINPE_DECODE_ROWS) {
-        out[n] = out[0];
-        out[n++].decode_tokens = SINPE__NEVER;
-    }
-    if (r->stream) {
-        out[n] = *r;
-        out[n].stream_bytes = 0;
-        out[n++].decode_tokens = 0;
-    }
-    for (size_t i = 0; i < n; i++)
-        canonical(&out[i], out, i);
-    return n;
 }
 
 /* ---- launches ------------------------------------------------------------ */

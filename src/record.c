@@ -1,9 +1,10 @@
 /*
  * record.c -- an operation's call recorded into a command buffer
- * (cl_khr_command_buffer): the sink, and the checks of the buffer.  The two entry points sinpe calls are
- * declared here, so that the build does not depend on which OpenCL headers
- * are installed; they are the same in every version sinpe accepts
- * (include/sinpe.h, "Recording into a command buffer", says what changed).
+ * (cl_khr_command_buffer): the sink, and the checks of the buffer.  The two
+ * entry points sinpe calls are declared here, so that the build does not
+ * depend on which OpenCL headers are installed; they are the same in every
+ * version sinpe accepts (include/sinpe.h, "Recording into a command
+ * buffer", says what changed).
  */
 #include "call.h"
 
@@ -26,8 +27,6 @@ int sinpe__command_buffer_known(cl_uint v)
     return (v >= SINPE_CB_VERSION(0, 9, 0) && v <= SINPE_CB_VERSION(0, 9, 8)) ||
            v == SINPE_CB_VERSION(1, 0, 0);
 }
-
-
 
 /* Holds obj (a cl_mem, or with kernel != 0 a cl_kernel, that the call's
    commands use) in the call's list, which goes to the table at its end. */

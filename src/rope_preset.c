@@ -26,7 +26,7 @@ static const double phi35_short[48] = {
 
 enum { SPLIT_QUARTERS = 1, SPLIT_THIRDS }; /* sections derived from head_dim */
 
-static const struct {
+static const struct row {
     const char *name;
     double base;
     sinpe_rope_rule rule;
@@ -82,32 +82,30 @@ sinpe_status sinpe_rope_preset_sized(sinpe_rope_spec *spec, sinpe_rope_preset pr
     SINPE_CHECK(!spec, SINPE_NULL_ARGUMENT, "spec is NULL");
     SINPE_CHECK(!sinpe_rope_preset_name(preset), SINPE_UNKNOWN_PRESET,
                 "preset %d is not a sinpe_rope_preset", (int)preset);
-    size_t rot = presets[preset].rot ? presets[preset].rot : head_dim / presets[preset].rot_div;
+    const struct row *r = &presets[preset];
+    size_t rot = r->rot ? r->rot : head_dim / r->rot_div, c = rot / 2;
     SINPE_CHECK(rot == 0 || (rot & 1) || rot > head_dim, SINPE_INVALID_SPEC,
                 "head_dim %zu gives rotary_dim %zu for preset %s: it must be even, at least "
                 "2 and at most head_dim",
-                head_dim, rot, presets[preset].name);
-    SINPE_CHECK(presets[preset].head && head_dim != presets[preset].head, SINPE_INVALID_SPEC,
-                "head_dim %zu: the %s sections are for head_dim %u", head_dim,
-                presets[preset].name, presets[preset].head);
+                head_dim, rot, r->name);
+    SINPE_CHECK(r->head && head_dim != r->head, SINPE_INVALID_SPEC,
+                "head_dim %zu: the %s sections are for head_dim %u", head_dim, r->name, r->head);
     sinpe_rope_spec_init(&own, rot);
-    own.base = presets[preset].base;
-    own.rule = presets[preset].rule;
-    own.pairing = presets[preset].pairing;
-    own.factor = presets[preset].factor;
-    own.original_max_positions = presets[preset].orig;
-    own.max_positions = own.length = presets[preset].max;
-    own.axes = presets[preset].axes;
-    memcpy(own.sections, presets[preset].sections, sizeof presets[preset].sections);
-    size_t c = rot / 2;
-    if (presets[preset].split == SPLIT_QUARTERS) {
+    own.base = r->base;
+    own.rule = r->rule;
+    own.pairing = r->pairing;
+    own.factor = r->factor;
+    own.original_max_positions = r->orig;
+    own.max_positions = own.length = r->max;
+    own.axes = r->axes;
+    memcpy(own.sections, r->sections, sizeof r->sections);
+    if (r->split == SPLIT_QUARTERS) {
         SINPE_CHECK(c & 1, SINPE_INVALID_SPEC,
-                    "head_dim %zu: %s needs a multiple of 4 (two equal axes)", head_dim,
-                    presets[preset].name);
+                    "head_dim %zu: %s needs a multiple of 4 (two equal axes)", head_dim, r->name);
         own.sections[0] = own.sections[1] = c / 2;
-    } else if (presets[preset].split == SPLIT_THIRDS) {
+    } else if (r->split == SPLIT_THIRDS) {
         SINPE_CHECK(c < 3, SINPE_INVALID_SPEC, "head_dim %zu: %s needs at least 6", head_dim,
-                    presets[preset].name);
+                    r->name);
         own.sections[1] = own.sections[2] = c / 3;
         own.sections[0] = c - 2 * (c / 3);
     }

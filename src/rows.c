@@ -14,17 +14,13 @@ void sinpe__rows_args(const sinpe_table *t, cl_int row0, size_t nrows, cl_mem ou
                       size_t out_offset, size_t out_stride, cl_mem anc,
                       sinpe__anchors_kargs *v1, sinpe__rows_kargs *v2)
 {
-    size_t blocks = sinpe__rows_blocks(row0, nrows);
-    const sinpe__anchors_kargs a = {.anc = anc, .dim = (cl_uint)t->spec.dim,
-                                    .base = (cl_int)(((int64_t)row0 >> SINPE_STEP_SHIFT) *
-                                                     SINPE_STEP_ROWS),
-                                    .nblocks = (cl_uint)blocks, .coef = t->desc};
-    const sinpe__rows_kargs r = {.out = out, .out_off = out_offset, .out_stride = out_stride,
-                                 .dim = (cl_uint)t->spec.dim, .row0 = row0,
-                                 .nrows = (cl_uint)nrows, .coef = t->desc, .anc = anc,
-                                 .nblocks = (cl_uint)blocks};
-    *v1 = a;
-    *v2 = r;
+    cl_uint blocks = (cl_uint)sinpe__rows_blocks(row0, nrows), dim = (cl_uint)t->spec.dim;
+    *v1 = (sinpe__anchors_kargs){
+        .anc = anc, .dim = dim, .nblocks = blocks, .coef = t->desc,
+        .base = (cl_int)(((int64_t)row0 >> SINPE_STEP_SHIFT) * SINPE_STEP_ROWS)};
+    *v2 = (sinpe__rows_kargs){.out = out, .out_off = out_offset, .out_stride = out_stride,
+                              .dim = dim, .row0 = row0, .nrows = (cl_uint)nrows,
+                              .coef = t->desc, .anc = anc, .nblocks = blocks};
 }
 
 sinpe_status sinpe__table_rows(sinpe_table *t, cl_command_queue queue, cl_int row0,

@@ -16,7 +16,7 @@
 
 /* ---- status.c ------------------------------------------------------------ */
 
-/* Records a failure message for sinpe_last_error() and returns status. */
+/* Records a message for sinpe_last_error() and returns status. */
 sinpe_status sinpe__fail(sinpe_status status, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 2, 3)))
@@ -31,22 +31,20 @@ void sinpe__clear_error(void);
    (else the failure "name is NULL"). */
 int sinpe__enter_with(const void *handle, const char *name);
 
-/* Returns from the current function with a recorded failure when cond holds. */
+/* Return from the current function: a recorded failure when cond holds; a
+   failed status (its message already recorded); the OpenCL failure of call
+   `what`. */
 #define SINPE_CHECK(cond, status, ...)                 \
     do {                                               \
         if (cond)                                      \
             return sinpe__fail((status), __VA_ARGS__); \
     } while (0)
-
-/* Forwards a failed sinpe_status (the message is already recorded). */
 #define SINPE_FORWARD(expr)              \
     do {                                 \
         sinpe_status sinpe_s_ = (expr);  \
         if (sinpe_s_ != SINPE_SUCCESS)   \
             return sinpe_s_;             \
     } while (0)
-
-/* Returns the OpenCL failure of call `what`. */
 #define SINPE_CL_CHECK(err, what)                 \
     do {                                          \
         cl_int sinpe_e_ = (err);                  \
@@ -59,10 +57,10 @@ int sinpe__enter_with(const void *handle, const char *name);
 /* The most storage types a context keeps programs for (dtype.c checks). */
 #define SINPE__MAX_DTYPES 16
 
-/* The properties of t, or NULL when t is not a sinpe_dtype. */
+/* The properties of t, or NULL when t is not a sinpe_dtype; x rounded to
+   nearest even in a small float type (F16, BF16, FP8_*), as bits; the value
+   of such bits; x rounded to an output type and back. */
 const sinpe_dtype_info *sinpe__dtype(sinpe_dtype t);
-/* x rounded to nearest even in a small float type (F16, BF16, FP8_*), as
-   bits; the value of such bits; x rounded to an output type and back. */
 unsigned sinpe__encode(sinpe_dtype t, double x);
 double sinpe__decode(sinpe_dtype t, unsigned bits);
 float sinpe__round_to(sinpe_dtype t, float x);
@@ -70,10 +68,8 @@ float sinpe__round_to(sinpe_dtype t, float x);
 /* ---- structs.c ----------------------------------------------------------- */
 
 /* The public structs that grow (include/sinpe.h, "Structs that grow"). */
-enum {
-    SINPE__OPTIONS, SINPE__SPEC, SINPE__ARGS, SINPE__DTYPE_INFO, SINPE__ROPE_SPEC, SINPE__ROPE_ARGS,
-    SINPE__MROPE_PROMPT, SINPE__GRID_ARGS
-};
+enum { SINPE__OPTIONS, SINPE__SPEC, SINPE__ARGS, SINPE__DTYPE_INFO, SINPE__ROPE_SPEC,
+       SINPE__ROPE_ARGS, SINPE__MROPE_PROMPT, SINPE__GRID_ARGS };
 /* How sinpe__struct_out writes: a fresh struct (fields past the library's
    zeroed), an update of one read in (those left alone), a 0.1 struct. */
 enum { SINPE__FILL, SINPE__UPDATE, SINPE__FILL_V0_1 };
@@ -88,6 +84,29 @@ sinpe_status sinpe__struct_out(int kind, void *theirs, size_t word, const void *
 /* The body of the *_init_sized calls: own, the defaults, FILLs theirs (if not NULL). */
 void sinpe__struct_init(int kind, void *theirs, size_t word, const void *own, const char *what);
 
+/* ---- device.c ------------------------------------------------------------ */
+
+/* Picks a device by selector (NULL or "" = SINPE_DEVICE, then GPU > ACC > CPU);
+   the facts about a device that sinpe's choices depend on. */
+sinpe_status sinpe__device_pick(const char *selector, cl_platform_id *platform,
+                                cl_device_id *device);
+typedef struct sinpe__device_info {
+    char name[256];
+    char vendor[256];
+    cl_ulong max_alloc;
+    size_t max_item[3]; /* CL_DEVICE_MAX_WORK_ITEM_SIZES */
+    cl_device_type type;
+    int has_fp64;
+    cl_uint cb_version; /* of cl_khr_command_buffer; 0: none reported */
+} sinpe__device_info;
+sinpe_status sinpe__device_query(cl_device_id device, sinpe__device_info *info);
+
+/* ---- record.c ------------------------------------------------------------ */
+
+/* The versions of cl_khr_command_buffer that sinpe records with, as words
+   (the refusal's message), and whether v (CL_MAKE_VERSION's layout) is one. */
+#define SINPE__COMMAND_BUFFER_VERSIONS "0.9.0 to 0.9.8 and 1.0.0"
+int sinpe__command_buffer_known(cl_uint v);
 /* What one recorded call holds until its table goes: the buffers and
    kernels its commands use (at most a table snapshot, rows past it and
    their anchors, and a kernel for each of five launches).  A table keeps
@@ -102,43 +121,17 @@ struct sinpe__held {
     } item[SINPE__HELD_MAX];
 };
 
-/* ---- device.c ------------------------------------------------------------ */
-
-/* Picks a device by selector (NULL or "" = SINPE_DEVICE, then GPU > ACC > CPU). */
-sinpe_status sinpe__device_pick(const char *selector, cl_platform_id *platform,
-                                cl_device_id *device);
-
-/* The facts about a device that sinpe's choices depend on. */
-typedef struct sinpe__device_info {
-    char name[256];
-    char vendor[256];
-    cl_ulong max_alloc;
-    size_t max_item[3]; /* CL_DEVICE_MAX_WORK_ITEM_SIZES */
-    cl_device_type type;
-    int has_fp64;
-    cl_uint cb_version; /* of cl_khr_command_buffer; 0: none reported */
-} sinpe__device_info;
-
-sinpe_status sinpe__device_query(cl_device_id device, sinpe__device_info *info);
-
-/* ---- record.c ------------------------------------------------------------ */
-
-/* The versions of cl_khr_command_buffer that sinpe records with, as words
-   (the refusal's message), and whether v (CL_MAKE_VERSION's layout) is one. */
-#define SINPE__COMMAND_BUFFER_VERSIONS "0.9.0 to 0.9.8 and 1.0.0"
-int sinpe__command_buffer_known(cl_uint v);
-
 /* ---- tuning_source.c ----------------------------------------------------- */
 
-/* The record of a context (tuning_source.c): override, else the device's
-   tuning file, else the database.  *from (SINPE__FROM bytes) says which. */
+/* The record of a context: override, else the device's tuning file, else
+   the database.  *from (SINPE__FROM bytes) says which. */
 #define SINPE__FROM 512
 sinpe_status sinpe__tuning_pick(cl_device_id dev, const sinpe__device_info *info,
                                 const char *override, sinpe__tuning *t, char *from);
 
 /* ---- kernels.c ----------------------------------------------------------- */
 
-/* Every kernel, slot k being the k-th of src/kernels.c's table (kernels/sinpe.cl defines them). */
+/* Every kernel, slot k the k-th of kernels.c's table (kernels/sinpe.cl defines them). */
 typedef struct sinpe__kernel {
     int form, mode, ot; /* SINPE_FORM_*, SINPE_MODE_*, sinpe_dtype of the output */
     const char *name;
@@ -147,11 +140,9 @@ extern const sinpe__kernel sinpe__kernels[];
 extern const int sinpe__kernel_count;
 #define SINPE_K_MAX 128 /* at least sinpe__kernel_count (kernels.c checks) */
 
-/*
- * A kernel's arguments as the host holds them: one struct per signature of
- * kernels/abi.h, whose fields are the arguments in order (a buffer as its
- * cl_mem, a local one as its size in bytes), filled by name.
- */
+/* A kernel's arguments as the host holds them: one struct per signature of
+   kernels/abi.h, the arguments in order (a buffer as its cl_mem, a local
+   one as its size in bytes), filled by name. */
 #define SINPE__HOST_IN(type) cl_mem
 #define SINPE__HOST_OUT(type) cl_mem
 #define SINPE__HOST_VAL(type) type
@@ -187,7 +178,7 @@ cl_int sinpe__set_args(cl_kernel kernel, int k, const void *args, size_t size);
 
 /* ---- plan.c -------------------------------------------------------------- */
 
-/* A program's kernels (built by program.c). */
+/* A program's kernels (program.c builds them). */
 typedef struct sinpe__program {
     cl_program program;
     cl_kernel kernels[SINPE_K_MAX];
@@ -195,17 +186,14 @@ typedef struct sinpe__program {
     int from_disk;          /* 1 when the binary came from the disk cache */
 } sinpe__program;
 
-/*
- * A context's programs: the base one (weights -1: the table's kernels, the
- * pre-passes and add) and one per weights type (weights a sinpe_dtype: the
- * fused and gather kernels), built on first use.  Whether the program of
- * weights built for t holds slot k (every kernel with t NULL); its build
- * options (the same).
- */
+/* A context's programs: the base one (weights -1: the table's kernels, the
+   pre-passes and add) and one per weights type (weights a sinpe_dtype: the
+   fused and gather kernels), built on first use.  Whether the program of
+   weights built for t holds slot k (every kernel with t NULL); its options. */
 int sinpe__kernel_held(const sinpe__tuning *t, int weights, int k);
 void sinpe__plan_options(const sinpe__tuning *t, sinpe_math math, int weights, char *buf, size_t n);
 
-/* One launch: the kernel (slot k), its range and its step of the call. */
+/* One launch: the kernel (slot k), its range, its step of the call. */
 typedef struct sinpe__launch {
     int k;
     cl_kernel kernel;
@@ -217,14 +205,11 @@ typedef struct sinpe__launch {
 /* The steps of an embedding call, in the order they run: the rows of its
    positions past the table (anchors, then rows), fairseq's positions, the
    bad-id count, then its one or two launches of the output. */
-enum {
-    SINPE__STEP_ANCHORS, SINPE__STEP_ROWS, SINPE__STEP_POSITIONS, SINPE__STEP_BAD_IDS,
-    SINPE__STEP_MAIN
-};
+enum { SINPE__STEP_ANCHORS, SINPE__STEP_ROWS, SINPE__STEP_POSITIONS, SINPE__STEP_BAD_IDS,
+       SINPE__STEP_MAIN };
 #define SINPE__LAUNCHES 6
 
-/* Every launch of one call. */
-typedef struct sinpe__plan {
+typedef struct sinpe__plan { /* every launch of one call */
     int n;
     sinpe__launch launch[SINPE__LAUNCHES];
     cl_int flags;  /* SINPE_ALIGNED, SINPE_ONE_LAUNCH, SINPE_OTF_TILES: for the parameter block */
@@ -332,7 +317,6 @@ struct sinpe_context {
 
 /* Drops a reference (the last frees). ctx->lock not held. */
 void sinpe__context_unref(sinpe_context *ctx);
-
 /* The program of weights type et, built now if it is not yet (under
    build_lock, not the context lock); SINPE_BUILD_FAILED and the like. */
 sinpe_status sinpe__context_weights(sinpe_context *ctx, sinpe_dtype et,
@@ -358,12 +342,11 @@ sinpe_status sinpe__check_wait_list(const sinpe_context *ctx, cl_uint n, const c
 sinpe_status sinpe__spec_validate(const sinpe_spec *spec);
 int sinpe__spec_equal(const sinpe_spec *a, const sinpe_spec *b);
 /* A column of a table: the sine of w p (kind 1) or its cosine (kind 2) at
-   position p, or zero (kind 0). */
+   position p, or zero (kind 0); the dim columns of spec. */
 typedef struct sinpe__column {
     double w;
     int kind;
 } sinpe__column;
-/* The dim columns of spec. */
 void sinpe__spec_columns(const sinpe_spec *spec, sinpe__column *col);
 /* Floats in the coefficient buffer of dim columns: descriptors, then steps. */
 #define SINPE__COEF_FLOATS(dim) ((8 + 4 * (size_t)SINPE_STEP_ROWS) * SINPE_COEF_STRIDE(dim))
@@ -381,8 +364,7 @@ unsigned sinpe__rope_lane(unsigned axes, const size_t sections[4], size_t k);
 
 /* ---- table.c ------------------------------------------------------------- */
 
-/* The kinds of table. */
-enum { SINPE__TABLE_ENCODING, SINPE__TABLE_ROTARY };
+enum { SINPE__TABLE_ENCODING, SINPE__TABLE_ROTARY }; /* the kinds of table */
 
 /* A rotary table's contents (rope_spec.c): its rule's results, all
    doubles, compared whole when tables are shared; then the R/2 w_k. */
@@ -416,10 +398,8 @@ struct sinpe_table {
     double rope_data[];   /* where rope points */
 };
 
-/*
- * Enqueues PE(row0 + r) into row r of out (r < nrows) after the wait list;
- * arguments already checked.  *event (may be NULL) is the last kernel's.
- */
+/* Enqueues PE(row0 + r) into row r of out (r < nrows) after the wait list
+   (rows.c); arguments already checked.  *event (may be NULL) is the last kernel's. */
 sinpe_status sinpe__table_rows(sinpe_table *t, cl_command_queue queue, cl_int row0,
                                size_t nrows, cl_mem out, size_t out_offset, size_t out_stride,
                                sinpe_dtype out_dtype, cl_uint nwait, const cl_event *wait,

@@ -291,3 +291,13 @@ sinpe_status sinpe_table_spec_sized(const sinpe_table *table, sinpe_spec *spec, 
                 "table is a rotary table: it has no sinpe_spec");
     return SINPE_SUCCESS;
 }
+
+sinpe_status sinpe_table_constants(sinpe_table *table, cl_mem *consts)
+{
+    sinpe__clear_error();
+    SINPE_CHECK(!table, SINPE_NULL_ARGUMENT, "table is NULL");
+    SINPE_CHECK(!consts, SINPE_NULL_ARGUMENT, "consts: the output pointer is NULL");
+    clRetainMemObject(table->desc);
+    *consts = table->desc;
+    return SINPE_SUCCESS;
+}

@@ -123,6 +123,11 @@ typedef struct sinpe__call {
     int start;
 } sinpe__call;
 
+/* A kind of call of (mode, weights, out), bits < SINPE__KIND_BITS saying
+   which facts hold and whether its sizes are at the small or the large
+   end; of mode NONE, bit 0 says the rotation instead of table rows. */
+sinpe__call sinpe__plan_kind(int mode, int weights, int out, int bits);
+#define SINPE__KIND_BITS 128
 /* Whether records t and u launch the same kernels the same way for c. */
 int sinpe__plan_same(const sinpe__tuning *t, const sinpe__tuning *u, const sinpe__call *c);
 /* Whether some value of parameter i changes the launches of c under t
