@@ -576,17 +576,12 @@ Suite *suite_context(void)
 
     tc = tu_tcase(s, "from_cl", NULL);
     tcase_add_loop_test(tc, create_from_cl_outlives_host_references, 0, 2);
-    tcase_add_test(tc, create_from_cl_device_not_in_context);
-    tcase_add_test(tc, create_from_cl_null_arguments);
+    TU_ADD(tc, create_from_cl_device_not_in_context, create_from_cl_null_arguments);
 
     tc = tu_tcase(s, "lifetime", NULL);
-    tcase_add_test(tc, context_queue_properties);
-    tcase_add_test(tc, context_lives_while_tables_do);
-    tcase_add_test(tc, released_objects_hold_nothing);
-    tcase_add_test(tc, host_allocations_fail_in_turn);
-    tcase_add_test(tc, last_error_cleared_by_success);
-    tcase_add_test(tc, build_failure_returns_the_log);
-    tcase_add_test(tc, kernel_source_override);
+    TU_ADD(tc, context_queue_properties, context_lives_while_tables_do,
+           released_objects_hold_nothing, host_allocations_fail_in_turn,
+           last_error_cleared_by_success, build_failure_returns_the_log, kernel_source_override);
 
     suite_add_tcase(s, tcase_quiet());
     return s;

@@ -278,11 +278,8 @@ Suite *suite_contract(void)
     Suite *s = suite_create("contract");
     TCase *tc = tcase_create("kernels");
     tcase_set_timeout(tc, TU_TIMEOUT);
-    tcase_add_test(tc, contract_kernels);
-    tcase_add_test(tc, contract_bodies);
-    tcase_add_test(tc, contract_files_standalone);
-    tcase_add_test(tc, contract_variants_reach);
-    tcase_add_test(tc, contract_plan_refuses_missing);
+    TU_ADD(tc, contract_kernels, contract_bodies, contract_files_standalone,
+           contract_variants_reach, contract_plan_refuses_missing);
     suite_add_tcase(s, tc);
     return s;
 }

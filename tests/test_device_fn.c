@@ -223,7 +223,6 @@ TCase *tcase_device_fn(void)
     TCase *tc = tcase_create("device functions"); /* suite_device adds it */
     tcase_set_timeout(tc, TU_TIMEOUT);
     tcase_add_loop_test(tc, device_fn_bits, 0, 12);
-    tcase_add_test(tc, device_fn_angle_bound);
-    tcase_add_test(tc, device_fn_source_args);
+    TU_ADD(tc, device_fn_angle_bound, device_fn_source_args);
     return tc;
 }

@@ -898,8 +898,7 @@ Suite *suite_embed(void)
 
     tc = tu_tcase(s, "host", NULL);
     tcase_add_loop_test(tc, embed_host_matches_reference, 0, 2);
-    tcase_add_test(tc, embed_host_id_out_of_range);
-    tcase_add_test(tc, embed_host_bad_arguments);
+    TU_ADD(tc, embed_host_id_out_of_range, embed_host_bad_arguments);
 
     tcase_add_test(tu_tcase(s, "threads", NULL), concurrent_enqueue_and_growth);
     return s;

@@ -912,35 +912,22 @@ Suite *suite_errors(void)
 
     TCase *tc = tu_tcase(s, "enqueue", NULL);
     tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_add_test(tc, baseline_is_valid);
-    tcase_add_test(tc, null_handles);
-    tcase_add_test(tc, null_buffers);
-    tcase_add_test(tc, shape_zero_counts);
-    tcase_add_test(tc, shape_strides_below_dim);
-    tcase_add_test(tc, shape_over_int_range);
+    TU_ADD(tc, baseline_is_valid, null_handles, null_buffers, shape_zero_counts,
+           shape_strides_below_dim, shape_over_int_range);
     tcase_add_loop_test(tc, buffer_too_small, 0, 12);
-    tcase_add_test(tc, buffer_positions_broadcast_extent);
-    tcase_add_test(tc, buffer_exact_size_accepted);
-    tcase_add_test(tc, wait_list_inconsistent);
-    tcase_add_test(tc, wait_list_event_of_other_context);
-    tcase_add_test(tc, queue_from_other_context);
+    TU_ADD(tc, buffer_positions_broadcast_extent, buffer_exact_size_accepted,
+           wait_list_inconsistent, wait_list_event_of_other_context, queue_from_other_context);
     tcase_add_loop_test(tc, buffer_from_other_context, 0, 5);
-    tcase_add_test(tc, table_from_other_context_with_queue);
-    tcase_add_test(tc, embed_host_checks_before_upload);
-    tcase_add_test(tc, last_error_cleared_by_every_call);
-    tcase_add_test(tc, last_error_kept_by_describing_calls);
-    tcase_add_test(tc, accessors_given_null);
-    tcase_add_test(tc, device_selector_empty_is_default);
+    TU_ADD(tc, table_from_other_context_with_queue, embed_host_checks_before_upload,
+           last_error_cleared_by_every_call, last_error_kept_by_describing_calls,
+           accessors_given_null, device_selector_empty_is_default);
     tcase_add_loop_test(tc, table_rows_any_int32_row0, 0, 3);
     tcase_add_test(tc, calls_keep_no_event);
 
     tc = tu_tcase(s, "spec", NULL);
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_loop_test(tc, spec_invalid, 0, N_BAD_SPECS);
-    tcase_add_test(tc, spec_valid_edges);
-    tcase_add_test(tc, table_null_arguments);
-    tcase_add_test(tc, table_too_large);
-    tcase_add_test(tc, table_growth_out_of_memory);
-    tcase_add_test(tc, call_out_of_memory_enqueues_nothing);
+    TU_ADD(tc, spec_valid_edges, table_null_arguments, table_too_large, table_growth_out_of_memory,
+           call_out_of_memory_enqueues_nothing);
     return s;
 }

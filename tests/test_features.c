@@ -84,8 +84,6 @@ Suite *suite_features(void)
 {
     Suite *s = suite_create("features");
     TCase *tc = tu_tcase(s, "features", NULL);
-    tcase_add_test(tc, features_match_device);
-    tcase_add_test(tc, features_null_context);
-    tcase_add_test(tc, feature_values_pinned);
+    TU_ADD(tc, features_match_device, features_null_context, feature_values_pinned);
     return s;
 }

@@ -663,8 +663,6 @@ Suite *suite_positions(void)
     tcase_add_loop_test(tu_tcase(s, "padding", NULL), pad_policies, 0, 8);
 
     tc = tu_tcase(s, "errors", NULL);
-    tcase_add_test(tc, pad_id_invalid);
-    tcase_add_test(tc, fairseq_pad_id_past_vocab);
-    tcase_add_test(tc, fairseq_rule_with_positions);
+    TU_ADD(tc, pad_id_invalid, fairseq_pad_id_past_vocab, fairseq_rule_with_positions);
     return s;
 }

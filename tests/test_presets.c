@@ -469,10 +469,7 @@ Suite *suite_presets(void)
     Suite *s = suite_create("presets");
 
     TCase *tc = tcase_create("fields");
-    tcase_add_test(tc, preset_spec_fields);
-    tcase_add_test(tc, preset_dim_limits);
-    tcase_add_test(tc, preset_unknown_and_names);
-    tcase_add_test(tc, preset_embed_args);
+    TU_ADD(tc, preset_spec_fields, preset_dim_limits, preset_unknown_and_names, preset_embed_args);
     suite_add_tcase(s, tc);
     tcase_add_loop_test(tu_tcase(s, "tables", NULL), preset_table_matches_framework, 0,
                         (int)N_PRESETS);

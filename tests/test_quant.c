@@ -706,17 +706,12 @@ Suite *suite_quant(void)
 {
     Suite *s = suite_create("quant");
     TCase *tc = tcase_create("host");
-    tcase_add_test(tc, quant_quantize);
-    tcase_add_test(tc, quant_quantize_scale_overflow);
-    tcase_add_test(tc, quant_dtype_bytes);
+    TU_ADD(tc, quant_quantize, quant_quantize_scale_overflow, quant_dtype_bytes);
     suite_add_tcase(s, tc);
     tc = tu_tcase(s, "device", NULL);
     tcase_add_loop_test(tc, quant_fp8_every_code, 0, 2);
-    tcase_add_test(tc, quant_i8_every_value);
-    tcase_add_test(tc, quant_q80_blocks);
+    TU_ADD(tc, quant_i8_every_value, quant_q80_blocks);
     tcase_add_loop_test(tc, quant_calls_match_float_table, 0, 12);
-    tcase_add_test(tc, quant_bad_input);
-    tcase_add_test(tc, quant_token_scale_rounding);
-    tcase_add_test(tc, quant_lazy_build);
+    TU_ADD(tc, quant_bad_input, quant_token_scale_rounding, quant_lazy_build);
     return s;
 }

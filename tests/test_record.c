@@ -450,11 +450,7 @@ TCase *tcase_record(void)
 {
     TCase *tc = tcase_create("record");
     tcase_set_timeout(tc, TU_TIMEOUT);
-    tcase_add_test(tc, record_versions);
-    tcase_add_test(tc, record_replays);
-    tcase_add_test(tc, record_past_table);
-    tcase_add_test(tc, record_refusals);
-    tcase_add_test(tc, record_rope);
-    tcase_add_test(tc, record_out_of_host_memory);
+    TU_ADD(tc, record_versions, record_replays, record_past_table, record_refusals, record_rope,
+           record_out_of_host_memory);
     return tc;
 }

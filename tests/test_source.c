@@ -227,9 +227,8 @@ Suite *suite_source(void)
 {
     Suite *s = suite_create("source");
     TCase *tc = tcase_create("accuracy");
-    tcase_add_test(tc, scanner_finds_what_it_must);
-    tcase_add_test(tc, kernels_use_no_relaxed_math);
-    tcase_add_test(tc, host_sources_use_no_relaxed_math);
+    TU_ADD(tc, scanner_finds_what_it_must, kernels_use_no_relaxed_math,
+           host_sources_use_no_relaxed_math);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -373,8 +373,7 @@ Suite *suite_table(void)
     TCase *tc = tu_tcase(s, "values", "rows");
     tcase_add_loop_test(tc, table_matches_reference, 0, 6);
     tcase_add_loop_test(tc, table_angle_scale, 0, 2);
-    tcase_add_test(tc, table_odd_dim_error_policy);
-    tcase_add_test(tc, table_widest_dim);
+    TU_ADD(tc, table_odd_dim_error_policy, table_widest_dim);
 
     tc = tu_tcase(s, "on_the_fly", NULL);
     tcase_add_loop_test(tc, long_positions_on_the_fly, 0, 2);

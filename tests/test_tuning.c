@@ -501,19 +501,14 @@ Suite *suite_tuning(void)
 {
     Suite *s = suite_create("tuning");
     TCase *tc = tcase_create("text and database");
-    tcase_add_test(tc, tuning_text_round_trip);
-    tcase_add_test(tc, tuning_text_errors);
-    tcase_add_test(tc, tuning_database_complete);
-    tcase_add_test(tc, tuning_values_taken);
-    tcase_add_test(tc, tuning_database_lookup);
-    tcase_add_test(tc, tuning_kernels_named);
+    TU_ADD(tc, tuning_text_round_trip, tuning_text_errors, tuning_database_complete,
+           tuning_values_taken, tuning_database_lookup, tuning_kernels_named);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("sources");
     tcase_set_timeout(tc, TU_TIMEOUT);
     tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_add_test(tc, tuning_override);
-    tcase_add_test(tc, tuning_file);
+    TU_ADD(tc, tuning_override, tuning_file);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("abi");

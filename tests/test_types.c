@@ -243,14 +243,11 @@ Suite *suite_types(void)
 {
     Suite *s = suite_create("types");
     TCase *tc = tcase_create("dtype");
-    tcase_add_test(tc, dtype_query_states_the_header);
-    tcase_add_test(tc, dtype_query_rejects);
+    TU_ADD(tc, dtype_query_states_the_header, dtype_query_rejects);
     suite_add_tcase(s, tc);
     tc = tcase_create("structs");
-    tcase_add_test(tc, init_writes_the_callers_size);
-    tcase_add_test(tc, v0_1_init_writes_the_old_layout);
-    tcase_add_test(tc, short_sizes_are_refused);
-    tcase_add_test(tc, documented_records_parse);
+    TU_ADD(tc, init_writes_the_callers_size, v0_1_init_writes_the_old_layout,
+           short_sizes_are_refused, documented_records_parse);
     suite_add_tcase(s, tc);
     return s;
 }

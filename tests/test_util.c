@@ -206,6 +206,12 @@ TCase *tu_tcase(Suite *s, const char *name, const char *tags)
     return tc;
 }
 
+void tu_add_tests(TCase *tc, const TTest *const *tests, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        tcase_add_test(tc, tests[i]);
+}
+
 sinpe_math tu_math(int i)
 {
     return i ? SINPE_MATH_FP64 : SINPE_MATH_FLOAT;

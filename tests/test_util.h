@@ -70,6 +70,12 @@ TCase *tcase_rope_spec(void); /* part of suite_rope */
  * (NULL: none). */
 TCase *tu_tcase(Suite *s, const char *name, const char *tags);
 
+/* tcase_add_test(tc, t) for each test t of the list, in order. */
+void tu_add_tests(TCase *tc, const TTest *const *tests, size_t n);
+#define TU_ADD(tc, ...)                                                                     \
+    tu_add_tests(tc, (const TTest *const[]){__VA_ARGS__},                                    \
+                 sizeof((const TTest *const[]){__VA_ARGS__}) / sizeof(const TTest *))
+
 /* A fresh directory $TMPDIR/<prefix>XXXXXX (/tmp without TMPDIR) in buf. */
 void tu_scratch_dir(char *buf, size_t size, const char *prefix);
 
