@@ -9,9 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ------------------------------------------------------------------------ */
-/* Framework references                                                     */
-/* ------------------------------------------------------------------------ */
+/* ---- Framework references ---- */
 
 fr_defined fr_family_defined(sinpe_preset preset, size_t dim)
 {
@@ -253,9 +251,7 @@ void fr_family_ref(sinpe_preset preset, size_t dim, size_t n, const double *pos,
     }
 }
 
-/* ------------------------------------------------------------------------ */
-/* Storage types                                                            */
-/* ------------------------------------------------------------------------ */
+/* ---- Storage types ---- */
 
 uint32_t fr_f32_bits(float f)
 {

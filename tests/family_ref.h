@@ -20,9 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* ------------------------------------------------------------------------ */
-/* Framework references                                                     */
-/* ------------------------------------------------------------------------ */
+/* ---- Framework references ---- */
 
 /* What a framework makes of a width d. */
 typedef enum fr_defined {
@@ -51,9 +49,7 @@ void fr_diffusers(size_t dim, int flip_sin_to_cos, double downscale_freq_shift, 
                   double max_period, size_t n, const double *t, double *out);
 void fr_ggml(size_t dim, double max_period, size_t n, const double *t, double *out);
 
-/* ------------------------------------------------------------------------ */
-/* Storage types                                                            */
-/* ------------------------------------------------------------------------ */
+/* ---- Storage types ---- */
 
 uint32_t fr_f32_bits(float f);
 float fr_bits_f32(uint32_t u);

@@ -30,9 +30,7 @@
 
 #define N_PROGRAMS 4
 
-/* ------------------------------------------------------------------------ */
-/* Fixture: a scratch directory and the environment it replaces             */
-/* ------------------------------------------------------------------------ */
+/* ---- Fixture: a scratch directory and the environment it replaces ---- */
 
 static const char *const env_names[] = {"SINPE_CACHE_DIR", "XDG_CACHE_HOME", "HOME",
                                          "POCL_CACHE_DIR"};
@@ -54,9 +52,7 @@ static void teardown(void)
     tu_env_restore(env_names, N_ENV, env_saved);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Helpers                                                                  */
-/* ------------------------------------------------------------------------ */
+/* ---- Helpers ---- */
 
 /* A path under the scratch directory. */
 static const char *under(const char *rel, char *buf, size_t size)
@@ -140,9 +136,7 @@ static void write_file(const char *path, const unsigned char *buf, size_t size)
     ck_assert_int_eq(fclose(f), 0);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Tests                                                                    */
-/* ------------------------------------------------------------------------ */
+/* ---- Tests ---- */
 
 START_TEST(cache_write_then_load)
 {

@@ -10,9 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-/* ------------------------------------------------------------------------ */
-/* Helpers                                                                  */
-/* ------------------------------------------------------------------------ */
+/* ---- Helpers ---- */
 
 static void get_info_str(cl_device_id dev, cl_platform_id plat, char *buf, size_t size,
                          int platform_name)
@@ -69,9 +67,7 @@ static sinpe_status create_with(const char *device, sinpe_math math, sinpe_conte
     return sinpe_context_create(&o, ctx);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Device selection                                                         */
-/* ------------------------------------------------------------------------ */
+/* ---- Device selection ---- */
 
 START_TEST(create_default_device)
 {
@@ -188,9 +184,7 @@ START_TEST(create_selector_from_environment)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* Math paths                                                               */
-/* ------------------------------------------------------------------------ */
+/* ---- Math paths ---- */
 
 START_TEST(create_math_paths)
 {
@@ -215,9 +209,7 @@ START_TEST(create_math_paths)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* Host-owned cl_context                                                    */
-/* ------------------------------------------------------------------------ */
+/* ---- Host-owned cl_context ---- */
 
 START_TEST(create_from_cl_outlives_host_references)
 {
@@ -285,9 +277,7 @@ START_TEST(create_from_cl_null_arguments)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* Accessors and lifetime                                                   */
-/* ------------------------------------------------------------------------ */
+/* ---- Accessors and lifetime ---- */
 
 START_TEST(context_queue_properties)
 {

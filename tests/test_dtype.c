@@ -23,9 +23,7 @@
 
 static const sinpe_dtype dtypes[3] = {SINPE_F32, SINPE_F16, SINPE_BF16};
 
-/* ------------------------------------------------------------------------ */
-/* The host converters                                                      */
-/* ------------------------------------------------------------------------ */
+/* ---- The host converters ---- */
 
 START_TEST(converters_self_check)
 {
@@ -115,9 +113,7 @@ START_TEST(converters_self_check)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* Device runs                                                              */
-/* ------------------------------------------------------------------------ */
+/* ---- Device runs ---- */
 
 static int device_has_denorm(sinpe_context *ctx)
 {

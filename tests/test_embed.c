@@ -13,9 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ------------------------------------------------------------------------ */
-/* One configuration, run end to end                                        */
-/* ------------------------------------------------------------------------ */
+/* ---- One configuration, run end to end ---- */
 
 typedef enum run_mode {
     MODE_FUSED,   /* sinpe_enqueue_embed */
@@ -230,9 +228,7 @@ static ecase base_case(const char *name, size_t dim)
     return c;
 }
 
-/* ------------------------------------------------------------------------ */
-/* Values                                                                   */
-/* ------------------------------------------------------------------------ */
+/* ---- Values ---- */
 
 /*
  * The value cases: c with its spec made from dim, layout, shift and base
@@ -518,9 +514,7 @@ START_TEST(fused_equals_unfused_bits)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* Events                                                                   */
-/* ------------------------------------------------------------------------ */
+/* ---- Events ---- */
 
 /* Inputs for the event tests: out is zero for add_positions (0 + PE), else
  * poison. */
@@ -655,9 +649,7 @@ START_TEST(wait_list_holds_the_kernel)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* Host memory                                                              */
-/* ------------------------------------------------------------------------ */
+/* ---- Host memory ---- */
 
 START_TEST(embed_host_matches_reference)
 {
@@ -753,9 +745,7 @@ START_TEST(embed_host_bad_arguments)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* Threads                                                                  */
-/* ------------------------------------------------------------------------ */
+/* ---- Threads ---- */
 
 enum { TH_WORKERS = 3, TH_ITERS = 6, TH_DIM = 40, TH_SL = 30, TH_VOCAB = 23 };
 

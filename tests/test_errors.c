@@ -117,9 +117,7 @@ static void expect3(sinpe_table *t, cl_command_queue queue, const sinpe_embed_ar
 #define NULL_ARG SINPE_NULL_ARGUMENT
 #define SHAPE SINPE_INVALID_SHAPE
 
-/* ------------------------------------------------------------------------ */
-/* Baseline and NULLs                                                       */
-/* ------------------------------------------------------------------------ */
+/* ---- Baseline and NULLs ---- */
 
 START_TEST(baseline_is_valid)
 {
@@ -156,9 +154,7 @@ START_TEST(null_buffers)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* Shapes                                                                   */
-/* ------------------------------------------------------------------------ */
+/* ---- Shapes ---- */
 
 START_TEST(shape_zero_counts)
 {
@@ -190,9 +186,7 @@ START_TEST(shape_over_int_range)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* Buffers too small                                                        */
-/* ------------------------------------------------------------------------ */
+/* ---- Buffers too small ---- */
 
 START_TEST(buffer_too_small)
 {
@@ -273,9 +267,7 @@ START_TEST(buffer_exact_size_accepted)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* Wait lists                                                               */
-/* ------------------------------------------------------------------------ */
+/* ---- Wait lists ---- */
 
 START_TEST(wait_list_inconsistent)
 {
@@ -334,9 +326,7 @@ START_TEST(wait_list_event_of_other_context)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* Context mismatch                                                         */
-/* ------------------------------------------------------------------------ */
+/* ---- Context mismatch ---- */
 
 /* A queue of a second cl_context (*other) on the fixture's device. */
 static cl_command_queue foreign_queue(cl_context *other)
@@ -410,9 +400,7 @@ START_TEST(table_from_other_context_with_queue)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* The host-memory call                                                     */
-/* ------------------------------------------------------------------------ */
+/* ---- The host-memory call ---- */
 
 /* sinpe_embed_host(tab, ids, ...) with the given sizes expects want, a
  * message naming name, and out still poisoned. */
@@ -461,9 +449,7 @@ START_TEST(embed_host_checks_before_upload)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* sinpe_last_error() after calls that cannot fail                          */
-/* ------------------------------------------------------------------------ */
+/* ---- sinpe_last_error() after calls that cannot fail ---- */
 
 /* Leaves a failure's message as the calling thread's last error. */
 static void fail_once(void)
@@ -574,9 +560,7 @@ START_TEST(accessors_given_null)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* Edges that are not errors                                                */
-/* ------------------------------------------------------------------------ */
+/* ---- Edges that are not errors ---- */
 
 START_TEST(device_selector_empty_is_default)
 {
@@ -667,9 +651,7 @@ START_TEST(calls_keep_no_event)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* Specs and table sizes                                                    */
-/* ------------------------------------------------------------------------ */
+/* ---- Specs and table sizes ---- */
 
 static sinpe_spec bad_spec(int i, const char **field)
 {

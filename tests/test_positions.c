@@ -246,9 +246,7 @@ static int32_t *random_ints(tu_rng *rng, size_t n, int32_t lo, int32_t hi)
     return v;
 }
 
-/* ------------------------------------------------------------------------ */
-/* Position sources                                                         */
-/* ------------------------------------------------------------------------ */
+/* ---- Position sources ---- */
 
 START_TEST(positions_seq_starts)
 {
@@ -439,9 +437,7 @@ START_TEST(positions_beyond_table)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* Padding policies                                                         */
-/* ------------------------------------------------------------------------ */
+/* ---- Padding policies ---- */
 
 static const char *const policy_names[] = {"NONE", "ZERO_PE", "ZERO_OUTPUT", "ZERO_EMBEDDING"};
 
@@ -516,9 +512,7 @@ END_TEST
 
 /* A valid baseline for the error tests, with a poisoned output. */
 
-/* ------------------------------------------------------------------------ */
-/* Refused arguments                                                        */
-/* ------------------------------------------------------------------------ */
+/* ---- Refused arguments ---- */
 
 enum { E_NS = 2, E_SL = 9, E_VOCAB = 12, E_DIM = 8, E_N = E_NS * E_SL };
 

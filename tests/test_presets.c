@@ -101,9 +101,7 @@ static float *pe_through_embed(sinpe_context *ctx, cl_command_queue q, sinpe_tab
     return got;
 }
 
-/* ------------------------------------------------------------------------ */
-/* Tables against the frameworks                                            */
-/* ------------------------------------------------------------------------ */
+/* ---- Tables against the frameworks ---- */
 
 START_TEST(preset_table_matches_framework)
 {
@@ -159,9 +157,7 @@ START_TEST(preset_table_matches_framework)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* Spec and argument fields                                                 */
-/* ------------------------------------------------------------------------ */
+/* ---- Spec and argument fields ---- */
 
 START_TEST(preset_spec_fields)
 {
@@ -350,9 +346,7 @@ START_TEST(preset_embed_args)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* End to end: each text family's input stage                              */
-/* ------------------------------------------------------------------------ */
+/* ---- End to end: each text family's input stage ---- */
 
 /*
  * The framework's own input stage in float64:

@@ -22,9 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
-/* ------------------------------------------------------------------------ */
-/* A quantized table on the device                                          */
-/* ------------------------------------------------------------------------ */
+/* ---- A quantized table on the device ---- */
 
 typedef struct qtab {
     sinpe_dtype type;
@@ -123,9 +121,7 @@ static void check_decoded(sinpe_context *ctx, qtab *q, size_t tokens, const char
     free(got);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Every code                                                               */
-/* ------------------------------------------------------------------------ */
+/* ---- Every code ---- */
 
 /* _i: 0 E4M3, 1 E5M2; each with scale 1, a tensor scale, fp32 row scales
    and fp16 row scales (subnormal to largest). */
@@ -216,9 +212,7 @@ START_TEST(quant_q80_blocks)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* Every call, against the float32 table of the same weights                */
-/* ------------------------------------------------------------------------ */
+/* ---- Every call, against the float32 table of the same weights ---- */
 
 /* A random table of q's type: rows x dim (dim a multiple of 32). */
 static void random_qtab(qtab *q, sinpe_dtype type, size_t rows, size_t dim, int f16_scales,
@@ -358,9 +352,7 @@ START_TEST(quant_calls_match_float_table)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* Bad input, the token scale's rounding, sinpe_quantize                    */
-/* ------------------------------------------------------------------------ */
+/* ---- Bad input, the token scale's rounding, sinpe_quantize ---- */
 
 START_TEST(quant_bad_input)
 {

@@ -23,9 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ------------------------------------------------------------------------ */
-/* Scanner                                                                  */
-/* ------------------------------------------------------------------------ */
+/* ---- Scanner ---- */
 
 /* Returns a copy of C or OpenCL C text with comments replaced by spaces;
  * string and character literals are kept (build options live in strings). */
@@ -173,9 +171,7 @@ static int scan_dir(const char *dir, const char *const *suffixes, size_t n_suffi
     return scanned;
 }
 
-/* ------------------------------------------------------------------------ */
-/* Tests                                                                    */
-/* ------------------------------------------------------------------------ */
+/* ---- Tests ---- */
 
 START_TEST(scanner_finds_what_it_must)
 {

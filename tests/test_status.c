@@ -132,9 +132,7 @@ START_TEST(version_matches_macros)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* Last error                                                               */
-/* ------------------------------------------------------------------------ */
+/* ---- Last error ---- */
 
 typedef struct thread_result {
     const char *before;  /* last error on the fresh thread, copied */
@@ -220,9 +218,7 @@ START_TEST(null_arguments_without_device)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* Defaults                                                                 */
-/* ------------------------------------------------------------------------ */
+/* ---- Defaults ---- */
 
 START_TEST(spec_init_is_the_paper)
 {

@@ -73,9 +73,7 @@ static void check_table(sinpe_context *ctx, const sinpe_spec *spec, size_t rows)
     tu_release(NULL, NULL, tab, &mem, 1);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Values                                                                   */
-/* ------------------------------------------------------------------------ */
+/* ---- Values ---- */
 
 START_TEST(table_matches_reference)
 {
@@ -152,9 +150,7 @@ START_TEST(table_widest_dim)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* Positions past the table                                                 */
-/* ------------------------------------------------------------------------ */
+/* ---- Positions past the table ---- */
 
 /* PE at the n positions pos of tab, read back (free() it): through
  * add_positions on a zeroed buffer (0 + PE is exact), or, fused, through
@@ -262,9 +258,7 @@ START_TEST(on_the_fly_bits_equal_table_bits)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* Sharing and growth                                                       */
-/* ------------------------------------------------------------------------ */
+/* ---- Sharing and growth ---- */
 
 START_TEST(table_shared_per_spec)
 {

@@ -15,9 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* ------------------------------------------------------------------------ */
-/* The text form and the database                                           */
-/* ------------------------------------------------------------------------ */
+/* ---- The text form and the database ---- */
 
 static const char *const full =
     "seqs = 2; table_seqs = 4; general = two_pass; stream = 0; stream_lines = 4; stream_bytes = 123; "
@@ -178,9 +176,7 @@ START_TEST(tuning_database_lookup)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* Where a context's record comes from                                      */
-/* ------------------------------------------------------------------------ */
+/* ---- Where a context's record comes from ---- */
 
 static char scratch[512];
 static const char *const env_names[] = {"SINPE_CACHE_DIR", "SINPE_TUNING"};
@@ -406,9 +402,7 @@ START_TEST(tuning_file)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* The parameter block on the device                                        */
-/* ------------------------------------------------------------------------ */
+/* ---- The parameter block on the device ---- */
 
 /*
  * kernels/abi.h defines the parameter block for both sides: a kernel built

@@ -14,9 +14,7 @@
 
 uint64_t tu_seed;
 
-/* ------------------------------------------------------------------------ */
-/* Random numbers                                                           */
-/* ------------------------------------------------------------------------ */
+/* ---- Random numbers ---- */
 
 void tu_rng_init(tu_rng *rng, const char *salt)
 {
@@ -70,9 +68,7 @@ void tu_rng_floats(tu_rng *rng, float *dst, size_t n, float lo, float hi)
         dst[i] = tu_rng_float(rng, lo, hi);
 }
 
-/* ------------------------------------------------------------------------ */
-/* float64 reference                                                        */
-/* ------------------------------------------------------------------------ */
+/* ---- float64 reference ---- */
 
 double *tu_pe_rows(const sinpe_spec *spec, const int32_t *pos, int64_t first, size_t n)
 {
@@ -124,9 +120,7 @@ void tu_ref_embed(const sinpe_spec *spec, size_t n_seqs, size_t seq_len, const i
     free(pe);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Comparisons and poison                                                   */
-/* ------------------------------------------------------------------------ */
+/* ---- Comparisons and poison ---- */
 
 float tu_poison(void)
 {
@@ -192,9 +186,7 @@ void tu_check_all_poison(const float *buf, size_t n, const char *what)
                  (double)buf[i]);
 }
 
-/* ------------------------------------------------------------------------ */
-/* OpenCL helpers                                                           */
-/* ------------------------------------------------------------------------ */
+/* ---- OpenCL helpers ---- */
 
 TCase *tu_tcase(Suite *s, const char *name, const char *tags)
 {
@@ -556,9 +548,7 @@ void tu_pin_pocl_cache(void)
     setenv("POCL_CACHE_DIR", dir, 1);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Shared by several suites                                                 */
-/* ------------------------------------------------------------------------ */
+/* ---- Shared by several suites ---- */
 
 const tu_embed_call tu_embed_calls[3] = {sinpe_enqueue_embed, sinpe_enqueue_gather,
                                          sinpe_enqueue_add_positions};

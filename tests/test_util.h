@@ -105,9 +105,7 @@ void tu_pin_pocl_cache(void);
  */
 #define TU_EMBED_TOL 1e-6
 
-/* ------------------------------------------------------------------------ */
-/* Assertions                                                                */
-/* ------------------------------------------------------------------------ */
+/* ---- Assertions ---- */
 
 /* Asserts that a sinpe call succeeds; the message carries the status text
  * and sinpe_last_error(). */
@@ -147,9 +145,7 @@ void tu_pin_pocl_cache(void);
         ck_assert_msg(tu_err_ == CL_SUCCESS, "%s failed: %d", #expr, (int)tu_err_); \
     } while (0)
 
-/* ------------------------------------------------------------------------ */
-/* Random numbers                                                           */
-/* ------------------------------------------------------------------------ */
+/* ---- Random numbers ---- */
 
 /* The run's seed, printed by main; every generator derives from it. */
 extern uint64_t tu_seed;
@@ -170,9 +166,7 @@ float tu_rng_float(tu_rng *rng, float lo, float hi);      /* [lo, hi) */
 void tu_rng_ints(tu_rng *rng, int32_t *dst, size_t n, int32_t lo, int32_t hi);
 void tu_rng_floats(tu_rng *rng, float *dst, size_t n, float lo, float hi);
 
-/* ------------------------------------------------------------------------ */
-/* float64 reference                                                        */
-/* ------------------------------------------------------------------------ */
+/* ---- float64 reference ---- */
 
 /* PE(pos) for spec into row[0 .. dim), in float64 (tests/grind/ref.c, shared
  * with the grind): the header's formula, w_0 = angle_scale, w_k =
@@ -215,9 +209,7 @@ void tu_ref_embed(const sinpe_spec *spec, size_t n_seqs, size_t seq_len, const i
                   size_t vocab, float token_scale, int32_t start, const int32_t *positions,
                   int with_emb, int with_pe, double *ref);
 
-/* ------------------------------------------------------------------------ */
-/* Comparisons and poison                                                   */
-/* ------------------------------------------------------------------------ */
+/* ---- Comparisons and poison ---- */
 
 /* A quiet NaN with a payload no computation produces. */
 #define TU_POISON_BITS 0x7FC5A5A5u
@@ -245,9 +237,7 @@ void tu_check_layout(const float *buf, size_t n, size_t offset, size_t stride, s
 /* Asserts that all n elements still hold the poison pattern. */
 void tu_check_all_poison(const float *buf, size_t n, const char *what);
 
-/* ------------------------------------------------------------------------ */
-/* OpenCL helpers                                                           */
-/* ------------------------------------------------------------------------ */
+/* ---- OpenCL helpers ---- */
 
 /* A context with the given math path and the default device selection
  * (options.device NULL: SINPE_DEVICE, else the best device). */
@@ -365,9 +355,7 @@ tu_refs tu_refs_now(void);
 /* Asserts that every reference counted since then was given back. */
 void tu_refs_returned(tu_refs then, const char *what);
 
-/* ------------------------------------------------------------------------ */
-/* Shared by several suites                                                 */
-/* ------------------------------------------------------------------------ */
+/* ---- Shared by several suites ---- */
 
 /* The three calls that take sinpe_embed_args, in this order, and their
  * names: sinpe_enqueue_embed, _gather, _add_positions. */

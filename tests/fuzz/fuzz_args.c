@@ -52,9 +52,7 @@ static cl_ulong max_alloc;
 static cl_event done_events[3], foreign_event;
 static unsigned char scratch[MAX_BUF_BYTES]; /* a device buffer read back */
 
-/* ------------------------------------------------------------------------ */
-/* Failing loudly                                                           */
-/* ------------------------------------------------------------------------ */
+/* ---- Failing loudly ---- */
 
 enum { B_IDS, B_WEIGHTS, B_OUT, B_POS, B_BAD, B_STARTS, B_PADS, B_TS, B_COUNT };
 
@@ -126,9 +124,7 @@ static void cl_must(cl_int err, const char *what)
         die("%s failed with OpenCL error %d", what, (int)err);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Input decoding                                                           */
-/* ------------------------------------------------------------------------ */
+/* ---- Input decoding ---- */
 
 typedef struct reader {
     const uint8_t *p;
@@ -190,9 +186,7 @@ static int pick_enum(reader *r, int count)
     return (int)u32(r);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Buffers                                                                  */
-/* ------------------------------------------------------------------------ */
+/* ---- Buffers ---- */
 
 
 /* offset + elems in elements of esize bytes, saturating. */
@@ -275,9 +269,7 @@ static int buf_ok(const buf *b, size_t need)
     return b->mem && b->own && need <= b->bytes;
 }
 
-/* ------------------------------------------------------------------------ */
-/* Status sets                                                              */
-/* ------------------------------------------------------------------------ */
+/* ---- Status sets ---- */
 
 static const sinpe_status embed_codes[] = {
     SINPE_NULL_ARGUMENT, SINPE_INVALID_SHAPE,     SINPE_BUFFER_TOO_SMALL, SINPE_INVALID_WAIT_LIST,
@@ -327,9 +319,7 @@ static void judge(sinpe_status st, const sinpe_status *codes, size_t ncodes, int
     }
 }
 
-/* ------------------------------------------------------------------------ */
-/* Wait lists and queues                                                    */
-/* ------------------------------------------------------------------------ */
+/* ---- Wait lists and queues ---- */
 
 typedef struct waits {
     cl_uint n;
@@ -395,9 +385,7 @@ static float pick_scale(reader *r)
     return scales[u8(r) % 8];
 }
 
-/* ------------------------------------------------------------------------ */
-/* sinpe_enqueue_embed / _gather / _add_positions                           */
-/* ------------------------------------------------------------------------ */
+/* ---- sinpe_enqueue_embed / _gather / _add_positions ---- */
 
 static int positions_small(const ref_inputs *in)
 {
@@ -687,9 +675,7 @@ static void fuzz_embed(reader *r)
     cur_bufs = NULL;
 }
 
-/* ------------------------------------------------------------------------ */
-/* sinpe_enqueue_timesteps and sinpe_enqueue_table_rows                     */
-/* ------------------------------------------------------------------------ */
+/* ---- sinpe_enqueue_timesteps and sinpe_enqueue_table_rows ---- */
 
 /*
  * sinpe_enqueue_timesteps (timesteps) or sinpe_enqueue_table_rows: count
@@ -769,9 +755,7 @@ static void fuzz_rows(reader *r, int timesteps)
     free_buf(&out);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Tables, presets, the host call                                           */
-/* ------------------------------------------------------------------------ */
+/* ---- Tables, presets, the host call ---- */
 
 static double pick_real(reader *r, double usual)
 {

@@ -142,9 +142,7 @@ static void compare_out(const char *mode, sinpe_dtype t, const void *out, size_t
     }
 }
 
-/* ------------------------------------------------------------------------ */
-/* Table fill and growth                                                    */
-/* ------------------------------------------------------------------------ */
+/* ---- Table fill and growth ---- */
 
 static void check_table_rows(sinpe_table *t, const sinpe_spec *spec, const char *when)
 {
@@ -236,9 +234,7 @@ static void table_rows_case(const sinpe_spec *spec, cl_int row0, size_t nrows, s
     free(ref);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Embedding: fused, gather, add                                            */
-/* ------------------------------------------------------------------------ */
+/* ---- Embedding: fused, gather, add ---- */
 
 enum { PADS_NONE, PADS_RIGHT, PADS_LEFT, PADS_RANDOM };
 
@@ -464,9 +460,7 @@ done:
         free(bufs[i]);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Case list                                                                */
-/* ------------------------------------------------------------------------ */
+/* ---- Case list ---- */
 
 enum {
     CFG_PLAIN, CFG_OFFSETS, CFG_POSITIONS, CFG_BROADCAST, CFG_SEQ_STARTS, CFG_STARTS_AND_POS,
@@ -650,9 +644,7 @@ static void setup_case(int cfg, int pair, ecase *c)
     }
 }
 
-/* ------------------------------------------------------------------------ */
-/* Timesteps and the host-memory call                                       */
-/* ------------------------------------------------------------------------ */
+/* ---- Timesteps and the host-memory call ---- */
 
 static void timesteps_case(const sinpe_spec *spec, size_t count, size_t ts_off, size_t out_off,
                            size_t out_stride, sinpe_dtype ot)
@@ -735,9 +727,7 @@ static void host_case(const sinpe_spec *spec, int with_positions)
     compare_out("embed_host", SINPE_F32, out, n * dim, 0, dim, n, dim, ref, &in);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Rotary embeddings                                                        */
-/* ------------------------------------------------------------------------ */
+/* ---- Rotary embeddings ---- */
 
 /*
  * q (qh heads) and k (kh heads) of hd columns rotated by a rotary table of

@@ -214,9 +214,7 @@ static void table_windows(sinpe_table *table, size_t dim, const char *what)
         }
 }
 
-/* ------------------------------------------------------------------------ */
-/* Absolute tables and timesteps                                            */
-/* ------------------------------------------------------------------------ */
+/* ---- Absolute tables and timesteps ---- */
 
 static const size_t dims[] = {7, 96, 1023};
 
@@ -273,9 +271,7 @@ static void timesteps(void)
     clReleaseMemObject(ts_m);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Rotary tables and rotations                                              */
-/* ------------------------------------------------------------------------ */
+/* ---- Rotary tables and rotations ---- */
 
 /* Rotary specs: each preset at a head width it takes, and the rules no
    preset uses (LINEAR, DYNAMIC, YaRN with its own mscale, frequencies as
@@ -406,9 +402,7 @@ static void rotations(void)
     clReleaseMemObject(pos_m);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Fused outputs                                                            */
-/* ------------------------------------------------------------------------ */
+/* ---- Fused outputs ---- */
 
 enum { VOCAB = 40, PAD = 1 };
 
@@ -507,9 +501,7 @@ static void fused(void)
     clReleaseMemObject(ids_m), clReleaseMemObject(pos_m);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Comparing two dumps                                                      */
-/* ------------------------------------------------------------------------ */
+/* ---- Comparing two dumps ---- */
 
 typedef struct {
     char *text; /* the whole file */

@@ -116,9 +116,7 @@ static sinpe_spec spec_variant(int k)
     return s;
 }
 
-/* ------------------------------------------------------------------------ */
-/* One random embedding job, checked                                        */
-/* ------------------------------------------------------------------------ */
+/* ---- One random embedding job, checked ---- */
 
 typedef struct job {
     sinpe_spec spec;
@@ -289,9 +287,7 @@ done:
     return good;
 }
 
-/* ------------------------------------------------------------------------ */
-/* Threads                                                                  */
-/* ------------------------------------------------------------------------ */
+/* ---- Threads ---- */
 
 static void *worker(void *arg)
 {
@@ -379,9 +375,7 @@ static void *churner(void *arg)
     return NULL;
 }
 
-/* ------------------------------------------------------------------------ */
-/* Out-of-order queue and user events                                       */
-/* ------------------------------------------------------------------------ */
+/* ---- Out-of-order queue and user events ---- */
 
 static void out_of_order(void)
 {
