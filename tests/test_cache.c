@@ -411,8 +411,7 @@ END_TEST
 Suite *suite_cache(void)
 {
     Suite *s = suite_create("cache");
-    TCase *tc = tcase_create("disk");
-    tcase_set_timeout(tc, TU_TIMEOUT);
+    TCase *tc = tu_tcase(s, "disk", NULL);
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, cache_write_then_load);
     tcase_add_loop_test(tc, cache_location, 0, 4);
@@ -420,6 +419,5 @@ Suite *suite_cache(void)
     tcase_add_loop_test(tc, cache_unwritable, 0, 2);
     tcase_add_loop_test(tc, cache_disabled, 0, 3);
     tcase_add_test(tc, cache_concurrent);
-    suite_add_tcase(s, tc);
     return s;
 }

@@ -276,10 +276,7 @@ END_TEST
 Suite *suite_contract(void)
 {
     Suite *s = suite_create("contract");
-    TCase *tc = tcase_create("kernels");
-    tcase_set_timeout(tc, TU_TIMEOUT);
-    TU_ADD(tc, contract_kernels, contract_bodies, contract_files_standalone,
+    TU_ADD(tu_tcase(s, "kernels", NULL), contract_kernels, contract_bodies, contract_files_standalone,
            contract_variants_reach, contract_plan_refuses_missing);
-    suite_add_tcase(s, tc);
     return s;
 }

@@ -220,8 +220,7 @@ END_TEST
 
 TCase *tcase_device_fn(void)
 {
-    TCase *tc = tcase_create("device functions"); /* suite_device adds it */
-    tcase_set_timeout(tc, TU_TIMEOUT);
+    TCase *tc = tu_tcase(NULL, "device functions", NULL); /* suite_device adds it */
     tcase_add_loop_test(tc, device_fn_bits, 0, 12);
     TU_ADD(tc, device_fn_angle_bound, device_fn_source_args);
     return tc;

@@ -98,8 +98,7 @@ END_TEST
 
 TCase *tcase_quiet(void)
 {
-    TCase *tc = tcase_create("quiet");
-    tcase_set_timeout(tc, TU_TIMEOUT);
+    TCase *tc = tu_tcase(NULL, "quiet", NULL);
     tcase_add_test(tc, first_context_prints_nothing);
     return tc;
 }

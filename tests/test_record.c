@@ -448,8 +448,7 @@ END_TEST
 
 TCase *tcase_record(void)
 {
-    TCase *tc = tcase_create("record");
-    tcase_set_timeout(tc, TU_TIMEOUT);
+    TCase *tc = tu_tcase(NULL, "record", NULL);
     TU_ADD(tc, record_versions, record_replays, record_past_table, record_refusals, record_rope,
            record_out_of_host_memory);
     return tc;

@@ -188,8 +188,7 @@ END_TEST
 
 TCase *tcase_shard_owner(void)
 {
-    TCase *tc = tcase_create("owner");
-    tcase_set_timeout(tc, TU_TIMEOUT);
+    TCase *tc = tu_tcase(NULL, "owner", NULL);
     tcase_add_loop_test(tc, owner_bits, 0, 6);
     tcase_add_test(tc, owner_bad_input);
     return tc;

@@ -499,15 +499,9 @@ Suite *suite_tuning(void)
            tuning_values_taken, tuning_database_lookup, tuning_kernels_named);
     suite_add_tcase(s, tc);
 
-    tc = tcase_create("sources");
-    tcase_set_timeout(tc, TU_TIMEOUT);
+    tc = tu_tcase(s, "sources", NULL);
     tcase_add_checked_fixture(tc, setup, teardown);
     TU_ADD(tc, tuning_override, tuning_file);
-    suite_add_tcase(s, tc);
-
-    tc = tcase_create("abi");
-    tcase_set_timeout(tc, TU_TIMEOUT);
-    tcase_add_test(tc, tuning_abi_layout);
-    suite_add_tcase(s, tc);
+    tcase_add_test(tu_tcase(s, "abi", NULL), tuning_abi_layout);
     return s;
 }

@@ -194,7 +194,8 @@ TCase *tu_tcase(Suite *s, const char *name, const char *tags)
     if (tags)
         tcase_set_tags(tc, tags);
     tcase_set_timeout(tc, TU_TIMEOUT);
-    suite_add_tcase(s, tc);
+    if (s)
+        suite_add_tcase(s, tc);
     return tc;
 }
 

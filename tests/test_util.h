@@ -66,8 +66,8 @@ TCase *tcase_rope_spec(void); /* part of suite_rope */
 /* Seconds allowed to a test that creates a context (cold pocl builds). */
 #define TU_TIMEOUT 300
 
-/* A test case named name added to s, with TU_TIMEOUT and the Check tags
- * (NULL: none). */
+/* A test case named name added to s (unless NULL), with TU_TIMEOUT and the
+ * Check tags (NULL: none). */
 TCase *tu_tcase(Suite *s, const char *name, const char *tags);
 
 /* tcase_add_test(tc, t) for each test t of the list, in order. */
