@@ -1,7 +1,5 @@
-/*
- * family_ref.c -- float64 transcriptions of each framework's sinusoidal
- * encoding, and host storage-type conversions.  See family_ref.h.
- */
+/* family_ref.c -- float64 transcriptions of each framework's sinusoidal
+ * encoding, and host storage-type conversions.  See family_ref.h. */
 #include "family_ref.h"
 #include "test_util.h"
 

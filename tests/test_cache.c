@@ -1,5 +1,4 @@
-/*
- * test_cache.c -- the on-disk cache of program binaries (src/cache.c): where
+/* test_cache.c -- the on-disk cache of program binaries (src/cache.c): where
  * entries go, that a second context loads them, that every kind of damaged
  * or foreign entry is detected, deleted and rewritten, and that the cache
  * can be turned off.
@@ -13,8 +12,7 @@
  * Whether a context's kernels came from the disk is read from the internal
  * flags sinpe__program.from_disk (the tests link the static library).  A
  * context has N_PROGRAMS programs, each its own entry: the base one and
- * those of the three float weight types (src/context.c).
- */
+ * those of the three float weight types (src/context.c). */
 #include "test_util.h"
 #include "sinpe_internal.h"
 
@@ -61,11 +59,9 @@ static const char *under(const char *rel, char *buf, size_t size)
     return buf;
 }
 
-/*
- * Asserts that dir holds exactly want_bins "<16 hex>.bin" entries and
+/* Asserts that dir holds exactly want_bins "<16 hex>.bin" entries and
  * nothing else (a leftover temp file fails), and returns the path of the
- * last one in path.
- */
+ * last one in path. */
 static void expect_entries(const char *dir, int want_bins, char *path, size_t size)
 {
     DIR *d = opendir(dir);
@@ -385,12 +381,10 @@ static void *create_in_thread(void *arg)
     return NULL;
 }
 
-/*
- * Contexts made at once all miss, build, store, and leave one whole entry.
+/* Contexts made at once all miss, build, store, and leave one whole entry.
  * One context is made first: pocl 3.1 initialises its devices racily when
  * several threads call it for the first time at once (a crash outside sinpe's
- * cache, see the report on device discovery).
- */
+ * cache, see the report on device discovery). */
 START_TEST(cache_concurrent)
 {
     pthread_t threads[N_THREADS];

@@ -1,7 +1,5 @@
-/*
- * test_context.c -- device selection, math paths, contexts made inside the
- * host's own cl_context, accessors and lifetimes.
- */
+/* test_context.c -- device selection, math paths, contexts made inside the
+ * host's own cl_context, accessors and lifetimes. */
 #include "test_util.h"
 
 #include <math.h>

@@ -1,5 +1,4 @@
-/*
- * test_device_fn.c -- the device functions handed to hosts
+/* test_device_fn.c -- the device functions handed to hosts
  * (sinpe_device_source(), kernels/device.cl), built into a program of the
  * test's own:
  *   - their values equal, bit for bit, sinpe's table rows and sinpe's own
@@ -12,8 +11,7 @@
  *   - examples/prenorm.cl: the one-launch embedding + LayerNorm equals
  *     sinpe_enqueue_embed() followed by the same LayerNorm, bit for bit,
  *     and both meet float64 references;
- *   - the calls' bad arguments.
- */
+ *   - the calls' bad arguments. */
 #include "test_util.h"
 #include "sinpe_internal.h" /* SINPE_STEP_SHIFT */
 

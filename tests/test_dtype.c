@@ -1,5 +1,4 @@
-/*
- * test_dtype.c -- storage types of the weights and of the output, all nine
+/* test_dtype.c -- storage types of the weights and of the output, all nine
  * pairs, checked bit for bit: the output must be the host's round-to-
  * nearest-even conversion of the float32 value
  *
@@ -10,8 +9,7 @@
  * aimed at the rounding itself: binary16 subnormals and ties, overflow to
  * infinity from 65520, bfloat16 ties and overflow, NaN staying NaN.  The
  * converters in family_ref.c are checked on their own first, exhaustively
- * where that is cheap, so that a wrong converter cannot hide a wrong kernel.
- */
+ * where that is cheap, so that a wrong converter cannot hide a wrong kernel. */
 #include "family_ref.h"
 #include "test_util.h"
 

@@ -1,10 +1,8 @@
-/*
- * test_embed.c -- the fused kernel and the unfused pair against the float64
+/* test_embed.c -- the fused kernel and the unfused pair against the float64
  * reference, with offsets, strides, positions, bad ids and events, plus the
  * host-memory convenience call and concurrent use from several threads.
  * Outputs start poisoned: the rows must meet TU_EMBED_TOL (tu_check_rows),
- * every other element keep the poison (tu_check_layout).
- */
+ * every other element keep the poison (tu_check_layout). */
 #include "test_util.h"
 
 #include <math.h>
@@ -230,11 +228,9 @@ static ecase base_case(const char *name, size_t dim)
 
 /* ---- Values ---- */
 
-/*
- * The value cases: c with its spec made from dim, layout, shift and base
+/* The value cases: c with its spec made from dim, layout, shift and base
  * (odd columns zero), run in each of its first modes (fused, unfused,
- * gather) under each of its first maths (float, fp64), mode fastest.
- */
+ * gather) under each of its first maths (float, fp64), mode fastest. */
 typedef struct vcase {
     ecase c;
     size_t dim;

@@ -1,9 +1,7 @@
-/*
- * test_errors.c -- every validation error with its exact status, the
+/* test_errors.c -- every validation error with its exact status, the
  * argument named in sinpe_last_error(), and nothing touched: after each
  * rejected call the output still holds its poison and the bad-id counter its
- * zero, even after clFinish on the queue.
- */
+ * zero, even after clFinish on the queue. */
 #include "test_util.h"
 #include "sinpe_internal.h"
 
@@ -65,11 +63,9 @@ static void check_untouched(const char *what)
 /* Marks a call that does not apply (the argument is not used by it). */
 #define NOT_USED ((sinpe_status)1)
 
-/*
- * Asserts that the call fn returned want.  No event may come back from a
+/* Asserts that the call fn returned want.  No event may come back from a
  * failed call, which must leave a message, one that contains name when name
- * is not NULL.  A success's event is released.
- */
+ * is not NULL.  A success's event is released. */
 static void check_call(const char *fn, sinpe_status st, cl_event ev, sinpe_status want,
                        const char *name)
 {
@@ -282,12 +278,10 @@ START_TEST(wait_list_inconsistent)
 }
 END_TEST
 
-/*
- * The five enqueue calls with one wait list, each expected to return want
+/* The five enqueue calls with one wait list, each expected to return want
  * (naming name when not NULL); table_rows and timesteps write the
  * baseline's output, so a call that wrongly succeeds shows in
- * check_untouched() too.
- */
+ * check_untouched() too. */
 static void expect_all_wait(cl_uint n_wait, const cl_event *wait, sinpe_status want,
                             const char *name)
 {
@@ -746,10 +740,8 @@ START_TEST(table_null_arguments)
 }
 END_TEST
 
-/*
- * After a failed reserve: the table still holds old_rows correct rows in the
- * same buffer (old_mem, released here) and still serves all three calls.
- */
+/* After a failed reserve: the table still holds old_rows correct rows in the
+ * same buffer (old_mem, released here) and still serves all three calls. */
 static void expect_table_intact(cl_mem old_mem, size_t old_rows, const char *after)
 {
     cl_mem mem;

@@ -1,5 +1,4 @@
-/*
- * test_positions.c -- the position sources of sinpe_embed_args (seq_starts,
+/* test_positions.c -- the position sources of sinpe_embed_args (seq_starts,
  * explicit (B, S) and broadcast (1, S) positions, pad_counts, fairseq's
  * make_positions) and the padding policies, through the fused kernel and the
  * unfused pair, against the float64 reference of the header's rules
@@ -8,8 +7,7 @@
  * Tolerances: TU_EMBED_TOL for embeddings, TU_PE_TOL where the output is PE
  * alone; zeroed rows must be exactly zero, gather + add must equal the fused
  * kernel bit for bit (float32 output).  Outputs are poisoned before each run;
- * every element outside the written rows must keep the poison.
- */
+ * every element outside the written rows must keep the poison. */
 #include "test_util.h"
 
 #include <limits.h>
@@ -97,13 +95,11 @@ static sinpe_embed_args pcase_args(const pcase *c, pmode mode)
     return a;
 }
 
-/*
- * Runs c in mode on tab and returns the whole output buffer (n_out(c)
+/* Runs c in mode on tab and returns the whole output buffer (n_out(c)
  * floats).  The output starts poisoned, or, for PM_ADD, holds prefill in the
  * written rows (n_rows * dim values) and poison elsewhere.  With ref, also
  * returns the expected rows (n_rows * dim) there: those whose value the
- * header leaves open (add_positions on a ZERO_EMBEDDING pad) are NaN.
- */
+ * header leaves open (add_positions on a ZERO_EMBEDDING pad) are NaN. */
 static float *run_pcase(sinpe_context *ctx, cl_command_queue q, sinpe_table *tab,
                         const pcase *c, pmode mode, const float *prefill, double **ref)
 {

@@ -1,13 +1,11 @@
-/*
- * test_presets.c -- each sinpe_preset against an independent float64
+/* test_presets.c -- each sinpe_preset against an independent float64
  * transcription of its framework's code (family_ref.c), the spec and embed
  * argument fields the header documents for it, and the framework's whole
  * input stage (token scale, position origin, padding) end to end.
  *
  * Tolerance: the header's bar, |table - float64| <= 1.5e-7 (TU_PE_TOL), for
  * table rows and for positions past them up to 2^24 - 1; end to end
- * TU_EMBED_TOL.
- */
+ * TU_EMBED_TOL. */
 #include "family_ref.h"
 #include "test_util.h"
 
@@ -348,14 +346,12 @@ END_TEST
 
 /* ---- End to end: each text family's input stage ---- */
 
-/*
- * The framework's own input stage in float64:
+/* The framework's own input stage in float64:
  *   Vaswani, Marian: sqrt(d) E[id] + PE(t)
  *   t2t:     sqrt(d) E[id] * (id != 0) + timing_signal(t)
  *   fairseq: sqrt(d) E[id] + table[make_positions(ids)], table row pad zero
  *   Whisper: E[id] + sinusoids(t)          (the encoder adds no scale)
- *   OpenNMT: sqrt(d) E[id] + encode(t + 1)
- */
+ *   OpenNMT: sqrt(d) E[id] + encode(t + 1) */
 static void family_stage(sinpe_preset p, size_t dim, size_t n_seqs, size_t seq_len,
                          const int32_t *ids, const float *w, int32_t pad, double *ref)
 {

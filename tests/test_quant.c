@@ -1,5 +1,4 @@
-/*
- * test_quant.c -- the quantized weight types (I8 with row scales, ggml's
+/* test_quant.c -- the quantized weight types (I8 with row scales, ggml's
  * Q8_0 blocks, OCP FP8 E4M3 and E5M2) and sinpe_quantize.
  *
  * The decoders (ref_load, tests/grind/ref.c) are written from the layouts'
@@ -10,8 +9,7 @@
  * compared byte for byte with the same calls over the float32 table that
  * holds the decoded weights, which the other suites check against float64
  * references: the kernels compute token_scale * w + PE from the same w
- * either way.
- */
+ * either way. */
 #include "family_ref.h"
 #include "sinpe_internal.h"
 #include "test_util.h"
@@ -88,11 +86,9 @@ static void q_args(sinpe_embed_args *a, sinpe_context *ctx, const qtab *q, cl_me
     a->weights_scale = q->tensor_scale;
 }
 
-/*
- * Decodes q's weights, then asserts that every token's fused output with PE
+/* Decodes q's weights, then asserts that every token's fused output with PE
  * left out and token_scale 1, fp32, holds them bit for bit (NaN for NaN):
- * row t % rows for token t.
- */
+ * row t % rows for token t. */
 static void check_decoded(sinpe_context *ctx, qtab *q, size_t tokens, const char *what)
 {
     cl_command_queue cq = tu_queue(ctx);
@@ -236,13 +232,11 @@ static void random_qtab(qtab *q, sinpe_dtype type, size_t rows, size_t dim, int 
     free(x);
 }
 
-/*
- * The position sources, padding policies and shards each type runs under:
+/* The position sources, padding policies and shards each type runs under:
  * implicit positions (FAST), explicit ones with padding, a ROWS shard, a
  * (1, S) row of positions with per-sequence starts and pad counts, FAIRSEQ
  * positions, an OWNER shard.  positions: the explicit positions; starts:
- * seq_starts and pad_counts too.
- */
+ * seq_starts and pad_counts too. */
 static const struct {
     int positions, broadcast, starts;
     sinpe_vocab_shard shard;
@@ -259,11 +253,9 @@ static const struct {
 };
 #define QC_N (int)(sizeof qcases / sizeof qcases[0])
 
-/*
- * Loop index _i: type (I8, Q8_0, E4M3, E5M2) x output type.  For each case,
+/* Loop index _i: type (I8, Q8_0, E4M3, E5M2) x output type.  For each case,
  * fused, gather then add, and add alone over the quantized weights give the
- * bytes of the same calls over the decoded float32 table.
- */
+ * bytes of the same calls over the decoded float32 table. */
 START_TEST(quant_calls_match_float_table)
 {
     static const sinpe_dtype types[] = {SINPE_I8, SINPE_Q8_0, SINPE_FP8_E4M3, SINPE_FP8_E5M2};
@@ -419,11 +411,9 @@ START_TEST(quant_bad_input)
 }
 END_TEST
 
-/*
- * token_scale_rounding: sqrt(3072) = 55.4256 rounded to bf16 is 55.5 (HF
+/* token_scale_rounding: sqrt(3072) = 55.4256 rounded to bf16 is 55.5 (HF
  * Gemma's normalizer); the rounded call equals the call given 55.5, and
- * differs from the exact one.  Rounding to the weights' fp16: 55.4375.
- */
+ * differs from the exact one.  Rounding to the weights' fp16: 55.4375. */
 START_TEST(quant_token_scale_rounding)
 {
     enum { DIM = 16, N = 8 };
@@ -624,12 +614,10 @@ START_TEST(quant_dtype_bytes)
 }
 END_TEST
 
-/*
- * A quantized type's kernels are built on its first call: a build that
+/* A quantized type's kernels are built on its first call: a build that
  * fails there is reported by that call (and by sinpe_context_prepare) with
  * the log, and nothing is enqueued; the other types are not affected.  The
- * kernel source is the repository's with an #error for Q8_0's program.
- */
+ * kernel source is the repository's with an #error for Q8_0's program. */
 START_TEST(quant_lazy_build)
 {
     enum { DIM = 32, ROWS = 4, N = 6 };

@@ -1,5 +1,4 @@
-/*
- * test_record.c -- the embedding calls recorded into a cl_khr_command_buffer
+/* test_record.c -- the embedding calls recorded into a cl_khr_command_buffer
  * (sinpe_record_*): a recording replays with the ids, positions and
  * sequence starts the host writes before each replay and gives the bits of
  * the same call enqueued directly, also after other calls have reset the
@@ -8,8 +7,7 @@
  * refused recordings leave the command buffer empty.  On a device without
  * the extension (or with a version sinpe does not record with) the calls
  * must answer SINPE_UNSUPPORTED, which is then all that is checked.  The
- * rotation (sinpe_record_rope) replays with the bits of its direct call.
- */
+ * rotation (sinpe_record_rope) replays with the bits of its direct call. */
 #include "sinpe_internal.h"
 #include "test_util.h"
 

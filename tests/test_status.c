@@ -1,7 +1,5 @@
-/*
- * test_status.c -- status codes and texts, the version, the per-thread last
- * error and the *_init() defaults.  Nothing here needs an OpenCL device.
- */
+/* test_status.c -- status codes and texts, the version, the per-thread last
+ * error and the *_init() defaults.  Nothing here needs an OpenCL device. */
 #include "test_util.h"
 
 #include <pthread.h>

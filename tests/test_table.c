@@ -1,7 +1,5 @@
-/*
- * test_table.c -- the device-resident table against the float64 reference,
- * positions far past it (computed on the fly), sharing and growth.
- */
+/* test_table.c -- the device-resident table against the float64 reference,
+ * positions far past it (computed on the fly), sharing and growth. */
 #include "test_util.h"
 
 #include <stdio.h>

@@ -1,9 +1,7 @@
-/*
- * test_tuning.c -- the tuning record (src/tuning.c, tuning_source.c,
+/* test_tuning.c -- the tuning record (src/tuning.c, tuning_source.c,
  * plan.c): its text form, the database and its lookup, where a context's
  * record comes from (override, the device's tuning file, the database), and
- * the host-kernel contract of kernels/abi.h checked on the device.
- */
+ * the host-kernel contract of kernels/abi.h checked on the device. */
 #include "test_util.h"
 #include "sinpe_internal.h"
 
@@ -209,8 +207,7 @@ static void copy_entries(const char *dir)
         closedir(d);
 }
 
-/*
- * The contexts here find their tuning files in the scratch directory,
+/* The contexts here find their tuning files in the scratch directory,
  * SINPE_CACHE_DIR, which is then their program cache too.  Where the run's
  * contexts use sinpe's program cache (tests/main.c: not on pocl), the
  * scratch directory starts with a copy of the run's entries and these
@@ -218,8 +215,7 @@ static void copy_entries(const char *dir)
  * not built again (over a minute a context on Intel's compiler, which
  * made these tests time out); where they do not, neither do these
  * (no_disk_cache).  A program's entry is keyed by its build options, so
- * what a record makes of the kernels is never mistaken for another's.
- */
+ * what a record makes of the kernels is never mistaken for another's. */
 static void setup(void)
 {
     cl_platform_id platform;
@@ -404,11 +400,9 @@ END_TEST
 
 /* ---- The parameter block on the device ---- */
 
-/*
- * kernels/abi.h defines the parameter block for both sides: a kernel built
+/* kernels/abi.h defines the parameter block for both sides: a kernel built
  * from that file reads a block the host filled, field by field, and writes
- * every field back; each comes back as it went in.
- */
+ * every field back; each comes back as it went in. */
 START_TEST(tuning_abi_layout)
 {
     static const char *const kernel =

@@ -1,10 +1,8 @@
-/*
- * test_types.c -- the storage-type table's public query, and the structs
+/* test_types.c -- the storage-type table's public query, and the structs
  * that grow (include/sinpe.h, "Structs that grow"): sizes the library
  * refuses, callers with a newer header's longer structs, 0.1 layouts, and
  * the tuning records the documentation quotes.  The 0.1 program itself
- * runs in check-abi (tests/abi/old_caller.c).
- */
+ * runs in check-abi (tests/abi/old_caller.c). */
 #include "test_util.h"
 
 #include "sinpe_internal.h"

@@ -1,5 +1,4 @@
-/*
- * test_util.h -- shared helpers of the sinpe test suite.
+/* test_util.h -- shared helpers of the sinpe test suite.
  *
  * The suite is one Check binary (tests/main.c holds main).  Check forks every
  * test, and a pocl context created before a fork hangs the child, so every
@@ -8,8 +7,7 @@
  *
  * Helpers whose name starts with tu_ fail the running test through Check's
  * assertions when an OpenCL or sinpe call they make fails; they must therefore
- * be called from the test's own thread only.
- */
+ * be called from the test's own thread only. */
 #ifndef SINPE_TEST_UTIL_H
 #define SINPE_TEST_UTIL_H
 
@@ -49,16 +47,14 @@ Suite *suite_rope(void);
 Suite *suite_mrope(void);
 TCase *tcase_rope_spec(void); /* part of suite_rope */
 
-/*
- * Check tags: the kernel forms (src/kernels.c; "rows" for the table's
+/* Check tags: the kernel forms (src/kernels.c; "rows" for the table's
  * kernels) a test case runs in every mode against float64 references.
  * Under a tuning record that adds a kernel of a form to the run under the
  * device's own record, "make test" runs the cases tagged with that form
  * (tests/forms.c); the other suites meet every record's forms in the
  * shapes suite, bit for bit against the device's record, and in
  * "make check-records".  FAST's calls: implicit positions in the table;
- * GENERAL's: the others; STREAM takes large aligned outputs of either.
- */
+ * GENERAL's: the others; STREAM takes large aligned outputs of either. */
 #define TU_FORMS_FAST "fast stream row"
 #define TU_FORMS_GENERAL "general table otf stream"
 #define TU_FORMS_ALL "fast stream row col general table otf rows"
@@ -97,12 +93,10 @@ void tu_pin_pocl_cache(void);
 /* The accuracy bar of the header: |table - float64 PE| for |p| < 2^24. */
 #define TU_PE_TOL 1.5e-7
 
-/*
- * The bar for computed embeddings in float32: |got - ref| <= 1e-6 * (1 + |ref|)
+/* The bar for computed embeddings in float32: |got - ref| <= 1e-6 * (1 + |ref|)
  * against a float64 evaluation.  PE contributes at most 1.5e-7, the product
  * token_scale * E one rounding (6e-8 relative) and the sum another, so 1e-6
- * leaves a margin without hiding a wrong column, row or position.
- */
+ * leaves a margin without hiding a wrong column, row or position. */
 #define TU_EMBED_TOL 1e-6
 
 /* ---- Assertions ---- */
@@ -126,12 +120,10 @@ void tu_pin_pocl_cache(void);
                       sinpe_status_string(tu_want_), sinpe_last_error());        \
     } while (0)
 
-/*
- * ck_assert_msg for loops over elements: Check records the place of every
+/* ck_assert_msg for loops over elements: Check records the place of every
  * assertion that passes (a write to its pipe), which costs seconds over a
  * few million elements; this evaluates cond and calls Check only when it
- * fails, with the same message.
- */
+ * fails, with the same message. */
 #define TU_CHECK(cond, ...)                                                      \
     do {                                                                         \
         if (!(cond))                                                             \
@@ -175,10 +167,8 @@ void tu_rng_floats(tu_rng *rng, float *dst, size_t n, float lo, float hi);
  * column zero under ZERO_LAST. */
 #define tu_pe_row ref_pe_row
 
-/*
- * The float64 PE rows of spec at n positions, row i at pos[i], or at
- * first + i when pos is NULL: n * dim values (free() them).
- */
+/* The float64 PE rows of spec at n positions, row i at pos[i], or at
+ * first + i when pos is NULL: n * dim values (free() them). */
 double *tu_pe_rows(const sinpe_spec *spec, const int32_t *pos, int64_t first, size_t n);
 
 /* A short description of a spec for failure messages; returns buf. */
@@ -196,14 +186,12 @@ typedef struct tu_spec_row {
 } tu_spec_row;
 sinpe_spec tu_spec_of(const tu_spec_row *row);
 
-/*
- * The fused computation in float64 for rows r < n_seqs * seq_len:
+/* The fused computation in float64 for rows r < n_seqs * seq_len:
  *   ref[r * dim + c] = (with_emb ? token_scale * E[id_r][c] : 0)
  *                    + (with_pe  ? PE(pos_r)[c] : 0)
  * ids and positions point at the first used element (offsets applied);
  * positions NULL means start + t.  An id outside [0, vocab) contributes a
- * zero embedding.  E row v starts at weights[weights_offset + v * stride].
- */
+ * zero embedding.  E row v starts at weights[weights_offset + v * stride]. */
 void tu_ref_embed(const sinpe_spec *spec, size_t n_seqs, size_t seq_len, const int32_t *ids,
                   const float *weights, size_t weights_offset, size_t weights_stride,
                   size_t vocab, float token_scale, int32_t start, const int32_t *positions,
@@ -218,19 +206,15 @@ float tu_poison(void);
 int tu_is_poison(float value);
 void tu_fill_poison(float *values, size_t n);
 
-/*
- * Asserts |got[offset + r * stride + c] - ref[r * dim + c]| <= abs_tol +
+/* Asserts |got[offset + r * stride + c] - ref[r * dim + c]| <= abs_tol +
  * rel_tol * |ref| for every r < rows, c < dim (a NaN never passes); what
- * names the check in the message.
- */
+ * names the check in the message. */
 void tu_check_rows(const float *got, size_t offset, size_t stride, size_t rows, size_t dim,
                    const double *ref, double abs_tol, double rel_tol, const char *what);
 
-/*
- * Asserts that every one of the n elements of buf that lies outside the rows
+/* Asserts that every one of the n elements of buf that lies outside the rows
  * [offset + r * stride, + dim), r < rows, still holds the poison pattern, and
- * that none inside does.
- */
+ * that none inside does. */
 void tu_check_layout(const float *buf, size_t n, size_t offset, size_t stride, size_t rows,
                      size_t dim, const char *what);
 
@@ -266,11 +250,9 @@ sinpe_table *tu_table_of(sinpe_context *ctx, const sinpe_spec *spec, size_t rows
  * reference, with positions past the table's rows: a context that works. */
 void tu_check_context_works(sinpe_context *ctx);
 
-/*
- * Releases the buffers (NULL ones skipped) in order, then table, queue and
+/* Releases the buffers (NULL ones skipped) in order, then table, queue and
  * context (each may be NULL): the end of a test.  TU_RELEASE(ctx, queue,
- * table, buffer, ...) passes the buffers as a list.
- */
+ * table, buffer, ...) passes the buffers as a list. */
 void tu_release(sinpe_context *ctx, cl_command_queue queue, sinpe_table *table,
                 const cl_mem *mems, size_t n);
 #define TU_RELEASE(ctx, queue, table, ...)                                                  \
@@ -299,11 +281,9 @@ float *tu_read_floats(cl_command_queue queue, cl_mem mem, size_t n);
 /* A second cl_context on the device of ctx (for mismatch tests). */
 cl_context tu_other_cl_context(sinpe_context *ctx);
 
-/*
- * A program of sinpe_device_source(ctx) followed by extra (NULL: nothing),
+/* A program of sinpe_device_source(ctx) followed by extra (NULL: nothing),
  * built for the context's device with options; a failed build fails the
- * test with the build log, named by what.
- */
+ * test with the build log, named by what. */
 cl_program tu_device_program(sinpe_context *ctx, const char *extra, const char *options,
                              const char *what);
 

@@ -1,5 +1,4 @@
-/*
- * fuzz_args.c -- libFuzzer harness for the argument checks of sinpe's public
+/* fuzz_args.c -- libFuzzer harness for the argument checks of sinpe's public
  * entry points.
  *
  * Each input is decoded into one call: sinpe_enqueue_embed, _gather,
@@ -25,8 +24,7 @@
  *     disagrees with, or a wrong bad-id count.
  * Device work stays tiny: dims <= 16, at most 32 tokens, 64 table rows.
  * The context, tables and a second cl_context (for foreign objects) are
- * made once, in LLVMFuzzerInitialize.
- */
+ * made once, in LLVMFuzzerInitialize. */
 #include "ref.h"
 
 #include <limits.h>
@@ -205,10 +203,8 @@ static size_t mul_add(size_t a, size_t b, size_t c)
     return a * b + c;
 }
 
-/*
- * A buffer for a use that needs `need` bytes: NULL, a foreign one, or one of
- * our own within a few elements of the need (or of a random small size).
- */
+/* A buffer for a use that needs `need` bytes: NULL, a foreign one, or one of
+ * our own within a few elements of the need (or of a random small size). */
 static void make_buf(reader *r, buf *b, size_t need, size_t esize, int allow_null)
 {
     uint32_t s = u8(r) % 16;
@@ -293,10 +289,8 @@ static const sinpe_status host_codes[] = {
 
 enum { V_OK, V_BAD, V_EITHER };
 
-/*
- * The common checks on every returned status: a documented code, a message
- * exactly when it failed, and agreement with the model's verdict.
- */
+/* The common checks on every returned status: a documented code, a message
+ * exactly when it failed, and agreement with the model's verdict. */
 static void judge(sinpe_status st, const sinpe_status *codes, size_t ncodes, int verdict)
 {
     const char *msg = sinpe_last_error();
@@ -677,11 +671,9 @@ static void fuzz_embed(reader *r)
 
 /* ---- sinpe_enqueue_timesteps and sinpe_enqueue_table_rows ---- */
 
-/*
- * sinpe_enqueue_timesteps (timesteps) or sinpe_enqueue_table_rows: count
+/* sinpe_enqueue_timesteps (timesteps) or sinpe_enqueue_table_rows: count
  * rows of PE into out, of timesteps read from ts or of the table's rows
- * from row0.
- */
+ * from row0. */
 static void fuzz_rows(reader *r, int timesteps)
 {
     size_t dim;

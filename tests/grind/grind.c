@@ -1,5 +1,4 @@
-/*
- * grind.c -- every sinpe kernel at small sizes, each result compared with a
+/* grind.c -- every sinpe kernel at small sizes, each result compared with a
  * float64 host reference (ref.c).
  *
  * Written to run under oclgrind (out-of-bounds accesses, data races,
@@ -17,8 +16,7 @@
  *
  * The device comes from SINPE_DEVICE or sinpe_context_create()'s default.
  * GRIND_SEED (a number) changes the random data.  Prints one line per
- * failed check (at most a few per case) and exits 1 when any failed.
- */
+ * failed check (at most a few per case) and exits 1 when any failed. */
 #include "harness.h"
 #include "ref.h"
 #include "variants.h"
@@ -111,10 +109,8 @@ static sinpe_table *get_table(const sinpe_spec *spec, size_t rows)
     return t;
 }
 
-/*
- * Compares out (o_elems elements of type t) with ref for rows r < rows at
- * offset + r * stride; everything else must still hold the poison.
- */
+/* Compares out (o_elems elements of type t) with ref for rows r < rows at
+ * offset + r * stride; everything else must still hold the poison. */
 static void compare_out(const char *mode, sinpe_dtype t, const void *out, size_t o_elems,
                         size_t offset, size_t stride, size_t rows, size_t dim, const double *ref,
                         const ref_inputs *in)
@@ -469,11 +465,9 @@ enum {
     CFG_COUNT
 };
 
-/*
- * Each configuration's name and shape, its start, and whether it has
+/* Each configuration's name and shape, its start, and whether it has
  * explicit positions, bad ids (some outside the vocabulary) and pads;
- * setup_case sets the rest.
- */
+ * setup_case sets the rest. */
 static const struct {
     const char *name;
     size_t n_seqs, seq_len;
@@ -729,13 +723,11 @@ static void host_case(const sinpe_spec *spec, int with_positions)
 
 /* ---- Rotary embeddings ---- */
 
-/*
- * q (qh heads) and k (kh heads) of hd columns rotated by a rotary table of
+/* q (qh heads) and k (kh heads) of hd columns rotated by a rotary table of
  * rows rows (positions past it on the fly), in place or into outputs (k
  * through key rows), against a float64 rotation by m cos(p w_k) and
  * m sin(p w_k) of the spec's frequencies; every element of every buffer
- * checked, the unwritten ones for their poison.
- */
+ * checked, the unwritten ones for their poison. */
 static void rope_case(size_t R, size_t hd, size_t qh, size_t kh, sinpe_rope_pairing pairing,
                       sinpe_rope_layout layout, sinpe_dtype t, size_t rows, int out_of_place)
 {

@@ -1,5 +1,4 @@
-/*
- * samebits.c -- the same bits on every conforming device: sinpe's outputs
+/* samebits.c -- the same bits on every conforming device: sinpe's outputs
  * on one device written to a file, and two such files compared value by
  * value ("make check-intel": PoCL against Intel's OpenCL CPU runtime, two
  * compilers and vectorizers).
@@ -35,8 +34,7 @@
  * --compare reads two files of the same sections, counts the values
  * compared and those whose bits differ (naming the first few), refuses
  * files written on the same platform or with different math, and exits 0
- * only when nothing differs.
- */
+ * only when nothing differs. */
 #include "harness.h"
 
 #include <limits.h>
