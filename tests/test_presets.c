@@ -75,30 +75,6 @@ static void check_pe_rows(const float *got, const double *pos, size_t n, size_t 
     free(ref);
 }
 
-/* PE at arbitrary integer positions through the fused kernel: one token per
- * position, a zero embedding row, token_scale 1, so the output is PE itself. */
-static float *pe_through_embed(sinpe_context *ctx, cl_command_queue q, sinpe_table *tab,
-                               size_t dim, const int32_t *positions, size_t n)
-{
-    int32_t *ids = calloc(n, sizeof *ids);
-    float *zero = calloc(dim, sizeof *zero); /* all bits zero: +0.0f */
-    ck_assert_msg(ids && zero, "out of memory");
-    cl_mem ids_m = tu_buffer(ctx, n * sizeof *ids, ids);
-    cl_mem w_m = tu_buffer(ctx, dim * sizeof *zero, zero);
-    cl_mem pos_m = tu_buffer(ctx, n * sizeof *positions, positions);
-    cl_mem out_m = tu_poisoned_buffer(ctx, q, n * dim);
-
-    sinpe_embed_args a = tu_args(1, n, ids_m, w_m, 1, out_m);
-    a.positions = pos_m;
-    TU_OK(sinpe_enqueue_embed(tab, q, &a, 0, NULL, NULL));
-    TU_CL(clFinish(q));
-    float *got = tu_read_floats(q, out_m, n * dim);
-    tu_check_layout(got, n * dim, 0, dim, n, dim, "pe_through_embed");
-    TU_RELEASE(NULL, NULL, NULL, ids_m, w_m, pos_m, out_m);
-    TU_FREE(ids, zero);
-    return got;
-}
-
 /* ---- Tables against the frameworks ---- */
 
 START_TEST(preset_table_matches_framework)
@@ -146,7 +122,7 @@ START_TEST(preset_table_matches_framework)
         double dp[NP];
         for (size_t i = 0; i < NP; i++)
             dp[i] = (double)ip[i];
-        float *far = pe_through_embed(ctx, q, tab, dim, ip, NP);
+        float *far = tu_pe_at(ctx, tab, ip, NP, 1);
         check_pe_rows(far, dp, NP, dim, p, "on-the-fly");
         free(far);
         sinpe_table_release(tab);

@@ -268,6 +268,26 @@ sinpe_table *tu_table_of(sinpe_context *ctx, const sinpe_spec *spec, size_t rows
     return table;
 }
 
+float *tu_pe_at(sinpe_context *ctx, sinpe_table *table, const int32_t *pos, size_t n, int fused)
+{
+    size_t dim = sinpe_table_spec(table).dim;
+    cl_command_queue q = tu_queue(ctx);
+    cl_mem w = fused ? tu_zero_buffer(ctx, dim) : NULL;
+    cl_mem idm = fused ? tu_zero_buffer(ctx, n) : NULL; /* n int32 zeros: all ids 0 */
+    cl_mem out = fused ? tu_poisoned_buffer(ctx, q, n * dim) : tu_zero_buffer(ctx, n * dim);
+    cl_mem pm = tu_buffer(ctx, n * sizeof(int32_t), pos);
+    sinpe_embed_args a = tu_args(1, n, idm, w, fused, out);
+    a.positions = pm;
+    TU_OK(fused ? sinpe_enqueue_embed(table, q, &a, 0, NULL, NULL)
+                : sinpe_enqueue_add_positions(table, q, &a, 0, NULL, NULL));
+    TU_CL(clFinish(q));
+    float *got = tu_read_floats(q, out, n * dim);
+    if (fused)
+        tu_check_layout(got, n * dim, 0, dim, n, dim, "PE through the fused call");
+    TU_RELEASE(NULL, q, NULL, w, idm, out, pm);
+    return got;
+}
+
 void tu_check_context_works(sinpe_context *ctx)
 {
     enum { DIM = 24, NS = 2, SL = 9, VOCAB = 11, N = NS * SL };

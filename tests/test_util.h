@@ -245,6 +245,12 @@ sinpe_embed_args tu_args(size_t n_seqs, size_t seq_len, cl_mem ids, cl_mem weigh
 sinpe_table *tu_table(sinpe_context *ctx, size_t dim, size_t rows);
 sinpe_table *tu_table_of(sinpe_context *ctx, const sinpe_spec *spec, size_t rows);
 
+/* PE at the n positions pos of table, read back (free() it): through
+ * add_positions on a zeroed buffer (0 + PE is exact), or, fused, through the
+ * fused call with an all-zero embedding (0 * 1 + PE) into poison, every
+ * element of which must be written. */
+float *tu_pe_at(sinpe_context *ctx, sinpe_table *table, const int32_t *pos, size_t n, int fused);
+
 /* A fused embedding on ctx, through sinpe_embed_host() and through
  * sinpe_enqueue_embed() on the context's own queue, against the float64
  * reference, with positions past the table's rows: a context that works. */
