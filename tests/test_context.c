@@ -481,8 +481,7 @@ START_TEST(last_error_cleared_by_success)
 
     spec.dim = 0;
     TU_STATUS(sinpe_table_create(ctx, &spec, 1, &tab), SINPE_INVALID_SPEC);
-    ck_assert_msg(strstr(sinpe_last_error(), "dim") != NULL,
-                  "the message for dim 0 does not name dim: \"%s\"", sinpe_last_error());
+    TU_MESSAGE_HAS("dim");
 
     spec.dim = 8;
     TU_OK(sinpe_table_create(ctx, &spec, 1, &tab));
@@ -518,8 +517,7 @@ START_TEST(build_failure_returns_the_log)
     sinpe_context *ctx = (sinpe_context *)0x1;
     TU_STATUS(sinpe_context_create(NULL, &ctx), SINPE_BUILD_FAILED);
     ck_assert_msg(ctx == NULL, "a failed create left a handle");
-    ck_assert_msg(strstr(sinpe_last_error(), "no_such_symbol_q7") != NULL,
-                  "the build log is missing from the message: \"%s\"", sinpe_last_error());
+    TU_MESSAGE_HAS("no_such_symbol_q7");
     unsetenv("SINPE_KERNEL_SOURCE");
     unlink(path);
     free(path);
@@ -543,8 +541,7 @@ START_TEST(kernel_source_override)
 
     setenv("SINPE_KERNEL_SOURCE", "/nonexistent/sinpe/kernels.cl", 1);
     TU_STATUS(sinpe_context_create(NULL, &ctx), SINPE_INVALID_OPTION);
-    ck_assert_msg(strstr(sinpe_last_error(), "SINPE_KERNEL_SOURCE") != NULL, "message: %s",
-                  sinpe_last_error());
+    TU_MESSAGE_HAS("SINPE_KERNEL_SOURCE");
     unsetenv("SINPE_KERNEL_SOURCE");
 }
 END_TEST

@@ -192,7 +192,7 @@ START_TEST(device_fn_source_args)
     ck_assert_uint_gt(len, 1000);
     memset(small, 'x', sizeof small);
     TU_STATUS(sinpe_device_source(ctx, small, sizeof small, &len), SINPE_BUFFER_TOO_SMALL);
-    ck_assert_msg(strstr(sinpe_last_error(), "dst_size"), "message: %s", sinpe_last_error());
+    TU_MESSAGE_HAS("dst_size");
     for (size_t i = 0; i < sizeof small; i++)
         ck_assert_int_eq(small[i], 'x');
     char *text = tu_malloc(len + 1);

@@ -400,8 +400,7 @@ START_TEST(positions_wrap_in_int32)
     a.start = start;
     ck_assert_int_eq(sinpe_enqueue_add_positions(tab, q, &a, 0, NULL, NULL),
                      SINPE_INVALID_SHAPE);
-    ck_assert_msg(strstr(sinpe_last_error(), "start") != NULL, "message: %s",
-                  sinpe_last_error());
+    TU_MESSAGE_HAS("start");
     a.out = o_offset;
     a.positions = im;
     TU_OK(sinpe_enqueue_add_positions(tab, q, &a, 0, NULL, NULL));

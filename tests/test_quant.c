@@ -547,7 +547,7 @@ START_TEST(quant_quantize)
     x[5] = NAN;
     TU_STATUS(sinpe_quantize(SINPE_FP8_E4M3, x, ROWS, DIM, out, sizeof out, NULL, SINPE_F32),
               SINPE_INVALID_OPTION);
-    ck_assert_msg(strstr(sinpe_last_error(), "src[5]") != NULL, "%s", sinpe_last_error());
+    TU_MESSAGE_HAS("src[5]");
 }
 END_TEST
 
@@ -649,8 +649,7 @@ START_TEST(quant_lazy_build)
     a.bad_ids = bad_m;
 
     TU_STATUS(sinpe_context_prepare(ctx, SINPE_Q8_0), SINPE_BUILD_FAILED);
-    ck_assert_msg(strstr(sinpe_last_error(), "refused on purpose") != NULL,
-                  "the build log is missing: \"%s\"", sinpe_last_error());
+    TU_MESSAGE_HAS("refused on purpose");
     TU_STATUS(sinpe_enqueue_embed(tab, cq, &a, 0, NULL, NULL), SINPE_BUILD_FAILED);
     TU_STATUS(sinpe_enqueue_gather(tab, cq, &a, 0, NULL, NULL), SINPE_BUILD_FAILED);
     TU_CL(clFinish(cq));
@@ -674,7 +673,7 @@ START_TEST(quant_lazy_build)
 
     TU_STATUS(sinpe_context_prepare(NULL, SINPE_I8), SINPE_NULL_ARGUMENT);
     TU_STATUS(sinpe_context_prepare(ctx, (sinpe_dtype)7), SINPE_INVALID_DTYPE);
-    ck_assert_msg(strstr(sinpe_last_error(), "weights_dtype") != NULL, "%s", sinpe_last_error());
+    TU_MESSAGE_HAS("weights_dtype");
 
     unsetenv("SINPE_KERNEL_SOURCE");
     unlink(path);

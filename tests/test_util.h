@@ -17,6 +17,7 @@
 #include <check.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* One suite per concern, mirroring src/. */
 Suite *suite_status(void);
@@ -119,6 +120,11 @@ void tu_pin_pocl_cache(void);
                       #expr, (int)tu_st_, sinpe_status_string(tu_st_), (int)tu_want_, \
                       sinpe_status_string(tu_want_), sinpe_last_error());        \
     } while (0)
+
+/* Asserts that sinpe_last_error() contains the string words. */
+#define TU_MESSAGE_HAS(words)                                                               \
+    ck_assert_msg(strstr(sinpe_last_error(), words) != NULL, "the message \"%s\" lacks \"%s\"", \
+                  sinpe_last_error(), words)
 
 /* ck_assert_msg for loops over elements: Check records the place of every
  * assertion that passes (a write to its pipe), which costs seconds over a
