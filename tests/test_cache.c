@@ -124,14 +124,6 @@ static unsigned char *read_file(const char *path, size_t *size)
     return buf;
 }
 
-static void write_file(const char *path, const unsigned char *buf, size_t size)
-{
-    FILE *f = fopen(path, "wb");
-    ck_assert_msg(f != NULL, "cannot write %s", path);
-    ck_assert_uint_eq(fwrite(buf, 1, size, f), size);
-    ck_assert_int_eq(fclose(f), 0);
-}
-
 /* ---- Tests ---- */
 
 START_TEST(cache_write_then_load)
@@ -258,7 +250,7 @@ static void make_foreign(const char *path)
     size_t n;
     unsigned char *buf = read_file(path, &n);
     buf[SINPE__CACHE_OFF_KEY] ^= 1;
-    write_file(path, buf, n);
+    tu_write_file(path, buf, n);
     free(buf);
 }
 
@@ -279,9 +271,9 @@ START_TEST(cache_damaged_entry)
     case TRUNC_SHORT:  ck_assert_int_eq(truncate(path, 7), 0); break;
     case EMPTY:        ck_assert_int_eq(truncate(path, 0), 0); break;
     case FLIP_PAYLOAD: buf[SINPE__CACHE_HEADER + (n - SINPE__CACHE_HEADER) / 2] ^= 0x10;
-                       write_file(path, buf, n); break;
-    case FLIP_LAST:    buf[n - 1] ^= 0x01; write_file(path, buf, n); break;
-    case FLIP_MAGIC:   buf[0] ^= 0x20; write_file(path, buf, n); break;
+                       tu_write_file(path, buf, n); break;
+    case FLIP_LAST:    buf[n - 1] ^= 0x01; tu_write_file(path, buf, n); break;
+    case FLIP_MAGIC:   buf[0] ^= 0x20; tu_write_file(path, buf, n); break;
     case FOREIGN_KEY:  make_foreign(path); break;
     case GARBAGE_BINARY: {
         /* Passes every check of the header: only the runtime can reject it. */
@@ -293,7 +285,7 @@ START_TEST(cache_damaged_entry)
         sum = sinpe__fnv1a(SINPE__FNV_BASIS, buf + SINPE__CACHE_HEADER, n - SINPE__CACHE_HEADER);
         for (int i = 0; i < 8; i++)
             buf[SINPE__CACHE_OFF_SUM + i] = (unsigned char)(sum >> (8 * i));
-        write_file(path, buf, n);
+        tu_write_file(path, buf, n);
         break;
     }
     default:
@@ -325,7 +317,7 @@ START_TEST(cache_unwritable)
         ck_assert_int_eq(rmdir(path), 0); /* still empty: no temp file inside */
         expect_entries(scratch, N_PROGRAMS - 1, NULL, 0);
     } else {
-        write_file(under("file", file, sizeof file), (const unsigned char *)"x", 1);
+        tu_write_file(under("file", file, sizeof file), (const unsigned char *)"x", 1);
         setenv("SINPE_CACHE_DIR", under("file/sub", path, sizeof path), 1);
         create_check(0, 0);
         create_check(0, 0);

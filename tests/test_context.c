@@ -496,23 +496,12 @@ START_TEST(last_error_cleared_by_success)
 }
 END_TEST
 
-/* Writes text to a fresh temporary file; returns its malloc'd path. */
-static char *temp_file(const char *text)
-{
-    char *path = strdup("/tmp/sinpe-src-XXXXXX");
-    int fd = mkstemp(path);
-    ck_assert_msg(fd >= 0, "mkstemp failed");
-    FILE *f = fdopen(fd, "w");
-    fputs(text, f);
-    fclose(f);
-    return path;
-}
-
 START_TEST(build_failure_returns_the_log)
 {
     /* A program that cannot compile: the status says so, and the message
      * carries the compiler's log, which names the offending identifier. */
-    char *path = temp_file("kernel void k(global float *x) { x[0] = no_such_symbol_q7; }\n");
+    char path[] = "/tmp/sinpe-src-XXXXXX";
+    tu_temp_file(path, "kernel void k(global float *x) { x[0] = no_such_symbol_q7; }\n");
     setenv("SINPE_KERNEL_SOURCE", path, 1);
     sinpe_context *ctx = (sinpe_context *)0x1;
     TU_STATUS(sinpe_context_create(NULL, &ctx), SINPE_BUILD_FAILED);
@@ -520,7 +509,6 @@ START_TEST(build_failure_returns_the_log)
     TU_MESSAGE_HAS("no_such_symbol_q7");
     unsetenv("SINPE_KERNEL_SOURCE");
     unlink(path);
-    free(path);
 }
 END_TEST
 

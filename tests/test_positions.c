@@ -506,8 +506,6 @@ START_TEST(pad_policies)
 }
 END_TEST
 
-/* A valid baseline for the error tests, with a poisoned output. */
-
 /* ---- Refused arguments ---- */
 
 enum { E_NS = 2, E_SL = 9, E_VOCAB = 12, E_DIM = 8, E_N = E_NS * E_SL };
@@ -635,8 +633,6 @@ START_TEST(fairseq_rule_with_positions)
     }
     errfix_release(&f);
 }
-END_TEST
-
 END_TEST
 
 Suite *suite_positions(void)

@@ -629,10 +629,7 @@ START_TEST(quant_lazy_build)
              "#endif\n"
              "#include \"%s/kernels/sinpe.cl\"\n",
              cwd);
-    int fd = mkstemp(path);
-    ck_assert_msg(fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text),
-                  "cannot write %s", path);
-    close(fd);
+    tu_temp_file(path, text);
     setenv("SINPE_KERNEL_SOURCE", path, 1);
 
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);

@@ -301,7 +301,6 @@ END_TEST
 static void rewrite(const char *path, const char *prefix, const char *line)
 {
     char *text = tu_read_text(path), *out;
-    FILE *f;
     ck_assert_ptr_nonnull(text);
     out = tu_malloc(strlen(text) + (line ? strlen(line) : 0) + 2);
     out[0] = '\0';
@@ -319,9 +318,7 @@ static void rewrite(const char *path, const char *prefix, const char *line)
             s += n + (s[n] == '\n');
         }
     }
-    ck_assert_ptr_nonnull(f = fopen(path, "w"));
-    fputs(out, f);
-    fclose(f);
+    tu_write_file(path, out, strlen(out));
     free(out);
     free(text);
 }

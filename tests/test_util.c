@@ -491,6 +491,22 @@ char *tu_read_text(const char *path)
     return buf;
 }
 
+void tu_write_file(const char *path, const void *data, size_t size)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_msg(f != NULL, "cannot write %s: %s", path, strerror(errno));
+    ck_assert_uint_eq(fwrite(data, 1, size, f), size);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+void tu_temp_file(char *path, const char *text)
+{
+    int fd = mkstemp(path);
+    size_t n = strlen(text);
+    ck_assert_msg(fd >= 0 && write(fd, text, n) == (ssize_t)n, "cannot write %s", path);
+    close(fd);
+}
+
 void tu_env_save(const char *const *names, size_t n, char **saved)
 {
     for (size_t i = 0; i < n; i++) {

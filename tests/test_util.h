@@ -325,6 +325,13 @@ void tu_free(void *const *ptrs, size_t n);
 /* The whole text of a file, malloc'd and NUL-terminated; NULL if it cannot be opened. */
 char *tu_read_text(const char *path);
 
+/* Writes size bytes of data to the file at path, which it creates or empties. */
+void tu_write_file(const char *path, const void *data, size_t size);
+
+/* Writes text to a fresh file named by the mkstemp() template path (its
+ * XXXXXX replaced by the name made). */
+void tu_temp_file(char *path, const char *text);
+
 /* While positive, each clCreateBuffer after the next tu_fail_skip ones
    fails and decrements it (fault.c). */
 extern int tu_fail_allocations, tu_fail_skip;
