@@ -193,41 +193,55 @@ static void table_case(const sinpe_spec *spec, size_t rows)
         fail("reserve(1) changed the row count from %zu to %zu", have, sinpe_table_rows(t));
 }
 
+/* count rows into a caller's poisoned buffer, compared with the reference:
+ * sinpe_enqueue_timesteps of ts[ts_off ..] when ts is not NULL (its buffer
+ * holds ts_off values before them), else sinpe_enqueue_table_rows from row0. */
+static void rows_call(sinpe_table *tab, const sinpe_spec *spec, cl_int row0, const float *ts,
+                      size_t ts_off, size_t count, size_t out_off, size_t out_stride,
+                      sinpe_dtype ot)
+{
+    const size_t dim = spec->dim, stride = out_stride ? out_stride : dim;
+    const size_t o_elems = out_off + (count - 1) * stride + dim;
+    const size_t o_bytes = o_elems * ref_dtype_size(ot);
+    const char *what = ts ? "timesteps" : "table_rows";
+    cl_event ev = NULL;
+    unsigned char *out = xcalloc(o_elems, ref_dtype_size(ot));
+    ref_poison(ot, out, o_elems);
+    double *ref = xcalloc(count * dim, sizeof *ref);
+    cl_mem ts_mem = ts ? buffer_from(ctx, ts, (ts_off + count) * sizeof *ts) : NULL;
+    cl_mem mem = buffer_from(ctx, out, o_bytes);
+    if ((ts_mem || !ts) && mem &&
+        ok(ts ? sinpe_enqueue_timesteps(tab, queue, ts_mem, ts_off, count, mem, out_off,
+                                        out_stride, ot, 0, NULL, &ev)
+              : sinpe_enqueue_table_rows(tab, queue, row0, count, mem, out_off, out_stride, ot,
+                                         0, NULL, &ev),
+           what) &&
+        cl_ok(clWaitForEvents(1, &ev), "clWaitForEvents") && read_back(mem, o_bytes, out)) {
+        if (ts)
+            ref_timesteps(spec, ts + ts_off, count, ref);
+        for (size_t r = 0; !ts && r < count; r++)
+            ref_pe_row(spec, (double)row0 + (double)r, ref + r * dim);
+        compare_out(what, ot, out, o_elems, out_off, stride, count, dim, ref, NULL);
+    }
+    if (ev)
+        clReleaseEvent(ev);
+    release_mem(ts_mem);
+    release_mem(mem);
+    free(out);
+    free(ref);
+}
+
 /* sinpe_enqueue_table_rows: rows of any int32 start into a caller's buffer. */
 static void table_rows_case(const sinpe_spec *spec, cl_int row0, size_t nrows, size_t out_off,
                             size_t out_stride, sinpe_dtype ot)
 {
-    const size_t dim = spec->dim, stride = out_stride ? out_stride : dim;
-    const size_t o_elems = out_off + (nrows - 1) * stride + dim;
-    const size_t o_bytes = o_elems * ref_dtype_size(ot);
     char label[96];
-    cl_event ev = NULL;
-
-    snprintf(label, sizeof label, "table_rows dim %zu from %d ->%s", dim, (int)row0,
+    snprintf(label, sizeof label, "table_rows dim %zu from %d ->%s", spec->dim, (int)row0,
              ref_dtype_name(ot));
     begin_case(label);
     sinpe_table *tab = get_table(spec, 3);
-    if (!tab)
-        return;
-    unsigned char *out = xcalloc(o_elems, ref_dtype_size(ot));
-    ref_poison(ot, out, o_elems);
-    double *ref = xcalloc(nrows * dim, sizeof *ref);
-    cl_mem mem = buffer_from(ctx, out, o_bytes);
-    if (mem &&
-        ok(sinpe_enqueue_table_rows(tab, queue, row0, nrows, mem, out_off, out_stride, ot, 0,
-                                    NULL, &ev),
-           "sinpe_enqueue_table_rows") &&
-        cl_ok(clWaitForEvents(1, &ev), "clWaitForEvents(table_rows)") &&
-        read_back(mem, o_bytes, out)) {
-        for (size_t r = 0; r < nrows; r++)
-            ref_pe_row(spec, (double)row0 + (double)r, ref + r * dim);
-        compare_out("table_rows", ot, out, o_elems, out_off, stride, nrows, dim, ref, NULL);
-    }
-    if (ev)
-        clReleaseEvent(ev);
-    release_mem(mem);
-    free(out);
-    free(ref);
+    if (tab)
+        rows_call(tab, spec, row0, NULL, 0, nrows, out_off, out_stride, ot);
 }
 
 /* ---- Embedding: fused, gather, add ---- */
@@ -643,13 +657,8 @@ static void setup_case(int cfg, int pair, ecase *c)
 static void timesteps_case(const sinpe_spec *spec, size_t count, size_t ts_off, size_t out_off,
                            size_t out_stride, sinpe_dtype ot)
 {
-    const size_t dim = spec->dim, stride = out_stride ? out_stride : dim;
-    const size_t o_elems = out_off + (count - 1) * stride + dim;
-    const size_t o_bytes = o_elems * ref_dtype_size(ot);
     char label[96];
-    cl_event ev = NULL;
-
-    snprintf(label, sizeof label, "timesteps dim %zu ->%s", dim, ref_dtype_name(ot));
+    snprintf(label, sizeof label, "timesteps dim %zu ->%s", spec->dim, ref_dtype_name(ot));
     begin_case(label);
     sinpe_table *tab = get_table(spec, 4);
     if (!tab)
@@ -660,27 +669,8 @@ static void timesteps_case(const sinpe_spec *spec, size_t count, size_t ts_off, 
     ts[ts_off] = 0.0f;
     if (count > 1)
         ts[ts_off + 1] = 999.5f;
-    unsigned char *out = xcalloc(o_elems, ref_dtype_size(ot));
-    ref_poison(ot, out, o_elems);
-    double *ref = xcalloc(count * dim, sizeof *ref);
-    cl_mem ts_mem = buffer_from(ctx, ts, (ts_off + count) * sizeof *ts);
-    cl_mem out_mem = buffer_from(ctx, out, o_bytes);
-    if (ts_mem && out_mem &&
-        ok(sinpe_enqueue_timesteps(tab, queue, ts_mem, ts_off, count, out_mem, out_off,
-                                   out_stride, ot, 0, NULL, &ev),
-           "sinpe_enqueue_timesteps") &&
-        cl_ok(clWaitForEvents(1, &ev), "clWaitForEvents(timesteps)") &&
-        read_back(out_mem, o_bytes, out)) {
-        ref_timesteps(spec, ts + ts_off, count, ref);
-        compare_out("timesteps", ot, out, o_elems, out_off, stride, count, dim, ref, NULL);
-    }
-    if (ev)
-        clReleaseEvent(ev);
-    release_mem(ts_mem);
-    release_mem(out_mem);
+    rows_call(tab, spec, 0, ts, ts_off, count, out_off, out_stride, ot);
     free(ts);
-    free(out);
-    free(ref);
 }
 
 static void host_case(const sinpe_spec *spec, int with_positions)
