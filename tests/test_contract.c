@@ -274,7 +274,7 @@ END_TEST
 Suite *suite_contract(void)
 {
     Suite *s = suite_create("contract");
-    TU_ADD(tu_tcase(s, "kernels", NULL), contract_kernels, contract_bodies, contract_files_standalone,
-           contract_variants_reach, contract_plan_refuses_missing);
+    TU_ADD(tu_tcase(s, "kernels", NULL), contract_kernels, contract_bodies,
+           contract_files_standalone, contract_variants_reach, contract_plan_refuses_missing);
     return s;
 }
