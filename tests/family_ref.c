@@ -1,7 +1,5 @@
-/*
- * family_ref.c -- float64 transcriptions of each framework's sinusoidal
- * encoding, and host storage-type conversions.  See family_ref.h.
- */
+/* family_ref.c -- float64 transcriptions of each framework's sinusoidal
+ * encoding, and host storage-type conversions.  See family_ref.h. */
 #include "family_ref.h"
 #include "test_util.h"
 
@@ -9,9 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ------------------------------------------------------------------------ */
-/* Framework references                                                     */
-/* ------------------------------------------------------------------------ */
+/* ---- Framework references ---- */
 
 fr_defined fr_family_defined(sinpe_preset preset, size_t dim)
 {
@@ -273,9 +269,7 @@ void fr_family_ref(sinpe_preset preset, size_t dim, size_t n, const double *pos,
     }
 }
 
-/* ------------------------------------------------------------------------ */
-/* Storage types                                                            */
-/* ------------------------------------------------------------------------ */
+/* ---- Storage types ---- */
 
 uint32_t fr_f32_bits(float f)
 {

@@ -1,5 +1,4 @@
-/*
- * family_ref.h -- independent references for the framework-family tests.
+/* family_ref.h -- independent references for the framework-family tests.
  *
  * The references behind fr_family_ref(), fr_diffusers() and fr_ggml() are
  * written from the named framework's own published code, in that code's
@@ -10,8 +9,7 @@
  *
  * The storage-type converters are written here from the IEEE 754 and
  * bfloat16 definitions (round to nearest, ties to even), again without
- * looking at the kernels.
- */
+ * looking at the kernels. */
 #ifndef SINPE_FAMILY_REF_H
 #define SINPE_FAMILY_REF_H
 
@@ -20,9 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* ------------------------------------------------------------------------ */
-/* Framework references                                                     */
-/* ------------------------------------------------------------------------ */
+/* ---- Framework references ---- */
 
 /* What a framework makes of a width d. */
 typedef enum fr_defined {
@@ -34,13 +30,11 @@ typedef enum fr_defined {
 /* Whether preset's framework computes an encoding of width dim. */
 fr_defined fr_family_defined(sinpe_preset preset, size_t dim);
 
-/*
- * Writes the framework's encoding of the n positions (or timesteps) pos[i]
+/* Writes the framework's encoding of the n positions (or timesteps) pos[i]
  * into out[i * dim .. i * dim + dim), in float64.  Only for dims where
  * fr_family_defined() gives FR_OK.  For fairseq this is the formula of
  * get_embedding() without the zeroed padding_idx row (sinpe's table holds
- * PE(p) in every row and zeroes pad tokens through the pad policy instead).
- */
+ * PE(p) in every row and zeroes pad tokens through the pad policy instead). */
 void fr_family_ref(sinpe_preset preset, size_t dim, size_t n, const double *pos, double *out);
 
 /* The timestep functions with their parameters, for models that override
@@ -51,9 +45,7 @@ void fr_diffusers(size_t dim, int flip_sin_to_cos, double downscale_freq_shift, 
                   double max_period, size_t n, const double *t, double *out);
 void fr_ggml(size_t dim, double max_period, size_t n, const double *t, double *out);
 
-/* ------------------------------------------------------------------------ */
-/* Storage types                                                            */
-/* ------------------------------------------------------------------------ */
+/* ---- Storage types ---- */
 
 uint32_t fr_f32_bits(float f);
 float fr_bits_f32(uint32_t u);

@@ -1,12 +1,10 @@
-/*
- * fault.c -- device and host allocation failures on demand, for the
+/* fault.c -- device and host allocation failures on demand, for the
  * out-of-memory paths (pocl never fails an allocation when asked), and
  * counts of the launches and of the references to events, buffers and
  * kernels taken and given back.  The test program is linked with
  * -Wl,--wrap for each OpenCL and C call below (the Makefile's TEST_WRAPS),
  * so that those calls of the library and the tests come here; the library
- * holds no hook.
- */
+ * holds no hook. */
 #include "test_util.h"
 
 #include <stdlib.h>

@@ -1,5 +1,4 @@
-/*
- * forms.c -- what each tuning record of the tests (tu_variants) adds to a
+/* forms.c -- what each tuning record of the tests (tu_variants) adds to a
  * run of every suite under the device's own record: the kernels its
  * programs hold (the plan says which: sinpe__kernel_held), each with the
  * record's values that build or launch it, that neither the device's
@@ -12,8 +11,7 @@
  * "sinpe_tests --record-tags" prints "tags<TAB>record" for each record
  * that adds anything; the Makefile's test target runs those test cases
  * under it (CK_INCLUDE_TAGS).  The full record-by-suite matrix is the
- * check-records target.
- */
+ * check-records target. */
 #include "forms.h"
 #include "sinpe_internal.h"
 #include "variants.h"

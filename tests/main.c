@@ -1,5 +1,4 @@
-/*
- * main.c -- runs every suite of the sinpe tests.
+/* main.c -- runs every suite of the sinpe tests.
  *
  * The random seed comes from SINPE_TEST_SEED (decimal or 0x-hex) when set,
  * else from the clock; it is printed first so that a failing run can be
@@ -17,8 +16,7 @@
  * GPU) as its name and type, for scripts/device-check.sh.
  *
  * No OpenCL object may be created here: Check forks each test, and a pocl
- * context made before the fork hangs the child.
- */
+ * context made before the fork hangs the child. */
 #include "forms.h"
 #include "sinpe_internal.h"
 #include "test_util.h"
@@ -96,8 +94,7 @@ static int print_device(void)
     return EXIT_SUCCESS;
 }
 
-/*
- * The suites' contexts get sinpe's program cache as a user's program gets
+/* The suites' contexts get sinpe's program cache as a user's program gets
  * it (include/sinpe.h, no_disk_cache: on, but on pocl, which caches its own
  * builds), in a folder of the test run instead of the user's: the folder
  * SINPE_TEST_CACHE names (scripts/run-tests.sh makes one in the run's
@@ -111,8 +108,7 @@ static int print_device(void)
  * SINPE_TEST_CACHE the cache is off, to keep the suites out of the user's
  * cache directory; SINPE_CACHE_DIR, when set, is left as the caller set
  * it.  The suites that test the cache or need a cold build (cache,
- * context's quiet test, tuning) set their own directories.
- */
+ * context's quiet test, tuning) set their own directories. */
 static void use_run_cache(void)
 {
     const char *dir = getenv("SINPE_TEST_CACHE");

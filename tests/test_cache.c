@@ -1,5 +1,4 @@
-/*
- * test_cache.c -- the on-disk cache of program binaries (src/cache.c): where
+/* test_cache.c -- the on-disk cache of program binaries (src/cache.c): where
  * entries go, that a second context loads them, that every kind of damaged
  * or foreign entry is detected, deleted and rewritten, and that the cache
  * can be turned off.
@@ -13,8 +12,7 @@
  * Whether a context's kernels came from the disk is read from the internal
  * flags sinpe__program.from_disk (the tests link the static library).  A
  * context has N_PROGRAMS programs, each its own entry: the base one and
- * those of the three float weight types (src/context.c).
- */
+ * those of the three float weight types (src/context.c). */
 #include "test_util.h"
 #include "sinpe_internal.h"
 
@@ -30,9 +28,7 @@
 
 #define N_PROGRAMS 4
 
-/* ------------------------------------------------------------------------ */
-/* Fixture: a scratch directory and the environment it replaces             */
-/* ------------------------------------------------------------------------ */
+/* ---- Fixture: a scratch directory and the environment it replaces ---- */
 
 static const char *const env_names[] = {"SINPE_CACHE_DIR", "XDG_CACHE_HOME", "HOME",
                                          "POCL_CACHE_DIR"};
@@ -54,9 +50,7 @@ static void teardown(void)
     tu_env_restore(env_names, N_ENV, env_saved);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Helpers                                                                  */
-/* ------------------------------------------------------------------------ */
+/* ---- Helpers ---- */
 
 /* A path under the scratch directory. */
 static const char *under(const char *rel, char *buf, size_t size)
@@ -65,11 +59,9 @@ static const char *under(const char *rel, char *buf, size_t size)
     return buf;
 }
 
-/*
- * Asserts that dir holds exactly want_bins "<16 hex>.bin" entries and
+/* Asserts that dir holds exactly want_bins "<16 hex>.bin" entries and
  * nothing else (a leftover temp file fails), and returns the path of the
- * last one in path.
- */
+ * last one in path. */
 static void expect_entries(const char *dir, int want_bins, char *path, size_t size)
 {
     DIR *d = opendir(dir);
@@ -132,17 +124,7 @@ static unsigned char *read_file(const char *path, size_t *size)
     return buf;
 }
 
-static void write_file(const char *path, const unsigned char *buf, size_t size)
-{
-    FILE *f = fopen(path, "wb");
-    ck_assert_msg(f != NULL, "cannot write %s", path);
-    ck_assert_uint_eq(fwrite(buf, 1, size, f), size);
-    ck_assert_int_eq(fclose(f), 0);
-}
-
-/* ------------------------------------------------------------------------ */
-/* Tests                                                                    */
-/* ------------------------------------------------------------------------ */
+/* ---- Tests ---- */
 
 START_TEST(cache_write_then_load)
 {
@@ -268,7 +250,7 @@ static void make_foreign(const char *path)
     size_t n;
     unsigned char *buf = read_file(path, &n);
     buf[SINPE__CACHE_OFF_KEY] ^= 1;
-    write_file(path, buf, n);
+    tu_write_file(path, buf, n);
     free(buf);
 }
 
@@ -289,9 +271,9 @@ START_TEST(cache_damaged_entry)
     case TRUNC_SHORT:  ck_assert_int_eq(truncate(path, 7), 0); break;
     case EMPTY:        ck_assert_int_eq(truncate(path, 0), 0); break;
     case FLIP_PAYLOAD: buf[SINPE__CACHE_HEADER + (n - SINPE__CACHE_HEADER) / 2] ^= 0x10;
-                       write_file(path, buf, n); break;
-    case FLIP_LAST:    buf[n - 1] ^= 0x01; write_file(path, buf, n); break;
-    case FLIP_MAGIC:   buf[0] ^= 0x20; write_file(path, buf, n); break;
+                       tu_write_file(path, buf, n); break;
+    case FLIP_LAST:    buf[n - 1] ^= 0x01; tu_write_file(path, buf, n); break;
+    case FLIP_MAGIC:   buf[0] ^= 0x20; tu_write_file(path, buf, n); break;
     case FOREIGN_KEY:  make_foreign(path); break;
     case GARBAGE_BINARY: {
         /* Passes every check of the header: only the runtime can reject it. */
@@ -303,7 +285,7 @@ START_TEST(cache_damaged_entry)
         sum = sinpe__fnv1a(SINPE__FNV_BASIS, buf + SINPE__CACHE_HEADER, n - SINPE__CACHE_HEADER);
         for (int i = 0; i < 8; i++)
             buf[SINPE__CACHE_OFF_SUM + i] = (unsigned char)(sum >> (8 * i));
-        write_file(path, buf, n);
+        tu_write_file(path, buf, n);
         break;
     }
     default:
@@ -335,7 +317,7 @@ START_TEST(cache_unwritable)
         ck_assert_int_eq(rmdir(path), 0); /* still empty: no temp file inside */
         expect_entries(scratch, N_PROGRAMS - 1, NULL, 0);
     } else {
-        write_file(under("file", file, sizeof file), (const unsigned char *)"x", 1);
+        tu_write_file(under("file", file, sizeof file), (const unsigned char *)"x", 1);
         setenv("SINPE_CACHE_DIR", under("file/sub", path, sizeof path), 1);
         create_check(0, 0);
         create_check(0, 0);
@@ -391,12 +373,10 @@ static void *create_in_thread(void *arg)
     return NULL;
 }
 
-/*
- * Contexts made at once all miss, build, store, and leave one whole entry.
+/* Contexts made at once all miss, build, store, and leave one whole entry.
  * One context is made first: pocl 3.1 initialises its devices racily when
  * several threads call it for the first time at once (a crash outside sinpe's
- * cache, see the report on device discovery).
- */
+ * cache, see the report on device discovery). */
 START_TEST(cache_concurrent)
 {
     pthread_t threads[N_THREADS];
@@ -417,8 +397,7 @@ END_TEST
 Suite *suite_cache(void)
 {
     Suite *s = suite_create("cache");
-    TCase *tc = tcase_create("disk");
-    tcase_set_timeout(tc, TU_TIMEOUT);
+    TCase *tc = tu_tcase(s, "disk", NULL);
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, cache_write_then_load);
     tcase_add_loop_test(tc, cache_location, 0, 4);
@@ -426,6 +405,5 @@ Suite *suite_cache(void)
     tcase_add_loop_test(tc, cache_unwritable, 0, 2);
     tcase_add_loop_test(tc, cache_disabled, 0, 3);
     tcase_add_test(tc, cache_concurrent);
-    suite_add_tcase(s, tc);
     return s;
 }

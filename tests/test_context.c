@@ -1,7 +1,5 @@
-/*
- * test_context.c -- device selection, math paths, contexts made inside the
- * host's own cl_context, accessors and lifetimes.
- */
+/* test_context.c -- device selection, math paths, contexts made inside the
+ * host's own cl_context, accessors and lifetimes. */
 #include "test_util.h"
 
 #include <math.h>
@@ -10,9 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-/* ------------------------------------------------------------------------ */
-/* Helpers                                                                  */
-/* ------------------------------------------------------------------------ */
+/* ---- Helpers ---- */
 
 static void get_info_str(cl_device_id dev, cl_platform_id plat, char *buf, size_t size,
                          int platform_name)
@@ -69,9 +65,7 @@ static sinpe_status create_with(const char *device, sinpe_math math, sinpe_conte
     return sinpe_context_create(&o, ctx);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Device selection                                                         */
-/* ------------------------------------------------------------------------ */
+/* ---- Device selection ---- */
 
 START_TEST(create_default_device)
 {
@@ -188,9 +182,7 @@ START_TEST(create_selector_from_environment)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* Math paths                                                               */
-/* ------------------------------------------------------------------------ */
+/* ---- Math paths ---- */
 
 START_TEST(create_math_paths)
 {
@@ -215,9 +207,7 @@ START_TEST(create_math_paths)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* Host-owned cl_context                                                    */
-/* ------------------------------------------------------------------------ */
+/* ---- Host-owned cl_context ---- */
 
 START_TEST(create_from_cl_outlives_host_references)
 {
@@ -285,9 +275,7 @@ START_TEST(create_from_cl_null_arguments)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* Accessors and lifetime                                                   */
-/* ------------------------------------------------------------------------ */
+/* ---- Accessors and lifetime ---- */
 
 START_TEST(context_queue_properties)
 {
@@ -493,8 +481,7 @@ START_TEST(last_error_cleared_by_success)
 
     spec.dim = 0;
     TU_STATUS(sinpe_table_create(ctx, &spec, 1, &tab), SINPE_INVALID_SPEC);
-    ck_assert_msg(strstr(sinpe_last_error(), "dim") != NULL,
-                  "the message for dim 0 does not name dim: \"%s\"", sinpe_last_error());
+    TU_MESSAGE_HAS("dim");
 
     spec.dim = 8;
     TU_OK(sinpe_table_create(ctx, &spec, 1, &tab));
@@ -509,32 +496,19 @@ START_TEST(last_error_cleared_by_success)
 }
 END_TEST
 
-/* Writes text to a fresh temporary file; returns its malloc'd path. */
-static char *temp_file(const char *text)
-{
-    char *path = strdup("/tmp/sinpe-src-XXXXXX");
-    int fd = mkstemp(path);
-    ck_assert_msg(fd >= 0, "mkstemp failed");
-    FILE *f = fdopen(fd, "w");
-    fputs(text, f);
-    fclose(f);
-    return path;
-}
-
 START_TEST(build_failure_returns_the_log)
 {
     /* A program that cannot compile: the status says so, and the message
      * carries the compiler's log, which names the offending identifier. */
-    char *path = temp_file("kernel void k(global float *x) { x[0] = no_such_symbol_q7; }\n");
+    char path[] = "/tmp/sinpe-src-XXXXXX";
+    tu_temp_file(path, "kernel void k(global float *x) { x[0] = no_such_symbol_q7; }\n");
     setenv("SINPE_KERNEL_SOURCE", path, 1);
     sinpe_context *ctx = (sinpe_context *)0x1;
     TU_STATUS(sinpe_context_create(NULL, &ctx), SINPE_BUILD_FAILED);
     ck_assert_msg(ctx == NULL, "a failed create left a handle");
-    ck_assert_msg(strstr(sinpe_last_error(), "no_such_symbol_q7") != NULL,
-                  "the build log is missing from the message: \"%s\"", sinpe_last_error());
+    TU_MESSAGE_HAS("no_such_symbol_q7");
     unsetenv("SINPE_KERNEL_SOURCE");
     unlink(path);
-    free(path);
 }
 END_TEST
 
@@ -555,8 +529,7 @@ START_TEST(kernel_source_override)
 
     setenv("SINPE_KERNEL_SOURCE", "/nonexistent/sinpe/kernels.cl", 1);
     TU_STATUS(sinpe_context_create(NULL, &ctx), SINPE_INVALID_OPTION);
-    ck_assert_msg(strstr(sinpe_last_error(), "SINPE_KERNEL_SOURCE") != NULL, "message: %s",
-                  sinpe_last_error());
+    TU_MESSAGE_HAS("SINPE_KERNEL_SOURCE");
     unsetenv("SINPE_KERNEL_SOURCE");
 }
 END_TEST
@@ -576,17 +549,12 @@ Suite *suite_context(void)
 
     tc = tu_tcase(s, "from_cl", NULL);
     tcase_add_loop_test(tc, create_from_cl_outlives_host_references, 0, 2);
-    tcase_add_test(tc, create_from_cl_device_not_in_context);
-    tcase_add_test(tc, create_from_cl_null_arguments);
+    TU_ADD(tc, create_from_cl_device_not_in_context, create_from_cl_null_arguments);
 
     tc = tu_tcase(s, "lifetime", NULL);
-    tcase_add_test(tc, context_queue_properties);
-    tcase_add_test(tc, context_lives_while_tables_do);
-    tcase_add_test(tc, released_objects_hold_nothing);
-    tcase_add_test(tc, host_allocations_fail_in_turn);
-    tcase_add_test(tc, last_error_cleared_by_success);
-    tcase_add_test(tc, build_failure_returns_the_log);
-    tcase_add_test(tc, kernel_source_override);
+    TU_ADD(tc, context_queue_properties, context_lives_while_tables_do,
+           released_objects_hold_nothing, host_allocations_fail_in_turn,
+           last_error_cleared_by_success, build_failure_returns_the_log, kernel_source_override);
 
     suite_add_tcase(s, tcase_quiet());
     return s;

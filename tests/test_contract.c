@@ -1,5 +1,4 @@
-/*
- * test_contract.c -- the kernel contract of kernels/abi.h, checked on the
+/* test_contract.c -- the kernel contract of kernels/abi.h, checked on the
  * built programs (-cl-kernel-arg-info):
  *   - the kernels of kernels/sinpe.cl are those of the host's table
  *     (src/kernels.c), both ways, in each program and under the guard of
@@ -12,8 +11,7 @@
  *     embedded text;
  *   - the plan: the records the tests run under (sinpe__plan_variants)
  *     hold every kernel some database record holds, and a launch of a
- *     kernel its program lacks is refused with a status.
- */
+ *     kernel its program lacks is refused with a status. */
 #include "test_util.h"
 #include "sinpe_internal.h"
 
@@ -276,13 +274,7 @@ END_TEST
 Suite *suite_contract(void)
 {
     Suite *s = suite_create("contract");
-    TCase *tc = tcase_create("kernels");
-    tcase_set_timeout(tc, TU_TIMEOUT);
-    tcase_add_test(tc, contract_kernels);
-    tcase_add_test(tc, contract_bodies);
-    tcase_add_test(tc, contract_files_standalone);
-    tcase_add_test(tc, contract_variants_reach);
-    tcase_add_test(tc, contract_plan_refuses_missing);
-    suite_add_tcase(s, tc);
+    TU_ADD(tu_tcase(s, "kernels", NULL), contract_kernels, contract_bodies,
+           contract_files_standalone, contract_variants_reach, contract_plan_refuses_missing);
     return s;
 }

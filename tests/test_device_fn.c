@@ -1,5 +1,4 @@
-/*
- * test_device_fn.c -- the device functions handed to hosts
+/* test_device_fn.c -- the device functions handed to hosts
  * (sinpe_device_source(), kernels/device.cl), built into a program of the
  * test's own:
  *   - their values equal, bit for bit, sinpe's table rows and sinpe's own
@@ -12,8 +11,7 @@
  *   - examples/prenorm.cl: the one-launch embedding + LayerNorm equals
  *     sinpe_enqueue_embed() followed by the same LayerNorm, bit for bit,
  *     and both meet float64 references;
- *   - the calls' bad arguments.
- */
+ *   - the calls' bad arguments. */
 #include "test_util.h"
 #include "sinpe_internal.h" /* SINPE_STEP_SHIFT */
 
@@ -194,7 +192,7 @@ START_TEST(device_fn_source_args)
     ck_assert_uint_gt(len, 1000);
     memset(small, 'x', sizeof small);
     TU_STATUS(sinpe_device_source(ctx, small, sizeof small, &len), SINPE_BUFFER_TOO_SMALL);
-    ck_assert_msg(strstr(sinpe_last_error(), "dst_size"), "message: %s", sinpe_last_error());
+    TU_MESSAGE_HAS("dst_size");
     for (size_t i = 0; i < sizeof small; i++)
         ck_assert_int_eq(small[i], 'x');
     char *text = tu_malloc(len + 1);
@@ -220,10 +218,8 @@ END_TEST
 
 TCase *tcase_device_fn(void)
 {
-    TCase *tc = tcase_create("device functions"); /* suite_device adds it */
-    tcase_set_timeout(tc, TU_TIMEOUT);
+    TCase *tc = tu_tcase(NULL, "device functions", NULL); /* suite_device adds it */
     tcase_add_loop_test(tc, device_fn_bits, 0, 12);
-    tcase_add_test(tc, device_fn_angle_bound);
-    tcase_add_test(tc, device_fn_source_args);
+    TU_ADD(tc, device_fn_angle_bound, device_fn_source_args);
     return tc;
 }

@@ -1,5 +1,4 @@
-/*
- * test_dtype.c -- storage types of the weights and of the output, all nine
+/* test_dtype.c -- storage types of the weights and of the output, all nine
  * pairs, checked bit for bit: the output must be the host's round-to-
  * nearest-even conversion of the float32 value
  *
@@ -10,8 +9,7 @@
  * aimed at the rounding itself: binary16 subnormals and ties, overflow to
  * infinity from 65520, bfloat16 ties and overflow, NaN staying NaN.  The
  * converters in family_ref.c are checked on their own first, exhaustively
- * where that is cheap, so that a wrong converter cannot hide a wrong kernel.
- */
+ * where that is cheap, so that a wrong converter cannot hide a wrong kernel. */
 #include "family_ref.h"
 #include "test_util.h"
 
@@ -23,31 +21,29 @@
 
 static const sinpe_dtype dtypes[3] = {SINPE_F32, SINPE_F16, SINPE_BF16};
 
-/* ------------------------------------------------------------------------ */
-/* The host converters                                                      */
-/* ------------------------------------------------------------------------ */
+/* ---- The host converters ---- */
 
 START_TEST(converters_self_check)
 {
-    /* Known values. */
-    ck_assert_uint_eq(fr_f32_to_f16(1.0f), 0x3C00);
-    ck_assert_uint_eq(fr_f32_to_f16(-2.0f), 0xC000);
-    ck_assert_uint_eq(fr_f32_to_f16(0.1f), 0x2E66);
-    ck_assert_uint_eq(fr_f32_to_f16(65504.0f), 0x7BFF);
-    ck_assert_uint_eq(fr_f32_to_f16(65520.0f), 0x7C00);
-    ck_assert_uint_eq(fr_f32_to_f16(nextafterf(65520.0f, 0.0f)), 0x7BFF);
-    ck_assert_uint_eq(fr_f32_to_f16(-65520.0f), 0xFC00);
-    ck_assert_uint_eq(fr_f32_to_f16(0x1p-24f), 0x0001);
-    ck_assert_uint_eq(fr_f32_to_f16(0x1p-25f), 0x0000);
-    ck_assert_uint_eq(fr_f32_to_f16(nextafterf(0x1p-25f, 1.0f)), 0x0001);
-    ck_assert_uint_eq(fr_f32_to_f16(0x1.8p-24f), 0x0002);
-    ck_assert_uint_eq(fr_f32_to_f16(-0.0f), 0x8000);
-    ck_assert_uint_eq(fr_f32_to_bf16(1.0f), 0x3F80);
-    ck_assert_uint_eq(fr_f32_to_bf16(0.1f), 0x3DCD);
-    ck_assert_uint_eq(fr_f32_to_bf16(FLT_MAX), 0x7F80);
-    ck_assert_uint_eq(fr_f32_to_bf16(fr_bits_f32(0x7F7F7FFFu)), 0x7F7F);
-    ck_assert_uint_eq(fr_f32_to_bf16(fr_bits_f32(0x3F808000u)), 0x3F80); /* tie, even */
-    ck_assert_uint_eq(fr_f32_to_bf16(fr_bits_f32(0x3F818000u)), 0x3F82); /* tie, up */
+    /* Known values: binary16, then bfloat16 (bf16 set); the 0x3F80 and
+     * 0x3F81 inputs are ties, to even and up. */
+    const struct {
+        float f;
+        uint16_t want;
+        int bf16;
+    } known[] = {
+        {1.0f, 0x3C00, 0}, {-2.0f, 0xC000, 0}, {0.1f, 0x2E66, 0}, {65504.0f, 0x7BFF, 0},
+        {65520.0f, 0x7C00, 0}, {nextafterf(65520.0f, 0.0f), 0x7BFF, 0}, {-65520.0f, 0xFC00, 0},
+        {0x1p-24f, 0x0001, 0}, {0x1p-25f, 0x0000, 0}, {nextafterf(0x1p-25f, 1.0f), 0x0001, 0},
+        {0x1.8p-24f, 0x0002, 0}, {-0.0f, 0x8000, 0}, {1.0f, 0x3F80, 1}, {0.1f, 0x3DCD, 1},
+        {FLT_MAX, 0x7F80, 1}, {fr_bits_f32(0x7F7F7FFFu), 0x7F7F, 1},
+        {fr_bits_f32(0x3F808000u), 0x3F80, 1}, {fr_bits_f32(0x3F818000u), 0x3F82, 1},
+    };
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+        uint16_t got = known[i].bf16 ? fr_f32_to_bf16(known[i].f) : fr_f32_to_f16(known[i].f);
+        ck_assert_msg(got == known[i].want, "%a to %s: 0x%04x, want 0x%04x", (double)known[i].f,
+                      known[i].bf16 ? "bf16" : "f16", (unsigned)got, (unsigned)known[i].want);
+    }
     ck_assert(fr_bf16_is_nan(fr_f32_to_bf16(fr_bits_f32(0x7F800001u))));
     ck_assert(fr_f16_is_nan(fr_f32_to_f16(fr_bits_f32(0x7F800001u))));
 
@@ -115,9 +111,7 @@ START_TEST(converters_self_check)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* Device runs                                                              */
-/* ------------------------------------------------------------------------ */
+/* ---- Device runs ---- */
 
 static int device_has_denorm(sinpe_context *ctx)
 {
@@ -505,13 +499,10 @@ Suite *suite_dtype(void)
     tcase_add_test(tc, converters_self_check);
     suite_add_tcase(s, tc);
 
-    tc = tcase_create("device");
-    tcase_set_tags(tc, "col");
-    tcase_set_timeout(tc, TU_TIMEOUT);
+    tc = tu_tcase(s, "device", "col");
     tcase_add_loop_test(tc, dtype_pairs_random, 0, 9);
     tcase_add_loop_test(tc, dtype_edges, 0, 9);
     tcase_add_loop_test(tc, dtype_unfused_rounds_twice, 0, 3);
     tcase_add_test(tc, dtype_invalid);
-    suite_add_tcase(s, tc);
     return s;
 }

@@ -1,10 +1,8 @@
-/*
- * test_embed.c -- the fused kernel and the unfused pair against the float64
+/* test_embed.c -- the fused kernel and the unfused pair against the float64
  * reference, with offsets, strides, positions, bad ids and events, plus the
  * host-memory convenience call and concurrent use from several threads.
  * Outputs start poisoned: the rows must meet TU_EMBED_TOL (tu_check_rows),
- * every other element keep the poison (tu_check_layout).
- */
+ * every other element keep the poison (tu_check_layout). */
 #include "test_util.h"
 
 #include <math.h>
@@ -13,9 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ------------------------------------------------------------------------ */
-/* One configuration, run end to end                                        */
-/* ------------------------------------------------------------------------ */
+/* ---- One configuration, run end to end ---- */
 
 typedef enum run_mode {
     MODE_FUSED,   /* sinpe_enqueue_embed */
@@ -49,7 +45,8 @@ typedef struct ehost {
     float *w;
 } ehost;
 
-static const int32_t bad_values[] = {-1, INT32_MIN, INT32_MAX, -7, 0 /* vocab */, 0 /* vocab+3 */};
+/* Planted in turn, then vocab and vocab + 3. */
+static const int32_t bad_values[] = {-1, INT32_MIN, INT32_MAX, -7};
 
 static void make_inputs(const ecase *c, ehost *h)
 {
@@ -71,11 +68,7 @@ static void make_inputs(const ecase *c, ehost *h)
     tu_rng_ints(&rng, h->ids + c->ids_offset, h->rows, 0, (int32_t)c->vocab - 1);
     for (size_t k = 0; k < c->n_bad; k++) {
         size_t r = (k * 7919 + 3) % h->rows;
-        int32_t v = bad_values[k % (sizeof bad_values / sizeof bad_values[0])];
-        if (k % 6 == 4)
-            v = (int32_t)c->vocab;
-        if (k % 6 == 5)
-            v = (int32_t)c->vocab + 3;
+        int32_t v = k % 6 < 4 ? bad_values[k % 6] : (int32_t)c->vocab + (k % 6 == 5 ? 3 : 0);
         h->ids[c->ids_offset + r] = v;
     }
 
@@ -230,15 +223,11 @@ static ecase base_case(const char *name, size_t dim)
     return c;
 }
 
-/* ------------------------------------------------------------------------ */
-/* Values                                                                   */
-/* ------------------------------------------------------------------------ */
+/* ---- Values ---- */
 
-/*
- * The value cases: c with its spec made from dim, layout, shift and base
+/* The value cases: c with its spec made from dim, layout, shift and base
  * (odd columns zero), run in each of its first modes (fused, unfused,
- * gather) under each of its first maths (float, fp64), mode fastest.
- */
+ * gather) under each of its first maths (float, fp64), mode fastest. */
 typedef struct vcase {
     ecase c;
     size_t dim;
@@ -408,8 +397,7 @@ START_TEST(positions_wrap_in_int32)
     a.start = start;
     ck_assert_int_eq(sinpe_enqueue_add_positions(tab, q, &a, 0, NULL, NULL),
                      SINPE_INVALID_SHAPE);
-    ck_assert_msg(strstr(sinpe_last_error(), "start") != NULL, "message: %s",
-                  sinpe_last_error());
+    TU_MESSAGE_HAS("start");
     a.out = o_offset;
     a.positions = im;
     TU_OK(sinpe_enqueue_add_positions(tab, q, &a, 0, NULL, NULL));
@@ -503,24 +491,17 @@ START_TEST(fused_equals_unfused_bits)
         float *fused = run_case(ctx, &c, MODE_FUSED, 1);
         float *unfused = run_case(ctx, &c, MODE_UNFUSED, 1);
         size_t n_out = c.out_offset + (c.n_seqs * c.seq_len - 1) * c.out_stride + cfg[i].dim;
-        for (size_t k = 0; k < n_out; k++) {
-            uint32_t fb, ub;
-            memcpy(&fb, &fused[k], sizeof fb);
-            memcpy(&ub, &unfused[k], sizeof ub);
-            TU_CHECK(fb == ub,
-                     "dim %zu element %zu: fused %.9g (0x%08x) != unfused %.9g (0x%08x)",
-                     cfg[i].dim, k, (double)fused[k], (unsigned)fb, (double)unfused[k],
-                     (unsigned)ub);
-        }
+        for (size_t k = 0; k < n_out; k++)
+            TU_CHECK(tu_same_bits(fused[k], unfused[k]),
+                     "dim %zu element %zu: fused %a, unfused %a",
+                     cfg[i].dim, k, (double)fused[k], (double)unfused[k]);
         TU_FREE(fused, unfused);
     }
     sinpe_context_release(ctx);
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* Events                                                                   */
-/* ------------------------------------------------------------------------ */
+/* ---- Events ---- */
 
 /* Inputs for the event tests: out is zero for add_positions (0 + PE), else
  * poison. */
@@ -655,9 +636,7 @@ START_TEST(wait_list_holds_the_kernel)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* Host memory                                                              */
-/* ------------------------------------------------------------------------ */
+/* ---- Host memory ---- */
 
 START_TEST(embed_host_matches_reference)
 {
@@ -753,9 +732,7 @@ START_TEST(embed_host_bad_arguments)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* Threads                                                                  */
-/* ------------------------------------------------------------------------ */
+/* ---- Threads ---- */
 
 enum { TH_WORKERS = 3, TH_ITERS = 6, TH_DIM = 40, TH_SL = 30, TH_VOCAB = 23 };
 
@@ -898,8 +875,7 @@ Suite *suite_embed(void)
 
     tc = tu_tcase(s, "host", NULL);
     tcase_add_loop_test(tc, embed_host_matches_reference, 0, 2);
-    tcase_add_test(tc, embed_host_id_out_of_range);
-    tcase_add_test(tc, embed_host_bad_arguments);
+    TU_ADD(tc, embed_host_id_out_of_range, embed_host_bad_arguments);
 
     tcase_add_test(tu_tcase(s, "threads", NULL), concurrent_enqueue_and_growth);
     return s;

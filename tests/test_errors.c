@@ -1,9 +1,7 @@
-/*
- * test_errors.c -- every validation error with its exact status, the
+/* test_errors.c -- every validation error with its exact status, the
  * argument named in sinpe_last_error(), and nothing touched: after each
  * rejected call the output still holds its poison and the bad-id counter its
- * zero, even after clFinish on the queue.
- */
+ * zero, even after clFinish on the queue. */
 #include "test_util.h"
 #include "sinpe_internal.h"
 
@@ -65,11 +63,9 @@ static void check_untouched(const char *what)
 /* Marks a call that does not apply (the argument is not used by it). */
 #define NOT_USED ((sinpe_status)1)
 
-/*
- * Asserts that the call fn returned want.  No event may come back from a
+/* Asserts that the call fn returned want.  No event may come back from a
  * failed call, which must leave a message, one that contains name when name
- * is not NULL.  A success's event is released.
- */
+ * is not NULL.  A success's event is released. */
 static void check_call(const char *fn, sinpe_status st, cl_event ev, sinpe_status want,
                        const char *name)
 {
@@ -117,9 +113,7 @@ static void expect3(sinpe_table *t, cl_command_queue queue, const sinpe_embed_ar
 #define NULL_ARG SINPE_NULL_ARGUMENT
 #define SHAPE SINPE_INVALID_SHAPE
 
-/* ------------------------------------------------------------------------ */
-/* Baseline and NULLs                                                       */
-/* ------------------------------------------------------------------------ */
+/* ---- Baseline and NULLs ---- */
 
 START_TEST(baseline_is_valid)
 {
@@ -156,9 +150,7 @@ START_TEST(null_buffers)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* Shapes                                                                   */
-/* ------------------------------------------------------------------------ */
+/* ---- Shapes ---- */
 
 START_TEST(shape_zero_counts)
 {
@@ -190,9 +182,7 @@ START_TEST(shape_over_int_range)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* Buffers too small                                                        */
-/* ------------------------------------------------------------------------ */
+/* ---- Buffers too small ---- */
 
 START_TEST(buffer_too_small)
 {
@@ -273,9 +263,7 @@ START_TEST(buffer_exact_size_accepted)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* Wait lists                                                               */
-/* ------------------------------------------------------------------------ */
+/* ---- Wait lists ---- */
 
 START_TEST(wait_list_inconsistent)
 {
@@ -290,12 +278,10 @@ START_TEST(wait_list_inconsistent)
 }
 END_TEST
 
-/*
- * The five enqueue calls with one wait list, each expected to return want
+/* The five enqueue calls with one wait list, each expected to return want
  * (naming name when not NULL); table_rows and timesteps write the
  * baseline's output, so a call that wrongly succeeds shows in
- * check_untouched() too.
- */
+ * check_untouched() too. */
 static void expect_all_wait(cl_uint n_wait, const cl_event *wait, sinpe_status want,
                             const char *name)
 {
@@ -334,9 +320,7 @@ START_TEST(wait_list_event_of_other_context)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* Context mismatch                                                         */
-/* ------------------------------------------------------------------------ */
+/* ---- Context mismatch ---- */
 
 /* A queue of a second cl_context (*other) on the fixture's device. */
 static cl_command_queue foreign_queue(cl_context *other)
@@ -410,9 +394,7 @@ START_TEST(table_from_other_context_with_queue)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* The host-memory call                                                     */
-/* ------------------------------------------------------------------------ */
+/* ---- The host-memory call ---- */
 
 /* sinpe_embed_host(tab, ids, ...) with the given sizes expects want, a
  * message naming name, and out still poisoned. */
@@ -428,9 +410,7 @@ static void expect_host(const int32_t *ids, size_t n_seqs, size_t seq_len, const
                   "(%s); last error: %s",
                   n_seqs, seq_len, vocab, (int)start, (int)st, sinpe_status_string(st),
                   (int)want, sinpe_status_string(want), sinpe_last_error());
-    ck_assert_msg(strstr(sinpe_last_error(), name) != NULL,
-                  "embed_host: the message does not name \"%s\": \"%s\"", name,
-                  sinpe_last_error());
+    TU_MESSAGE_HAS(name);
     tu_check_all_poison(out, SL * DIM, "embed_host output after a rejected call");
 }
 
@@ -461,9 +441,7 @@ START_TEST(embed_host_checks_before_upload)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* sinpe_last_error() after calls that cannot fail                          */
-/* ------------------------------------------------------------------------ */
+/* ---- sinpe_last_error() after calls that cannot fail ---- */
 
 /* Leaves a failure's message as the calling thread's last error. */
 static void fail_once(void)
@@ -541,8 +519,7 @@ START_TEST(last_error_kept_by_describing_calls)
     sinpe_spec_init(&s, 1000);
     sinpe_table *t = NULL;
     TU_STATUS(sinpe_table_create(ctx, &s, SIZE_MAX / 8, &t), SINPE_TOO_LARGE);
-    ck_assert_msg(strstr(sinpe_last_error(), "rows") != NULL, "message: \"%s\"",
-                  sinpe_last_error());
+    TU_MESSAGE_HAS("rows");
 }
 END_TEST
 
@@ -574,9 +551,7 @@ START_TEST(accessors_given_null)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* Edges that are not errors                                                */
-/* ------------------------------------------------------------------------ */
+/* ---- Edges that are not errors ---- */
 
 START_TEST(device_selector_empty_is_default)
 {
@@ -667,9 +642,7 @@ START_TEST(calls_keep_no_event)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* Specs and table sizes                                                    */
-/* ------------------------------------------------------------------------ */
+/* ---- Specs and table sizes ---- */
 
 static sinpe_spec bad_spec(int i, const char **field)
 {
@@ -764,10 +737,8 @@ START_TEST(table_null_arguments)
 }
 END_TEST
 
-/*
- * After a failed reserve: the table still holds old_rows correct rows in the
- * same buffer (old_mem, released here) and still serves all three calls.
- */
+/* After a failed reserve: the table still holds old_rows correct rows in the
+ * same buffer (old_mem, released here) and still serves all three calls. */
 static void expect_table_intact(cl_mem old_mem, size_t old_rows, const char *after)
 {
     cl_mem mem;
@@ -824,8 +795,7 @@ START_TEST(table_growth_out_of_memory)
     tu_fail_allocations = 1; /* tests/fault.c */
     TU_STATUS(sinpe_table_reserve(tab, before + 1000), CL_MEM_OBJECT_ALLOCATION_FAILURE);
     ck_assert_int_eq(tu_fail_allocations, 0);
-    ck_assert_msg(strstr(sinpe_last_error(), "clCreateBuffer(table)") != NULL, "message: %s",
-                  sinpe_last_error());
+    TU_MESSAGE_HAS("clCreateBuffer(table)");
     expect_table_intact(old_mem, old_rows, "a failed growth");
 
     TU_OK(sinpe_table_reserve(tab, before + 1000));
@@ -912,35 +882,22 @@ Suite *suite_errors(void)
 
     TCase *tc = tu_tcase(s, "enqueue", NULL);
     tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_add_test(tc, baseline_is_valid);
-    tcase_add_test(tc, null_handles);
-    tcase_add_test(tc, null_buffers);
-    tcase_add_test(tc, shape_zero_counts);
-    tcase_add_test(tc, shape_strides_below_dim);
-    tcase_add_test(tc, shape_over_int_range);
+    TU_ADD(tc, baseline_is_valid, null_handles, null_buffers, shape_zero_counts,
+           shape_strides_below_dim, shape_over_int_range);
     tcase_add_loop_test(tc, buffer_too_small, 0, 12);
-    tcase_add_test(tc, buffer_positions_broadcast_extent);
-    tcase_add_test(tc, buffer_exact_size_accepted);
-    tcase_add_test(tc, wait_list_inconsistent);
-    tcase_add_test(tc, wait_list_event_of_other_context);
-    tcase_add_test(tc, queue_from_other_context);
+    TU_ADD(tc, buffer_positions_broadcast_extent, buffer_exact_size_accepted,
+           wait_list_inconsistent, wait_list_event_of_other_context, queue_from_other_context);
     tcase_add_loop_test(tc, buffer_from_other_context, 0, 5);
-    tcase_add_test(tc, table_from_other_context_with_queue);
-    tcase_add_test(tc, embed_host_checks_before_upload);
-    tcase_add_test(tc, last_error_cleared_by_every_call);
-    tcase_add_test(tc, last_error_kept_by_describing_calls);
-    tcase_add_test(tc, accessors_given_null);
-    tcase_add_test(tc, device_selector_empty_is_default);
+    TU_ADD(tc, table_from_other_context_with_queue, embed_host_checks_before_upload,
+           last_error_cleared_by_every_call, last_error_kept_by_describing_calls,
+           accessors_given_null, device_selector_empty_is_default);
     tcase_add_loop_test(tc, table_rows_any_int32_row0, 0, 3);
     tcase_add_test(tc, calls_keep_no_event);
 
     tc = tu_tcase(s, "spec", NULL);
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_loop_test(tc, spec_invalid, 0, N_BAD_SPECS);
-    tcase_add_test(tc, spec_valid_edges);
-    tcase_add_test(tc, table_null_arguments);
-    tcase_add_test(tc, table_too_large);
-    tcase_add_test(tc, table_growth_out_of_memory);
-    tcase_add_test(tc, call_out_of_memory_enqueues_nothing);
+    TU_ADD(tc, spec_valid_edges, table_null_arguments, table_too_large, table_growth_out_of_memory,
+           call_out_of_memory_enqueues_nothing);
     return s;
 }

@@ -1,11 +1,9 @@
-/*
- * test_features.c -- sinpe_context_features(): each bit says what the
+/* test_features.c -- sinpe_context_features(): each bit says what the
  * device does, found independently here (fp64 from the extension string,
  * recording from whether sinpe_record_embed() accepts a real command
  * buffer), no unknown bit is set, and a NULL context gives 0 with the
  * message the accessors record.  (The version calls against the header's
- * macros: test_status.c.)
- */
+ * macros: test_status.c.) */
 #include "test_util.h"
 
 #include <stdio.h>
@@ -84,8 +82,6 @@ Suite *suite_features(void)
 {
     Suite *s = suite_create("features");
     TCase *tc = tu_tcase(s, "features", NULL);
-    tcase_add_test(tc, features_match_device);
-    tcase_add_test(tc, features_null_context);
-    tcase_add_test(tc, feature_values_pinned);
+    TU_ADD(tc, features_match_device, features_null_context, feature_values_pinned);
     return s;
 }

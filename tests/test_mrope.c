@@ -537,8 +537,7 @@ Suite *suite_mrope(void)
     tcase_add_test(tc, mrope_frequencies);
     tcase_add_loop_test(tc, mrope_presets, 0, (int)(sizeof presets / sizeof presets[0]));
     tcase_add_loop_test(tc, mrope_device_functions, 0, 3);
-    tcase_add_test(tc, mrope_bad_input);
-    tcase_add_test(tc, mrope_positions_builder);
+    TU_ADD(tc, mrope_bad_input, mrope_positions_builder);
     /* The rotation's kernel under every record that launches it otherwise. */
     tc = tu_tcase(s, "mrope-rotation", "rope");
     tcase_add_loop_test(tc, mrope_rotation_bits, 0, (int)(sizeof cases / sizeof cases[0]));

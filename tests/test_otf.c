@@ -1,13 +1,11 @@
-/*
- * test_otf.c -- positions past the table's rows without a positions buffer
+/* test_otf.c -- positions past the table's rows without a positions buffer
  * (start + t, per-sequence starts, padding counts) and from one (runs of
  * positions, positions token by token): the on-the-fly path shares its
  * anchors between the tokens of a tile or a run, and must give the same
  * bits as the same call once the table holds every row.  Each call runs
  * twice on poisoned outputs: against a table of FIRST rows, then after
  * sinpe_table_reserve() covers every position; the two outputs must be
- * equal byte for byte, fully written, and near the float64 reference.
- */
+ * equal byte for byte, fully written, and near the float64 reference. */
 #include "test_util.h"
 
 #include <math.h>
@@ -118,13 +116,11 @@ START_TEST(otf_tiles_equal_table_bits)
 }
 END_TEST
 
-/*
- * The buffers of the rows past the table are the table's, lent to one call
+/* The buffers of the rows past the table are the table's, lent to one call
  * at a time (src/rows.c): a call on the queue of the last borrower borrows
  * them again (no allocation), a call that may overlap the last borrower's
  * launches (another queue, or an out-of-order queue, while those are held
- * by a user event) gets buffers of its own.  Every output is checked.
- */
+ * by a user event) gets buffers of its own.  Every output is checked. */
 enum { SCRATCH_SEQS = 2, SCRATCH_LEN = 300, SCRATCH_DIM = 64 };
 
 typedef struct scratch_call {
@@ -230,15 +226,13 @@ START_TEST(otf_scratch_lent_to_one_call)
 }
 END_TEST
 
-/*
- * Positions far out, on the fly, against the rows sinpe_enqueue_table_rows
+/* Positions far out, on the fly, against the rows sinpe_enqueue_table_rows
  * writes for them (the table's definition) and the float64 formula: runs
  * from a buffer near 2^24, up to INT32_MAX and down from INT32_MIN (each
  * run's anchors shared), positions scattered over the whole int32 range,
  * a decode-sized call, and positions start + t with per-sequence starts
  * and padding counts from 2^24 - 130 (the OTF tiles on CPU records).  A
- * table of no rows; the weights are zero, so each output row is its PE.
- */
+ * table of no rows; the weights are zero, so each output row is its PE. */
 typedef struct far_case {
     size_t dim, n_seqs, seq_len;
     int kind; /* 0 runs from offsets[], 1 scattered, 2 start + t with offsets */

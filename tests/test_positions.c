@@ -1,5 +1,4 @@
-/*
- * test_positions.c -- the position sources of sinpe_embed_args (seq_starts,
+/* test_positions.c -- the position sources of sinpe_embed_args (seq_starts,
  * explicit (B, S) and broadcast (1, S) positions, pad_counts, fairseq's
  * make_positions) and the padding policies, through the fused kernel and the
  * unfused pair, against the float64 reference of the header's rules
@@ -8,8 +7,7 @@
  * Tolerances: TU_EMBED_TOL for embeddings, TU_PE_TOL where the output is PE
  * alone; zeroed rows must be exactly zero, gather + add must equal the fused
  * kernel bit for bit (float32 output).  Outputs are poisoned before each run;
- * every element outside the written rows must keep the poison.
- */
+ * every element outside the written rows must keep the poison. */
 #include "test_util.h"
 
 #include <limits.h>
@@ -97,13 +95,11 @@ static sinpe_embed_args pcase_args(const pcase *c, pmode mode)
     return a;
 }
 
-/*
- * Runs c in mode on tab and returns the whole output buffer (n_out(c)
+/* Runs c in mode on tab and returns the whole output buffer (n_out(c)
  * floats).  The output starts poisoned, or, for PM_ADD, holds prefill in the
  * written rows (n_rows * dim values) and poison elsewhere.  With ref, also
  * returns the expected rows (n_rows * dim) there: those whose value the
- * header leaves open (add_positions on a ZERO_EMBEDDING pad) are NaN.
- */
+ * header leaves open (add_positions on a ZERO_EMBEDDING pad) are NaN. */
 static float *run_pcase(sinpe_context *ctx, cl_command_queue q, sinpe_table *tab,
                         const pcase *c, pmode mode, const float *prefill, double **ref)
 {
@@ -246,9 +242,7 @@ static int32_t *random_ints(tu_rng *rng, size_t n, int32_t lo, int32_t hi)
     return v;
 }
 
-/* ------------------------------------------------------------------------ */
-/* Position sources                                                         */
-/* ------------------------------------------------------------------------ */
+/* ---- Position sources ---- */
 
 START_TEST(positions_seq_starts)
 {
@@ -439,9 +433,7 @@ START_TEST(positions_beyond_table)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* Padding policies                                                         */
-/* ------------------------------------------------------------------------ */
+/* ---- Padding policies ---- */
 
 static const char *const policy_names[] = {"NONE", "ZERO_PE", "ZERO_OUTPUT", "ZERO_EMBEDDING"};
 
@@ -514,11 +506,7 @@ START_TEST(pad_policies)
 }
 END_TEST
 
-/* A valid baseline for the error tests, with a poisoned output. */
-
-/* ------------------------------------------------------------------------ */
-/* Refused arguments                                                        */
-/* ------------------------------------------------------------------------ */
+/* ---- Refused arguments ---- */
 
 enum { E_NS = 2, E_SL = 9, E_VOCAB = 12, E_DIM = 8, E_N = E_NS * E_SL };
 
@@ -647,8 +635,6 @@ START_TEST(fairseq_rule_with_positions)
 }
 END_TEST
 
-END_TEST
-
 Suite *suite_positions(void)
 {
     Suite *s = suite_create("positions");
@@ -663,8 +649,6 @@ Suite *suite_positions(void)
     tcase_add_loop_test(tu_tcase(s, "padding", NULL), pad_policies, 0, 8);
 
     tc = tu_tcase(s, "errors", NULL);
-    tcase_add_test(tc, pad_id_invalid);
-    tcase_add_test(tc, fairseq_pad_id_past_vocab);
-    tcase_add_test(tc, fairseq_rule_with_positions);
+    TU_ADD(tc, pad_id_invalid, fairseq_pad_id_past_vocab, fairseq_rule_with_positions);
     return s;
 }

@@ -1,12 +1,10 @@
-/*
- * test_prenorm.c -- examples/prenorm.cl, the host's one-launch embedding +
+/* test_prenorm.c -- examples/prenorm.cl, the host's one-launch embedding +
  * LayerNorm built on sinpe's device functions, against sinpe_enqueue_embed()
  * followed by the example's own LayerNorm kernel: the pre-norm sums equal
  * bit for bit, and so do the normalised outputs; the sums also meet the
  * float64 reference (TU_EMBED_TOL) and the outputs a float64 LayerNorm of
  * the reference (within 2e-5 relative to the row's scale).  Positions run
- * past the table's rows (computed on the fly) and up to 2^24.
- */
+ * past the table's rows (computed on the fly) and up to 2^24. */
 #include "test_util.h"
 
 #include <math.h>

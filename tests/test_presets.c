@@ -1,13 +1,11 @@
-/*
- * test_presets.c -- each sinpe_preset against an independent float64
+/* test_presets.c -- each sinpe_preset against an independent float64
  * transcription of its framework's code (family_ref.c), the spec and embed
  * argument fields the header documents for it, and the framework's whole
  * input stage (token scale, position origin, padding) end to end.
  *
  * Tolerance: the header's bar, |table - float64| <= 1.5e-7 (TU_PE_TOL), for
  * table rows and for positions past them up to 2^24 - 1; end to end
- * TU_EMBED_TOL.
- */
+ * TU_EMBED_TOL. */
 #include "family_ref.h"
 #include "test_util.h"
 
@@ -79,33 +77,7 @@ static void check_pe_rows(const float *got, const double *pos, size_t n, size_t 
     free(ref);
 }
 
-/* PE at arbitrary integer positions through the fused kernel: one token per
- * position, a zero embedding row, token_scale 1, so the output is PE itself. */
-static float *pe_through_embed(sinpe_context *ctx, cl_command_queue q, sinpe_table *tab,
-                               size_t dim, const int32_t *positions, size_t n)
-{
-    int32_t *ids = calloc(n, sizeof *ids);
-    float *zero = calloc(dim, sizeof *zero); /* all bits zero: +0.0f */
-    ck_assert_msg(ids && zero, "out of memory");
-    cl_mem ids_m = tu_buffer(ctx, n * sizeof *ids, ids);
-    cl_mem w_m = tu_buffer(ctx, dim * sizeof *zero, zero);
-    cl_mem pos_m = tu_buffer(ctx, n * sizeof *positions, positions);
-    cl_mem out_m = tu_poisoned_buffer(ctx, q, n * dim);
-
-    sinpe_embed_args a = tu_args(1, n, ids_m, w_m, 1, out_m);
-    a.positions = pos_m;
-    TU_OK(sinpe_enqueue_embed(tab, q, &a, 0, NULL, NULL));
-    TU_CL(clFinish(q));
-    float *got = tu_read_floats(q, out_m, n * dim);
-    tu_check_layout(got, n * dim, 0, dim, n, dim, "pe_through_embed");
-    TU_RELEASE(NULL, NULL, NULL, ids_m, w_m, pos_m, out_m);
-    TU_FREE(ids, zero);
-    return got;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Tables against the frameworks                                            */
-/* ------------------------------------------------------------------------ */
+/* ---- Tables against the frameworks ---- */
 
 START_TEST(preset_table_matches_framework)
 {
@@ -152,7 +124,7 @@ START_TEST(preset_table_matches_framework)
         double dp[NP];
         for (size_t i = 0; i < NP; i++)
             dp[i] = (double)ip[i];
-        float *far = pe_through_embed(ctx, q, tab, dim, ip, NP);
+        float *far = tu_pe_at(ctx, tab, ip, NP, 1);
         check_pe_rows(far, dp, NP, dim, p, "on-the-fly");
         free(far);
         sinpe_table_release(tab);
@@ -161,9 +133,7 @@ START_TEST(preset_table_matches_framework)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* Spec and argument fields                                                 */
-/* ------------------------------------------------------------------------ */
+/* ---- Spec and argument fields ---- */
 
 START_TEST(preset_spec_fields)
 {
@@ -352,18 +322,14 @@ START_TEST(preset_embed_args)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* End to end: each text family's input stage                              */
-/* ------------------------------------------------------------------------ */
+/* ---- End to end: each text family's input stage ---- */
 
-/*
- * The framework's own input stage in float64:
+/* The framework's own input stage in float64:
  *   Vaswani, Marian: sqrt(d) E[id] + PE(t)
  *   t2t:     sqrt(d) E[id] * (id != 0) + timing_signal(t)
  *   fairseq: sqrt(d) E[id] + table[make_positions(ids)], table row pad zero
  *   Whisper: E[id] + sinusoids(t)          (the encoder adds no scale)
- *   OpenNMT: sqrt(d) E[id] + encode(t + 1)
- */
+ *   OpenNMT: sqrt(d) E[id] + encode(t + 1) */
 static void family_stage(sinpe_preset p, size_t dim, size_t n_seqs, size_t seq_len,
                          const int32_t *ids, const float *w, int32_t pad, double *ref)
 {
@@ -471,10 +437,7 @@ Suite *suite_presets(void)
     Suite *s = suite_create("presets");
 
     TCase *tc = tcase_create("fields");
-    tcase_add_test(tc, preset_spec_fields);
-    tcase_add_test(tc, preset_dim_limits);
-    tcase_add_test(tc, preset_unknown_and_names);
-    tcase_add_test(tc, preset_embed_args);
+    TU_ADD(tc, preset_spec_fields, preset_dim_limits, preset_unknown_and_names, preset_embed_args);
     suite_add_tcase(s, tc);
     tcase_add_loop_test(tu_tcase(s, "tables", NULL), preset_table_matches_framework, 0,
                         (int)N_PRESETS);

@@ -1,5 +1,4 @@
-/*
- * test_quant.c -- the quantized weight types (I8 with row scales, ggml's
+/* test_quant.c -- the quantized weight types (I8 with row scales, ggml's
  * Q8_0 blocks, OCP FP8 E4M3 and E5M2) and sinpe_quantize.
  *
  * The decoders (ref_load, tests/grind/ref.c) are written from the layouts'
@@ -10,8 +9,7 @@
  * compared byte for byte with the same calls over the float32 table that
  * holds the decoded weights, which the other suites check against float64
  * references: the kernels compute token_scale * w + PE from the same w
- * either way.
- */
+ * either way. */
 #include "family_ref.h"
 #include "sinpe_internal.h"
 #include "test_util.h"
@@ -22,9 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-/* ------------------------------------------------------------------------ */
-/* A quantized table on the device                                          */
-/* ------------------------------------------------------------------------ */
+/* ---- A quantized table on the device ---- */
 
 typedef struct qtab {
     sinpe_dtype type;
@@ -90,11 +86,9 @@ static void q_args(sinpe_embed_args *a, sinpe_context *ctx, const qtab *q, cl_me
     a->weights_scale = q->tensor_scale;
 }
 
-/*
- * Decodes q's weights, then asserts that every token's fused output with PE
+/* Decodes q's weights, then asserts that every token's fused output with PE
  * left out and token_scale 1, fp32, holds them bit for bit (NaN for NaN):
- * row t % rows for token t.
- */
+ * row t % rows for token t. */
 static void check_decoded(sinpe_context *ctx, qtab *q, size_t tokens, const char *what)
 {
     cl_command_queue cq = tu_queue(ctx);
@@ -123,9 +117,7 @@ static void check_decoded(sinpe_context *ctx, qtab *q, size_t tokens, const char
     free(got);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Every code                                                               */
-/* ------------------------------------------------------------------------ */
+/* ---- Every code ---- */
 
 /* _i: 0 E4M3, 1 E5M2; each with scale 1, a tensor scale, fp32 row scales
    and fp16 row scales (subnormal to largest). */
@@ -216,9 +208,7 @@ START_TEST(quant_q80_blocks)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* Every call, against the float32 table of the same weights                */
-/* ------------------------------------------------------------------------ */
+/* ---- Every call, against the float32 table of the same weights ---- */
 
 /* A random table of q's type: rows x dim (dim a multiple of 32). */
 static void random_qtab(qtab *q, sinpe_dtype type, size_t rows, size_t dim, int f16_scales,
@@ -242,13 +232,11 @@ static void random_qtab(qtab *q, sinpe_dtype type, size_t rows, size_t dim, int 
     free(x);
 }
 
-/*
- * The position sources, padding policies and shards each type runs under:
+/* The position sources, padding policies and shards each type runs under:
  * implicit positions (FAST), explicit ones with padding, a ROWS shard, a
  * (1, S) row of positions with per-sequence starts and pad counts, FAIRSEQ
  * positions, an OWNER shard.  positions: the explicit positions; starts:
- * seq_starts and pad_counts too.
- */
+ * seq_starts and pad_counts too. */
 static const struct {
     int positions, broadcast, starts;
     sinpe_vocab_shard shard;
@@ -265,11 +253,9 @@ static const struct {
 };
 #define QC_N (int)(sizeof qcases / sizeof qcases[0])
 
-/*
- * Loop index _i: type (I8, Q8_0, E4M3, E5M2) x output type.  For each case,
+/* Loop index _i: type (I8, Q8_0, E4M3, E5M2) x output type.  For each case,
  * fused, gather then add, and add alone over the quantized weights give the
- * bytes of the same calls over the decoded float32 table.
- */
+ * bytes of the same calls over the decoded float32 table. */
 START_TEST(quant_calls_match_float_table)
 {
     static const sinpe_dtype types[] = {SINPE_I8, SINPE_Q8_0, SINPE_FP8_E4M3, SINPE_FP8_E5M2};
@@ -358,9 +344,7 @@ START_TEST(quant_calls_match_float_table)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* Bad input, the token scale's rounding, sinpe_quantize                    */
-/* ------------------------------------------------------------------------ */
+/* ---- Bad input, the token scale's rounding, sinpe_quantize ---- */
 
 START_TEST(quant_bad_input)
 {
@@ -427,11 +411,9 @@ START_TEST(quant_bad_input)
 }
 END_TEST
 
-/*
- * token_scale_rounding: sqrt(3072) = 55.4256 rounded to bf16 is 55.5 (HF
+/* token_scale_rounding: sqrt(3072) = 55.4256 rounded to bf16 is 55.5 (HF
  * Gemma's normalizer); the rounded call equals the call given 55.5, and
- * differs from the exact one.  Rounding to the weights' fp16: 55.4375.
- */
+ * differs from the exact one.  Rounding to the weights' fp16: 55.4375. */
 START_TEST(quant_token_scale_rounding)
 {
     enum { DIM = 16, N = 8 };
@@ -565,7 +547,7 @@ START_TEST(quant_quantize)
     x[5] = NAN;
     TU_STATUS(sinpe_quantize(SINPE_FP8_E4M3, x, ROWS, DIM, out, sizeof out, NULL, SINPE_F32),
               SINPE_INVALID_OPTION);
-    ck_assert_msg(strstr(sinpe_last_error(), "src[5]") != NULL, "%s", sinpe_last_error());
+    TU_MESSAGE_HAS("src[5]");
 }
 END_TEST
 
@@ -632,12 +614,10 @@ START_TEST(quant_dtype_bytes)
 }
 END_TEST
 
-/*
- * A quantized type's kernels are built on its first call: a build that
+/* A quantized type's kernels are built on its first call: a build that
  * fails there is reported by that call (and by sinpe_context_prepare) with
  * the log, and nothing is enqueued; the other types are not affected.  The
- * kernel source is the repository's with an #error for Q8_0's program.
- */
+ * kernel source is the repository's with an #error for Q8_0's program. */
 START_TEST(quant_lazy_build)
 {
     enum { DIM = 32, ROWS = 4, N = 6 };
@@ -649,10 +629,7 @@ START_TEST(quant_lazy_build)
              "#endif\n"
              "#include \"%s/kernels/sinpe.cl\"\n",
              cwd);
-    int fd = mkstemp(path);
-    ck_assert_msg(fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text),
-                  "cannot write %s", path);
-    close(fd);
+    tu_temp_file(path, text);
     setenv("SINPE_KERNEL_SOURCE", path, 1);
 
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
@@ -669,8 +646,7 @@ START_TEST(quant_lazy_build)
     a.bad_ids = bad_m;
 
     TU_STATUS(sinpe_context_prepare(ctx, SINPE_Q8_0), SINPE_BUILD_FAILED);
-    ck_assert_msg(strstr(sinpe_last_error(), "refused on purpose") != NULL,
-                  "the build log is missing: \"%s\"", sinpe_last_error());
+    TU_MESSAGE_HAS("refused on purpose");
     TU_STATUS(sinpe_enqueue_embed(tab, cq, &a, 0, NULL, NULL), SINPE_BUILD_FAILED);
     TU_STATUS(sinpe_enqueue_gather(tab, cq, &a, 0, NULL, NULL), SINPE_BUILD_FAILED);
     TU_CL(clFinish(cq));
@@ -694,7 +670,7 @@ START_TEST(quant_lazy_build)
 
     TU_STATUS(sinpe_context_prepare(NULL, SINPE_I8), SINPE_NULL_ARGUMENT);
     TU_STATUS(sinpe_context_prepare(ctx, (sinpe_dtype)7), SINPE_INVALID_DTYPE);
-    ck_assert_msg(strstr(sinpe_last_error(), "weights_dtype") != NULL, "%s", sinpe_last_error());
+    TU_MESSAGE_HAS("weights_dtype");
 
     unsetenv("SINPE_KERNEL_SOURCE");
     unlink(path);
@@ -706,17 +682,12 @@ Suite *suite_quant(void)
 {
     Suite *s = suite_create("quant");
     TCase *tc = tcase_create("host");
-    tcase_add_test(tc, quant_quantize);
-    tcase_add_test(tc, quant_quantize_scale_overflow);
-    tcase_add_test(tc, quant_dtype_bytes);
+    TU_ADD(tc, quant_quantize, quant_quantize_scale_overflow, quant_dtype_bytes);
     suite_add_tcase(s, tc);
     tc = tu_tcase(s, "device", NULL);
     tcase_add_loop_test(tc, quant_fp8_every_code, 0, 2);
-    tcase_add_test(tc, quant_i8_every_value);
-    tcase_add_test(tc, quant_q80_blocks);
+    TU_ADD(tc, quant_i8_every_value, quant_q80_blocks);
     tcase_add_loop_test(tc, quant_calls_match_float_table, 0, 12);
-    tcase_add_test(tc, quant_bad_input);
-    tcase_add_test(tc, quant_token_scale_rounding);
-    tcase_add_test(tc, quant_lazy_build);
+    TU_ADD(tc, quant_bad_input, quant_token_scale_rounding, quant_lazy_build);
     return s;
 }

@@ -1,5 +1,4 @@
-/*
- * test_quiet.c -- a host's first context prints nothing.  The library never
+/* test_quiet.c -- a host's first context prints nothing.  The library never
  * writes to stdout or stderr, and neither may the OpenCL compiler it drives:
  * a clang-based one prints "N warnings generated." on the process's stderr
  * for any warning, outside the build log (pocl on x86 without AVX-512 warned
@@ -9,8 +8,7 @@
  *
  * Part of suite_context.  Under CK_FORK=no an OpenCL runtime that some
  * earlier test started keeps its own cache directory, so the programs may
- * then come from it; the check still runs.
- */
+ * then come from it; the check still runs. */
 #include "test_util.h"
 
 #include <errno.h>
@@ -98,8 +96,7 @@ END_TEST
 
 TCase *tcase_quiet(void)
 {
-    TCase *tc = tcase_create("quiet");
-    tcase_set_timeout(tc, TU_TIMEOUT);
+    TCase *tc = tu_tcase(NULL, "quiet", NULL);
     tcase_add_test(tc, first_context_prints_nothing);
     return tc;
 }

@@ -1,5 +1,4 @@
-/*
- * test_record.c -- the embedding calls recorded into a cl_khr_command_buffer
+/* test_record.c -- the embedding calls recorded into a cl_khr_command_buffer
  * (sinpe_record_*): a recording replays with the ids, positions and
  * sequence starts the host writes before each replay and gives the bits of
  * the same call enqueued directly, also after other calls have reset the
@@ -8,8 +7,7 @@
  * refused recordings leave the command buffer empty.  On a device without
  * the extension (or with a version sinpe does not record with) the calls
  * must answer SINPE_UNSUPPORTED, which is then all that is checked.  The
- * rotation (sinpe_record_rope) replays with the bits of its direct call.
- */
+ * rotation (sinpe_record_rope) replays with the bits of its direct call. */
 #include "sinpe_internal.h"
 #include "test_util.h"
 
@@ -269,7 +267,7 @@ START_TEST(record_refusals)
     sinpe_embed_args f = a;
     f.position_rule = SINPE_POSITIONS_FAIRSEQ;
     TU_STATUS(sinpe_record_embed(tab, q, cb, &f, 0, NULL, NULL), SINPE_UNSUPPORTED);
-    ck_assert_msg(strstr(sinpe_last_error(), "FAIRSEQ"), "message: %s", sinpe_last_error());
+    TU_MESSAGE_HAS("FAIRSEQ");
     f = a;
     f.vocab = 0;
     TU_STATUS(sinpe_record_embed(tab, q, cb, &f, 0, NULL, NULL), SINPE_INVALID_SHAPE);
@@ -290,7 +288,7 @@ START_TEST(record_refusals)
     tu_check_all_poison(got, N * DIM, "refused recordings");
     free(got);
     TU_STATUS(sinpe_record_embed(tab, q, cb, &a, 0, NULL, NULL), SINPE_INVALID_OPTION);
-    ck_assert_msg(strstr(sinpe_last_error(), "finalized"), "message: %s", sinpe_last_error());
+    TU_MESSAGE_HAS("finalized");
     CB_RELEASE(api, cb, ids_m, w_m, out_m);
 done:
     tu_release(ctx, q, tab, NULL, 0);
@@ -448,13 +446,8 @@ END_TEST
 
 TCase *tcase_record(void)
 {
-    TCase *tc = tcase_create("record");
-    tcase_set_timeout(tc, TU_TIMEOUT);
-    tcase_add_test(tc, record_versions);
-    tcase_add_test(tc, record_replays);
-    tcase_add_test(tc, record_past_table);
-    tcase_add_test(tc, record_refusals);
-    tcase_add_test(tc, record_rope);
-    tcase_add_test(tc, record_out_of_host_memory);
+    TCase *tc = tu_tcase(NULL, "record", NULL);
+    TU_ADD(tc, record_versions, record_replays, record_past_table, record_refusals, record_rope,
+           record_out_of_host_memory);
     return tc;
 }

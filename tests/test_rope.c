@@ -614,8 +614,7 @@ Suite *suite_rope(void)
     tcase_add_loop_test(tc, rope_frequencies_match_hf, 0, N_RULES);
     tcase_add_loop_test(tc, rope_presets_match_hf, 0, SINPE_ROPE_PRESET_PHI3_LONGROPE);
     tcase_add_loop_test(tc, rope_table_exact_and_same_bits, 0, 2 * N_RULES);
-    tcase_add_test(tc, rope_bad_specs);
-    tcase_add_test(tc, rope_bad_calls);
+    TU_ADD(tc, rope_bad_specs, rope_bad_calls);
     suite_add_tcase(s, tcase_rope_spec());
     /* The rotation's kernel under every record that launches it otherwise. */
     tc = tu_tcase(s, "rotation", "rope");

@@ -180,7 +180,6 @@ TCase *tcase_rope_spec(void)
     TCase *tc = tcase_create("spec");
     tcase_set_timeout(tc, TU_TIMEOUT);
     tcase_add_loop_test(tc, rope_list_counts, 0, 3);
-    tcase_add_test(tc, rope_list_counts_right);
-    tcase_add_test(tc, rope_list_counts_older_struct);
+    TU_ADD(tc, rope_list_counts_right, rope_list_counts_older_struct);
     return tc;
 }

@@ -1,5 +1,4 @@
-/*
- * test_shapes.c -- the work shape (the tuning record, src/plan.c) changes
+/* test_shapes.c -- the work shape (the tuning record, src/plan.c) changes
  * how the work is split, never a bit of the result: the same calls in a
  * context of the device's own record and in contexts of every record the
  * database reaches (tu_variants: each record with every call in
@@ -19,8 +18,7 @@
  * positions past the table (the on-the-fly forms), padding policies, and
  * table rows that start and end inside 128-row blocks (partial tiles).
  * The two runs of a comparison poison their outputs with different bytes,
- * so an element left unwritten by either makes them differ.
- */
+ * so an element left unwritten by either makes them differ. */
 #include "test_util.h"
 #include "variants.h"
 
@@ -190,12 +188,10 @@ START_TEST(shapes_equal_bytes)
 }
 END_TEST
 
-/*
- * Vector-pointer accesses need 16-byte aligned buffers; a CL_MEM_USE_HOST_PTR
+/* Vector-pointer accesses need 16-byte aligned buffers; a CL_MEM_USE_HOST_PTR
  * buffer may sit anywhere, and the host must notice.  Weights in host memory
  * 4 bytes past an aligned address, in a context with the aligned path on,
- * against the device's own shape with an ordinary buffer.
- */
+ * against the device's own shape with an ordinary buffer. */
 START_TEST(shapes_misaligned_host_memory)
 {
     enum { DIM = 64, ROWS = 40, N = N_SEQS * SEQ_LEN };

@@ -1,5 +1,4 @@
-/*
- * test_shard.c -- vocabulary-parallel lookup: the embedding table split in
+/* test_shard.c -- vocabulary-parallel lookup: the embedding table split in
  * two shards on one device, each run with vocab_shard = 1, PE added by the
  * first only (skip_pe on the second).  Summing the two outputs on the host
  * (the all-reduce) must give the unsharded fused output.  For every token at
@@ -9,8 +8,7 @@
  * TU_EMBED_TOL against the float64 reference).
  *
  * Bad ids: in shard mode an id outside the shard is normal (another shard
- * owns it) and does not count; a negative id still does.
- */
+ * owns it) and does not count; a negative id still does. */
 #include "test_util.h"
 
 #include <limits.h>
@@ -19,12 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/*
- * The three runs of a, in this order: unsharded over w[0] (V rows); the
+/* The three runs of a, in this order: unsharded over w[0] (V rows); the
  * first shard over w[1] (rows [0, half), adding PE); the second over w[2]
  * (rows [half, V) from element b_off, without PE).  Run k writes out[k] and
- * counts into bad[k] (bad NULL: no counts).  Returns the n * dim outputs.
- */
+ * counts into bad[k] (bad NULL: no counts).  Returns the n * dim outputs. */
 static void run_shards(sinpe_table *tab, cl_command_queue q, const sinpe_embed_args *a,
                        const cl_mem w[3], size_t V, size_t half, size_t b_off,
                        const cl_mem out[3], const cl_mem *bad, size_t elems, float *got[3])

@@ -1,5 +1,4 @@
-/*
- * test_shard_owner.c -- the OWNER shard rule: the vocabulary split over K
+/* test_shard_owner.c -- the OWNER shard rule: the vocabulary split over K
  * shards (K = 1, 2, 3, the first V % K one row larger), each shard's call
  * run alone, the K outputs combined element by element.  Every element
  * must be written by at most one shard (the others leave +0.0, all bits
@@ -9,8 +8,7 @@
  * one without (VASWANI), with ids out of range at both ends and positions
  * past the table's rows.  The bad-id counts of the shards must add up to
  * the unsharded count.  A poisoned element that a shard left unwritten
- * fails the comparison.
- */
+ * fails the comparison. */
 #include "test_util.h"
 
 #include <stdio.h>
@@ -188,8 +186,7 @@ END_TEST
 
 TCase *tcase_shard_owner(void)
 {
-    TCase *tc = tcase_create("owner");
-    tcase_set_timeout(tc, TU_TIMEOUT);
+    TCase *tc = tu_tcase(NULL, "owner", NULL);
     tcase_add_loop_test(tc, owner_bits, 0, 6);
     tcase_add_test(tc, owner_bad_input);
     return tc;

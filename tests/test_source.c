@@ -1,5 +1,4 @@
-/*
- * test_source.c -- source checks that a CPU run cannot make numerically.
+/* test_source.c -- source checks that a CPU run cannot make numerically.
  *
  * pocl implements native_sin and half_sin as the full-precision sin, so a
  * kernel that used them, or a build with -cl-fast-relaxed-math, would pass
@@ -13,8 +12,7 @@
  *     -cl-unsafe-math-optimizations, and -cl-mad-enable (mad may round
  *     differently per device, which breaks "the same bits on every
  *     conforming device" of SINPE_MATH_FLOAT).
- * Comments are stripped first, so prose may name what it avoids.
- */
+ * Comments are stripped first, so prose may name what it avoids. */
 #include "test_util.h"
 
 #include <ctype.h>
@@ -23,9 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ------------------------------------------------------------------------ */
-/* Scanner                                                                  */
-/* ------------------------------------------------------------------------ */
+/* ---- Scanner ---- */
 
 /* Returns a copy of C or OpenCL C text with comments replaced by spaces;
  * string and character literals are kept (build options live in strings). */
@@ -66,11 +62,9 @@ static int ident_char(char c)
     return isalnum((unsigned char)c) || c == '_';
 }
 
-/*
- * Finds the first forbidden construct in text (comments already stripped):
+/* Finds the first forbidden construct in text (comments already stripped):
  * an identifier starting with native_ or half_ followed by "(", or one of
- * the relaxed-math options.  Returns its offset, or -1; *what names it.
- */
+ * the relaxed-math options.  Returns its offset, or -1; *what names it. */
 static long find_forbidden(const char *text, const char **what)
 {
     static const char *const prefixes[] = {"native_", "half_"};
@@ -173,9 +167,7 @@ static int scan_dir(const char *dir, const char *const *suffixes, size_t n_suffi
     return scanned;
 }
 
-/* ------------------------------------------------------------------------ */
-/* Tests                                                                    */
-/* ------------------------------------------------------------------------ */
+/* ---- Tests ---- */
 
 START_TEST(scanner_finds_what_it_must)
 {
@@ -227,9 +219,8 @@ Suite *suite_source(void)
 {
     Suite *s = suite_create("source");
     TCase *tc = tcase_create("accuracy");
-    tcase_add_test(tc, scanner_finds_what_it_must);
-    tcase_add_test(tc, kernels_use_no_relaxed_math);
-    tcase_add_test(tc, host_sources_use_no_relaxed_math);
+    TU_ADD(tc, scanner_finds_what_it_must, kernels_use_no_relaxed_math,
+           host_sources_use_no_relaxed_math);
     suite_add_tcase(s, tc);
     return s;
 }

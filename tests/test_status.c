@@ -1,7 +1,5 @@
-/*
- * test_status.c -- status codes and texts, the version, the per-thread last
- * error and the *_init() defaults.  Nothing here needs an OpenCL device.
- */
+/* test_status.c -- status codes and texts, the version, the per-thread last
+ * error and the *_init() defaults.  Nothing here needs an OpenCL device. */
 #include "test_util.h"
 
 #include <pthread.h>
@@ -132,9 +130,7 @@ START_TEST(version_matches_macros)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* Last error                                                               */
-/* ------------------------------------------------------------------------ */
+/* ---- Last error ---- */
 
 typedef struct thread_result {
     const char *before;  /* last error on the fresh thread, copied */
@@ -220,9 +216,7 @@ START_TEST(null_arguments_without_device)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* Defaults                                                                 */
-/* ------------------------------------------------------------------------ */
+/* ---- Defaults ---- */
 
 START_TEST(spec_init_is_the_paper)
 {
@@ -282,22 +276,16 @@ Suite *suite_status(void)
     Suite *s = suite_create("status");
 
     TCase *tc = tcase_create("codes");
-    tcase_add_test(tc, status_codes_are_pinned);
-    tcase_add_test(tc, status_strings_distinct_and_match_header);
-    tcase_add_test(tc, status_string_names_opencl_codes);
-    tcase_add_test(tc, status_string_unknown_codes);
-    tcase_add_test(tc, version_matches_macros);
+    TU_ADD(tc, status_codes_are_pinned, status_strings_distinct_and_match_header,
+           status_string_names_opencl_codes, status_string_unknown_codes, version_matches_macros);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("last_error");
-    tcase_add_test(tc, last_error_is_per_thread);
-    tcase_add_test(tc, null_arguments_without_device);
+    TU_ADD(tc, last_error_is_per_thread, null_arguments_without_device);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("defaults");
-    tcase_add_test(tc, spec_init_is_the_paper);
-    tcase_add_test(tc, embed_args_init_defaults);
-    tcase_add_test(tc, context_options_init_defaults);
+    TU_ADD(tc, spec_init_is_the_paper, embed_args_init_defaults, context_options_init_defaults);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,7 +1,5 @@
-/*
- * test_table.c -- the device-resident table against the float64 reference,
- * positions far past it (computed on the fly), sharing and growth.
- */
+/* test_table.c -- the device-resident table against the float64 reference,
+ * positions far past it (computed on the fly), sharing and growth. */
 #include "test_util.h"
 
 #include <stdio.h>
@@ -73,9 +71,7 @@ static void check_table(sinpe_context *ctx, const sinpe_spec *spec, size_t rows)
     tu_release(NULL, NULL, tab, &mem, 1);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Values                                                                   */
-/* ------------------------------------------------------------------------ */
+/* ---- Values ---- */
 
 START_TEST(table_matches_reference)
 {
@@ -152,30 +148,7 @@ START_TEST(table_widest_dim)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* Positions past the table                                                 */
-/* ------------------------------------------------------------------------ */
-
-/* PE at the n positions pos of tab, read back (free() it): through
- * add_positions on a zeroed buffer (0 + PE is exact), or, fused, through
- * the fused call with an all-zero embedding (0 * 1 + PE) into poison. */
-static float *pe_via(sinpe_context *ctx, sinpe_table *tab, size_t dim, const int32_t *pos,
-                     size_t n, int fused)
-{
-    cl_command_queue q = tu_queue(ctx);
-    cl_mem w = fused ? tu_zero_buffer(ctx, dim) : NULL;
-    cl_mem idm = fused ? tu_zero_buffer(ctx, n) : NULL; /* n int32 zeros: all ids 0 */
-    cl_mem out = fused ? tu_poisoned_buffer(ctx, q, n * dim) : tu_zero_buffer(ctx, n * dim);
-    cl_mem pm = tu_buffer(ctx, n * sizeof(int32_t), pos);
-    sinpe_embed_args a = tu_args(1, n, idm, w, fused, out);
-    a.positions = pm;
-    TU_OK(fused ? sinpe_enqueue_embed(tab, q, &a, 0, NULL, NULL)
-                : sinpe_enqueue_add_positions(tab, q, &a, 0, NULL, NULL));
-    TU_CL(clFinish(q));
-    float *got = tu_read_floats(q, out, n * dim);
-    TU_RELEASE(NULL, q, NULL, w, idm, out, pm);
-    return got;
-}
+/* ---- Positions past the table ---- */
 
 START_TEST(long_positions_on_the_fly)
 {
@@ -212,7 +185,7 @@ START_TEST(long_positions_on_the_fly)
         tu_spec_str(&spec, sbuf, sizeof sbuf);
 
         for (int fused = 0; fused < 2; fused++) {
-            float *got = pe_via(ctx, tab, dim, pos, n, fused);
+            float *got = tu_pe_at(ctx, tab, pos, n, fused);
             snprintf(what, sizeof what, "%s [%s]",
                      fused ? "embed, zero embedding" : "add_positions", sbuf);
             tu_check_rows(got, 0, dim, n, dim, ref, TU_PE_TOL, 0.0, what);
@@ -244,7 +217,7 @@ START_TEST(on_the_fly_bits_equal_table_bits)
         size_t held = sinpe_table_rows(tab);
         ck_assert_msg(held < N, "table already holds %zu rows; the test needs fewer", held);
 
-        float *fly = pe_via(ctx, tab, dim, pos, N, 0);
+        float *fly = tu_pe_at(ctx, tab, pos, N, 0);
         TU_OK(sinpe_table_reserve(tab, N));
         cl_mem mem;
         size_t have;
@@ -262,9 +235,7 @@ START_TEST(on_the_fly_bits_equal_table_bits)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* Sharing and growth                                                       */
-/* ------------------------------------------------------------------------ */
+/* ---- Sharing and growth ---- */
 
 START_TEST(table_shared_per_spec)
 {
@@ -355,7 +326,7 @@ START_TEST(table_with_zero_rows)
     for (size_t i = 0; i < N; i++)
         pos[i] = (int32_t)(i * 37) - 300;
     double *ref = tu_pe_rows(&spec, pos, 0, N);
-    float *got = pe_via(ctx, tab, 20, pos, N, 0);
+    float *got = tu_pe_at(ctx, tab, pos, N, 0);
     tu_check_rows(got, 0, 20, N, 20, ref, TU_PE_TOL, 0.0, "zero-row table, add_positions");
     TU_FREE(got, ref);
 
@@ -373,8 +344,7 @@ Suite *suite_table(void)
     TCase *tc = tu_tcase(s, "values", "rows");
     tcase_add_loop_test(tc, table_matches_reference, 0, 6);
     tcase_add_loop_test(tc, table_angle_scale, 0, 2);
-    tcase_add_test(tc, table_odd_dim_error_policy);
-    tcase_add_test(tc, table_widest_dim);
+    TU_ADD(tc, table_odd_dim_error_policy, table_widest_dim);
 
     tc = tu_tcase(s, "on_the_fly", NULL);
     tcase_add_loop_test(tc, long_positions_on_the_fly, 0, 2);

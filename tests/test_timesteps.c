@@ -1,5 +1,4 @@
-/*
- * test_timesteps.c -- sinpe_enqueue_timesteps with the diffusion presets
+/* test_timesteps.c -- sinpe_enqueue_timesteps with the diffusion presets
  * (DIFFUSERS, DIFFUSERS_FLIP, GGML_TIMESTEP) against float64 transcriptions
  * of diffusers' get_timestep_embedding and ggml's timestep_embedding
  * (family_ref.c), at fractional timesteps and odd widths.
@@ -7,8 +6,7 @@
  * float32 output: |got - float64| <= 1.5e-7 (TU_PE_TOL).  float16 and
  * bfloat16 output: the bits of the host's round-to-nearest-even conversion
  * of the float32 result of a separate F32 call.  Outputs are poisoned; gap
- * columns (out_stride > dim) and elements before out_offset must keep it.
- */
+ * columns (out_stride > dim) and elements before out_offset must keep it. */
 #include "family_ref.h"
 #include "test_util.h"
 

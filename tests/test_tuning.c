@@ -1,9 +1,7 @@
-/*
- * test_tuning.c -- the tuning record (src/tuning.c, tuning_source.c,
+/* test_tuning.c -- the tuning record (src/tuning.c, tuning_source.c,
  * plan.c): its text form, the database and its lookup, where a context's
  * record comes from (override, the device's tuning file, the database), and
- * the host-kernel contract of kernels/abi.h checked on the device.
- */
+ * the host-kernel contract of kernels/abi.h checked on the device. */
 #include "test_util.h"
 #include "sinpe_internal.h"
 
@@ -15,9 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* ------------------------------------------------------------------------ */
-/* The text form and the database                                           */
-/* ------------------------------------------------------------------------ */
+/* ---- The text form and the database ---- */
 
 static const char *const full =
     "seqs = 2; table_seqs = 4; general = two_pass; stream = 0; stream_lines = 4; stream_bytes = 123; "
@@ -178,9 +174,7 @@ START_TEST(tuning_database_lookup)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* Where a context's record comes from                                      */
-/* ------------------------------------------------------------------------ */
+/* ---- Where a context's record comes from ---- */
 
 static char scratch[512];
 static const char *const env_names[] = {"SINPE_CACHE_DIR", "SINPE_TUNING"};
@@ -213,8 +207,7 @@ static void copy_entries(const char *dir)
         closedir(d);
 }
 
-/*
- * The contexts here find their tuning files in the scratch directory,
+/* The contexts here find their tuning files in the scratch directory,
  * SINPE_CACHE_DIR, which is then their program cache too.  Where the run's
  * contexts use sinpe's program cache (tests/main.c: not on pocl), the
  * scratch directory starts with a copy of the run's entries and these
@@ -222,8 +215,7 @@ static void copy_entries(const char *dir)
  * not built again (over a minute a context on Intel's compiler, which
  * made these tests time out); where they do not, neither do these
  * (no_disk_cache).  A program's entry is keyed by its build options, so
- * what a record makes of the kernels is never mistaken for another's.
- */
+ * what a record makes of the kernels is never mistaken for another's. */
 static void setup(void)
 {
     cl_platform_id platform;
@@ -284,8 +276,7 @@ START_TEST(tuning_override)
         sinpe_context_release(c);
     }
     ck_assert_ptr_null(context_with("seqs = 5", SINPE_INVALID_OPTION));
-    ck_assert_msg(strstr(sinpe_last_error(), "options.tuning: line 1: seqs") != NULL, "%s",
-                  sinpe_last_error());
+    TU_MESSAGE_HAS("options.tuning: line 1: seqs");
 
     /* SINPE_TUNING when options.tuning is NULL; "" overrides nothing. */
     setenv("SINPE_TUNING", "aligned = 1", 1);
@@ -295,8 +286,7 @@ START_TEST(tuning_override)
     ck_assert_str_eq(sinpe_context_tuning(f), sinpe_context_tuning(a));
     setenv("SINPE_TUNING", "aligned = 2", 1);
     ck_assert_ptr_null(context_with(NULL, SINPE_INVALID_OPTION));
-    ck_assert_msg(strstr(sinpe_last_error(), "SINPE_TUNING: line 1: aligned") != NULL, "%s",
-                  sinpe_last_error());
+    TU_MESSAGE_HAS("SINPE_TUNING: line 1: aligned");
     unsetenv("SINPE_TUNING");
     ck_assert_str_eq(sinpe_context_tuning(NULL), "");
     sinpe_context_release(a);
@@ -311,7 +301,6 @@ END_TEST
 static void rewrite(const char *path, const char *prefix, const char *line)
 {
     char *text = tu_read_text(path), *out;
-    FILE *f;
     ck_assert_ptr_nonnull(text);
     out = tu_malloc(strlen(text) + (line ? strlen(line) : 0) + 2);
     out[0] = '\0';
@@ -329,9 +318,7 @@ static void rewrite(const char *path, const char *prefix, const char *line)
             s += n + (s[n] == '\n');
         }
     }
-    ck_assert_ptr_nonnull(f = fopen(path, "w"));
-    fputs(out, f);
-    fclose(f);
+    tu_write_file(path, out, strlen(out));
     free(out);
     free(text);
 }
@@ -394,11 +381,9 @@ START_TEST(tuning_file)
     /* Bad records and no directory. */
     ck_assert_int_eq(sinpe_tuning_save(NULL, full, NULL, 0), SINPE_NULL_ARGUMENT);
     ck_assert_int_eq(sinpe_tuning_save(a, "seqs = 3", NULL, 0), SINPE_INVALID_OPTION);
-    ck_assert_msg(strstr(sinpe_last_error(), "record: line 1: seqs") != NULL, "%s",
-                  sinpe_last_error());
+    TU_MESSAGE_HAS("record: line 1: seqs");
     ck_assert_int_eq(sinpe_tuning_save(a, "seqs = 4", NULL, 0), SINPE_INVALID_OPTION);
-    ck_assert_msg(strstr(sinpe_last_error(), "every parameter") != NULL, "%s",
-                  sinpe_last_error());
+    TU_MESSAGE_HAS("every parameter");
     setenv("SINPE_CACHE_DIR", "off", 1);
     ck_assert_int_eq(sinpe_tuning_save(a, full, path, sizeof path), SINPE_UNSUPPORTED);
     ck_assert_str_eq(path, "");
@@ -406,15 +391,11 @@ START_TEST(tuning_file)
 }
 END_TEST
 
-/* ------------------------------------------------------------------------ */
-/* The parameter block on the device                                        */
-/* ------------------------------------------------------------------------ */
+/* ---- The parameter block on the device ---- */
 
-/*
- * kernels/abi.h defines the parameter block for both sides: a kernel built
+/* kernels/abi.h defines the parameter block for both sides: a kernel built
  * from that file reads a block the host filled, field by field, and writes
- * every field back; each comes back as it went in.
- */
+ * every field back; each comes back as it went in. */
 START_TEST(tuning_abi_layout)
 {
     static const char *const kernel =
@@ -501,24 +482,13 @@ Suite *suite_tuning(void)
 {
     Suite *s = suite_create("tuning");
     TCase *tc = tcase_create("text and database");
-    tcase_add_test(tc, tuning_text_round_trip);
-    tcase_add_test(tc, tuning_text_errors);
-    tcase_add_test(tc, tuning_database_complete);
-    tcase_add_test(tc, tuning_values_taken);
-    tcase_add_test(tc, tuning_database_lookup);
-    tcase_add_test(tc, tuning_kernels_named);
+    TU_ADD(tc, tuning_text_round_trip, tuning_text_errors, tuning_database_complete,
+           tuning_values_taken, tuning_database_lookup, tuning_kernels_named);
     suite_add_tcase(s, tc);
 
-    tc = tcase_create("sources");
-    tcase_set_timeout(tc, TU_TIMEOUT);
+    tc = tu_tcase(s, "sources", NULL);
     tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_add_test(tc, tuning_override);
-    tcase_add_test(tc, tuning_file);
-    suite_add_tcase(s, tc);
-
-    tc = tcase_create("abi");
-    tcase_set_timeout(tc, TU_TIMEOUT);
-    tcase_add_test(tc, tuning_abi_layout);
-    suite_add_tcase(s, tc);
+    TU_ADD(tc, tuning_override, tuning_file);
+    tcase_add_test(tu_tcase(s, "abi", NULL), tuning_abi_layout);
     return s;
 }

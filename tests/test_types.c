@@ -1,10 +1,8 @@
-/*
- * test_types.c -- the storage-type table's public query, and the structs
+/* test_types.c -- the storage-type table's public query, and the structs
  * that grow (include/sinpe.h, "Structs that grow"): sizes the library
  * refuses, callers with a newer header's longer structs, 0.1 layouts, and
  * the tuning records the documentation quotes.  The 0.1 program itself
- * runs in check-abi (tests/abi/old_caller.c).
- */
+ * runs in check-abi (tests/abi/old_caller.c). */
 #include "test_util.h"
 
 #include "sinpe_internal.h"
@@ -80,7 +78,7 @@ START_TEST(dtype_query_rejects)
     TU_STATUS(sinpe_dtype_query(SINPE_F32, NULL, sizeof info), SINPE_NULL_ARGUMENT);
     TU_STATUS(sinpe_dtype_query(SINPE_F32, &info, offsetof(sinpe_dtype_info, largest)),
               SINPE_INVALID_STRUCT_SIZE);
-    ck_assert_ptr_nonnull(strstr(sinpe_last_error(), "info"));
+    TU_MESSAGE_HAS("info");
     ck_assert(all_poison((const unsigned char *)&info, sizeof info));
     /* A newer header's longer struct: the fields this library lacks are 0. */
     memset(buf, POISON, sizeof buf);
@@ -115,10 +113,10 @@ START_TEST(init_writes_the_callers_size)
     memset(buf, POISON, sizeof buf);
     sinpe_embed_args_init_sized((sinpe_embed_args *)(void *)buf, sizeof a); /* untagged */
     ck_assert(all_poison(buf, sizeof buf));
-    ck_assert_ptr_nonnull(strstr(sinpe_last_error(), "untagged"));
+    TU_MESSAGE_HAS("untagged");
     sinpe_spec_init_sized((sinpe_spec *)(void *)buf, 8, SINPE_STRUCT_TAG | 16);
     ck_assert(all_poison(buf, sizeof buf));
-    ck_assert_ptr_nonnull(strstr(sinpe_last_error(), "spec: struct_size 16 is below"));
+    TU_MESSAGE_HAS("spec: struct_size 16 is below");
     TU_STATUS(sinpe_spec_preset_sized((sinpe_spec *)(void *)buf, SINPE_PRESET_FAIRSEQ, 8,
                                       SINPE_STRUCT_TAG | 16),
               SINPE_INVALID_STRUCT_SIZE);
@@ -148,7 +146,7 @@ START_TEST(v0_1_init_writes_the_old_layout)
     ck_assert_uint_eq(((sinpe_spec_v0_1 *)(void *)buf)->dim, 12);
     ck_assert(((sinpe_spec_v0_1 *)(void *)buf)->base == 10000.0);
     ck_assert_uint_eq((sinpe_table_spec)(NULL).dim, 0);
-    ck_assert_ptr_nonnull(strstr(sinpe_last_error(), "table is NULL"));
+    TU_MESSAGE_HAS("table is NULL");
 }
 END_TEST
 
@@ -167,20 +165,20 @@ START_TEST(short_sizes_are_refused)
     sinpe_context_options_init(&o);
     o.struct_size = SINPE_STRUCT_TAG | offsetof(sinpe_context_options, tuning);
     TU_STATUS(sinpe_context_create(&o, &c2), SINPE_INVALID_STRUCT_SIZE);
-    ck_assert_ptr_nonnull(strstr(sinpe_last_error(), "options: struct_size"));
+    TU_MESSAGE_HAS("options: struct_size");
     ck_assert_ptr_null(c2);
 
     sinpe_spec_init(&s, 16);
     s.struct_size = SINPE_STRUCT_TAG | sizeof(size_t);
     TU_STATUS(sinpe_table_create(ctx, &s, 0, &t), SINPE_INVALID_STRUCT_SIZE);
-    ck_assert_ptr_nonnull(strstr(sinpe_last_error(), "spec: struct_size 8 is below"));
+    TU_MESSAGE_HAS("spec: struct_size 8 is below");
     sinpe_spec_init(&s, 16);
     TU_OK(sinpe_table_create(ctx, &s, 0, &t));
 
     sinpe_embed_args_init(&a);
     a.struct_size = SINPE_STRUCT_TAG | offsetof(sinpe_embed_args, vocab_total);
     TU_STATUS(sinpe_enqueue_embed(t, q, &a, 0, NULL, NULL), SINPE_INVALID_STRUCT_SIZE);
-    ck_assert_ptr_nonnull(strstr(sinpe_last_error(), "args: struct_size"));
+    TU_MESSAGE_HAS("args: struct_size");
     TU_STATUS(sinpe_embed_args_preset(&a, SINPE_PRESET_VASWANI, 16, 0),
               SINPE_INVALID_STRUCT_SIZE);
     memset(&s, POISON, sizeof s);
@@ -243,14 +241,11 @@ Suite *suite_types(void)
 {
     Suite *s = suite_create("types");
     TCase *tc = tcase_create("dtype");
-    tcase_add_test(tc, dtype_query_states_the_header);
-    tcase_add_test(tc, dtype_query_rejects);
+    TU_ADD(tc, dtype_query_states_the_header, dtype_query_rejects);
     suite_add_tcase(s, tc);
     tc = tcase_create("structs");
-    tcase_add_test(tc, init_writes_the_callers_size);
-    tcase_add_test(tc, v0_1_init_writes_the_old_layout);
-    tcase_add_test(tc, short_sizes_are_refused);
-    tcase_add_test(tc, documented_records_parse);
+    TU_ADD(tc, init_writes_the_callers_size, v0_1_init_writes_the_old_layout,
+           short_sizes_are_refused, documented_records_parse);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,22 +1,20 @@
 /* test_util.c -- random numbers, the float64 reference and OpenCL helpers. */
 #include "test_util.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 uint64_t tu_seed;
 
-/* ------------------------------------------------------------------------ */
-/* Random numbers                                                           */
-/* ------------------------------------------------------------------------ */
+/* ---- Random numbers ---- */
 
 void tu_rng_init(tu_rng *rng, const char *salt)
 {
@@ -70,9 +68,7 @@ void tu_rng_floats(tu_rng *rng, float *dst, size_t n, float lo, float hi)
         dst[i] = tu_rng_float(rng, lo, hi);
 }
 
-/* ------------------------------------------------------------------------ */
-/* float64 reference                                                        */
-/* ------------------------------------------------------------------------ */
+/* ---- float64 reference ---- */
 
 double *tu_pe_rows(const sinpe_spec *spec, const int32_t *pos, int64_t first, size_t n)
 {
@@ -124,9 +120,7 @@ void tu_ref_embed(const sinpe_spec *spec, size_t n_seqs, size_t seq_len, const i
     free(pe);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Comparisons and poison                                                   */
-/* ------------------------------------------------------------------------ */
+/* ---- Comparisons and poison ---- */
 
 float tu_poison(void)
 {
@@ -192,9 +186,7 @@ void tu_check_all_poison(const float *buf, size_t n, const char *what)
                  (double)buf[i]);
 }
 
-/* ------------------------------------------------------------------------ */
-/* OpenCL helpers                                                           */
-/* ------------------------------------------------------------------------ */
+/* ---- OpenCL helpers ---- */
 
 TCase *tu_tcase(Suite *s, const char *name, const char *tags)
 {
@@ -202,8 +194,15 @@ TCase *tu_tcase(Suite *s, const char *name, const char *tags)
     if (tags)
         tcase_set_tags(tc, tags);
     tcase_set_timeout(tc, TU_TIMEOUT);
-    suite_add_tcase(s, tc);
+    if (s)
+        suite_add_tcase(s, tc);
     return tc;
+}
+
+void tu_add_tests(TCase *tc, const TTest *const *tests, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        tcase_add_test(tc, tests[i]);
 }
 
 sinpe_math tu_math(int i)
@@ -267,6 +266,26 @@ sinpe_table *tu_table_of(sinpe_context *ctx, const sinpe_spec *spec, size_t rows
     sinpe_table *table = NULL;
     TU_OK(sinpe_table_create(ctx, spec, rows, &table));
     return table;
+}
+
+float *tu_pe_at(sinpe_context *ctx, sinpe_table *table, const int32_t *pos, size_t n, int fused)
+{
+    size_t dim = sinpe_table_spec(table).dim;
+    cl_command_queue q = tu_queue(ctx);
+    cl_mem w = fused ? tu_zero_buffer(ctx, dim) : NULL;
+    cl_mem idm = fused ? tu_zero_buffer(ctx, n) : NULL; /* n int32 zeros: all ids 0 */
+    cl_mem out = fused ? tu_poisoned_buffer(ctx, q, n * dim) : tu_zero_buffer(ctx, n * dim);
+    cl_mem pm = tu_buffer(ctx, n * sizeof(int32_t), pos);
+    sinpe_embed_args a = tu_args(1, n, idm, w, fused, out);
+    a.positions = pm;
+    TU_OK(fused ? sinpe_enqueue_embed(table, q, &a, 0, NULL, NULL)
+                : sinpe_enqueue_add_positions(table, q, &a, 0, NULL, NULL));
+    TU_CL(clFinish(q));
+    float *got = tu_read_floats(q, out, n * dim);
+    if (fused)
+        tu_check_layout(got, n * dim, 0, dim, n, dim, "PE through the fused call");
+    TU_RELEASE(NULL, q, NULL, w, idm, out, pm);
+    return got;
 }
 
 void tu_check_context_works(sinpe_context *ctx)
@@ -429,14 +448,9 @@ int tu_device_has_fp64(cl_device_id device)
 int tu_contains_nocase(const char *haystack, const char *needle)
 {
     size_t n = strlen(needle);
-    for (const char *h = haystack; *h; h++) {
-        size_t i = 0;
-        while (i < n && h[i] &&
-               tolower((unsigned char)h[i]) == tolower((unsigned char)needle[i]))
-            i++;
-        if (i == n)
+    for (const char *h = haystack; *h; h++)
+        if (strncasecmp(h, needle, n) == 0)
             return 1;
-    }
     return n == 0;
 }
 
@@ -467,21 +481,30 @@ char *tu_read_text(const char *path)
     FILE *f = fopen(path, "rb");
     if (!f)
         return NULL;
-    size_t cap = 4096, n = 0;
-    char *buf = tu_malloc(cap);
-    size_t got;
-    while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-        n += got;
-        if (cap - n - 1 == 0) {
-            char *bigger = realloc(buf, cap * 2);
-            ck_assert_ptr_nonnull(bigger);
-            buf = bigger;
-            cap *= 2;
-        }
-    }
+    ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+    long n = ftell(f);
+    ck_assert_msg(n >= 0, "ftell(%s) failed", path);
+    rewind(f);
+    char *buf = tu_malloc((size_t)n + 1);
+    buf[fread(buf, 1, (size_t)n, f)] = '\0';
     fclose(f);
-    buf[n] = '\0';
     return buf;
+}
+
+void tu_write_file(const char *path, const void *data, size_t size)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_msg(f != NULL, "cannot write %s: %s", path, strerror(errno));
+    ck_assert_uint_eq(fwrite(data, 1, size, f), size);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+void tu_temp_file(char *path, const char *text)
+{
+    int fd = mkstemp(path);
+    size_t n = strlen(text);
+    ck_assert_msg(fd >= 0 && write(fd, text, n) == (ssize_t)n, "cannot write %s", path);
+    close(fd);
 }
 
 void tu_env_save(const char *const *names, size_t n, char **saved)
@@ -550,9 +573,7 @@ void tu_pin_pocl_cache(void)
     setenv("POCL_CACHE_DIR", dir, 1);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Shared by several suites                                                 */
-/* ------------------------------------------------------------------------ */
+/* ---- Shared by several suites ---- */
 
 const tu_embed_call tu_embed_calls[3] = {sinpe_enqueue_embed, sinpe_enqueue_gather,
                                          sinpe_enqueue_add_positions};

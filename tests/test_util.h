@@ -1,5 +1,4 @@
-/*
- * test_util.h -- shared helpers of the sinpe test suite.
+/* test_util.h -- shared helpers of the sinpe test suite.
  *
  * The suite is one Check binary (tests/main.c holds main).  Check forks every
  * test, and a pocl context created before a fork hangs the child, so every
@@ -8,8 +7,7 @@
  *
  * Helpers whose name starts with tu_ fail the running test through Check's
  * assertions when an OpenCL or sinpe call they make fails; they must therefore
- * be called from the test's own thread only.
- */
+ * be called from the test's own thread only. */
 #ifndef SINPE_TEST_UTIL_H
 #define SINPE_TEST_UTIL_H
 
@@ -19,6 +17,7 @@
 #include <check.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* One suite per concern, mirroring src/. */
 Suite *suite_status(void);
@@ -50,16 +49,14 @@ Suite *suite_mrope(void);
 Suite *suite_grid(void);
 TCase *tcase_rope_spec(void); /* part of suite_rope */
 
-/*
- * Check tags: the kernel forms (src/kernels.c; "rows" for the table's
+/* Check tags: the kernel forms (src/kernels.c; "rows" for the table's
  * kernels) a test case runs in every mode against float64 references.
  * Under a tuning record that adds a kernel of a form to the run under the
  * device's own record, "make test" runs the cases tagged with that form
  * (tests/forms.c); the other suites meet every record's forms in the
  * shapes suite, bit for bit against the device's record, and in
  * "make check-records".  FAST's calls: implicit positions in the table;
- * GENERAL's: the others; STREAM takes large aligned outputs of either.
- */
+ * GENERAL's: the others; STREAM takes large aligned outputs of either. */
 #define TU_FORMS_FAST "fast stream row"
 #define TU_FORMS_GENERAL "general table otf stream"
 #define TU_FORMS_ALL "fast stream row col general table otf rows"
@@ -67,9 +64,15 @@ TCase *tcase_rope_spec(void); /* part of suite_rope */
 /* Seconds allowed to a test that creates a context (cold pocl builds). */
 #define TU_TIMEOUT 300
 
-/* A test case named name added to s, with TU_TIMEOUT and the Check tags
- * (NULL: none). */
+/* A test case named name added to s (unless NULL), with TU_TIMEOUT and the
+ * Check tags (NULL: none). */
 TCase *tu_tcase(Suite *s, const char *name, const char *tags);
+
+/* tcase_add_test(tc, t) for each test t of the list, in order. */
+void tu_add_tests(TCase *tc, const TTest *const *tests, size_t n);
+#define TU_ADD(tc, ...)                                                                     \
+    tu_add_tests(tc, (const TTest *const[]){__VA_ARGS__},                                    \
+                 sizeof((const TTest *const[]){__VA_ARGS__}) / sizeof(const TTest *))
 
 /* A fresh directory $TMPDIR/<prefix>XXXXXX (/tmp without TMPDIR) in buf. */
 void tu_scratch_dir(char *buf, size_t size, const char *prefix);
@@ -92,17 +95,13 @@ void tu_pin_pocl_cache(void);
 /* The accuracy bar of the header: |table - float64 PE| for |p| < 2^24. */
 #define TU_PE_TOL 1.5e-7
 
-/*
- * The bar for computed embeddings in float32: |got - ref| <= 1e-6 * (1 + |ref|)
+/* The bar for computed embeddings in float32: |got - ref| <= 1e-6 * (1 + |ref|)
  * against a float64 evaluation.  PE contributes at most 1.5e-7, the product
  * token_scale * E one rounding (6e-8 relative) and the sum another, so 1e-6
- * leaves a margin without hiding a wrong column, row or position.
- */
+ * leaves a margin without hiding a wrong column, row or position. */
 #define TU_EMBED_TOL 1e-6
 
-/* ------------------------------------------------------------------------ */
-/* Assertions                                                                */
-/* ------------------------------------------------------------------------ */
+/* ---- Assertions ---- */
 
 /* Asserts that a sinpe call succeeds; the message carries the status text
  * and sinpe_last_error(). */
@@ -123,12 +122,15 @@ void tu_pin_pocl_cache(void);
                       sinpe_status_string(tu_want_), sinpe_last_error());        \
     } while (0)
 
-/*
- * ck_assert_msg for loops over elements: Check records the place of every
+/* Asserts that sinpe_last_error() contains the string words. */
+#define TU_MESSAGE_HAS(words)                                                               \
+    ck_assert_msg(strstr(sinpe_last_error(), words) != NULL, "the message \"%s\" lacks \"%s\"", \
+                  sinpe_last_error(), words)
+
+/* ck_assert_msg for loops over elements: Check records the place of every
  * assertion that passes (a write to its pipe), which costs seconds over a
  * few million elements; this evaluates cond and calls Check only when it
- * fails, with the same message.
- */
+ * fails, with the same message. */
 #define TU_CHECK(cond, ...)                                                      \
     do {                                                                         \
         if (!(cond))                                                             \
@@ -142,9 +144,7 @@ void tu_pin_pocl_cache(void);
         ck_assert_msg(tu_err_ == CL_SUCCESS, "%s failed: %d", #expr, (int)tu_err_); \
     } while (0)
 
-/* ------------------------------------------------------------------------ */
-/* Random numbers                                                           */
-/* ------------------------------------------------------------------------ */
+/* ---- Random numbers ---- */
 
 /* The run's seed, printed by main; every generator derives from it. */
 extern uint64_t tu_seed;
@@ -165,9 +165,7 @@ float tu_rng_float(tu_rng *rng, float lo, float hi);      /* [lo, hi) */
 void tu_rng_ints(tu_rng *rng, int32_t *dst, size_t n, int32_t lo, int32_t hi);
 void tu_rng_floats(tu_rng *rng, float *dst, size_t n, float lo, float hi);
 
-/* ------------------------------------------------------------------------ */
-/* float64 reference                                                        */
-/* ------------------------------------------------------------------------ */
+/* ---- float64 reference ---- */
 
 /* PE(pos) for spec into row[0 .. dim), in float64 (tests/grind/ref.c, shared
  * with the grind): the header's formula, w_0 = angle_scale, w_k =
@@ -176,10 +174,8 @@ void tu_rng_floats(tu_rng *rng, float *dst, size_t n, float lo, float hi);
  * column zero under ZERO_LAST. */
 #define tu_pe_row ref_pe_row
 
-/*
- * The float64 PE rows of spec at n positions, row i at pos[i], or at
- * first + i when pos is NULL: n * dim values (free() them).
- */
+/* The float64 PE rows of spec at n positions, row i at pos[i], or at
+ * first + i when pos is NULL: n * dim values (free() them). */
 double *tu_pe_rows(const sinpe_spec *spec, const int32_t *pos, int64_t first, size_t n);
 
 /* A short description of a spec for failure messages; returns buf. */
@@ -197,22 +193,18 @@ typedef struct tu_spec_row {
 } tu_spec_row;
 sinpe_spec tu_spec_of(const tu_spec_row *row);
 
-/*
- * The fused computation in float64 for rows r < n_seqs * seq_len:
+/* The fused computation in float64 for rows r < n_seqs * seq_len:
  *   ref[r * dim + c] = (with_emb ? token_scale * E[id_r][c] : 0)
  *                    + (with_pe  ? PE(pos_r)[c] : 0)
  * ids and positions point at the first used element (offsets applied);
  * positions NULL means start + t.  An id outside [0, vocab) contributes a
- * zero embedding.  E row v starts at weights[weights_offset + v * stride].
- */
+ * zero embedding.  E row v starts at weights[weights_offset + v * stride]. */
 void tu_ref_embed(const sinpe_spec *spec, size_t n_seqs, size_t seq_len, const int32_t *ids,
                   const float *weights, size_t weights_offset, size_t weights_stride,
                   size_t vocab, float token_scale, int32_t start, const int32_t *positions,
                   int with_emb, int with_pe, double *ref);
 
-/* ------------------------------------------------------------------------ */
-/* Comparisons and poison                                                   */
-/* ------------------------------------------------------------------------ */
+/* ---- Comparisons and poison ---- */
 
 /* A quiet NaN with a payload no computation produces. */
 #define TU_POISON_BITS 0x7FC5A5A5u
@@ -221,28 +213,22 @@ float tu_poison(void);
 int tu_is_poison(float value);
 void tu_fill_poison(float *values, size_t n);
 
-/*
- * Asserts |got[offset + r * stride + c] - ref[r * dim + c]| <= abs_tol +
+/* Asserts |got[offset + r * stride + c] - ref[r * dim + c]| <= abs_tol +
  * rel_tol * |ref| for every r < rows, c < dim (a NaN never passes); what
- * names the check in the message.
- */
+ * names the check in the message. */
 void tu_check_rows(const float *got, size_t offset, size_t stride, size_t rows, size_t dim,
                    const double *ref, double abs_tol, double rel_tol, const char *what);
 
-/*
- * Asserts that every one of the n elements of buf that lies outside the rows
+/* Asserts that every one of the n elements of buf that lies outside the rows
  * [offset + r * stride, + dim), r < rows, still holds the poison pattern, and
- * that none inside does.
- */
+ * that none inside does. */
 void tu_check_layout(const float *buf, size_t n, size_t offset, size_t stride, size_t rows,
                      size_t dim, const char *what);
 
 /* Asserts that all n elements still hold the poison pattern. */
 void tu_check_all_poison(const float *buf, size_t n, const char *what);
 
-/* ------------------------------------------------------------------------ */
-/* OpenCL helpers                                                           */
-/* ------------------------------------------------------------------------ */
+/* ---- OpenCL helpers ---- */
 
 /* A context with the given math path and the default device selection
  * (options.device NULL: SINPE_DEVICE, else the best device). */
@@ -266,16 +252,20 @@ sinpe_embed_args tu_args(size_t n_seqs, size_t seq_len, cl_mem ids, cl_mem weigh
 sinpe_table *tu_table(sinpe_context *ctx, size_t dim, size_t rows);
 sinpe_table *tu_table_of(sinpe_context *ctx, const sinpe_spec *spec, size_t rows);
 
+/* PE at the n positions pos of table, read back (free() it): through
+ * add_positions on a zeroed buffer (0 + PE is exact), or, fused, through the
+ * fused call with an all-zero embedding (0 * 1 + PE) into poison, every
+ * element of which must be written. */
+float *tu_pe_at(sinpe_context *ctx, sinpe_table *table, const int32_t *pos, size_t n, int fused);
+
 /* A fused embedding on ctx, through sinpe_embed_host() and through
  * sinpe_enqueue_embed() on the context's own queue, against the float64
  * reference, with positions past the table's rows: a context that works. */
 void tu_check_context_works(sinpe_context *ctx);
 
-/*
- * Releases the buffers (NULL ones skipped) in order, then table, queue and
+/* Releases the buffers (NULL ones skipped) in order, then table, queue and
  * context (each may be NULL): the end of a test.  TU_RELEASE(ctx, queue,
- * table, buffer, ...) passes the buffers as a list.
- */
+ * table, buffer, ...) passes the buffers as a list. */
 void tu_release(sinpe_context *ctx, cl_command_queue queue, sinpe_table *table,
                 const cl_mem *mems, size_t n);
 #define TU_RELEASE(ctx, queue, table, ...)                                                  \
@@ -304,11 +294,9 @@ float *tu_read_floats(cl_command_queue queue, cl_mem mem, size_t n);
 /* A second cl_context on the device of ctx (for mismatch tests). */
 cl_context tu_other_cl_context(sinpe_context *ctx);
 
-/*
- * A program of sinpe_device_source(ctx) followed by extra (NULL: nothing),
+/* A program of sinpe_device_source(ctx) followed by extra (NULL: nothing),
  * built for the context's device with options; a failed build fails the
- * test with the build log, named by what.
- */
+ * test with the build log, named by what. */
 cl_program tu_device_program(sinpe_context *ctx, const char *extra, const char *options,
                              const char *what);
 
@@ -338,6 +326,13 @@ void tu_free(void *const *ptrs, size_t n);
 /* The whole text of a file, malloc'd and NUL-terminated; NULL if it cannot be opened. */
 char *tu_read_text(const char *path);
 
+/* Writes size bytes of data to the file at path, which it creates or empties. */
+void tu_write_file(const char *path, const void *data, size_t size);
+
+/* Writes text to a fresh file named by the mkstemp() template path (its
+ * XXXXXX replaced by the name made). */
+void tu_temp_file(char *path, const char *text);
+
 /* While positive, each clCreateBuffer after the next tu_fail_skip ones
    fails and decrements it (fault.c). */
 extern int tu_fail_allocations, tu_fail_skip;
@@ -360,9 +355,7 @@ tu_refs tu_refs_now(void);
 /* Asserts that every reference counted since then was given back. */
 void tu_refs_returned(tu_refs then, const char *what);
 
-/* ------------------------------------------------------------------------ */
-/* Shared by several suites                                                 */
-/* ------------------------------------------------------------------------ */
+/* ---- Shared by several suites ---- */
 
 /* The three calls that take sinpe_embed_args, in this order, and their
  * names: sinpe_enqueue_embed, _gather, _add_positions. */

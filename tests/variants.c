@@ -1,9 +1,7 @@
-/*
- * variants.c -- the tuning records the tests run under: those that reach
+/* variants.c -- the tuning records the tests run under: those that reach
  * every form some database record reaches (tuning/), as the plan gives
  * them (sinpe__plan_variants).  Shared by the Check suites (tests/main.c
- * --records, test_shapes.c) and the grind program.
- */
+ * --records, test_shapes.c) and the grind program. */
 #include "variants.h"
 
 #include <string.h>

@@ -1,5 +1,4 @@
-/*
- * fuzz_args.c -- libFuzzer harness for the argument checks of sinpe's public
+/* fuzz_args.c -- libFuzzer harness for the argument checks of sinpe's public
  * entry points.
  *
  * Each input is decoded into one call: sinpe_enqueue_embed, _gather,
@@ -25,8 +24,7 @@
  *     disagrees with, or a wrong bad-id count.
  * Device work stays tiny: dims <= 16, at most 32 tokens, 64 table rows.
  * The context, tables and a second cl_context (for foreign objects) are
- * made once, in LLVMFuzzerInitialize.
- */
+ * made once, in LLVMFuzzerInitialize. */
 #include "ref.h"
 
 #include <limits.h>
@@ -52,9 +50,7 @@ static cl_ulong max_alloc;
 static cl_event done_events[3], foreign_event;
 static unsigned char scratch[MAX_BUF_BYTES]; /* a device buffer read back */
 
-/* ------------------------------------------------------------------------ */
-/* Failing loudly                                                           */
-/* ------------------------------------------------------------------------ */
+/* ---- Failing loudly ---- */
 
 enum { B_IDS, B_WEIGHTS, B_OUT, B_POS, B_BAD, B_STARTS, B_PADS, B_TS, B_COUNT };
 
@@ -126,9 +122,7 @@ static void cl_must(cl_int err, const char *what)
         die("%s failed with OpenCL error %d", what, (int)err);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Input decoding                                                           */
-/* ------------------------------------------------------------------------ */
+/* ---- Input decoding ---- */
 
 typedef struct reader {
     const uint8_t *p;
@@ -190,9 +184,7 @@ static int pick_enum(reader *r, int count)
     return (int)u32(r);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Buffers                                                                  */
-/* ------------------------------------------------------------------------ */
+/* ---- Buffers ---- */
 
 
 /* offset + elems in elements of esize bytes, saturating. */
@@ -211,10 +203,8 @@ static size_t mul_add(size_t a, size_t b, size_t c)
     return a * b + c;
 }
 
-/*
- * A buffer for a use that needs `need` bytes: NULL, a foreign one, or one of
- * our own within a few elements of the need (or of a random small size).
- */
+/* A buffer for a use that needs `need` bytes: NULL, a foreign one, or one of
+ * our own within a few elements of the need (or of a random small size). */
 static void make_buf(reader *r, buf *b, size_t need, size_t esize, int allow_null)
 {
     uint32_t s = u8(r) % 16;
@@ -275,9 +265,7 @@ static int buf_ok(const buf *b, size_t need)
     return b->mem && b->own && need <= b->bytes;
 }
 
-/* ------------------------------------------------------------------------ */
-/* Status sets                                                              */
-/* ------------------------------------------------------------------------ */
+/* ---- Status sets ---- */
 
 static const sinpe_status embed_codes[] = {
     SINPE_NULL_ARGUMENT, SINPE_INVALID_SHAPE,     SINPE_BUFFER_TOO_SMALL, SINPE_INVALID_WAIT_LIST,
@@ -301,10 +289,8 @@ static const sinpe_status host_codes[] = {
 
 enum { V_OK, V_BAD, V_EITHER };
 
-/*
- * The common checks on every returned status: a documented code, a message
- * exactly when it failed, and agreement with the model's verdict.
- */
+/* The common checks on every returned status: a documented code, a message
+ * exactly when it failed, and agreement with the model's verdict. */
 static void judge(sinpe_status st, const sinpe_status *codes, size_t ncodes, int verdict)
 {
     const char *msg = sinpe_last_error();
@@ -327,9 +313,7 @@ static void judge(sinpe_status st, const sinpe_status *codes, size_t ncodes, int
     }
 }
 
-/* ------------------------------------------------------------------------ */
-/* Wait lists and queues                                                    */
-/* ------------------------------------------------------------------------ */
+/* ---- Wait lists and queues ---- */
 
 typedef struct waits {
     cl_uint n;
@@ -395,9 +379,7 @@ static float pick_scale(reader *r)
     return scales[u8(r) % 8];
 }
 
-/* ------------------------------------------------------------------------ */
-/* sinpe_enqueue_embed / _gather / _add_positions                           */
-/* ------------------------------------------------------------------------ */
+/* ---- sinpe_enqueue_embed / _gather / _add_positions ---- */
 
 static int positions_small(const ref_inputs *in)
 {
@@ -687,15 +669,11 @@ static void fuzz_embed(reader *r)
     cur_bufs = NULL;
 }
 
-/* ------------------------------------------------------------------------ */
-/* sinpe_enqueue_timesteps and sinpe_enqueue_table_rows                     */
-/* ------------------------------------------------------------------------ */
+/* ---- sinpe_enqueue_timesteps and sinpe_enqueue_table_rows ---- */
 
-/*
- * sinpe_enqueue_timesteps (timesteps) or sinpe_enqueue_table_rows: count
+/* sinpe_enqueue_timesteps (timesteps) or sinpe_enqueue_table_rows: count
  * rows of PE into out, of timesteps read from ts or of the table's rows
- * from row0.
- */
+ * from row0. */
 static void fuzz_rows(reader *r, int timesteps)
 {
     size_t dim;
@@ -769,9 +747,7 @@ static void fuzz_rows(reader *r, int timesteps)
     free_buf(&out);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Tables, presets, the host call                                           */
-/* ------------------------------------------------------------------------ */
+/* ---- Tables, presets, the host call ---- */
 
 static double pick_real(reader *r, double usual)
 {

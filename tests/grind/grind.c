@@ -1,5 +1,4 @@
-/*
- * grind.c -- every sinpe kernel at small sizes, each result compared with a
+/* grind.c -- every sinpe kernel at small sizes, each result compared with a
  * float64 host reference (ref.c).
  *
  * Written to run under oclgrind (out-of-bounds accesses, data races,
@@ -17,8 +16,7 @@
  *
  * The device comes from SINPE_DEVICE or sinpe_context_create()'s default.
  * GRIND_SEED (a number) changes the random data.  Prints one line per
- * failed check (at most a few per case) and exits 1 when any failed.
- */
+ * failed check (at most a few per case) and exits 1 when any failed. */
 #include "harness.h"
 #include "ref.h"
 #include "variants.h"
@@ -111,10 +109,8 @@ static sinpe_table *get_table(const sinpe_spec *spec, size_t rows)
     return t;
 }
 
-/*
- * Compares out (o_elems elements of type t) with ref for rows r < rows at
- * offset + r * stride; everything else must still hold the poison.
- */
+/* Compares out (o_elems elements of type t) with ref for rows r < rows at
+ * offset + r * stride; everything else must still hold the poison. */
 static void compare_out(const char *mode, sinpe_dtype t, const void *out, size_t o_elems,
                         size_t offset, size_t stride, size_t rows, size_t dim, const double *ref,
                         const ref_inputs *in)
@@ -142,9 +138,7 @@ static void compare_out(const char *mode, sinpe_dtype t, const void *out, size_t
     }
 }
 
-/* ------------------------------------------------------------------------ */
-/* Table fill and growth                                                    */
-/* ------------------------------------------------------------------------ */
+/* ---- Table fill and growth ---- */
 
 static void check_table_rows(sinpe_table *t, const sinpe_spec *spec, const char *when)
 {
@@ -199,46 +193,58 @@ static void table_case(const sinpe_spec *spec, size_t rows)
         fail("reserve(1) changed the row count from %zu to %zu", have, sinpe_table_rows(t));
 }
 
-/* sinpe_enqueue_table_rows: rows of any int32 start into a caller's buffer. */
-static void table_rows_case(const sinpe_spec *spec, cl_int row0, size_t nrows, size_t out_off,
-                            size_t out_stride, sinpe_dtype ot)
+/* count rows into a caller's poisoned buffer, compared with the reference:
+ * sinpe_enqueue_timesteps of ts[ts_off ..] when ts is not NULL (its buffer
+ * holds ts_off values before them), else sinpe_enqueue_table_rows from row0. */
+static void rows_call(sinpe_table *tab, const sinpe_spec *spec, cl_int row0, const float *ts,
+                      size_t ts_off, size_t count, size_t out_off, size_t out_stride,
+                      sinpe_dtype ot)
 {
     const size_t dim = spec->dim, stride = out_stride ? out_stride : dim;
-    const size_t o_elems = out_off + (nrows - 1) * stride + dim;
+    const size_t o_elems = out_off + (count - 1) * stride + dim;
     const size_t o_bytes = o_elems * ref_dtype_size(ot);
-    char label[96];
+    const char *what = ts ? "timesteps" : "table_rows";
     cl_event ev = NULL;
-
-    snprintf(label, sizeof label, "table_rows dim %zu from %d ->%s", dim, (int)row0,
-             ref_dtype_name(ot));
-    begin_case(label);
-    sinpe_table *tab = get_table(spec, 3);
-    if (!tab)
-        return;
     unsigned char *out = xcalloc(o_elems, ref_dtype_size(ot));
     ref_poison(ot, out, o_elems);
-    double *ref = xcalloc(nrows * dim, sizeof *ref);
+    double *ref = xcalloc(count * dim, sizeof *ref);
+    cl_mem ts_mem = ts ? buffer_from(ctx, ts, (ts_off + count) * sizeof *ts) : NULL;
     cl_mem mem = buffer_from(ctx, out, o_bytes);
-    if (mem &&
-        ok(sinpe_enqueue_table_rows(tab, queue, row0, nrows, mem, out_off, out_stride, ot, 0,
-                                    NULL, &ev),
-           "sinpe_enqueue_table_rows") &&
-        cl_ok(clWaitForEvents(1, &ev), "clWaitForEvents(table_rows)") &&
-        read_back(mem, o_bytes, out)) {
-        for (size_t r = 0; r < nrows; r++)
+    if ((ts_mem || !ts) && mem &&
+        ok(ts ? sinpe_enqueue_timesteps(tab, queue, ts_mem, ts_off, count, mem, out_off,
+                                        out_stride, ot, 0, NULL, &ev)
+              : sinpe_enqueue_table_rows(tab, queue, row0, count, mem, out_off, out_stride, ot,
+                                         0, NULL, &ev),
+           what) &&
+        cl_ok(clWaitForEvents(1, &ev), "clWaitForEvents") && read_back(mem, o_bytes, out)) {
+        if (ts)
+            ref_timesteps(spec, ts + ts_off, count, ref);
+        for (size_t r = 0; !ts && r < count; r++)
             ref_pe_row(spec, (double)row0 + (double)r, ref + r * dim);
-        compare_out("table_rows", ot, out, o_elems, out_off, stride, nrows, dim, ref, NULL);
+        compare_out(what, ot, out, o_elems, out_off, stride, count, dim, ref, NULL);
     }
     if (ev)
         clReleaseEvent(ev);
+    release_mem(ts_mem);
     release_mem(mem);
     free(out);
     free(ref);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Embedding: fused, gather, add                                            */
-/* ------------------------------------------------------------------------ */
+/* sinpe_enqueue_table_rows: rows of any int32 start into a caller's buffer. */
+static void table_rows_case(const sinpe_spec *spec, cl_int row0, size_t nrows, size_t out_off,
+                            size_t out_stride, sinpe_dtype ot)
+{
+    char label[96];
+    snprintf(label, sizeof label, "table_rows dim %zu from %d ->%s", spec->dim, (int)row0,
+             ref_dtype_name(ot));
+    begin_case(label);
+    sinpe_table *tab = get_table(spec, 3);
+    if (tab)
+        rows_call(tab, spec, row0, NULL, 0, nrows, out_off, out_stride, ot);
+}
+
+/* ---- Embedding: fused, gather, add ---- */
 
 enum { PADS_NONE, PADS_RIGHT, PADS_LEFT, PADS_RANDOM };
 
@@ -464,9 +470,7 @@ done:
         free(bufs[i]);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Case list                                                                */
-/* ------------------------------------------------------------------------ */
+/* ---- Case list ---- */
 
 enum {
     CFG_PLAIN, CFG_OFFSETS, CFG_POSITIONS, CFG_BROADCAST, CFG_SEQ_STARTS, CFG_STARTS_AND_POS,
@@ -475,11 +479,9 @@ enum {
     CFG_COUNT
 };
 
-/*
- * Each configuration's name and shape, its start, and whether it has
+/* Each configuration's name and shape, its start, and whether it has
  * explicit positions, bad ids (some outside the vocabulary) and pads;
- * setup_case sets the rest.
- */
+ * setup_case sets the rest. */
 static const struct {
     const char *name;
     size_t n_seqs, seq_len;
@@ -650,20 +652,13 @@ static void setup_case(int cfg, int pair, ecase *c)
     }
 }
 
-/* ------------------------------------------------------------------------ */
-/* Timesteps and the host-memory call                                       */
-/* ------------------------------------------------------------------------ */
+/* ---- Timesteps and the host-memory call ---- */
 
 static void timesteps_case(const sinpe_spec *spec, size_t count, size_t ts_off, size_t out_off,
                            size_t out_stride, sinpe_dtype ot)
 {
-    const size_t dim = spec->dim, stride = out_stride ? out_stride : dim;
-    const size_t o_elems = out_off + (count - 1) * stride + dim;
-    const size_t o_bytes = o_elems * ref_dtype_size(ot);
     char label[96];
-    cl_event ev = NULL;
-
-    snprintf(label, sizeof label, "timesteps dim %zu ->%s", dim, ref_dtype_name(ot));
+    snprintf(label, sizeof label, "timesteps dim %zu ->%s", spec->dim, ref_dtype_name(ot));
     begin_case(label);
     sinpe_table *tab = get_table(spec, 4);
     if (!tab)
@@ -674,27 +669,8 @@ static void timesteps_case(const sinpe_spec *spec, size_t count, size_t ts_off, 
     ts[ts_off] = 0.0f;
     if (count > 1)
         ts[ts_off + 1] = 999.5f;
-    unsigned char *out = xcalloc(o_elems, ref_dtype_size(ot));
-    ref_poison(ot, out, o_elems);
-    double *ref = xcalloc(count * dim, sizeof *ref);
-    cl_mem ts_mem = buffer_from(ctx, ts, (ts_off + count) * sizeof *ts);
-    cl_mem out_mem = buffer_from(ctx, out, o_bytes);
-    if (ts_mem && out_mem &&
-        ok(sinpe_enqueue_timesteps(tab, queue, ts_mem, ts_off, count, out_mem, out_off,
-                                   out_stride, ot, 0, NULL, &ev),
-           "sinpe_enqueue_timesteps") &&
-        cl_ok(clWaitForEvents(1, &ev), "clWaitForEvents(timesteps)") &&
-        read_back(out_mem, o_bytes, out)) {
-        ref_timesteps(spec, ts + ts_off, count, ref);
-        compare_out("timesteps", ot, out, o_elems, out_off, stride, count, dim, ref, NULL);
-    }
-    if (ev)
-        clReleaseEvent(ev);
-    release_mem(ts_mem);
-    release_mem(out_mem);
+    rows_call(tab, spec, 0, ts, ts_off, count, out_off, out_stride, ot);
     free(ts);
-    free(out);
-    free(ref);
 }
 
 /* The patch grid's encoding: rows x cols after extra zero rows, positions
@@ -785,17 +761,8 @@ static void host_case(const sinpe_spec *spec, int with_positions)
     compare_out("embed_host", SINPE_F32, out, n * dim, 0, dim, n, dim, ref, &in);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Rotary embeddings                                                        */
-/* ------------------------------------------------------------------------ */
+/* ---- Rotary embeddings ---- */
 
-/*
- * q (qh heads) and k (kh heads) of hd columns rotated by a rotary table of
- * rows rows (positions past it on the fly), in place or into outputs (k
- * through key rows), against a float64 rotation by m cos(p w_k) and
- * m sin(p w_k) of the spec's frequencies; every element of every buffer
- * checked, the unwritten ones for their poison.
- */
 /* The lane of pair k of h pairs in three sections (axes as
    sinpe_rope_axes; the header's rule). */
 static size_t lane_of(int axes, const size_t *sec, size_t k)
@@ -805,6 +772,11 @@ static size_t lane_of(int axes, const size_t *sec, size_t k)
     return (k >= sec[0]) + (k >= sec[0] + sec[1]);
 }
 
+/* q (qh heads) and k (kh heads) of hd columns rotated by a rotary table of
+ * rows rows (positions past it on the fly), in place or into outputs (k
+ * through key rows), against a float64 rotation by m cos(p w_k) and
+ * m sin(p w_k) of the spec's frequencies; every element of every buffer
+ * checked, the unwritten ones for their poison. */
 static void rope_case(size_t R, size_t hd, size_t qh, size_t kh, sinpe_rope_pairing pairing,
                       sinpe_rope_layout layout, sinpe_dtype t, size_t rows, int out_of_place,
                       int axes)

@@ -1,6 +1,4 @@
-/*
- * harness.c -- see harness.h.
- */
+/* harness.c -- see harness.h. */
 #include "harness.h"
 
 #include <stdio.h>

@@ -1,10 +1,8 @@
-/*
- * harness.h -- the error plumbing the plain-C test programs share (grind,
+/* harness.h -- the error plumbing the plain-C test programs share (grind,
  * threads): status and OpenCL checks that report through the program's own
  * fail(), an allocation that never returns NULL, and a buffer made from
  * host data.  Each program defines fail() (how it counts and prints a
- * failure) and harness_name (its name in fatal messages).
- */
+ * failure) and harness_name (its name in fatal messages). */
 #ifndef SINPE_GRIND_HARNESS_H
 #define SINPE_GRIND_HARNESS_H
 

@@ -1,12 +1,10 @@
-/*
- * ref.h -- the float64 host reference shared by the grind, stress and fuzz
+/* ref.h -- the float64 host reference shared by the grind, stress and fuzz
  * programs (plain C, no test framework).
  *
  * Everything here follows include/sinpe.h, not the library's sources: the
  * encoding formula, the position rules, padding, shards and the storage
  * types are re-derived from the documentation, so that a disagreement
- * between the two shows up as a failed comparison.
- */
+ * between the two shows up as a failed comparison. */
 #ifndef SINPE_GRIND_REF_H
 #define SINPE_GRIND_REF_H
 
@@ -41,31 +39,25 @@ const char *ref_dtype_name(sinpe_dtype t);
 /* The exact value of element i of an array of type t; for the quantized
    types the value before the row's scale (Q8_0: q times its block's d). */
 double ref_load(sinpe_dtype t, const void *base, size_t i);
-/*
- * Stores a random value of type t at element i, of magnitude about
+/* Stores a random value of type t at element i, of magnitude about
  * [2^-6, 2] (a few zeros and float16 subnormals included), and returns
- * its exact value.
- */
+ * its exact value. */
 double ref_store_random(sinpe_dtype t, void *base, size_t i, uint64_t *rng);
 /* A quiet NaN bit pattern no computation produces, per storage type. */
 void ref_poison(sinpe_dtype t, void *base, size_t n);
 int ref_is_poison(sinpe_dtype t, const void *base, size_t i);
-/*
- * Whether got is acceptable for the exact value ref: within 1e-6 (1 + |ref|)
+/* Whether got is acceptable for the exact value ref: within 1e-6 (1 + |ref|)
  * for float32; for float16 and bfloat16 within half an ulp of the format
- * (at the larger of |ref| and |got|) plus that 1e-6 (1 + |ref|).
- */
+ * (at the larger of |ref| and |got|) plus that 1e-6 (1 + |ref|). */
 int ref_close(sinpe_dtype t, double got, double ref);
 
 /* ---- the embedding ------------------------------------------------------- */
 
 enum { REF_FUSED = 0, REF_GATHER = 1, REF_ADD = 2 };
 
-/*
- * Host copies of the whole buffers named in args (offsets are applied from
+/* Host copies of the whole buffers named in args (offsets are applied from
  * args, as the device does).  A buffer that args leaves NULL may be NULL.
- * prev is the output buffer's content before an add_positions call.
- */
+ * prev is the output buffer's content before an add_positions call. */
 typedef struct ref_inputs {
     const sinpe_spec *spec;
     const sinpe_embed_args *args;
@@ -81,11 +73,9 @@ int32_t ref_position(const ref_inputs *in, size_t b, size_t t);
 /* The largest dim ref_embed handles. */
 #define REF_MAX_DIM 1024
 
-/*
- * The expected output of mode (REF_FUSED, REF_GATHER or REF_ADD) into
+/* The expected output of mode (REF_FUSED, REF_GATHER or REF_ADD) into
  * ref[r * dim + c], r < n_seqs * seq_len, and the expected increase of the
- * bad-id counter into *bad (0 for REF_ADD, which does not count).
- */
+ * bad-id counter into *bad (0 for REF_ADD, which does not count). */
 void ref_embed(const ref_inputs *in, int mode, double *ref, long *bad);
 
 /* out[n, :] = PE(ts[n]) with real timesteps, into ref[n * dim + c]. */

@@ -1,5 +1,4 @@
-/*
- * samebits.c -- the same bits on every conforming device: sinpe's outputs
+/* samebits.c -- the same bits on every conforming device: sinpe's outputs
  * on one device written to a file, and two such files compared value by
  * value ("make check-intel": PoCL against Intel's OpenCL CPU runtime, two
  * compilers and vectorizers).
@@ -35,8 +34,7 @@
  * --compare reads two files of the same sections, counts the values
  * compared and those whose bits differ (naming the first few), refuses
  * files written on the same platform or with different math, and exits 0
- * only when nothing differs.
- */
+ * only when nothing differs. */
 #include "harness.h"
 
 #include <limits.h>
@@ -214,9 +212,7 @@ static void table_windows(sinpe_table *table, size_t dim, const char *what)
         }
 }
 
-/* ------------------------------------------------------------------------ */
-/* Absolute tables and timesteps                                            */
-/* ------------------------------------------------------------------------ */
+/* ---- Absolute tables and timesteps ---- */
 
 static const size_t dims[] = {7, 96, 1023};
 
@@ -273,9 +269,7 @@ static void timesteps(void)
     clReleaseMemObject(ts_m);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Rotary tables and rotations                                              */
-/* ------------------------------------------------------------------------ */
+/* ---- Rotary tables and rotations ---- */
 
 /* Rotary specs: each preset at a head width it takes, and the rules no
    preset uses (LINEAR, DYNAMIC, YaRN with its own mscale, frequencies as
@@ -406,9 +400,7 @@ static void rotations(void)
     clReleaseMemObject(pos_m);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Fused outputs                                                            */
-/* ------------------------------------------------------------------------ */
+/* ---- Fused outputs ---- */
 
 enum { VOCAB = 40, PAD = 1 };
 
@@ -507,9 +499,7 @@ static void fused(void)
     clReleaseMemObject(ids_m), clReleaseMemObject(pos_m);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Comparing two dumps                                                      */
-/* ------------------------------------------------------------------------ */
+/* ---- Comparing two dumps ---- */
 
 typedef struct {
     char *text; /* the whole file */

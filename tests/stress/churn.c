@@ -1,5 +1,4 @@
-/*
- * churn.c -- resource churn: contexts and tables created and released in a
+/* churn.c -- resource churn: contexts and tables created and released in a
  * loop, and the process's resident memory and open descriptors must stay
  * flat.
  *
@@ -27,8 +26,7 @@
  * slow that they would not fit in CHURN_SECONDS (default 80); then as many
  * as fit, never fewer than 200, and the count is printed.  Table cycles are
  * never fewer than 1,000.  Environment: CHURN_CONTEXTS, CHURN_TABLES and
- * CHURN_SECONDS override the defaults.
- */
+ * CHURN_SECONDS override the defaults. */
 #include "ref.h"
 
 #include <dirent.h>

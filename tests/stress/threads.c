@@ -1,5 +1,4 @@
-/*
- * threads.c -- concurrency stress on one shared sinpe context.
+/* threads.c -- concurrency stress on one shared sinpe context.
  *
  * For THREADS_SECONDS (default 30):
  *   - WORKERS threads, each with its own in-order queue on the context's
@@ -25,8 +24,7 @@
  *   - wait lists gated on a user event: after 200 ms the commands must not
  *     have run (status still queued or submitted, output still poison),
  *     and after clSetUserEventStatus the results must be right.
- * Exits 1 on any failure; prints the work done.
- */
+ * Exits 1 on any failure; prints the work done. */
 #include "harness.h"
 #include "ref.h"
 
@@ -116,9 +114,7 @@ static sinpe_spec spec_variant(int k)
     return s;
 }
 
-/* ------------------------------------------------------------------------ */
-/* One random embedding job, checked                                        */
-/* ------------------------------------------------------------------------ */
+/* ---- One random embedding job, checked ---- */
 
 typedef struct job {
     sinpe_spec spec;
@@ -289,9 +285,7 @@ done:
     return good;
 }
 
-/* ------------------------------------------------------------------------ */
-/* Threads                                                                  */
-/* ------------------------------------------------------------------------ */
+/* ---- Threads ---- */
 
 static void *worker(void *arg)
 {
@@ -379,9 +373,7 @@ static void *churner(void *arg)
     return NULL;
 }
 
-/* ------------------------------------------------------------------------ */
-/* Out-of-order queue and user events                                       */
-/* ------------------------------------------------------------------------ */
+/* ---- Out-of-order queue and user events ---- */
 
 static void out_of_order(void)
 {
@@ -458,10 +450,8 @@ static cl_int exec_status(cl_event e)
     return st;
 }
 
-/*
- * The fused call (and, with fairseq positions, its make_positions step) and
- * the gather + add pair, all gated on one user event.
- */
+/* The fused call (and, with fairseq positions, its make_positions step) and
+ * the gather + add pair, all gated on one user event. */
 static void gated(int fairseq)
 {
     cl_int err;
