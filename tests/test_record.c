@@ -359,9 +359,10 @@ done:
 }
 END_TEST
 
-/* The rotation recorded: each replay rotates the q and k the host wrote
-   before it, at the positions it wrote, with the bits of the enqueued call,
-   also after the table has grown past the recorded rows. */
+/* The rotation recorded (one lane; three, MROPE): each replay rotates the
+   q and k the host wrote before it, at the positions it wrote, with the
+   bits of the enqueued call, also after the table has grown past the
+   recorded rows. */
 START_TEST(record_rope)
 {
     enum { NS = 3, SL = 4, N = NS * SL, HD = 24, R = 16, QH = 2, KH = 1, QN = N * QH * HD };
@@ -372,13 +373,15 @@ START_TEST(record_rope)
     sinpe_rope_spec s;
     sinpe_rope_spec_init(&s, R);
     s.rule = SINPE_ROPE_YARN, s.factor = 4, s.original_max_positions = 64;
+    if (_i)
+        s.axes = SINPE_ROPE_MROPE, s.sections[0] = s.sections[1] = 3, s.sections[2] = 2;
     TU_OK(sinpe_rope_table_create(ctx, &s, 200, &tab));
     cb_api api;
     if (!cb_lookup(ctx, q, probe, &api))
         goto done;
     tu_rng rng = tu_rng_for("record_rope");
     float x[QN];
-    int32_t pos[N];
+    int32_t pos[3 * N]; /* lane-major: lanes 1 and 2 read with three lanes */
     cl_mem rq = tu_buffer(ctx, sizeof x, NULL), rk = tu_buffer(ctx, N * KH * HD * 4, NULL);
     cl_mem dq = tu_buffer(ctx, sizeof x, NULL), dk = tu_buffer(ctx, N * KH * HD * 4, NULL);
     cl_mem pm = tu_buffer(ctx, sizeof pos, NULL);
@@ -392,7 +395,7 @@ START_TEST(record_rope)
     ck_assert_uint_ne(sp, 99);
     TU_CL(api.finalize(cb));
     for (int round = 0; round < 3; round++) {
-        tu_rng_ints(&rng, pos, N, -5, round ? 100000 : 150);
+        tu_rng_ints(&rng, pos, 3 * N, -5, round ? 100000 : 150);
         tu_write(q, pm, 0, sizeof pos, pos);
         tu_rng_floats(&rng, x, QN, -2.0f, 2.0f);
         tu_write(q, rq, 0, sizeof x, x), tu_write(q, dq, 0, sizeof x, x);
@@ -447,7 +450,8 @@ END_TEST
 TCase *tcase_record(void)
 {
     TCase *tc = tu_tcase(NULL, "record", NULL);
-    TU_ADD(tc, record_versions, record_replays, record_past_table, record_refusals, record_rope,
+    TU_ADD(tc, record_versions, record_replays, record_past_table, record_refusals,
            record_out_of_host_memory);
+    tcase_add_loop_test(tc, record_rope, 0, 2);
     return tc;
 }
