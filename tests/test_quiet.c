@@ -99,6 +99,7 @@ END_TEST
 TCase *tcase_quiet(void)
 {
     TCase *tc = tcase_create("quiet");
+    tcase_set_tags(tc, "cold"); /* every program compiled: see test_context.c */
     tcase_set_timeout(tc, TU_TIMEOUT);
     tcase_add_test(tc, first_context_prints_nothing);
     return tc;
