@@ -534,13 +534,16 @@ check-mpi:
 #     every output against its float64 reference, hostile arguments
 #     (errors), the rotary and table suites, the device functions in a
 #     host's kernels (device), the host-kernel argument contract as Intel's
-#     compiler reports it (contract) and the feature bits (features).
+#     compiler reports it (contract) and the feature bits (features);
+#   - the context suite, contexts made every way and a context's life with
+#     each host allocation failing in turn, its programs loaded from the
+#     cache whatever fails (src/cache.c), but for its tests tagged "cold",
+#     which compile every program on purpose (76 to 227 s each there).
 # Not on Intel: the records matrix (make check-records: every record's
-# programs, over a minute each to build there); the cache, context and
-# tuning suites, whose tests build programs from source on purpose or make
-# a context for each host allocation of a context's life (past Check's
-# timeout there), and which check the library's plumbing, as do status,
-# types and source, which no compiler changes;
+# programs, over a minute each to build there); the cache and tuning
+# suites, whose tests build programs from source on purpose, and which
+# check the library's plumbing, as do status, types and source, which no
+# compiler changes;
 # oclgrind, sanitizers, stress, fuzzing, MPI and Python stay on PoCL.
 # Intel's compiler keeps no cache: the steps share sinpe's program cache
 # in $(INTEL_CACHE), made afresh here, so each program is built from
@@ -552,7 +555,7 @@ INTEL_ENV    = OCL_ICD_VENDORS=$(CURDIR)/$(BUILD)/icd SINPE_DEVICE='$(INTEL_DEVI
 INTEL_CACHE  = $(CURDIR)/$(BUILD)/intel-cache
 SAMEBITS_MATH = float fp64
 INTEL_SUITES = embed contract table quant errors rope mrope grid device positions dtype otf shard presets \
-               timesteps features
+               timesteps features context
 INTEL_DEMOS  = $(foreach d,$(DEMOS),$(BUILD)/intel-demos/$(firstword $(subst :, ,$(d))))
 
 $(BUILD)/intel-demos/%: examples/%.c include/sinpe.h $(STATIC_LIB)
@@ -576,7 +579,8 @@ check-intel:
 	for d in $(DEMOS); do \
 	  $(INTEL_ENV) XDG_CACHE_HOME="$(INTEL_CACHE)" ./$(BUILD)/intel-demos/$${d%%:*} $${d#*:} || exit 1; \
 	done
-	$(INTEL_ENV) SINPE_TEST_CACHE="$(INTEL_CACHE)" sh scripts/run-tests.sh --only "$(INTEL_SUITES)" \
+	$(INTEL_ENV) SINPE_TEST_CACHE="$(INTEL_CACHE)" CK_EXCLUDE_TAGS=cold \
+	    sh scripts/run-tests.sh --only "$(INTEL_SUITES)" \
 	    --logs $(BUILD)/test-logs-intel ./$(TEST_BIN) $(TEST_JOBS)
 
 .PHONY: check-oclgrind check-asan check-stress fuzz check-mpi check-intel clean-sanitizers

@@ -13,8 +13,11 @@
 # under every record of TEST_BIN --records.  With --only SUITES, those
 # suites alone, each in one process under the device's own record, as the
 # run without SUITES runs them ("make check-intel": a second OpenCL
-# implementation).  The logs go to DIR (default: test-logs, or
-# test-logs-records with SUITES, beside TEST_BIN), emptied first.
+# implementation).  A CK_EXCLUDE_TAGS of the caller's leaves out those
+# tags' test cases too, in the runs of whole suites ("make check-intel"
+# leaves out "cold", the tests that compile every program on purpose).
+# The logs go to DIR (default: test-logs, or test-logs-records with
+# SUITES, beside TEST_BIN), emptied first.
 #
 # One seed for every process (SINPE_TEST_SEED, else the clock), and one
 # folder for sinpe's program cache (SINPE_TEST_CACHE, else one in the logs,
@@ -39,7 +42,8 @@ if [ "$1" = --job ]; then
     echo $$ >"$4/$2.pid"
     echo "== $kind $what${rec:+ under $rec}" >"$log"
     case $kind in
-    suite) CK_RUN_SUITE=$what CK_EXCLUDE_TAGS=records "$5" >>"$log" 2>&1 ;;
+    suite) CK_RUN_SUITE=$what CK_EXCLUDE_TAGS="records${CK_EXCLUDE_TAGS:+ $CK_EXCLUDE_TAGS}" \
+        "$5" >>"$log" 2>&1 ;;
     forms) SINPE_TUNING=$rec CK_INCLUDE_TAGS=$what "$5" >>"$log" 2>&1 ;;
     *) SINPE_TUNING=$rec CK_RUN_SUITE=$what "$5" >>"$log" 2>&1 ;;
     esac

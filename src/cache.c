@@ -27,9 +27,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -72,35 +74,44 @@ static void mix(sinpe__cache *c, const void *data, size_t n)
     c->key_bytes += sizeof len + (uint64_t)n;
 }
 
+/* Mixes one string of the platform (plat non-NULL) or of dev.  Names and
+   versions fit the buffer on the stack; only a longer one takes the heap, so
+   that a context whose entries are at hand needs no heap to find them. */
+static int mix_info(sinpe__cache *c, cl_platform_id plat, cl_device_id dev, cl_uint param)
+{
+    char small[256], *s = small;
+    size_t n = 0;
+    cl_int err = plat ? clGetPlatformInfo(plat, param, 0, NULL, &n)
+                      : clGetDeviceInfo(dev, param, 0, NULL, &n);
+    if (err != CL_SUCCESS || (n >= sizeof small && !(s = malloc(n + 1))))
+        return -1;
+    memset(s, 0, n + 1);
+    err = plat ? clGetPlatformInfo(plat, param, n, s, NULL)
+               : clGetDeviceInfo(dev, param, n, s, NULL);
+    if (err == CL_SUCCESS)
+        mix(c, s, strlen(s));
+    if (err == CL_SUCCESS && plat && strstr(s, "PoCL"))
+        c->runtime_caches = 1;
+    if (s != small)
+        free(s);
+    return err == CL_SUCCESS ? 0 : -1;
+}
+
 /* Mixes the parts of the key that name the device and the library. */
 static int mix_device(sinpe__cache *c, cl_device_id dev)
 {
-    /* The first is the platform's, the others the device's. */
-    static const cl_uint params[] = {CL_PLATFORM_VERSION, CL_DEVICE_NAME, CL_DRIVER_VERSION,
-                                     CL_DEVICE_VERSION};
+    static const cl_uint params[] = {CL_DEVICE_NAME, CL_DRIVER_VERSION, CL_DEVICE_VERSION};
     const char *version = sinpe_version_string();
     cl_platform_id plat = NULL;
     c->key = SINPE__FNV_BASIS;
     mix(c, version, strlen(version));
     mix(c, sinpe__kernel_source, (size_t)sinpe__kernel_source_len);
-    if (clGetDeviceInfo(dev, CL_DEVICE_PLATFORM, sizeof plat, &plat, NULL) != CL_SUCCESS)
+    if (clGetDeviceInfo(dev, CL_DEVICE_PLATFORM, sizeof plat, &plat, NULL) != CL_SUCCESS ||
+        mix_info(c, plat, dev, CL_PLATFORM_VERSION) != 0)
         return -1;
-    for (size_t i = 0; i < sizeof params / sizeof params[0]; i++) {
-        size_t n = 0;
-        char *s = NULL;
-        cl_int err = i == 0 ? clGetPlatformInfo(plat, params[i], 0, NULL, &n)
-                            : clGetDeviceInfo(dev, params[i], 0, NULL, &n);
-        if (err == CL_SUCCESS && (s = calloc(n + 1, 1)) != NULL)
-            err = i == 0 ? clGetPlatformInfo(plat, params[i], n, s, NULL)
-                         : clGetDeviceInfo(dev, params[i], n, s, NULL);
-        if (err == CL_SUCCESS && s)
-            mix(c, s, strlen(s));
-        if (i == 0 && s && strstr(s, "PoCL"))
-            c->runtime_caches = 1;
-        free(s);
-        if (err != CL_SUCCESS || !s)
+    for (size_t i = 0; i < sizeof params / sizeof params[0]; i++)
+        if (mix_info(c, NULL, dev, params[i]) != 0)
             return -1;
-    }
     return 0;
 }
 
@@ -114,30 +125,41 @@ int sinpe__cache_device_key(cl_device_id dev, uint64_t *key)
     return 0;
 }
 
-char *sinpe__cache_path(const char *prefix, uint64_t key, const char *suffix, size_t *dir_len)
+/* Writes the path of sinpe__cache_path into buf (size bytes; NUL-terminated
+   when it fits) and returns its length; 0 without a cache directory. */
+static size_t format_path(char *buf, size_t size, const char *prefix, uint64_t key,
+                          const char *suffix, size_t *dir_len)
 {
     const char *env = getenv("SINPE_CACHE_DIR"), *tail = "";
-    size_t len, n;
-    char *path;
+    size_t len;
+    int n;
     if (env) {
         if (!*env || strcmp(env, "off") == 0)
-            return NULL;
+            return 0;
     } else if ((env = getenv("XDG_CACHE_HOME")) != NULL && env[0] == '/') {
         tail = "/sinpe"; /* the XDG spec says to ignore a relative value */
     } else if ((env = getenv("HOME")) != NULL && env[0] == '/') {
         tail = "/.cache/sinpe";
     } else {
-        return NULL;
+        return 0;
     }
     /* Trailing slashes would double up ("/" becomes the empty prefix). */
     for (len = strlen(env); !*tail && len > 0 && env[len - 1] == '/'; len--)
         ;
-    n = len + strlen(tail) + strlen(prefix) + strlen(suffix) + sizeof "/0123456789abcdef";
-    if (!(path = malloc(n)))
-        return NULL;
-    snprintf(path, n, "%.*s%s/%s%016llx%s", (int)len, env, tail, prefix,
-             (unsigned long long)key, suffix);
+    if (len > INT_MAX)
+        return 0;
     *dir_len = len + strlen(tail);
+    n = snprintf(buf, size, "%.*s%s/%s%016llx%s", (int)len, env, tail, prefix,
+                 (unsigned long long)key, suffix);
+    return n > 0 ? (size_t)n : 0;
+}
+
+char *sinpe__cache_path(const char *prefix, uint64_t key, const char *suffix, size_t *dir_len)
+{
+    size_t n = format_path(NULL, 0, prefix, key, suffix, dir_len);
+    char *path = n ? malloc(n + 1) : NULL;
+    if (path)
+        format_path(path, n + 1, prefix, key, suffix, dir_len);
     return path;
 }
 
@@ -153,19 +175,22 @@ void sinpe__cache_open(sinpe__cache *c, cl_device_id dev, const char *options)
     memset(c, 0, sizeof *c);
     if (mix_device(c, dev) == 0 && (!c->runtime_caches || (named && *named))) {
         mix(c, options, strlen(options));
-        c->path = sinpe__cache_path("", c->key, ".bin", &c->dir_len);
+        /* In the struct, not the heap (see mix_info); a longer path could
+           not be opened anyway. */
+        if (format_path(c->path, sizeof c->path, "", c->key, ".bin", &c->dir_len) >=
+            sizeof c->path)
+            c->path[0] = '\0';
     }
 }
 
 void sinpe__cache_close(sinpe__cache *c)
 {
-    free(c->path);
     memset(c, 0, sizeof *c);
 }
 
 void sinpe__cache_discard(const sinpe__cache *c)
 {
-    if (c->path)
+    if (c->path[0])
         unlink(c->path);
 }
 
@@ -189,13 +214,16 @@ cl_program sinpe__cache_load(const sinpe__cache *c, cl_context ctx, cl_device_id
                              const char *options)
 {
     unsigned char head[SINPE__CACHE_HEADER], *bin = NULL;
+    const unsigned char *p;
+    void *map = MAP_FAILED;
     cl_program prog = NULL;
     cl_int err, status = CL_SUCCESS;
     struct stat sb;
     uint64_t len;
+    size_t n = 0;
     int fd;
 
-    if (!c->path)
+    if (!c->path[0])
         return NULL;
     /* O_NONBLOCK: a FIFO planted under the name must not hang the caller. */
     if ((fd = open(c->path, O_RDONLY | O_NONBLOCK)) < 0)
@@ -207,25 +235,36 @@ cl_program sinpe__cache_load(const sinpe__cache *c, cl_context ctx, cl_device_id
         get64(head + SINPE__CACHE_OFF_KEY) != c->key || get64(head + 24) != c->key_bytes ||
         len == 0 || len > MAX_PAYLOAD || (uint64_t)sb.st_size != sizeof head + len)
         goto fail;
-    if (!(bin = malloc((size_t)len)) || transfer(fd, bin, (size_t)len, 0) != 0 ||
-        sinpe__fnv1a(SINPE__FNV_BASIS, bin, (size_t)len) != get64(head + SINPE__CACHE_OFF_SUM))
+    n = (size_t)len;
+    /* With no heap for the payload it is mapped: a build from source takes
+       far longer, and more memory.  Entries are replaced by a rename, never
+       rewritten, so the file keeps the length checked above.  A sound entry
+       that cannot be read for want of memory stays for the next context. */
+    if ((bin = malloc(n)) == NULL &&
+        (map = mmap(NULL, sizeof head + n, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED) {
+        close(fd);
+        return NULL;
+    }
+    p = bin ? bin : (const unsigned char *)map + sizeof head;
+    if ((bin && transfer(fd, bin, n, 0) != 0) ||
+        sinpe__fnv1a(SINPE__FNV_BASIS, p, n) != get64(head + SINPE__CACHE_OFF_SUM))
         goto fail;
-    size_t n = (size_t)len;
-    const unsigned char *p = bin;
     prog = clCreateProgramWithBinary(ctx, 1, &dev, &n, &p, &status, &err);
     if (err != CL_SUCCESS || status != CL_SUCCESS ||
         clBuildProgram(prog, 1, &dev, options, NULL, NULL) != CL_SUCCESS)
         goto fail;
-    close(fd);
-    free(bin);
-    return prog;
+    goto out;
 fail:
     if (prog)
         clReleaseProgram(prog);
+    prog = NULL;
+    sinpe__cache_discard(c);
+out:
     close(fd);
     free(bin);
-    sinpe__cache_discard(c);
-    return NULL;
+    if (map != MAP_FAILED)
+        munmap(map, sizeof head + n);
+    return prog;
 }
 
 /* mkdir -p with mode 0700; errors surface when the file is created. */
@@ -252,7 +291,7 @@ void sinpe__cache_store(const sinpe__cache *c, cl_program program, cl_device_id 
     size_t sizes[MAX_DEVICES], total = 0;
     unsigned char *bins[MAX_DEVICES], *all = NULL, head[SINPE__CACHE_HEADER];
 
-    if (!c->path ||
+    if (!c->path[0] ||
         clGetProgramInfo(program, CL_PROGRAM_NUM_DEVICES, sizeof ndev, &ndev, NULL) != CL_SUCCESS ||
         ndev == 0 || ndev > MAX_DEVICES ||
         clGetProgramInfo(program, CL_PROGRAM_DEVICES, ndev * sizeof devs[0], devs, NULL) != CL_SUCCESS ||

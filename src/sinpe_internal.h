@@ -257,16 +257,19 @@ void sinpe__program_release(sinpe__program *prog);
 
 /* ---- cache.c ------------------------------------------------------------- */
 
+/* The longest entry path kept: Linux's PATH_MAX, the most open() takes. */
+#define SINPE__CACHE_PATH 4096
+
 /* One entry of the on-disk cache of program binaries (layout in cache.c). */
 typedef struct sinpe__cache {
-    char *path;         /* "<dir>/<key>.bin"; NULL when there is no cache */
+    char path[SINPE__CACHE_PATH]; /* "<dir>/<key>.bin"; "" when there is no cache */
     size_t dir_len;     /* path[0 .. dir_len) is the directory */
     uint64_t key;       /* hash of the key material */
     uint64_t key_bytes; /* its length */
     int runtime_caches; /* the platform keeps its own cache of builds (pocl) */
 } sinpe__cache;
 
-/* The entry of the kernel source built with options on dev (path NULL
+/* The entry of the kernel source built with options on dev (path ""
    when the cache is off or unusable, or on pocl without SINPE_CACHE_DIR);
    its program or NULL (an entry that fails a check is deleted); storing
    program's binary; deleting it. */

@@ -96,7 +96,7 @@ END_TEST
 
 TCase *tcase_quiet(void)
 {
-    TCase *tc = tu_tcase(NULL, "quiet", NULL);
+    TCase *tc = tu_tcase(NULL, "quiet", "cold"); /* every program compiled: see test_context.c */
     tcase_add_test(tc, first_context_prints_nothing);
     return tc;
 }

@@ -226,7 +226,7 @@ static void setup(void)
     tu_scratch_dir(scratch, sizeof scratch, "sinpe_tuning_");
     ck_assert_int_eq(sinpe__device_pick(NULL, &platform, &device), SINPE_SUCCESS);
     sinpe__cache_open(&cache, device, "");
-    run_cache = cache.path != NULL;
+    run_cache = cache.path[0] != '\0';
     if (run_cache) {
         cache.path[cache.dir_len] = '\0';
         copy_entries(cache.path);
