@@ -842,17 +842,18 @@ static void fuzz_table_reserve(reader *r)
 static void fuzz_presets(reader *r)
 {
     int which = u8(r) & 1;
-    int preset = pick_enum(r, 10);
+    int preset = pick_enum(r, 11);
     size_t dim = pick_size(r, 20);
     int null_ptr = u8(r) % 16 == 0;
-    int known = preset >= SINPE_PRESET_VASWANI && preset <= SINPE_PRESET_GGML_TIMESTEP;
+    int known = preset >= SINPE_PRESET_VASWANI && preset <= SINPE_PRESET_MAE;
 
     if (which == 0) {
         sinpe_spec spec;
         call_name = "sinpe_spec_preset";
         int verdict = V_OK;
         if (null_ptr || !known || dim == 0 || dim > 65536 ||
-            ((dim & 1) && (preset == SINPE_PRESET_WHISPER || preset == SINPE_PRESET_OPENNMT)))
+            ((dim & 1) && (preset == SINPE_PRESET_WHISPER || preset == SINPE_PRESET_OPENNMT ||
+                           preset == SINPE_PRESET_MAE)))
             verdict = V_BAD;
         sinpe_status st = sinpe_spec_preset(null_ptr ? NULL : &spec, (sinpe_preset)preset, dim);
         judge(st, preset_codes, COUNT(preset_codes), verdict);
@@ -874,6 +875,48 @@ static void fuzz_presets(reader *r)
         if (st == SINPE_SUCCESS && (a.ids || a.out || a.n_seqs || a.seq_len || a.vocab))
             die("the preset touched buffers or shapes");
     }
+}
+
+/* The position builder on a small hostile prompt: image and video tokens
+ * (7, 8) among text, grids and counts that may not fit, masks, rules past
+ * the end: a documented status, and a refused call writes no lane while
+ * an accepted one writes every lane (ASan watches the reads). */
+static void fuzz_mrope_positions(reader *r)
+{
+    enum { S = 24 };
+    int32_t ids[2 * S], mask[2 * S], grids[3 * 4], lanes[3 * 2 * S], deltas[2];
+    double spg[2] = {(double)pick_int(r, -1, 3) / 2.0, 1.0};
+    static const sinpe_status codes[] = {SINPE_NULL_ARGUMENT, SINPE_INVALID_OPTION,
+                                         SINPE_INVALID_SHAPE, SINPE_INVALID_STRUCT_SIZE};
+    sinpe_mrope_prompt p;
+    sinpe_mrope_prompt_init(&p);
+    p.rule = (sinpe_mrope_rule)pick_enum(r, 3);
+    p.n_seqs = 1 + u8(r) % 2;
+    p.seq_len = u8(r) % (S + 1);
+    for (int i = 0; i < 2 * S; i++) {
+        uint8_t v = u8(r);
+        ids[i] = v < 160 ? 7 : v < 200 ? 8 : (int32_t)(v % 5);
+        mask[i] = u8(r) % 8 != 0;
+    }
+    for (int i = 0; i < 12; i++)
+        grids[i] = pick_int(r, 0, 6);
+    p.ids = u8(r) % 16 ? ids : NULL;
+    p.mask = u8(r) & 1 ? mask : NULL;
+    p.image_token = 7, p.video_token = 8;
+    p.n_images = u8(r) % 3, p.n_videos = u8(r) % 3;
+    p.image_grid_thw = grids, p.video_grid_thw = grids + 6;
+    p.second_per_grid = u8(r) & 1 ? spg : NULL;
+    p.spatial_merge_size = u8(r) % 3;
+    for (int i = 0; i < 3 * 2 * S; i++)
+        lanes[i] = INT32_MIN;
+    call_name = "sinpe_mrope_positions";
+    sinpe_status st = sinpe_mrope_positions(&p, lanes, deltas);
+    judge(st, codes, COUNT(codes), p.ids && p.seq_len ? V_EITHER : V_BAD);
+    size_t n = 3 * p.n_seqs * p.seq_len;
+    for (size_t i = 0; i < n; i++)
+        if ((st == SINPE_SUCCESS) != (lanes[i] != INT32_MIN))
+            die(st == SINPE_SUCCESS ? "lane element %zu unwritten" : "a refused call wrote lane %zu",
+                i);
 }
 
 static void fuzz_host(reader *r)
@@ -1027,6 +1070,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         break;
     case 7:
         fuzz_presets(&r);
+        break;
+    case 8:
+        fuzz_mrope_positions(&r);
         break;
     default:
         fuzz_host(&r);
