@@ -310,12 +310,9 @@ SINPE_INLINE void sinpe_body_ROPE(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ROPE
     int pl[4];
     uint t = r - b * a.pos.seq_len;
     pl[0] = sinpe_position(&a.pos, pos, seq_start, seq_start, b, t);
-    for (uint l = 1; l < 4; l++) /* only the lanes that hold pairs are read */
-        pl[l] = a.axes && (l == 1   ? a.sections[1] | a.sections[2] | a.sections[3]
-                           : l == 2 ? a.sections[2] | a.sections[3]
-                                    : a.sections[3])
-                    ? sinpe_position_lane(&a.pos, pos, seq_start, seq_start, b, t, l)
-                    : pl[0];
+    for (uint l = 1; l < 4; l++) /* only the table's lanes are read */
+        pl[l] = l < a.pos.lanes ? sinpe_position_lane(&a.pos, pos, seq_start, seq_start, b, t, l)
+                                : pl[0];
     uint k0 = SINPE_ROPE_PAIRS * g, k1 = min(k0 + SINPE_ROPE_PAIRS, npairs);
     uint m = SINPE_ROPE_PAIRS >= 16 ? (k1 - k0) / 16 : 0; /* whole sixteens */
     if (m) {

@@ -31,14 +31,6 @@ static const gcase cases[] = {
     {32, 3, 5, 2, 3, 7, 0, 3.0, 0.75, SINPE_F32},
 };
 
-static void put(void *buf, size_t i, sinpe_dtype dt, float v)
-{
-    if (dt == SINPE_F32)
-        ((float *)buf)[i] = v;
-    else
-        ((uint16_t *)buf)[i] = dt == SINPE_F16 ? fr_f32_to_f16(v) : fr_f32_to_bf16(v);
-}
-
 /* diffusers' float32 position of grid index n. */
 static float position(size_t n, size_t G, double base, double interp)
 {
@@ -118,18 +110,18 @@ START_TEST(grid_values_and_add)
         for (size_t col = 0; col < c->D; col++) {
             size_t i = 2 + r * stride + col;
             unsigned char one[4];
-            put(one, 0, c->dt, v32[i]);
+            fr_store(one, 0, c->dt, v32[i]);
             TU_CHECK(!memcmp(one, got + i * e, e), "case %d element %zu: not F32's rounded", _i,
                      i);
         }
     unsigned char *base = tu_malloc(words * 4), *sum = tu_malloc(words * 4);
     for (size_t i = 0; i < total; i++)
-        put(base, i, c->dt, tu_rng_float(&rng, -3.0f, 3.0f));
+        fr_store(base, i, c->dt, tu_rng_float(&rng, -3.0f, 3.0f));
     memcpy(want, base, words * 4);
     for (size_t r = 0; r < n; r++)
         for (size_t col = 0; r % per >= c->extra && col < c->D; col++) {
             size_t i = 2 + r * stride + col;
-            put(want, i, c->dt, fr_load(base, i, c->dt) + v32[i]);
+            fr_store(want, i, c->dt, fr_load(base, i, c->dt) + v32[i]);
         }
     tu_write(q, out, 0, words * 4, base);
     a.add = 1;

@@ -158,14 +158,6 @@ static const mcase cases[] = {
     {3, {20, 20}, 80, 80, 1, 1, 1, 13, 0, 1, SINPE_F32, 0, 1, 0, 0, 40},
 };
 
-static void put(void *buf, size_t i, sinpe_dtype dt, float v)
-{
-    if (dt == SINPE_F32)
-        ((float *)buf)[i] = v;
-    else
-        ((uint16_t *)buf)[i] = dt == SINPE_F16 ? fr_f32_to_f16(v) : fr_f32_to_bf16(v);
-}
-
 /* Row p of tab (R floats), read through sinpe_enqueue_table_rows. */
 static void table_row(sinpe_context *ctx, cl_command_queue q, sinpe_table *tab, size_t R,
                       cl_int p, float *row)
@@ -196,7 +188,7 @@ START_TEST(mrope_rotation_bits)
     unsigned char *in = tu_malloc(n * width * e), *got = tu_malloc(n * width * e);
     unsigned char *want = tu_malloc(n * width * e);
     for (size_t i = 0; i < n * width; i++)
-        put(in, i, c->dt, tu_rng_float(&rng, -4.0f, 4.0f));
+        fr_store(in, i, c->dt, tu_rng_float(&rng, -4.0f, 4.0f));
     int32_t *pos = tu_malloc(4 * ls * sizeof *pos), starts[8];
     for (size_t i = 0; i < 4 * ls; i++)
         pos[i] = tu_rng_int(&rng, 0, 3) ? tu_rng_int(&rng, 0, (int32_t)(2 * c->rows + 2))
@@ -242,8 +234,8 @@ START_TEST(mrope_rotation_bits)
             for (size_t hh = 0; hh < heads; hh++) {
                 size_t o = r * width + hh * hd;
                 float x1 = fr_load(in, o + i1, c->dt), x2 = fr_load(in, o + i2, c->dt);
-                put(want, o + i1, c->dt, fmaf(x1, co, -(x2 * si)));
-                put(want, o + i2, c->dt, fmaf(x2, co, x1 * si));
+                fr_store(want, o + i1, c->dt, fmaf(x1, co, -(x2 * si)));
+                fr_store(want, o + i2, c->dt, fmaf(x2, co, x1 * si));
             }
         }
     }

@@ -260,14 +260,6 @@ static const rot_case rot_cases[] = {
     {3, 11, 96, 72, 3, 2, SINPE_F16, 1, 1, 1, 0, 1, 0, 1, 32}, /* 36 pairs: 16, 16, 4 */
 };
 
-static void store_value(void *buf, size_t i, sinpe_dtype dt, float v)
-{
-    if (dt == SINPE_F32)
-        ((float *)buf)[i] = v;
-    else
-        ((uint16_t *)buf)[i] = dt == SINPE_F16 ? fr_f32_to_f16(v) : fr_f32_to_bf16(v);
-}
-
 static int same_value(const void *a, const void *b, size_t i, sinpe_dtype dt)
 {
     size_t e = fr_dtype_size(dt);
@@ -299,9 +291,9 @@ START_TEST(rope_rotation_bits)
     /* Inputs: values in [-4, 4) rounded to the storage type; poison around. */
     unsigned char *qin = tu_malloc(in_n * e), *kin = tu_malloc(k_sz);
     for (size_t i = 0; i < in_n; i++)
-        store_value(qin, i, c->dt, tu_rng_float(&rng, -4.0f, 4.0f));
+        fr_store(qin, i, c->dt, tu_rng_float(&rng, -4.0f, 4.0f));
     for (size_t i = 0; i < k_n; i++)
-        store_value(kin, i, c->dt, tu_rng_float(&rng, -4.0f, 4.0f));
+        fr_store(kin, i, c->dt, tu_rng_float(&rng, -4.0f, 4.0f));
     int32_t *pos = tu_malloc(n * 4), starts[64], *krows = tu_malloc(n * 4);
     for (size_t r = 0; r < n; r++) {
         pos[r] = tu_rng_int(&rng, -50, 300000);
@@ -371,8 +363,8 @@ START_TEST(rope_rotation_bits)
                 float co = cs[cc], si = cs[sc];
                 float x1 = fr_load(src, so + i1, c->dt), x2 = fr_load(src, so + i2, c->dt);
                 float y1 = fmaf(x1, co, -(x2 * si)), y2 = fmaf(x2, co, x1 * si);
-                store_value(dst, d + i1, c->dt, y1);
-                store_value(dst, d + i2, c->dt, y2);
+                fr_store(dst, d + i1, c->dt, y1);
+                fr_store(dst, d + i2, c->dt, y2);
                 /* fmaf: half an ulp of x2 sin (|x2 sin| <= 6) and of y1 */
                 double y64 = (double)x1 * co - (double)x2 * si;
                 TU_CHECK(fabs((double)y1 - y64) <= ldexp(fabs(y64) + 6.0, -24) * 1.0001,
