@@ -15,16 +15,16 @@ lays it out, text after it) and random lanes up to 2^24.  Bound: as
 test_rope_hf.py's rotation (rope_reference.rotation_bound).
 """
 
-import ast
 import importlib.util
-import textwrap
+import typing
 
 import numpy as np
 import pytest
 
 import sinpe
+from framework_source import load_source
 from rope_reference import rotation_bound
-from test_rope_hf import HF64, _namespace, float64_source, load_functions, make_config, torch
+from test_rope_hf import HF64, _namespace, load_functions, make_config, torch
 
 QWEN2 = load_functions("transformers.models.qwen2_vl.modeling_qwen2_vl",
                        ["rotate_half", "apply_multimodal_rotary_pos_emb",
@@ -35,41 +35,11 @@ QWEN3 = load_functions("transformers.models.qwen3_vl.modeling_qwen3_vl",
                        ["rotate_half", "apply_rotary_pos_emb"])
 
 
-def load_method(module_name, cls, name):
-    """A method of a class of a transformers module as a plain function
-    (float64-transformed); its self is passed as None."""
-    spec = importlib.util.find_spec(module_name)
-    with open(spec.origin) as f:
-        text = f.read()
-    for node in ast.parse(text).body:
-        if isinstance(node, ast.ClassDef) and node.name == cls:
-            for fn in node.body:
-                if isinstance(fn, ast.FunctionDef) and fn.name == name:
-                    src = textwrap.dedent(" " * fn.col_offset + ast.get_source_segment(text, fn))
-                    ns = _namespace(module_name)
-                    exec(compile(float64_source(src), spec.origin, "exec"), ns)
-                    return ns[name]
-    raise AssertionError(f"{module_name} has no {cls}.{name}")
-
-
-def load_class(module_name, cls):
-    spec = importlib.util.find_spec(module_name)
-    with open(spec.origin) as f:
-        text = f.read()
-    for node in ast.parse(text).body:
-        if isinstance(node, ast.ClassDef) and node.name == cls:
-            ns = _namespace(module_name)
-            ns["nn"] = torch.nn
-            exec(compile(float64_source(ast.get_source_segment(text, node)), spec.origin,
-                         "exec"), ns)
-            return ns[cls]
-    raise AssertionError(f"{module_name} has no {cls}")
-
-
-INTERLEAVE = load_method("transformers.models.qwen3_vl.modeling_qwen3_vl",
-                         "Qwen3VLTextRotaryEmbedding", "apply_interleaved_mrope")
-VISION_ROPE = load_class("transformers.models.qwen2_vl.modeling_qwen2_vl",
-                         "VisionRotaryEmbedding")
+INTERLEAVE = load_functions("transformers.models.qwen3_vl.modeling_qwen3_vl",
+                            ["Qwen3VLTextRotaryEmbedding.apply_interleaved_mrope"])[
+    "apply_interleaved_mrope"]
+VISION_ROPE = load_functions("transformers.models.qwen2_vl.modeling_qwen2_vl",
+                             ["VisionRotaryEmbedding"])["VisionRotaryEmbedding"]
 
 
 def mixed_prompt(rng, n_random):
@@ -198,19 +168,12 @@ class _Config:
         self.vision_config = type("V", (), {"spatial_merge_size": 2, "tokens_per_second": tps})()
 
 
-def load_rope_index(module):
-    spec = importlib.util.find_spec(module)
-    with open(spec.origin) as f:
-        text = f.read()
-    for node in ast.parse(text).body:
-        for fn in getattr(node, "body", []):
-            if isinstance(fn, ast.FunctionDef) and fn.name == "get_rope_index":
-                ns = _namespace(module)
-                ns["Optional"] = __import__("typing").Optional
-                src = textwrap.dedent(" " * fn.col_offset + ast.get_source_segment(text, fn))
-                exec(compile(src, spec.origin, "exec"), ns)
-                return ns["get_rope_index"]
-    raise AssertionError(f"{module} has no get_rope_index")
+def load_rope_index(module, cls):
+    """get_rope_index of module's cls as a plain function (integer logic: as written)."""
+    ns = _namespace(module)
+    ns["Optional"] = typing.Optional
+    return load_source(importlib.util.find_spec(module).origin, [f"{cls}.get_rope_index"], ns,
+                       f64=False)["get_rope_index"]
 
 
 def prompt(rng, images, videos, per_frame):
@@ -228,13 +191,13 @@ def prompt(rng, images, videos, per_frame):
     return ids
 
 
-@pytest.mark.parametrize("rule,module", [
-    ("qwen2-vl", "transformers.models.qwen2_vl.modeling_qwen2_vl"),
-    ("qwen2.5-vl", "transformers.models.qwen2_5_vl.modeling_qwen2_5_vl"),
-    ("qwen3-vl", "transformers.models.qwen3_vl.modeling_qwen3_vl"),
+@pytest.mark.parametrize("rule,module,cls", [
+    ("qwen2-vl", "transformers.models.qwen2_vl.modeling_qwen2_vl", "Qwen2VLModel"),
+    ("qwen2.5-vl", "transformers.models.qwen2_5_vl.modeling_qwen2_5_vl", "Qwen2_5_VLModel"),
+    ("qwen3-vl", "transformers.models.qwen3_vl.modeling_qwen3_vl", "Qwen3VLModel"),
 ])
-def test_positions_match_hf_get_rope_index(rng, rule, module):
-    hf = load_rope_index(module)
+def test_positions_match_hf_get_rope_index(rng, rule, module, cls):
+    hf = load_rope_index(module, cls)
     images, videos = [(1, 4, 6), (1, 8, 2)], [(3, 4, 4), (2, 2, 6)]
     per_frame = rule == "qwen3-vl"
     seqs = [prompt(rng, images[:1], videos[:1], per_frame),

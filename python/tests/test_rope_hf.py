@@ -46,16 +46,16 @@ Skipped, with the reason, only when transformers or torch cannot be
 imported (make check-python installs the release it pins).
 """
 
-import ast
 import importlib.util
 import inspect
 import math
-import re
+import typing
 
 import numpy as np
 import pytest
 
 import sinpe
+from framework_source import float64_source, load_source
 from rope_reference import rotation_bound, table_bound
 
 try:
@@ -66,12 +66,6 @@ try:
 except Exception as e:  # noqa: BLE001 - any import failure means: cannot run
     pytest.skip(f"HF transformers cannot be imported ({type(e).__name__}: {e}); "
                 f"make check-python installs it", allow_module_level=True)
-
-
-def float64_source(text):
-    """HF's source with its float32 hard-coding turned into float64."""
-    text = text.replace(".float()", ".double()")
-    return re.sub(r"torch\.float(?:32)?(?![\w])", "torch.float64", text)
 
 
 def _namespace(module_name):
@@ -88,21 +82,11 @@ def load_rope_utils(f64):
 
 
 def load_functions(module_name, names):
-    """The named top-level functions of a transformers module, from its
-    file, float64-transformed."""
-    spec = importlib.util.find_spec(module_name)
-    with open(spec.origin) as f:
-        text = f.read()
-    tree = ast.parse(text)
-    picked = {n.name: ast.get_source_segment(text, n) for n in tree.body
-              if isinstance(n, ast.FunctionDef) and n.name in names}
-    missing = set(names) - set(picked)
-    assert not missing, f"{module_name} has no {sorted(missing)}"
+    """The named functions, classes or "Class.method"s of a transformers
+    module, from its file, float64-transformed (framework_source.py)."""
     ns = _namespace(module_name)
-    ns["Optional"] = __import__("typing").Optional
-    exec(compile(float64_source("\n\n".join(picked[n] for n in names)), spec.origin, "exec"),
-         ns)
-    return ns
+    ns.update({k: v for k, v in vars(typing).items() if not k.startswith("_")}, nn=torch.nn)
+    return load_source(importlib.util.find_spec(module_name).origin, names, ns)
 
 
 HF64 = load_rope_utils(True)
