@@ -1437,6 +1437,13 @@ SINPE_API void sinpe_rope_spec_init_sized(sinpe_rope_spec *spec, size_t rotary_d
  *  WAN           AXES_ND c - 2 floor(c/3), floor(c/3), floor(c/3) with
  *                c = head_dim / 2 (frame, row, column), base 10000,
  *                INTERLEAVED (Wan 2.x)
+ *  COGVIDEOX     AXES_ND head_dim/8, 3 head_dim/16, 3 head_dim/16 (frame,
+ *                row, column: diffusers' get_3d_rotary_pos_embed, a
+ *                quarter of the head for time, 3/8 for each spatial axis),
+ *                base 10000, INTERLEAVED (CogVideoX-5b and 1.5: head_dim
+ *                64; head_dim a multiple of 16).  Its integer grids only:
+ *                the linspace positions of a crop that is not the base
+ *                resolution are fractions, which the rotation does not take.
  */
 typedef enum sinpe_rope_preset {
     SINPE_ROPE_PRESET_LLAMA2 = 1,
@@ -1454,7 +1461,8 @@ typedef enum sinpe_rope_preset {
     SINPE_ROPE_PRESET_QWEN2_VL_VISION = 13,
     SINPE_ROPE_PRESET_FLUX = 14,
     SINPE_ROPE_PRESET_HUNYUAN_VIDEO = 15,
-    SINPE_ROPE_PRESET_WAN = 16
+    SINPE_ROPE_PRESET_WAN = 16,
+    SINPE_ROPE_PRESET_COGVIDEOX = 17
 } sinpe_rope_preset;
 
 /* Fills spec for preset and head_dim.  Errors: SINPE_NULL_ARGUMENT,

@@ -24,7 +24,7 @@ static const double phi35_short[48] = {
     2.2199996f, 2.5899994f, 2.7299995f, 2.7499995f, 2.8399994f,
 };
 
-enum { SPLIT_QUARTERS = 1, SPLIT_THIRDS }; /* sections derived from head_dim */
+enum { SPLIT_QUARTERS = 1, SPLIT_THIRDS, SPLIT_COGVIDEOX }; /* sections derived from head_dim */
 
 static const struct row {
     const char *name;
@@ -77,6 +77,9 @@ static const struct row {
     [SINPE_ROPE_PRESET_WAN] = {.name = "wan", .base = 1e4, .rot_div = 1,
                                .pairing = SINPE_ROPE_INTERLEAVED, .axes = SINPE_ROPE_AXES_ND,
                                .split = SPLIT_THIRDS},
+    [SINPE_ROPE_PRESET_COGVIDEOX] = {.name = "cogvideox", .base = 1e4, .rot_div = 1,
+                                     .pairing = SINPE_ROPE_INTERLEAVED,
+                                     .axes = SINPE_ROPE_AXES_ND, .split = SPLIT_COGVIDEOX},
 };
 #define N_PRESETS (sizeof presets / sizeof presets[0])
 
@@ -119,6 +122,12 @@ sinpe_status sinpe_rope_preset_sized(sinpe_rope_spec *spec, sinpe_rope_preset pr
                     r->name);
         own.sections[1] = own.sections[2] = c / 3;
         own.sections[0] = c - 2 * (c / 3);
+    } else if (r->split == SPLIT_COGVIDEOX) {
+        SINPE_CHECK(rot % 16, SINPE_INVALID_SPEC,
+                    "head_dim %zu: %s needs a multiple of 16 (axes of 1/4, 3/8, 3/8)",
+                    head_dim, r->name);
+        own.sections[0] = rot / 8;
+        own.sections[1] = own.sections[2] = 3 * rot / 16;
     }
     if (preset == SINPE_ROPE_PRESET_PHI3_LONGROPE) {
         SINPE_CHECK(rot != 96, SINPE_INVALID_SPEC,

@@ -111,6 +111,7 @@ static const struct {
     {SINPE_ROPE_PRESET_FLUX, 128, 128, 3, 1, 1e4, {8, 28, 28}},
     {SINPE_ROPE_PRESET_HUNYUAN_VIDEO, 128, 128, 3, 1, 256, {8, 28, 28}},
     {SINPE_ROPE_PRESET_WAN, 128, 128, 3, 1, 1e4, {22, 21, 21}},
+    {SINPE_ROPE_PRESET_COGVIDEOX, 64, 64, 3, 1, 1e4, {8, 12, 12}},
 };
 
 START_TEST(mrope_presets)
@@ -129,6 +130,11 @@ START_TEST(mrope_presets)
         ck_assert(s.sections[0] == 16 && s.sections[1] == 16 && s.sections[2] == 16);
     } else if (presets[_i].p == SINPE_ROPE_PRESET_QWEN2_VL_VISION) {
         TU_STATUS(sinpe_rope_preset(&s, presets[_i].p, 78), SINPE_INVALID_SPEC);
+    } else if (presets[_i].p == SINPE_ROPE_PRESET_COGVIDEOX) { /* any multiple of 16 */
+        TU_OK(sinpe_rope_preset(&s, presets[_i].p, 96));
+        ck_assert(s.sections[0] == 12 && s.sections[1] == 18 && s.sections[2] == 18);
+        TU_STATUS(sinpe_rope_preset(&s, presets[_i].p, 72), SINPE_INVALID_SPEC);
+        ck_assert_msg(strstr(sinpe_last_error(), "head_dim 72"), "%s", sinpe_last_error());
     } else {
         TU_STATUS(sinpe_rope_preset(&s, presets[_i].p, 96), SINPE_INVALID_SPEC);
         ck_assert_msg(strstr(sinpe_last_error(), "head_dim"), "%s", sinpe_last_error());

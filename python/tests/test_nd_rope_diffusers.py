@@ -6,7 +6,10 @@ source of its functions and classes and run the float64 transform of
 test_rope_hf.py (float32 -> float64 throughout), read from the installed
 release's files (make check-python pins it, without its dependencies: the
 files are read, never imported):
-  models/embeddings.py: get_1d_rotary_pos_embed, apply_rotary_emb;
+  models/embeddings.py: get_1d_rotary_pos_embed, apply_rotary_emb,
+      get_3d_rotary_pos_embed (CogVideoX: a quarter of the head for the
+      frames, 3/8 for rows and for columns; "linspace" grids at the base
+      resolution and "slice" grids, both integer positions);
   models/transformers/transformer_flux.py: FluxPosEmbed (axes 16, 56, 56,
       ids of three lanes: text ids 0, then the image's rows and columns);
   models/transformers/transformer_wan.py: WanRotaryPosEmbed (frames, rows,
@@ -23,15 +26,16 @@ import pytest
 from diffusers_source import load, torch
 from rope_reference import rotation_bound
 
-NS = load("models/embeddings.py", ["get_1d_rotary_pos_embed", "apply_rotary_emb"])
+NS = load("models/embeddings.py", ["get_1d_rotary_pos_embed", "apply_rotary_emb",
+                                   "get_3d_rotary_pos_embed"])
 load("models/transformers/transformer_flux.py", ["FluxPosEmbed"], NS)
 load("models/transformers/transformer_wan.py", ["WanRotaryPosEmbed"], NS)
 load("models/transformers/transformer_hunyuan_video.py", ["HunyuanVideoRotaryPosEmbed"], NS)
 
 
 def check(table, x, cos, sin, lanes, **rotate):
-    """sinpe's rotation of x [tokens, heads, 128] against diffusers'
-    apply_rotary_emb with its cos and sin [tokens, 128] (interleaved);
+    """sinpe's rotation of x [tokens, heads, D] against diffusers'
+    apply_rotary_emb with its cos and sin [tokens, D] (interleaved);
     lanes [tokens, 3]: each token's positions, for the bound's angles."""
     got, _ = table.rotate_host(x, **rotate)
     xt = torch.from_numpy(x).double().permute(1, 0, 2)[None]  # [1, heads, S, D]
@@ -73,3 +77,17 @@ def test_video_grid(host_ctx, rng, name):
     x = rng.standard_normal((frames * rows * cols, 2, 128)).astype(np.float32)
     table = host_ctx.rope_table(name, head_dim=128, rows=8)
     check(table, x, cos, sin, grid_lanes(frames, rows, cols), grid=(rows, cols))
+
+
+@pytest.mark.parametrize("grid_type", ["linspace", "slice"])
+def test_cogvideox(host_ctx, rng, grid_type):
+    frames, rows, cols, txt = 4, 6, 9, 5
+    cos, sin = NS["get_3d_rotary_pos_embed"](64, ((0, 0), (rows, cols)), (rows, cols), frames,
+                                             grid_type=grid_type, max_size=(rows + 3, cols + 2))
+    # CogVideoX rotates the video tokens only, after its text tokens: a text
+    # prefix at grid_start takes position 0 on every lane, the same bits.
+    x = rng.standard_normal((txt + frames * rows * cols, 2, 64)).astype(np.float32)
+    table = host_ctx.rope_table("cogvideox", head_dim=64, rows=8)
+    got, _ = table.rotate_host(x, grid=(rows, cols), grid_start=txt)
+    np.testing.assert_array_equal(got[:txt], x[:txt])
+    check(table, x[txt:], cos, sin, grid_lanes(frames, rows, cols), grid=(rows, cols))
