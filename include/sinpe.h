@@ -1197,6 +1197,16 @@ SINPE_API sinpe_status sinpe_enqueue_timesteps(sinpe_table *table, cl_command_qu
  * out_stride (0: D) in dtype; add 0 writes the encoding (a table), add 1
  * adds it into out (the patch embeddings, in place: out + PE in float32,
  * rounded once to dtype; the extra tokens' rows are left as they are).
+ *
+ * Video (CogVideoX's get_3d_sincos_pos_embed): with frame_table, a table
+ * of dim d_t, the grid has frames x rows x cols tokens (frame outer, then
+ * row, then column) and each row is [PE_t(z_f) | PE_d(x_j) | PE_d(y_i)],
+ * D = d_t + 2 d, PE_t frame_table's 1-D encoding at z_f = (float)f /
+ * (float)frame_interpolation_scale (CogVideoX-2b: embed_dim 1920 gives
+ * d_t = 480 and d = 720, both MAE tables; spatial_interpolation_scale is
+ * interpolation_scale, base_size 0).  A text prefix is extra_tokens (its
+ * rows zero, as CogVideoX's joint table).  frames 0 means 1; frames above 1
+ * need frame_table.
  */
 typedef struct sinpe_grid_args {
     size_t struct_size;        /* set by sinpe_grid_args_init() */
@@ -1208,6 +1218,9 @@ typedef struct sinpe_grid_args {
     sinpe_dtype dtype;         /* F32 after init */
     cl_mem out;
     size_t out_offset, out_stride;
+    size_t frames;             /* video: frames of rows x cols (0 after init: 1) */
+    sinpe_table *frame_table;  /* video: the frames' encoding table (NULL: a 2-D grid) */
+    double frame_interpolation_scale; /* video: 1 after init */
 } sinpe_grid_args;
 
 SINPE_API void sinpe_grid_args_init_sized(sinpe_grid_args *args, size_t struct_size);
@@ -1215,13 +1228,16 @@ SINPE_API void sinpe_grid_args_init_sized(sinpe_grid_args *args, size_t struct_s
     sinpe_grid_args_init_sized((args), SINPE_STRUCT_SIZE(sinpe_grid_args))
 
 /*
- * Enqueues the grid's encoding into (or onto) out, one launch.  Errors:
- * SINPE_NULL_ARGUMENT (table, args, out); SINPE_INVALID_SPEC (a rotary
- * table); SINPE_INVALID_SHAPE naming the field (n_seqs, rows or cols 0, a
+ * Enqueues the grid's encoding into (or onto) out (two launches).  Errors:
+ * SINPE_NULL_ARGUMENT (table, args, out, frame_table with frames above 1);
+ * SINPE_INVALID_SPEC (a rotary table or frame_table);
+ * SINPE_CONTEXT_MISMATCH (frame_table from another context);
+ * SINPE_INVALID_SHAPE naming the field (n_seqs, rows or cols 0, a
  * token count past 2^31 - 1, max_size below rows or cols, an out_stride
  * below D); SINPE_INVALID_OPTION (base_size or interpolation_scale not
  * finite, negative or zero where used, or a G / base_size that is not a
- * finite float32 above 0); SINPE_INVALID_DTYPE; SINPE_BUFFER_TOO_SMALL;
+ * finite float32 above 0; frame_interpolation_scale as interpolation_scale);
+ * SINPE_INVALID_DTYPE; SINPE_BUFFER_TOO_SMALL;
  * SINPE_INVALID_WAIT_LIST, SINPE_CONTEXT_MISMATCH, SINPE_INVALID_STRUCT_SIZE.
  */
 SINPE_API sinpe_status sinpe_enqueue_grid(sinpe_table *table, cl_command_queue queue,

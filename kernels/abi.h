@@ -136,14 +136,15 @@ typedef struct {
 } sinpe_rope_params;
 
 /* The patch grid's parameters (kernels/grid.cl): tokens of per_seq each,
-   extra of them before the grid of rows x cols; positions of index n
-   (n / s1) / s2, the grid's first row and column at top and left; d the
-   table's width, half the output's; phase 0 writes the half-rows of the
-   columns' and rows' positions, phase 1 the output from them. */
+   extra of them before the grid of frames x rows x cols; positions of
+   index n (n / s1) / s2, the grid's first row and column at top and left,
+   frame f at f / s_t; d the table's width, d_t the frame table's (0: a 2-D
+   grid), the output's d_t + 2 d; phase 0 writes the half-rows of the
+   columns', rows' and frames' positions, phase 1 the output from them. */
 typedef struct {
     sinpe_u64 out_off, out_stride;
-    sinpe_u32 d, tokens, per_seq, extra, rows, cols, top, left, add, phase;
-    float s1_rows, s1_cols, s2;
+    sinpe_u32 d, d_t, tokens, per_seq, extra, rows, cols, frames, top, left, add, phase;
+    float s1_rows, s1_cols, s2, s_t;
 } sinpe_grid_params;
 
 /* Where the weights' row scales are (sinpe_embed_params.ws_type). */
@@ -227,7 +228,7 @@ enum { SINPE_FORM_LIST(SINPE_FORM_ENUM) SINPE_FORMS };
     X(IN, int, seq_start) S() X(IN, int, k_rows) S() X(VAL, sinpe_rope_params, a)
 #define SINPE_SIG_GRID(X, S)                                                                \
     X(OUT, uchar, out) S() X(OUT, float, half_rows) S() X(IN, float, coef) S()                 \
-    X(VAL, sinpe_grid_params, a)
+    X(IN, float, coef_t) S() X(VAL, sinpe_grid_params, a)
 #define SINPE_COMMA() ,
 
 #endif /* SINPE_ABI_H */

@@ -1,8 +1,8 @@
 /*
- * grid.c -- the 2-D sincos encoding of a patch grid (kernels/grid.cl):
- * the arguments' defaults and checks, the positions' float32 scales, the
- * two launches (the distinct half-rows into the table's scratch, then
- * every token's row from them).
+ * grid.c -- the 2-D and 3-D sincos encodings of a patch grid
+ * (kernels/grid.cl): the arguments' defaults and checks, the positions'
+ * float32 scales, the two launches (the distinct half-rows into the
+ * table's scratch, then every token's row from them).
  */
 #include "call.h"
 
@@ -13,7 +13,7 @@
 void sinpe_grid_args_init_sized(sinpe_grid_args *args, size_t struct_size)
 {
     sinpe_grid_args own = {0};
-    own.interpolation_scale = 1.0;
+    own.interpolation_scale = own.frame_interpolation_scale = 1.0;
     sinpe__struct_init(SINPE__GRID_ARGS, args, struct_size, &own, "args");
 }
 
@@ -26,6 +26,28 @@ static sinpe_status scale_of(size_t G, double base_size, const char *axis, float
     SINPE_CHECK(!(isfinite(*s) && *s > 0.0f), SINPE_INVALID_OPTION,
                 "args->base_size %g: the %s grid's %zu / base_size is not a float32 above 0",
                 base_size, axis, G);
+    return SINPE_SUCCESS;
+}
+
+/* An interpolation scale: a finite float32 above 0. */
+static sinpe_status scale_in(double v, const char *name, float *s)
+{
+    *s = (float)v;
+    SINPE_CHECK(!(isfinite(v) && v > 0.0 && *s > 0.0f && isfinite(*s)), SINPE_INVALID_OPTION,
+                "args->%s %g must be a float32 above 0", name, v);
+    return SINPE_SUCCESS;
+}
+
+/* The video grid's frame table: an encoding table of the same context. */
+static sinpe_status frames_in(const sinpe_table *t, const sinpe_grid_args *a)
+{
+    SINPE_CHECK(a->frames > 1 && !a->frame_table, SINPE_NULL_ARGUMENT,
+                "args->frame_table is NULL with args->frames %zu", a->frames);
+    if (!a->frame_table)
+        return SINPE_SUCCESS;
+    SINPE_FORWARD(sinpe__table_is(a->frame_table, SINPE__TABLE_ENCODING, "args->frame_table"));
+    SINPE_CHECK(a->frame_table->ctx != t->ctx, SINPE_CONTEXT_MISMATCH,
+                "args->frame_table belongs to another sinpe_context than table");
     return SINPE_SUCCESS;
 }
 
@@ -46,9 +68,11 @@ sinpe_status sinpe_enqueue_grid(sinpe_table *t, cl_command_queue queue,
     SINPE_CHECK(!a.out, SINPE_NULL_ARGUMENT, "args->out is NULL");
     SINPE_CHECK(!a.rows || !a.cols, SINPE_INVALID_SHAPE, "args->rows %zu or args->cols %zu is 0",
                 a.rows, a.cols);
-    SINPE_CHECK(a.rows > INT_MAX / a.cols, SINPE_INVALID_SHAPE,
-                "args->rows x cols exceeds 2^31 - 1");
-    size_t per = a.rows * a.cols + a.extra_tokens, dim = 2 * t->spec.dim;
+    SINPE_FORWARD(frames_in(t, &a));
+    size_t frames = a.frames ? a.frames : 1, d_t = a.frame_table ? a.frame_table->spec.dim : 0;
+    SINPE_CHECK(a.rows > INT_MAX / a.cols || frames > INT_MAX / (a.rows * a.cols),
+                SINPE_INVALID_SHAPE, "args->frames x rows x cols exceeds 2^31 - 1");
+    size_t per = frames * a.rows * a.cols + a.extra_tokens, dim = d_t + 2 * t->spec.dim;
     SINPE_CHECK(a.extra_tokens > INT_MAX || per > INT_MAX, SINPE_INVALID_SHAPE,
                 "args->extra_tokens %zu: a sequence past 2^31 - 1 tokens", a.extra_tokens);
     SINPE_FORWARD(sinpe__tokens_check(a.n_seqs, per));
@@ -57,32 +81,36 @@ sinpe_status sinpe_enqueue_grid(sinpe_table *t, cl_command_queue queue,
                 a.rows, a.cols);
     SINPE_CHECK(!(isfinite(a.base_size) && a.base_size >= 0.0), SINPE_INVALID_OPTION,
                 "args->base_size %g must be finite and >= 0", a.base_size);
-    SINPE_CHECK(!(isfinite(a.interpolation_scale) && a.interpolation_scale > 0.0 &&
-                  (float)a.interpolation_scale > 0.0f && isfinite((float)a.interpolation_scale)),
-                SINPE_INVALID_OPTION, "args->interpolation_scale %g must be a float32 above 0",
-                a.interpolation_scale);
+    float s2, s_t;
+    SINPE_FORWARD(scale_in(a.interpolation_scale, "interpolation_scale", &s2));
+    SINPE_FORWARD(scale_in(a.frame_interpolation_scale, "frame_interpolation_scale", &s_t));
     size_t n = a.n_seqs * per, stride = a.out_stride ? a.out_stride : dim;
     SINPE_FORWARD(sinpe__check_out(ctx, a.out, a.out_offset, n, dim, stride, a.dtype));
 
     size_t Gr = a.max_size ? a.max_size : a.rows, Gc = a.max_size ? a.max_size : a.cols;
     sinpe_grid_params p = {.out_off = a.out_offset, .out_stride = stride,
-                           .d = (cl_uint)t->spec.dim, .tokens = (cl_uint)n,
-                           .per_seq = (cl_uint)per, .extra = (cl_uint)a.extra_tokens,
-                           .rows = (cl_uint)a.rows, .cols = (cl_uint)a.cols, .top = (cl_uint)((Gr - a.rows) / 2),
+                           .d = (cl_uint)t->spec.dim, .d_t = (cl_uint)d_t,
+                           .tokens = (cl_uint)n, .per_seq = (cl_uint)per,
+                           .extra = (cl_uint)a.extra_tokens, .rows = (cl_uint)a.rows,
+                           .cols = (cl_uint)a.cols, .frames = d_t ? (cl_uint)frames : 0,
+                           .top = (cl_uint)((Gr - a.rows) / 2),
                            .left = (cl_uint)((Gc - a.cols) / 2), .add = a.add != 0,
-                           .s2 = (float)a.interpolation_scale};
+                           .s2 = s2, .s_t = s_t};
     SINPE_FORWARD(scale_of(Gr, a.base_size, "rows'", &p.s1_rows));
     SINPE_FORWARD(scale_of(Gc, a.base_size, "columns'", &p.s1_cols));
-    const size_t range[2][2] = {{t->spec.dim, a.rows + a.cols}, {(dim + 15) / 16, n}};
+    size_t halves = a.rows + a.cols + p.frames;
+    const size_t range[2][2] = {{d_t > t->spec.dim ? d_t : t->spec.dim, halves},
+                                {(dim + 15) / 16, n}};
     sinpe__queue_sink q;
     sinpe__launch l[2];
     for (int i = 0; i < 2; i++)
         SINPE_FORWARD(sinpe__plan_fixed(&ctx->info, &ctx->prog, SINPE_FORM_GRID, (int)a.dtype, 2,
                                         range[i], &l[i]));
     sinpe__queue_open(&q, t, queue, nwait, wait, event);
-    sinpe__grid_kargs v = {.out = a.out, .coef = t->desc, .a = p};
-    sinpe_status st = sinpe__scratch_take(t, &q.base, 0, (a.rows + a.cols) * t->spec.dim * 4,
-                                          &v.half_rows);
+    sinpe__grid_kargs v = {.out = a.out, .coef = t->desc,
+                           .coef_t = a.frame_table ? a.frame_table->desc : t->desc, .a = p};
+    size_t scratch = ((a.rows + a.cols) * t->spec.dim + p.frames * d_t) * sizeof(float);
+    sinpe_status st = sinpe__scratch_take(t, &q.base, 0, scratch, &v.half_rows);
     for (int i = 0; i < 2 && st == SINPE_SUCCESS; i++) {
         v.a.phase = (cl_uint)i;
         st = q.base.emit(&q.base, ctx, &l[i], &v, sizeof v, i == 1);

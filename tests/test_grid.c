@@ -7,7 +7,8 @@
  * equal bit for bit to out + the written encoding rounded once; poisoned
  * outputs, every element checked; grids square and not, fractional
  * positions (base_size, interpolation_scale), SD3's centre crop, class
- * tokens, batches, strides, every output type.  Bad arguments: their exact
+ * tokens, batches, strides, every output type; video grids (CogVideoX's
+ * 3-D layout: a frame table's encoding first).  Bad arguments: their exact
  * status with nothing written.
  */
 #include "test_util.h"
@@ -21,14 +22,18 @@ typedef struct {
     size_t D, rows, cols, extra, n_seqs, max_size, pad;
     double base, interp;
     sinpe_dtype dt;
+    size_t frames, Dt; /* video: frames and the frame table's width (0: 2-D) */
+    double tinterp;
 } gcase;
 
 static const gcase cases[] = {
-    {64, 16, 16, 0, 1, 0, 0, 0.0, 1.0, SINPE_F32},   /* MAE: integer positions */
-    {96, 8, 8, 1, 2, 0, 5, 4.0, 2.0, SINPE_F32},     /* DiT-like: fractional, a class token */
-    {48, 6, 10, 0, 1, 0, 0, 8.0, 1.0, SINPE_F16},    /* not square: each axis its own scale */
-    {64, 10, 14, 0, 1, 24, 3, 8.0, 1.0, SINPE_BF16}, /* SD3: crop of 24 x 24 */
-    {32, 3, 5, 2, 3, 7, 0, 3.0, 0.75, SINPE_F32},
+    {64, 16, 16, 0, 1, 0, 0, 0.0, 1.0, SINPE_F32, 0, 0, 1.0},   /* MAE: integer positions */
+    {96, 8, 8, 1, 2, 0, 5, 4.0, 2.0, SINPE_F32, 0, 0, 1.0}, /* DiT-like: fractional, a class token */
+    {48, 6, 10, 0, 1, 0, 0, 8.0, 1.0, SINPE_F16, 0, 0, 1.0}, /* not square: each axis its own scale */
+    {64, 10, 14, 0, 1, 24, 3, 8.0, 1.0, SINPE_BF16, 0, 0, 1.0}, /* SD3: crop of 24 x 24 */
+    {32, 3, 5, 2, 3, 7, 0, 3.0, 0.75, SINPE_F32, 0, 0, 1.0},
+    {144, 5, 7, 3, 2, 0, 1, 0.0, 1.875, SINPE_F32, 4, 48, 1.0}, /* CogVideoX-2b's scales */
+    {96, 4, 3, 0, 1, 0, 0, 0.0, 1.0, SINPE_BF16, 6, 32, 2.0},   /* 16 columns cross the parts */
 };
 
 /* diffusers' float32 position of grid index n. */
@@ -57,47 +62,58 @@ START_TEST(grid_values_and_add)
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     cl_command_queue q = tu_queue(ctx);
     tu_rng rng = tu_rng_for("grid");
-    size_t d = c->D / 2, per = c->extra + c->rows * c->cols, n = c->n_seqs * per;
-    size_t stride = c->D + c->pad, e = fr_dtype_size(c->dt), total = 2 + n * stride;
+    size_t d = c->D / 2, frames = c->frames ? c->frames : 1, W = c->Dt + c->D;
+    size_t per = c->extra + frames * c->rows * c->cols, n = c->n_seqs * per;
+    size_t stride = W + c->pad, e = fr_dtype_size(c->dt), total = 2 + n * stride;
     sinpe_spec spec;
     TU_OK(sinpe_spec_preset(&spec, SINPE_PRESET_MAE, d));
-    sinpe_table *tab = NULL;
+    sinpe_table *tab = NULL, *ft = NULL;
     TU_OK(sinpe_table_create(ctx, &spec, 16, &tab));
+    if (c->Dt) {
+        TU_OK(sinpe_spec_preset(&spec, SINPE_PRESET_MAE, c->Dt));
+        TU_OK(sinpe_table_create(ctx, &spec, 0, &ft));
+    }
     size_t words = (total * e + 3) / 4;
     cl_mem out = tu_poisoned_buffer(ctx, q, words);
     sinpe_grid_args a;
     sinpe_grid_args_init(&a);
-    ck_assert(a.interpolation_scale == 1.0 && a.dtype == SINPE_F32 && !a.add);
+    ck_assert(a.interpolation_scale == 1.0 && a.frame_interpolation_scale == 1.0 &&
+              a.dtype == SINPE_F32 && !a.add && !a.frames && !a.frame_table);
     a.n_seqs = c->n_seqs, a.rows = c->rows, a.cols = c->cols, a.extra_tokens = c->extra;
     a.base_size = c->base, a.interpolation_scale = c->interp, a.max_size = c->max_size;
     a.dtype = c->dt, a.out = out, a.out_offset = 2, a.out_stride = c->pad ? stride : 0;
+    a.frames = c->frames, a.frame_table = ft, a.frame_interpolation_scale = c->tinterp;
     TU_OK(sinpe_enqueue_grid(tab, q, &a, 0, NULL, NULL));
     unsigned char *got = tu_malloc(words * 4), *want = tu_malloc(words * 4);
     tu_read(q, out, 0, words * 4, got);
     tu_fill_poison((float *)(void *)want, words);
     size_t Gr = c->max_size ? c->max_size : c->rows, Gc = c->max_size ? c->max_size : c->cols;
     for (size_t r = 0; r < n; r++) {
-        size_t t = r % per, g = t - c->extra;
-        for (size_t col = 0; col < c->D; col++) {
-            size_t i = 2 + r * stride + col;
+        size_t t = r % per, g = t - c->extra, f = g / (c->rows * c->cols);
+        g %= c->rows * c->cols;
+        for (size_t cw = 0; cw < W; cw++) {
+            size_t col = cw - c->Dt, i = 2 + r * stride + cw;
             if (t < c->extra) {
                 TU_CHECK(fr_load(got, i, c->dt) == 0.0f, "case %d token %zu col %zu: %g", _i, r,
-                         col, (double)fr_load(got, i, c->dt));
+                         cw, (double)fr_load(got, i, c->dt));
                 memcpy(want + i * e, got + i * e, e);
                 continue;
             }
-            int is_col = col < d;
-            size_t k = (is_col ? col : col - d) % (d / 2);
-            float x = is_col ? position(g % c->cols + (Gc - c->cols) / 2, Gc, c->base, c->interp)
-                             : position(g / c->cols + (Gr - c->rows) / 2, Gr, c->base, c->interp);
-            long double w = powl(10000.0L, -(long double)k / (long double)(d / 2));
+            /* the part: the frame's (width Dt), the column's, the row's (d) */
+            int part = cw < c->Dt ? 0 : col < d ? 1 : 2;
+            size_t h = part == 0 ? c->Dt / 2 : d / 2, in = part == 0 ? cw : part == 1 ? col : col - d;
+            volatile float fz = (float)f, ts = (float)c->tinterp;
+            float x = part == 0 ? fz / ts
+                    : part == 1 ? position(g % c->cols + (Gc - c->cols) / 2, Gc, c->base, c->interp)
+                                : position(g / c->cols + (Gr - c->rows) / 2, Gr, c->base, c->interp);
+            long double w = powl(10000.0L, -(long double)(in % h) / (long double)h);
             long double ang = (long double)x * w;
-            double ref = (double)(((is_col ? col : col - d) < d / 2) ? sinl(ang) : cosl(ang));
+            double ref = (double)(in < h ? sinl(ang) : cosl(ang));
             double tol = 1.5e-7 + ldexp(fabs((double)ang), -53) +
                          (c->dt == SINPE_F16 ? ldexp(1.0, -11) : c->dt == SINPE_BF16 ? ldexp(1.0, -8) : 0.0);
             float v = fr_load(got, i, c->dt);
             TU_CHECK(fabs((double)v - ref) <= tol, "case %d token %zu col %zu (x %a): %.9g, want %.12g",
-                     _i, r, col, (double)x, (double)v, ref);
+                     _i, r, cw, (double)x, (double)v, ref);
             memcpy(want + i * e, got + i * e, e);
         }
     }
@@ -107,7 +123,7 @@ START_TEST(grid_values_and_add)
        onto random values is out + it, rounded once. */
     float *v32 = got32(ctx, q, tab, &a, total);
     for (size_t r = 0; c->dt != SINPE_F32 && r < n; r++)
-        for (size_t col = 0; col < c->D; col++) {
+        for (size_t col = 0; col < W; col++) {
             size_t i = 2 + r * stride + col;
             unsigned char one[4];
             fr_store(one, 0, c->dt, v32[i]);
@@ -119,7 +135,7 @@ START_TEST(grid_values_and_add)
         fr_store(base, i, c->dt, tu_rng_float(&rng, -3.0f, 3.0f));
     memcpy(want, base, words * 4);
     for (size_t r = 0; r < n; r++)
-        for (size_t col = 0; r % per >= c->extra && col < c->D; col++) {
+        for (size_t col = 0; r % per >= c->extra && col < W; col++) {
             size_t i = 2 + r * stride + col;
             fr_store(want, i, c->dt, fr_load(base, i, c->dt) + v32[i]);
         }
@@ -131,6 +147,7 @@ START_TEST(grid_values_and_add)
         TU_CHECK(!memcmp(sum + i * e, want + i * e, e), "case %d add: element %zu %g, want %g",
                  _i, i, (double)fr_load(sum, i, c->dt), (double)fr_load(want, i, c->dt));
     TU_FREE(got, want, base, sum, v32);
+    sinpe_table_release(ft);
     TU_RELEASE(ctx, q, tab, out);
 }
 END_TEST
@@ -144,6 +161,8 @@ START_TEST(grid_bad_args)
     sinpe_rope_spec_init(&rs, 16);
     TU_OK(sinpe_rope_table_create(ctx, &rs, 8, &rope));
     cl_mem out = tu_poisoned_buffer(ctx, q, 4 * 4 * 32), small = tu_poisoned_buffer(ctx, q, 31);
+    sinpe_context *other = tu_context(SINPE_MATH_AUTO);
+    sinpe_table *other_tab = tu_table(other, 16, 8);
     float *before = tu_read_floats(q, out, 4 * 4 * 32);
     sinpe_grid_args good;
     sinpe_grid_args_init(&good);
@@ -158,6 +177,9 @@ START_TEST(grid_bad_args)
         {SINPE_NULL_ARGUMENT, "args->out"},     {SINPE_INVALID_SPEC, "rotary"},
         {SINPE_INVALID_DTYPE, "out_dtype"},     {SINPE_INVALID_SHAPE, "out_stride"},
         {SINPE_INVALID_OPTION, "base_size"},    {SINPE_NULL_ARGUMENT, "args"},
+        {SINPE_NULL_ARGUMENT, "frame_table"},   {SINPE_INVALID_SPEC, "args->frame_table"},
+        {SINPE_CONTEXT_MISMATCH, "frame_table"}, {SINPE_INVALID_OPTION, "frame_interpolation_scale"},
+        {SINPE_INVALID_SHAPE, "frames"},        {SINPE_BUFFER_TOO_SMALL, "out"},
     };
     for (int i = 0; i < (int)(sizeof bad / sizeof bad[0]); i++) {
         sinpe_grid_args b = good;
@@ -176,6 +198,12 @@ START_TEST(grid_bad_args)
         case 9: b.out_stride = 31; break;
         case 10: b.base_size = 1e-300; break; /* 4 / base_size overflows float32 */
         case 11: bp = NULL; break;
+        case 12: b.frames = 2; break;
+        case 13: b.frame_table = rope; break;
+        case 14: b.frame_table = other_tab; break;
+        case 15: b.frame_table = tab, b.frame_interpolation_scale = -1.0; break;
+        case 16: b.frame_table = tab, b.frames = (size_t)1 << 28; break;
+        case 17: b.frame_table = tab; break; /* 16 + 32 columns: out holds 16 x 32 */
         }
         TU_STATUS(sinpe_enqueue_grid(t, q, bp, 0, NULL, NULL), bad[i].want);
         ck_assert_msg(strstr(sinpe_last_error(), bad[i].names), "case %d: \"%s\" lacks %s", i,
@@ -186,6 +214,8 @@ START_TEST(grid_bad_args)
     ck_assert_msg(!memcmp(before, after, 4 * 4 * 32 * sizeof(float)), "a refused call wrote out");
     TU_FREE(before, after);
     sinpe_table_release(rope);
+    sinpe_table_release(other_tab);
+    sinpe_context_release(other);
     TU_RELEASE(ctx, q, tab, out, small);
 }
 END_TEST

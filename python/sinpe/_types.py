@@ -273,6 +273,9 @@ class GridArgs(Structure):
         ("out", cl_mem),
         ("out_offset", c_size_t),
         ("out_stride", c_size_t),
+        ("frames", c_size_t),
+        ("frame_table", c_void_p),
+        ("frame_interpolation_scale", c_double),
     ]
 
 

@@ -123,30 +123,36 @@ def read_rows(self, row0=0, nrows=None, dtype="float32"):
     return out
 
 
-def _grid_args(self, rows, cols, n_seqs, extra_tokens, base_size, interpolation_scale, max_size,
-               add, dtype):
+def _grid_args(self, rows, cols, add, dtype, n_seqs=1, extra_tokens=0, base_size=0.0,
+               interpolation_scale=1.0, max_size=0, frames=0, frame_table=None,
+               frame_interpolation_scale=1.0):
     from ._types import GridArgs, struct_size
     a = GridArgs()
     self._lib.sinpe_grid_args_init_sized(byref(a), struct_size(a))
     a.n_seqs, a.rows, a.cols, a.extra_tokens = n_seqs, rows, cols, extra_tokens
     a.base_size, a.interpolation_scale, a.max_size = base_size, interpolation_scale, max_size
+    a.frames, a.frame_interpolation_scale = frames, frame_interpolation_scale
+    a.frame_table = frame_table._ptr if frame_table is not None else None
     a.add, a.dtype = 1 if add else 0, dtype
     return a
 
 
-def grid_host(self, rows, cols, *, n_seqs=1, extra_tokens=0, base_size=0.0,
-              interpolation_scale=1.0, max_size=0, dtype="float32"):
+def grid_host(self, rows, cols, *, dtype="float32", **grid):
     """The 2-D sincos encoding of a rows x cols patch grid
     (sinpe_enqueue_grid(), the table being the half-width MAE encoding) as
     a host array [n_seqs * (extra_tokens + rows * cols), 2 * dim]: MAE's and
     diffusers' get_2d_sincos_pos_embed, positions (index + crop) /
     (grid / base_size) / interpolation_scale in float32 (base_size 0: the
-    index), SD3's crop of a max_size grid.  Blocking."""
+    index), SD3's crop of a max_size grid.  With frame_table (and frames,
+    frame_interpolation_scale) the 3-D encoding of CogVideoX, [frame_table's
+    dim + 2 * dim] wide.  Keywords: n_seqs, extra_tokens, base_size,
+    interpolation_scale, max_size, frames, frame_table,
+    frame_interpolation_scale.  Blocking."""
     c, np_dtype = _host_dtype(dtype, "dtype")
-    n = n_seqs * (extra_tokens + rows * cols)
-    out = np.empty((n, 2 * self.dim), np_dtype)
-    a = _grid_args(self, rows, cols, n_seqs, extra_tokens, base_size, interpolation_scale,
-                   max_size, False, c)
+    a = _grid_args(self, rows, cols, False, c, **grid)
+    frames, ft = max(a.frames, 1), grid.get("frame_table")
+    n = a.n_seqs * (a.extra_tokens + frames * rows * cols)
+    out = np.empty((n, (ft.dim if ft is not None else 0) + 2 * self.dim), np_dtype)
 
     def enqueue(q, b):
         a.out = b

@@ -106,18 +106,17 @@ class Table(Handle):
             self._lib.sinpe_enqueue_table_rows(self._ptr, qh, row0, nrows, h, off, stride, dt,
                                                n, wl, ev)))
 
-    def enqueue_grid(self, queue, out, rows, cols, *, add=False, n_seqs=1, extra_tokens=0,
-                     base_size=0.0, interpolation_scale=1.0, max_size=0, out_offset=0,
-                     out_stride=None, out_dtype=None, wait_for=None, event=True):
-        """The 2-D sincos encoding of a rows x cols patch grid into out
-        (add=True: added onto it, the patch embeddings in place), one launch
-        (sinpe_enqueue_grid(); see grid_host() for the positions).  out as
+    def enqueue_grid(self, queue, out, rows, cols, *, add=False, out_offset=0,
+                     out_stride=None, out_dtype=None, wait_for=None, event=True, **grid):
+        """The 2-D (or, with frame_table, 3-D) sincos encoding of a rows x
+        cols patch grid into out (add=True: added onto it, the patch
+        embeddings in place), two launches (sinpe_enqueue_grid(); see
+        grid_host() for the positions and the keywords).  out as
         enqueue_rows().  Non-blocking; returns the event."""
         from .host import _grid_args
         h, boff, arr = _mem.mem(out, "out")
         dt = _embed.out_dtype(arr, out_dtype)
-        a = _grid_args(self, rows, cols, n_seqs, extra_tokens, base_size, interpolation_scale,
-                       max_size, add, dt)
+        a = _grid_args(self, rows, cols, add, dt, **grid)
         a.out = h
         a.out_offset = out_offset + (to_values(boff, dt, "out") if boff else 0)
         a.out_stride = out_stride if out_stride is not None else _embed.row_stride(arr, dt, "out")

@@ -6,7 +6,9 @@ functions run here as they are (no transform), read from the installed
 release's models/embeddings.py (never imported): get_2d_sincos_pos_embed
 with output_type="pt" (its float64 result, class tokens included), and
 PatchEmbed.cropped_pos_embed for SD3's centre crop of a pos_embed_max_size
-table.  sinpe's float32 values lie within the header's bound of them.
+table, get_3d_sincos_pos_embed for CogVideoX's video grid (a quarter of the
+width for the frames, then the 2-D encoding of the rest).  sinpe's float32
+values lie within the header's bound of them.
 """
 
 import numpy as np
@@ -16,7 +18,7 @@ import sinpe
 from diffusers_source import load
 
 NS = load("models/embeddings.py", ["get_2d_sincos_pos_embed", "get_2d_sincos_pos_embed_from_grid",
-                                   "get_1d_sincos_pos_embed_from_grid",
+                                   "get_1d_sincos_pos_embed_from_grid", "get_3d_sincos_pos_embed",
                                    "PatchEmbed.cropped_pos_embed"], f64=False)
 
 
@@ -51,6 +53,24 @@ def test_sd3_crop_matches_diffusers(host_ctx):
     me = type("PatchEmbed", (), {"pos_embed_max_size": M, "patch_size": 1, "pos_embed": full})()
     ref = NS["cropped_pos_embed"](me, rows, cols)[0].numpy()
     err = np.abs(got.astype(np.float64) - ref)
+    assert err.max() <= bound(ref), float(err.max())
+
+
+@pytest.mark.parametrize("D,frames,rows,cols,spatial,temporal,text", [
+    (192, 4, 5, 7, 1.875, 1.0, 3),  # CogVideoX-2b's scales, a text prefix
+    (64, 3, 4, 4, 1.0, 2.0, 0),
+])
+def test_video_grid_matches_diffusers(host_ctx, D, frames, rows, cols, spatial, temporal, text):
+    table = host_ctx.table(sinpe.spec(3 * D // 8, preset="mae"))
+    frame_table = host_ctx.table(sinpe.spec(D // 4, preset="mae"))
+    got = table.grid_host(rows, cols, frames=frames, frame_table=frame_table,
+                          interpolation_scale=spatial, frame_interpolation_scale=temporal,
+                          extra_tokens=text)
+    ref = NS["get_3d_sincos_pos_embed"](D, (cols, rows), frames, spatial, temporal,
+                                        output_type="pt")
+    assert str(ref.dtype) == "torch.float64" and ref.shape == (frames, rows * cols, D)
+    assert got.shape == (text + frames * rows * cols, D) and np.all(got[:text] == 0)
+    err = np.abs(got[text:].astype(np.float64) - ref.reshape(-1, D).numpy())
     assert err.max() <= bound(ref), float(err.max())
 
 

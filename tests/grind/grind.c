@@ -675,28 +675,35 @@ static void timesteps_case(const sinpe_spec *spec, size_t count, size_t ts_off, 
 
 /* The patch grid's encoding: rows x cols after extra zero rows, positions
    (index + crop) / (G / base) / interp in float32 (host IEEE division),
-   each half-row ref_timesteps' of its position; every element checked. */
+   each half-row ref_timesteps' of its position; with dt, frames of the
+   grid, each row first the dt-wide frame table's encoding of frame / 2;
+   every element checked. */
 static void grid_case(size_t d, size_t rows, size_t cols, size_t extra, size_t pad, double base,
-                      double interp, size_t max_size, sinpe_dtype ot)
+                      double interp, size_t max_size, sinpe_dtype ot, size_t frames, size_t dt)
 {
-    const size_t D = 2 * d, per = extra + rows * cols, n = 2 * per, stride = D + pad;
-    const size_t off = 1, o_elems = off + (n - 1) * stride + D;
+    const size_t D = dt + 2 * d, per = extra + frames * rows * cols, n = 2 * per;
+    const size_t stride = D + pad, off = 1, o_elems = off + (n - 1) * stride + D;
     char label[96];
-    snprintf(label, sizeof label, "grid %zu x %zu d %zu ->%s", rows, cols, d, ref_dtype_name(ot));
+    snprintf(label, sizeof label, "grid %zu x %zu x %zu d %zu+%zu ->%s", frames, rows, cols, dt,
+             d, ref_dtype_name(ot));
     begin_case(label);
-    sinpe_spec spec;
+    sinpe_spec spec, spec_t;
     sinpe_spec_preset(&spec, SINPE_PRESET_MAE, d);
-    sinpe_table *tab = get_table(&spec, 4);
-    if (!tab)
+    sinpe_spec_preset(&spec_t, SINPE_PRESET_MAE, dt ? dt : 2);
+    sinpe_table *tab = get_table(&spec, 4), *ft = dt ? get_table(&spec_t, 0) : NULL;
+    if (!tab || (dt && !ft))
         return;
     unsigned char *out = xcalloc(o_elems, ref_dtype_size(ot));
     ref_poison(ot, out, o_elems);
     double *ref = xcalloc(n * D, sizeof *ref), half[2][64];
     size_t Gr = max_size ? max_size : rows, Gc = max_size ? max_size : cols;
     for (size_t r = 0; r < n; r++) {
-        size_t t = r % per, g = t - extra;
+        size_t t = r % per, g = (t - extra) % (rows * cols);
         if (t < extra)
             continue;
+        float z = (float)((t - extra) / (rows * cols)) / 2.0f;
+        if (dt)
+            ref_timesteps(&spec_t, &z, 1, ref + r * D);
         volatile float s2 = (float)interp;
         volatile float sc = (float)(base > 0.0 ? (double)Gc / base : 1.0);
         volatile float sr = (float)(base > 0.0 ? (double)Gr / base : 1.0);
@@ -705,13 +712,14 @@ static void grid_case(size_t d, size_t rows, size_t cols, size_t extra, size_t p
         float x[2] = {xc / s2, xr / s2};
         ref_timesteps(&spec, &x[0], 1, half[0]);
         ref_timesteps(&spec, &x[1], 1, half[1]);
-        memcpy(ref + r * D, half[0], d * sizeof *ref);
-        memcpy(ref + r * D + d, half[1], d * sizeof *ref);
+        memcpy(ref + r * D + dt, half[0], d * sizeof *ref);
+        memcpy(ref + r * D + dt + d, half[1], d * sizeof *ref);
     }
     sinpe_grid_args a;
     sinpe_grid_args_init(&a);
     a.n_seqs = 2, a.rows = rows, a.cols = cols, a.extra_tokens = extra, a.base_size = base;
     a.interpolation_scale = interp, a.max_size = max_size, a.dtype = ot;
+    a.frames = frames, a.frame_table = ft, a.frame_interpolation_scale = 2.0;
     a.out = buffer_from(ctx, out, o_elems * ref_dtype_size(ot));
     a.out_offset = off, a.out_stride = stride;
     if (a.out && ok(sinpe_enqueue_grid(tab, queue, &a, 0, NULL, NULL), "sinpe_enqueue_grid") &&
@@ -1000,9 +1008,10 @@ static void run_all(int quick)
             rope_case(64, 64, 1, 1, SINPE_ROPE_INTERLEAVED, SINPE_ROPE_COS_SIN, SINPE_BF16, 128,
                       1, SINPE_ROPE_AXES_ND);
     }
-    grid_case(8, 3, 5, 1, 0, 4.0, 0.5, 7, SINPE_F32);
+    grid_case(8, 3, 5, 1, 0, 4.0, 0.5, 7, SINPE_F32, 1, 0);
+    grid_case(12, 2, 3, 2, 1, 0.0, 1.875, 0, SINPE_F16, 3, 8); /* CogVideoX's layout */
     if (!quick)
-        grid_case(6, 4, 2, 0, 2, 0.0, 1.0, 0, SINPE_BF16);
+        grid_case(6, 4, 2, 0, 2, 0.0, 1.0, 0, SINPE_BF16, 1, 0);
 }
 
 static void release_all(void)
