@@ -1566,6 +1566,15 @@ SINPE_API sinpe_status sinpe_rope_table_create(sinpe_context *context,
  *           plus start and seq_starts; tokens t < grid_start (a text prefix)
  *           take start on every lane (Flux's zero text ids).  The tokens past
  *           grid_start make whole frames.
+ *  cos_sin  (optional) each token's cos and sin as the rotation uses them,
+ *           pair k from its lane's position: R values of dtype per token at
+ *           cos_sin_offset + r * cos_sin_stride (0 means R), in
+ *           cos_sin_layout (COS_SIN after init; PAIRS; COS_TWICE or
+ *           SIN_TWICE give HF's cos or sin, one call each).  For a host's own
+ *           kernels: the cos/sin tables of a lane-position triple (HF's
+ *           Qwen2-VL cos and sin after the sections are applied, vLLM's
+ *           cos_sin_cache rows per token).  With cos_sin, q_heads and kv_heads
+ *           may both be 0: the call writes cos_sin alone.
  *
  * The operation, per pair: cos and sin are read (or computed) in float32,
  * the stored x1 and x2 are widened to float32, y1 = fma(x1, cos, -(x2 * sin))
@@ -1588,6 +1597,8 @@ typedef struct sinpe_rope_args {
     cl_mem seq_starts; size_t seq_starts_offset;
     size_t lane_stride; /* a table of several lanes: 0 means n_seqs * seq_len */
     size_t grid_rows, grid_cols, grid_start; /* lanes from a grid (see above); 0: none */
+    cl_mem cos_sin;     size_t cos_sin_offset; size_t cos_sin_stride; /* optional, see above */
+    sinpe_rope_layout cos_sin_layout;
 } sinpe_rope_args;
 
 /* Fills args with the defaults: every buffer NULL, every count, offset and
@@ -1601,12 +1612,14 @@ SINPE_API void sinpe_rope_args_init_sized(sinpe_rope_args *args, size_t struct_s
  * Non-blocking, as clEnqueue* calls.  Errors: SINPE_NULL_ARGUMENT (table,
  * args, q with q_heads, k with kv_heads); SINPE_INVALID_SPEC (table is not
  * a rotary table, or its layout is COS_TWICE or SIN_TWICE);
- * SINPE_INVALID_SHAPE naming the field (n_seqs or seq_len 0, no heads,
- * head_dim below R, a stride below its heads' width, tokens or
+ * SINPE_INVALID_SHAPE naming the field (n_seqs or seq_len 0, no heads
+ * and no cos_sin, head_dim below R, a stride below its heads' width (or
+ * cos_sin_stride below R), tokens or
  * start + seq_len - 1 over 2^31 - 1, k_rows without k_out);
+ * SINPE_INVALID_OPTION (cos_sin_layout not a sinpe_rope_layout);
  * SINPE_INVALID_DTYPE; SINPE_BUFFER_TOO_SMALL (a buffer smaller than its
  * offset and extent; k_out is checked for k_out_rows rows with k_rows);
- * SINPE_BUFFERS_OVERLAP (two of the regions q, k, q_out, k_out in one
+ * SINPE_BUFFERS_OVERLAP (two of the regions q, k, q_out, k_out, cos_sin in one
  * buffer share an element, other than q with q_out or k with k_out
  * exactly, which is in place); SINPE_INVALID_WAIT_LIST,
  * SINPE_CONTEXT_MISMATCH, SINPE_INVALID_STRUCT_SIZE.  Sub-buffers of one

@@ -107,6 +107,7 @@ typedef cl_uint sinpe_u32;
 #define SINPE_ROPE_Q_IN_PLACE 4096 /* q is q_out: read it there           */
 #define SINPE_ROPE_K_IN_PLACE 8192 /* k is k_out                          */
 #define SINPE_ROPE_K_ROWS 16384    /* k_out's row of each token from k_rows */
+#define SINPE_ROPE_CS_OUT 32768    /* each token's cos and sin to cs too   */
 
 /*
  * The position source, a member of every parameter block: token t of
@@ -130,8 +131,10 @@ typedef struct {
 typedef struct {
     sinpe_pos_params pos;
     sinpe_u64 q_off, q_stride, k_off, k_stride, qo_off, qo_stride, ko_off, ko_stride, k_rows_off;
+    sinpe_u64 cs_off, cs_stride; /* CS_OUT: token r's R values at cs_off + r cs_stride */
     sinpe_i32 tab_rows, flags;
     sinpe_u32 rot, head_dim, q_heads, kv_heads, tokens, slots, layout, pairing, ko_rows;
+    sinpe_u32 cs_layout; /* CS_OUT: a sinpe_rope_layout */
     sinpe_u32 axes, sections[4]; /* the table's lanes (sinpe_rope_lane); axes 0: one */
 } sinpe_rope_params;
 
@@ -225,7 +228,8 @@ enum { SINPE_FORM_LIST(SINPE_FORM_ENUM) SINPE_FORMS };
 #define SINPE_SIG_ROPE(X, S)                                                                \
     X(IN, uchar, q) S() X(IN, uchar, k) S() X(OUT, uchar, q_out) S() X(OUT, uchar, k_out) S() \
     X(IN, float, tab) S() X(IN, float, coef) S() X(IN, int, pos) S()                          \
-    X(IN, int, seq_start) S() X(IN, int, k_rows) S() X(VAL, sinpe_rope_params, a)
+    X(IN, int, seq_start) S() X(IN, int, k_rows) S() X(OUT, uchar, cs) S()                    \
+    X(VAL, sinpe_rope_params, a)
 #define SINPE_SIG_GRID(X, S)                                                                \
     X(OUT, uchar, out) S() X(OUT, float, half_rows) S() X(IN, float, coef) S()                 \
     X(IN, float, coef_t) S() X(VAL, sinpe_grid_params, a)

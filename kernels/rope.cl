@@ -77,6 +77,15 @@ SINPE_INLINE void sinpe_rope_heads(global const uchar *src, size_t so, global uc
     }
 }
 
+/* The cos and sin of n <= 4 pairs from k0 into a host's row at d, in
+   layout (sinpe_rope_layout: COS_SIN, PAIRS, COS_TWICE, SIN_TWICE). */
+SINPE_INLINE void sinpe_rope_cs_out(global uchar *dst, size_t d, uint k0, uint npairs, int n,
+                                    uint layout, const int ot, float4 c, float4 s)
+{
+    sinpe_rope_store(dst, d, k0, npairs, n, layout == 1, ot, layout == 3 ? s : c,
+                     layout == 2 ? c : s);
+}
+
 /* Columns [c0, c0 + n) of each of the heads, copied. */
 SINPE_INLINE void sinpe_rope_copy(global const uchar *src, size_t so, global uchar *dst, size_t d,
                                   uint heads, uint head_dim, uint c0, int n, const int ot)
@@ -253,7 +262,7 @@ SINPE_INLINE void sinpe_rope_wide(global const uchar *qs, size_t qo, global ucha
                                   global uchar *k_out, size_t kd, uint kh,
                                   global const float *tab, global const float *coef,
                                   const sinpe_rope_params *a, const int *pl, uint k0, uint m,
-                                  const int ot)
+                                  const int ot, global uchar *cs, size_t cd)
 {
     uint npairs = a->rot / 2;
     int p = pl[0];
@@ -275,6 +284,11 @@ SINPE_INLINE void sinpe_rope_wide(global const uchar *qs, size_t qo, global ucha
             s[j] = vload16(0, ss);
         }
     }
+#pragma unroll
+    for (uint j = 0; j < SINPE_ROPE_WIDE; j++) /* the host's copy, in its layout */
+        if (j < m && (a->flags & SINPE_ROPE_CS_OUT))
+            sinpe_rope_store16(cs, cd, k0 + 16 * j, npairs, a->cs_layout == 1, ot,
+                               a->cs_layout == 3 ? s[j] : c[j], a->cs_layout == 2 ? c[j] : s[j]);
     sinpe_rope_wide_heads(qs, qo, q_out, qd, a->q_heads, a, k0, m, ot, c, s, a->q_stride);
     sinpe_rope_wide_heads(ks, ko, k_out, kd, kh, a, k0, m, ot, c, s, a->k_stride);
 }
@@ -315,14 +329,18 @@ SINPE_INLINE void sinpe_body_ROPE(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ROPE
                                 : pl[0];
     uint k0 = SINPE_ROPE_PAIRS * g, k1 = min(k0 + SINPE_ROPE_PAIRS, npairs);
     uint m = SINPE_ROPE_PAIRS >= 16 ? (k1 - k0) / 16 : 0; /* whole sixteens */
+    size_t cd = a.cs_off + (size_t)r * a.cs_stride;
     if (m) {
-        sinpe_rope_wide(qs, qo, q_out, qd, ks, ko, k_out, kd, kh, tab, coef, &a, pl, k0, m, ot);
+        sinpe_rope_wide(qs, qo, q_out, qd, ks, ko, k_out, kd, kh, tab, coef, &a, pl, k0, m, ot,
+                        cs, cd);
         k0 += 16 * m;
     }
     for (; k0 < k1; k0 += 4) {
         int n = (int)min(4u, npairs - k0);
         float4 c, s;
         sinpe_rope_cs4(tab, coef, &a, pl, k0, n, &c, &s);
+        if (a.flags & SINPE_ROPE_CS_OUT)
+            sinpe_rope_cs_out(cs, cd, k0, npairs, n, a.cs_layout, ot, c, s);
         sinpe_rope_heads(qs, qo, q_out, qd, a.q_heads, a.head_dim, k0, npairs, n, a.pairing, ot,
                          c, s);
         sinpe_rope_heads(ks, ko, k_out, kd, kh, a.head_dim, k0, npairs, n, a.pairing, ot, c, s);

@@ -53,7 +53,8 @@ static sinpe_status check_region(const sinpe_context *ctx, region *g, size_t hea
                                dt);
 }
 
-/* Checks a against t and fills p and the four regions (q, k, q_out, k_out). */
+/* Checks a against t and fills p and the five regions (q, k, q_out, k_out,
+   cos_sin). */
 static sinpe_status validate(const sinpe_table *t, const sinpe_rope_args *a, sinpe_rope_params *p,
                              region *g)
 {
@@ -72,8 +73,10 @@ static sinpe_status validate(const sinpe_table *t, const sinpe_rope_args *a, sin
     SINPE_CHECK(a->head_dim < R || a->head_dim > UINT_MAX / 2, SINPE_INVALID_SHAPE,
                 "args->head_dim %zu is below the table's rotary_dim %zu (or too large)",
                 a->head_dim, R);
-    SINPE_CHECK(a->q_heads == 0 && a->kv_heads == 0, SINPE_INVALID_SHAPE,
-                "args->q_heads and args->kv_heads are both 0");
+    SINPE_CHECK(a->q_heads == 0 && a->kv_heads == 0 && !a->cos_sin, SINPE_INVALID_SHAPE,
+                "args->q_heads and args->kv_heads are both 0 (and no args->cos_sin)");
+    SINPE_CHECK((unsigned)a->cos_sin_layout > SINPE_ROPE_SIN_TWICE, SINPE_INVALID_OPTION,
+                "args->cos_sin_layout %d is not a sinpe_rope_layout", (int)a->cos_sin_layout);
     SINPE_CHECK(a->q_heads > UINT_MAX / 2 || a->kv_heads > UINT_MAX / 2, SINPE_INVALID_SHAPE,
                 "args->q_heads or args->kv_heads is too large");
     SINPE_CHECK(a->dtype != SINPE_F32 && a->dtype != SINPE_F16 && a->dtype != SINPE_BF16,
@@ -88,6 +91,8 @@ static sinpe_status validate(const sinpe_table *t, const sinpe_rope_args *a, sin
     g[2] = (region){"args->q_out", a->q_out, a->q_out_offset, a->q_out_stride, 0, n};
     g[3] = (region){"args->k_out", a->k_out, a->k_out_offset, a->k_out_stride, 0,
                     a->k_rows ? a->k_out_rows : n};
+    g[4] = (region){"args->cos_sin", a->cos_sin, a->cos_sin_offset, a->cos_sin_stride, 0, n};
+    SINPE_FORWARD(check_region(ctx, &g[4], a->cos_sin != NULL, R, a->dtype));
     SINPE_FORWARD(check_region(ctx, &g[0], a->q_heads, a->head_dim, a->dtype));
     SINPE_FORWARD(check_region(ctx, &g[1], a->kv_heads, a->head_dim, a->dtype));
     /* An output the same as its input is the rotation in place. */
@@ -101,8 +106,8 @@ static sinpe_status validate(const sinpe_table *t, const sinpe_rope_args *a, sin
         else
             g[i].width = 0;
     }
-    for (int i = 0; i < 4; i++)
-        for (int j = i + 1; j < 4; j++)
+    for (int i = 0; i < 5; i++)
+        for (int j = i + 1; j < 5; j++)
             SINPE_CHECK(overlap(&g[i], &g[j]), SINPE_BUFFERS_OVERLAP,
                         "%s and %s overlap in one buffer", g[i].name, g[j].name);
 
@@ -128,7 +133,11 @@ static sinpe_status validate(const sinpe_table *t, const sinpe_rope_args *a, sin
                     "args->k_out_rows exceeds 2^31 - 1");
         p->ko_rows = (cl_uint)a->k_out_rows;
     }
-    p->flags |= (g[2].mem ? 0 : SINPE_ROPE_Q_IN_PLACE) | (g[3].mem ? 0 : SINPE_ROPE_K_IN_PLACE);
+    p->flags |= (g[2].mem ? 0 : SINPE_ROPE_Q_IN_PLACE) | (g[3].mem ? 0 : SINPE_ROPE_K_IN_PLACE) |
+                (a->cos_sin ? SINPE_ROPE_CS_OUT : 0);
+    p->cs_off = g[4].off;
+    p->cs_stride = g[4].stride;
+    p->cs_layout = (cl_uint)a->cos_sin_layout;
     p->q_off = g[0].off;
     p->q_stride = g[0].stride;
     p->k_off = g[1].off;
@@ -152,7 +161,7 @@ static sinpe_status rope_run(sinpe_table *t, const sinpe_rope_args *args, sinpe_
 {
     sinpe_rope_args a;
     sinpe_rope_params p;
-    region g[4];
+    region g[5];
     size_t rows = 0;
     cl_mem tab = NULL;
     sinpe__launch l;
@@ -178,7 +187,8 @@ static sinpe_status rope_run(sinpe_table *t, const sinpe_rope_args *args, sinpe_
                                  .tab = tab ? tab : d, .coef = t->desc,
                                  .pos = a.positions ? a.positions : d,
                                  .seq_start = a.seq_starts ? a.seq_starts : d,
-                                 .k_rows = a.k_rows ? a.k_rows : d, .a = p};
+                                 .k_rows = a.k_rows ? a.k_rows : d,
+                                 .cs = a.cos_sin ? a.cos_sin : d, .a = p};
     if (st == SINPE_SUCCESS)
         st = sink->emit(sink, ctx, &l, &v, sizeof v, 1);
     if (tab)

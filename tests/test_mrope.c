@@ -214,8 +214,16 @@ START_TEST(mrope_rotation_bits)
         a.k_out_stride = width, a.k_out_offset = a.k_offset;
     a.positions = c->positions ? pm : NULL, a.lane_stride = c->lane_pad ? ls : 0;
     a.seq_starts = c->seq_starts ? sm : NULL;
+    /* Each token's cos and sin too, in the layout _i mod 4, rows padded. */
+    int L = _i % 4;
+    size_t cs_stride = c->R + 3, cs_words = (n * cs_stride * e + 3) / 4;
+    cl_mem cm = tu_poisoned_buffer(ctx, q, cs_words);
+    a.cos_sin = cm, a.cos_sin_stride = cs_stride, a.cos_sin_layout = (sinpe_rope_layout)L;
+    unsigned char *cs_got = tu_malloc(cs_words * 4), *cs_want = tu_malloc(cs_words * 4);
+    tu_fill_poison((float *)(void *)cs_want, cs_words);
     TU_OK(sinpe_enqueue_rope(tab, q, &a, 0, NULL, NULL));
     tu_read(q, om ? om : im, 0, n * width * e, got);
+    tu_read(q, cm, 0, cs_words * 4, cs_got);
 
     memcpy(want, in, n * width * e);
     float rows[4][128];
@@ -236,6 +244,9 @@ START_TEST(mrope_rotation_bits)
             TU_CHECK(fabs(co - m * (double)cosl(ang)) <= tol && fabs(si - m * (double)sinl(ang)) <= tol,
                      "case %d token %zu pair %zu (lane %u, p %d): cos %.9g sin %.9g", _i, r, k,
                      l, (int)p[l], (double)co, (double)si);
+            size_t o1 = r * cs_stride + (L == 1 ? 2 * k : k), o2 = o1 + (L == 1 ? 1 : h);
+            fr_store(cs_want, o1, c->dt, L == 3 ? si : co);
+            fr_store(cs_want, o2, c->dt, L == 2 ? co : si);
             size_t i1 = c->pairing ? 2 * k : k, i2 = c->pairing ? 2 * k + 1 : k + h;
             for (size_t hh = 0; hh < heads; hh++) {
                 size_t o = r * width + hh * hd;
@@ -248,8 +259,10 @@ START_TEST(mrope_rotation_bits)
     for (size_t i = 0; i < n * width; i++)
         TU_CHECK(!memcmp(got + i * e, want + i * e, e), "case %d element %zu (token %zu col %zu)",
                  _i, i, i / width, i % hd);
-    TU_FREE(in, got, want, pos);
-    TU_RELEASE(ctx, q, tab, im, om, pm, sm);
+    ck_assert_msg(!memcmp(cs_got, cs_want, cs_words * 4), "case %d: cos_sin (layout %d) differs",
+                  _i, L);
+    TU_FREE(in, got, want, pos, cs_got, cs_want);
+    TU_RELEASE(ctx, q, tab, im, om, pm, sm, cm);
 }
 END_TEST
 
@@ -395,13 +408,45 @@ START_TEST(mrope_bad_input)
     TU_STATUS(sinpe_enqueue_rope(tab, q, &a, 0, NULL, NULL), SINPE_BUFFER_TOO_SMALL);
     a.lane_stride = (size_t)-1 / 2;
     TU_STATUS(sinpe_enqueue_rope(tab, q, &a, 0, NULL, NULL), SINPE_BUFFER_TOO_SMALL);
+    /* cos_sin: its layout, stride, size, overlap; no heads without it. */
+    a.lane_stride = N + 2;
+    cl_mem cs = tu_poisoned_buffer(ctx, q, N * HD), small = tu_poisoned_buffer(ctx, q, N * HD - 1);
+    float *cs_before = tu_read_floats(q, cs, N * HD);
+    static const struct {
+        sinpe_status want;
+        const char *names;
+    } bad[] = {{SINPE_INVALID_OPTION, "args->cos_sin_layout 4"},
+               {SINPE_INVALID_SHAPE, "args->cos_sin_stride 15"},
+               {SINPE_BUFFER_TOO_SMALL, "args->cos_sin"},
+               {SINPE_BUFFERS_OVERLAP, "args->q and args->cos_sin"},
+               {SINPE_INVALID_SHAPE, "no args->cos_sin"}};
+    for (int i = 0; i < 5; i++) {
+        sinpe_rope_args b = a;
+        b.cos_sin = i == 2 ? small : i == 3 ? x : cs;
+        b.cos_sin_layout = (sinpe_rope_layout)(i == 0 ? 4 : 0);
+        b.cos_sin_stride = i == 1 ? HD - 1 : 0;
+        if (i == 4)
+            b.cos_sin = NULL, b.q_heads = 0;
+        TU_STATUS(sinpe_enqueue_rope(tab, q, &b, 0, NULL, NULL), bad[i].want);
+        TU_MESSAGE_HAS(bad[i].names);
+    }
     TU_CL(clFinish(q));
-    float *after = tu_read_floats(q, x, N * HD);
+    float *after = tu_read_floats(q, x, N * HD), *cs_after = tu_read_floats(q, cs, N * HD);
     ck_assert_msg(!memcmp(before, after, N * HD * sizeof *after), "a refused call wrote q");
+    ck_assert_msg(!memcmp(cs_before, cs_after, N * HD * sizeof *after), "a refused call wrote cos_sin");
     a.lane_stride = N + 2; /* exactly enough */
     TU_OK(sinpe_enqueue_rope(tab, q, &a, 0, NULL, NULL));
-    TU_FREE(before, after);
-    TU_RELEASE(ctx, q, tab, x, lanes, enough);
+    /* cos_sin alone (no heads) gives what it gives beside the rotation. */
+    sinpe_rope_args c = a;
+    c.cos_sin = cs, c.q_heads = 0;
+    TU_OK(sinpe_enqueue_rope(tab, q, &c, 0, NULL, NULL));
+    float *alone = tu_read_floats(q, cs, N * HD), *beside;
+    c.q_heads = 1, c.cos_sin = tu_poisoned_buffer(ctx, q, N * HD);
+    TU_OK(sinpe_enqueue_rope(tab, q, &c, 0, NULL, NULL));
+    beside = tu_read_floats(q, c.cos_sin, N * HD);
+    ck_assert_msg(!memcmp(alone, beside, N * HD * sizeof *alone), "cos_sin alone differs");
+    TU_FREE(before, after, cs_before, cs_after, alone, beside);
+    TU_RELEASE(ctx, q, tab, x, lanes, enough, cs, small, c.cos_sin);
 }
 END_TEST
 

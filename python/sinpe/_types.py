@@ -229,6 +229,10 @@ class RopeArgs(Structure):
         ("grid_rows", c_size_t),
         ("grid_cols", c_size_t),
         ("grid_start", c_size_t),
+        ("cos_sin", cl_mem),
+        ("cos_sin_offset", c_size_t),
+        ("cos_sin_stride", c_size_t),
+        ("cos_sin_layout", enum),
     ]
 
 

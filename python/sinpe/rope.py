@@ -257,7 +257,8 @@ class RopeTable(Handle):
 
     def rotate(self, queue, q, k=None, *, q_out=None, k_out=None, start=0, positions=None,
                seq_starts=None, k_rows=None, head_dim=None, n_seqs=None, seq_len=None,
-               dtype=None, wait_for=None, event=True, **fields):
+               dtype=None, wait_for=None, event=True, cos_sin=None, cos_sin_layout="cos_sin",
+               **fields):
         """Rotates q and k by the table's cos and sin in one launch
         (sinpe_enqueue_rope()).
 
@@ -276,6 +277,8 @@ class RopeTable(Handle):
         positions is [lanes, tokens] (HF's position_ids [3, batch, seq]
         alike), each lane its row; or grid=(rows, cols) (grid_start= the text
         tokens before it): the lanes from each token's frame, row and column.
+        cos_sin: an Array [tokens, R] of the same dtype that also receives
+        each token's cos and sin in cos_sin_layout (see cos_sin_host()).
         Tokens are n_seqs sequences of seq_len, which
         together make up q's tokens (default: the 4-D shape, else one
         sequence; with Buffers, n_seqs, seq_len and head_dim are needed).
@@ -291,6 +294,13 @@ class RopeTable(Handle):
         a = prepare(self, q, k, q_out, k_out, head_dim=head_dim, n_seqs=n_seqs,
                     seq_len=seq_len, dtype=dtype, start=start, positions=positions,
                     seq_starts=seq_starts, k_rows=k_rows, fields=fields)
+        if cos_sin is not None:
+            from ._args import row_stride
+            from ._dtypes import to_values
+            h, boff, arr = _mem.mem(cos_sin, "cos_sin")
+            a.cos_sin, a.cos_sin_layout = h, _enum("layout", cos_sin_layout)
+            a.cos_sin_offset = to_values(boff, a.dtype, "cos_sin") if boff else 0
+            a.cos_sin_stride = row_stride(arr, a.dtype, "cos_sin")
         qh = _mem.handle(queue, "queue")
         return _mem.enqueue(queue, wait_for, event, lambda n, wl, ev: (
             self._lib.sinpe_enqueue_rope(self._ptr, qh, byref(a), n, wl, ev)))
@@ -306,7 +316,6 @@ class RopeTable(Handle):
         seq_starts: integers per sequence.  float32, float16,
         ml_dtypes.bfloat16, or raw uint16 bits with dtype="bfloat16".
         Blocking.  Raises SinpeError."""
-        cl_ctx, _, queue = self._handles
         arrays = {}
         for name, x in (("q", q), ("k", k)):
             if x is None:
@@ -318,20 +327,46 @@ class RopeTable(Handle):
             arrays[name] = x
         if not arrays:
             raise SinpeError(INVALID_SHAPE, "q and k are both None: nothing to rotate")
-        a = RopeArgs()
-        self._lib.sinpe_rope_args_init_sized(byref(a), struct_size(a))
         dt = None
         for name, x in arrays.items():
             d = resolve(x.dtype, dtype, name)
             if dt is not None and d != dt:
                 raise SinpeError(INVALID_DTYPE, f"{name}: another dtype than q")
             dt = d
-        a.dtype = dt
-        what, first = next(iter(arrays.items()))
+        first = next(iter(arrays.values()))
         tokens = first.shape[0] * (first.shape[1] if first.ndim == 4 else 1)
         n_seqs, seq_len = split_tokens(tokens, n_seqs, seq_len,
-                                       first.shape[:2] if first.ndim == 4 else None, what)
-        a.n_seqs, a.seq_len, a.start = n_seqs, seq_len, start
+                                       first.shape[:2] if first.ndim == 4 else None,
+                                       next(iter(arrays)))
+        return self._host(arrays, dt, None, n_seqs, seq_len, start, positions, seq_starts, grid,
+                          grid_start)[:2]
+
+    def cos_sin_host(self, tokens, *, layout="cos_sin", dtype="float32", start=0,
+                     positions=None, seq_starts=None, n_seqs=None, seq_len=None, grid=None,
+                     grid_start=0):
+        """Each token's cos and sin as rotate() uses them (sinpe_enqueue_rope()
+        with cos_sin and no heads): [tokens, R] in layout ("cos_sin",
+        "pairs", "cos_twice" = HF's cos, "sin_twice" = HF's sin), pair k at
+        its lane's position; positions, grid and seq_starts as rotate_host().
+        dtype: "float32", "float16", "bfloat16" (raw uint16 bits) or a NumPy
+        dtype.  Blocking.  Raises SinpeError."""
+        from .host import _host_dtype
+        c, np_dtype = _host_dtype(dtype, "dtype")
+        n_seqs, seq_len = split_tokens(tokens, n_seqs, seq_len, None, "tokens")
+        cs = np.empty((tokens, self.dim), np_dtype)
+        return self._host({}, c, (cs, _enum("layout", layout)), n_seqs, seq_len, start,
+                          positions, seq_starts, grid, grid_start)[2]
+
+    def _host(self, arrays, dt, cs, n_seqs, seq_len, start, positions, seq_starts, grid,
+              grid_start):
+        """The blocking call of rotate_host() and cos_sin_host(): arrays
+        {"q": .., "k": ..} and cs (array, layout) copied there and back."""
+        cl_ctx, _, queue = self._handles
+        a = RopeArgs()
+        self._lib.sinpe_rope_args_init_sized(byref(a), struct_size(a))
+        a.dtype, a.n_seqs, a.seq_len, a.start = dt, n_seqs, seq_len, start
+        a.head_dim = self.dim
+        tokens = n_seqs * seq_len
         if grid is not None:
             (a.grid_rows, a.grid_cols), a.grid_start = grid, grid_start
         bufs = []
@@ -349,6 +384,11 @@ class RopeTable(Handle):
                 bufs.append(b)
                 setattr(a, name, b)
                 setattr(a, "q_heads" if name == "q" else "kv_heads", x.shape[-2])
+            if cs is not None:
+                a.cos_sin = _ocl.create_buffer(cl_ctx, max(cs[0].nbytes, 4), _ocl.MEM_READ_WRITE,
+                                               None)
+                bufs.append(a.cos_sin)
+                a.cos_sin_layout = cs[1]
             for name, v, count in (("positions", positions, tokens),
                                    ("seq_starts", seq_starts, n_seqs)):
                 if v is None:
@@ -374,13 +414,13 @@ class RopeTable(Handle):
             out = []
             for name in ("q", "k"):
                 x = arrays.get(name)
-                if x is None:
-                    out.append(None)
-                    continue
-                y = np.empty_like(x)
-                _ocl.read(queue, getattr(a, name), y)
+                y = None if x is None else np.empty_like(x)
+                if y is not None:
+                    _ocl.read(queue, getattr(a, name), y)
                 out.append(y)
-            return tuple(out)
+            if cs is not None:
+                _ocl.read(queue, a.cos_sin, cs[0])
+            return (*out, cs[0] if cs is not None else None)
         finally:
             for b in bufs:
                 _ocl.release(b)

@@ -239,3 +239,51 @@ def test_positions_fractional_intervals():
         sinpe.mrope_positions("qwen2-vl", ids[:4], image_token=IMG, video_token=VID,
                               video_grid_thw=[[3, 2, 2]])
     assert "video_grid_thw[0]" in str(e.value)
+
+
+@pytest.mark.parametrize("case", [CASES[0], CASES[2]], ids=[CASES[0][0], CASES[2][0]])
+@pytest.mark.parametrize("layout", ["cos_sin", "pairs", "cos_twice", "sin_twice"])
+def test_cos_sin_tables_match_hf(host_ctx, rng, case, layout):
+    """Each token's cos and sin of a lane triple in the hosts' layouts
+    (HF's cos and sin after the sections: cos_twice, sin_twice): HF's
+    merged cos and sin, from its own functions on a unit head for the
+    blocked sections ([1 | 0] rotates to [cos | sin]) and from its
+    interleaving for Qwen3-VL."""
+    _, preset, head_dim, base, partial, kind = case
+    spec = sinpe.rope_spec(preset=preset, head_dim=head_dim)
+    sections, R = [int(s) for s in spec.sections[:3]], spec.rotary_dim
+    config = make_config(base, None, partial=partial)
+    config.head_dim = head_dim
+    inv, _ = HF64["ROPE_INIT_FUNCTIONS"]["default"](config, "cpu")
+    lanes = mixed_prompt(rng, 20)
+    tokens = lanes.shape[1]
+    pos = torch.from_numpy(lanes).double()[:, None, :]
+    freqs = pos[..., None] * inv.double()[None, None, None, :]
+    if kind == "blocked":
+        emb = torch.cat((freqs, freqs), dim=-1)
+        unit = torch.cat((torch.ones(R // 2), torch.zeros(R // 2))).double()
+        unit = unit.expand(1, 1, tokens, R)
+        rows, _ = QWEN2["apply_multimodal_rotary_pos_emb"](unit, unit, emb.cos(), emb.sin(),
+                                                            sections)
+        c, s = rows[0, 0, :, :R // 2].numpy(), rows[0, 0, :, R // 2:].numpy()
+        per_pair = np.repeat(np.arange(3), sections)
+    else:
+        f = INTERLEAVE(None, freqs.clone(), sections)[0]
+        c, s = f.cos().numpy(), f.sin().numpy()
+        kk = np.arange(R // 2)
+        per_pair = np.where((kk % 3 == 1) & (kk < 3 * sections[1]), 1,
+                            np.where((kk % 3 == 2) & (kk < 3 * sections[2]), 2, 0))
+    want = {"cos_sin": np.concatenate([c, s], 1),
+            "pairs": np.stack([c, s], 2).reshape(tokens, R),
+            "cos_twice": np.concatenate([c, c], 1),
+            "sin_twice": np.concatenate([s, s], 1)}[layout]
+    table = host_ctx.rope_table(spec, rows=64)
+    got = table.cos_sin_host(tokens, layout=layout, positions=lanes)
+    angle = lanes[per_pair, :].T.astype(np.float64) * inv.numpy()[None, :]
+    bound = 1.5e-7 + 2.0 ** -53 * np.abs(angle).max(axis=1)[:, None]
+    err = np.abs(got.astype(np.float64) - want)
+    assert np.all(err <= bound), float((err / bound).max())
+    # The rotation reads the same values: the unit head rotates to cos_sin's row.
+    x = np.concatenate([np.ones((tokens, 1, R // 2)), np.zeros((tokens, 1, R // 2))], 2)
+    qr, _ = table.rotate_host(x.astype(np.float32), positions=lanes)
+    np.testing.assert_array_equal(qr[:, 0], table.cos_sin_host(tokens, positions=lanes))
