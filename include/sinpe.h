@@ -1534,7 +1534,9 @@ SINPE_API sinpe_status sinpe_rope_table_create(sinpe_context *context,
  *                FULL, LINEAR factor 8, base 1000000 (the scaling on these
  *                layers only); else SLIDING (window 1024), DEFAULT, base
  *                10000 (rope_local_base_freq).
- *  GEMMA4        HF's Gemma4TextConfig defaults (gemma-4-e2b): 30 layers;
+ *  GEMMA4        HF main's Gemma4TextConfig defaults (the class documents
+ *                google/gemma-4-e2b-it; a checkpoint whose config.json sets
+ *                other layers or heads takes the route below): 30 layers;
  *                (i + 1) % 6 == 0 or the last layer: FULL, head_dim 512
  *                (global_head_dim), PROPORTIONAL, base 1000000, factor 1,
  *                rotated_pairs 64 (partial_rotary_factor 0.25); else
@@ -1564,7 +1566,7 @@ SINPE_API sinpe_status sinpe_rope_table_create(sinpe_context *context,
  * for DeepSeek: see sinpe_rope_softmax_factor()).  With temperature, the
  * layer's queries are multiplied by sinpe_rope_temperature() at their
  * position (HF's Llama4TextAttention applies it on the NoPE layers only,
- * after the q/k norm).
+ * which have no q/k norm, to q before the scores).
  *
  * A host whose configuration differs (another layer count, pattern or
  * head_dim: gemma-3-4b's head_dim 256 and 34 layers, gpt-oss-20b's 24
