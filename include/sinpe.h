@@ -1281,10 +1281,23 @@ SINPE_API sinpe_status sinpe_enqueue_grid(sinpe_table *table, cl_command_queue q
  *             low_freq_factor: w_k / factor; l_k < orig / high_freq_factor:
  *             w_k; between: (1 - s) w_k / factor + s w_k with
  *             s = (orig / l_k - low_freq_factor) / (high_freq_factor - low_freq_factor).
+ *             low_freq_factor == high_freq_factor (Llama 4: both 1) leaves
+ *             no band between: l_k > orig / low_freq_factor gives w_k /
+ *             factor, any other l_k gives w_k (HF's 0/0 at l_k exactly
+ *             orig / low_freq_factor, which no float64 w_k reaches in
+ *             practice, is not copied).
  *   LONGROPE  w_k = 1 / (f_k base^e_k), f = long_factor when length > orig,
  *             else short_factor (R/2 values each).  With F = factor, or
  *             max_positions / orig when factor is 0: m = 1 for F <= 1,
  *             else sqrt(1 + ln F / ln orig).
+ *   PROPORTIONAL  (Gemma 4's full-attention layers; HF's "proportional"
+ *             with partial_rotary_factor f: rotated_pairs = floor(f head_dim
+ *             / 2), R = head_dim) w_k = base^-e_k / factor for k <
+ *             rotated_pairs, w_k = 0 for the others: the exponent's
+ *             denominator is the whole head, not the rotated part, and the
+ *             unrotated pairs rotate by angle 0, so that cos is m and sin 0
+ *             exactly at every position (they pass through unchanged with m
+ *             = 1).  factor is 1 in Gemma 4.
  * orig is original_max_positions.  attention_factor, when nonzero,
  * replaces m in every rule (the rules other than YARN and LONGROPE have
  * m = 1).
@@ -1347,7 +1360,8 @@ typedef enum sinpe_rope_rule {
     SINPE_ROPE_DYNAMIC = 2,
     SINPE_ROPE_YARN = 3,
     SINPE_ROPE_LLAMA3 = 4,
-    SINPE_ROPE_LONGROPE = 5
+    SINPE_ROPE_LONGROPE = 5,
+    SINPE_ROPE_PROPORTIONAL = 6
 } sinpe_rope_rule;
 
 typedef enum sinpe_rope_pairing {
@@ -1397,7 +1411,7 @@ typedef struct sinpe_rope_spec {
     sinpe_rope_rule rule;
     sinpe_rope_pairing pairing;    /* how the rotation pairs columns */
     sinpe_rope_layout layout;      /* the table's columns */
-    double factor;                 /* LINEAR, DYNAMIC, YARN, LLAMA3 (> 0); LONGROPE (>= 0) */
+    double factor;                 /* LINEAR, DYNAMIC, YARN, LLAMA3, PROPORTIONAL (> 0); LONGROPE (>= 0) */
     size_t original_max_positions; /* YARN, LLAMA3, LONGROPE */
     size_t max_positions;          /* DYNAMIC; LONGROPE when factor is 0 */
     size_t length;                 /* DYNAMIC, LONGROPE: the sequence length */
@@ -1413,6 +1427,7 @@ typedef struct sinpe_rope_spec {
     size_t n_short_factor, n_long_factor, n_inv_freq;
     sinpe_rope_axes axes;          /* ONE_AXIS after init (see above) */
     size_t sections[4];            /* pairs per lane, adding up to R/2; 0 after init */
+    size_t rotated_pairs;          /* PROPORTIONAL: 1 .. R/2; 0 after init */
 } sinpe_rope_spec;
 
 /* Fills spec with the DEFAULT rule, base 10000, HALVES, COS_SIN and the
@@ -1515,8 +1530,9 @@ SINPE_API sinpe_status sinpe_rope_frequencies(const sinpe_rope_spec *spec, doubl
  * zero or over 65536; base not finite or <= 1; a rule or layout out of
  * range; factor <= 0 or not finite where the rule needs it; DYNAMIC with
  * R < 4 or max_positions 0; YARN or LLAMA3 or LONGROPE without
- * original_max_positions; beta_fast <= beta_slow; low_freq_factor >=
- * high_freq_factor or <= 0; LONGROPE lists missing or holding a value that
+ * original_max_positions; beta_fast <= beta_slow; low_freq_factor >
+ * high_freq_factor or <= 0; PROPORTIONAL with rotated_pairs 0 or over
+ * R/2, or with AXES_ND; LONGROPE lists missing or holding a value that
  * is not finite and > 0; a list whose count is not R/2, or a count without
  * its list (see sinpe_rope_spec); an attention_factor or inv_freq value that
  * is not finite and >= 0 (inv_freq: > 0); any NaN.
@@ -1524,6 +1540,150 @@ SINPE_API sinpe_status sinpe_rope_frequencies(const sinpe_rope_spec *spec, doubl
 SINPE_API sinpe_status sinpe_rope_table_create(sinpe_context *context,
                                                const sinpe_rope_spec *spec, size_t rows,
                                                sinpe_table **table);
+
+/*
+ * A model's rotary rules, layer by layer.  Models give their layers
+ * different rotary parameters (HF transformers v5: rope_parameters per
+ * layer_types entry), leave some layers unrotated, or ask the host to
+ * change its softmax scale or its queries.  sinpe_rope_model_layer() fills,
+ * for layer i (from 0) of a model, the sinpe_rope_spec of the layer and a
+ * sinpe_rope_layer with the rest; sinpe_rope_model_type() does the same
+ * for the first layer of a type.  The models, from their published
+ * configurations as HF transformers' model files read them (i is the layer
+ * index; every spec HALVES unless said, R = head_dim unless said):
+ *
+ *  QWEN3         Qwen3-8B: 36 layers, all FULL; head_dim 128, DEFAULT,
+ *                base 1000000.
+ *  GEMMA3        gemma-3-27b: 62 layers; head_dim 128; (i + 1) % 6 == 0:
+ *                FULL, LINEAR factor 8, base 1000000 (the scaling on these
+ *                layers only); else SLIDING (window 1024), DEFAULT, base
+ *                10000 (rope_local_base_freq).
+ *  GEMMA4        HF main's Gemma4TextConfig defaults (the class documents
+ *                google/gemma-4-e2b-it; a checkpoint whose config.json sets
+ *                other layers or heads takes the route below): 30 layers;
+ *                (i + 1) % 6 == 0 or the last layer: FULL, head_dim 512
+ *                (global_head_dim), PROPORTIONAL, base 1000000, factor 1,
+ *                rotated_pairs 64 (partial_rotary_factor 0.25); else
+ *                SLIDING (window 512), head_dim 256, DEFAULT, base 10000.
+ *  DEEPSEEK_V3   DeepSeek-V3: 61 layers, all FULL; q heads of head_dim 192
+ *                whose columns [128, 192) rotate (rotary_offset 128, R 64 =
+ *                qk_rope_head_dim; the key's rotated part is the 64 columns
+ *                after kv_lora_rank in kv_a_proj's output, one for all
+ *                heads); YARN base 10000, factor 40, orig 4096, beta 32 and
+ *                1, mscale 1, mscale_all_dim 1 (so m = 1), INTERLEAVED (HF's
+ *                rope_interleave: HF writes pair k to columns k and k + R/2,
+ *                sinpe to 2k and 2k + 1, the same permutation of q and k,
+ *                so the same attention scores); softmax_factor g(40, 1)^2 =
+ *                (0.1 ln 40 + 1)^2 = 1.8738...
+ *  GPT_OSS       gpt-oss-120b (gpt-oss-20b the same but 24 layers): 36
+ *                layers; i even: SLIDING (window 128), i odd: FULL;
+ *                head_dim 64, YARN base 150000, factor 32, orig 4096, beta
+ *                32 and 1, truncate 0 (m = g(32, 1) = 1.3466).
+ *  LLAMA4_SCOUT  Llama-4-Scout-17B-16E: 48 layers; head_dim 128; (i + 1) %
+ *                4 == 0: FULL, rotates 0 (NoPE), temperature 1 with
+ *                attn_scale 0.1 and floor_scale 8192; else CHUNKED (window
+ *                8192), LLAMA3 base 500000, factor 16, low 1, high 1, orig
+ *                8192, INTERLEAVED (HF's complex pairs).  The spec of a NoPE
+ *                layer is the model's, filled but not to be applied.
+ *
+ * softmax_factor is what the host multiplies its softmax scale by (1 but
+ * for DeepSeek: see sinpe_rope_softmax_factor()).  With temperature, the
+ * layer's queries are multiplied by sinpe_rope_temperature() at their
+ * position (HF's Llama4TextAttention applies it on the NoPE layers only,
+ * which have no q/k norm, to q before the scores).
+ *
+ * A host whose configuration differs (another layer count, pattern or
+ * head_dim: gemma-3-4b's head_dim 256 and 34 layers, gpt-oss-20b's 24
+ * layers) takes the spec of the layer type from sinpe_rope_model_type()
+ * and changes rotary_dim (DEFAULT, LINEAR, YARN and LLAMA3 depend on R
+ * alone; PROPORTIONAL: R = head_dim and rotated_pairs = floor(f head_dim /
+ * 2)), or fills a spec from its own config by the rules above (its
+ * rope_parameters per layer type; HF's rope_type names the rule); its
+ * layer types follow its layer_types list; softmax_factor is
+ * sinpe_rope_softmax_factor() of the spec; the temperature is
+ * sinpe_rope_temperature() with its own attn_scale and floor_scale, on the
+ * layers whose no_rope_layers entry is 0.
+ */
+typedef enum sinpe_rope_model {
+    SINPE_ROPE_MODEL_QWEN3 = 1,
+    SINPE_ROPE_MODEL_GEMMA3 = 2,
+    SINPE_ROPE_MODEL_GEMMA4 = 3,
+    SINPE_ROPE_MODEL_DEEPSEEK_V3 = 4,
+    SINPE_ROPE_MODEL_GPT_OSS = 5,
+    SINPE_ROPE_MODEL_LLAMA4_SCOUT = 6
+} sinpe_rope_model;
+
+/* HF's layer_types: full_attention, sliding_attention, chunked_attention. */
+typedef enum sinpe_layer_type {
+    SINPE_LAYER_FULL = 0,
+    SINPE_LAYER_SLIDING = 1,
+    SINPE_LAYER_CHUNKED = 2
+} sinpe_layer_type;
+
+/* What a layer asks of the host besides its spec (filled by the library;
+ * struct_size first as in the other structs, set by the calls' macros). */
+typedef struct sinpe_rope_layer {
+    size_t struct_size;
+    size_t layers;           /* the model's layer count */
+    sinpe_layer_type type;
+    size_t window;           /* SLIDING: the window; CHUNKED: the chunk; FULL: 0 */
+    int rotates;             /* 0: a NoPE layer, q and k not rotated */
+    size_t head_dim;         /* the q and k head width of the layer */
+    size_t rotary_offset;    /* the first rotated column of a q head (R columns from it) */
+    double softmax_factor;   /* the host's softmax scale times this */
+    int temperature;         /* 1: q times sinpe_rope_temperature() at its position */
+    double attn_scale, floor_scale; /* the temperature's parameters (0 without) */
+} sinpe_rope_layer;
+
+/* Fills spec and info for layer (from 0) of model.  Errors:
+ * SINPE_NULL_ARGUMENT (spec, info), SINPE_UNKNOWN_PRESET (model),
+ * SINPE_INVALID_SHAPE (layer not below the model's count),
+ * SINPE_INVALID_STRUCT_SIZE; on failure nothing is written. */
+SINPE_API sinpe_status sinpe_rope_model_layer_sized(sinpe_rope_model model, size_t layer,
+                                                    sinpe_rope_spec *spec, size_t spec_size,
+                                                    sinpe_rope_layer *info, size_t info_size);
+#define sinpe_rope_model_layer(model, layer, spec, info)                                    \
+    sinpe_rope_model_layer_sized((model), (layer), (spec), SINPE_STRUCT_SIZE(sinpe_rope_spec), \
+                                 (info), SINPE_STRUCT_SIZE(sinpe_rope_layer))
+
+/* The same for the first layer of type; SINPE_INVALID_OPTION when type is
+ * not a sinpe_layer_type or the model has no layer of it. */
+SINPE_API sinpe_status sinpe_rope_model_type_sized(sinpe_rope_model model, sinpe_layer_type type,
+                                                   sinpe_rope_spec *spec, size_t spec_size,
+                                                   sinpe_rope_layer *info, size_t info_size);
+#define sinpe_rope_model_type(model, type, spec, info)                                    \
+    sinpe_rope_model_type_sized((model), (type), (spec), SINPE_STRUCT_SIZE(sinpe_rope_spec), \
+                                (info), SINPE_STRUCT_SIZE(sinpe_rope_layer))
+
+/* The name of a model ("gemma3", "deepseek-v3"), or NULL for an unknown value. */
+SINPE_API const char *sinpe_rope_model_name(sinpe_rope_model model);
+
+/*
+ * The factor by which the host multiplies its softmax scale for spec, in
+ * float64 (HF's DeepseekV3Attention): g(factor, mscale_all_dim)^2 for a
+ * YARN spec with mscale_all_dim nonzero (g as under YARN above), else 1.
+ * With the m of the YARN rule this splits DeepSeek's scaling: cos and sin
+ * carry g(factor, mscale) / g(factor, mscale_all_dim), the scores the
+ * square of the denominator.  Errors: SINPE_NULL_ARGUMENT (spec, factor),
+ * SINPE_INVALID_SPEC (as sinpe_rope_frequencies()),
+ * SINPE_INVALID_STRUCT_SIZE.
+ */
+SINPE_API sinpe_status sinpe_rope_softmax_factor(const sinpe_rope_spec *spec, double *factor);
+
+/*
+ * Llama 4's attention temperature at integer position p, in float64:
+ *     t(p) = ln(n + 1) attn_scale + 1,   n = floor((p + 1) / floor_scale),
+ * n the exact floor of the real quotient (corrected by fused multiply-add
+ * where the float64 division rounds up to an integer), ln by libm's log1p.
+ * HF's Llama4TextAttention computes the same in float32 from cache_position.
+ * Defined for every int32 p: p + 1 is exact, and for p < -1, where n < 0 and
+ * the logarithm has no value (no model has such positions), n is taken as
+ * 0, giving 1.  Errors: SINPE_NULL_ARGUMENT (factor), SINPE_INVALID_SPEC
+ * (attn_scale not finite, floor_scale not finite or <= 0); *factor is
+ * untouched on failure.
+ */
+SINPE_API sinpe_status sinpe_rope_temperature(int32_t position, double attn_scale,
+                                              double floor_scale, double *factor);
 
 /*
  * Arguments of sinpe_enqueue_rope(); fill with sinpe_rope_args_init().

@@ -103,7 +103,7 @@ static sinpe_status validate(const sinpe_rope_spec *s)
                 "spec.rotary_dim %zu must be even, at least 2 and at most %u", R, MAX_ROT);
     SINPE_CHECK(!(isfinite(s->base) && s->base > 1.0), SINPE_INVALID_SPEC,
                 "spec.base must be finite and > 1 (got %g)", s->base);
-    SINPE_CHECK((unsigned)r > SINPE_ROPE_LONGROPE, SINPE_INVALID_SPEC,
+    SINPE_CHECK((unsigned)r > SINPE_ROPE_PROPORTIONAL, SINPE_INVALID_SPEC,
                 "spec.rule %d is not a sinpe_rope_rule", r);
     SINPE_CHECK((unsigned)s->pairing > SINPE_ROPE_INTERLEAVED, SINPE_INVALID_SPEC,
                 "spec.pairing %d is not a sinpe_rope_pairing", (int)s->pairing);
@@ -138,10 +138,16 @@ static sinpe_status validate(const sinpe_rope_spec *s)
     SINPE_FORWARD(check_count(s, s->inv_freq, s->n_inv_freq, COUNTED(n_inv_freq), "inv_freq"));
     SINPE_CHECK(r == SINPE_ROPE_LLAMA3 &&
                     !(positive(s->low_freq_factor) && positive(s->high_freq_factor) &&
-                      s->low_freq_factor < s->high_freq_factor),
+                      s->low_freq_factor <= s->high_freq_factor),
                 SINPE_INVALID_SPEC,
-                "spec.low_freq_factor %g and high_freq_factor %g must be finite, > 0, low < high",
+                "spec.low_freq_factor %g and high_freq_factor %g must be finite, > 0, low <= high",
                 s->low_freq_factor, s->high_freq_factor);
+    SINPE_CHECK(r == SINPE_ROPE_PROPORTIONAL && (s->rotated_pairs == 0 || s->rotated_pairs > h),
+                SINPE_INVALID_SPEC,
+                "spec.rotated_pairs %zu must be 1 .. %zu (rotary_dim %zu) with PROPORTIONAL",
+                s->rotated_pairs, h, R);
+    SINPE_CHECK(r == SINPE_ROPE_PROPORTIONAL && s->axes == SINPE_ROPE_AXES_ND, SINPE_INVALID_SPEC,
+                "spec.axes AXES_ND: PROPORTIONAL rotates one axis's pairs");
     if (r == SINPE_ROPE_LONGROPE) {
         SINPE_CHECK(!s->short_factor, SINPE_INVALID_SPEC, "spec.short_factor is NULL");
         SINPE_CHECK(!s->long_factor, SINPE_INVALID_SPEC, "spec.long_factor is NULL");
@@ -238,7 +244,8 @@ static void frequencies(const sinpe_rope_spec *s, double *w, double *m)
             l = TWO_PI / x;
             if (l > orig / s->low_freq_factor) {
                 x /= f;
-            } else if (!(l < orig / s->high_freq_factor)) {
+            } else if (!(l < orig / s->high_freq_factor) &&
+                       s->low_freq_factor < s->high_freq_factor) {
                 double sm =
                     (orig / l - s->low_freq_factor) / (s->high_freq_factor - s->low_freq_factor);
                 x = (1.0 - sm) * x / f + sm * x;
@@ -248,6 +255,9 @@ static void frequencies(const sinpe_rope_spec *s, double *w, double *m)
             x = 1.0 /
                 ((s->length > s->original_max_positions ? s->long_factor[k] : s->short_factor[k]) *
                  pow(base, e));
+            break;
+        case SINPE_ROPE_PROPORTIONAL:
+            x = k < s->rotated_pairs ? x / f : 0.0;
             break;
         default:
             break;
@@ -274,6 +284,22 @@ sinpe_status sinpe_rope_frequencies(const sinpe_rope_spec *spec, double *freqs, 
         *attention = m;
     if (!freqs)
         free(w);
+    return SINPE_SUCCESS;
+}
+
+sinpe_status sinpe_rope_softmax_factor(const sinpe_rope_spec *spec, double *factor)
+{
+    sinpe_rope_spec s;
+    double g;
+    sinpe__clear_error();
+    SINPE_CHECK(!spec, SINPE_NULL_ARGUMENT, "spec is NULL");
+    SINPE_CHECK(!factor, SINPE_NULL_ARGUMENT, "factor: the output pointer is NULL");
+    sinpe_rope_spec_init(&s, 0);
+    SINPE_FORWARD(sinpe__struct_in(SINPE__ROPE_SPEC, &s, spec, "spec"));
+    SINPE_FORWARD(validate(&s));
+    g = s.rule == SINPE_ROPE_YARN && s.mscale_all_dim != 0.0 ? yarn_g(s.factor, s.mscale_all_dim)
+                                                             : 1.0;
+    *factor = g * g;
     return SINPE_SUCCESS;
 }
 

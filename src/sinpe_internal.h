@@ -69,7 +69,7 @@ float sinpe__round_to(sinpe_dtype t, float x);
 
 /* The public structs that grow (include/sinpe.h, "Structs that grow"). */
 enum { SINPE__OPTIONS, SINPE__SPEC, SINPE__ARGS, SINPE__DTYPE_INFO, SINPE__ROPE_SPEC,
-       SINPE__ROPE_ARGS, SINPE__MROPE_PROMPT, SINPE__GRID_ARGS };
+       SINPE__ROPE_ARGS, SINPE__MROPE_PROMPT, SINPE__GRID_ARGS, SINPE__ROPE_LAYER };
 /* How sinpe__struct_out writes: a fresh struct (fields past the library's
    zeroed), an update of one read in (those left alone), a 0.1 struct. */
 enum { SINPE__FILL, SINPE__UPDATE, SINPE__FILL_V0_1 };
@@ -77,6 +77,9 @@ enum { SINPE__FILL, SINPE__UPDATE, SINPE__FILL_V0_1 };
    own's struct_size is then the caller's, or 0 for a 0.1 struct.  Fails
    with SINPE_INVALID_STRUCT_SIZE naming what. */
 sinpe_status sinpe__struct_in(int kind, void *own, const void *theirs, const char *what);
+/* SINPE_INVALID_STRUCT_SIZE naming what unless word is a tagged size of kind
+   at least its first sized layout. */
+sinpe_status sinpe__struct_check(int kind, size_t word, const char *what);
 /* Writes own back into the caller's struct of struct_size word (UPDATE: as
    sinpe__struct_in gave it). */
 sinpe_status sinpe__struct_out(int kind, void *theirs, size_t word, const void *own, int how,

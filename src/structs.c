@@ -23,6 +23,7 @@ static const struct {
     [SINPE__ROPE_ARGS] = KIND(sinpe_rope_args, seq_starts_offset, 0),
     [SINPE__MROPE_PROMPT] = KIND(sinpe_mrope_prompt, spatial_merge_size, 0),
     [SINPE__GRID_ARGS] = KIND(sinpe_grid_args, out_stride, 0),
+    [SINPE__ROPE_LAYER] = KIND(sinpe_rope_layer, floor_scale, 0),
 };
 typedef char sinpe__v0_1_shifted[sizeof(sinpe_spec_v0_1) ==
                                          END(sinpe_spec, angle_scale) - sizeof(size_t) ? 1 : -1];
@@ -35,6 +36,11 @@ static sinpe_status check_word(int kind, size_t word, const char *what)
                 "%s: struct_size %zu is below %zu, the first sized layout", what,
                 word & ~SINPE_STRUCT_TAG, kinds[kind].v0_2);
     return SINPE_SUCCESS;
+}
+
+sinpe_status sinpe__struct_check(int kind, size_t word, const char *what)
+{
+    return check_word(kind, word, what);
 }
 
 sinpe_status sinpe__struct_in(int kind, void *own, const void *theirs, const char *what)

@@ -469,7 +469,7 @@ START_TEST(rope_bad_specs)
     REFUSE(0, "rotary_dim", s.rotary_dim = 65538);
     REFUSE(0, "base", s.base = NAN);
     REFUSE(0, "base", s.base = 1.0);
-    REFUSE(0, "rule", s.rule = (sinpe_rope_rule)6);
+    REFUSE(0, "rule", s.rule = (sinpe_rope_rule)7);
     REFUSE(0, "pairing", s.pairing = (sinpe_rope_pairing)2);
     REFUSE(0, "layout", s.layout = (sinpe_rope_layout)4);
     REFUSE(1, "factor", s.factor = 0);
@@ -482,7 +482,7 @@ START_TEST(rope_bad_specs)
     REFUSE(3, "beta_fast", s.beta_fast = 1, s.beta_slow = 1);
     REFUSE(3, "beta_fast", s.beta_slow = NAN);
     REFUSE(4, "mscale", s.mscale = INFINITY);
-    REFUSE(5, "low_freq_factor", s.low_freq_factor = 4);
+    REFUSE(5, "low_freq_factor", s.low_freq_factor = 5);
     REFUSE(5, "original_max_positions", s.original_max_positions = 1);
     REFUSE(6, "short_factor", s.short_factor = NULL, s.n_short_factor = 0);
     REFUSE(6, "long_factor[5]", s.long_factor = bad_list);

@@ -46,6 +46,7 @@ Suite *suite_contract(void);
 Suite *suite_otf(void);
 Suite *suite_rope(void);
 Suite *suite_mrope(void);
+Suite *suite_rope_model(void);
 Suite *suite_grid(void);
 TCase *tcase_rope_spec(void); /* part of suite_rope */
 

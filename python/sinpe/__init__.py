@@ -60,7 +60,7 @@ type raise TypeError.
 """
 
 from ._lib import load
-from ._types import CONSTANTS, ContextOptions, EmbedArgs, RopeArgs, RopeSpec, Spec
+from ._types import CONSTANTS, ContextOptions, EmbedArgs, RopeArgs, RopeLayer, RopeSpec, Spec
 from .context import Context
 from .embed import EmbedCall
 from .errors import SinpeError, last_error
@@ -68,6 +68,8 @@ from .mrope import mrope_positions
 from .quantize import quantize
 from .rope import (RopeTable, frequencies, rope_preset_name, rope_preset_value, rope_presets,
                    rope_spec)
+from .rope_model import (rope_model_layer, rope_model_value, rope_models, softmax_factor,
+                         temperature)
 from .spec import preset_name, preset_value, presets, spec
 from .table import Table
 
@@ -103,6 +105,7 @@ __all__ = [
     "Context", "Table", "EmbedCall", "SinpeError", "Spec", "EmbedArgs", "ContextOptions",
     "spec", "presets", "preset_name", "preset_value", "quantize", "last_error", "load",
     "version", "version_info", "storage_types",
-    "RopeTable", "RopeSpec", "RopeArgs", "rope_spec", "rope_presets", "rope_preset_name",
-    "rope_preset_value", "frequencies", "mrope_positions",
+    "RopeTable", "RopeSpec", "RopeArgs", "RopeLayer", "rope_spec", "rope_presets",
+    "rope_preset_name", "rope_preset_value", "frequencies", "mrope_positions",
+    "rope_models", "rope_model_value", "rope_model_layer", "softmax_factor", "temperature",
 ]

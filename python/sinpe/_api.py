@@ -7,10 +7,11 @@ function to a pointer of exactly these types (so that a changed prototype
 fails to compile there instead of corrupting a call here).
 """
 
-from ctypes import POINTER, c_char_p, c_float, c_int, c_int32, c_size_t, c_uint, c_uint32, c_void_p
+from ctypes import (POINTER, c_char_p, c_double, c_float, c_int, c_int32, c_size_t, c_uint, c_uint32,
+                    c_void_p)
 
 from ._types import (ContextOptions, DtypeInfo, EmbedArgs, GridArgs, MropePrompt, RopeArgs,
-                     RopeSpec, Spec)
+                     RopeLayer, RopeSpec, Spec)
 
 _ENQUEUE_TAIL = ("cl_uint", "const cl_event *", "cl_event *")
 # The recording calls (mirrored for completeness; PyOpenCL has no command buffers).
@@ -84,6 +85,15 @@ FUNCTIONS = (
      ("sinpe_rope_spec *", "sinpe_rope_preset", "size_t", "size_t")),
     ("sinpe_rope_preset_name", "const char *", ("sinpe_rope_preset",)),
     ("sinpe_rope_frequencies", "sinpe_status", ("const sinpe_rope_spec *", "double *", "double *")),
+    ("sinpe_rope_model_layer_sized", "sinpe_status",
+     ("sinpe_rope_model", "size_t", "sinpe_rope_spec *", "size_t", "sinpe_rope_layer *",
+      "size_t")),
+    ("sinpe_rope_model_type_sized", "sinpe_status",
+     ("sinpe_rope_model", "sinpe_layer_type", "sinpe_rope_spec *", "size_t",
+      "sinpe_rope_layer *", "size_t")),
+    ("sinpe_rope_model_name", "const char *", ("sinpe_rope_model",)),
+    ("sinpe_rope_softmax_factor", "sinpe_status", ("const sinpe_rope_spec *", "double *")),
+    ("sinpe_rope_temperature", "sinpe_status", ("int32_t", "double", "double", "double *")),
     ("sinpe_rope_table_create", "sinpe_status",
      ("sinpe_context *", "const sinpe_rope_spec *", "size_t", "sinpe_table **")),
     ("sinpe_rope_args_init_sized", "void", ("sinpe_rope_args *", "size_t")),
@@ -145,6 +155,10 @@ CTYPES = {
     "const sinpe_embed_args *": POINTER(EmbedArgs),
     "sinpe_dtype_info *": POINTER(DtypeInfo),
     "sinpe_rope_preset": c_int,
+    "sinpe_rope_model": c_int,
+    "sinpe_layer_type": c_int,
+    "double": c_double,
+    "sinpe_rope_layer *": POINTER(RopeLayer),
     "double *": c_void_p,
     "sinpe_rope_spec *": POINTER(RopeSpec),
     "const sinpe_rope_spec *": POINTER(RopeSpec),

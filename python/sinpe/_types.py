@@ -167,6 +167,7 @@ class RopeSpec(Structure):
         ("n_inv_freq", c_size_t),
         ("axes", enum),
         ("sections", c_size_t * 4),
+        ("rotated_pairs", c_size_t),
     ]
 
     def __repr__(self):
@@ -191,6 +192,31 @@ class RopeSpec(Structure):
                 v = repr(v)
             shown.append(f"{f}={v}")
         return f"RopeSpec({', '.join(shown)})"
+
+
+class RopeLayer(Structure):
+    """sinpe_rope_layer: what a model's layer asks of the host besides its
+    rotary spec (sinpe.rope_model_layer())."""
+
+    c_name = "sinpe_rope_layer"
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("layers", c_size_t),
+        ("type", enum),
+        ("window", c_size_t),
+        ("rotates", c_int),
+        ("head_dim", c_size_t),
+        ("rotary_offset", c_size_t),
+        ("softmax_factor", c_double),
+        ("temperature", c_int),
+        ("attn_scale", c_double),
+        ("floor_scale", c_double),
+    ]
+
+    def __repr__(self):
+        shown = [f"{f}={getattr(self, f)!r}" for f, _ in self._fields_[1:]]
+        shown[1] = f"type={name_of('LAYER', self.type)!r}"
+        return f"RopeLayer({', '.join(shown)})"
 
 
 class RopeArgs(Structure):
@@ -283,7 +309,8 @@ class GridArgs(Structure):
     ]
 
 
-STRUCTS = (ContextOptions, Spec, EmbedArgs, DtypeInfo, RopeSpec, RopeArgs, MropePrompt, GridArgs)
+STRUCTS = (ContextOptions, Spec, EmbedArgs, DtypeInfo, RopeSpec, RopeArgs, MropePrompt, GridArgs,
+           RopeLayer)
 
 # The header's constants, by their C names.  The status codes come from
 # SINPE_STATUS_MAP, the others from the enums (and the named values of
@@ -363,6 +390,7 @@ CONSTANTS = {
     "SINPE_ROPE_YARN": 3,
     "SINPE_ROPE_LLAMA3": 4,
     "SINPE_ROPE_LONGROPE": 5,
+    "SINPE_ROPE_PROPORTIONAL": 6,
     "SINPE_ROPE_HALVES": 0,
     "SINPE_ROPE_INTERLEAVED": 1,
     "SINPE_ROPE_COS_SIN": 0,
@@ -390,6 +418,15 @@ CONSTANTS = {
     "SINPE_ROPE_MROPE": 1,
     "SINPE_ROPE_MROPE_INTERLEAVED": 2,
     "SINPE_ROPE_AXES_ND": 3,
+    "SINPE_ROPE_MODEL_QWEN3": 1,
+    "SINPE_ROPE_MODEL_GEMMA3": 2,
+    "SINPE_ROPE_MODEL_GEMMA4": 3,
+    "SINPE_ROPE_MODEL_DEEPSEEK_V3": 4,
+    "SINPE_ROPE_MODEL_GPT_OSS": 5,
+    "SINPE_ROPE_MODEL_LLAMA4_SCOUT": 6,
+    "SINPE_LAYER_FULL": 0,
+    "SINPE_LAYER_SLIDING": 1,
+    "SINPE_LAYER_CHUNKED": 2,
     "SINPE_MROPE_QWEN2_VL": 0,
     "SINPE_MROPE_QWEN2_5_VL": 1,
     "SINPE_MROPE_QWEN3_VL": 2,
@@ -399,7 +436,8 @@ CONSTANTS = {
 # are listed by field: {field: {short name: value}}.
 ROPE_ENUMS = {
     "rule": {n: CONSTANTS[f"SINPE_ROPE_{n.upper()}"]
-             for n in ("default", "linear", "dynamic", "yarn", "llama3", "longrope")},
+             for n in ("default", "linear", "dynamic", "yarn", "llama3", "longrope",
+                       "proportional")},
     "pairing": {n: CONSTANTS[f"SINPE_ROPE_{n.upper()}"] for n in ("halves", "interleaved")},
     "layout": {n: CONSTANTS[f"SINPE_ROPE_{n.upper()}"]
                for n in ("cos_sin", "pairs", "cos_twice", "sin_twice")},

@@ -21,7 +21,7 @@ from ._lib import load
 from ._rope_args import check_head_dim, prepare, split_tokens
 from ._types import CONSTANTS, ROPE_ENUMS, RopeArgs, RopeSpec, struct_size
 from .errors import SinpeError, fail
-from .spec import named_values
+from .spec import named_values, value_of_name
 
 UNKNOWN_PRESET = CONSTANTS["SINPE_UNKNOWN_PRESET"]
 INVALID_OPTION = CONSTANTS["SINPE_INVALID_OPTION"]
@@ -42,24 +42,11 @@ def rope_presets():
     return dict(_presets)
 
 
-def _norm(name):
-    return name.lower().replace("-", "_").replace(".", "_")
-
-
 def rope_preset_value(preset):
     """A sinpe_rope_preset from a name (case-insensitive; "llama3.1",
     "llama3_1" and "llama3-1" alike) or an int (passed on for sinpe to
     judge)."""
-    if isinstance(preset, numbers.Integral):
-        return int(preset)
-    known = rope_presets()
-    if isinstance(preset, str):
-        by_norm = {_norm(n): v for n, v in known.items()}
-        value = by_norm.get(_norm(preset))
-        if value is not None:
-            return value
-    raise SinpeError(UNKNOWN_PRESET, f"rotary preset {preset!r} is not one of "
-                     f"{', '.join(sorted(known))}")
+    return value_of_name(preset, rope_presets(), "rotary preset")
 
 
 def rope_preset_name(value):
@@ -109,7 +96,7 @@ def check_lists(spec):
 
 _PLAIN = ("base", "factor", "original_max_positions", "max_positions", "length", "beta_fast",
           "beta_slow", "mscale", "mscale_all_dim", "low_freq_factor", "high_freq_factor",
-          "attention_factor")
+          "attention_factor", "rotated_pairs")
 
 
 def rope_spec(rotary_dim=None, preset=None, *, head_dim=None, rule=None, pairing=None,
@@ -121,12 +108,13 @@ def rope_spec(rotary_dim=None, preset=None, *, head_dim=None, rule=None, pairing
 
     rotary_dim: R (with a preset it overrides the preset's R); head_dim:
     the head width a preset derives R from (default rotary_dim).  rule:
-    "default", "linear", "dynamic", "yarn", "llama3", "longrope"; pairing:
-    "halves" or "interleaved"; layout: "cos_sin", "pairs", "cos_twice",
+    "default", "linear", "dynamic", "yarn", "llama3", "longrope",
+    "proportional"; pairing: "halves" or "interleaved"; layout: "cos_sin", "pairs", "cos_twice",
     "sin_twice" (or the header's ints).  The other fields by their C names:
     base, factor, original_max_positions, max_positions, length,
     beta_fast, beta_slow, mscale, mscale_all_dim, truncate (bool),
-    low_freq_factor, high_freq_factor, attention_factor; short_factor and
+    low_freq_factor, high_freq_factor, attention_factor, rotated_pairs
+    (PROPORTIONAL); short_factor and
     long_factor (R/2 numbers each, kept as float64 arrays with the struct)
     and inv_freq (R/2 numbers used as given, kept as float32: a model's
     own float32 frequencies, e.g. HF's RotaryEmbedding.inv_freq), each

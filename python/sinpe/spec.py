@@ -24,6 +24,22 @@ def named_values(name_of):
     return found
 
 
+def value_of_name(value, known, what):
+    """The value of a name of known ({name: value}), case-insensitive and
+    "-", "_" or "." alike, or an int passed on for sinpe to judge; else
+    SinpeError UNKNOWN_PRESET naming what."""
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, str):
+        def norm(name):
+            return name.lower().replace("-", "_").replace(".", "_")
+        found = {norm(n): v for n, v in known.items()}.get(norm(value))
+        if found is not None:
+            return found
+    raise SinpeError(CONSTANTS["SINPE_UNKNOWN_PRESET"], f"{what} {value!r} is not one of "
+                     f"{', '.join(sorted(known))}")
+
+
 def presets():
     """{name: value} of every preset the library knows, by sinpe_preset_name()
     ("vaswani": 1, "tensor2tensor": 2, "fairseq": 3, ...)."""

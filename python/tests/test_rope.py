@@ -418,3 +418,38 @@ def test_rotate_host(host_ctx, rng):
     with pytest.raises(sinpe.SinpeError) as e:
         t.rotate_host(q, k[:5])
     assert e.value.status == sinpe.INVALID_SHAPE
+
+
+def test_rope_model_binding():
+    """sinpe.rope_model_layer() by index, by type and by HF's type name;
+    its refusals name the argument; temperature() and softmax_factor()."""
+    assert sinpe.rope_models() == {"qwen3": 1, "gemma3": 2, "gemma4": 3, "deepseek-v3": 4,
+                                   "gpt-oss": 5, "llama4-scout": 6}
+    spec, layer = sinpe.rope_model_layer("Gemma4", type="full_attention")
+    assert (layer.head_dim, spec.rotary_dim, spec.rotated_pairs) == (512, 512, 64)
+    assert name_of_rope("rule", spec.rule) == "proportional"
+    w, m = spec.frequencies()
+    assert np.all(w[64:] == 0) and np.all(w[:64] > 0) and m == 1.0
+    same, _ = sinpe.rope_model_layer(sinpe.ROPE_MODEL_GEMMA4, 5)
+    assert bytes(same) == bytes(spec)
+    made = sinpe.rope_spec(512, base=1e6, rule="proportional", factor=1.0, rotated_pairs=64)
+    assert np.array_equal(made.frequencies()[0], w)
+    for call, status, words in (
+            (lambda: sinpe.rope_model_layer("gemma5", 0), sinpe.UNKNOWN_PRESET, "gemma5"),
+            (lambda: sinpe.rope_model_layer(99, 0), sinpe.UNKNOWN_PRESET, "model 99"),
+            (lambda: sinpe.rope_model_layer("qwen3", 36), sinpe.INVALID_SHAPE, "layer 36"),
+            (lambda: sinpe.rope_model_layer("qwen3", type="sliding"), sinpe.INVALID_OPTION,
+             "no such layer"),
+            (lambda: sinpe.rope_model_layer("qwen3", type="global"), sinpe.INVALID_OPTION,
+             "global"),
+            (lambda: sinpe.temperature(0, 0.1, 0.0), sinpe.INVALID_SPEC, "floor_scale"),
+            (lambda: sinpe.temperature(2**31), sinpe.INVALID_SHAPE, "int32")):
+        with pytest.raises(sinpe.SinpeError) as e:
+            call()
+        assert e.value.status == status and words in str(e.value), str(e.value)
+    with pytest.raises(TypeError):
+        sinpe.rope_model_layer("qwen3")
+    assert sinpe.temperature([8190, 8191]) == [1.0, 1.0 + 0.1 * math.log(2.0)]
+    spec, layer = sinpe.rope_model_layer("deepseek-v3", 0)
+    assert spec.softmax_factor() == layer.softmax_factor == pytest.approx(
+        (0.1 * math.log(40.0) + 1) ** 2, rel=1e-15)
