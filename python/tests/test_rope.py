@@ -25,7 +25,7 @@ def test_presets_by_name():
     p = sinpe.rope_presets()
     assert p["llama2"] == sinpe.ROPE_PRESET_LLAMA2
     assert p["llama3.1"] == sinpe.ROPE_PRESET_LLAMA3_1
-    assert len(p) == 16
+    assert len(p) == 17
     for name, value in p.items():
         assert sinpe.rope_preset_name(value) == name
         assert sinpe.rope_preset_value(name.upper().replace(".", "_")) == value
