@@ -69,7 +69,8 @@ float sinpe__round_to(sinpe_dtype t, float x);
 
 /* The public structs that grow (include/sinpe.h, "Structs that grow"). */
 enum { SINPE__OPTIONS, SINPE__SPEC, SINPE__ARGS, SINPE__DTYPE_INFO, SINPE__ROPE_SPEC,
-       SINPE__ROPE_ARGS, SINPE__MROPE_PROMPT, SINPE__GRID_ARGS, SINPE__ROPE_LAYER };
+       SINPE__ROPE_ARGS, SINPE__MROPE_PROMPT, SINPE__GRID_ARGS, SINPE__ROPE_LAYER,
+       SINPE__ATTN_ARGS };
 /* How sinpe__struct_out writes: a fresh struct (fields past the library's
    zeroed), an update of one read in (those left alone), a 0.1 struct. */
 enum { SINPE__FILL, SINPE__UPDATE, SINPE__FILL_V0_1 };
@@ -161,6 +162,7 @@ typedef SINPE__KARGS(SINPE_SIG_TIMESTEPS) sinpe__timesteps_kargs;
 typedef SINPE__KARGS(SINPE_SIG_BAD_IDS) sinpe__bad_ids_kargs;
 typedef SINPE__KARGS(SINPE_SIG_ROPE) sinpe__rope_kargs;
 typedef SINPE__KARGS(SINPE_SIG_GRID) sinpe__grid_kargs;
+typedef SINPE__KARGS(SINPE_SIG_ATTN) sinpe__attn_kargs;
 
 /* A signature: each argument's name, kind and place in its struct. */
 enum { SINPE__IN, SINPE__OUT, SINPE__VAL, SINPE__LOCAL };

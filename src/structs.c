@@ -24,6 +24,7 @@ static const struct {
     [SINPE__MROPE_PROMPT] = KIND(sinpe_mrope_prompt, spatial_merge_size, 0),
     [SINPE__GRID_ARGS] = KIND(sinpe_grid_args, out_stride, 0),
     [SINPE__ROPE_LAYER] = KIND(sinpe_rope_layer, floor_scale, 0),
+    [SINPE__ATTN_ARGS] = KIND(sinpe_attn_input_args, grid_start, 0),
 };
 typedef char sinpe__v0_1_shifted[sizeof(sinpe_spec_v0_1) ==
                                          END(sinpe_spec, angle_scale) - sizeof(size_t) ? 1 : -1];
