@@ -1827,8 +1827,10 @@ SINPE_API sinpe_status sinpe_record_rope(sinpe_table *table, cl_command_queue qu
  * the destination type: dtype for q, cache_dtype for k, Q8_0 from float32):
  *   1. x, the stored value, widened to float32.
  *   2. norm (norm_after 0): y_c = x_c * w'_c / sqrt(S / head_dim + eps),
- *      S = sum of x_c^2 over the head's head_dim columns, in column order,
- *      as a double-float (each square exact by fma, each sum by two-sum);
+ *      S = sum of x_c^2 over the head's head_dim columns as double-floats
+ *      (each square exact by fma, each sum by two-sum) in sixteen lanes,
+ *      lane l summing columns l, l + 16, ... in order, the lanes then
+ *      added in order 0 .. 15 (device.cl's sinpe_norm_merge());
  *      S / head_dim + eps and the reciprocal root as double-floats (eps
  *      rounded to float32 first; 1 / head_dim rounded to nearest; three
  *      float32 Newton steps from an exponent halving, then one in

@@ -40,13 +40,27 @@ SINPE_INLINE void sinpe_attn_round(float *x, uint n, const int dt)
                                : as_float((uint)sinpe_to_bf16(x[c]) << 16);
 }
 
+/* The sixteen lane sums merged in lane order (device.cl's norm order). */
+SINPE_INLINE float2 sinpe_attn_merge(const float *hi, const float *lo)
+{
+    float2 acc = (float2)(hi[0], lo[0]);
+    for (int l = 1; l < 16; l++)
+        acc = sinpe_norm_merge(acc, (float2)(hi[l], lo[l]));
+    return acc;
+}
+
 /* The norm of n values in place, weights w (kinds 1 and 2). */
 SINPE_INLINE void sinpe_attn_norm(float *x, uint n, global const float *w, uint kind, float eps)
 {
-    float2 acc = (float2)(0.0f);
-    for (uint c = 0; c < n; c++)
-        acc = sinpe_norm_square(acc, x[c]);
-    float2 r = sinpe_norm_scale(acc, n, eps);
+    float hi[16], lo[16];
+    for (int l = 0; l < 16; l++)
+        hi[l] = lo[l] = 0.0f;
+    for (uint c = 0; c < n; c++) {
+        float2 t = sinpe_norm_square((float2)(hi[c % 16], lo[c % 16]), x[c]);
+        hi[c % 16] = t.x;
+        lo[c % 16] = t.y;
+    }
+    float2 r = sinpe_norm_scale(sinpe_attn_merge(hi, lo), n, eps);
     for (uint c = 0; c < n; c++)
         x[c] = sinpe_norm_value(x[c], kind == 3 ? 1.0f : w[c], kind, r);
 }
@@ -110,6 +124,163 @@ SINPE_INLINE void sinpe_attn_q8_0(const float *x, global uchar *blk)
     }
 }
 
+/* ---- sixteen at a time: heads whose widths are multiples of 16 ---------- */
+
+/* Sixteen values rounded to dt and widened back. */
+SINPE_INLINE float16 sinpe_attn_round16(float16 x, const int dt)
+{
+    if (dt == SINPE_F16) {
+        ushort16 h = sinpe_to_16_16(x, dt);
+        return vload_half16(0, (const half *)&h);
+    }
+    if (dt == SINPE_BF16)
+        return as_float16(convert_uint16(sinpe_bf16_16(x)) << 16);
+    return x;
+}
+
+/* device.cl's sinpe_norm_square and sinpe_norm_value, lane by lane. */
+SINPE_INLINE void sinpe_attn_square16(float16 *hi, float16 *lo, float16 x)
+{
+    float16 p = x * x, pe = fma(x, x, -p);
+    float16 s = *hi + p, b = s - *hi;
+    float16 e = (*hi - (s - b)) + (p - b);
+    *hi = s;
+    *lo = *lo + (e + pe);
+}
+
+SINPE_INLINE float16 sinpe_attn_value16(float16 x, float16 w, uint kind, float2 r)
+{
+    float16 th = x, tl = (float16)(0.0f);
+    if (kind == 1 || kind == 2) {
+        float16 p = x * w, pl = fma(x, w, -p);
+        th = p;
+        tl = pl;
+        if (kind == 2) {
+            float16 s = x + p, b = s - x;
+            th = s;
+            tl = ((x - (s - b)) + (p - b)) + pl;
+        }
+    }
+    return fma(th, (float16)(r.x), fma(th, (float16)(r.y), tl * r.x));
+}
+
+SINPE_INLINE float2 sinpe_attn_scale16(float16 hi, float16 lo, uint n, float eps)
+{
+    float h[16], l[16];
+    vstore16(hi, 0, h);
+    vstore16(lo, 0, l);
+    return sinpe_norm_scale(sinpe_attn_merge(h, l), n, eps);
+}
+
+/* One head's steps, shared by its passes. */
+typedef struct {
+    global const uchar *src;
+    size_t so;
+    global const float *w;
+    uint npairs, kind, before, after;
+    int rb, rr; /* round after the first norm, after the rotation */
+    float2 r1, r2;
+} sinpe_attn_head;
+
+/* Pair group g (pairs 16 g ..) after the first norm and the rotation. */
+SINPE_INLINE void sinpe_attn_pairs16(const sinpe_attn_head *h, uint g, global const float *tab,
+                                     global const float *coef, const sinpe_rope_params *ra,
+                                     const int *pl, const int ot, float16 *y1, float16 *y2)
+{
+    float16 x1, x2, w1, w2, c, s;
+    sinpe_rope_load16(h->src, h->so, 16 * g, h->npairs, ra->pairing, ot, &x1, &x2);
+    if (h->before) {
+        w1 = w2 = (float16)(1.0f);
+        if (h->kind != 3) /* L2: no weight buffer */
+            sinpe_rope_load16((global const uchar *)h->w, 0, 16 * g, h->npairs, ra->pairing,
+                              SINPE_F32, &w1, &w2);
+        x1 = sinpe_attn_value16(x1, w1, h->kind, h->r1);
+        x2 = sinpe_attn_value16(x2, w2, h->kind, h->r1);
+        if (h->rb)
+            x1 = sinpe_attn_round16(x1, ot), x2 = sinpe_attn_round16(x2, ot);
+    }
+    sinpe_rope_cs16(tab, coef, ra, pl, 16 * g, &c, &s);
+    *y1 = fma(x1, c, -(x2 * s));
+    *y2 = fma(x2, c, x1 * s);
+    if (h->rr)
+        *y1 = sinpe_attn_round16(*y1, ot), *y2 = sinpe_attn_round16(*y2, ot);
+}
+
+/* Columns [c, c + 16) past the rotated ones after the first norm. */
+SINPE_INLINE float16 sinpe_attn_tail16(const sinpe_attn_head *h, uint c, const int ot)
+{
+    float16 x = sinpe_load16(h->src, h->so + c, ot);
+    if (h->before) {
+        float16 w = h->kind != 3 ? vload16(0, h->w + c) : (float16)(1.0f);
+        x = sinpe_attn_value16(x, w, h->kind, h->r1);
+        x = h->rb ? sinpe_attn_round16(x, ot) : x;
+    }
+    return x;
+}
+
+/* The second norm, rounding and temperature of sixteen values of columns
+   w (the weights'), ready to store. */
+SINPE_INLINE float16 sinpe_attn_last16(const sinpe_attn_head *h, float16 y, float16 w, int temp,
+                                       float tau, const int ot)
+{
+    if (h->after) {
+        y = sinpe_attn_value16(y, w, h->kind, h->r2);
+        y = temp ? sinpe_attn_round16(y, ot) : y;
+    }
+    return temp ? y * tau : y;
+}
+
+/* q's or k's head (kind 0 or 1) by sixteens, R pairs rotated (R = 0: none),
+   into dst at d in type dt. */
+SINPE_INLINE void sinpe_attn_run16(sinpe_attn_head *h, uint D, uint R, global uchar *dst,
+                                   size_t d, const int dt, int temp, float tau,
+                                   global const float *tab, global const float *coef,
+                                   const sinpe_rope_params *ra, const int *pl, const int ot,
+                                   float eps)
+{
+    uint G = R / 32;
+    float16 hi = (float16)(0.0f), lo = hi, y1, y2, w1, w2;
+    if (h->before) {
+        for (uint c = 0; c < D; c += 16)
+            sinpe_attn_square16(&hi, &lo, sinpe_load16(h->src, h->so + c, ot));
+        h->r1 = sinpe_attn_scale16(hi, lo, D, eps);
+    }
+    if (h->after) { /* the squares of the first steps' values, in column order */
+        const uint16 lo_cols = (uint16)(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+        hi = lo = (float16)(0.0f);
+        for (uint second = 0; second < 2 - ra->pairing; second++)
+            for (uint g = 0; g < G; g++) {
+                sinpe_attn_pairs16(h, g, tab, coef, ra, pl, ot, &y1, &y2);
+                if (ra->pairing) {
+                    sinpe_attn_square16(&hi, &lo, shuffle2(y1, y2, lo_cols));
+                    sinpe_attn_square16(&hi, &lo, shuffle2(y1, y2, lo_cols + 8u));
+                } else {
+                    sinpe_attn_square16(&hi, &lo, second ? y2 : y1);
+                }
+            }
+        for (uint c = R; c < D; c += 16)
+            sinpe_attn_square16(&hi, &lo, sinpe_attn_tail16(h, c, ot));
+        h->r2 = sinpe_attn_scale16(hi, lo, D, eps);
+    }
+    for (uint g = 0; g < G; g++) {
+        sinpe_attn_pairs16(h, g, tab, coef, ra, pl, ot, &y1, &y2);
+        w1 = w2 = (float16)(1.0f);
+        if (h->after && h->kind != 3)
+            sinpe_rope_load16((global const uchar *)h->w, 0, 16 * g, h->npairs, ra->pairing,
+                              SINPE_F32, &w1, &w2);
+        sinpe_rope_store16(dst, d, 16 * g, h->npairs, ra->pairing, dt,
+                           sinpe_attn_last16(h, y1, w1, temp, tau, ot),
+                           sinpe_attn_last16(h, y2, w2, temp, tau, ot));
+    }
+    for (uint c = R; c < D; c += 16)
+        sinpe_store16(sinpe_attn_last16(h, sinpe_attn_tail16(h, c, ot),
+                                        h->after && h->kind != 3 ? vload16(0, h->w + c)
+                                                                 : (float16)(1.0f),
+                                        temp,
+                                        tau, ot),
+                      dst, d + c, dt);
+}
+
 SINPE_INLINE void sinpe_body_ATTN(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ATTN))
 {
     const sinpe_rope_params *ra = &a.rope;
@@ -131,20 +302,38 @@ SINPE_INLINE void sinpe_body_ATTN(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ATTN
     size_t so = kind == 2 ? a.v_off + r * a.v_stride
                 : kind == 1 ? ra->k_off + r * ra->k_stride : ra->q_off + r * ra->q_stride;
     so += (size_t)hh * D;
+    global uchar *dst = kind == 0 ? q_out : kind == 1 ? k_cache : v_cache;
+    size_t d = kind == 0 ? ra->qo_off + r * ra->qo_stride + (size_t)hh * D
+                         : (kind == 1 ? a.kc_off : a.vc_off) + ((size_t)slot * kh + hh) * D;
+    const int dt = kind == 0 ? ot : (int)a.cache_type;
+    int vec = D % 16 == 0 && (!a.rotate || ra->rot % 32 == 0) && dt != SINPE_Q8_0;
+    if (vec && kind == 2) {
+        for (uint c = 0; c < D; c += 16)
+            sinpe_store16(sinpe_load16(src, so + c, ot), dst, d + c, dt);
+        return;
+    }
+    int before = a.norm && !a.norm_after, after = a.norm && a.norm_after;
+    int temp = kind == 0 && a.temperature;
+    global const float *w = kind ? kw + a.kw_off : qw + a.qw_off;
+    uint b = r / ra->pos.seq_len, t = r - b * ra->pos.seq_len;
+    int pl[4]; /* no pad counts: seq_start stands in for their buffer */
+    pl[0] = sinpe_position(&ra->pos, pos, seq_start, seq_start, b, t);
+    for (uint l = 1; l < 4; l++)
+        pl[l] = l < ra->pos.lanes
+                    ? sinpe_position_lane(&ra->pos, pos, seq_start, seq_start, b, t, l)
+                    : pl[0];
+    float tau = temp ? sinpe_attn_temperature(pl[0], a.attn_scale, a.floor_scale) : 1.0f;
+    if (vec) {
+        uint R = a.rotate ? ra->rot : 0;
+        sinpe_attn_head hd = {src, so, w, R / 2, a.norm, before, after, a.rotate || temp,
+                              after || temp, (float2)(0.0f), (float2)(0.0f)};
+        sinpe_attn_run16(&hd, D, R, dst, d, dt, temp, tau, tab, coef, ra, pl, ot, a.eps);
+        return;
+    }
     float x[SINPE_ATTN_MAX_DIM];
     for (uint c = 0; c < D; c++)
         x[c] = sinpe_load1(src, so + c, ot);
     if (kind < 2) {
-        global const float *w = kind ? kw + a.kw_off : qw + a.qw_off;
-        int before = a.norm && !a.norm_after, after = a.norm && a.norm_after;
-        int temp = kind == 0 && a.temperature;
-        uint b = r / ra->pos.seq_len, t = r - b * ra->pos.seq_len;
-        int pl[4]; /* no pad counts: seq_start stands in for their buffer */
-        pl[0] = sinpe_position(&ra->pos, pos, seq_start, seq_start, b, t);
-        for (uint l = 1; l < 4; l++)
-            pl[l] = l < ra->pos.lanes
-                        ? sinpe_position_lane(&ra->pos, pos, seq_start, seq_start, b, t, l)
-                        : pl[0];
         if (before) {
             sinpe_attn_norm(x, D, w, a.norm, a.eps);
             if (a.rotate || temp)
@@ -160,27 +349,16 @@ SINPE_INLINE void sinpe_body_ATTN(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ATTN
             if (temp)
                 sinpe_attn_round(x, D, ot);
         }
-        if (temp) {
-            float tau = sinpe_attn_temperature(pl[0], a.attn_scale, a.floor_scale);
-            for (uint c = 0; c < D; c++)
-                x[c] *= tau;
-        }
+        for (uint c = 0; c < D && temp; c++)
+            x[c] *= tau;
     }
-    if (kind == 0) {
-        size_t d = ra->qo_off + r * ra->qo_stride + (size_t)hh * D;
-        for (uint c = 0; c < D; c++)
-            sinpe_store1(x[c], q_out, d + c, ot);
-        return;
-    }
-    global uchar *dst = kind == 1 ? k_cache : v_cache;
-    size_t d = (kind == 1 ? a.kc_off : a.vc_off) + ((size_t)slot * kh + hh) * D;
-    if (a.cache_type == SINPE_Q8_0) {
+    if (dt == SINPE_Q8_0) {
         for (uint c = 0; c < D; c += 32)
             sinpe_attn_q8_0(x + c, dst + (d + c) / 32 * 34);
         return;
     }
     for (uint c = 0; c < D; c++)
-        sinpe_store1(x[c], dst, d + c, (int)a.cache_type);
+        sinpe_store1(x[c], dst, d + c, dt);
 }
 
 #endif /* SINPE_ATTN_INPUT_CL */

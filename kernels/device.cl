@@ -82,15 +82,25 @@ inline float2 sinpe_rope_turn(float x1, float x2, float c, float s)
 }
 
 /* The per-head norm of q and k (include/sinpe.h, sinpe_qk_norm), in
-   three steps: acc = sinpe_norm_square(acc, x_c) over the head's columns
-   in order from (float2)(0), r = sinpe_norm_scale(acc, n, eps), then each
-   y_c = sinpe_norm_value(x_c, w_c, kind, r).  Double-floats (hi, lo). */
+   three steps, double-floats (hi, lo): sixteen sums from (float2)(0),
+   sum l taking acc_l = sinpe_norm_square(acc_l, x_c) over the columns c =
+   l, l + 16, l + 32, ... in order, merged acc = acc_0, then acc =
+   sinpe_norm_merge(acc, acc_l) for l = 1 .. 15; r = sinpe_norm_scale(acc,
+   n, eps); then each y_c = sinpe_norm_value(x_c, w_c, kind, r). */
 inline float2 sinpe_norm_square(float2 acc, float x)
 {
     float p = x * x, pe = fma(x, x, -p);
     float s = acc.x + p, b = s - acc.x;
     float e = (acc.x - (s - b)) + (p - b);
     return (float2)(s, acc.y + (e + pe));
+}
+
+/* a + b by two-sum of the high parts, the low parts added. */
+inline float2 sinpe_norm_merge(float2 a, float2 b)
+{
+    float s = a.x + b.x, t = s - a.x;
+    float e = (a.x - (s - t)) + (b.x - t);
+    return (float2)(s, (a.y + b.y) + e);
 }
 
 /* 1 / sqrt(acc / n + eps) as a double-float, from additions,

@@ -46,12 +46,18 @@ static float rnd(float x, sinpe_dtype dt)
 /* The header's norm of n values in place, step by step as it states. */
 static void host_norm(float *x, size_t n, const float *w, int kind, float eps)
 {
-    float hi = 0.0f, lo = 0.0f;
+    float hs[16] = {0}, ls[16] = {0}; /* lane l: columns l, l + 16, ... */
     for (size_t c = 0; c < n; c++) {
-        float p = x[c] * x[c], pe = fmaf(x[c], x[c], -p);
-        float s = hi + p, b = s - hi, e = (hi - (s - b)) + (p - b);
+        float p = x[c] * x[c], pe = fmaf(x[c], x[c], -p), h = hs[c % 16];
+        float s = h + p, b = s - h, e = (h - (s - b)) + (p - b);
+        hs[c % 16] = s;
+        ls[c % 16] = ls[c % 16] + (e + pe);
+    }
+    float hi = hs[0], lo = ls[0];
+    for (int l = 1; l < 16; l++) { /* merged in lane order */
+        float s = hi + hs[l], t = s - hi, e = (hi - (s - t)) + (hs[l] - t);
         hi = s;
-        lo = lo + (e + pe);
+        lo = (lo + ls[l]) + e;
     }
     float nf = (float)n, inv = 1.0f / nf; /* C's quotient is correctly rounded */
     float q = hi * inv, ql = (fmaf(-q, nf, hi) + lo) * inv;
@@ -113,6 +119,10 @@ static const ac_case cases[] = {
      SINPE_ROPE_PRESET_LLAMA3_1},
     {2, 8, 128, 128, 4, 2, SINPE_F32, SINPE_F32, 1, 0, 0, 1, 0, 1, 1, 1,
      SINPE_ROPE_PRESET_QWEN2_VL},
+    /* widths that are not multiples of 16 (or R of 32): the scalar path */
+    {2, 5, 72, 40, 3, 1, SINPE_F32, SINPE_F32, 1, 0, 0, 1, 0, 1, 1, 1, 0},
+    {2, 5, 80, 48, 2, 2, SINPE_F16, SINPE_F16, 3, 1, 1, 1, 1, 0, 1, 1, 0},
+    {3, 3, 40, 40, 2, 1, SINPE_BF16, SINPE_BF16, 2, 0, 0, 1, 0, 1, 0, 1, 0},
     /* decode: one token per sequence */
     {16, 1, 128, 128, 8, 2, SINPE_F16, SINPE_F16, 1, 0, 0, 1, 1, 1, 1, 1, 0},
 };
@@ -311,7 +321,7 @@ END_TEST
    cache. */
 START_TEST(attn_norm_ulp)
 {
-    static const size_t dims[] = {64, 128, 192, 256, 512};
+    static const size_t dims[] = {64, 72, 192, 256, 512}; /* 72: the scalar path */
     static const double epss[] = {1e-6, 0.0, 1e-2};
     size_t hd = dims[_i % 5];
     int kind = 1 + _i % 3;
