@@ -1828,9 +1828,10 @@ SINPE_API sinpe_status sinpe_record_rope(sinpe_table *table, cl_command_queue qu
  *   1. x, the stored value, widened to float32.
  *   2. norm (norm_after 0): y_c = x_c * w'_c / sqrt(S / head_dim + eps),
  *      S = sum of x_c^2 over the head's head_dim columns as double-floats
- *      (each square exact by fma, each sum by two-sum) in sixteen lanes,
- *      lane l summing columns l, l + 16, ... in order, the lanes then
- *      added in order 0 .. 15 (device.cl's sinpe_norm_merge());
+ *      (each square exact by fma, each sum by two-sum) in 32 lanes, lane
+ *      l summing columns l, l + 32, ... in order, the lanes then added as
+ *      a tree (lane l plus lane l + s for l < s, s = 16, 8, 4, 2, 1;
+ *      device.cl's sinpe_norm_merge());
  *      S / head_dim + eps and the reciprocal root as double-floats (eps
  *      rounded to float32 first; 1 / head_dim rounded to nearest; three
  *      float32 Newton steps from an exponent halving, then one in

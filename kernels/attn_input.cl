@@ -40,25 +40,28 @@ SINPE_INLINE void sinpe_attn_round(float *x, uint n, const int dt)
                                : as_float((uint)sinpe_to_bf16(x[c]) << 16);
 }
 
-/* The sixteen lane sums merged in lane order (device.cl's norm order). */
-SINPE_INLINE float2 sinpe_attn_merge(const float *hi, const float *lo)
+/* The 32 lane sums merged as a tree (device.cl's norm order). */
+SINPE_INLINE float2 sinpe_attn_merge(float *hi, float *lo)
 {
-    float2 acc = (float2)(hi[0], lo[0]);
-    for (int l = 1; l < 16; l++)
-        acc = sinpe_norm_merge(acc, (float2)(hi[l], lo[l]));
-    return acc;
+    for (int s = 16; s > 0; s /= 2)
+        for (int l = 0; l < s; l++) {
+            float2 m = sinpe_norm_merge((float2)(hi[l], lo[l]), (float2)(hi[l + s], lo[l + s]));
+            hi[l] = m.x;
+            lo[l] = m.y;
+        }
+    return (float2)(hi[0], lo[0]);
 }
 
 /* The norm of n values in place, weights w (kinds 1 and 2). */
 SINPE_INLINE void sinpe_attn_norm(float *x, uint n, global const float *w, uint kind, float eps)
 {
-    float hi[16], lo[16];
-    for (int l = 0; l < 16; l++)
+    float hi[32], lo[32];
+    for (int l = 0; l < 32; l++)
         hi[l] = lo[l] = 0.0f;
     for (uint c = 0; c < n; c++) {
-        float2 t = sinpe_norm_square((float2)(hi[c % 16], lo[c % 16]), x[c]);
-        hi[c % 16] = t.x;
-        lo[c % 16] = t.y;
+        float2 t = sinpe_norm_square((float2)(hi[c % 32], lo[c % 32]), x[c]);
+        hi[c % 32] = t.x;
+        lo[c % 32] = t.y;
     }
     float2 r = sinpe_norm_scale(sinpe_attn_merge(hi, lo), n, eps);
     for (uint c = 0; c < n; c++)
@@ -164,12 +167,35 @@ SINPE_INLINE float16 sinpe_attn_value16(float16 x, float16 w, uint kind, float2 
     return fma(th, (float16)(r.x), fma(th, (float16)(r.y), tl * r.x));
 }
 
-SINPE_INLINE float2 sinpe_attn_scale16(float16 hi, float16 lo, uint n, float eps)
+/* sinpe_norm_merge() on each lane of a vector type. */
+#define SINPE_ATTN_MERGE(T)                                                   \
+    SINPE_INLINE void sinpe_attn_merge_##T(T *ah, T *al, T bh, T bl)          \
+    {                                                                         \
+        T s = *ah + bh, t = s - *ah;                                          \
+        T e = (*ah - (s - t)) + (bh - t);                                     \
+        *ah = s;                                                              \
+        *al = (*al + bl) + e;                                                 \
+    }
+SINPE_ATTN_MERGE(float16)
+SINPE_ATTN_MERGE(float8)
+SINPE_ATTN_MERGE(float4)
+SINPE_ATTN_MERGE(float2)
+SINPE_ATTN_MERGE(float)
+
+/* The lanes' tree of sinpe_attn_merge() in vectors (lanes 0 .. 15 in
+   hi[0] and lo[0], 16 .. 31 in hi[1] and lo[1]), then the scale. */
+SINPE_INLINE float2 sinpe_attn_scale32(float16 *hi, float16 *lo, uint n, float eps)
 {
-    float h[16], l[16];
-    vstore16(hi, 0, h);
-    vstore16(lo, 0, l);
-    return sinpe_norm_scale(sinpe_attn_merge(h, l), n, eps);
+    sinpe_attn_merge_float16(&hi[0], &lo[0], hi[1], lo[1]);
+    float8 h8 = hi[0].lo, l8 = lo[0].lo;
+    sinpe_attn_merge_float8(&h8, &l8, hi[0].hi, lo[0].hi);
+    float4 h4 = h8.lo, l4 = l8.lo;
+    sinpe_attn_merge_float4(&h4, &l4, h8.hi, l8.hi);
+    float2 h2 = h4.lo, l2 = l4.lo;
+    sinpe_attn_merge_float2(&h2, &l2, h4.hi, l4.hi);
+    float h1 = h2.x, l1 = l2.x;
+    sinpe_attn_merge_float(&h1, &l1, h2.y, l2.y);
+    return sinpe_norm_scale((float2)(h1, l1), n, eps);
 }
 
 /* One head's steps, shared by its passes. */
@@ -239,28 +265,31 @@ SINPE_INLINE void sinpe_attn_run16(sinpe_attn_head *h, uint D, uint R, global uc
                                    float eps)
 {
     uint G = R / 32;
-    float16 hi = (float16)(0.0f), lo = hi, y1, y2, w1, w2;
-    if (h->before) {
+    float16 hi[2] = {(float16)(0.0f), (float16)(0.0f)}, lo[2] = {hi[0], hi[0]};
+    float16 y1, y2, w1, w2;
+    if (h->before) { /* lanes c mod 32: sixteen columns to hi[c / 16 % 2] */
         for (uint c = 0; c < D; c += 16)
-            sinpe_attn_square16(&hi, &lo, sinpe_load16(h->src, h->so + c, ot));
-        h->r1 = sinpe_attn_scale16(hi, lo, D, eps);
+            sinpe_attn_square16(&hi[c / 16 % 2], &lo[c / 16 % 2],
+                                sinpe_load16(h->src, h->so + c, ot));
+        h->r1 = sinpe_attn_scale32(hi, lo, D, eps);
     }
     if (h->after) { /* the squares of the first steps' values, in column order */
         const uint16 lo_cols = (uint16)(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
-        hi = lo = (float16)(0.0f);
+        hi[0] = hi[1] = lo[0] = lo[1] = (float16)(0.0f);
         for (uint second = 0; second < 2 - ra->pairing; second++)
             for (uint g = 0; g < G; g++) {
                 sinpe_attn_pairs16(h, g, tab, coef, ra, pl, ot, &y1, &y2);
                 if (ra->pairing) {
-                    sinpe_attn_square16(&hi, &lo, shuffle2(y1, y2, lo_cols));
-                    sinpe_attn_square16(&hi, &lo, shuffle2(y1, y2, lo_cols + 8u));
+                    sinpe_attn_square16(&hi[0], &lo[0], shuffle2(y1, y2, lo_cols));
+                    sinpe_attn_square16(&hi[1], &lo[1], shuffle2(y1, y2, lo_cols + 8u));
                 } else {
-                    sinpe_attn_square16(&hi, &lo, second ? y2 : y1);
+                    uint i = (second * G + g) % 2; /* columns R/2 second + 16 g */
+                    sinpe_attn_square16(&hi[i], &lo[i], second ? y2 : y1);
                 }
             }
         for (uint c = R; c < D; c += 16)
-            sinpe_attn_square16(&hi, &lo, sinpe_attn_tail16(h, c, ot));
-        h->r2 = sinpe_attn_scale16(hi, lo, D, eps);
+            sinpe_attn_square16(&hi[c / 16 % 2], &lo[c / 16 % 2], sinpe_attn_tail16(h, c, ot));
+        h->r2 = sinpe_attn_scale32(hi, lo, D, eps);
     }
     for (uint g = 0; g < G; g++) {
         sinpe_attn_pairs16(h, g, tab, coef, ra, pl, ot, &y1, &y2);

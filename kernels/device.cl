@@ -82,11 +82,12 @@ inline float2 sinpe_rope_turn(float x1, float x2, float c, float s)
 }
 
 /* The per-head norm of q and k (include/sinpe.h, sinpe_qk_norm), in
-   three steps, double-floats (hi, lo): sixteen sums from (float2)(0),
-   sum l taking acc_l = sinpe_norm_square(acc_l, x_c) over the columns c =
-   l, l + 16, l + 32, ... in order, merged acc = acc_0, then acc =
-   sinpe_norm_merge(acc, acc_l) for l = 1 .. 15; r = sinpe_norm_scale(acc,
-   n, eps); then each y_c = sinpe_norm_value(x_c, w_c, kind, r). */
+   three steps, double-floats (hi, lo): 32 sums from (float2)(0), sum l
+   taking acc_l = sinpe_norm_square(acc_l, x_c) over the columns c = l,
+   l + 32, l + 64, ... in order, merged as a tree: for s = 16, 8, 4, 2, 1,
+   acc_l = sinpe_norm_merge(acc_l, acc_(l + s)) for l < s; r =
+   sinpe_norm_scale(acc_0, n, eps); then each y_c = sinpe_norm_value(x_c,
+   w_c, kind, r). */
 inline float2 sinpe_norm_square(float2 acc, float x)
 {
     float p = x * x, pe = fma(x, x, -p);

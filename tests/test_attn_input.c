@@ -46,19 +46,21 @@ static float rnd(float x, sinpe_dtype dt)
 /* The header's norm of n values in place, step by step as it states. */
 static void host_norm(float *x, size_t n, const float *w, int kind, float eps)
 {
-    float hs[16] = {0}, ls[16] = {0}; /* lane l: columns l, l + 16, ... */
+    float hs[32] = {0}, ls[32] = {0}; /* lane l: columns l, l + 32, ... */
     for (size_t c = 0; c < n; c++) {
-        float p = x[c] * x[c], pe = fmaf(x[c], x[c], -p), h = hs[c % 16];
+        float p = x[c] * x[c], pe = fmaf(x[c], x[c], -p), h = hs[c % 32];
         float s = h + p, b = s - h, e = (h - (s - b)) + (p - b);
-        hs[c % 16] = s;
-        ls[c % 16] = ls[c % 16] + (e + pe);
+        hs[c % 32] = s;
+        ls[c % 32] = ls[c % 32] + (e + pe);
     }
+    for (int w2 = 16; w2 > 0; w2 /= 2) /* merged as a tree */
+        for (int l = 0; l < w2; l++) {
+            float s = hs[l] + hs[l + w2], t = s - hs[l];
+            float e = (hs[l] - (s - t)) + (hs[l + w2] - t);
+            hs[l] = s;
+            ls[l] = (ls[l] + ls[l + w2]) + e;
+        }
     float hi = hs[0], lo = ls[0];
-    for (int l = 1; l < 16; l++) { /* merged in lane order */
-        float s = hi + hs[l], t = s - hi, e = (hi - (s - t)) + (hs[l] - t);
-        hi = s;
-        lo = (lo + ls[l]) + e;
-    }
     float nf = (float)n, inv = 1.0f / nf; /* C's quotient is correctly rounded */
     float q = hi * inv, ql = (fmaf(-q, nf, hi) + lo) * inv;
     float s = q + eps, b = s - q, e = (q - (s - b)) + (eps - b) + ql;
