@@ -215,7 +215,7 @@ START_TEST(timesteps_errors)
     TU_STATUS(TS_CALL(tab, ts_m, 0, 10, out_m, 0, 11, SINPE_F32), SINPE_BUFFER_TOO_SMALL);
     TU_STATUS(TS_CALL(tab, ts_m, 0, 10, out_m, 17, 0, SINPE_F32), SINPE_BUFFER_TOO_SMALL);
     TU_STATUS(TS_CALL(tab, ts_m, 0, 10, out_m, 0, DIM - 1, SINPE_F32), SINPE_INVALID_SHAPE);
-    TU_STATUS(TS_CALL(tab, ts_m, 0, 10, out_m, 0, 0, (sinpe_dtype)7), SINPE_INVALID_DTYPE);
+    TU_STATUS(TS_CALL(tab, ts_m, 0, 10, out_m, 0, 0, (sinpe_dtype)sinpe_dtype_count()), SINPE_INVALID_DTYPE);
     TU_STATUS(TS_CALL(tab, NULL, 0, 10, out_m, 0, 0, SINPE_F32), SINPE_NULL_ARGUMENT);
     TU_STATUS(TS_CALL(tab, ts_m, 0, 10, NULL, 0, 0, SINPE_F32), SINPE_NULL_ARGUMENT);
     TU_STATUS(TS_CALL(NULL, ts_m, 0, 10, out_m, 0, 0, SINPE_F32), SINPE_NULL_ARGUMENT);

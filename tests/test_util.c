@@ -366,6 +366,26 @@ float *tu_read_floats(cl_command_queue queue, cl_mem mem, size_t n)
     return host;
 }
 
+unsigned char *tu_call_bytes(sinpe_context *ctx, sinpe_table *table, cl_command_queue queue,
+                             const sinpe_embed_args *args, int call, size_t bytes,
+                             unsigned char poison)
+{
+    sinpe_embed_args a = *args;
+    unsigned char *host = tu_malloc(bytes);
+    a.out = tu_buffer(ctx, bytes, NULL);
+    TU_CL(clEnqueueFillBuffer(queue, a.out, &poison, 1, 0, bytes, 0, NULL, NULL));
+    if (call == 0) {
+        TU_OK(sinpe_enqueue_embed(table, queue, &a, 0, NULL, NULL));
+    } else {
+        TU_OK(sinpe_enqueue_gather(table, queue, &a, 0, NULL, NULL));
+        if (call == 2)
+            TU_OK(sinpe_enqueue_add_positions(table, queue, &a, 0, NULL, NULL));
+    }
+    tu_read(queue, a.out, 0, bytes, host);
+    clReleaseMemObject(a.out);
+    return host;
+}
+
 cl_event tu_complete_event(cl_context clctx)
 {
     cl_int err;
