@@ -26,13 +26,20 @@
  * as the separate operations (the gguf package's NumPy), and the adds are
  * written as gguf does them.  The host keeps offsets, strides and rows
  * whole blocks, so four or sixteen values from element i (i a multiple of
- * 4 or 16) share their scales and lie in one block.  quant.cl includes
- * this file after sinpe_half_at.
+ * 4 or 16) share their scales and lie in one block.
  */
 #ifndef SINPE_BLOCKS_CL
 #define SINPE_BLOCKS_CL
 
 #include "abi.h"
+
+/* The fp16 value of the two bytes at p, through a four-value conversion
+   (a scalar vload_half stops pocl's vectoriser). */
+inline float sinpe_half_at(global const uchar *p)
+{
+    ushort4 u = (ushort4)((ushort)(p[0] | (p[1] << 8)), 0, 0, 0);
+    return vload_half4(0, (const half *)&u).x;
+}
 
 /* Whether dt is one of ggml's block types (Q8_0 too), and their blocks. */
 #define SINPE_BLOCK_TYPE(dt) ((dt) == SINPE_Q8_0 || ((dt) >= SINPE_Q4_0 && (dt) <= SINPE_Q6_K))

@@ -28,15 +28,7 @@ inline global const uchar *sinpe_q8_0_block(global const uchar *base, size_t i)
     return base + (i >> 5) * SINPE_Q8_0_BYTES;
 }
 
-/* The fp16 value of the two bytes at p, through a four-value conversion
-   (a scalar vload_half stops pocl's vectoriser). */
-inline float sinpe_half_at(global const uchar *p)
-{
-    ushort4 u = (ushort4)((ushort)(p[0] | (p[1] << 8)), 0, 0, 0);
-    return vload_half4(0, (const half *)&u).x;
-}
-
-#include "blocks.cl"
+#include "blocks.cl" /* sinpe_half_at, the block types */
 
 /* For N values at a time: E4M3 codes as floats (the code sign-extended
    and shifted left 7 is a half with its sign, exponent field and mantissa,
