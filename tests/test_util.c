@@ -268,6 +268,16 @@ sinpe_table *tu_table_of(sinpe_context *ctx, const sinpe_spec *spec, size_t rows
     return table;
 }
 
+sinpe_table *tu_preset_table(sinpe_context *ctx, sinpe_preset preset, size_t dim, size_t rows,
+                             sinpe_spec *spec)
+{
+    sinpe_spec s;
+    TU_OK(sinpe_spec_preset(&s, preset, dim));
+    if (spec)
+        *spec = s;
+    return tu_table_of(ctx, &s, rows);
+}
+
 float *tu_pe_at(sinpe_context *ctx, sinpe_table *table, const int32_t *pos, size_t n, int fused)
 {
     size_t dim = sinpe_table_spec(table).dim;

@@ -250,9 +250,12 @@ cl_mem tu_buffer(sinpe_context *ctx, size_t bytes, const void *host);
 sinpe_embed_args tu_args(size_t n_seqs, size_t seq_len, cl_mem ids, cl_mem weights, size_t vocab,
                          cl_mem out);
 
-/* A table of rows rows of the paper's spec (sinpe_spec_init) at dim, or of spec. */
+/* A table of rows rows of the paper's spec (sinpe_spec_init) at dim, of
+ * spec, or of the preset's spec at dim (copied to *spec unless NULL). */
 sinpe_table *tu_table(sinpe_context *ctx, size_t dim, size_t rows);
 sinpe_table *tu_table_of(sinpe_context *ctx, const sinpe_spec *spec, size_t rows);
+sinpe_table *tu_preset_table(sinpe_context *ctx, sinpe_preset preset, size_t dim, size_t rows,
+                             sinpe_spec *spec);
 
 /* PE at the n positions pos of table, read back (free() it): through
  * add_positions on a zeroed buffer (0 + PE is exact), or, fused, through the
