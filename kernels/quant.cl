@@ -28,7 +28,7 @@ inline global const uchar *sinpe_q8_0_block(global const uchar *base, size_t i)
     return base + (i >> 5) * SINPE_Q8_0_BYTES;
 }
 
-#include "blocks.cl" /* sinpe_half_at, the block types */
+#include "blocks.cl"
 
 /* For N values at a time: E4M3 codes as floats (the code sign-extended
    and shifted left 7 is a half with its sign, exponent field and mantissa,
