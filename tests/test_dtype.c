@@ -466,7 +466,8 @@ START_TEST(dtype_invalid)
     sinpe_embed_args base = tu_args(2, 3, ids_m, w_m, VOCAB, out_m);
 
     /* Not a type at all, and (outputs) the weights-only quantized types. */
-    const int bad_weights[] = {7, 99, -1}, bad_out[] = {7, SINPE_I8, SINPE_FP8_E5M2, -1};
+    const int none = (int)sinpe_dtype_count(); /* one past the last type */
+    const int bad_weights[] = {none, 99, -1}, bad_out[] = {none, SINPE_I8, SINPE_Q4_K, -1};
     for (size_t i = 0; i < 4; i++) {
         for (int field = 0; field < 2; field++) {
             sinpe_embed_args a = base;
