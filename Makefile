@@ -29,7 +29,8 @@
 #                      into it) installed offline by one pip command into a
 #                      venv in build/, and its tests (pytest) on PoCL; the
 #                      rotary tests' HF transformers comes from PyPI
-#                      ($(HF_TRANSFORMERS); empty: not installed, skipped)
+#                      ($(HF_TRANSFORMERS); empty: not installed, skipped),
+#                      and the block types' gguf package ($(GGUF_PY))
 #   make check-mpi     examples/mpi_vocab.c on 1, 2 and 3 Open MPI ranks: vocabulary
 #                      shards combined by MPI_Allreduce, bit for bit the unsharded
 #   make check-intel   a second OpenCL implementation (Intel's CPU runtime,
@@ -455,9 +456,14 @@ check-stress:
 # HF_DIFFUSERS: the diffusers release whose rotary files the N-D tests read
 # and run in float64 (python/tests/test_nd_rope_diffusers.py), installed
 # without its dependencies: its files are read, never imported.
+# GGUF_PY: the gguf package (llama.cpp's gguf-py), whose own dequantization
+# and 4/5-bit quantization the block types' tests compare with
+# (python/tests/test_kquant_gguf.py); its dependencies (tqdm, beside
+# Debian's numpy, PyYAML and requests) from PyPI.  Empty: those tests skip.
 PYENV = $(BUILD)/pyenv
 HF_TRANSFORMERS ?= transformers==4.57.6
 HF_DIFFUSERS ?= diffusers==0.35.2
+GGUF_PY ?= gguf==0.19.0
 
 check-python:
 	sh scripts/install-deps.sh --with python
@@ -469,6 +475,7 @@ check-python:
 	$(PYENV)/bin/pip install --quiet --no-build-isolation --no-index .
 	if [ -n "$(HF_TRANSFORMERS)" ]; then $(PYENV)/bin/pip install --quiet "$(HF_TRANSFORMERS)"; fi
 	if [ -n "$(HF_DIFFUSERS)" ]; then $(PYENV)/bin/pip install --quiet --no-deps "$(HF_DIFFUSERS)"; fi
+	if [ -n "$(GGUF_PY)" ]; then $(PYENV)/bin/pip install --quiet "$(GGUF_PY)"; fi
 	env -u SINPE_LIBRARY PYTHONDONTWRITEBYTECODE=1 \
 	    $(PYENV)/bin/python -m pytest -p no:cacheprovider -q -rs python/tests
 

@@ -59,6 +59,8 @@ plot "$in" using 1:3 with linespoints linewidth 2 pointtype 7 linecolor rgb "#d6
      "$in" using 1:2 with linespoints linewidth 2 pointtype 6 linecolor rgb "#1f77b4" title "sinpe table, absolute d=512", \
      "$in" using 1:4 with linespoints linewidth 2 pointtype 4 linecolor rgb "#17becf" title "sinpe table, Llama 3.1 rotary", \
      "$in" using 1:6 with linespoints linewidth 2 pointtype 8 linecolor rgb "#2ca02c" title "sinpe table, rotary base 1e4", \
+     "$in" using 1:9 with linespoints linewidth 2 pointtype 13 linecolor rgb "#9467bd" title "float32 formula, Qwen2-VL M-RoPE lanes", \
+     "$in" using 1:8 with linespoints linewidth 2 pointtype 12 linecolor rgb "#8c564b" title "sinpe cos_sin, Qwen2-VL M-RoPE lanes", \
      2**-24 with lines dashtype 2 linewidth 1 linecolor rgb "black" title "2^-24: a float32 ulp just below 1", \
      2**-9 with lines dashtype 3 linewidth 1 linecolor rgb "gray40" title "2^-9: half a bf16 ulp just below 1"
 GP

@@ -1,11 +1,12 @@
 /*
  * weights.c -- the fused call into fp16 output from each weight storage
- * type: fp16, int8 with fp32 row scales, Q8_0 blocks, and fp8 E4M3 and
- * E5M2 with fp32 row scales, on the mid and prefill shapes with implicit
- * positions.
+ * type: fp16, int8 with fp32 row scales, ggml's blocks (Q8_0, Q4_0 ..
+ * Q6_K), and fp8 E4M3 and E5M2 with fp32 row scales, on the mid and
+ * prefill shapes with implicit positions.
  *
  * Every type's weights are sinpe_quantize() of the same float32 table,
- * drawn from the seed, so the types differ by their rounding only.  A row's
+ * drawn from the seed, so the types differ by their rounding only; the
+ * k-quants, which sinpe_quantize does not write, are random valid blocks.  A row's
  * bytes are the fused case's (cases.c) with the weights' own row size, row
  * scale included.  Each shape's fused output is checked against the unfused
  * pair from the same weights, within 2 ulps as for fp16 storage (check.c).
@@ -39,6 +40,21 @@ static float next_value(uint32_t *x)
     return (float)(*x >> 8) * 0x1p-23f - 1.0f;
 }
 
+/* bytes of random k-quant blocks of type (Q4_K, Q5_K, Q6_K): random codes,
+   sub-scales and mins, the fp16 d (and dmin) 2^-6. */
+static void kquant_blocks(sinpe_dtype type, unsigned char *dst, size_t bytes, uint32_t *x)
+{
+    size_t bb = sinpe_dtype_bytes(type, 256), b, k;
+    for (k = 0; k < bytes; k++)
+        dst[k] = (unsigned char)(next_value(x) * 127.0f);
+    for (b = 0; b < bytes / bb; b++) {
+        unsigned char *d = dst + b * bb + (type == SINPE_Q6_K ? 208 : 0);
+        d[0] = 0x00, d[1] = 0x24;
+        if (type != SINPE_Q6_K)
+            d[2] = 0x00, d[3] = 0x24;
+    }
+}
+
 /* The weights (and row scales) of type at dim, quantized on the host a
    chunk of rows at a time and written to new buffers. */
 static int make_weights(bench_env *env, sinpe_dtype type, size_t dim, cl_mem *w, cl_mem *sc)
@@ -64,8 +80,11 @@ static int make_weights(bench_env *env, sinpe_dtype type, size_t dim, cl_mem *w,
         size_t n = BENCH_VOCAB - r0 < CHUNK_ROWS ? BENCH_VOCAB - r0 : CHUNK_ROWS;
         for (i = 0; i < n * dim; i++)
             src[i] = next_value(&x);
-        CHECK(sinpe_quantize(type, src, n, dim, dst, n * row_bytes, *sc ? scales : NULL,
-                             SINPE_F32));
+        if (bench_dtype_info(type).block_values == 256)
+            kquant_blocks(type, dst, n * row_bytes, &x);
+        else
+            CHECK(sinpe_quantize(type, src, n, dim, dst, n * row_bytes, *sc ? scales : NULL,
+                                 SINPE_F32));
         CHECK(clEnqueueWriteBuffer(env->queue, *w, CL_TRUE, r0 * row_bytes, n * row_bytes, dst,
                                    0, NULL, NULL));
         if (*sc)

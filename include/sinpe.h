@@ -538,7 +538,19 @@ SINPE_API const char *sinpe_preset_name(sinpe_preset preset);
  *   FP8_E5M2  OCP FP8 E5M2 (the upper byte of an IEEE half: infinities and
  *             NaNs), one byte per value, decoded exactly; the scale is the
  *             row's from weight_scales when given, else
- *             sinpe_embed_args.weights_scale (1 after init), w = v * s.
+ *             sinpe_embed_args.weights_scale (1 after init), w = v * s;
+ *   Q4_0, Q4_1, Q5_0, Q5_1 (blocks of 32 values: 18, 20, 22, 24 bytes),
+ *   Q4_K, Q5_K, Q6_K (super-blocks of 256: 144, 176, 210 bytes)
+ *             ggml's layouts (ggml-common.h), as a GGUF file holds them;
+ *             v is the float32 value ggml's dequantization computes, bit
+ *             for bit, and the row scale is 1; rows, offsets and strides
+ *             whole blocks as for Q8_0.  "Exact" follows the gguf Python
+ *             package's dequantization (gguf.quants), whose operations are
+ *             float32 products then the add of the min (Q4_1, Q5_1: d * q
+ *             + m; Q4_K, Q5_K: (d * sc) * q - dmin * mn; Q6_K: (d * sc) *
+ *             q): every product is exact in float32, so the one rounding
+ *             is the add's, and ggml's C built with d * q - m contracted
+ *             into an fma computes the same bits (kernels/blocks.cl).
  * v and the scales convert to float32 exactly, so w is float32 rounded once
  * (exact when the scale is 1); then the output is token_scale * w + PE,
  * rounded as the other types' are.  A NaN or infinite scale in the scales
@@ -546,7 +558,7 @@ SINPE_API const char *sinpe_preset_name(sinpe_preset preset);
  * (sinpe does not read the buffer on the host), and so does a NaN or
  * infinite d in a Q8_0 block; a non-finite weights_scale is refused
  * (SINPE_INVALID_OPTION) where it is used, by FP8 weights without
- * weight_scales.  sinpe_quantize() writes every layout.
+ * weight_scales.  sinpe_quantize() writes every layout but the k-quants'.
  */
 typedef enum sinpe_dtype {
     SINPE_F32 = 0,
@@ -555,12 +567,20 @@ typedef enum sinpe_dtype {
     SINPE_I8 = 3,
     SINPE_Q8_0 = 4,
     SINPE_FP8_E4M3 = 5,
-    SINPE_FP8_E5M2 = 6
+    SINPE_FP8_E5M2 = 6,
+    SINPE_Q4_0 = 7,
+    SINPE_Q4_1 = 8,
+    SINPE_Q5_0 = 9,
+    SINPE_Q5_1 = 10,
+    SINPE_Q4_K = 11,
+    SINPE_Q5_K = 12,
+    SINPE_Q6_K = 13
 } sinpe_dtype;
 
 /*
  * The bytes that values values of type take in a buffer: values times 4, 2
- * or 1, or for Q8_0 34 per block of 32 (a partial block counts whole).
+ * or 1, or for the block types their block's bytes per block of 32 or 256
+ * values (Q8_0: 34 per 32; a partial block counts whole).
  * Returns 0 for a value that is not a sinpe_dtype, SIZE_MAX on overflow.
  */
 SINPE_API size_t sinpe_dtype_bytes(sinpe_dtype type, size_t values);
@@ -576,13 +596,13 @@ typedef enum sinpe_dtype_scales {
     SINPE_DTYPE_SCALES_NONE = 0,          /* a float type: no scale */
     SINPE_DTYPE_SCALES_ROW = 1,           /* one per row, required (I8) */
     SINPE_DTYPE_SCALES_ROW_OR_TENSOR = 2, /* one per row, else weights_scale (FP8) */
-    SINPE_DTYPE_SCALES_BLOCK = 3          /* inside the blocks (Q8_0) */
+    SINPE_DTYPE_SCALES_BLOCK = 3          /* inside the blocks (ggml's types) */
 } sinpe_dtype_scales;
 
 typedef struct sinpe_dtype_info {
     const char *name;          /* "f32", "q8_0", "fp8_e4m3": the enum name's
                                   suffix in lower case (static storage) */
-    size_t block_values;       /* values per block: 1, or 32 for Q8_0 */
+    size_t block_values;       /* values per block: 1, or 32 (Q8_0), 256 (k-quants) */
     size_t block_bytes;        /* bytes per block: 4, 2 or 1 value; 34 for Q8_0 */
     int quantized;             /* 1: decoded values times a scale (weights only) */
     int output;                /* 1: may be an out_dtype (the float types) */
@@ -982,11 +1002,19 @@ SINPE_API sinpe_status sinpe_embed_host(sinpe_table *table, const int32_t *ids,
  * 32).  A scale that underflows to 0 gives a row (block) of zeros, a
  * subnormal one clamps the largest values; ties go to even, where ggml's
  * own Q8_0 quantizer rounds them away from zero (same layout, bytes that
- * may differ at ties).  Errors, with nothing written: SINPE_NULL_ARGUMENT,
- * SINPE_INVALID_DTYPE (type, or a scales_dtype other than F32 or F16),
- * SINPE_INVALID_SHAPE (rows or dim 0; Q8_0 with dim not a multiple of 32),
+ * may differ at ties).  Q4_0, Q4_1, Q5_0 and Q5_1 are written as ggml's
+ * reference quantizer (quantize_row_q4_0_ref and its kin; gguf.quants'
+ * quantize) writes them, byte for byte: per block of 32, d = max / -8
+ * (-16) of the value of largest |x|, the first one (Q4_0, Q5_0), or d =
+ * (max - min) / 15 (31) and m = min (Q4_1, Q5_1), then q = trunc(x * id +
+ * 8.5) or trunc((x - min) * id + 0.5) with id = 1 / d in float32, clamped
+ * to the codes.  The k-quants (Q4_K, Q5_K, Q6_K) are not written: their
+ * tables come from GGUF files.  Errors, with nothing written:
+ * SINPE_NULL_ARGUMENT, SINPE_INVALID_DTYPE (type, a k-quant, or a
+ * scales_dtype other than F32 or F16), SINPE_INVALID_SHAPE (rows or dim 0;
+ * a block type with dim not a multiple of 32),
  * SINPE_BUFFER_TOO_SMALL, SINPE_INVALID_OPTION (a value that is not finite,
- * or a scale that overflows fp16: an F16 row scale or a Q8_0 block's d;
+ * or a scale that overflows fp16: an F16 row scale, a block's d or m;
  * the message names the row and block).
  */
 SINPE_API sinpe_status sinpe_quantize(sinpe_dtype type, const float *src, size_t rows,

@@ -13,7 +13,8 @@
 /* The storage types: the values of sinpe_dtype in include/sinpe.h, which
    src/dtype.c checks against this list, under the same names in kernels. */
 #define SINPE_DTYPE_VALUES(X) \
-    X(F32, 0) X(F16, 1) X(BF16, 2) X(I8, 3) X(Q8_0, 4) X(FP8_E4M3, 5) X(FP8_E5M2, 6)
+    X(F32, 0) X(F16, 1) X(BF16, 2) X(I8, 3) X(Q8_0, 4) X(FP8_E4M3, 5) X(FP8_E5M2, 6)      \
+    X(Q4_0, 7) X(Q4_1, 8) X(Q5_0, 9) X(Q5_1, 10) X(Q4_K, 11) X(Q5_K, 12) X(Q6_K, 13)
 
 #ifdef __OPENCL_C_VERSION__
 typedef ulong sinpe_u64;

@@ -31,13 +31,13 @@ SINPE_INLINE void sinpe_body_BAD_IDS(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_B
         atomic_inc(bad + bad_off);
 }
 
-/* The scale of weights row rel of type et: 1 for the float types and Q8_0
-   (whose scales are in its blocks; a constant folded away), else from the
+/* The scale of weights row rel of type et: 1 for the float types and
+   ggml's block types (whose scales are in their blocks; a constant folded away), else from the
    scales buffer, else wscale.  A weight is scale * (row scale * value). */
 inline float sinpe_row_scale(const int et, const sinpe_embed_params *a,
                              global const uchar *ws, int rel)
 {
-    if (SINPE_FLOAT_TYPE(et) || et == SINPE_Q8_0)
+    if (SINPE_FLOAT_TYPE(et) || SINPE_BLOCK_TYPE(et))
         return 1.0f;
     if (a->ws_type == SINPE_SCALES_F32)
         return ((global const float *)ws)[a->ws_off + (size_t)rel];

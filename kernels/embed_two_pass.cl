@@ -126,8 +126,9 @@ SINPE_INLINE void sinpe_stream_ahead(const int mode, const int et, global const 
     for (int s = 0; s < SINPE_SEQS && t < a->pos.seq_len; s++) {
         size_t r = min(b < n ? b + s : s, n - 1) * a->pos.seq_len + t;
         size_t i = sinpe_id_rule(mode, et, false, ids, ws, a, r, c).e; /* row 0 for a bad id */
-        sinpe_prefetch(2, et == SINPE_Q8_0 ? sinpe_q8_0_block(E, i) : E + i * eb,
-                       (et == SINPE_Q8_0 ? SINPE_Q8_0_BYTES : 32 * eb) * SINPE_STREAM_LINES);
+        sinpe_prefetch(2, SINPE_BLOCK_TYPE(et) ? sinpe_block_at(E, i, et) : E + i * eb,
+                       (SINPE_BLOCK_TYPE(et) ? SINPE_BLOCK_BYTES(et) * 32 / SINPE_BLOCK_VALUES(et)
+                                             : 32 * eb) * SINPE_STREAM_LINES);
     }
 }
 

@@ -5,6 +5,8 @@
  *   Q8_0     ggml's blocks: 34 bytes per 32 values, an fp16 scale d then
  *            32 int8 q; value q * d (one rounding: d and q are exact
  *            floats)
+ *   Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K
+ *            ggml's other block types (blocks.cl), the row scale 1
  *   E4M3     OCP FP8 E4M3 ("fn"): bias 7, subnormals, no infinities,
  *            S.1111.111 is NaN; largest finite 448
  *   E5M2     OCP FP8 E5M2: the upper byte of an IEEE half (bias 15,
@@ -26,13 +28,7 @@ inline global const uchar *sinpe_q8_0_block(global const uchar *base, size_t i)
     return base + (i >> 5) * SINPE_Q8_0_BYTES;
 }
 
-/* The fp16 value of the two bytes at p, through a four-value conversion
-   (a scalar vload_half stops pocl's vectoriser). */
-inline float sinpe_half_at(global const uchar *p)
-{
-    ushort4 u = (ushort4)((ushort)(p[0] | (p[1] << 8)), 0, 0, 0);
-    return vload_half4(0, (const half *)&u).x;
-}
+#include "blocks.cl"
 
 /* For N values at a time: E4M3 codes as floats (the code sign-extended
    and shifted left 7 is a half with its sign, exponent field and mantissa,
@@ -62,6 +58,8 @@ inline float sinpe_half_at(global const uchar *p)
     }                                                                                     \
     inline float##N sinpe_qload##N(global const uchar *base, size_t i, const int dt)     \
     {                                                                                     \
+        if (SINPE_BLOCK_TYPE(dt) && dt != SINPE_Q8_0)                                     \
+            return sinpe_block##N(base, i, dt);                                           \
         if (dt != SINPE_Q8_0)                                                             \
             return sinpe_qdecode_##N(vload##N(0, base + i), dt);                          \
         global const uchar *b = sinpe_q8_0_block(base, i);                                \
@@ -84,6 +82,10 @@ inline void sinpe_q8_0_32(global const uchar *base, size_t i, float16 *lo, float
 /* The first n (1 to 4) values at element i, the other lanes zero. */
 inline float4 sinpe_qload_part4(global const uchar *base, size_t i, int n, const int dt)
 {
+    if (SINPE_BLOCK_TYPE(dt) && dt != SINPE_Q8_0) { /* rows are whole blocks: n is 4 */
+        float4 v = sinpe_block4(base, i, dt);
+        return (float4)(v.x, n > 1 ? v.y : 0.0f, n > 2 ? v.z : 0.0f, n > 3 ? v.w : 0.0f);
+    }
     global const uchar *p = dt == SINPE_Q8_0 ? sinpe_q8_0_block(base, i) + 2 + (i & 31) : base + i;
     uchar4 c = (uchar4)(p[0], n > 1 ? p[1] : 0, n > 2 ? p[2] : 0, n > 3 ? p[3] : 0);
     float s = dt == SINPE_Q8_0 ? sinpe_half_at(sinpe_q8_0_block(base, i)) : 1.0f;

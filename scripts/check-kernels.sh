@@ -12,8 +12,11 @@ forms=$(sed -n '/^#define SINPE_FORM_LIST/,/^$/p' kernels/abi.h | grep -o 'X([A-
 defs="-DSINPE_FP64=0 -DSINPE_SEQS=4 -DSINPE_TABLE_SEQS=2 -DSINPE_TABLE_TILE=1 -DSINPE_ALIGNED_IO=1"
 defs="$defs -DSINPE_WIDE16=16 -DSINPE_ROPE_PAIRS=64 -DSINPE_PREFETCH=3 -DSINPE_STREAM_LINES=4"
 for f in $forms; do defs="$defs -DSINPE_HAS_$f=1"; done
+# Every weights type: the values of kernels/abi.h's SINPE_DTYPE_VALUES.
+types=$(sed -n '/^#define SINPE_DTYPE_VALUES/,/^$/p' kernels/abi.h | grep -o 'X([A-Z_0-9]*, [0-9]*)' |
+    sed 's/.*, //; s/)//')
 n=0
-for w in base 0 1 2 3 4 5 6; do
+for w in base $types; do
     extra=""
     [ "$w" = base ] || extra="-DSINPE_WEIGHTS=$w"
     for fp64 in 0 1; do

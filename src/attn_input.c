@@ -12,10 +12,13 @@
 
 #define MAX_HEAD_DIM 512 /* attn_input.cl's SINPE_ATTN_MAX_DIM */
 
+/* args as a struct that grows (sinpe__kind): its first layout ends at the field named. */
+#define ATTN_ARGS SINPE__KIND(sinpe_attn_input_args, grid_start)
+
 void sinpe_attn_input_args_init_sized(sinpe_attn_input_args *args, size_t struct_size)
 {
     static const sinpe_attn_input_args own = {.rotate = 1, .eps = 1e-6}; /* F32 is 0 */
-    sinpe__struct_init(SINPE__ATTN_ARGS, args, struct_size, &own, "args");
+    sinpe__struct_init(ATTN_ARGS, args, struct_size, &own, "args");
 }
 
 /* Region g (of elements of dt) in bytes, for the overlap checks. */
@@ -194,7 +197,7 @@ static sinpe_status attn_run(sinpe_table *t, const sinpe_attn_input_args *args, 
     sinpe_status st;
 
     sinpe_attn_input_args_init(&a);
-    SINPE_FORWARD(sinpe__struct_in(SINPE__ATTN_ARGS, &a, args, "args"));
+    SINPE_FORWARD(sinpe__struct_in(ATTN_ARGS, &a, args, "args"));
     SINPE_FORWARD(validate(t, &a, &p));
     sinpe_context *ctx = t->ctx;
     const size_t n[2] = {a.q_heads + 2 * a.kv_heads, p.rope.tokens};
@@ -206,7 +209,7 @@ static sinpe_status attn_run(sinpe_table *t, const sinpe_attn_input_args *args, 
 
     cl_mem d = ctx->dummy;
     int norm_w = a.norm == SINPE_QK_NORM_RMS || a.norm == SINPE_QK_NORM_RMS_GEMMA;
-    const sinpe__attn_kargs v = {
+    const SINPE__KARGS(SINPE_SIG_ATTN) v = {
         .q = a.q_heads && !(p.rope.flags & SINPE_ROPE_Q_IN_PLACE) ? a.q : d,
         .k = a.kv_heads ? a.k : d, .v = a.kv_heads ? a.v : d,
         .q_out = !a.q_heads                                     ? d

@@ -22,6 +22,14 @@ static const struct row {
     {{"q8_0", 32, 34, 1, 0, SINPE_DTYPE_SCALES_BLOCK, 127.0}, 0, 0, 0},
     {{"fp8_e4m3", 1, 1, 1, 0, SINPE_DTYPE_SCALES_ROW_OR_TENSOR, 448.0}, 4, 3, 0},
     {{"fp8_e5m2", 1, 1, 1, 0, SINPE_DTYPE_SCALES_ROW_OR_TENSOR, 57344.0}, 5, 2, 1},
+    /* ggml's block types (kernels/blocks.cl); largest: the largest |q| */
+    {{"q4_0", 32, 18, 1, 0, SINPE_DTYPE_SCALES_BLOCK, 8.0}, 0, 0, 0},
+    {{"q4_1", 32, 20, 1, 0, SINPE_DTYPE_SCALES_BLOCK, 15.0}, 0, 0, 0},
+    {{"q5_0", 32, 22, 1, 0, SINPE_DTYPE_SCALES_BLOCK, 16.0}, 0, 0, 0},
+    {{"q5_1", 32, 24, 1, 0, SINPE_DTYPE_SCALES_BLOCK, 31.0}, 0, 0, 0},
+    {{"q4_k", 256, 144, 1, 0, SINPE_DTYPE_SCALES_BLOCK, 15.0}, 0, 0, 0},
+    {{"q5_k", 256, 176, 1, 0, SINPE_DTYPE_SCALES_BLOCK, 31.0}, 0, 0, 0},
+    {{"q6_k", 256, 210, 1, 0, SINPE_DTYPE_SCALES_BLOCK, 32.0}, 0, 0, 0},
 };
 #define N_TYPES (sizeof rows / sizeof rows[0])
 typedef char sinpe__types_fit[N_TYPES <= SINPE__MAX_DTYPES ? 1 : -1];

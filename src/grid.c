@@ -10,11 +10,14 @@
 #include <math.h>
 #include <stdint.h>
 
+/* args as a struct that grows (sinpe__kind): its first layout ends at the field named. */
+#define GRID_ARGS SINPE__KIND(sinpe_grid_args, out_stride)
+
 void sinpe_grid_args_init_sized(sinpe_grid_args *args, size_t struct_size)
 {
     sinpe_grid_args own = {0};
     own.interpolation_scale = own.frame_interpolation_scale = 1.0;
-    sinpe__struct_init(SINPE__GRID_ARGS, args, struct_size, &own, "args");
+    sinpe__struct_init(GRID_ARGS, args, struct_size, &own, "args");
 }
 
 /* (float)(G / base_size), diffusers' divisor of a grid of G (G itself
@@ -64,7 +67,7 @@ sinpe_status sinpe_enqueue_grid(sinpe_table *t, cl_command_queue queue,
     SINPE_FORWARD(sinpe__check_queue(ctx, queue));
     SINPE_FORWARD(sinpe__check_wait_list(ctx, nwait, wait));
     sinpe_grid_args_init(&a);
-    SINPE_FORWARD(sinpe__struct_in(SINPE__GRID_ARGS, &a, args, "args"));
+    SINPE_FORWARD(sinpe__struct_in(GRID_ARGS, &a, args, "args"));
     SINPE_CHECK(!a.out, SINPE_NULL_ARGUMENT, "args->out is NULL");
     SINPE_CHECK(!a.rows || !a.cols, SINPE_INVALID_SHAPE, "args->rows %zu or args->cols %zu is 0",
                 a.rows, a.cols);
@@ -107,7 +110,7 @@ sinpe_status sinpe_enqueue_grid(sinpe_table *t, cl_command_queue queue,
         SINPE_FORWARD(sinpe__plan_fixed(&ctx->info, &ctx->prog, SINPE_FORM_GRID, (int)a.dtype, 2,
                                         range[i], &l[i]));
     sinpe__queue_open(&q, t, queue, nwait, wait, event);
-    sinpe__grid_kargs v = {.out = a.out, .coef = t->desc,
+    SINPE__KARGS(SINPE_SIG_GRID) v = {.out = a.out, .coef = t->desc,
                            .coef_t = a.frame_table ? a.frame_table->desc : t->desc, .a = p};
     size_t scratch = ((a.rows + a.cols) * t->spec.dim + p.frames * d_t) * sizeof(float);
     sinpe_status st = sinpe__scratch_take(t, &q.base, 0, scratch, &v.half_rows);

@@ -63,9 +63,9 @@ SIGNATURE(ROWS, sinpe__rows_kargs)
 SIGNATURE(POSITIONS, sinpe__positions_kargs)
 SIGNATURE(TIMESTEPS, sinpe__timesteps_kargs)
 SIGNATURE(BAD_IDS, sinpe__bad_ids_kargs)
-SIGNATURE(ROPE, sinpe__rope_kargs)
-SIGNATURE(GRID, sinpe__grid_kargs)
-SIGNATURE(ATTN, sinpe__attn_kargs)
+SIGNATURE(ROPE, SINPE__KARGS(SINPE_SIG_ROPE))
+SIGNATURE(GRID, SINPE__KARGS(SINPE_SIG_GRID))
+SIGNATURE(ATTN, SINPE__KARGS(SINPE_SIG_ATTN))
 
 #define FORM_SIGNATURE(form, sig) sig_##sig,
 static const sinpe__signature *(*const form_signature[SINPE_FORMS])(void) = {

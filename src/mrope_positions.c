@@ -8,13 +8,16 @@
 #include <math.h>
 #include <string.h>
 
+/* args as a struct that grows (sinpe__kind): its first layout ends at the field named. */
+#define PROMPT SINPE__KIND(sinpe_mrope_prompt, spatial_merge_size)
+
 void sinpe_mrope_prompt_init_sized(sinpe_mrope_prompt *prompt, size_t struct_size)
 {
     sinpe_mrope_prompt own;
     memset(&own, 0, sizeof own);
     own.tokens_per_second = 2.0;
     own.spatial_merge_size = 2;
-    sinpe__struct_init(SINPE__MROPE_PROMPT, prompt, struct_size, &own, "prompt");
+    sinpe__struct_init(PROMPT, prompt, struct_size, &own, "prompt");
 }
 
 /* The walk's state across the batch: the grids taken so far (QWEN3_VL's
@@ -126,7 +129,7 @@ sinpe_status sinpe_mrope_positions(const sinpe_mrope_prompt *prompt, int32_t *la
     sinpe__clear_error();
     SINPE_CHECK(!prompt, SINPE_NULL_ARGUMENT, "prompt is NULL");
     sinpe_mrope_prompt_init(&p);
-    SINPE_FORWARD(sinpe__struct_in(SINPE__MROPE_PROMPT, &p, prompt, "prompt"));
+    SINPE_FORWARD(sinpe__struct_in(PROMPT, &p, prompt, "prompt"));
     SINPE_CHECK(!lanes, SINPE_NULL_ARGUMENT, "lanes is NULL");
     SINPE_CHECK(!p.ids, SINPE_NULL_ARGUMENT, "prompt->ids is NULL");
     SINPE_CHECK(p.n_images && !p.image_grid_thw, SINPE_NULL_ARGUMENT,

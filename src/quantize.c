@@ -1,10 +1,12 @@
 /*
  * quantize.c -- sinpe_quantize: float32 rows into every weights layout, on
  * the host, rounding to nearest even, scales chosen as max-abs over the
- * type's largest finite value.
+ * type's largest finite value; ggml's 4- and 5-bit block types as ggml's
+ * reference quantizer writes them.
  */
 #include "sinpe_internal.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -33,6 +35,64 @@ static double stored_scale(const float *x, size_t n, double largest, sinpe_dtype
     return sinpe__decode(SINPE_F16, *bits);
 }
 
+/* Code of one value of ggml's 4/5-bit reference quantizer: the sum t of
+   its float32 operations truncated, within 0 .. top (0 for a NaN, which
+   only a reciprocal overflowing to infinity gives). */
+static unsigned ggml_code(float t, unsigned top)
+{
+    return !(t >= 0.0f) ? 0u : t >= (float)top ? top : (unsigned)t;
+}
+
+/* Block b of row r, the 32 values at x, as ggml's reference quantizer
+   (quantize_row_q4_0_ref and its kin) writes Q4_0, Q4_1, Q5_0 or Q5_1:
+   float32 operations in its order, each its own statement (no
+   contraction); with q NULL only the check that d and m fit fp16. */
+static sinpe_status ggml_block(sinpe_dtype type, const float *x, size_t r, size_t b,
+                               unsigned char *q)
+{
+    int with_min = type == SINPE_Q4_1 || type == SINPE_Q5_1;
+    int five = type == SINPE_Q5_0 || type == SINPE_Q5_1;
+    unsigned top = five ? 31u : 15u, dbits, mbits;
+    float lo = FLT_MAX, hi = -FLT_MAX, amax = 0.0f, max = 0.0f, d, id;
+    float add = with_min ? 0.5f : five ? 16.5f : 8.5f;
+    uint32_t qh = 0;
+    for (int j = 0; j < 32; j++) {
+        if (amax < fabsf(x[j])) { /* the first value of largest |x| */
+            amax = fabsf(x[j]);
+            max = x[j];
+        }
+        lo = x[j] < lo ? x[j] : lo;
+        hi = x[j] > hi ? x[j] : hi;
+    }
+    d = with_min ? (hi - lo) / (float)top : max / (five ? -16.0f : -8.0f);
+    id = d != 0.0f ? 1.0f / d : 0.0f;
+    dbits = sinpe__encode(SINPE_F16, d);
+    mbits = sinpe__encode(SINPE_F16, with_min ? lo : 0.0);
+    SINPE_CHECK(!q && (isinf(sinpe__decode(SINPE_F16, dbits)) ||
+                       isinf(sinpe__decode(SINPE_F16, mbits))),
+                SINPE_INVALID_OPTION, "src row %zu, block %zu: its d or m overflows fp16", r, b);
+    if (!q)
+        return SINPE_SUCCESS;
+    q[0] = (unsigned char)(dbits & 0xff); /* little-endian, as ggml writes it */
+    q[1] = (unsigned char)(dbits >> 8);
+    if (with_min) {
+        q[2] = (unsigned char)(mbits & 0xff);
+        q[3] = (unsigned char)(mbits >> 8);
+    }
+    unsigned char *qs = q + (with_min ? 4 : 2) + (five ? 4 : 0);
+    for (int j = 0; j < 32; j++) {
+        float t = with_min ? x[j] - lo : x[j];
+        t = t * id;
+        t = t + add;
+        unsigned c = ggml_code(t, top);
+        qs[j & 15] = (unsigned char)(j < 16 ? c & 15u : (qs[j & 15] | (c & 15u) << 4));
+        qh |= (uint32_t)(c >> 4 & 1u) << j;
+    }
+    for (int k = 0; five && k < 4; k++)
+        q[(with_min ? 4 : 2) + k] = (unsigned char)(qh >> 8 * k);
+    return SINPE_SUCCESS;
+}
+
 /* Row r of x into out, its scale into scales; with out NULL, only the
    checks made before anything is written: every value finite, and every
    scale the call stores too (an fp16 one can overflow); the error names
@@ -45,6 +105,12 @@ static sinpe_status put_row(const sinpe_dtype_info *info, sinpe_dtype type, cons
     double s = 1.0;
     for (size_t c = 0; c < dim && !out; c++)
         SINPE_CHECK(!isfinite(x[c]), SINPE_INVALID_OPTION, "src[%zu] is not finite", r * dim + c);
+    if (info->scales == SINPE_DTYPE_SCALES_BLOCK && type != SINPE_Q8_0) {
+        for (size_t b = 0; b < dim / 32; b++)
+            SINPE_FORWARD(ggml_block(type, x + 32 * b, r, b,
+                                     out ? out + (r * dim / 32 + b) * info->block_bytes : NULL));
+        return SINPE_SUCCESS;
+    }
     if (type == SINPE_Q8_0) {
         for (size_t b = 0; b < dim / 32; b++) {
             double d = stored_scale(x + 32 * b, 32, 127.0, SINPE_F16, &bits);
@@ -96,6 +162,9 @@ sinpe_status sinpe_quantize(sinpe_dtype type, const float *src, size_t rows, siz
 
     sinpe__clear_error();
     SINPE_CHECK(!info, SINPE_INVALID_DTYPE, "type %d is not a sinpe_dtype", (int)type);
+    SINPE_CHECK(info->block_values > 32, SINPE_INVALID_DTYPE,
+                "type %s: sinpe_quantize does not write the k-quants (their tables come "
+                "from GGUF files)", info->name);
     SINPE_CHECK(!src, SINPE_NULL_ARGUMENT, "src is NULL");
     SINPE_CHECK(!dst, SINPE_NULL_ARGUMENT, "dst is NULL");
     SINPE_CHECK(rows == 0 || dim == 0, SINPE_INVALID_SHAPE, "rows and dim must not be 0");

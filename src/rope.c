@@ -8,10 +8,13 @@
 #include <stdint.h>
 #include <string.h>
 
+/* args as a struct that grows (sinpe__kind): its first layout ends at the field named. */
+#define ROPE_ARGS SINPE__KIND(sinpe_rope_args, seq_starts_offset)
+
 void sinpe_rope_args_init_sized(sinpe_rope_args *args, size_t struct_size)
 {
     static const sinpe_rope_args own; /* F32 is 0 */
-    sinpe__struct_init(SINPE__ROPE_ARGS, args, struct_size, &own, "args");
+    sinpe__struct_init(ROPE_ARGS, args, struct_size, &own, "args");
 }
 
 /* Whether a and b may share an element: their spans meet and, with one
@@ -161,7 +164,7 @@ static sinpe_status rope_run(sinpe_table *t, const sinpe_rope_args *args, sinpe_
     sinpe_status st;
 
     sinpe_rope_args_init(&a);
-    SINPE_FORWARD(sinpe__struct_in(SINPE__ROPE_ARGS, &a, args, "args"));
+    SINPE_FORWARD(sinpe__struct_in(ROPE_ARGS, &a, args, "args"));
     SINPE_FORWARD(validate(t, &a, &p, g));
     sinpe_context *ctx = t->ctx;
     /* The columns past the rotary dimension are copied out of place only. */
@@ -173,7 +176,7 @@ static sinpe_status rope_run(sinpe_table *t, const sinpe_rope_args *args, sinpe_
     p.tab_rows = (cl_int)rows;
 
     cl_mem d = ctx->dummy;
-    const sinpe__rope_kargs v = {.q = a.q_heads && g[2].mem ? g[0].mem : d,
+    const SINPE__KARGS(SINPE_SIG_ROPE) v = {.q = a.q_heads && g[2].mem ? g[0].mem : d,
                                  .k = a.kv_heads && g[3].mem ? g[1].mem : d,
                                  .q_out = !a.q_heads ? d : g[2].mem ? g[2].mem : g[0].mem,
                                  .k_out = !a.kv_heads ? d : g[3].mem ? g[3].mem : g[1].mem,

@@ -9,6 +9,9 @@
 #include <math.h>
 #include <string.h>
 
+/* info as a struct that grows (sinpe__kind): its first layout ends at the field named. */
+#define LAYER SINPE__KIND(sinpe_rope_layer, floor_scale)
+
 /* The rotary parameters and layer facts of one layer type of a model. */
 struct kind {
     sinpe_layer_type type;
@@ -117,9 +120,9 @@ static sinpe_status fill(const struct model *m, size_t layer, sinpe_rope_spec *s
     }
     /* Both sizes first, so that a refused one leaves both structs alone. */
     SINPE_FORWARD(sinpe__struct_check(SINPE__ROPE_SPEC, spec_size, "spec"));
-    SINPE_FORWARD(sinpe__struct_check(SINPE__ROPE_LAYER, info_size, "info"));
+    SINPE_FORWARD(sinpe__struct_check(LAYER, info_size, "info"));
     sinpe__struct_out(SINPE__ROPE_SPEC, spec, spec_size, &s, SINPE__FILL, "spec");
-    sinpe__struct_out(SINPE__ROPE_LAYER, info, info_size, &l, SINPE__FILL, "info");
+    sinpe__struct_out(LAYER, info, info_size, &l, SINPE__FILL, "info");
     return SINPE_SUCCESS;
 }
 

@@ -67,26 +67,41 @@ float sinpe__round_to(sinpe_dtype t, float x);
 
 /* ---- structs.c ----------------------------------------------------------- */
 
-/* The public structs that grow (include/sinpe.h, "Structs that grow"). */
-enum { SINPE__OPTIONS, SINPE__SPEC, SINPE__ARGS, SINPE__DTYPE_INFO, SINPE__ROPE_SPEC,
-       SINPE__ROPE_ARGS, SINPE__MROPE_PROMPT, SINPE__GRID_ARGS, SINPE__ROPE_LAYER,
-       SINPE__ATTN_ARGS };
+/* A public struct that grows (include/sinpe.h, "Structs that grow"): the
+   library's size, its first sized layout's (0.2's, or the release that
+   brought it: the layout that field ends, for ever) and the 0.1 layout's
+   (0: none).  An operation's own struct is a SINPE__KIND() in its file;
+   the structs several files share are named here (structs.c). */
+typedef struct sinpe__kind {
+    size_t size, v0_2, v0_1;
+} sinpe__kind;
+#define SINPE__END(T, f) (offsetof(T, f) + sizeof(((T *)0)->f))
+#define SINPE__KIND(T, last) (&(const sinpe__kind){sizeof(T), SINPE__END(T, last), 0})
+extern const sinpe__kind sinpe__kind_options, sinpe__kind_spec, sinpe__kind_args,
+    sinpe__kind_dtype_info, sinpe__kind_rope_spec;
+#define SINPE__OPTIONS (&sinpe__kind_options)
+#define SINPE__SPEC (&sinpe__kind_spec)
+#define SINPE__ARGS (&sinpe__kind_args)
+#define SINPE__DTYPE_INFO (&sinpe__kind_dtype_info)
+#define SINPE__ROPE_SPEC (&sinpe__kind_rope_spec)
 /* How sinpe__struct_out writes: a fresh struct (fields past the library's
    zeroed), an update of one read in (those left alone), a 0.1 struct. */
 enum { SINPE__FILL, SINPE__UPDATE, SINPE__FILL_V0_1 };
 /* Copies the caller's struct of kind into own, which holds the defaults:
    own's struct_size is then the caller's, or 0 for a 0.1 struct.  Fails
    with SINPE_INVALID_STRUCT_SIZE naming what. */
-sinpe_status sinpe__struct_in(int kind, void *own, const void *theirs, const char *what);
+sinpe_status sinpe__struct_in(const sinpe__kind *kind, void *own, const void *theirs,
+                               const char *what);
 /* SINPE_INVALID_STRUCT_SIZE naming what unless word is a tagged size of kind
    at least its first sized layout. */
-sinpe_status sinpe__struct_check(int kind, size_t word, const char *what);
+sinpe_status sinpe__struct_check(const sinpe__kind *kind, size_t word, const char *what);
 /* Writes own back into the caller's struct of struct_size word (UPDATE: as
    sinpe__struct_in gave it). */
-sinpe_status sinpe__struct_out(int kind, void *theirs, size_t word, const void *own, int how,
-                               const char *what);
+sinpe_status sinpe__struct_out(const sinpe__kind *kind, void *theirs, size_t word,
+                               const void *own, int how, const char *what);
 /* The body of the *_init_sized calls: own, the defaults, FILLs theirs (if not NULL). */
-void sinpe__struct_init(int kind, void *theirs, size_t word, const void *own, const char *what);
+void sinpe__struct_init(const sinpe__kind *kind, void *theirs, size_t word, const void *own,
+                        const char *what);
 
 /* ---- device.c ------------------------------------------------------------ */
 
@@ -154,15 +169,13 @@ extern const int sinpe__kernel_count;
 #define SINPE__FIELD(kind, type, name) SINPE__HOST_##kind(type) name
 #define SINPE__SEMI() ;
 #define SINPE__KARGS(sig) struct { sig(SINPE__FIELD, SINPE__SEMI); }
+/* The shared forms' structs (an operation's own is a SINPE__KARGS in its file). */
 typedef SINPE__KARGS(SINPE_SIG_EMBED) sinpe__embed_kargs;
 typedef SINPE__KARGS(SINPE_SIG_ANCHORS) sinpe__anchors_kargs;
 typedef SINPE__KARGS(SINPE_SIG_ROWS) sinpe__rows_kargs;
 typedef SINPE__KARGS(SINPE_SIG_POSITIONS) sinpe__positions_kargs;
 typedef SINPE__KARGS(SINPE_SIG_TIMESTEPS) sinpe__timesteps_kargs;
 typedef SINPE__KARGS(SINPE_SIG_BAD_IDS) sinpe__bad_ids_kargs;
-typedef SINPE__KARGS(SINPE_SIG_ROPE) sinpe__rope_kargs;
-typedef SINPE__KARGS(SINPE_SIG_GRID) sinpe__grid_kargs;
-typedef SINPE__KARGS(SINPE_SIG_ATTN) sinpe__attn_kargs;
 
 /* A signature: each argument's name, kind and place in its struct. */
 enum { SINPE__IN, SINPE__OUT, SINPE__VAL, SINPE__LOCAL };

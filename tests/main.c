@@ -57,7 +57,8 @@ static const struct {
     Suite *(*make)(void);
 } suites[] = {
     {"context", suite_context},   {"cache", suite_cache},         {"quant", suite_quant},
-    {"embed", suite_embed},       {"tuning", suite_tuning},       {"errors", suite_errors},
+    {"kquant", suite_kquant},     {"embed", suite_embed},         {"tuning", suite_tuning},
+    {"errors", suite_errors},
     {"positions", suite_positions}, {"table", suite_table},       {"dtype", suite_dtype},
     {"rope", suite_rope},         {"mrope", suite_mrope}, {"rope_model", suite_rope_model},         {"grid", suite_grid}, {"attn_input", suite_attn_input},         {"device", suite_device},       {"contract", suite_contract},
     {"shapes", suite_shapes},     {"presets", suite_presets},     {"otf", suite_otf},

@@ -284,9 +284,8 @@ START_TEST(cache_damaged_entry)
     case FOREIGN_KEY:  make_foreign(path); break;
     case GARBAGE_BINARY: {
         /* Passes every check of the header: only the runtime can reject it. */
-        tu_rng rng;
+        tu_rng rng = tu_rng_for("cache_garbage");
         uint64_t sum;
-        tu_rng_init(&rng, "cache_garbage");
         for (size_t i = SINPE__CACHE_HEADER; i < n; i++)
             buf[i] = (unsigned char)tu_rng_next(&rng);
         sum = sinpe__fnv1a(SINPE__FNV_BASIS, buf + SINPE__CACHE_HEADER, n - SINPE__CACHE_HEADER);

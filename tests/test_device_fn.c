@@ -99,9 +99,7 @@ START_TEST(device_fn_bits)
     snprintf(name, sizeof name, "device fn %s %s", sinpe_preset_name(preset),
              math == SINPE_MATH_FLOAT ? "float" : "fp64");
     tu_rng rng = tu_rng_for(name);
-    sinpe_spec spec;
-    TU_OK(sinpe_spec_preset(&spec, preset, dim));
-    sinpe_table *tab = tu_table_of(ctx, &spec, FN_ROWS);
+    sinpe_table *tab = tu_preset_table(ctx, preset, dim, FN_ROWS, NULL);
 
     enum { FIXED = 17, NPOS = FIXED + 40 };
     int32_t pos[NPOS] = {0,   1,    FN_ROWS - 1, FN_ROWS, 127,       128,       129,

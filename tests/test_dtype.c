@@ -92,8 +92,7 @@ START_TEST(converters_self_check)
 #if defined(__FLT16_MAX__) && defined(__x86_64__)
     /* Where the compiler has _Float16, its conversion (IEEE, round to
      * nearest even) must agree on random floats of every magnitude. */
-    tu_rng rng;
-    tu_rng_init(&rng, "converters_self_check");
+    tu_rng rng = tu_rng_for("converters_self_check");
     for (int i = 0; i < 200000; i++) {
         uint32_t u = (uint32_t)tu_rng_next(&rng);
         if (i % 2)
@@ -228,8 +227,7 @@ START_TEST(dtype_pairs_random)
     sinpe_dtype wt = dtypes[_i / 3], ot = dtypes[_i % 3];
     char salt[64];
     snprintf(salt, sizeof salt, "dtype_pairs_random %d", _i);
-    tu_rng rng;
-    tu_rng_init(&rng, salt);
+    tu_rng rng = tu_rng_for(salt);
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     cl_command_queue q = tu_queue(ctx);
 
@@ -403,8 +401,7 @@ START_TEST(dtype_unfused_rounds_twice)
      * float32 output both paths agree bit for bit.  The weights are stored
      * in the output's type; one id is not held. */
     sinpe_dtype ot = dtypes[_i];
-    tu_rng rng;
-    tu_rng_init(&rng, "dtype_unfused_rounds_twice");
+    tu_rng rng = tu_rng_for("dtype_unfused_rounds_twice");
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     cl_command_queue q = tu_queue(ctx);
     enum { DIM = 13, VOCAB = 17, NS = 2, SL = 11, N = NS * SL };
@@ -469,7 +466,8 @@ START_TEST(dtype_invalid)
     sinpe_embed_args base = tu_args(2, 3, ids_m, w_m, VOCAB, out_m);
 
     /* Not a type at all, and (outputs) the weights-only quantized types. */
-    const int bad_weights[] = {7, 99, -1}, bad_out[] = {7, SINPE_I8, SINPE_FP8_E5M2, -1};
+    const int none = (int)sinpe_dtype_count(); /* one past the last type */
+    const int bad_weights[] = {none, 99, -1}, bad_out[] = {none, SINPE_I8, SINPE_Q4_K, -1};
     for (size_t i = 0; i < 4; i++) {
         for (int field = 0; field < 2; field++) {
             sinpe_embed_args a = base;

@@ -35,8 +35,7 @@ START_TEST(prenorm_matches_sinpe)
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     cl_command_queue q = tu_queue(ctx);
     sinpe_spec spec;
-    TU_OK(sinpe_spec_preset(&spec, preset, dim));
-    sinpe_table *tab = tu_table_of(ctx, &spec, 32);
+    sinpe_table *tab = tu_preset_table(ctx, preset, dim, 32, &spec);
 
     /* The program: sinpe's functions, then the example. */
     char *example = tu_read_text("examples/prenorm.cl");

@@ -84,8 +84,7 @@ START_TEST(preset_table_matches_framework)
     sinpe_preset p = all_presets[_i];
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     cl_command_queue q = tu_queue(ctx);
-    tu_rng rng;
-    tu_rng_init(&rng, "preset_table_matches_framework");
+    tu_rng rng = tu_rng_for("preset_table_matches_framework");
 
     for (size_t di = 0; di < N_DIMS; di++) {
         size_t dim = test_dims[di];
@@ -380,13 +379,10 @@ START_TEST(preset_end_to_end)
     char what[128];
     snprintf(what, sizeof what, "%s end to end, dim %zu", pname(p), dim);
 
-    tu_rng rng;
-    tu_rng_init(&rng, what);
+    tu_rng rng = tu_rng_for(what);
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     cl_command_queue q = tu_queue(ctx);
-    sinpe_spec spec;
-    TU_OK(sinpe_spec_preset(&spec, p, dim));
-    sinpe_table *tab = tu_table_of(ctx, &spec, 16);
+    sinpe_table *tab = tu_preset_table(ctx, p, dim, 16, NULL);
 
     sinpe_embed_args a;
     sinpe_embed_args_init(&a);

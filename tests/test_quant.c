@@ -542,7 +542,7 @@ START_TEST(quant_quantize)
               SINPE_BUFFER_TOO_SMALL);
     TU_STATUS(sinpe_quantize(SINPE_I8, x, ROWS, DIM, out, sizeof out, s32, SINPE_BF16),
               SINPE_INVALID_DTYPE);
-    TU_STATUS(sinpe_quantize((sinpe_dtype)9, x, ROWS, DIM, out, sizeof out, NULL, SINPE_F32),
+    TU_STATUS(sinpe_quantize((sinpe_dtype)sinpe_dtype_count(), x, ROWS, DIM, out, sizeof out, NULL, SINPE_F32),
               SINPE_INVALID_DTYPE);
     x[5] = NAN;
     TU_STATUS(sinpe_quantize(SINPE_FP8_E4M3, x, ROWS, DIM, out, sizeof out, NULL, SINPE_F32),
@@ -609,7 +609,7 @@ START_TEST(quant_dtype_bytes)
     }
     ck_assert_uint_eq(sinpe_dtype_bytes(SINPE_Q8_0, 1), 34);
     ck_assert_uint_eq(sinpe_dtype_bytes(SINPE_Q8_0, 33), 68);
-    ck_assert_uint_eq(sinpe_dtype_bytes((sinpe_dtype)7, 10), 0);
+    ck_assert_uint_eq(sinpe_dtype_bytes((sinpe_dtype)sinpe_dtype_count(), 10), 0);
     ck_assert_uint_eq(sinpe_dtype_bytes((sinpe_dtype)-1, 10), 0);
 }
 END_TEST
@@ -669,7 +669,7 @@ START_TEST(quant_lazy_build)
         ck_assert_msg(!tu_is_poison(out[i]), "element %zu left unwritten", i);
 
     TU_STATUS(sinpe_context_prepare(NULL, SINPE_I8), SINPE_NULL_ARGUMENT);
-    TU_STATUS(sinpe_context_prepare(ctx, (sinpe_dtype)7), SINPE_INVALID_DTYPE);
+    TU_STATUS(sinpe_context_prepare(ctx, (sinpe_dtype)sinpe_dtype_count()), SINPE_INVALID_DTYPE);
     TU_MESSAGE_HAS("weights_dtype");
 
     unsetenv("SINPE_KERNEL_SOURCE");

@@ -31,21 +31,49 @@ typedef struct {
     replay_fn replay;
 } cb_api;
 
-/* Fills api; 0 when the device has no recording sinpe accepts. */
-static int cb_lookup(sinpe_context *ctx, cl_command_queue q, sinpe_table *tab, cb_api *api)
+/* What every recording test starts from, made by rec_open(): a context,
+   a queue, a table of the paper's spec and the extension's entry points,
+   with the references counted from before it all (Check forks each test). */
+static tu_refs refs0;
+static sinpe_context *ctx;
+static cl_command_queue q;
+static sinpe_table *tab;
+static cb_api api;
+
+static void *cb_new(cl_command_queue queue)
 {
+    cl_int err;
+    void *cb = api.create(1, &queue, NULL, &err);
+    TU_CL(err);
+    return cb;
+}
+
+static void replay(void *cb)
+{
+    TU_CL(api.replay(0, NULL, cb, 0, NULL, NULL));
+    TU_CL(clFinish(q));
+}
+
+/* Opens the above with a table of rows rows at dim; 0 when the device has
+   no recording sinpe accepts, whose refusal is then all that is checked. */
+static int rec_open(size_t dim, size_t rows)
+{
+    refs0 = tu_refs_now();
+    ctx = tu_context(SINPE_MATH_AUTO);
+    q = tu_queue(ctx);
+    tab = tu_table(ctx, dim, rows);
     cl_platform_id platform;
     TU_CL(clGetDeviceInfo(sinpe_context_device(ctx), CL_DEVICE_PLATFORM, sizeof platform,
                           &platform, NULL));
 #define LOOKUP(name) clGetExtensionFunctionAddressForPlatform(platform, name)
-    api->create = (create_fn)LOOKUP("clCreateCommandBufferKHR");
-    api->finalize = (buffer_fn)LOOKUP("clFinalizeCommandBufferKHR");
-    api->release = (buffer_fn)LOOKUP("clReleaseCommandBufferKHR");
-    api->replay = (replay_fn)LOOKUP("clEnqueueCommandBufferKHR");
+    api.create = (create_fn)LOOKUP("clCreateCommandBufferKHR");
+    api.finalize = (buffer_fn)LOOKUP("clFinalizeCommandBufferKHR");
+    api.release = (buffer_fn)LOOKUP("clReleaseCommandBufferKHR");
+    api.replay = (replay_fn)LOOKUP("clEnqueueCommandBufferKHR");
 #undef LOOKUP
     sinpe_embed_args a;
     sinpe_embed_args_init(&a);
-    if (!api->create || !api->finalize || !api->release || !api->replay) {
+    if (!api.create || !api.finalize || !api.release || !api.replay) {
         /* No entry points: sinpe must refuse. */
         TU_STATUS(sinpe_record_embed(tab, q, (struct _cl_command_buffer_khr *)q, &a, 0, NULL, NULL),
                   SINPE_UNSUPPORTED);
@@ -53,11 +81,9 @@ static int cb_lookup(sinpe_context *ctx, cl_command_queue q, sinpe_table *tab, c
         return 0;
     }
     /* A version sinpe does not record with is refused before the arguments. */
-    cl_int err;
-    void *cb = api->create(1, &q, NULL, &err);
-    TU_CL(err);
+    void *cb = cb_new(q);
     sinpe_status st = sinpe_record_embed(tab, q, cb, &a, 0, NULL, NULL);
-    api->release(cb);
+    api.release(cb);
     if (st == SINPE_UNSUPPORTED) {
         /* A version refused names the ones accepted. */
         if (strstr(sinpe_last_error(), "is version"))
@@ -70,18 +96,11 @@ static int cb_lookup(sinpe_context *ctx, cl_command_queue q, sinpe_table *tab, c
     return 1;
 }
 
-static void *cb_new(const cb_api *api, cl_command_queue q)
+/* The end of a test, whether it recorded or not. */
+static void rec_close(const char *what)
 {
-    cl_int err;
-    void *cb = api->create(1, &q, NULL, &err);
-    TU_CL(err);
-    return cb;
-}
-
-static void replay(const cb_api *api, cl_command_queue q, void *cb)
-{
-    TU_CL(api->replay(0, NULL, cb, 0, NULL, NULL));
-    TU_CL(clFinish(q));
+    tu_release(ctx, q, tab, NULL, 0);
+    tu_refs_returned(refs0, what);
 }
 
 /* Releases a command buffer, then the buffers (TU_RELEASE's list). */
@@ -91,23 +110,24 @@ static void replay(const cb_api *api, cl_command_queue q, void *cb)
         TU_RELEASE(NULL, NULL, NULL, __VA_ARGS__);                                           \
     } while (0)
 
-static void same_bits(const float *a, const float *b, size_t n, const char *what, int round)
+/* Asserts that the n floats of the recording's output got_m have the bits
+   of the enqueued call's want_m; returns want_m's floats (free() them). */
+static float *same_bits(cl_command_queue q, cl_mem got_m, cl_mem want_m, size_t n,
+                        const char *what, int round)
 {
+    float *a = tu_read_floats(q, got_m, n), *b = tu_read_floats(q, want_m, n);
     for (size_t i = 0; i < n; i++)
         ck_assert_msg(memcmp(&a[i], &b[i], sizeof *a) == 0,
                       "%s, replay %d: element %zu: %a recorded, %a enqueued", what, round, i,
                       (double)a[i], (double)b[i]);
+    free(a);
+    return b;
 }
 
 START_TEST(record_replays)
 {
     enum { DIM = 40, V = 30, NS = 4, SL = 3, N = NS * SL };
-    const tu_refs refs0 = tu_refs_now();
-    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
-    cl_command_queue q = tu_queue(ctx);
-    sinpe_table *tab = tu_table(ctx, DIM, 16);
-    cb_api api;
-    if (!cb_lookup(ctx, q, tab, &api))
+    if (!rec_open(DIM, 16))
         goto done;
     tu_rng rng = tu_rng_for("record");
     float w[V * DIM];
@@ -122,7 +142,7 @@ START_TEST(record_replays)
     sinpe_embed_args a = tu_args(NS, SL, ids_m, w_m, V, rec_m);
     a.positions = pos_m, a.seq_starts = st_m, a.bad_ids = bad_m;
     a.token_scale = 3.0f, a.start = 5;
-    void *cb = cb_new(&api, q), *cb2 = cb_new(&api, q);
+    void *cb = cb_new(q), *cb2 = cb_new(q);
     cl_uint sp = 99, sp2 = 99;
     TU_OK(sinpe_record_embed(tab, q, cb, &a, 0, NULL, &sp));
     ck_assert_uint_ne(sp, 99);
@@ -155,25 +175,22 @@ START_TEST(record_replays)
         d.out = ref_m, d.bad_ids = NULL;
         TU_OK(sinpe_enqueue_gather(tab, q, &d, 0, NULL, NULL));
         TU_OK(sinpe_enqueue_add_positions(tab, q, &d, 0, NULL, NULL));
-        replay(&api, q, cb);
-        replay(&api, q, cb2);
-        float *got = tu_read_floats(q, rec_m, N * DIM), *want = tu_read_floats(q, dir_m, N * DIM);
-        float *pair = tu_read_floats(q, pair_m, N * DIM), *ref = tu_read_floats(q, ref_m, N * DIM);
+        replay(cb);
+        replay(cb2);
+        float *want = same_bits(q, rec_m, dir_m, N * DIM, "fused", round);
         tu_check_layout(want, N * DIM, 0, DIM, N, DIM, "direct call");
-        same_bits(got, want, N * DIM, "fused", round);
-        same_bits(pair, ref, N * DIM, "gather + add", round);
         int32_t bad = -1;
         tu_read(q, bad_m, 0, sizeof bad, &bad);
         ck_assert_msg(bad == n_bad, "replay %d: bad_ids %d, expected %d", round, (int)bad, n_bad);
-        TU_FREE(got, want, pair, ref);
+        free(same_bits(q, pair_m, ref_m, N * DIM, "gather + add", round));
+        free(want);
         /* Growth between replays must not disturb the recording. */
         TU_OK(sinpe_table_reserve(tab, 300 + 700 * (size_t)round));
     }
     api.release(cb);
     CB_RELEASE(api, cb2, w_m, ids_m, pos_m, st_m, bad_m, bad2_m, rec_m, dir_m, pair_m, ref_m);
 done:
-    tu_release(ctx, q, tab, NULL, 0);
-    tu_refs_returned(refs0, "record_replays");
+    rec_close("record_replays");
 }
 END_TEST
 
@@ -184,12 +201,7 @@ END_TEST
 START_TEST(record_past_table)
 {
     enum { DIM = 36, V = 20, NS = 3, SL = 150, N = NS * SL };
-    const tu_refs refs0 = tu_refs_now();
-    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
-    cl_command_queue q = tu_queue(ctx);
-    sinpe_table *tab = tu_table(ctx, DIM, 16);
-    cb_api api;
-    if (!cb_lookup(ctx, q, tab, &api))
+    if (!rec_open(DIM, 16))
         goto done;
     tu_rng rng = tu_rng_for("record_past_table");
     float *w = tu_malloc(V * DIM * sizeof *w), *init = tu_malloc(N * DIM * sizeof *init);
@@ -205,7 +217,7 @@ START_TEST(record_past_table)
     a.start = 1000; /* across a block edge, past the table's 128 rows */
     sinpe_embed_args add = a;
     add.out = radd_m;
-    void *cb = cb_new(&api, q), *cb2 = cb_new(&api, q);
+    void *cb = cb_new(q), *cb2 = cb_new(q);
     TU_OK(sinpe_record_embed(tab, q, cb, &a, 0, NULL, NULL));
     TU_OK(sinpe_record_add_positions(tab, q, cb2, &add, 0, NULL, NULL));
     TU_CL(api.finalize(cb));
@@ -220,15 +232,12 @@ START_TEST(record_past_table)
         TU_OK(sinpe_enqueue_embed(tab, q, &d, 0, NULL, NULL));
         d.out = dadd_m;
         TU_OK(sinpe_enqueue_add_positions(tab, q, &d, 0, NULL, NULL));
-        replay(&api, q, cb);
-        replay(&api, q, cb2);
-        float *got = tu_read_floats(q, rec_m, N * DIM), *want = tu_read_floats(q, dir_m, N * DIM);
-        float *got2 = tu_read_floats(q, radd_m, N * DIM);
-        float *want2 = tu_read_floats(q, dadd_m, N * DIM);
+        replay(cb);
+        replay(cb2);
+        float *want = same_bits(q, rec_m, dir_m, N * DIM, "fused past the table", round);
         tu_check_layout(want, N * DIM, 0, DIM, N, DIM, "direct call");
-        same_bits(got, want, N * DIM, "fused past the table", round);
-        same_bits(got2, want2, N * DIM, "add past the table", round);
-        TU_FREE(got, want, got2, want2);
+        free(same_bits(q, radd_m, dadd_m, N * DIM, "add past the table", round));
+        free(want);
         /* The second round's direct calls read the grown table. */
         if (round == 0)
             TU_OK(sinpe_table_reserve(tab, 2000));
@@ -237,27 +246,21 @@ START_TEST(record_past_table)
     CB_RELEASE(api, cb2, w_m, ids_m, rec_m, dir_m, radd_m, dadd_m);
     TU_FREE(w, init, ids);
 done:
-    tu_release(ctx, q, tab, NULL, 0);
-    tu_refs_returned(refs0, "record_past_table");
+    rec_close("record_past_table");
 }
 END_TEST
 
 START_TEST(record_refusals)
 {
     enum { DIM = 8, N = 4 };
-    const tu_refs refs0 = tu_refs_now();
-    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
-    cl_command_queue q = tu_queue(ctx);
-    sinpe_table *tab = tu_table(ctx, DIM, 4);
-    cb_api api;
-    if (!cb_lookup(ctx, q, tab, &api))
+    if (!rec_open(DIM, 4))
         goto done;
     int32_t ids[N] = {0, 1, 2, 3};
     float w[4 * DIM] = {0};
     cl_mem ids_m = tu_buffer(ctx, sizeof ids, ids), w_m = tu_buffer(ctx, sizeof w, w);
     cl_mem out_m = tu_poisoned_buffer(ctx, q, N * DIM);
     sinpe_embed_args a = tu_args(1, N, ids_m, w_m, 4, out_m);
-    void *cb = cb_new(&api, q);
+    void *cb = cb_new(q);
     cl_uint sp = 0;
     TU_STATUS(sinpe_record_embed(NULL, q, cb, &a, 0, NULL, NULL), SINPE_NULL_ARGUMENT);
     TU_STATUS(sinpe_record_embed(tab, q, NULL, &a, 0, NULL, NULL), SINPE_NULL_ARGUMENT);
@@ -276,14 +279,14 @@ START_TEST(record_refusals)
     cl_int err;
     cl_command_queue oq = clCreateCommandQueue(other, sinpe_context_device(ctx), 0, &err);
     TU_CL(err);
-    void *ocb = cb_new(&api, oq);
+    void *ocb = cb_new(oq);
     TU_STATUS(sinpe_record_embed(tab, oq, ocb, &a, 0, NULL, NULL), SINPE_CONTEXT_MISMATCH);
     api.release(ocb);
     clReleaseCommandQueue(oq);
     clReleaseContext(other);
     /* Nothing was recorded: the replay leaves out alone. */
     TU_CL(api.finalize(cb));
-    replay(&api, q, cb);
+    replay(cb);
     float *got = tu_read_floats(q, out_m, N * DIM);
     tu_check_all_poison(got, N * DIM, "refused recordings");
     free(got);
@@ -291,8 +294,7 @@ START_TEST(record_refusals)
     TU_MESSAGE_HAS("finalized");
     CB_RELEASE(api, cb, ids_m, w_m, out_m);
 done:
-    tu_release(ctx, q, tab, NULL, 0);
-    tu_refs_returned(refs0, "record_refusals");
+    rec_close("record_refusals");
 }
 END_TEST
 
@@ -304,12 +306,7 @@ END_TEST
 START_TEST(record_out_of_host_memory)
 {
     enum { DIM = 16, V = 4, SL = 6 };
-    const tu_refs refs0 = tu_refs_now();
-    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
-    cl_command_queue q = tu_queue(ctx);
-    sinpe_table *tab = tu_table(ctx, DIM, 8);
-    cb_api api;
-    if (!cb_lookup(ctx, q, tab, &api))
+    if (!rec_open(DIM, 8))
         goto done;
     int32_t ids[SL] = {0, 1, 2, V, 3, 0}, zero = 0; /* one id out of range */
     float w[V * DIM] = {0};
@@ -321,14 +318,14 @@ START_TEST(record_out_of_host_memory)
     int failed = 0;
     for (int round = 0; round < 6; round++)
         for (int k = 0;; k++) {
-            void *cb = cb_new(&api, q);
+            void *cb = cb_new(q);
             long launches = tu_launches;
             tu_fail_host_skip = k, tu_fail_host = 1; /* tests/fault.c */
             sinpe_status st = sinpe_record_embed(tab, q, cb, &a, 0, NULL, NULL);
             int done = tu_fail_host == 1;
             tu_fail_host = 0, tu_fail_host_skip = 0;
             TU_CL(api.finalize(cb));
-            replay(&api, q, cb);
+            replay(cb);
             api.release(cb);
             int32_t bad = -1;
             tu_read(q, bad_m, 0, sizeof bad, &bad);
@@ -354,8 +351,7 @@ START_TEST(record_out_of_host_memory)
     ck_assert_msg(failed > 0, "no allocation of a recording failed");
     TU_RELEASE(NULL, NULL, NULL, ids_m, w_m, bad_m, out_m);
 done:
-    tu_release(ctx, q, tab, NULL, 0);
-    tu_refs_returned(refs0, "record_out_of_host_memory");
+    rec_close("record_out_of_host_memory");
 }
 END_TEST
 
@@ -366,18 +362,15 @@ END_TEST
 START_TEST(record_rope)
 {
     enum { NS = 3, SL = 4, N = NS * SL, HD = 24, R = 16, QH = 2, KH = 1, QN = N * QH * HD };
-    const tu_refs refs0 = tu_refs_now();
-    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
-    cl_command_queue q = tu_queue(ctx);
-    sinpe_table *probe = tu_table(ctx, 8, 4), *tab = NULL;
+    int records = rec_open(8, 4); /* tab: the probe */
+    sinpe_table *rope = NULL;
     sinpe_rope_spec s;
     sinpe_rope_spec_init(&s, R);
     s.rule = SINPE_ROPE_YARN, s.factor = 4, s.original_max_positions = 64;
     if (_i)
         s.axes = SINPE_ROPE_MROPE, s.sections[0] = s.sections[1] = 3, s.sections[2] = 2;
-    TU_OK(sinpe_rope_table_create(ctx, &s, 200, &tab));
-    cb_api api;
-    if (!cb_lookup(ctx, q, probe, &api))
+    TU_OK(sinpe_rope_table_create(ctx, &s, 200, &rope));
+    if (!records)
         goto done;
     tu_rng rng = tu_rng_for("record_rope");
     float x[QN];
@@ -389,9 +382,9 @@ START_TEST(record_rope)
     sinpe_rope_args_init(&a);
     a.n_seqs = NS, a.seq_len = SL, a.head_dim = HD, a.q_heads = QH, a.kv_heads = KH;
     a.q = rq, a.k = rk, a.positions = pm, a.start = 3;
-    void *cb = cb_new(&api, q);
+    void *cb = cb_new(q);
     cl_uint sp = 99;
-    TU_OK(sinpe_record_rope(tab, q, cb, &a, 0, NULL, &sp));
+    TU_OK(sinpe_record_rope(rope, q, cb, &a, 0, NULL, &sp));
     ck_assert_uint_ne(sp, 99);
     TU_CL(api.finalize(cb));
     for (int round = 0; round < 3; round++) {
@@ -402,22 +395,18 @@ START_TEST(record_rope)
         tu_write(q, rk, 0, N * KH * HD * 4, x + 5), tu_write(q, dk, 0, N * KH * HD * 4, x + 5);
         sinpe_rope_args d = a;
         d.q = dq, d.k = dk;
-        TU_OK(sinpe_enqueue_rope(tab, q, &d, 0, NULL, NULL));
-        replay(&api, q, cb);
-        float *got = tu_read_floats(q, rq, QN), *want = tu_read_floats(q, dq, QN);
-        same_bits(got, want, QN, "rotated q", round);
-        ck_assert_msg(memcmp(got, x, sizeof x) != 0, "replay %d rotated nothing", round);
-        TU_FREE(got, want);
-        got = tu_read_floats(q, rk, N * KH * HD), want = tu_read_floats(q, dk, N * KH * HD);
-        same_bits(got, want, N * KH * HD, "rotated k", round);
-        TU_FREE(got, want);
-        TU_OK(sinpe_table_reserve(tab, 1000 + 50000 * (size_t)round));
+        TU_OK(sinpe_enqueue_rope(rope, q, &d, 0, NULL, NULL));
+        replay(cb);
+        float *want = same_bits(q, rq, dq, QN, "rotated q", round);
+        ck_assert_msg(memcmp(want, x, sizeof x) != 0, "replay %d rotated nothing", round);
+        free(same_bits(q, rk, dk, N * KH * HD, "rotated k", round));
+        free(want);
+        TU_OK(sinpe_table_reserve(rope, 1000 + 50000 * (size_t)round));
     }
     CB_RELEASE(api, cb, rq, rk, dq, dk, pm);
 done:
-    sinpe_table_release(probe);
-    tu_release(ctx, q, tab, NULL, 0);
-    tu_refs_returned(refs0, "record_rope");
+    sinpe_table_release(rope);
+    rec_close("record_rope");
 }
 END_TEST
 
@@ -427,15 +416,12 @@ END_TEST
 START_TEST(record_attn_input)
 {
     enum { N = 6, HD = 32, QH = 2, KH = 1, QN = N * QH * HD, KN = N * KH * HD, ROWS = 8 };
-    const tu_refs refs0 = tu_refs_now();
-    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
-    cl_command_queue q = tu_queue(ctx);
-    sinpe_table *probe = tu_table(ctx, 8, 4), *tab = NULL;
+    int records = rec_open(8, 4); /* tab: the probe */
+    sinpe_table *rope = NULL;
     sinpe_rope_spec s;
     sinpe_rope_spec_init(&s, HD);
-    TU_OK(sinpe_rope_table_create(ctx, &s, 64, &tab));
-    cb_api api;
-    if (!cb_lookup(ctx, q, probe, &api))
+    TU_OK(sinpe_rope_table_create(ctx, &s, 64, &rope));
+    if (!records)
         goto done;
     tu_rng rng = tu_rng_for("record_attn_input");
     float x[QN], w[HD], zero[ROWS * KH * HD] = {0};
@@ -453,9 +439,9 @@ START_TEST(record_attn_input)
     a.q = qm, a.k = km, a.v = vm, a.positions = pm, a.slot_mapping = sm;
     a.norm = SINPE_QK_NORM_RMS, a.q_norm_weight = a.k_norm_weight = wm;
     a.k_cache = kc, a.v_cache = vc, a.cache_rows = ROWS;
-    void *cb = cb_new(&api, q);
+    void *cb = cb_new(q);
     cl_uint sp = 99;
-    TU_OK(sinpe_record_attn_input(tab, q, cb, &a, 0, NULL, &sp));
+    TU_OK(sinpe_record_attn_input(rope, q, cb, &a, 0, NULL, &sp));
     ck_assert_uint_ne(sp, 99);
     TU_CL(api.finalize(cb));
     for (int round = 0; round < 3; round++) {
@@ -468,25 +454,19 @@ START_TEST(record_attn_input)
         tu_write(q, km, 0, KN * 4, x + 3), tu_write(q, vm, 0, KN * 4, x + 7);
         sinpe_attn_input_args d = a;
         d.q = dq, d.k_cache = dkc, d.v_cache = dvc;
-        TU_OK(sinpe_enqueue_attn_input(tab, q, &d, 0, NULL, NULL));
-        replay(&api, q, cb);
-        float *got = tu_read_floats(q, qm, QN), *want = tu_read_floats(q, dq, QN);
-        same_bits(got, want, QN, "q", round);
-        ck_assert_msg(memcmp(got, x, sizeof x) != 0, "replay %d changed nothing", round);
-        TU_FREE(got, want);
-        got = tu_read_floats(q, kc, ROWS * KH * HD), want = tu_read_floats(q, dkc, ROWS * KH * HD);
-        same_bits(got, want, ROWS * KH * HD, "k_cache", round);
-        TU_FREE(got, want);
-        got = tu_read_floats(q, vc, ROWS * KH * HD), want = tu_read_floats(q, dvc, ROWS * KH * HD);
-        same_bits(got, want, ROWS * KH * HD, "v_cache", round);
-        TU_FREE(got, want);
-        TU_OK(sinpe_table_reserve(tab, 1000 + 50000 * (size_t)round));
+        TU_OK(sinpe_enqueue_attn_input(rope, q, &d, 0, NULL, NULL));
+        replay(cb);
+        float *want = same_bits(q, qm, dq, QN, "q", round);
+        ck_assert_msg(memcmp(want, x, sizeof x) != 0, "replay %d changed nothing", round);
+        free(want);
+        free(same_bits(q, kc, dkc, ROWS * KH * HD, "k_cache", round));
+        free(same_bits(q, vc, dvc, ROWS * KH * HD, "v_cache", round));
+        TU_OK(sinpe_table_reserve(rope, 1000 + 50000 * (size_t)round));
     }
     CB_RELEASE(api, cb, qm, dq, km, vm, wm, pm, sm, kc, vc, dkc, dvc);
 done:
-    sinpe_table_release(probe);
-    tu_release(ctx, q, tab, NULL, 0);
-    tu_refs_returned(refs0, "record_attn_input");
+    sinpe_table_release(rope);
+    rec_close("record_attn_input");
 }
 END_TEST
 

@@ -72,8 +72,7 @@ START_TEST(shard_sum_equals_unsharded)
     size_t dim = cfg->dim, V = cfg->vocab, half = V / 2, n = cfg->n_seqs * cfg->seq_len;
     const size_t b_off = 7; /* the second shard sits at an offset in its buffer */
     const float scale = sqrtf((float)dim);
-    tu_rng rng;
-    tu_rng_init(&rng, cfg->name);
+    tu_rng rng = tu_rng_for(cfg->name);
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     cl_command_queue q = tu_queue(ctx);
     sinpe_spec spec = tu_spec(dim, cfg->layout, SINPE_ODD_ZERO_LAST, cfg->shift, 10000.0, 1.0);
@@ -178,13 +177,10 @@ START_TEST(shard_with_padding)
     const int32_t pad = V - 2; /* held by the second shard */
     char name[64];
     snprintf(name, sizeof name, "sharded padding %s", pol_names[_i]);
-    tu_rng rng;
-    tu_rng_init(&rng, name);
+    tu_rng rng = tu_rng_for(name);
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     cl_command_queue q = tu_queue(ctx);
-    sinpe_spec spec;
-    TU_OK(sinpe_spec_preset(&spec, SINPE_PRESET_FAIRSEQ, DIM));
-    sinpe_table *tab = tu_table_of(ctx, &spec, 8);
+    sinpe_table *tab = tu_preset_table(ctx, SINPE_PRESET_FAIRSEQ, DIM, 8, NULL);
 
     float w[V * DIM];
     int32_t ids[N];

@@ -57,14 +57,11 @@ START_TEST(owner_bits)
     char name[64];
     snprintf(name, sizeof name, "owner %s %s", sinpe_preset_name(preset),
              ot == SINPE_F32 ? "f32" : ot == SINPE_F16 ? "f16" : "bf16");
-    tu_rng rng;
-    tu_rng_init(&rng, name);
+    tu_rng rng = tu_rng_for(name);
 
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     cl_command_queue q = tu_queue(ctx);
-    sinpe_spec spec;
-    TU_OK(sinpe_spec_preset(&spec, preset, dim));
-    sinpe_table *tab = tu_table_of(ctx, &spec, ROWS);
+    sinpe_table *tab = tu_preset_table(ctx, preset, dim, ROWS, NULL);
 
     float *w = tu_malloc(V * dim * sizeof *w);
     for (size_t i = 0; i < V * dim; i++)

@@ -104,9 +104,7 @@ START_TEST(timesteps_match_framework)
         if (fr_family_defined(p, dim) != FR_OK)
             continue;
         size_t stride = dim + 3;
-        sinpe_spec spec;
-        TU_OK(sinpe_spec_preset(&spec, p, dim));
-        sinpe_table *tab = tu_table_of(ctx, &spec, di % 2 ? 0 : 16);
+        sinpe_table *tab = tu_preset_table(ctx, p, dim, di % 2 ? 0 : 16, NULL);
 
         size_t no = 0;
         float *f32 = run_ts(ctx, q, tab, ts_m, N_TS, dim, stride, SINPE_F32, &no);
@@ -192,9 +190,7 @@ START_TEST(timesteps_errors)
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     cl_command_queue q = tu_queue(ctx);
     enum { DIM = 8, NTS = 10, NOUT = 12 * DIM };
-    sinpe_spec spec;
-    TU_OK(sinpe_spec_preset(&spec, SINPE_PRESET_DIFFUSERS_FLIP, DIM));
-    sinpe_table *tab = tu_table_of(ctx, &spec, 0);
+    sinpe_table *tab = tu_preset_table(ctx, SINPE_PRESET_DIFFUSERS_FLIP, DIM, 0, NULL);
     float ts[NTS];
     for (size_t i = 0; i < NTS; i++)
         ts[i] = (float)i * 100.0f;
@@ -215,7 +211,7 @@ START_TEST(timesteps_errors)
     TU_STATUS(TS_CALL(tab, ts_m, 0, 10, out_m, 0, 11, SINPE_F32), SINPE_BUFFER_TOO_SMALL);
     TU_STATUS(TS_CALL(tab, ts_m, 0, 10, out_m, 17, 0, SINPE_F32), SINPE_BUFFER_TOO_SMALL);
     TU_STATUS(TS_CALL(tab, ts_m, 0, 10, out_m, 0, DIM - 1, SINPE_F32), SINPE_INVALID_SHAPE);
-    TU_STATUS(TS_CALL(tab, ts_m, 0, 10, out_m, 0, 0, (sinpe_dtype)7), SINPE_INVALID_DTYPE);
+    TU_STATUS(TS_CALL(tab, ts_m, 0, 10, out_m, 0, 0, (sinpe_dtype)sinpe_dtype_count()), SINPE_INVALID_DTYPE);
     TU_STATUS(TS_CALL(tab, NULL, 0, 10, out_m, 0, 0, SINPE_F32), SINPE_NULL_ARGUMENT);
     TU_STATUS(TS_CALL(tab, ts_m, 0, 10, NULL, 0, 0, SINPE_F32), SINPE_NULL_ARGUMENT);
     TU_STATUS(TS_CALL(NULL, ts_m, 0, 10, out_m, 0, 0, SINPE_F32), SINPE_NULL_ARGUMENT);

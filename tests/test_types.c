@@ -44,6 +44,13 @@ START_TEST(dtype_query_states_the_header)
         {SINPE_Q8_0, "q8_0", 32, 34, 1, SINPE_DTYPE_SCALES_BLOCK, 127.0},
         {SINPE_FP8_E4M3, "fp8_e4m3", 1, 1, 1, SINPE_DTYPE_SCALES_ROW_OR_TENSOR, 448.0},
         {SINPE_FP8_E5M2, "fp8_e5m2", 1, 1, 1, SINPE_DTYPE_SCALES_ROW_OR_TENSOR, 57344.0},
+        {SINPE_Q4_0, "q4_0", 32, 18, 1, SINPE_DTYPE_SCALES_BLOCK, 8.0},
+        {SINPE_Q4_1, "q4_1", 32, 20, 1, SINPE_DTYPE_SCALES_BLOCK, 15.0},
+        {SINPE_Q5_0, "q5_0", 32, 22, 1, SINPE_DTYPE_SCALES_BLOCK, 16.0},
+        {SINPE_Q5_1, "q5_1", 32, 24, 1, SINPE_DTYPE_SCALES_BLOCK, 31.0},
+        {SINPE_Q4_K, "q4_k", 256, 144, 1, SINPE_DTYPE_SCALES_BLOCK, 15.0},
+        {SINPE_Q5_K, "q5_k", 256, 176, 1, SINPE_DTYPE_SCALES_BLOCK, 31.0},
+        {SINPE_Q6_K, "q6_k", 256, 210, 1, SINPE_DTYPE_SCALES_BLOCK, 32.0},
     };
     size_t n = sizeof want / sizeof want[0];
     ck_assert_uint_eq(sinpe_dtype_count(), n);

@@ -268,6 +268,16 @@ sinpe_table *tu_table_of(sinpe_context *ctx, const sinpe_spec *spec, size_t rows
     return table;
 }
 
+sinpe_table *tu_preset_table(sinpe_context *ctx, sinpe_preset preset, size_t dim, size_t rows,
+                             sinpe_spec *spec)
+{
+    sinpe_spec s;
+    TU_OK(sinpe_spec_preset(&s, preset, dim));
+    if (spec)
+        *spec = s;
+    return tu_table_of(ctx, &s, rows);
+}
+
 float *tu_pe_at(sinpe_context *ctx, sinpe_table *table, const int32_t *pos, size_t n, int fused)
 {
     size_t dim = sinpe_table_spec(table).dim;
@@ -363,6 +373,26 @@ float *tu_read_floats(cl_command_queue queue, cl_mem mem, size_t n)
 {
     float *host = tu_malloc(n * sizeof *host);
     tu_read(queue, mem, 0, n * sizeof *host, host);
+    return host;
+}
+
+unsigned char *tu_call_bytes(sinpe_context *ctx, sinpe_table *table, cl_command_queue queue,
+                             const sinpe_embed_args *args, int call, size_t bytes,
+                             unsigned char poison)
+{
+    sinpe_embed_args a = *args;
+    unsigned char *host = tu_malloc(bytes);
+    a.out = tu_buffer(ctx, bytes, NULL);
+    TU_CL(clEnqueueFillBuffer(queue, a.out, &poison, 1, 0, bytes, 0, NULL, NULL));
+    if (call == 0) {
+        TU_OK(sinpe_enqueue_embed(table, queue, &a, 0, NULL, NULL));
+    } else {
+        TU_OK(sinpe_enqueue_gather(table, queue, &a, 0, NULL, NULL));
+        if (call == 2)
+            TU_OK(sinpe_enqueue_add_positions(table, queue, &a, 0, NULL, NULL));
+    }
+    tu_read(queue, a.out, 0, bytes, host);
+    clReleaseMemObject(a.out);
     return host;
 }
 

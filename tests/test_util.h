@@ -41,6 +41,7 @@ TCase *tcase_record(void);    /* part of suite_device */
 TCase *tcase_quiet(void);     /* part of suite_context */
 Suite *suite_tuning(void);
 Suite *suite_quant(void);
+Suite *suite_kquant(void);
 Suite *suite_features(void);
 Suite *suite_contract(void);
 Suite *suite_otf(void);
@@ -250,9 +251,12 @@ cl_mem tu_buffer(sinpe_context *ctx, size_t bytes, const void *host);
 sinpe_embed_args tu_args(size_t n_seqs, size_t seq_len, cl_mem ids, cl_mem weights, size_t vocab,
                          cl_mem out);
 
-/* A table of rows rows of the paper's spec (sinpe_spec_init) at dim, or of spec. */
+/* A table of rows rows of the paper's spec (sinpe_spec_init) at dim, of
+ * spec, or of the preset's spec at dim (copied to *spec unless NULL). */
 sinpe_table *tu_table(sinpe_context *ctx, size_t dim, size_t rows);
 sinpe_table *tu_table_of(sinpe_context *ctx, const sinpe_spec *spec, size_t rows);
+sinpe_table *tu_preset_table(sinpe_context *ctx, sinpe_preset preset, size_t dim, size_t rows,
+                             sinpe_spec *spec);
 
 /* PE at the n positions pos of table, read back (free() it): through
  * add_positions on a zeroed buffer (0 + PE is exact), or, fused, through the
@@ -292,6 +296,12 @@ cl_mem tu_zero_buffer(sinpe_context *ctx, size_t n);
 
 /* Reads n floats back into a new allocation (free() it). */
 float *tu_read_floats(cl_command_queue queue, cl_mem mem, size_t n);
+
+/* The bytes of out after call 0 (fused), 1 (gather) or 2 (gather then add)
+ * of args into a new out of bytes filled with poison (free() them). */
+unsigned char *tu_call_bytes(sinpe_context *ctx, sinpe_table *table, cl_command_queue queue,
+                             const sinpe_embed_args *args, int call, size_t bytes,
+                             unsigned char poison);
 
 /* A second cl_context on the device of ctx (for mismatch tests). */
 cl_context tu_other_cl_context(sinpe_context *ctx);

@@ -51,7 +51,9 @@ cache, RopeTable.rotate_host() on NumPy arrays.
 Storage types: float32 -> F32, float16 -> F16, ml_dtypes.bfloat16 -> BF16
 (and ml_dtypes' float8_e4m3fn, float8_e5m2 -> FP8_E4M3, FP8_E5M2); raw bits
 in integer arrays with the type named: weights_dtype="bfloat16" on uint16,
-"i8", "q8_0", "fp8_e4m3", "fp8_e5m2" on int8 or uint8 (see quantize()).
+"i8", "q8_0", "fp8_e4m3", "fp8_e5m2" on int8 or uint8 (see quantize()), and
+ggml's "q4_0", "q4_1", "q5_0", "q5_1", "q4_k", "q5_k", "q6_k" blocks on uint8
+(a GGUF file's tensor data as gguf's reader gives it).
 
 Errors: every failure of a sinpe call raises SinpeError, whose name is the
 status ("INVALID_SHAPE"), message its sinpe_status_string() and detail the
@@ -96,7 +98,8 @@ def version_info():
 
 def storage_types():
     """The storage types the loaded library accepts, by short name ("f32",
-    "f16", "bf16", "i8", "q8_0", "fp8_e4m3", "fp8_e5m2"): every one works on
+    "f16", "bf16", "i8", "q8_0", "fp8_e4m3", "fp8_e5m2", then ggml's "q4_0",
+    "q4_1", "q5_0", "q5_1", "q4_k", "q5_k", "q6_k"): every one works on
     every device (what a device adds is Context.features)."""
     from ._dtypes import types
     return tuple(info.name.decode() for info in types().values())

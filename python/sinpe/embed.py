@@ -11,7 +11,8 @@ _FIELDS_DOC = """
               dtype gives weights_dtype (float32, float16, ml_dtypes'
               bfloat16, float8_e4m3fn, float8_e5m2; raw bits in integer
               arrays with weights_dtype named: "bfloat16", "i8", "q8_0",
-              "fp8_e4m3", "fp8_e5m2"), or a Buffer with vocab given.
+              "fp8_e4m3", "fp8_e5m2", ggml's "q4_0" .. "q6_k"), or a
+              Buffer with vocab given.
     out       an Array of shape (rows, row) or (n_seqs, seq_len, row), row
               >= dim (the dim columns of each row are written), whose dtype
               gives out_dtype; or a Buffer.

@@ -15,18 +15,21 @@ def quantize(x, dtype, scales_dtype=_DEFAULT):
     """Writes a (rows, dim) float32 table (other float arrays are converted)
     in the layout of dtype, as weights for the embedding calls.
 
-    dtype: "float32", "float16", "bfloat16", "i8", "q8_0", "fp8_e4m3" or
-    "fp8_e5m2" (or a NumPy dtype, or a sinpe int).  scales_dtype: "float32"
+    dtype: "float32", "float16", "bfloat16", "i8", "q8_0", "fp8_e4m3",
+    "fp8_e5m2", or ggml's "q4_0", "q4_1", "q5_0", "q5_1" (written as
+    ggml's reference quantizer writes them; the k-quants are not written)
+    (or a NumPy dtype, or a sinpe int).  scales_dtype: "float32"
     (the default) or "float16" for the row scales of I8 (required) and FP8
     (None: no scales, the values themselves rounded); ignored for the other
     types.  Returns (data, scales): data of shape (rows, dim) in the type's
     host dtype (float32, float16, uint16 bfloat16 bits, int8 for I8, uint8
-    for FP8) or, for Q8_0, (rows, dim / 32 * 34) uint8 blocks; scales a
+    for FP8) or, for the block types, (rows, dim / 32 * block bytes) uint8
+    blocks (Q8_0: 34 bytes a block); scales a
     (rows,) array or None.  Pass both to embed() with weights_dtype=dtype
     and weight_scales=scales (as device arrays).  Raises SinpeError with
     sinpe's status (non-finite values, or a scale that overflows fp16: an
-    F16 row scale or a Q8_0 block's: INVALID_OPTION; Q8_0 with dim not a
-    multiple of 32: INVALID_SHAPE).
+    F16 row scale or a block's d or m: INVALID_OPTION; a block type with
+    dim not a multiple of 32: INVALID_SHAPE; a k-quant: INVALID_DTYPE).
     """
     lib = load()
     src = np.ascontiguousarray(x, dtype=np.float32)

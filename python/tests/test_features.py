@@ -18,7 +18,8 @@ def test_version_is_the_headers():
 
 def test_storage_types():
     assert sinpe.storage_types() == ("f32", "f16", "bf16", "i8", "q8_0", "fp8_e4m3",
-                                     "fp8_e5m2")
+                                     "fp8_e5m2", "q4_0", "q4_1", "q5_0", "q5_1", "q4_k",
+                                     "q5_k", "q6_k")
 
 
 def test_features_match_the_device(cl_env, host_ctx):

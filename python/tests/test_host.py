@@ -84,7 +84,7 @@ def test_errors_from_sinpe(host_ctx):
     assert name == "UNKNOWN_PRESET" and "fairseq" in detail
     assert status(lambda: sinpe.Context(device="no such device at all"))[0] == "DEVICE_NOT_FOUND"
     assert status(lambda: sinpe.Context(tuning="no_such_key = 1"))[0] == "INVALID_OPTION"
-    assert status(lambda: host_ctx.prepare("q4_k"))[0] == "INVALID_DTYPE"
+    assert status(lambda: host_ctx.prepare("q3_k"))[0] == "INVALID_DTYPE"
     assert status(lambda: host_ctx.prepare(99))[0] == "INVALID_DTYPE"
     table = host_ctx.table("vaswani", 16)
     assert status(lambda: table.read_rows(0, 0))[0] == "INVALID_SHAPE"

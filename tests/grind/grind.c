@@ -511,10 +511,10 @@ static const struct {
 
 static const size_t case_dims[] = {1, 3, 7, 13, 16, 8, 2, 5};
 
-/* The spec of the Q8_0 cases: rows of whole 32-value blocks. */
-static sinpe_spec q8_spec(void)
+/* The spec of the block types' cases: rows of two blocks of bv values. */
+static sinpe_spec block_spec(size_t bv)
 {
-    return ref_spec(64, SINPE_LAYOUT_INTERLEAVED, SINPE_ODD_ZERO_LAST, 1.0, 10000.0, 1.0);
+    return ref_spec(2 * bv, SINPE_LAYOUT_INTERLEAVED, SINPE_ODD_ZERO_LAST, 1.0, 10000.0, 1.0);
 }
 
 static void setup_case(int cfg, int pair, ecase *c)
@@ -624,13 +624,15 @@ static void setup_case(int cfg, int pair, ecase *c)
         c->pos_lo = -2, c->pos_hi = 20;
         break;
     case CFG_QUANT:
-        /* pair: weights I8, Q8_0, E4M3, E5M2 in turn, into every output
-           type; offsets and strides (whole blocks for Q8_0), positions
+        /* pair: the quantized weight types in turn, into every output
+           type; offsets and strides (whole blocks for the block types), positions
            past the table, bad ids. */
         a->weights_dtype = ref_quantized_type(pair);
-        if (a->weights_dtype == SINPE_Q8_0) {
-            c->spec = q8_spec();
-            a->weights_offset = 32, a->weights_stride = 96;
+        sinpe_dtype_info wi;
+        sinpe_dtype_query(a->weights_dtype, &wi, sizeof wi);
+        if (wi.block_values > 1) {
+            c->spec = block_spec(wi.block_values);
+            a->weights_offset = wi.block_values, a->weights_stride = 3 * wi.block_values;
         } else {
             a->weights_offset = 3, a->weights_stride = dim + 5;
             c->with_scales = a->weights_dtype != SINPE_FP8_E5M2;
@@ -958,8 +960,9 @@ static void run_all(int quick)
                 continue;
             if (quick && pair != 0 && pair != 4)
                 continue;
-            /* Q8_0 is left out where run.sh says so (GRIND_UNINIT_RUN). */
-            if (cfg == CFG_QUANT && pair % 4 == 1 && getenv("GRIND_UNINIT_RUN"))
+            /* The block types are left out where run.sh says so (GRIND_UNINIT_RUN). */
+            if (cfg == CFG_QUANT && getenv("GRIND_UNINIT_RUN") &&
+                sinpe_dtype_bytes(ref_quantized_type(pair), 1) > 1)
                 continue;
             setup_case(cfg, pair, &c);
             embed_case(&c);

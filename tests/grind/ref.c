@@ -144,9 +144,80 @@ static double e4m3_value(uint8_t b)
     return (b & 0x80) ? -v : v;
 }
 
+/* ---- ggml's 4-, 5- and 6-bit block types, from their layouts ---- */
+
+static double f16_at(const unsigned char *p) { return f16_value((uint16_t)(p[0] | p[1] << 8)); }
+
+/* Whether t is one of ggml's block types but Q8_0. */
+static int ggml_type(sinpe_dtype t)
+{
+    return info_of(t).scales == SINPE_DTYPE_SCALES_BLOCK && t != SINPE_Q8_0;
+}
+
+/* Value j of the ggml block at b of type t: its code q, scale d and min m
+   (the scales' products are exact in float64 and in float32), then the
+   exact d q + m rounded once to float32, as float32 arithmetic gives it. */
+static double ggml_value(sinpe_dtype t, const unsigned char *b, size_t j)
+{
+    int with_min = t != SINPE_Q4_0 && t != SINPE_Q5_0 && t != SINPE_Q6_K, q;
+    double d, m = 0.0;
+    if (t == SINPE_Q6_K) {
+        size_t h = j / 128, w = j % 128;
+        int lo = (b[64 * h + w % 64] >> (4 * (w / 64))) & 15;
+        int hi = (b[128 + 32 * h + w % 32] >> (2 * (w / 32))) & 3;
+        d = f16_at(b + 208) * (double)(int8_t)b[192 + j / 16];
+        q = (lo | hi << 4) - 32;
+    } else if (t == SINPE_Q4_K || t == SINPE_Q5_K) {
+        size_t s = j / 32;
+        const unsigned char *k = b + 4, *qs = b + (t == SINPE_Q5_K ? 48 : 16) + 32 * (s / 2);
+        int sc = s < 4 ? k[s] & 63 : (k[s + 4] & 15) | (k[s - 4] >> 6) << 4;
+        int mn = s < 4 ? k[s + 4] & 63 : (k[s + 4] >> 4) | (k[s] >> 6) << 4;
+        q = (qs[j % 32] >> (4 * (s % 2))) & 15;
+        if (t == SINPE_Q5_K)
+            q |= ((b[16 + j % 32] >> s) & 1) << 4;
+        d = f16_at(b) * sc;
+        m = -(f16_at(b + 2) * mn);
+    } else {
+        int five = t == SINPE_Q5_0 || t == SINPE_Q5_1;
+        const unsigned char *qh = b + (with_min ? 4 : 2), *qs = qh + (five ? 4 : 0);
+        q = (qs[j % 16] >> (4 * (j / 16))) & 15;
+        if (five)
+            q |= ((qh[j / 8] >> (j % 8)) & 1) << 4;
+        d = f16_at(b);
+        if (with_min)
+            m = f16_at(b + 2);
+        else
+            q -= five ? 16 : 8;
+    }
+    return (double)(float)(with_min ? d * q + m : d * q);
+}
+
+/* Random bytes for the ggml block at b of type t, its fp16 scales and
+   mins finite, 2^-9 .. 2^-2 in magnitude, either sign. */
+static void ggml_random_block(sinpe_dtype t, unsigned char *b, uint64_t *rng)
+{
+    size_t n = info_of(t).block_bytes, at[2] = {0, 2};
+    for (size_t k = 0; k < n; k++)
+        b[k] = (unsigned char)(ref_next(rng) >> 24);
+    if (t == SINPE_Q6_K)
+        at[0] = at[1] = 208;
+    else if (t == SINPE_Q4_0 || t == SINPE_Q5_0)
+        at[1] = 0;
+    for (int k = 0; k < 2; k++) {
+        uint64_t r = ref_next(rng);
+        uint16_t h = (uint16_t)((r & 1) << 15 | (6 + ((r >> 1) & 7)) << 10 | ((r >> 4) & 0x3ff));
+        b[at[k]] = (unsigned char)(h & 0xff);
+        b[at[k] + 1] = (unsigned char)(h >> 8);
+    }
+}
+
 double ref_load(sinpe_dtype t, const void *base, size_t i)
 {
     const unsigned char *p = base;
+    if (ggml_type(t)) {
+        sinpe_dtype_info f = info_of(t);
+        return ggml_value(t, p + i / f.block_values * f.block_bytes, i % f.block_values);
+    }
     if (t == SINPE_I8)
         return (double)(int8_t)p[i];
     if (t == SINPE_FP8_E4M3)
@@ -178,6 +249,12 @@ double ref_store_random(sinpe_dtype t, void *base, size_t i, uint64_t *rng)
             b &= 0xf7; /* not the NaN code */
         if (t == SINPE_FP8_E5M2 && (b & 0x7c) == 0x7c)
             b &= 0xbf; /* no infinity or NaN */
+        if (ggml_type(t)) { /* the whole block at its first value */
+            sinpe_dtype_info f = info_of(t);
+            if (i % f.block_values == 0)
+                ggml_random_block(t, p + i / f.block_values * f.block_bytes, rng);
+            return ref_load(t, base, i);
+        }
         if (t == SINPE_Q8_0) {
             unsigned char *blk = p + i / 32 * 34;
             if (i % 32 == 0) { /* the block's scale d: 2^-9 .. 2^-2, either sign */
@@ -303,7 +380,8 @@ int32_t ref_position(const ref_inputs *in, size_t b, size_t t)
 }
 
 /* Weight i of row rel: float types exactly; a quantized one's value times
-   its scale (the row's, else weights_scale; Q8_0's is in its blocks),
+   its scale (the row's, else weights_scale; the block types' are in their
+   blocks),
    rounded once to float32. */
 static double weight(const ref_inputs *in, size_t rel, size_t i)
 {
@@ -313,7 +391,7 @@ static double weight(const ref_inputs *in, size_t rel, size_t i)
         return v;
     if (in->scales)
         s = ref_load(a->weight_scales_dtype, in->scales, a->weight_scales_offset + rel);
-    else if (a->weights_dtype != SINPE_Q8_0)
+    else if (info_of(a->weights_dtype).scales != SINPE_DTYPE_SCALES_BLOCK)
         s = (double)a->weights_scale;
     return (double)(float)(v * s);
 }

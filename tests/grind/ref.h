@@ -31,13 +31,14 @@ void ref_pe_row(const sinpe_spec *spec, double pos, double *row);
 /* ---- storage types ------------------------------------------------------- */
 
 size_t ref_dtype_size(sinpe_dtype t); /* the float types' */
-/* Bytes of n values of t (Q8_0: 34 per block of 32, a partial one whole). */
+/* Bytes of n values of t (the block types: whole blocks, a partial one whole). */
 size_t ref_dtype_bytes(sinpe_dtype t, size_t n);
 /* The k-th quantized type of the library's table (k modulo their count). */
 sinpe_dtype ref_quantized_type(size_t k);
 const char *ref_dtype_name(sinpe_dtype t);
 /* The exact value of element i of an array of type t; for the quantized
-   types the value before the row's scale (Q8_0: q times its block's d). */
+   types the value before the row's scale (the block types: as ggml
+   dequantizes it, to float32). */
 double ref_load(sinpe_dtype t, const void *base, size_t i);
 /* Stores a random value of type t at element i, of magnitude about
  * [2^-6, 2] (a few zeros and float16 subnormals included), and returns

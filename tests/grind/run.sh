@@ -47,8 +47,9 @@
 # read by another) gets the report from element 16 on.  The rows are right
 # (float64 reference, outputs poisoned first), and a buffer left unwritten
 # is caught by the value checks.  The runs are kept for a fixed oclgrind;
-# under them the grind leaves out its Q8_0 cases and the rotations of 16
-# and 20 pairs (GRIND_UNINIT_RUN), on which 21.10's plugin crashes.
+# under them the grind leaves out its block types (Q8_0 and ggml's others)
+# and the rotations of 16 and 20 pairs (GRIND_UNINIT_RUN), on which 21.10's
+# plugin crashes.
 set -u
 
 bin=$1

@@ -1,0 +1,117 @@
+/*
+ * blocks.cl -- ggml's 4-, 5- and 6-bit block types, decoded to the float32
+ * value ggml's dequantization computes (ggml-quants.c, and the gguf
+ * package's gguf/quants.py, whose order of operations this follows).
+ * d, m and dmin are fp16 (little-endian), q the block's unsigned codes.
+ *   Q4_0  18 bytes / 32: d, qs[16]: value j the low nibble of qs[j % 16]
+ *         (j < 16) or its high one; v = d * (q - 8)
+ *   Q4_1  20 bytes / 32: d, m, qs[16] as Q4_0; v = d * q + m
+ *   Q5_0  22 bytes / 32: d, qh (32 bits), qs[16]; q = nibble | bit j of
+ *         qh << 4; v = d * (q - 16)
+ *   Q5_1  24 bytes / 32: d, m, qh, qs; v = d * q + m
+ *   Q4_K  144 bytes / 256: d, dmin, scales[12] (eight 6-bit scales sc and
+ *         mins mn, ggml's get_scale_min_k4), qs[128]: sub-block s of 32
+ *         values from qs[32 (s / 2)], low nibbles for even s; v =
+ *         (d * sc) * q - dmin * mn
+ *   Q5_K  176 bytes / 256: Q4_K with qh[32] before qs; bit s of qh[j % 32]
+ *         is bit 4 of q
+ *   Q6_K  210 bytes / 256: ql[128], qh[64], int8 sc[16], d; half h of 128
+ *         values: w = j % 128, q = (nibble w / 64 of ql[64 h + w % 64]) |
+ *         (bits 2 (w / 32) of qh[32 h + w % 32]) << 4, minus 32; v =
+ *         (d * sc[j / 16]) * q
+ * Every product above is exact in float32 (d has 11 significant bits, sc
+ * at most 7, q at most 5, and d * sc, q * d or d * sc * q at most 23), so a
+ * value is rounded at most once, at the add of m or dmin * mn: a compiler
+ * that contracts d * q - m into an fma (ggml's C may) gives the same bits
+ * as the separate operations (the gguf package's NumPy), and the adds are
+ * written as gguf does them.  The host keeps offsets, strides and rows
+ * whole blocks, so four or sixteen values from element i (i a multiple of
+ * 4 or 16) share their scales and lie in one block.
+ */
+#ifndef SINPE_BLOCKS_CL
+#define SINPE_BLOCKS_CL
+
+#include "abi.h"
+
+/* The fp16 value of the two bytes at p, through a four-value conversion
+   (a scalar vload_half stops pocl's vectoriser). */
+inline float sinpe_half_at(global const uchar *p)
+{
+    ushort4 u = (ushort4)((ushort)(p[0] | (p[1] << 8)), 0, 0, 0);
+    return vload_half4(0, (const half *)&u).x;
+}
+
+/* Whether dt is one of ggml's block types (Q8_0 too), and their blocks. */
+#define SINPE_BLOCK_TYPE(dt) ((dt) == SINPE_Q8_0 || ((dt) >= SINPE_Q4_0 && (dt) <= SINPE_Q6_K))
+#define SINPE_BLOCK_VALUES(dt) ((dt) >= SINPE_Q4_K ? 256 : 32)
+#define SINPE_BLOCK_BYTES(dt)                                                            \
+    ((dt) == SINPE_Q8_0   ? 34                                                           \
+     : (dt) == SINPE_Q4_0 ? 18                                                           \
+     : (dt) == SINPE_Q4_1 ? 20                                                           \
+     : (dt) == SINPE_Q5_0 ? 22                                                           \
+     : (dt) == SINPE_Q5_1 ? 24                                                           \
+     : (dt) == SINPE_Q4_K ? 144                                                          \
+     : (dt) == SINPE_Q5_K ? 176                                                          \
+                          : 210)
+
+/* The block that holds element i. */
+inline global const uchar *sinpe_block_at(global const uchar *base, size_t i, const int dt)
+{
+    return base + i / SINPE_BLOCK_VALUES(dt) * SINPE_BLOCK_BYTES(dt);
+}
+
+/* Scale k (0 to 7) of a Q4_K or Q5_K block's twelve bytes at s, and its min. */
+inline float2 sinpe_k4_scale_min(global const uchar *s, uint k)
+{
+    if (k < 4)
+        return (float2)((float)(s[k] & 63), (float)(s[k + 4] & 63));
+    return (float2)((float)((s[k + 4] & 15) | ((s[k - 4] >> 6) << 4)),
+                    (float)((s[k + 4] >> 4) | ((s[k] >> 6) << 4)));
+}
+
+/* N values from element i of a block type other than Q8_0; lane l of
+   SINPE_IOTA##N is l. */
+#define SINPE_IOTA4 (uint4)(0, 1, 2, 3)
+#define SINPE_IOTA16 (uint16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
+#define SINPE_BLOCKS_N(N)                                                                 \
+    inline float##N sinpe_block##N(global const uchar *base, size_t i, const int dt)     \
+    {                                                                                     \
+        global const uchar *b = sinpe_block_at(base, i, dt);                              \
+        uint j = (uint)(i % SINPE_BLOCK_VALUES(dt));                                      \
+        if (dt == SINPE_Q6_K) {                                                           \
+            uint h = j >> 7, w = j & 127;                                                 \
+            uchar##N lo = (vload##N(0, b + 64 * h + (w & 63)) >> (uchar)(w >> 6 << 2)) &  \
+                          (uchar)15;                                                      \
+            uchar##N hi = (vload##N(0, b + 128 + 32 * h + (w & 31)) >> (uchar)(w >> 5 << 1)) & \
+                          (uchar)3;                                                       \
+            float d = sinpe_half_at(b + 208) * (float)as_char(b[192 + (j >> 4)]);         \
+            return d * (convert_float##N(lo | hi << (uchar)4) - 32.0f);                   \
+        }                                                                                 \
+        if (dt == SINPE_Q4_K || dt == SINPE_Q5_K) {                                       \
+            uint s = j >> 5;                                                              \
+            float2 sm = sinpe_k4_scale_min(b + 4, s);                                     \
+            global const uchar *qs = b + (dt == SINPE_Q5_K ? 48 : 16) + 32 * (s >> 1);    \
+            uchar##N q = (vload##N(0, qs + (j & 31)) >> (uchar)((s & 1) << 2)) & (uchar)15;   \
+            if (dt == SINPE_Q5_K)                                                         \
+                q |= ((vload##N(0, b + 16 + (j & 31)) >> (uchar)s) & (uchar)1) << (uchar)4;   \
+            float d = sinpe_half_at(b) * sm.x, m = sinpe_half_at(b + 2) * sm.y;           \
+            return d * convert_float##N(q) - m;                                           \
+        }                                                                                 \
+        bool one = dt == SINPE_Q4_1 || dt == SINPE_Q5_1; /* with a min m */               \
+        global const uchar *qs = b + (one ? 4 : 2) + (dt >= SINPE_Q5_0 ? 4 : 0);          \
+        uchar##N q = (vload##N(0, qs + (j & 15)) >> (uchar)(j >> 4 << 2)) & (uchar)15;    \
+        if (dt == SINPE_Q5_0 || dt == SINPE_Q5_1) {                                       \
+            global const uchar *p = b + (one ? 4 : 2);                                    \
+            uint qh = p[0] | (uint)p[1] << 8 | (uint)p[2] << 16 | (uint)p[3] << 24;       \
+            q |= convert_uchar##N(((uint##N)(qh) >> (j + SINPE_IOTA##N)) & 1u) << (uchar)4;   \
+        }                                                                                 \
+        float d = sinpe_half_at(b);                                                       \
+        if (one)                                                                          \
+            return d * convert_float##N(q) + sinpe_half_at(b + 2);                        \
+        return d * (convert_float##N(q) - (dt == SINPE_Q4_0 ? 8.0f : 16.0f));             \
+    }
+SINPE_BLOCKS_N(4)
+SINPE_BLOCKS_N(16)
+#undef SINPE_BLOCKS_N
+
+#endif /* SINPE_BLOCKS_CL */
