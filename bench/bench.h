@@ -298,6 +298,10 @@ int bench_rope_cases(bench_env *env, check_tally *tally, goal_tally *goals);
    plain add of a precomputed encoding and a float32-formula kernel. */
 int bench_grid_cases(bench_env *env, check_tally *tally);
 
+/* attn_input.c: the attention input stage (norm, rope, cache write) against
+   the unfused chain and the copy of its bytes; mismatches count as rope's. */
+int bench_attn_cases(bench_env *env, check_tally *tally);
+
 /* weights.c: the fused call into fp16 output from every weight type of
    opts->weights, mid and prefill, at one dim (checked as a shape is). */
 int bench_weight_cases(bench_env *env, sinpe_table *table, size_t dim, check_tally *tally,

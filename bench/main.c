@@ -365,7 +365,8 @@ int main(int argc, char **argv)
     for (d = 0; d < N_DIMS && !opts.rope_only; d++)
         if (run_dim(&env, dims[d], &tally, &goals) != 0)
             goto fail;
-    if (bench_rope_cases(&env, &tally, &goals) != 0 || bench_grid_cases(&env, &tally) != 0)
+    if (bench_rope_cases(&env, &tally, &goals) != 0 || bench_grid_cases(&env, &tally) != 0 ||
+        bench_attn_cases(&env, &tally) != 0)
         goto fail;
     if (bench_ceilings(&env, 1) != 0)
         goto fail;

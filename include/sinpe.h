@@ -1827,6 +1827,147 @@ SINPE_API sinpe_status sinpe_record_rope(sinpe_table *table, cl_command_queue qu
                                          cl_uint *sync_point);
 
 /*
+ * The attention input stage in one launch: from the projections' q, k and
+ * v, a per-head norm of q and k, the rotation, the temperature of q, then
+ * q written in place or to q_out and k and v written into the host's key
+ * and value cache rows.  Fill with sinpe_attn_input_args_init().  Offsets
+ * and strides of q, k, v and q_out are in elements of dtype (F32, F16 or
+ * BF16), as in sinpe_rope_args: head h of token r of q at q_offset + r *
+ * q_stride + h * head_dim (stride 0: the heads' width), k and v with
+ * kv_heads heads; q, k and v may lie in one buffer (a packed QKV row),
+ * their regions apart.  Tokens, positions (start, positions, seq_starts,
+ * lanes, grid) and the table's rule, pairing and lanes are those of
+ * sinpe_rope_args.  head_dim <= 512.
+ *
+ * The cache: k_cache and v_cache hold cache_rows rows of kv_heads x
+ * head_dim values of cache_dtype (F32, F16, BF16, or Q8_0: ggml's
+ * block_q8_0, 34 bytes per 32 values, head_dim a multiple of 32), head h
+ * of row s at k_cache_offset + (s * kv_heads + h) * head_dim (offsets in
+ * values, for Q8_0 a multiple of 32).  vLLM's paged [blocks, block_size,
+ * kv_heads, head_dim] is these rows with s = block * block_size + offset.
+ * Token r goes to row slot_mapping[slot_mapping_offset + r] (cl_int; NULL:
+ * row r); a negative slot, or one at or past cache_rows, skips the token's
+ * k and v (nothing written, no error; as rope's k_rows).  kv_heads 0: no k
+ * and v (q alone).
+ *
+ * Order of operations, per head (each step in float32, its result rounded
+ * to dtype before the next step; the last step's result rounded once to
+ * the destination type: dtype for q, cache_dtype for k, Q8_0 from float32):
+ *   1. x, the stored value, widened to float32.
+ *   2. norm (norm_after 0): y_c = x_c * w'_c / sqrt(S / head_dim + eps),
+ *      S = sum of x_c^2 over the head's head_dim columns as double-floats
+ *      (each square exact by fma, each sum by two-sum) in 32 lanes, lane
+ *      l summing columns l, l + 32, ... in order, the lanes then added as
+ *      a tree (lane l plus lane l + s for l < s, s = 16, 8, 4, 2, 1;
+ *      device.cl's sinpe_norm_merge());
+ *      S / head_dim + eps and the reciprocal root as double-floats (eps
+ *      rounded to float32 first; 1 / head_dim rounded to nearest; three
+ *      float32 Newton steps from an exponent halving, then one in
+ *      double-float: additions, products and fma only, so the same bits on
+ *      every device; device.cl's sinpe_norm_scale()); x_c w'_c exact as a
+ *      double-float; one rounding at the end.  w'_c = w_c (RMS,
+ *      Qwen3RMSNorm), 1 + w_c (RMS_GEMMA, Gemma3RMSNorm), 1 (L2, Llama 4's
+ *      weightless L2Norm, which is also a mean).  Bound: |y - y64| <= one
+ *      float32 ulp of y64 (the float64 value of the same formula with eps
+ *      and w as float32; measured: half an ulp), for means of squares in
+ *      float32's normal range (a mean of 0 gives inf or NaN as HF's rsqrt).
+ *   3. the rotation (rotate 1) of the first R columns, exactly
+ *      sinpe_enqueue_rope()'s: y1 = fma(x1, cos, -(x2 sin)), y2 = fma(x2,
+ *      cos, x1 sin) with the table's cos and sin; columns past R unchanged.
+ *      rotate 0 is a NoPE layer: no rotation, the table not read (any
+ *      rotary table of the context is passed).
+ *   4. norm (norm_after 1, Llama 4's order): as 2.
+ *   5. q only, temperature 1: q_c * tau(p) rounded in float32, tau(p) =
+ *      log1p(n) * attn_scale + 1 in float32 (attn_scale rounded to
+ *      float32), n = floor((p + 1) / floor_scale) exact in integers (0 for
+ *      p < -1), p the token's position (lane 0); floor_scale an integer in
+ *      [1, 2^31 - 1] (n rounded to float32 past 2^24).  The device's
+ *      log1p (OpenCL: 2 ulp) makes tau within 2^-21 tau of
+ *      sinpe_rope_temperature(): the one step whose bits may differ
+ *      between devices.
+ * v is converted from dtype to cache_dtype (one rounding).  A Q8_0 block
+ * of 32 values x takes d = max |x| / 127 rounded to fp16 (to nearest even)
+ * and q = x / d rounded to nearest even within [-127, 127] (0 where d is
+ * 0): sinpe_quantize()'s definition, the same bytes from the same floats.
+ * Every step the same on every device but tau.
+ */
+typedef enum sinpe_qk_norm {
+    SINPE_QK_NORM_NONE = 0,
+    SINPE_QK_NORM_RMS = 1,       /* x / rms(x) * w         (Qwen3, OLMo 2) */
+    SINPE_QK_NORM_RMS_GEMMA = 2, /* x / rms(x) * (1 + w)   (Gemma 3, 4)     */
+    SINPE_QK_NORM_L2 = 3         /* x / rms(x), no weight  (Llama 4)        */
+} sinpe_qk_norm;
+
+typedef struct sinpe_attn_input_args {
+    size_t struct_size; /* set by sinpe_attn_input_args_init() */
+    size_t n_seqs, seq_len;
+    size_t head_dim;
+    sinpe_dtype dtype;  /* q, k, v, q_out: F32 after init */
+    cl_mem q;      size_t q_offset;      size_t q_stride;      size_t q_heads;
+    cl_mem k;      size_t k_offset;      size_t k_stride;      size_t kv_heads;
+    cl_mem v;      size_t v_offset;      size_t v_stride;
+    cl_mem q_out;  size_t q_out_offset;  size_t q_out_stride; /* NULL: q in place */
+    int rotate;          /* 1 after init; 0: a NoPE layer */
+    sinpe_qk_norm norm;  /* NONE after init */
+    int norm_after;      /* 0: norm, then rotation (Qwen3, Gemma); 1: after (Llama 4) */
+    double eps;          /* 1e-6 after init; finite, >= 0 */
+    cl_mem q_norm_weight; size_t q_norm_weight_offset; /* head_dim F32 (RMS, RMS_GEMMA) */
+    cl_mem k_norm_weight; size_t k_norm_weight_offset;
+    int temperature;     /* 1: q times tau(p) (step 5) */
+    double attn_scale, floor_scale;
+    cl_mem slot_mapping; size_t slot_mapping_offset;
+    cl_mem k_cache;      size_t k_cache_offset;
+    cl_mem v_cache;      size_t v_cache_offset;
+    size_t cache_rows;
+    sinpe_dtype cache_dtype; /* F32 after init; F16, BF16, Q8_0 */
+    cl_int start;
+    cl_mem positions;  size_t positions_offset;
+    cl_mem seq_starts; size_t seq_starts_offset;
+    size_t lane_stride;
+    size_t grid_rows, grid_cols, grid_start;
+} sinpe_attn_input_args;
+
+/* Fills args with the defaults: every buffer NULL, every count, offset and
+ * stride 0, F32 (dtype and cache_dtype), rotate 1, norm NONE, eps 1e-6,
+ * start 0.  NULL is a no-op. */
+SINPE_API void sinpe_attn_input_args_init_sized(sinpe_attn_input_args *args, size_t struct_size);
+#define sinpe_attn_input_args_init(args) \
+    sinpe_attn_input_args_init_sized((args), SINPE_STRUCT_SIZE(sinpe_attn_input_args))
+
+/*
+ * Runs the stage in one launch on a rotary table.  Non-blocking.  Errors,
+ * each naming the argument, with nothing enqueued and nothing written:
+ * SINPE_NULL_ARGUMENT (table, args, q with q_heads, k, v, k_cache and
+ * v_cache with kv_heads, a norm weight its norm reads); SINPE_INVALID_SPEC
+ * (not a rotary table, or its layout COS_TWICE or SIN_TWICE);
+ * SINPE_INVALID_SHAPE (n_seqs or seq_len 0, no heads, head_dim 0, above
+ * 512, below R with rotate, or not a multiple of 32 with Q8_0; a stride
+ * below its heads' width; cache_rows 0 with kv_heads; a Q8_0 cache offset
+ * not a multiple of 32; positions as sinpe_enqueue_rope()); SINPE_INVALID_OPTION
+ * (norm not a sinpe_qk_norm; eps not finite or negative; attn_scale not
+ * finite, floor_scale not an integer in [1, 2^31 - 1] with temperature);
+ * SINPE_INVALID_DTYPE (dtype; cache_dtype not F32, F16, BF16 or Q8_0);
+ * SINPE_BUFFER_TOO_SMALL (a buffer smaller than its offset and extent: a
+ * norm weight below head_dim floats, slot_mapping below one cl_int per
+ * token, a cache below cache_rows rows); SINPE_BUFFERS_OVERLAP (two of q,
+ * k, v, q_out, k_cache, v_cache sharing an element in one buffer, other
+ * than q_out exactly q, which is in place); SINPE_INVALID_WAIT_LIST,
+ * SINPE_CONTEXT_MISMATCH, SINPE_INVALID_STRUCT_SIZE.
+ */
+SINPE_API sinpe_status sinpe_enqueue_attn_input(sinpe_table *table, cl_command_queue queue,
+                                                const sinpe_attn_input_args *args,
+                                                cl_uint num_events_in_wait_list,
+                                                const cl_event *event_wait_list, cl_event *event);
+
+/* sinpe_enqueue_attn_input() recorded into a command buffer, as
+ * sinpe_record_rope() (the same rules and errors). */
+SINPE_API sinpe_status sinpe_record_attn_input(sinpe_table *table, cl_command_queue queue,
+                                               struct _cl_command_buffer_khr *command_buffer,
+                                               const sinpe_attn_input_args *args,
+                                               cl_uint num_sync_points, const cl_uint *sync_points,
+                                               cl_uint *sync_point);
+
+/*
  * Multimodal positions: the lanes of a Qwen-VL prompt, as HF transformers'
  * get_rope_index lays them out, for a rotation of several lanes (the
  * presets QWEN2_VL, QWEN2_5_VL, QWEN3_VL, QWEN3_5).  On the host: the

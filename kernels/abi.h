@@ -139,6 +139,18 @@ typedef struct {
     sinpe_u32 axes, sections[4]; /* the table's lanes (sinpe_rope_lane); axes 0: one */
 } sinpe_rope_params;
 
+/* The attention input stage's parameters (kernels/attn_input.cl): the
+   rotation's (rope: q, k, q_out, the positions, the table; ko_rows the
+   cache's rows, K_ROWS with a slot mapping), then v's, the caches' and the
+   norm's.  Work-item (h, r): head h of token r, q's heads, then k's, then
+   v's. */
+typedef struct {
+    sinpe_rope_params rope;
+    sinpe_u64 v_off, v_stride, kc_off, vc_off, slot_off, qw_off, kw_off;
+    sinpe_u32 cache_type, norm, norm_after, rotate, temperature, floor_scale;
+    float eps, attn_scale;
+} sinpe_attn_params;
+
 /* The patch grid's parameters (kernels/grid.cl): tokens of per_seq each,
    extra of them before the grid of frames x rows x cols; positions of
    index n (n / s1) / s2, the grid's first row and column at top and left,
@@ -185,13 +197,14 @@ typedef struct {
  *   OTF     ... and this one the others, one token per work-item (alone,
  *           with SINPE_ONE_LAUNCH, it writes every token).
  * Form F's kernels run sinpe_body_F (kernels/embed*.cl).  The others are
- * table.cl's kernels, the bad-id counter (embed.cl) and the rotation
- * (rope.cl); the signature of each is named by its form.
+ * table.cl's kernels, the bad-id counter (embed.cl), the rotation
+ * (rope.cl) and the attention input stage (attn_input.cl); the signature of each is named by its form.
  */
 #define SINPE_FORM_LIST(X)                                                                  \
     X(FAST, EMBED) X(STREAM, EMBED) X(COL, EMBED) X(ROW, EMBED) X(GENERAL, EMBED)            \
     X(TABLE, EMBED) X(OTF, EMBED) X(ANCHORS, ANCHORS) X(ROWS, ROWS) X(POSITIONS, POSITIONS)   \
-    X(TIMESTEPS, TIMESTEPS) X(BAD_IDS, BAD_IDS) X(ROPE, ROPE) X(GRID, GRID)
+    X(TIMESTEPS, TIMESTEPS) X(BAD_IDS, BAD_IDS) X(ROPE, ROPE) X(GRID, GRID)            \
+    X(ATTN, ATTN)
 #define SINPE_FORM_ENUM(form, sig) SINPE_FORM_##form,
 enum { SINPE_FORM_LIST(SINPE_FORM_ENUM) SINPE_FORMS };
 
@@ -231,6 +244,11 @@ enum { SINPE_FORM_LIST(SINPE_FORM_ENUM) SINPE_FORMS };
     X(IN, float, tab) S() X(IN, float, coef) S() X(IN, int, pos) S()                          \
     X(IN, int, seq_start) S() X(IN, int, k_rows) S() X(OUT, uchar, cs) S()                    \
     X(VAL, sinpe_rope_params, a)
+#define SINPE_SIG_ATTN(X, S)                                                                \
+    X(IN, uchar, q) S() X(IN, uchar, k) S() X(IN, uchar, v) S() X(OUT, uchar, q_out) S()      \
+    X(OUT, uchar, k_cache) S() X(OUT, uchar, v_cache) S() X(IN, float, qw) S()                \
+    X(IN, float, kw) S() X(IN, float, tab) S() X(IN, float, coef) S() X(IN, int, pos) S()     \
+    X(IN, int, seq_start) S() X(IN, int, slots) S() X(VAL, sinpe_attn_params, a)
 #define SINPE_SIG_GRID(X, S)                                                                \
     X(OUT, uchar, out) S() X(OUT, float, half_rows) S() X(IN, float, coef) S()                 \
     X(IN, float, coef_t) S() X(VAL, sinpe_grid_params, a)

@@ -257,6 +257,26 @@ SINPE_INLINE void sinpe_rope_wide_heads(global const uchar *src, size_t so, glob
     }
 }
 
+/* The cos and sin of sixteen pairs from k at the positions pl: the lanes'
+   rows, the table's row, or computed past it. */
+SINPE_INLINE void sinpe_rope_cs16(global const float *tab, global const float *coef,
+                                  const sinpe_rope_params *a, const int *pl, uint k, float16 *c,
+                                  float16 *s)
+{
+    int p = pl[0];
+    if (a->axes) {
+        sinpe_rope_lanes16(tab, coef, a, pl, k, c, s);
+    } else if (p >= 0 && p < a->tab_rows) {
+        global const uchar *row = (global const uchar *)(tab + (size_t)p * a->rot);
+        sinpe_rope_load16(row, 0, k, a->rot / 2, a->layout, SINPE_F32, c, s);
+    } else {
+        float cc[16], ss[16];
+        sinpe_rope_cs_past(coef, a, p, k, 16, cc, ss);
+        *c = vload16(0, cc);
+        *s = vload16(0, ss);
+    }
+}
+
 SINPE_INLINE void sinpe_rope_wide(global const uchar *qs, size_t qo, global uchar *q_out,
                                   size_t qd, global const uchar *ks, size_t ko,
                                   global uchar *k_out, size_t kd, uint kh,
@@ -265,25 +285,11 @@ SINPE_INLINE void sinpe_rope_wide(global const uchar *qs, size_t qo, global ucha
                                   const int ot, global uchar *cs, size_t cd)
 {
     uint npairs = a->rot / 2;
-    int p = pl[0];
     float16 c[SINPE_ROPE_WIDE], s[SINPE_ROPE_WIDE];
 #pragma unroll
-    for (uint j = 0; j < SINPE_ROPE_WIDE; j++) {
-        uint k = k0 + 16 * j;
-        if (j >= m)
-            continue;
-        if (a->axes) {
-            sinpe_rope_lanes16(tab, coef, a, pl, k, &c[j], &s[j]);
-        } else if (p >= 0 && p < a->tab_rows) {
-            global const uchar *row = (global const uchar *)(tab + (size_t)p * a->rot);
-            sinpe_rope_load16(row, 0, k, npairs, a->layout, SINPE_F32, &c[j], &s[j]);
-        } else {
-            float cc[16], ss[16];
-            sinpe_rope_cs_past(coef, a, p, k, 16, cc, ss);
-            c[j] = vload16(0, cc);
-            s[j] = vload16(0, ss);
-        }
-    }
+    for (uint j = 0; j < SINPE_ROPE_WIDE; j++)
+        if (j < m)
+            sinpe_rope_cs16(tab, coef, a, pl, k0 + 16 * j, &c[j], &s[j]);
 #pragma unroll
     for (uint j = 0; j < SINPE_ROPE_WIDE; j++) /* the host's copy, in its layout */
         if (j < m && (a->flags & SINPE_ROPE_CS_OUT))

@@ -16,6 +16,7 @@
 #include "embed_two_pass.cl"
 #include "table.cl"
 #include "rope.cl"
+#include "attn_input.cl"
 #include "grid.cl"
 
 /* The parameters of an embedding kernel; its body, of form for call mode
@@ -54,6 +55,11 @@ kernel void sinpe_count_bad_ids(SINPE_PARAMS(SINPE_SIG_BAD_IDS)) { SINPE_BODY(BA
 kernel void sinpe_rope_f32(SINPE_PARAMS(SINPE_SIG_ROPE)) { SINPE_BODY(ROPE, F32); }
 kernel void sinpe_rope_f16(SINPE_PARAMS(SINPE_SIG_ROPE)) { SINPE_BODY(ROPE, F16); }
 kernel void sinpe_rope_bf16(SINPE_PARAMS(SINPE_SIG_ROPE)) { SINPE_BODY(ROPE, BF16); }
+#endif
+#if SINPE_HAS_ATTN
+kernel void sinpe_attn_input_f32(SINPE_PARAMS(SINPE_SIG_ATTN)) { SINPE_BODY(ATTN, F32); }
+kernel void sinpe_attn_input_f16(SINPE_PARAMS(SINPE_SIG_ATTN)) { SINPE_BODY(ATTN, F16); }
+kernel void sinpe_attn_input_bf16(SINPE_PARAMS(SINPE_SIG_ATTN)) { SINPE_BODY(ATTN, BF16); }
 #endif
 #if SINPE_HAS_FAST
 kernel void sinpe_add_fast_f32(SINPE_EMBED_PARAMS) { SINPE_EMBED(FAST, ADD, F32); }

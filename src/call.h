@@ -20,7 +20,14 @@ typedef struct sinpe__op {
     int table;
 } sinpe__op;
 
-enum { SINPE__OP_EMBED, SINPE__OP_GATHER, SINPE__OP_ADD, SINPE__OP_ROPE, SINPE__OPS };
+enum {
+    SINPE__OP_EMBED,
+    SINPE__OP_GATHER,
+    SINPE__OP_ADD,
+    SINPE__OP_ROPE,
+    SINPE__OP_ATTN,
+    SINPE__OPS
+};
 
 static inline const sinpe__op *sinpe__op_row(int op)
 {
@@ -29,6 +36,7 @@ static inline const sinpe__op *sinpe__op_row(int op)
         [SINPE__OP_GATHER] = {"the gather", SINPE__TABLE_ENCODING},   /* embed.c */
         [SINPE__OP_ADD] = {"adding positions", SINPE__TABLE_ENCODING}, /* embed.c */
         [SINPE__OP_ROPE] = {"the rotation", SINPE__TABLE_ROTARY},     /* rope.c */
+        [SINPE__OP_ATTN] = {"the attention input stage", SINPE__TABLE_ROTARY}, /* attn_input.c */
     };
     return &ops[op];
 }
@@ -134,6 +142,24 @@ sinpe_status sinpe__record_close(sinpe__record_sink *r, sinpe_status st);
 /* Whether t is of kind (SINPE__TABLE_*), else the failure naming what the
    operation called name needs. */
 sinpe_status sinpe__table_is(const sinpe_table *t, int kind, const char *name);
+
+/* ---- rope.c: the rotation's regions, shared with attn_input.c ----------- */
+
+/* One tensor's rows in a buffer: row r at off + r * stride, width elements
+   (or bytes: any unit, the same for the regions compared). */
+typedef struct {
+    const char *name;
+    cl_mem mem;
+    size_t off, stride, width, rows;
+} sinpe__region;
+
+/* Whether a and b (of one unit) may share an element. */
+int sinpe__regions_overlap(const sinpe__region *a, const sinpe__region *b);
+
+/* Sets g's width to heads * head_dim and its stride (0: the width), checks
+   the stride and that the buffer holds g's rows of dt. */
+sinpe_status sinpe__check_region(const sinpe_context *ctx, sinpe__region *g, size_t heads,
+                                 size_t head_dim, sinpe_dtype dt);
 
 /* ---- positions.c: the position source ------------------------------------ */
 

@@ -23,6 +23,7 @@ const sinpe__kernel sinpe__kernels[] = {
     TYPES3(GRID, NONE, "sinpe_grid"),
     {SINPE_FORM_BAD_IDS, SINPE_MODE_NONE, SINPE_F32, "sinpe_count_bad_ids"},
     TYPES3(ROPE, NONE, "sinpe_rope"),
+    TYPES3(ATTN, NONE, "sinpe_attn_input"),
     TYPES3(FAST, FUSED, "sinpe_embed_fast"),
     TYPES3(FAST, GATHER, "sinpe_gather_fast"),
     TYPES3(FAST, ADD, "sinpe_add_fast"),
@@ -64,6 +65,7 @@ SIGNATURE(TIMESTEPS, sinpe__timesteps_kargs)
 SIGNATURE(BAD_IDS, sinpe__bad_ids_kargs)
 SIGNATURE(ROPE, SINPE__KARGS(SINPE_SIG_ROPE))
 SIGNATURE(GRID, SINPE__KARGS(SINPE_SIG_GRID))
+SIGNATURE(ATTN, SINPE__KARGS(SINPE_SIG_ATTN))
 
 #define FORM_SIGNATURE(form, sig) sig_##sig,
 static const sinpe__signature *(*const form_signature[SINPE_FORMS])(void) = {

@@ -17,16 +17,9 @@ void sinpe_rope_args_init_sized(sinpe_rope_args *args, size_t struct_size)
     sinpe__struct_init(ROPE_ARGS, args, struct_size, &own, "args");
 }
 
-/* One tensor's rows in a buffer: row r at off + r * stride, width elements. */
-typedef struct {
-    const char *name;
-    cl_mem mem;
-    size_t off, stride, width, rows;
-} region;
-
 /* Whether a and b may share an element: their spans meet and, with one
    stride, their columns meet modulo it (conservative otherwise). */
-static int overlap(const region *a, const region *b)
+int sinpe__regions_overlap(const sinpe__region *a, const sinpe__region *b)
 {
     if (!a->mem || a->mem != b->mem || !a->width || !b->width)
         return 0;
@@ -41,8 +34,8 @@ static int overlap(const region *a, const region *b)
     return d < a->width || s - d < b->width;
 }
 
-static sinpe_status check_region(const sinpe_context *ctx, region *g, size_t heads, size_t head_dim,
-                                 sinpe_dtype dt)
+sinpe_status sinpe__check_region(const sinpe_context *ctx, sinpe__region *g, size_t heads,
+                                 size_t head_dim, sinpe_dtype dt)
 {
     g->width = heads * head_dim;
     g->stride = g->stride ? g->stride : g->width;
@@ -59,7 +52,7 @@ static sinpe_status check_region(const sinpe_context *ctx, region *g, size_t hea
 /* Checks a against t and fills p and the five regions (q, k, q_out, k_out,
    cos_sin). */
 static sinpe_status validate(const sinpe_table *t, const sinpe_rope_args *a, sinpe_rope_params *p,
-                             region *g)
+                             sinpe__region *g)
 {
     const sinpe_context *ctx = t->ctx;
     size_t R = t->spec.dim, n;
@@ -89,29 +82,29 @@ static sinpe_status validate(const sinpe_table *t, const sinpe_rope_args *a, sin
     SINPE_CHECK(a->k_rows && a->k_out_rows == 0, SINPE_INVALID_SHAPE,
                 "args->k_out_rows is 0 with args->k_rows");
 
-    g[0] = (region){"args->q", a->q, a->q_offset, a->q_stride, 0, n};
-    g[1] = (region){"args->k", a->k, a->k_offset, a->k_stride, 0, n};
-    g[2] = (region){"args->q_out", a->q_out, a->q_out_offset, a->q_out_stride, 0, n};
-    g[3] = (region){"args->k_out", a->k_out, a->k_out_offset, a->k_out_stride, 0,
+    g[0] = (sinpe__region){"args->q", a->q, a->q_offset, a->q_stride, 0, n};
+    g[1] = (sinpe__region){"args->k", a->k, a->k_offset, a->k_stride, 0, n};
+    g[2] = (sinpe__region){"args->q_out", a->q_out, a->q_out_offset, a->q_out_stride, 0, n};
+    g[3] = (sinpe__region){"args->k_out", a->k_out, a->k_out_offset, a->k_out_stride, 0,
                     a->k_rows ? a->k_out_rows : n};
-    g[4] = (region){"args->cos_sin", a->cos_sin, a->cos_sin_offset, a->cos_sin_stride, 0, n};
-    SINPE_FORWARD(check_region(ctx, &g[4], a->cos_sin != NULL, R, a->dtype));
-    SINPE_FORWARD(check_region(ctx, &g[0], a->q_heads, a->head_dim, a->dtype));
-    SINPE_FORWARD(check_region(ctx, &g[1], a->kv_heads, a->head_dim, a->dtype));
+    g[4] = (sinpe__region){"args->cos_sin", a->cos_sin, a->cos_sin_offset, a->cos_sin_stride, 0, n};
+    SINPE_FORWARD(sinpe__check_region(ctx, &g[4], a->cos_sin != NULL, R, a->dtype));
+    SINPE_FORWARD(sinpe__check_region(ctx, &g[0], a->q_heads, a->head_dim, a->dtype));
+    SINPE_FORWARD(sinpe__check_region(ctx, &g[1], a->kv_heads, a->head_dim, a->dtype));
     /* An output the same as its input is the rotation in place. */
     for (int i = 2; i < 4; i++) {
         if (g[i].mem && g[i].mem == g[i - 2].mem && g[i].off == g[i - 2].off &&
             (g[i].stride ? g[i].stride : g[i - 2].stride) == g[i - 2].stride && !a->k_rows)
             g[i].mem = NULL;
         if (g[i].mem)
-            SINPE_FORWARD(
-                check_region(ctx, &g[i], i == 2 ? a->q_heads : a->kv_heads, a->head_dim, a->dtype));
+            SINPE_FORWARD(sinpe__check_region(ctx, &g[i], i == 2 ? a->q_heads : a->kv_heads,
+                                              a->head_dim, a->dtype));
         else
             g[i].width = 0;
     }
     for (int i = 0; i < 5; i++)
         for (int j = i + 1; j < 5; j++)
-            SINPE_CHECK(overlap(&g[i], &g[j]), SINPE_BUFFERS_OVERLAP,
+            SINPE_CHECK(sinpe__regions_overlap(&g[i], &g[j]), SINPE_BUFFERS_OVERLAP,
                         "%s and %s overlap in one buffer", g[i].name, g[j].name);
 
     const sinpe__positions src = {.start = a->start, .positions = a->positions,
@@ -164,7 +157,7 @@ static sinpe_status rope_run(sinpe_table *t, const sinpe_rope_args *args, sinpe_
 {
     sinpe_rope_args a;
     sinpe_rope_params p;
-    region g[5];
+    sinpe__region g[5];
     size_t rows = 0;
     cl_mem tab = NULL;
     sinpe__launch l;

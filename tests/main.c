@@ -60,7 +60,7 @@ static const struct {
     {"kquant", suite_kquant},     {"embed", suite_embed},         {"tuning", suite_tuning},
     {"errors", suite_errors},
     {"positions", suite_positions}, {"table", suite_table},       {"dtype", suite_dtype},
-    {"rope", suite_rope},         {"mrope", suite_mrope}, {"rope_model", suite_rope_model},         {"grid", suite_grid},         {"device", suite_device},       {"contract", suite_contract},
+    {"rope", suite_rope},         {"mrope", suite_mrope}, {"rope_model", suite_rope_model},         {"grid", suite_grid}, {"attn_input", suite_attn_input},         {"device", suite_device},       {"contract", suite_contract},
     {"shapes", suite_shapes},     {"presets", suite_presets},     {"otf", suite_otf},
     {"shard", suite_shard},       {"timesteps", suite_timesteps}, {"types", suite_types},
     {"features", suite_features}, {"source", suite_source},       {"status", suite_status},

@@ -410,6 +410,66 @@ done:
 }
 END_TEST
 
+/* The attention input stage recorded: each replay norms, rotates and
+   writes the cache from the q, k, v, positions and slots the host wrote
+   before it, with the bits of the enqueued call. */
+START_TEST(record_attn_input)
+{
+    enum { N = 6, HD = 32, QH = 2, KH = 1, QN = N * QH * HD, KN = N * KH * HD, ROWS = 8 };
+    int records = rec_open(8, 4); /* tab: the probe */
+    sinpe_table *rope = NULL;
+    sinpe_rope_spec s;
+    sinpe_rope_spec_init(&s, HD);
+    TU_OK(sinpe_rope_table_create(ctx, &s, 64, &rope));
+    if (!records)
+        goto done;
+    tu_rng rng = tu_rng_for("record_attn_input");
+    float x[QN], w[HD], zero[ROWS * KH * HD] = {0};
+    int32_t pos[N], slot[N];
+    tu_rng_floats(&rng, w, HD, 0.5f, 1.5f);
+    cl_mem qm = tu_buffer(ctx, sizeof x, NULL), dq = tu_buffer(ctx, sizeof x, NULL);
+    cl_mem km = tu_buffer(ctx, KN * 4, NULL), vm = tu_buffer(ctx, KN * 4, NULL);
+    cl_mem wm = tu_buffer(ctx, sizeof w, w), pm = tu_buffer(ctx, sizeof pos, NULL);
+    cl_mem sm = tu_buffer(ctx, sizeof slot, NULL);
+    cl_mem kc = tu_buffer(ctx, sizeof zero, zero), vc = tu_buffer(ctx, sizeof zero, zero);
+    cl_mem dkc = tu_buffer(ctx, sizeof zero, zero), dvc = tu_buffer(ctx, sizeof zero, zero);
+    sinpe_attn_input_args a;
+    sinpe_attn_input_args_init(&a);
+    a.n_seqs = 1, a.seq_len = N, a.head_dim = HD, a.q_heads = QH, a.kv_heads = KH;
+    a.q = qm, a.k = km, a.v = vm, a.positions = pm, a.slot_mapping = sm;
+    a.norm = SINPE_QK_NORM_RMS, a.q_norm_weight = a.k_norm_weight = wm;
+    a.k_cache = kc, a.v_cache = vc, a.cache_rows = ROWS;
+    void *cb = cb_new(q);
+    cl_uint sp = 99;
+    TU_OK(sinpe_record_attn_input(rope, q, cb, &a, 0, NULL, &sp));
+    ck_assert_uint_ne(sp, 99);
+    TU_CL(api.finalize(cb));
+    for (int round = 0; round < 3; round++) {
+        tu_rng_ints(&rng, pos, N, -5, round ? 100000 : 60);
+        for (int r = 0; r < N; r++)
+            slot[r] = r == round ? -1 : (r * 3 + round) % ROWS;
+        tu_write(q, pm, 0, sizeof pos, pos), tu_write(q, sm, 0, sizeof slot, slot);
+        tu_rng_floats(&rng, x, QN, -2.0f, 2.0f);
+        tu_write(q, qm, 0, sizeof x, x), tu_write(q, dq, 0, sizeof x, x);
+        tu_write(q, km, 0, KN * 4, x + 3), tu_write(q, vm, 0, KN * 4, x + 7);
+        sinpe_attn_input_args d = a;
+        d.q = dq, d.k_cache = dkc, d.v_cache = dvc;
+        TU_OK(sinpe_enqueue_attn_input(rope, q, &d, 0, NULL, NULL));
+        replay(cb);
+        float *want = same_bits(q, qm, dq, QN, "q", round);
+        ck_assert_msg(memcmp(want, x, sizeof x) != 0, "replay %d changed nothing", round);
+        free(want);
+        free(same_bits(q, kc, dkc, ROWS * KH * HD, "k_cache", round));
+        free(same_bits(q, vc, dvc, ROWS * KH * HD, "v_cache", round));
+        TU_OK(sinpe_table_reserve(rope, 1000 + 50000 * (size_t)round));
+    }
+    CB_RELEASE(api, cb, qm, dq, km, vm, wm, pm, sm, kc, vc, dkc, dvc);
+done:
+    sinpe_table_release(rope);
+    rec_close("record_attn_input");
+}
+END_TEST
+
 /* The versions sinpe records with, at their edges: each one published
    (0.9.0 to 0.9.8, and 1.0.0, which is 0.9.8 made final), and none next to
    them, whose calls nobody has checked. */
@@ -442,5 +502,6 @@ TCase *tcase_record(void)
     TU_ADD(tc, record_versions, record_replays, record_past_table, record_refusals,
            record_out_of_host_memory);
     tcase_add_loop_test(tc, record_rope, 0, 2);
+    tcase_add_test(tc, record_attn_input);
     return tc;
 }

@@ -49,6 +49,7 @@ Suite *suite_rope(void);
 Suite *suite_mrope(void);
 Suite *suite_rope_model(void);
 Suite *suite_grid(void);
+Suite *suite_attn_input(void);
 TCase *tcase_rope_spec(void); /* part of suite_rope */
 
 /* Check tags: the kernel forms (src/kernels.c; "rows" for the table's

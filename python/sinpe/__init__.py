@@ -63,6 +63,7 @@ type raise TypeError.
 
 from ._lib import load
 from ._types import CONSTANTS, ContextOptions, EmbedArgs, RopeArgs, RopeLayer, RopeSpec, Spec
+from . import attn_input as _attn_input  # noqa: F401 - RopeTable.attn_input()
 from .context import Context
 from .embed import EmbedCall
 from .errors import SinpeError, last_error

@@ -10,8 +10,8 @@ fails to compile there instead of corrupting a call here).
 from ctypes import (POINTER, c_char_p, c_double, c_float, c_int, c_int32, c_size_t, c_uint, c_uint32,
                     c_void_p)
 
-from ._types import (ContextOptions, DtypeInfo, EmbedArgs, GridArgs, MropePrompt, RopeArgs,
-                     RopeLayer, RopeSpec, Spec)
+from ._types import (AttnInputArgs, ContextOptions, DtypeInfo, EmbedArgs, GridArgs, MropePrompt,
+                     RopeArgs, RopeLayer, RopeSpec, Spec)
 
 _ENQUEUE_TAIL = ("cl_uint", "const cl_event *", "cl_event *")
 # The recording calls (mirrored for completeness; PyOpenCL has no command buffers).
@@ -102,6 +102,12 @@ FUNCTIONS = (
     ("sinpe_record_rope", "sinpe_status",
      ("sinpe_table *", "cl_command_queue", "struct _cl_command_buffer_khr *",
       "const sinpe_rope_args *", "cl_uint", "const cl_uint *", "cl_uint *")),
+    ("sinpe_attn_input_args_init_sized", "void", ("sinpe_attn_input_args *", "size_t")),
+    ("sinpe_enqueue_attn_input", "sinpe_status",
+     ("sinpe_table *", "cl_command_queue", "const sinpe_attn_input_args *") + _ENQUEUE_TAIL),
+    ("sinpe_record_attn_input", "sinpe_status",
+     ("sinpe_table *", "cl_command_queue", "struct _cl_command_buffer_khr *",
+      "const sinpe_attn_input_args *", "cl_uint", "const cl_uint *", "cl_uint *")),
     ("sinpe_mrope_prompt_init_sized", "void", ("sinpe_mrope_prompt *", "size_t")),
     ("sinpe_grid_args_init_sized", "void", ("sinpe_grid_args *", "size_t")),
     ("sinpe_enqueue_grid", "sinpe_status",
@@ -169,4 +175,6 @@ CTYPES = {
     "const sinpe_grid_args *": POINTER(GridArgs),
     "const sinpe_mrope_prompt *": POINTER(MropePrompt),
     "int32_t *": c_void_p,
+    "sinpe_attn_input_args *": POINTER(AttnInputArgs),
+    "const sinpe_attn_input_args *": POINTER(AttnInputArgs),
 }

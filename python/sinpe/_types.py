@@ -309,8 +309,46 @@ class GridArgs(Structure):
     ]
 
 
+class AttnInputArgs(Structure):
+    """sinpe_attn_input_args: the arguments of sinpe_enqueue_attn_input()."""
+
+    c_name = "sinpe_attn_input_args"
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("n_seqs", c_size_t),
+        ("seq_len", c_size_t),
+        ("head_dim", c_size_t),
+        ("dtype", enum),
+        ("q", cl_mem), ("q_offset", c_size_t), ("q_stride", c_size_t), ("q_heads", c_size_t),
+        ("k", cl_mem), ("k_offset", c_size_t), ("k_stride", c_size_t), ("kv_heads", c_size_t),
+        ("v", cl_mem), ("v_offset", c_size_t), ("v_stride", c_size_t),
+        ("q_out", cl_mem), ("q_out_offset", c_size_t), ("q_out_stride", c_size_t),
+        ("rotate", c_int),
+        ("norm", enum),
+        ("norm_after", c_int),
+        ("eps", c_double),
+        ("q_norm_weight", cl_mem), ("q_norm_weight_offset", c_size_t),
+        ("k_norm_weight", cl_mem), ("k_norm_weight_offset", c_size_t),
+        ("temperature", c_int),
+        ("attn_scale", c_double),
+        ("floor_scale", c_double),
+        ("slot_mapping", cl_mem), ("slot_mapping_offset", c_size_t),
+        ("k_cache", cl_mem), ("k_cache_offset", c_size_t),
+        ("v_cache", cl_mem), ("v_cache_offset", c_size_t),
+        ("cache_rows", c_size_t),
+        ("cache_dtype", enum),
+        ("start", cl_int),
+        ("positions", cl_mem), ("positions_offset", c_size_t),
+        ("seq_starts", cl_mem), ("seq_starts_offset", c_size_t),
+        ("lane_stride", c_size_t),
+        ("grid_rows", c_size_t),
+        ("grid_cols", c_size_t),
+        ("grid_start", c_size_t),
+    ]
+
+
 STRUCTS = (ContextOptions, Spec, EmbedArgs, DtypeInfo, RopeSpec, RopeArgs, MropePrompt, GridArgs,
-           RopeLayer)
+           RopeLayer, AttnInputArgs)
 
 # The header's constants, by their C names.  The status codes come from
 # SINPE_STATUS_MAP, the others from the enums (and the named values of
@@ -434,6 +472,10 @@ CONSTANTS = {
     "SINPE_LAYER_FULL": 0,
     "SINPE_LAYER_SLIDING": 1,
     "SINPE_LAYER_CHUNKED": 2,
+    "SINPE_QK_NORM_NONE": 0,
+    "SINPE_QK_NORM_RMS": 1,
+    "SINPE_QK_NORM_RMS_GEMMA": 2,
+    "SINPE_QK_NORM_L2": 3,
     "SINPE_MROPE_QWEN2_VL": 0,
     "SINPE_MROPE_QWEN2_5_VL": 1,
     "SINPE_MROPE_QWEN3_VL": 2,
