@@ -103,6 +103,9 @@ typedef cl_uint sinpe_u32;
 #define SINPE_OTF_TILES 2048   /* the _otf kernel writes tiles, not whole rows    */
 #define SINPE_PE_SPLIT 4       /* the columns: sin and cos halves, paired (spec.c) */
 #define SINPE_PE_COS_FIRST 32768 /* ... the cos half first                        */
+#define SINPE_PART 65536       /* one buffer of several: only its rows' tokens    */
+#define SINPE_PART_FIRST 131072 /* ... and those below them (the first buffer)    */
+#define SINPE_PART_LAST 262144 /* ... and those above them (the last)             */
 
 /* Bits of sinpe_rope_params.flags. */
 #define SINPE_ROPE_Q_IN_PLACE 4096 /* q is q_out: read it there           */

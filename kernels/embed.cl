@@ -69,19 +69,35 @@ inline bool sinpe_owns(const sinpe_embed_params *a, int id, int rel)
     return rel >= 0 && (rel < a->vocab || (a->flags & SINPE_OWNS_ABOVE));
 }
 
+/* Whether a launch of one buffer of several (SINPE_PART) leaves a token
+   of id id (rel = id - vocab_start) to another buffer's launch: ids of its
+   rows are its own, those below them the first buffer's, those above the
+   last's, so that one launch writes each token. */
+inline bool sinpe_other_part(const sinpe_embed_params *a, int id, int rel)
+{
+    if (!(a->flags & SINPE_PART))
+        return false;
+    if (id < a->vocab_start)
+        return !(a->flags & SINPE_PART_FIRST);
+    return rel >= a->vocab && !(a->flags & SINPE_PART_LAST);
+}
+
 /* What a token's id decides: whether its row counts (else zero), the offset
    of column c in E, the row's scale, whether PE is added, whether the
-   output is zeroed. */
+   output is zeroed, whether another launch writes it (skip: nothing is
+   stored). */
 typedef struct {
-    bool ok, add_pe, zero;
+    bool ok, add_pe, zero, skip;
     size_t e;
     float w;
 } sinpe_id;
 
 /* The token rule of the token in row r of ids: its id (none read for an
    add call without a padding policy) against the shard's rows, the pad id
-   and the owner.  policy false: the host ruled out a padding policy and an
-   OWNER shard, and the checks fold away. */
+   and the owner.  policy false: the host ruled out a padding policy, an
+   OWNER shard and a part of several buffers, and the checks fold away.
+   A part's token is skipped only by the forms that such calls take
+   (GENERAL, TABLE, STREAM, OTF), never by FAST, COL or ROW. */
 SINPE_INLINE sinpe_id sinpe_id_rule(const int mode, const int et, const bool policy,
                                     global const int *ids, global const uchar *ws,
                                     const sinpe_embed_params *a, size_t r, int c)
@@ -96,6 +112,7 @@ SINPE_INLINE sinpe_id sinpe_id_rule(const int mode, const int et, const bool pol
     k.add_pe = sinpe_wants_pe(mode, a) && !(is_pad && a->pad_policy == SINPE_PAD_ZERO_PE);
     k.zero = policy &&
              ((is_pad && a->pad_policy == SINPE_PAD_ZERO_OUTPUT) || !sinpe_owns(a, id, rel));
+    k.skip = policy && sinpe_other_part(a, id, rel);
     k.e = a->e_off + (size_t)(k.ok ? rel : 0) * a->e_stride + c;
     k.w = mode == SINPE_MODE_ADD ? 1.0f : sinpe_row_scale(et, a, ws, k.ok ? rel : 0);
     return k;
@@ -236,6 +253,8 @@ SINPE_INLINE void sinpe_body_GENERAL(const int mode, const int et, const int ot,
         return;
     sinpe_token k = sinpe_token_at(mode, false, pos, seq_start, pad_count, &a, b, t, c);
     k.id = sinpe_id_rule(mode, et, true, ids, ws, &a, k.r, c);
+    if (k.id.skip)
+        return;
     sinpe_token_cols(mode, et, ot, E, out, tab, coef, &a, &k, c, 0, min(4, (int)a.dim - c));
 }
 

@@ -29,7 +29,8 @@ SINPE_INLINE sinpe_seq sinpe_seq_at(const int mode, const int et, const bool pol
     int p = sinpe_position(&a->pos, pos, seq_start, pad_count, bs, t);
     q.o = a->out_off + r * a->out_stride + c;
     q.id = sinpe_id_rule(mode, et, policy, ids, ws, a, r, c);
-    q.live = b0 + s < a->n_seqs && (!sinpe_wants_pe(mode, a) || (p >= 0 && p < a->tab_rows));
+    q.live = b0 + s < a->n_seqs && !q.id.skip &&
+             (!sinpe_wants_pe(mode, a) || (p >= 0 && p < a->tab_rows));
     q.pe = sinpe_pe_row(a, p) + c;
     return q;
 }
@@ -42,7 +43,7 @@ SINPE_INLINE void sinpe_seqs_at(const int mode, const int et, const int S, sinpe
                                 global const uchar *ws, const sinpe_embed_params *a, size_t b0,
                                 uint t, int c)
 {
-    if (a->pad_policy == SINPE_PAD_NONE && !(a->flags & SINPE_OWNER)) {
+    if (a->pad_policy == SINPE_PAD_NONE && !(a->flags & (SINPE_OWNER | SINPE_PART))) {
 #pragma unroll
         for (int s = 0; s < S; s++)
             q[s] = sinpe_seq_at(mode, et, false, ids, pos, seq_start, pad_count, ws, a, b0, s,
@@ -250,6 +251,8 @@ SINPE_INLINE void sinpe_otf_tile(const int mode, const int et, const int ot,
             if (!k.otf && !(a.flags & SINPE_ONE_LAUNCH))
                 continue;
             k.id = sinpe_id_rule(mode, et, true, ids, ws, &a, k.r, c);
+            if (k.id.skip)
+                continue;
             uint d = (uint)k.p - (uint)base;
             if (whole && k.otf && d < 2 * SINPE_STEP_ROWS) {
                 int h = d >= SINPE_STEP_ROWS, j = (int)(d & (SINPE_STEP_ROWS - 1));
@@ -339,6 +342,8 @@ SINPE_INLINE void sinpe_otf_run(const int mode, const int et, const int ot,
             if (!k.otf && !(a.flags & SINPE_ONE_LAUNCH))
                 continue;
             k.id = sinpe_id_rule(mode, et, true, ids, ws, &a, k.r, c);
+            if (k.id.skip)
+                continue;
             if (!k.otf) {
                 for (int q = 0; q < n; q += 4)
                     sinpe_token_cols(mode, et, ot, E, out, tab, coef, &a, &k, c + q, q, 4);
@@ -377,6 +382,8 @@ SINPE_INLINE void sinpe_otf_run(const int mode, const int et, const int ot,
         if (!k.otf && !(a.flags & SINPE_ONE_LAUNCH))
             continue;
         k.id = sinpe_id_rule(mode, et, true, ids, ws, &a, k.r, 0);
+        if (k.id.skip)
+            continue;
         for (int q = whole; q < (int)a.dim; q += 4)
             sinpe_token_cols(mode, et, ot, E, out, tab, coef, &a, &k, q, q,
                              min(4, (int)a.dim - q));

@@ -27,6 +27,15 @@ static int base_aligned(cl_mem buf, uintptr_t bytes)
     return (uintptr_t)host % bytes == 0;
 }
 
+/* Whether the first byte of every weights buffer is aligned to 16. */
+static int weights_aligned(const sinpe_embed_args *a)
+{
+    for (size_t j = 0; j < a->weights_count; j++)
+        if (!base_aligned(a->weights_list[j], 16))
+            return 0;
+    return a->weights_count || base_aligned(a->weights, 16);
+}
+
 /* Whether every store of unit elements is aligned to its size: the
    dimension, output offset and stride are multiples of unit and the
    output's base aligned to bytes. */
@@ -69,7 +78,7 @@ static sinpe__call embed_call(const sinpe_context *ctx, int mode, const sinpe_em
        padding policy (gather reads no position: only a padding policy rules
        them out), nor an OWNER shard. */
     int in_table = start_plus_t(a) && start >= 0 && (size_t)start + a->seq_len <= tab_rows;
-    c.fast = !(p->flags & SINPE_OWNER) && a->pad_policy == SINPE_PAD_NONE &&
+    c.fast = !(p->flags & (SINPE_OWNER | SINPE_PART)) && a->pad_policy == SINPE_PAD_NONE &&
              (mode == SINPE_MODE_GATHER || in_table);
     c.ordered = !a->positions && a->position_rule == SINPE_POSITIONS_INDEX;
     /* No position can lie in the table: it has no rows, or every position
@@ -83,7 +92,7 @@ static sinpe__call embed_call(const sinpe_context *ctx, int mode, const sinpe_em
        weights' too (the table is ours). */
     c.aligned = ctx->tune.aligned &&
                 (mode == SINPE_MODE_ADD ||
-                 (p->e_off % 4 == 0 && p->e_stride % 4 == 0 && base_aligned(a->weights, 16))) &&
+                 (p->e_off % 4 == 0 && p->e_stride % 4 == 0 && weights_aligned(a))) &&
                 stores_aligned(a, p, 4, 16);
     return c;
 }
@@ -118,14 +127,14 @@ static sinpe_status take(sinpe_table *t, sinpe__sink *sink, const sinpe__call *c
     return sinpe__keep(sink, b->made ? b->made : b->tab);
 }
 
-/* Emits launch l of the call (a its arguments, p its parameter block). */
-static sinpe_status emit(sinpe_table *t, sinpe__sink *sink, const sinpe__plan *plan,
-                         const sinpe__launch *l, const sinpe_embed_args *a,
-                         const sinpe_embed_params *p, const buffers *b)
+/* Emits launch l of the call (a its arguments, p its parameter block;
+   last: the launch that gives the caller's event). */
+static sinpe_status emit(sinpe_table *t, sinpe__sink *sink, const sinpe__launch *l, int last,
+                         const sinpe_embed_args *a, const sinpe_embed_params *p,
+                         const buffers *b)
 {
     sinpe_context *ctx = t->ctx;
     cl_mem d = ctx->dummy;
-    int last = l == &plan->launch[plan->n - 1];
     sinpe__anchors_kargs va;
     sinpe__rows_kargs vr;
     switch (l->step) {
@@ -180,6 +189,10 @@ static sinpe_status embed_run(sinpe_table *t, int mode, const sinpe_embed_args *
     sinpe_embed_args_init(&a); /* the caller's struct, of any layout, as ours */
     SINPE_FORWARD(sinpe__struct_in(SINPE__ARGS, &a, args, "args"));
     SINPE_FORWARD(sinpe__embed_validate(t, mode, &a, &p));
+    if (mode != SINPE_MODE_ADD && a.weights_count == 1) /* one buffer: weights itself */
+        a.weights = a.weights_list[0];
+    if (mode == SINPE_MODE_ADD || a.weights_count == 1) /* adding reads no weights */
+        a.weights_count = 0;
     SINPE_CHECK(sink->keep && mode != SINPE_MODE_GATHER &&
                     a.position_rule == SINPE_POSITIONS_FAIRSEQ,
                 SINPE_UNSUPPORTED,
@@ -211,8 +224,21 @@ static sinpe_status embed_run(sinpe_table *t, int mode, const sinpe_embed_args *
         p.tab_rows = (cl_int)(c.past ? a.seq_len : rows);
         p.flags |= plan.flags | t->pairs;
     }
+    /* The pre-passes once, then the output's launches once per buffer of
+       the weights (sinpe__embed_part), which the plan's last one ends. */
     for (int i = 0; st == SINPE_SUCCESS && i < plan.n; i++)
-        st = emit(t, sink, &plan, &plan.launch[i], &a, &p, &b);
+        if (plan.launch[i].step != SINPE__STEP_MAIN || !a.weights_count)
+            st = emit(t, sink, &plan.launch[i], i == plan.n - 1, &a, &p, &b);
+    for (size_t j = 0, first = 0; st == SINPE_SUCCESS && j < a.weights_count;
+         first += a.weights_rows[j++]) {
+        sinpe_embed_args part = a;
+        const sinpe_embed_params q = sinpe__embed_part(&a, &p, j, first);
+        part.weights = a.weights_list[j];
+        for (int i = 0; st == SINPE_SUCCESS && i < plan.n; i++)
+            if (plan.launch[i].step == SINPE__STEP_MAIN)
+                st = emit(t, sink, &plan.launch[i],
+                          j + 1 == a.weights_count && i == plan.n - 1, &part, &q, &b);
+    }
     /* The enqueued commands keep their own hold on these. */
     const cl_mem mine[4] = {b.tab, b.made, b.anc, b.pos};
     for (int i = 0; i < 4; i++)

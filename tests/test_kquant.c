@@ -22,33 +22,6 @@ static const sinpe_dtype kq_types[] = {SINPE_Q4_0, SINPE_Q4_1, SINPE_Q5_0, SINPE
                                        SINPE_Q4_K, SINPE_Q5_K, SINPE_Q6_K};
 #define KQ_N (int)(sizeof kq_types / sizeof kq_types[0])
 
-/* A random fp16 scale, finite: every exponent field, subnormals included. */
-static uint16_t random_half(tu_rng *rng)
-{
-    uint16_t h = (uint16_t)tu_rng_int(rng, 0, 0xffff);
-    return (h & 0x7c00) == 0x7c00 ? (uint16_t)(h ^ 0x4000) : h;
-}
-
-/* n random blocks of type t at p: random codes and scales, the fp16 fields
-   finite (d, and m or dmin where the layout has them). */
-static void random_blocks(sinpe_dtype t, unsigned char *p, size_t n, tu_rng *rng)
-{
-    const sinpe_dtype_info *f = sinpe__dtype(t);
-    for (size_t b = 0; b < n; b++) {
-        unsigned char *q = p + b * f->block_bytes;
-        size_t at[2] = {0, 2};
-        for (size_t k = 0; k < f->block_bytes; k++)
-            q[k] = (unsigned char)tu_rng_int(rng, 0, 255);
-        if (t == SINPE_Q6_K)
-            at[0] = at[1] = 208;
-        for (int k = 0; k < 2; k++) {
-            uint16_t h = random_half(rng);
-            q[at[k]] = (unsigned char)(h & 0xff);
-            q[at[k] + 1] = (unsigned char)(h >> 8);
-        }
-    }
-}
-
 /* Loop index _i: the type.  rows x dim weights of random blocks, read
    from an offset of one block with a stride of three rows' blocks; the
    gather (token_scale 1, fp32) writes every value as ref_load gives it,
@@ -62,7 +35,7 @@ START_TEST(kquant_decode_exact)
     tu_rng rng;
     tu_rng_init(&rng, f->name);
     unsigned char *w = tu_malloc(sinpe_dtype_bytes(t, values));
-    random_blocks(t, w, values / bv, &rng);
+    tu_random_blocks(t, w, values / bv, &rng);
     int32_t *ids = tu_malloc(tokens * sizeof *ids);
     for (size_t k = 0; k < tokens; k++)
         ids[k] = (int32_t)((k * 7) % rows);
@@ -113,7 +86,7 @@ START_TEST(kquant_calls_match_float_table)
     tu_rng_init(&rng, "kquant calls");
     unsigned char *w = tu_malloc(sinpe_dtype_bytes(t, ROWS * dim));
     float *wf = tu_malloc(ROWS * dim * sizeof *wf);
-    random_blocks(t, w, ROWS * dim / f->block_values, &rng);
+    tu_random_blocks(t, w, ROWS * dim / f->block_values, &rng);
     for (size_t i = 0; i < ROWS * dim; i++)
         wf[i] = (float)ref_load(t, w, i);
     int32_t ids[NS * SL], pos[NS * SL];
