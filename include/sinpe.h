@@ -818,15 +818,15 @@ typedef enum sinpe_vocab_shard {
  *             weights_offset, then every weights_stride, as weights would
  *             (a block type's rows are whole blocks, so any row count
  *             splits it).  The rows sum to vocab; the row scales (I8,
- *             FP8) stay one buffer of vocab scales.  Every type, mode and
- *             shard takes them, with the same bits as one buffer: the
- *             call launches its kernels once per buffer, each writing the
- *             tokens of its rows (the first buffer's launch also those
- *             below, the last's those above, with the bad ids counted
- *             once), so each output row is written once and its PE added
- *             once.  Those launches are the general kernels', as OWNER
- *             shards take (see README for the cost); one buffer in the
- *             list is weights itself.  Errors: SINPE_INVALID_OPTION
+ *             FP8) stay one buffer of vocab scales.  Every type, call,
+ *             position source and shard takes them, with the same bits
+ *             and the same kernels as one buffer: each kernel takes four
+ *             weights buffers and reads a token's row from the one that
+ *             holds it (see README for the cost).  Four, because OpenCL
+ *             lets a device cap one allocation at a quarter of its
+ *             memory (CL_DEVICE_MAX_MEM_ALLOC_SIZE), so four buffers hold
+ *             any table the device can, and each one more is a kernel
+ *             argument and a select per token.  Errors: SINPE_INVALID_OPTION
  *             (weights given as well), SINPE_TOO_LARGE (over
  *             SINPE_WEIGHTS_MAX), SINPE_NULL_ARGUMENT (weights_list,
  *             weights_rows or an entry NULL), SINPE_INVALID_SHAPE (a
@@ -907,7 +907,7 @@ typedef struct sinpe_embed_args {
 } sinpe_embed_args;
 
 /* The most buffers one call's weights may span (weights_count). */
-#define SINPE_WEIGHTS_MAX 8
+#define SINPE_WEIGHTS_MAX 4
 
 /* Fills args with the defaults: every buffer NULL, every count, offset and
  * stride 0, token_scale 1, start 0, F32 storage, positions INDEX, no

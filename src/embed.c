@@ -78,7 +78,7 @@ static sinpe__call embed_call(const sinpe_context *ctx, int mode, const sinpe_em
        padding policy (gather reads no position: only a padding policy rules
        them out), nor an OWNER shard. */
     int in_table = start_plus_t(a) && start >= 0 && (size_t)start + a->seq_len <= tab_rows;
-    c.fast = !(p->flags & (SINPE_OWNER | SINPE_PART)) && a->pad_policy == SINPE_PAD_NONE &&
+    c.fast = !(p->flags & SINPE_OWNER) && a->pad_policy == SINPE_PAD_NONE &&
              (mode == SINPE_MODE_GATHER || in_table);
     c.ordered = !a->positions && a->position_rule == SINPE_POSITIONS_INDEX;
     /* No position can lie in the table: it has no rows, or every position
@@ -127,14 +127,14 @@ static sinpe_status take(sinpe_table *t, sinpe__sink *sink, const sinpe__call *c
     return sinpe__keep(sink, b->made ? b->made : b->tab);
 }
 
-/* Emits launch l of the call (a its arguments, p its parameter block;
-   last: the launch that gives the caller's event). */
-static sinpe_status emit(sinpe_table *t, sinpe__sink *sink, const sinpe__launch *l, int last,
-                         const sinpe_embed_args *a, const sinpe_embed_params *p,
-                         const buffers *b)
+/* Emits launch l of the call (a its arguments, p its parameter block). */
+static sinpe_status emit(sinpe_table *t, sinpe__sink *sink, const sinpe__plan *plan,
+                         const sinpe__launch *l, const sinpe_embed_args *a,
+                         const sinpe_embed_params *p, const buffers *b)
 {
     sinpe_context *ctx = t->ctx;
     cl_mem d = ctx->dummy;
+    int last = l == &plan->launch[plan->n - 1];
     sinpe__anchors_kargs va;
     sinpe__rows_kargs vr;
     switch (l->step) {
@@ -162,8 +162,16 @@ static sinpe_status emit(sinpe_table *t, sinpe__sink *sink, const sinpe__launch 
         return sink->emit(sink, ctx, l, &v, sizeof v, last);
     }
     default: {
+        /* The weights' buffers: weights, or weights_list (E1 .. E3 past
+           the list: E again, never read). */
+        cl_mem e[SINPE_WEIGHTS_BUFFERS];
+        for (size_t j = 0; j < SINPE_WEIGHTS_BUFFERS; j++)
+            e[j] = !p->e_stride ? d /* add */
+                   : j < a->weights_count ? a->weights_list[j]
+                   : j ? e[0] : a->weights;
         const sinpe__embed_kargs v = {
-            .ids = a->ids ? a->ids : d, .E = p->e_stride ? a->weights : d, /* add: e_stride 0 */ .out = a->out,
+            .ids = a->ids ? a->ids : d, .E = e[0], .E1 = e[1], .E2 = e[2], .E3 = e[3],
+            .out = a->out,
             .tab = b->made ? b->made : b->tab ? b->tab : d, .coef = t->desc,
             .pos = b->pos ? b->pos : (p->pos.flags & SINPE_HAS_POS) ? a->positions : d,
             .seq_start = (p->pos.flags & SINPE_HAS_SEQ_START) ? a->seq_starts : d,
@@ -189,9 +197,7 @@ static sinpe_status embed_run(sinpe_table *t, int mode, const sinpe_embed_args *
     sinpe_embed_args_init(&a); /* the caller's struct, of any layout, as ours */
     SINPE_FORWARD(sinpe__struct_in(SINPE__ARGS, &a, args, "args"));
     SINPE_FORWARD(sinpe__embed_validate(t, mode, &a, &p));
-    if (mode != SINPE_MODE_ADD && a.weights_count == 1) /* one buffer: weights itself */
-        a.weights = a.weights_list[0];
-    if (mode == SINPE_MODE_ADD || a.weights_count == 1) /* adding reads no weights */
+    if (mode == SINPE_MODE_ADD) /* adding reads no weights */
         a.weights_count = 0;
     SINPE_CHECK(sink->keep && mode != SINPE_MODE_GATHER &&
                     a.position_rule == SINPE_POSITIONS_FAIRSEQ,
@@ -224,21 +230,8 @@ static sinpe_status embed_run(sinpe_table *t, int mode, const sinpe_embed_args *
         p.tab_rows = (cl_int)(c.past ? a.seq_len : rows);
         p.flags |= plan.flags | t->pairs;
     }
-    /* The pre-passes once, then the output's launches once per buffer of
-       the weights (sinpe__embed_part), which the plan's last one ends. */
     for (int i = 0; st == SINPE_SUCCESS && i < plan.n; i++)
-        if (plan.launch[i].step != SINPE__STEP_MAIN || !a.weights_count)
-            st = emit(t, sink, &plan.launch[i], i == plan.n - 1, &a, &p, &b);
-    for (size_t j = 0, first = 0; st == SINPE_SUCCESS && j < a.weights_count;
-         first += a.weights_rows[j++]) {
-        sinpe_embed_args part = a;
-        const sinpe_embed_params q = sinpe__embed_part(&a, &p, j, first);
-        part.weights = a.weights_list[j];
-        for (int i = 0; st == SINPE_SUCCESS && i < plan.n; i++)
-            if (plan.launch[i].step == SINPE__STEP_MAIN)
-                st = emit(t, sink, &plan.launch[i],
-                          j + 1 == a.weights_count && i == plan.n - 1, &part, &q, &b);
-    }
+        st = emit(t, sink, &plan, &plan.launch[i], &a, &p, &b);
     /* The enqueued commands keep their own hold on these. */
     const cl_mem mine[4] = {b.tab, b.made, b.anc, b.pos};
     for (int i = 0; i < 4; i++)

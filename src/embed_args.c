@@ -10,6 +10,9 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The header's limit is the kernels' number of weights buffers. */
+typedef char sinpe__weights_max_agree[SINPE_WEIGHTS_MAX == SINPE_WEIGHTS_BUFFERS ? 1 : -1];
+
 void sinpe_embed_args_init_sized(sinpe_embed_args *args, size_t struct_size)
 {
     /* F32, INDEX, PAD_NONE and SCALE_EXACT are 0 */
@@ -172,7 +175,10 @@ static sinpe_status validate_ids(const sinpe_context *ctx, int mode, const sinpe
         if (a->vocab_shard == SINPE_SHARD_OWNER)
             p->flags |= SINPE_OWNER | (a->vocab_start == 0 ? SINPE_OWNS_BELOW : 0) |
                         (a->vocab_start + a->vocab == a->vocab_total ? SINPE_OWNS_ABOVE : 0);
-        p->flags |= a->weights_count > 1 ? SINPE_PART : 0;
+        for (size_t j = 0, first = 0; j < SINPE_WEIGHTS_BUFFERS - 1; j++) {
+            first += j < a->weights_count ? a->weights_rows[j] : 0;
+            p->part[j] = j + 1 < a->weights_count ? (cl_int)first : INT_MAX;
+        }
     }
     p->vocab = (cl_int)a->vocab;
     p->ids_off = a->ids_offset;
@@ -212,6 +218,8 @@ sinpe_status sinpe__embed_validate(const sinpe_table *t, int mode, const sinpe_e
     SINPE_FORWARD(check_dtype(a->out_dtype, "out_dtype", 1));
     memset(p, 0, sizeof *p);
     p->wscale = 1.0f;
+    for (size_t j = 0; j < SINPE_WEIGHTS_BUFFERS - 1; j++)
+        p->part[j] = INT_MAX; /* one buffer */
     SINPE_FORWARD(validate_ids(ctx, mode, a, dim, n, p));
     if (mode != SINPE_MODE_GATHER) {
         const sinpe__positions s = sinpe__embed_positions(mode, a);
@@ -226,20 +234,4 @@ sinpe_status sinpe__embed_validate(const sinpe_table *t, int mode, const sinpe_e
     p->n_seqs = (cl_uint)a->n_seqs;
     SINPE_FORWARD(token_scale(a, mode, &p->scale));
     return SINPE_SUCCESS;
-}
-
-sinpe_embed_params sinpe__embed_part(const sinpe_embed_args *a, const sinpe_embed_params *p,
-                                     size_t j, size_t first)
-{
-    const cl_int ends = SINPE_OWNS_BELOW | SINPE_OWNS_ABOVE;
-    sinpe_embed_params q = *p;
-    q.vocab = (cl_int)a->weights_rows[j];
-    q.vocab_start = p->vocab_start + (cl_int)first;
-    q.ws_off = p->ws_off + first;
-    q.flags &= ~ends;
-    if (j == 0)
-        q.flags |= SINPE_PART_FIRST | (p->flags & SINPE_OWNS_BELOW);
-    if (j + 1 == a->weights_count)
-        q.flags |= SINPE_PART_LAST | (p->flags & SINPE_OWNS_ABOVE);
-    return q;
 }

@@ -6,9 +6,8 @@
  * counted once and positions in and past the table; over sub-buffers of
  * one allocation; inside the shards of both kinds; past a device's
  * largest allocation; and the hostile lists refused with nothing written.
- * A poisoned element that no buffer's launch wrote fails the comparison,
- * and one written twice shows only as a bad-id count or a PE added twice,
- * which the comparisons also catch. */
+ * A poisoned element left unwritten, or a row read from the wrong buffer
+ * or at the wrong place in it, fails the comparison. */
 #include "family_ref.h"
 #include "test_util.h"
 
@@ -95,9 +94,9 @@ static void same_calls(sinpe_context *ctx, sinpe_table *tab, cl_command_queue q,
 }
 
 /* Loop index _i: the weight type x two position sources: explicit ones,
-   some past the table, into F32; implicit start + t in the table (a
-   lean kernel for one buffer, the general ones for three) into F16.  I8
-   and FP8 rows take their scales from one buffer of vocab scales. */
+   some past the table, into F32 (the general kernels); implicit start + t
+   in the table (the lean ones) into F16.  I8 and FP8 rows take their
+   scales from one buffer of vocab scales. */
 START_TEST(parts_every_type)
 {
     sinpe_dtype t = (sinpe_dtype)(_i / 2);

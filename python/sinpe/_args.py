@@ -37,7 +37,9 @@ ENUMS = {"position_rule": "POSITIONS", "pad_policy": "PAD",
          "token_scale_rounding": "SCALE", "vocab_shard": "SHARD"}
 PLAIN = frozenset(name for name, _ in EmbedArgs._fields_) - {
     "ids", "weights", "out", "weight_scales", "weights_dtype", "out_dtype",
-    "weight_scales_dtype", *INT32_FIELDS, *ENUMS}
+    "weight_scales_dtype", *INT32_FIELDS, *ENUMS,
+    # The C call's list of weights buffers (include/sinpe.h): not set from Python.
+    "weights_count", "weights_list", "weights_rows"}
 
 _INT32 = np.dtype(np.int32)
 _SHAPE_FIELDS = frozenset(("n_seqs", "seq_len", "out_stride"))
