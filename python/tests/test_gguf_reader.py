@@ -15,6 +15,7 @@ import os
 import numpy as np
 import pytest
 
+import sinpe
 from test_readme import README, example
 
 gguf = pytest.importorskip("gguf")
@@ -54,3 +55,31 @@ def test_readme_gguf_example(cl_env, rng, tmp_path, monkeypatch, qtype):
     # The embedding is there, not PE alone: the rows differ from PE's.
     pe = table.read_rows(0, 4)
     assert not np.array_equal(got[0], pe)
+
+
+@pytest.mark.parametrize("qtype", ["Q8_0", "Q4_K"])
+def test_weights_in_three_arrays(cl_env, rng, qtype):
+    """weights given as a list of Arrays, each a run of rows (a table past
+    one allocation): the bytes of the same table in one Array, and ids
+    from every part and past both ends."""
+    cl, cla, ctx, queue, sctx = cl_env
+    kind = gguf.GGMLQuantizationType[qtype]
+    block, size = gguf.GGML_QUANT_SIZES[kind]
+    dim = 2 * block
+    data = rng.integers(0, 256, (VOCAB, dim // block * size), dtype=np.uint8)
+    data.reshape(VOCAB, -1, size)[:, :, :2] = [0x00, 0x24]  # d finite (2^-6) ...
+    if qtype == "Q4_K":
+        data.reshape(VOCAB, -1, size)[:, :, 2:4] = [0x00, 0x20]  # ... and dmin
+    table = sctx.table("vaswani", dim, rows=16)
+    ids = cla.to_device(queue, rng.integers(-1, VOCAB + 1, (2, 9)).astype(np.int32))
+    name = qtype.lower()
+    whole = cla.to_device(queue, data)
+    parts = [cla.to_device(queue, data[a:b]) for a, b in ((0, 13), (13, 14), (14, VOCAB))]
+    outs = [cla.empty(queue, (2, 9, dim), np.float32) for _ in range(2)]
+    for w, out in zip((whole, parts), outs):
+        out.fill(np.float32(np.nan))
+        table.embed(queue, ids, w, out, weights_dtype=name, start=5).wait()
+    assert np.isfinite(outs[0].get()).all()  # written, not the NaN fill
+    assert np.array_equal(outs[0].get().view(np.uint32), outs[1].get().view(np.uint32))
+    with pytest.raises(sinpe.SinpeError):
+        table.embed(queue, ids, [whole, parts[0][:, :size]], outs[1], weights_dtype=name)
