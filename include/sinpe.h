@@ -822,11 +822,13 @@ typedef enum sinpe_vocab_shard {
  *             position source and shard takes them, with the same bits
  *             and the same kernels as one buffer: each kernel takes four
  *             weights buffers and reads a token's row from the one that
- *             holds it (see README for the cost).  Four, because OpenCL
- *             lets a device cap one allocation at a quarter of its
- *             memory (CL_DEVICE_MAX_MEM_ALLOC_SIZE), so four buffers hold
- *             any table the device can, and each one more is a kernel
- *             argument and a select per token.  Errors: SINPE_INVALID_OPTION
+ *             holds it (see README for the cost).  Four, because
+ *             OpenCL 1.2 requires CL_DEVICE_MAX_MEM_ALLOC_SIZE to be at
+ *             least a quarter of the device's global memory, so four
+ *             buffers hold any table the device can (OpenCL 3.0 lets a
+ *             device cap it at 1 GiB instead: four then hold 4 GiB), and
+ *             each one more is a kernel argument and a compare per
+ *             token.  Errors: SINPE_INVALID_OPTION
  *             (weights given as well), SINPE_TOO_LARGE (over
  *             SINPE_WEIGHTS_MAX), SINPE_NULL_ARGUMENT (weights_list,
  *             weights_rows or an entry NULL), SINPE_INVALID_SHAPE (a
