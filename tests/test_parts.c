@@ -343,7 +343,7 @@ START_TEST(parts_bad_input)
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     cl_command_queue q = tu_queue(ctx);
     sinpe_table *tab = tu_table(ctx, DIM, 8);
-    int32_t ids[4] = {0, 2, 4, 5}, zero = 0;
+    int32_t ids[4] = {0, 3, 2, 5}, zero = 0;
     float w[VOCAB * DIM] = {0};
     cl_mem ids_m = tu_buffer(ctx, sizeof ids, ids), out_m = tu_poisoned_buffer(ctx, q, 4 * DIM);
     cl_mem bad_m = tu_buffer(ctx, sizeof zero, &zero);
@@ -367,9 +367,9 @@ START_TEST(parts_bad_input)
     base.out = out_m = tu_poisoned_buffer(ctx, q, 4 * DIM);
 
     size_t sum_low[3] = {2, 2, 1}, sum_high[3] = {2, 2, 3}, a_zero[3] = {2, 0, 4};
-    size_t nine[SINPE_WEIGHTS_MAX + 1];
+    size_t ones[SINPE_WEIGHTS_MAX + 1];
     for (int j = 0; j < SINPE_WEIGHTS_MAX + 1; j++)
-        nine[j] = 1;
+        ones[j] = 1;
 #define EXPECT(change, status, words) \
     (a = base, change, tu_expect_refused(tab, q, &a, 1, status, words, #change))
     EXPECT(a.weights_rows = sum_low, SINPE_INVALID_SHAPE, "weights_rows sum to 5, not vocab 6");
@@ -381,7 +381,7 @@ START_TEST(parts_bad_input)
     EXPECT(a.weights_list = hostile[0], SINPE_NULL_ARGUMENT, "args->weights_list[1] is NULL");
     EXPECT(a.weights_list = hostile[1], SINPE_BUFFER_TOO_SMALL, "args->weights_list[2]");
     EXPECT(a.weights_list = hostile[2], SINPE_CONTEXT_MISMATCH, "args->weights_list[0]");
-    EXPECT((a.weights_count = SINPE_WEIGHTS_MAX + 1, a.weights_rows = nine,
+    EXPECT((a.weights_count = SINPE_WEIGHTS_MAX + 1, a.weights_rows = ones,
             a.vocab = SINPE_WEIGHTS_MAX + 1),
            SINPE_TOO_LARGE, "SINPE_WEIGHTS_MAX");
     EXPECT(a.weights_list = NULL, SINPE_NULL_ARGUMENT, "args->weights_list is NULL");
@@ -392,15 +392,27 @@ START_TEST(parts_bad_input)
     /* At the limit: SINPE_WEIGHTS_MAX buffers of one row each. */
     a = base;
     a.weights_count = SINPE_WEIGHTS_MAX;
-    a.weights_rows = nine;
+    a.weights_rows = ones;
     a.vocab = SINPE_WEIGHTS_MAX;
     TU_CL(clFinish(q));
     tu_check_buffer_poison(q, out_m, 4 * DIM, "refused lists");
     int32_t count = -1;
     tu_read(q, bad_m, 0, sizeof count, &count);
     ck_assert_msg(count == 0, "a refused call counted %d bad ids", (int)count);
-    TU_OK(sinpe_enqueue_embed(tab, q, &a, 0, NULL, NULL));
-    TU_CL(clFinish(q));
+    /* Buffer j's one row holds j + 1 in every column: the gather of ids
+       0, 3, 2, 5 reads the first, fourth and third buffers, and a bad id. */
+    for (int j = 0; j < SINPE_WEIGHTS_MAX; j++) {
+        float v = (float)(j + 1);
+        TU_CL(clEnqueueFillBuffer(q, list[j], &v, sizeof v, 0, DIM * sizeof v, 0, NULL, NULL));
+    }
+    TU_OK(sinpe_enqueue_gather(tab, q, &a, 0, NULL, NULL));
+    float *got = tu_read_floats(q, out_m, 4 * DIM);
+    for (int k = 0; k < 4; k++)
+        for (int c = 0; c < DIM; c++)
+            TU_CHECK(got[k * DIM + c] == (ids[k] < SINPE_WEIGHTS_MAX ? ids[k] + 1.0f : 0.0f),
+                     "%d buffers: id %d col %d reads %g", SINPE_WEIGHTS_MAX, (int)ids[k], c,
+                     (double)got[k * DIM + c]);
+    free(got);
 
     for (int j = 0; j < SINPE_WEIGHTS_MAX + 1; j++)
         clReleaseMemObject(list[j]);
