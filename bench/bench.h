@@ -332,7 +332,7 @@ int bench_time(bench_env *env, const bench_job *job, bench_stats *stats);
    of each job a round): t[i][r] is job i's device time in round r. */
 #define BENCH_ROUNDS 40      /* rounds without --reps */
 #define BENCH_MAX_ROUNDS 200 /* and with it */
-#define BENCH_MAX_JOBS 8
+#define BENCH_MAX_JOBS (BENCH_N_DTYPES + 1) /* the weights section: a type each, and a split */
 typedef struct bench_rounds {
     int n;
     double t[BENCH_MAX_JOBS][BENCH_MAX_ROUNDS];

@@ -217,6 +217,11 @@ int bench_time_rounds(bench_env *env, const bench_job *jobs, int n, bench_stats 
     int reps = env->opts->reps, r, j, host_timed = 0;
     double wall[BENCH_MAX_JOBS][BENCH_MAX_ROUNDS];
 
+    if (n > BENCH_MAX_JOBS) {
+        bench_error("bench_time_rounds: more jobs than BENCH_MAX_JOBS", SINPE_TOO_LARGE,
+                    __FILE__, __LINE__);
+        return -1;
+    }
     if (n == 1) {
         rounds->n = 1;
         int rc = bench_time(env, &jobs[0], &stats[0]);

@@ -801,7 +801,40 @@ typedef enum sinpe_vocab_shard {
  *
  *  ids        cl_int[n_seqs * seq_len] at ids_offset.
  *  weights    embedding table E of weights_dtype, vocab rows, row r at
- *             weights_offset + r * weights_stride (0 means dim).
+ *             weights_offset + r * weights_stride (0 means dim).  The
+ *             stride may exceed dim and the offset point inside a row:
+ *             a layer's slice of a per-layer table [vocab, layers x
+ *             width] (Gemma 3n) is weights_offset = layer * width,
+ *             weights_stride = layers x width, dim = width.  For the
+ *             block types all three are multiples of the block (32, or
+ *             256 for the k-quants: a Q5_K table of width 256 slices, one
+ *             of width 128 does not); else SINPE_INVALID_SHAPE naming
+ *             them, as a slice would start or end inside a block.
+ *  parts      a table past one allocation (CL_DEVICE_MAX_MEM_ALLOC_SIZE):
+ *             with weights_count > 0, weights is NULL and the rows lie in
+ *             weights_count buffers (at most SINPE_WEIGHTS_MAX) of
+ *             weights_list, buffer j holding weights_rows[j] consecutive
+ *             rows from the sum of the rows before it on, its first at
+ *             weights_offset, then every weights_stride, as weights would
+ *             (a block type's rows are whole blocks, so any row count
+ *             splits it).  The rows sum to vocab; the row scales (I8,
+ *             FP8) stay one buffer of vocab scales.  Every type, call,
+ *             position source and shard takes them, with the same bits
+ *             and the same kernels as one buffer: each kernel takes four
+ *             weights buffers and reads a token's row from the one that
+ *             holds it (see README for the cost).  Four, because
+ *             OpenCL 1.2 requires CL_DEVICE_MAX_MEM_ALLOC_SIZE to be at
+ *             least a quarter of the device's global memory, so four
+ *             buffers hold any table the device can (OpenCL 3.0 lets a
+ *             device cap it at 1 GiB instead: four then hold 4 GiB), and
+ *             each one more is a kernel argument and a compare per
+ *             token.  Errors: SINPE_INVALID_OPTION
+ *             (weights given as well), SINPE_TOO_LARGE (over
+ *             SINPE_WEIGHTS_MAX), SINPE_NULL_ARGUMENT (weights_list,
+ *             weights_rows or an entry NULL), SINPE_INVALID_SHAPE (a
+ *             row count 0, or the rows not summing to vocab),
+ *             SINPE_BUFFER_TOO_SMALL or SINPE_CONTEXT_MISMATCH (an entry,
+ *             named with its index).
  *  out        output of out_dtype, row r at out_offset + r * out_stride (0
  *             means dim), so that results land inside a wider activation
  *             buffer.  Only the dim columns of each row are written.
@@ -869,7 +902,14 @@ typedef struct sinpe_embed_args {
     float weights_scale;                      /* 1 after init */
     sinpe_scale_rounding token_scale_rounding;
     size_t vocab_total;                       /* OWNER shards: the whole vocabulary */
+    /* The weights in several buffers (see "parts" above): */
+    size_t weights_count;                     /* 0 after init: weights alone */
+    const cl_mem *weights_list;               /* weights_count buffers, in row order */
+    const size_t *weights_rows;               /* the rows of each; they sum to vocab */
 } sinpe_embed_args;
+
+/* The most buffers one call's weights may span (weights_count). */
+#define SINPE_WEIGHTS_MAX 4
 
 /* Fills args with the defaults: every buffer NULL, every count, offset and
  * stride 0, token_scale 1, start 0, F32 storage, positions INDEX, no

@@ -168,10 +168,18 @@ typedef struct {
 #define SINPE_SCALES_F32 1  /* one fp32 per row at ws_off of the scales buffer */
 #define SINPE_SCALES_F16 2  /* one fp16 per row */
 
-/* The parameter block of every embedding kernel, passed by value. */
+/* The most buffers the weights may span (E, then E1 .. E3 of the
+   signature below; include/sinpe.h's SINPE_WEIGHTS_MAX). */
+#define SINPE_WEIGHTS_BUFFERS 4
+
+/* The parameter block of every embedding kernel, passed by value.  part:
+   the first row of each of E1, E2 and E3 (2^31 - 1 past the buffers in
+   use): rows [0, part[0]) lie in E, [part[0], part[1]) in E1, and so on,
+   each buffer's first at e_off. */
 typedef struct {
     sinpe_u64 ids_off, e_off, e_stride, out_off, out_stride, ws_off;
     sinpe_i32 vocab, vocab_start, tab_rows, pad_id, pad_policy, flags, ws_type;
+    sinpe_i32 part[SINPE_WEIGHTS_BUFFERS - 1];
     sinpe_u32 dim, n_seqs;
     float scale, wscale;
     sinpe_pos_params pos;
@@ -219,7 +227,8 @@ enum { SINPE_FORM_LIST(SINPE_FORM_ENUM) SINPE_FORMS };
 #define SINPE_SIG_EMBED(X, S)                                                               \
     X(IN, int, ids) S() X(IN, uchar, E) S() X(OUT, uchar, out) S() X(IN, float, tab) S()      \
     X(IN, float, coef) S() X(IN, int, pos) S() X(IN, int, seq_start) S()                      \
-    X(IN, int, pad_count) S() X(IN, uchar, ws) S() X(VAL, sinpe_embed_params, a)
+    X(IN, int, pad_count) S() X(IN, uchar, ws) S() X(VAL, sinpe_embed_params, a) S()          \
+    X(IN, uchar, E1) S() X(IN, uchar, E2) S() X(IN, uchar, E3)
 #define SINPE_SIG_ANCHORS(X, S)                                                             \
     X(OUT, float, anc) S() X(VAL, sinpe_u32, dim) S() X(VAL, sinpe_i32, base) S()             \
     X(VAL, sinpe_u32, nblocks) S() X(IN, float, coef)

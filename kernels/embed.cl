@@ -31,6 +31,14 @@ SINPE_INLINE void sinpe_body_BAD_IDS(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_B
         atomic_inc(bad + bad_off);
 }
 
+/* What a token's row is read from: the weights' buffers (E, E1 .. E3 of
+   the signature, the parts of a table past one allocation; the unused
+   ones E again) and the row scales. */
+typedef struct {
+    global const uchar *E, *E1, *E2, *E3, *ws;
+} sinpe_src;
+#define SINPE_SRC {E, E1, E2, E3, ws}
+
 /* The scale of weights row rel of type et: 1 for the float types and
    ggml's block types (whose scales are in their blocks; a constant folded away), else from the
    scales buffer, else wscale.  A weight is scale * (row scale * value). */
@@ -69,11 +77,12 @@ inline bool sinpe_owns(const sinpe_embed_params *a, int id, int rel)
     return rel >= 0 && (rel < a->vocab || (a->flags & SINPE_OWNS_ABOVE));
 }
 
-/* What a token's id decides: whether its row counts (else zero), the offset
-   of column c in E, the row's scale, whether PE is added, whether the
-   output is zeroed. */
+/* What a token's id decides: whether its row counts (else zero), the
+   buffer E its row lies in and the offset of column c there, the row's
+   scale, whether PE is added, whether the output is zeroed. */
 typedef struct {
     bool ok, add_pe, zero;
+    global const uchar *E;
     size_t e;
     float w;
 } sinpe_id;
@@ -83,7 +92,7 @@ typedef struct {
    and the owner.  policy false: the host ruled out a padding policy and an
    OWNER shard, and the checks fold away. */
 SINPE_INLINE sinpe_id sinpe_id_rule(const int mode, const int et, const bool policy,
-                                    global const int *ids, global const uchar *ws,
+                                    global const int *ids, const sinpe_src *src,
                                     const sinpe_embed_params *a, size_t r, int c)
 {
     sinpe_id k;
@@ -96,8 +105,14 @@ SINPE_INLINE sinpe_id sinpe_id_rule(const int mode, const int et, const bool pol
     k.add_pe = sinpe_wants_pe(mode, a) && !(is_pad && a->pad_policy == SINPE_PAD_ZERO_PE);
     k.zero = policy &&
              ((is_pad && a->pad_policy == SINPE_PAD_ZERO_OUTPUT) || !sinpe_owns(a, id, rel));
-    k.e = a->e_off + (size_t)(k.ok ? rel : 0) * a->e_stride + c;
-    k.w = mode == SINPE_MODE_ADD ? 1.0f : sinpe_row_scale(et, a, ws, k.ok ? rel : 0);
+    /* The buffer of the row: selects, not an array (which GPUs would keep
+       in memory); a row past part[0] only with a list of buffers. */
+    int row = k.ok ? rel : 0;
+    int j = (row >= a->part[0]) + (row >= a->part[1]) + (row >= a->part[2]);
+    int first = j == 0 ? 0 : j == 1 ? a->part[0] : j == 2 ? a->part[1] : a->part[2];
+    k.E = j == 0 ? src->E : j == 1 ? src->E1 : j == 2 ? src->E2 : src->E3;
+    k.e = a->e_off + (size_t)(row - first) * a->e_stride + c;
+    k.w = mode == SINPE_MODE_ADD ? 1.0f : sinpe_row_scale(et, a, src->ws, row);
     return k;
 }
 
@@ -145,12 +160,12 @@ SINPE_INLINE float4 sinpe_pe_n(bool computes, bool aligned, int p, int c, int n,
 /* The n columns at offset off of token k's row: the scaled embedding, or
    for add the output's values. */
 SINPE_INLINE float4 sinpe_value_n(const int mode, const int et, const int ot,
-                            global const uchar *E, global uchar *out,
+                            global uchar *out,
                             const sinpe_token *k, size_t off, int n, float scale)
 {
     if (mode == SINPE_MODE_ADD)
         return sinpe_load_n(out, k->o + off, n, ot, k->al);
-    float4 v = scale * (k->id.w * sinpe_load_n(E, k->id.e + off, n, et, k->al));
+    float4 v = scale * (k->id.w * sinpe_load_n(k->id.E, k->id.e + off, n, et, k->al));
     return k->id.ok ? v : (float4)(0.0f);
 }
 
@@ -164,12 +179,12 @@ SINPE_INLINE void sinpe_put_n(const int ot, global uchar *out, const sinpe_token
 /* The n columns at offset off of token k's row (PE column pc): the
    value, plus PE unless the call adds none, stored. */
 SINPE_INLINE void sinpe_token_cols(const int mode, const int et, const int ot,
-                             global const uchar *E, global uchar *out,
+                             global uchar *out,
                              global const float *tab, global const float *coef,
                              const sinpe_embed_params *a, const sinpe_token *k, int pc,
                              size_t off, int n)
 {
-    float4 x = sinpe_value_n(mode, et, ot, E, out, k, off, n, a->scale);
+    float4 x = sinpe_value_n(mode, et, ot, out, k, off, n, a->scale);
     if (sinpe_wants_pe(mode, a)) {
         float4 pe = sinpe_pe_n(k->otf, k->al, k->p, pc, n, tab, a, coef);
         x = k->id.add_pe ? x + pe : x;
@@ -180,11 +195,12 @@ SINPE_INLINE void sinpe_token_cols(const int mode, const int et, const int ot,
 /* The sixteen columns at offset off of token k's row: sinpe_value_n's
    operations, sixteen lanes at a time. */
 SINPE_INLINE float16 sinpe_value16(const int mode, const int et, const int ot,
-                                   global const uchar *E, global uchar *out,
+                                   global uchar *out,
                                    const sinpe_token *k, size_t off, float scale)
 {
-    float16 x = mode == SINPE_MODE_ADD ? sinpe_load16(out, k->o + off, ot)
-                                       : scale * (k->id.w * sinpe_load16(E, k->id.e + off, et));
+    float16 x = mode == SINPE_MODE_ADD
+                    ? sinpe_load16(out, k->o + off, ot)
+                    : scale * (k->id.w * sinpe_load16(k->id.E, k->id.e + off, et));
     return mode != SINPE_MODE_ADD && !k->id.ok ? (float16)(0.0f) : x;
 }
 
@@ -192,11 +208,11 @@ SINPE_INLINE float16 sinpe_value16(const int mode, const int et, const int ot,
    operations of sinpe_token_cols, sixteen lanes at a time (ROW with
    wide16 = 16; FAST into 16-bit outputs alike: kernels/embed_fast.cl). */
 SINPE_INLINE void sinpe_token_cols16(const int mode, const int et, const int ot,
-                                     global const uchar *E, global uchar *out,
+                                     global uchar *out,
                                      global const float *tab, const sinpe_embed_params *a,
                                      const sinpe_token *k, int c)
 {
-    float16 x = sinpe_value16(mode, et, ot, E, out, k, c, a->scale);
+    float16 x = sinpe_value16(mode, et, ot, out, k, c, a->scale);
     if (sinpe_wants_pe(mode, a) && k->id.add_pe)
         x = x + vload16(0, tab + sinpe_pe_row(a, k->p) + c);
     sinpe_store16(k->id.zero ? (float16)(0.0f) : x, out, k->o + c, ot);
@@ -215,13 +231,14 @@ SINPE_INLINE void sinpe_token_row(const int mode, const int et, const int ot, co
     if (b >= a.n_seqs || t >= a.pos.seq_len)
         return;
     sinpe_token k = sinpe_token_at(mode, in_table, pos, seq_start, pad_count, &a, b, t, 0);
-    k.id = sinpe_id_rule(mode, et, true, ids, ws, &a, k.r, 0);
+    const sinpe_src src = SINPE_SRC;
+    k.id = sinpe_id_rule(mode, et, true, ids, &src, &a, k.r, 0);
     int c = 0;
     if (SINPE_WIDE16 == 16)
         for (; c + 16 <= (int)a.dim; c += 16)
-            sinpe_token_cols16(mode, et, ot, E, out, tab, &a, &k, c);
+            sinpe_token_cols16(mode, et, ot, out, tab, &a, &k, c);
     for (; c < (int)a.dim; c += 4)
-        sinpe_token_cols(mode, et, ot, E, out, tab, coef, &a, &k, c, c, min(4, (int)a.dim - c));
+        sinpe_token_cols(mode, et, ot, out, tab, coef, &a, &k, c, c, min(4, (int)a.dim - c));
 }
 
 /* GENERAL: work-item (v, b, t) writes columns [4 v, 4 v + 4) of token t
@@ -235,8 +252,9 @@ SINPE_INLINE void sinpe_body_GENERAL(const int mode, const int et, const int ot,
     if (c >= (int)a.dim || b >= a.n_seqs || t >= a.pos.seq_len)
         return;
     sinpe_token k = sinpe_token_at(mode, false, pos, seq_start, pad_count, &a, b, t, c);
-    k.id = sinpe_id_rule(mode, et, true, ids, ws, &a, k.r, c);
-    sinpe_token_cols(mode, et, ot, E, out, tab, coef, &a, &k, c, 0, min(4, (int)a.dim - c));
+    const sinpe_src src = SINPE_SRC;
+    k.id = sinpe_id_rule(mode, et, true, ids, &src, &a, k.r, c);
+    sinpe_token_cols(mode, et, ot, out, tab, coef, &a, &k, c, 0, min(4, (int)a.dim - c));
 }
 
 #endif /* SINPE_EMBED_CL */

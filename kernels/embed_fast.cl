@@ -16,20 +16,20 @@
  */
 /* The output offsets and ids of a FAST work-item's S sequences at column c. */
 SINPE_INLINE void sinpe_fast_seqs(const int mode, const int et, global const int *ids,
-                                  global const uchar *ws, const sinpe_embed_params *a,
+                                  const sinpe_src *src, const sinpe_embed_params *a,
                                   size_t b0, uint t, int c, size_t *o, sinpe_id *k)
 {
 #pragma unroll
     for (int s = 0; s < SINPE_SEQS; s++) {
         size_t r = min(b0 + s, (size_t)a->n_seqs - 1) * a->pos.seq_len + t;
         o[s] = a->out_off + r * a->out_stride + c;
-        k[s] = sinpe_id_rule(mode, et, false, ids, ws, a, r, c);
+        k[s] = sinpe_id_rule(mode, et, false, ids, src, a, r, c);
     }
 }
 
 SINPE_INLINE void sinpe_fast_cols(const int mode, const int et, const int ot, const int n,
-                                  global const int *ids, global const uchar *E, global uchar *out,
-                                  global const float *tab, global const uchar *ws,
+                                  global const int *ids, const sinpe_src *src,
+                                  global uchar *out, global const float *tab,
                                   const sinpe_embed_params *a, size_t b0, uint t, int c)
 {
     bool want_pe = sinpe_wants_pe(mode, a);
@@ -42,11 +42,11 @@ SINPE_INLINE void sinpe_fast_cols(const int mode, const int et, const int ot, co
     size_t o[SINPE_SEQS];
     sinpe_id k[SINPE_SEQS];
     float4 x[SINPE_SEQS];
-    sinpe_fast_seqs(mode, et, ids, ws, a, b0, t, c, o, k);
+    sinpe_fast_seqs(mode, et, ids, src, a, b0, t, c, o, k);
 #pragma unroll
     for (int s = 0; s < SINPE_SEQS; s++)
         x[s] = mode == SINPE_MODE_ADD ? sinpe_load_n(out, o[s], n, ot, al)
-                                      : sinpe_load_n(E, k[s].e, n, et, al);
+                                      : sinpe_load_n(k[s].E, k[s].e, n, et, al);
 #pragma unroll
     for (int s = 0; s < SINPE_SEQS; s++) {
         if (mode != SINPE_MODE_ADD)
@@ -60,9 +60,9 @@ SINPE_INLINE void sinpe_fast_cols(const int mode, const int et, const int ot, co
    wide16 = 16): sixteen-lane conversions where four-lane ones cost CPUs
    per work-item what the bytes do not.  Loads through sinpe_load16. */
 SINPE_INLINE void sinpe_fast_cols16(const int mode, const int et, const int ot,
-                                    global const int *ids, global const uchar *E,
+                                    global const int *ids, const sinpe_src *src,
                                     global uchar *out, global const float *tab,
-                                    global const uchar *ws, const sinpe_embed_params *a,
+                                    const sinpe_embed_params *a,
                                     size_t b0, uint t, int c)
 {
     bool want_pe = sinpe_wants_pe(mode, a);
@@ -72,10 +72,11 @@ SINPE_INLINE void sinpe_fast_cols16(const int mode, const int et, const int ot,
     size_t o[SINPE_SEQS];
     sinpe_id k[SINPE_SEQS];
     float16 x[SINPE_SEQS];
-    sinpe_fast_seqs(mode, et, ids, ws, a, b0, t, c, o, k);
+    sinpe_fast_seqs(mode, et, ids, src, a, b0, t, c, o, k);
 #pragma unroll
     for (int s = 0; s < SINPE_SEQS; s++)
-        x[s] = mode == SINPE_MODE_ADD ? sinpe_load16(out, o[s], ot) : sinpe_load16(E, k[s].e, et);
+        x[s] = mode == SINPE_MODE_ADD ? sinpe_load16(out, o[s], ot)
+                                      : sinpe_load16(k[s].E, k[s].e, et);
 #pragma unroll
     for (int s = 0; s < SINPE_SEQS; s++) {
         if (mode != SINPE_MODE_ADD)
@@ -94,21 +95,22 @@ SINPE_INLINE void sinpe_body_FAST(const int mode, const int et, const int ot,
     uint t = (uint)get_global_id(2);
     if (c >= (int)a.dim || b0 >= a.n_seqs || t >= a.pos.seq_len)
         return;
+    const sinpe_src src = SINPE_SRC;
     if (wide && c + 16 <= (int)a.dim) {
-        sinpe_fast_cols16(mode, et, ot, ids, E, out, tab, ws, &a, b0, t, c);
+        sinpe_fast_cols16(mode, et, ot, ids, &src, out, tab, &a, b0, t, c);
         return;
     }
     if (wide) { /* a row's last columns */
         for (; c < (int)a.dim; c += 4)
-            sinpe_fast_cols(mode, et, ot, min(4, (int)a.dim - c), ids, E, out, tab, ws, &a, b0,
+            sinpe_fast_cols(mode, et, ot, min(4, (int)a.dim - c), ids, &src, out, tab, &a, b0,
                             t, c);
         return;
     }
     /* n a constant apart from the row's end: no lane checks. */
     if (c + 4 <= (int)a.dim)
-        sinpe_fast_cols(mode, et, ot, 4, ids, E, out, tab, ws, &a, b0, t, c);
+        sinpe_fast_cols(mode, et, ot, 4, ids, &src, out, tab, &a, b0, t, c);
     else
-        sinpe_fast_cols(mode, et, ot, (int)a.dim - c, ids, E, out, tab, ws, &a, b0, t, c);
+        sinpe_fast_cols(mode, et, ot, (int)a.dim - c, ids, &src, out, tab, &a, b0, t, c);
 }
 
 /*
@@ -122,11 +124,10 @@ SINPE_INLINE void sinpe_body_FAST(const int mode, const int et, const int ot,
 
 /* Column c: the scaled embedding of id k, plus PE at pe, stored at o. */
 SINPE_INLINE void sinpe_col_step(const int mode, const int et, const int ot,
-                           global const uchar *E, global uchar *out,
-                           global const float *tab, const sinpe_embed_params *a,
-                           const sinpe_id *k, size_t pe, size_t o)
+                           global uchar *out, global const float *tab,
+                           const sinpe_embed_params *a, const sinpe_id *k, size_t pe, size_t o)
 {
-    float x = k->ok ? a->scale * sinpe_load1(E, k->e, et) : 0.0f;
+    float x = k->ok ? a->scale * sinpe_load1(k->E, k->e, et) : 0.0f;
     if (sinpe_wants_pe(mode, a))
         x += tab[pe];
     sinpe_store1(x, out, o, ot);
@@ -140,16 +141,17 @@ SINPE_INLINE void sinpe_body_COL(const int mode, const int et, const int ot,
     size_t b = min(get_global_id(1), (size_t)a.n_seqs - 1);
     uint t = (uint)min(get_global_id(2), (size_t)a.pos.seq_len - 1);
     size_t r = b * a.pos.seq_len + t;
-    sinpe_id k = sinpe_id_rule(mode, et, false, ids, ws, &a, r, (int)c);
+    const sinpe_src src = SINPE_SRC;
+    sinpe_id k = sinpe_id_rule(mode, et, false, ids, &src, &a, r, (int)c);
     size_t pe = sinpe_pe_row(&a, a.pos.start + (int)t) + c;
     size_t o = a.out_off + r * a.out_stride + c;
     bool whole = (get_group_id(0) + 1) * get_local_size(0) <= a.dim;
     if (!live) /* not a return: see above */
         ;
     else if (whole)
-        sinpe_col_step(mode, et, ot, E, out, tab, &a, &k, pe, o);
+        sinpe_col_step(mode, et, ot, out, tab, &a, &k, pe, o);
     else if (c < a.dim)
-        sinpe_col_step(mode, et, ot, E, out, tab, &a, &k, pe, o);
+        sinpe_col_step(mode, et, ot, out, tab, &a, &k, pe, o);
 }
 
 /* ROW: whole rows (sinpe_token_row), a work-item per group, sequences

@@ -21,14 +21,14 @@ typedef struct {
 SINPE_INLINE sinpe_seq sinpe_seq_at(const int mode, const int et, const bool policy,
                                     global const int *ids, global const int *pos,
                                     global const int *seq_start, global const int *pad_count,
-                                    global const uchar *ws, const sinpe_embed_params *a, size_t b0,
+                                    const sinpe_src *src, const sinpe_embed_params *a, size_t b0,
                                     int s, uint t, int c)
 {
     sinpe_seq q;
     size_t bs = min(b0 + s, (size_t)a->n_seqs - 1), r = bs * a->pos.seq_len + t;
     int p = sinpe_position(&a->pos, pos, seq_start, pad_count, bs, t);
     q.o = a->out_off + r * a->out_stride + c;
-    q.id = sinpe_id_rule(mode, et, policy, ids, ws, a, r, c);
+    q.id = sinpe_id_rule(mode, et, policy, ids, src, a, r, c);
     q.live = b0 + s < a->n_seqs && (!sinpe_wants_pe(mode, a) || (p >= 0 && p < a->tab_rows));
     q.pe = sinpe_pe_row(a, p) + c;
     return q;
@@ -39,18 +39,18 @@ SINPE_INLINE sinpe_seq sinpe_seq_at(const int mode, const int et, const bool pol
 SINPE_INLINE void sinpe_seqs_at(const int mode, const int et, const int S, sinpe_seq *q,
                                 global const int *ids, global const int *pos,
                                 global const int *seq_start, global const int *pad_count,
-                                global const uchar *ws, const sinpe_embed_params *a, size_t b0,
+                                const sinpe_src *src, const sinpe_embed_params *a, size_t b0,
                                 uint t, int c)
 {
     if (a->pad_policy == SINPE_PAD_NONE && !(a->flags & SINPE_OWNER)) {
 #pragma unroll
         for (int s = 0; s < S; s++)
-            q[s] = sinpe_seq_at(mode, et, false, ids, pos, seq_start, pad_count, ws, a, b0, s,
+            q[s] = sinpe_seq_at(mode, et, false, ids, pos, seq_start, pad_count, src, a, b0, s,
                                 t, c);
     } else {
 #pragma unroll
         for (int s = 0; s < S; s++)
-            q[s] = sinpe_seq_at(mode, et, true, ids, pos, seq_start, pad_count, ws, a, b0, s, t,
+            q[s] = sinpe_seq_at(mode, et, true, ids, pos, seq_start, pad_count, src, a, b0, s, t,
                                 c);
     }
 }
@@ -65,7 +65,7 @@ SINPE_INLINE void sinpe_seqs_at(const int mode, const int et, const int S, sinpe
 
 /* The n columns (4, but at a row's end) at offset at of every sequence. */
 SINPE_INLINE void sinpe_table_cols(const int mode, const int et, const int ot, const int n,
-                             global const uchar *E, global uchar *out,
+                             global uchar *out,
                              global const float *tab, const sinpe_embed_params *a,
                              const sinpe_seq *q, size_t at)
 {
@@ -77,7 +77,7 @@ SINPE_INLINE void sinpe_table_cols(const int mode, const int et, const int ot, c
 #pragma unroll
     for (int s = 0; s < SINPE_TABLE_SEQS; s++) {
         x[s] = mode == SINPE_MODE_ADD ? sinpe_load_n(out, q[s].o + at, n, ot, al)
-                                      : sinpe_load_n(E, q[s].id.e + at, n, et, al);
+                                      : sinpe_load_n(q[s].id.E, q[s].id.e + at, n, et, al);
         pe[s] = read_pe ? sinpe_load_n((global const uchar *)tab, q[s].pe + at, n, SINPE_F32, al)
                         : (float4)(0.0f);
     }
@@ -101,16 +101,17 @@ SINPE_INLINE void sinpe_body_TABLE(const int mode, const int et, const int ot,
     if (c >= (int)a.dim || b0 >= a.n_seqs || t >= a.pos.seq_len)
         return;
     sinpe_seq q[SINPE_TABLE_SEQS];
-    sinpe_seqs_at(mode, et, SINPE_TABLE_SEQS, q, ids, pos, seq_start, pad_count, ws, &a, b0, t,
+    const sinpe_src src = SINPE_SRC;
+    sinpe_seqs_at(mode, et, SINPE_TABLE_SEQS, q, ids, pos, seq_start, pad_count, &src, &a, b0, t,
                   c);
     /* n a constant apart from the row's end: no lane checks. */
     if (c + SINPE_TABLE_COLS <= (int)a.dim) {
         for (int at = 0; at < SINPE_TABLE_COLS; at += 4)
-            sinpe_table_cols(mode, et, ot, 4, E, out, tab, &a, q, at);
+            sinpe_table_cols(mode, et, ot, 4, out, tab, &a, q, at);
         return;
     }
     for (int j = 0; j < SINPE_TABLE_COLS && c + j < (int)a.dim; j += 4)
-        sinpe_table_cols(mode, et, ot, min(4, (int)a.dim - c - j), E, out, tab, &a, q, j);
+        sinpe_table_cols(mode, et, ot, min(4, (int)a.dim - c - j), out, tab, &a, q, j);
 }
 
 /* With stream_prefetch, STREAM work-items v < 8 into a 16-bit output ask
@@ -118,15 +119,16 @@ SINPE_INLINE void sinpe_body_TABLE(const int mode, const int et, const int ot,
    after the last), whose start no hardware prefetcher sees coming
    (bench/RESULTS.md). */
 SINPE_INLINE void sinpe_stream_ahead(const int mode, const int et, global const int *ids,
-                                     global const uchar *E, global const uchar *ws,
-                                     const sinpe_embed_params *a, size_t b, uint t, int c)
+                                     const sinpe_src *src, const sinpe_embed_params *a, size_t b,
+                                     uint t, int c)
 {
     size_t eb = et == SINPE_F32 ? 4 : SINPE_FLOAT_TYPE(et) ? 2 : 1, n = a->n_seqs;
     t += (b += SINPE_SEQS) >= n;
     for (int s = 0; s < SINPE_SEQS && t < a->pos.seq_len; s++) {
         size_t r = min(b < n ? b + s : s, n - 1) * a->pos.seq_len + t;
-        size_t i = sinpe_id_rule(mode, et, false, ids, ws, a, r, c).e; /* row 0 for a bad id */
-        sinpe_prefetch(2, SINPE_BLOCK_TYPE(et) ? sinpe_block_at(E, i, et) : E + i * eb,
+        sinpe_id k = sinpe_id_rule(mode, et, false, ids, src, a, r, c); /* row 0 for a bad id */
+        size_t i = k.e;
+        sinpe_prefetch(2, SINPE_BLOCK_TYPE(et) ? sinpe_block_at(k.E, i, et) : k.E + i * eb,
                        (SINPE_BLOCK_TYPE(et) ? SINPE_BLOCK_BYTES(et) * 32 / SINPE_BLOCK_VALUES(et)
                                              : 32 * eb) * SINPE_STREAM_LINES);
     }
@@ -153,17 +155,19 @@ SINPE_INLINE void sinpe_body_STREAM(const int mode, const int et, const int ot,
     bool read_pe = sinpe_wants_pe(mode, &a) && a.tab_rows > 0;
     sinpe_seq q[SINPE_SEQS];
     float16 x[SINPE_SEQS], y[SINPE_SEQS], p[SINPE_SEQS], r[SINPE_SEQS];
-    sinpe_seqs_at(mode, et, SINPE_SEQS, q, ids, pos, seq_start, pad_count, ws, &a, b0, t, c);
+    const sinpe_src src = SINPE_SRC;
+    sinpe_seqs_at(mode, et, SINPE_SEQS, q, ids, pos, seq_start, pad_count, &src, &a, b0, t, c);
     if ((SINPE_PREFETCH & 2) && ot != SINPE_F32 && get_global_id(0) < 8)
-        sinpe_stream_ahead(mode, et, ids, E, ws, &a, b0, t, c);
+        sinpe_stream_ahead(mode, et, ids, &src, &a, b0, t, c);
     for (int d = 0; d < W * SINPE_STREAM_LINES && c + d < (int)a.dim; d += W) {
 #pragma unroll
         for (int s = 0; s < SINPE_SEQS; s++) {
             if (et == SINPE_Q8_0 && ot != SINPE_F32) { /* a line: one whole block */
-                sinpe_q8_0_32(E, q[s].id.e + d, &x[s], &y[s]);
+                sinpe_q8_0_32(q[s].id.E, q[s].id.e + d, &x[s], &y[s]);
             } else {
-                x[s] = sinpe_load16(E, q[s].id.e + d, et);
-                y[s] = ot == SINPE_F32 ? (float16)(0.0f) : sinpe_load16(E, q[s].id.e + d + 16, et);
+                x[s] = sinpe_load16(q[s].id.E, q[s].id.e + d, et);
+                y[s] = ot == SINPE_F32 ? (float16)(0.0f)
+                                       : sinpe_load16(q[s].id.E, q[s].id.e + d + 16, et);
             }
             x[s] = q[s].id.ok ? a.scale * (q[s].id.w * x[s]) : (float16)(0.0f);
             y[s] = q[s].id.ok ? a.scale * (q[s].id.w * y[s]) : (float16)(0.0f);
@@ -241,6 +245,7 @@ SINPE_INLINE void sinpe_otf_tile(const int mode, const int et, const int ot,
     size_t b_end = min(b0 + seqs, (size_t)a.n_seqs);
     int base = sinpe_position(&a.pos, pos, seq_start, pad_count, b0, t0) & ~(SINPE_STEP_ROWS - 1);
     sinpe_anchor4 an[2][SINPE_OTF_COLS / 4];
+    const sinpe_src src = SINPE_SRC;
     for (int h = 0; h < 2; h++)
         for (int q = 0; q < SINPE_OTF_COLS / 4; q++)
             an[h][q] = sinpe_anchors4(base + h * SINPE_STEP_ROWS, c + 4 * q, a.dim, coef);
@@ -249,19 +254,19 @@ SINPE_INLINE void sinpe_otf_tile(const int mode, const int et, const int ot,
             sinpe_token k = sinpe_token_at(mode, false, pos, seq_start, pad_count, &a, b, t, c);
             if (!k.otf && !(a.flags & SINPE_ONE_LAUNCH))
                 continue;
-            k.id = sinpe_id_rule(mode, et, true, ids, ws, &a, k.r, c);
+            k.id = sinpe_id_rule(mode, et, true, ids, &src, &a, k.r, c);
             uint d = (uint)k.p - (uint)base;
             if (whole && k.otf && d < 2 * SINPE_STEP_ROWS) {
                 int h = d >= SINPE_STEP_ROWS, j = (int)(d & (SINPE_STEP_ROWS - 1));
                 for (int q = 0; q < SINPE_OTF_COLS / 4; q++) {
-                    float4 x = sinpe_value_n(mode, et, ot, E, out, &k, 4 * q, 4, a.scale);
+                    float4 x = sinpe_value_n(mode, et, ot, out, &k, 4 * q, 4, a.scale);
                     float4 pe = sinpe_combine4(an[h][q], coef, a.dim, j, c + 4 * q);
                     sinpe_put_n(ot, out, &k, 4 * q, 4, k.id.add_pe ? x + pe : x);
                 }
                 continue;
             }
             for (int q = 0; q < SINPE_OTF_COLS && c + q < (int)a.dim; q += 4)
-                sinpe_token_cols(mode, et, ot, E, out, tab, coef, &a, &k, c + q, q,
+                sinpe_token_cols(mode, et, ot, out, tab, coef, &a, &k, c + q, q,
                                  min(4, (int)a.dim - c - q));
         }
     }
@@ -269,12 +274,12 @@ SINPE_INLINE void sinpe_otf_tile(const int mode, const int et, const int ot,
 
 /* Column u from token k's column: sinpe_token_cols's operations on one
    value, PE pe. */
-SINPE_INLINE void sinpe_col_pe(const int mode, const int et, const int ot, global const uchar *E,
+SINPE_INLINE void sinpe_col_pe(const int mode, const int et, const int ot,
                                global uchar *out, const sinpe_embed_params *a,
                                const sinpe_token *k, int u, float pe)
 {
     float x = mode == SINPE_MODE_ADD ? sinpe_load1(out, k->o + u, ot)
-                                     : a->scale * (k->id.w * sinpe_load1(E, k->id.e + u, et));
+                                     : a->scale * (k->id.w * sinpe_load1(k->id.E, k->id.e + u, et));
     x = mode != SINPE_MODE_ADD && !k->id.ok ? 0.0f : x;
     x = k->id.add_pe ? x + pe : x;
     sinpe_store1(k->id.zero ? 0.0f : x, out, k->o + u, ot);
@@ -286,7 +291,7 @@ SINPE_INLINE void sinpe_col_pe(const int mode, const int et, const int ot, globa
    block).  With SINPE_PE_SPLIT the chunk at c 0 writes the whole row and
    the others nothing: one anchor serves a sin column and its cos column
    dim / 2 away (sinpe_pe_pair), half the anchors of the split layouts. */
-SINPE_INLINE void sinpe_cols_pe(const int mode, const int et, const int ot, global const uchar *E,
+SINPE_INLINE void sinpe_cols_pe(const int mode, const int et, const int ot,
                                 global uchar *out, global const float *coef,
                                 const sinpe_embed_params *a, const sinpe_token *k, int c, int n)
 {
@@ -297,14 +302,14 @@ SINPE_INLINE void sinpe_cols_pe(const int mode, const int et, const int ot, glob
         SINPE_LANES16
         for (int u = 0; u < h; u++) {
             float2 cs = sinpe_pe_pair(k->p, s0 + u, a->dim, coef);
-            sinpe_col_pe(mode, et, ot, E, out, a, k, s0 + u, cs.y);
-            sinpe_col_pe(mode, et, ot, E, out, a, k, h - s0 + u, cs.x);
+            sinpe_col_pe(mode, et, ot, out, a, k, s0 + u, cs.y);
+            sinpe_col_pe(mode, et, ot, out, a, k, h - s0 + u, cs.x);
         }
         return;
     }
     SINPE_LANES16
     for (int u = 0; u < n; u++)
-        sinpe_col_pe(mode, et, ot, E, out, a, k, u, sinpe_pe(k->p, c + u, a->dim, coef));
+        sinpe_col_pe(mode, et, ot, out, a, k, u, sinpe_pe(k->p, c + u, a->dim, coef));
 }
 
 /*
@@ -331,6 +336,7 @@ SINPE_INLINE void sinpe_otf_run(const int mode, const int et, const int ot,
     size_t k4 = SINPE_COEF_STRIDE(a.dim);
     int whole = sinpe_wants_pe(mode, &a) ? (int)a.dim & ~15 : 0;
     float an[4][SINPE_RUN_COLS];
+    const sinpe_src src = SINPE_SRC;
     for (int c = 0; c < whole; c += SINPE_RUN_COLS) {
         int n = min(SINPE_RUN_COLS, whole - c);
         int held = 1; /* the block of an: a multiple of SINPE_STEP_ROWS */
@@ -338,17 +344,17 @@ SINPE_INLINE void sinpe_otf_run(const int mode, const int et, const int ot,
             sinpe_token k = sinpe_token_at(mode, false, pos, seq_start, pad_count, &a, b, t, c);
             if (!k.otf && !(a.flags & SINPE_ONE_LAUNCH))
                 continue;
-            k.id = sinpe_id_rule(mode, et, true, ids, ws, &a, k.r, c);
+            k.id = sinpe_id_rule(mode, et, true, ids, &src, &a, k.r, c);
             if (!k.otf) {
                 for (int q = 0; q < n; q += 4)
-                    sinpe_token_cols(mode, et, ot, E, out, tab, coef, &a, &k, c + q, q, 4);
+                    sinpe_token_cols(mode, et, ot, out, tab, coef, &a, &k, c + q, q, 4);
                 continue;
             }
             int x = k.p & ~(SINPE_STEP_ROWS - 1);
             if (x != held) {
                 int next = t + 1 < t1 ? sinpe_position(&a.pos, pos, seq_start, pad_count, b, t + 1) : ~x;
                 if ((next & ~(SINPE_STEP_ROWS - 1)) != x && SINPE_FLOAT_TYPE(et)) {
-                    sinpe_cols_pe(mode, et, ot, E, out, coef, &a, &k, c, n);
+                    sinpe_cols_pe(mode, et, ot, out, coef, &a, &k, c, n);
                     continue;
                 }
                 SINPE_LANES16
@@ -363,7 +369,7 @@ SINPE_INLINE void sinpe_otf_run(const int mode, const int et, const int ot,
             }
             global const float *s = sinpe_step_at(coef, a.dim, k.p - x, c);
             for (int w = 0; w < n; w += 16) {
-                float16 v = sinpe_value16(mode, et, ot, E, out, &k, w, a.scale);
+                float16 v = sinpe_value16(mode, et, ot, out, &k, w, a.scale);
                 float16 pe = sinpe_combine16(vload16(0, an[0] + w), vload16(0, an[1] + w),
                                              vload16(0, an[2] + w), vload16(0, an[3] + w),
                                              s + w, k4);
@@ -376,9 +382,9 @@ SINPE_INLINE void sinpe_otf_run(const int mode, const int et, const int ot,
         sinpe_token k = sinpe_token_at(mode, false, pos, seq_start, pad_count, &a, b, t, 0);
         if (!k.otf && !(a.flags & SINPE_ONE_LAUNCH))
             continue;
-        k.id = sinpe_id_rule(mode, et, true, ids, ws, &a, k.r, 0);
+        k.id = sinpe_id_rule(mode, et, true, ids, &src, &a, k.r, 0);
         for (int q = whole; q < (int)a.dim; q += 4)
-            sinpe_token_cols(mode, et, ot, E, out, tab, coef, &a, &k, q, q,
+            sinpe_token_cols(mode, et, ot, out, tab, coef, &a, &k, q, q,
                              min(4, (int)a.dim - q));
     }
 }

@@ -27,6 +27,15 @@ static int base_aligned(cl_mem buf, uintptr_t bytes)
     return (uintptr_t)host % bytes == 0;
 }
 
+/* Whether the first byte of every weights buffer is aligned to 16. */
+static int weights_aligned(const sinpe_embed_args *a)
+{
+    for (size_t j = 0; j < a->weights_count; j++)
+        if (!base_aligned(a->weights_list[j], 16))
+            return 0;
+    return a->weights_count || base_aligned(a->weights, 16);
+}
+
 /* Whether every store of unit elements is aligned to its size: the
    dimension, output offset and stride are multiples of unit and the
    output's base aligned to bytes. */
@@ -83,7 +92,7 @@ static sinpe__call embed_call(const sinpe_context *ctx, int mode, const sinpe_em
        weights' too (the table is ours). */
     c.aligned = ctx->tune.aligned &&
                 (mode == SINPE_MODE_ADD ||
-                 (p->e_off % 4 == 0 && p->e_stride % 4 == 0 && base_aligned(a->weights, 16))) &&
+                 (p->e_off % 4 == 0 && p->e_stride % 4 == 0 && weights_aligned(a))) &&
                 stores_aligned(a, p, 4, 16);
     return c;
 }
@@ -153,8 +162,16 @@ static sinpe_status emit(sinpe_table *t, sinpe__sink *sink, const sinpe__plan *p
         return sink->emit(sink, ctx, l, &v, sizeof v, last);
     }
     default: {
+        /* The weights' buffers: weights, or weights_list (E1 .. E3 past
+           the list: E again, never read). */
+        cl_mem e[SINPE_WEIGHTS_BUFFERS];
+        for (size_t j = 0; j < SINPE_WEIGHTS_BUFFERS; j++)
+            e[j] = !p->e_stride ? d /* add */
+                   : j < a->weights_count ? a->weights_list[j]
+                   : j ? e[0] : a->weights;
         const sinpe__embed_kargs v = {
-            .ids = a->ids ? a->ids : d, .E = p->e_stride ? a->weights : d, /* add: e_stride 0 */ .out = a->out,
+            .ids = a->ids ? a->ids : d, .E = e[0], .E1 = e[1], .E2 = e[2], .E3 = e[3],
+            .out = a->out,
             .tab = b->made ? b->made : b->tab ? b->tab : d, .coef = t->desc,
             .pos = b->pos ? b->pos : (p->pos.flags & SINPE_HAS_POS) ? a->positions : d,
             .seq_start = (p->pos.flags & SINPE_HAS_SEQ_START) ? a->seq_starts : d,
@@ -180,6 +197,8 @@ static sinpe_status embed_run(sinpe_table *t, int mode, const sinpe_embed_args *
     sinpe_embed_args_init(&a); /* the caller's struct, of any layout, as ours */
     SINPE_FORWARD(sinpe__struct_in(SINPE__ARGS, &a, args, "args"));
     SINPE_FORWARD(sinpe__embed_validate(t, mode, &a, &p));
+    if (mode == SINPE_MODE_ADD) /* adding reads no weights */
+        a.weights_count = 0;
     SINPE_CHECK(sink->keep && mode != SINPE_MODE_GATHER &&
                     a.position_rule == SINPE_POSITIONS_FAIRSEQ,
                 SINPE_UNSUPPORTED,

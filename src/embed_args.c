@@ -7,7 +7,11 @@
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+
+/* The header's limit is the kernels' number of weights buffers. */
+typedef char sinpe__weights_max_agree[SINPE_WEIGHTS_MAX == SINPE_WEIGHTS_BUFFERS ? 1 : -1];
 
 void sinpe_embed_args_init_sized(sinpe_embed_args *args, size_t struct_size)
 {
@@ -33,6 +37,39 @@ static sinpe_status check_dtype(sinpe_dtype t, const char *name, int output)
     return SINPE_SUCCESS;
 }
 
+/* The weights' buffers: weights, or the weights_count of weights_list,
+   each holding its rows at weights_offset, every e_stride. */
+static sinpe_status check_buffers(const sinpe_context *ctx, const sinpe_embed_args *a,
+                                  size_t dim, size_t e_stride)
+{
+    size_t sum = 0, n = a->weights_count;
+    char name[48];
+    if (!n)
+        return sinpe__check_values(ctx, a->weights, "args->weights", a->weights_offset,
+                                   mul_add(a->vocab - 1, e_stride, dim), a->weights_dtype);
+    SINPE_CHECK(a->weights != NULL, SINPE_INVALID_OPTION,
+                "args->weights is given with weights_count %zu: the rows lie in weights_list "
+                "alone (weights NULL)", n);
+    SINPE_CHECK(n > SINPE_WEIGHTS_MAX, SINPE_TOO_LARGE,
+                "args->weights_count %zu exceeds SINPE_WEIGHTS_MAX (%d)", n, SINPE_WEIGHTS_MAX);
+    SINPE_CHECK(!a->weights_list || !a->weights_rows, SINPE_NULL_ARGUMENT,
+                "args->%s is NULL with weights_count %zu",
+                a->weights_list ? "weights_rows" : "weights_list", n);
+    for (size_t j = 0; j < n; j++) {
+        size_t rows = a->weights_rows[j];
+        SINPE_CHECK(rows == 0 || rows > a->vocab - sum, SINPE_INVALID_SHAPE,
+                    "args->weights_rows[%zu] is %zu: each buffer holds at least one row, and "
+                    "the rows sum to vocab %zu", j, rows, a->vocab);
+        snprintf(name, sizeof name, "args->weights_list[%zu]", j);
+        SINPE_FORWARD(sinpe__check_values(ctx, a->weights_list[j], name, a->weights_offset,
+                                          mul_add(rows - 1, e_stride, dim), a->weights_dtype));
+        sum += rows;
+    }
+    SINPE_CHECK(sum != a->vocab, SINPE_INVALID_SHAPE,
+                "args->weights_rows sum to %zu, not vocab %zu", sum, a->vocab);
+    return SINPE_SUCCESS;
+}
+
 /* The weights' type, layout and scales, into p (ws_*, wscale; the caller
    set SCALES_NONE and 1). */
 static sinpe_status validate_weights(const sinpe_context *ctx, const sinpe_embed_args *a,
@@ -47,8 +84,7 @@ static sinpe_status validate_weights(const sinpe_context *ctx, const sinpe_embed
                 "%s weights: dim %zu, weights_offset %zu and weights_stride %zu must be "
                 "multiples of its block of %zu values",
                 w->name, dim, a->weights_offset, e_stride, w->block_values);
-    SINPE_FORWARD(sinpe__check_values(ctx, a->weights, "args->weights", a->weights_offset,
-                                      mul_add(a->vocab - 1, e_stride, dim), a->weights_dtype));
+    SINPE_FORWARD(check_buffers(ctx, a, dim, e_stride));
     SINPE_CHECK(w->scales == SINPE_DTYPE_SCALES_ROW && !a->weight_scales, SINPE_NULL_ARGUMENT,
                 "args->weight_scales is NULL: %s weights need one scale per row", w->name);
     if (a->weight_scales && (w->scales == SINPE_DTYPE_SCALES_ROW ||
@@ -139,6 +175,10 @@ static sinpe_status validate_ids(const sinpe_context *ctx, int mode, const sinpe
         if (a->vocab_shard == SINPE_SHARD_OWNER)
             p->flags |= SINPE_OWNER | (a->vocab_start == 0 ? SINPE_OWNS_BELOW : 0) |
                         (a->vocab_start + a->vocab == a->vocab_total ? SINPE_OWNS_ABOVE : 0);
+        for (size_t j = 0, first = 0; j < SINPE_WEIGHTS_BUFFERS - 1; j++) {
+            first += j < a->weights_count ? a->weights_rows[j] : 0;
+            p->part[j] = j + 1 < a->weights_count ? (cl_int)first : INT_MAX;
+        }
     }
     p->vocab = (cl_int)a->vocab;
     p->ids_off = a->ids_offset;
@@ -178,6 +218,8 @@ sinpe_status sinpe__embed_validate(const sinpe_table *t, int mode, const sinpe_e
     SINPE_FORWARD(check_dtype(a->out_dtype, "out_dtype", 1));
     memset(p, 0, sizeof *p);
     p->wscale = 1.0f;
+    for (size_t j = 0; j < SINPE_WEIGHTS_BUFFERS - 1; j++)
+        p->part[j] = INT_MAX; /* one buffer */
     SINPE_FORWARD(validate_ids(ctx, mode, a, dim, n, p));
     if (mode != SINPE_MODE_GATHER) {
         const sinpe__positions s = sinpe__embed_positions(mode, a);

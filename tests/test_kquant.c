@@ -22,33 +22,6 @@ static const sinpe_dtype kq_types[] = {SINPE_Q4_0, SINPE_Q4_1, SINPE_Q5_0, SINPE
                                        SINPE_Q4_K, SINPE_Q5_K, SINPE_Q6_K};
 #define KQ_N (int)(sizeof kq_types / sizeof kq_types[0])
 
-/* A random fp16 scale, finite: every exponent field, subnormals included. */
-static uint16_t random_half(tu_rng *rng)
-{
-    uint16_t h = (uint16_t)tu_rng_int(rng, 0, 0xffff);
-    return (h & 0x7c00) == 0x7c00 ? (uint16_t)(h ^ 0x4000) : h;
-}
-
-/* n random blocks of type t at p: random codes and scales, the fp16 fields
-   finite (d, and m or dmin where the layout has them). */
-static void random_blocks(sinpe_dtype t, unsigned char *p, size_t n, tu_rng *rng)
-{
-    const sinpe_dtype_info *f = sinpe__dtype(t);
-    for (size_t b = 0; b < n; b++) {
-        unsigned char *q = p + b * f->block_bytes;
-        size_t at[2] = {0, 2};
-        for (size_t k = 0; k < f->block_bytes; k++)
-            q[k] = (unsigned char)tu_rng_int(rng, 0, 255);
-        if (t == SINPE_Q6_K)
-            at[0] = at[1] = 208;
-        for (int k = 0; k < 2; k++) {
-            uint16_t h = random_half(rng);
-            q[at[k]] = (unsigned char)(h & 0xff);
-            q[at[k] + 1] = (unsigned char)(h >> 8);
-        }
-    }
-}
-
 /* Loop index _i: the type.  rows x dim weights of random blocks, read
    from an offset of one block with a stride of three rows' blocks; the
    gather (token_scale 1, fp32) writes every value as ref_load gives it,
@@ -62,7 +35,7 @@ START_TEST(kquant_decode_exact)
     tu_rng rng;
     tu_rng_init(&rng, f->name);
     unsigned char *w = tu_malloc(sinpe_dtype_bytes(t, values));
-    random_blocks(t, w, values / bv, &rng);
+    tu_random_blocks(t, w, values / bv, &rng);
     int32_t *ids = tu_malloc(tokens * sizeof *ids);
     for (size_t k = 0; k < tokens; k++)
         ids[k] = (int32_t)((k * 7) % rows);
@@ -113,7 +86,7 @@ START_TEST(kquant_calls_match_float_table)
     tu_rng_init(&rng, "kquant calls");
     unsigned char *w = tu_malloc(sinpe_dtype_bytes(t, ROWS * dim));
     float *wf = tu_malloc(ROWS * dim * sizeof *wf);
-    random_blocks(t, w, ROWS * dim / f->block_values, &rng);
+    tu_random_blocks(t, w, ROWS * dim / f->block_values, &rng);
     for (size_t i = 0; i < ROWS * dim; i++)
         wf[i] = (float)ref_load(t, w, i);
     int32_t ids[NS * SL], pos[NS * SL];
@@ -169,15 +142,8 @@ START_TEST(kquant_bad_input)
     sinpe_embed_args base = tu_args(2, 3, ids_m, w_m, rows, out_m), a;
     base.weights_dtype = t;
 
-#define EXPECT(field_change, status, words)                                              \
-    do {                                                                                 \
-        a = base;                                                                        \
-        field_change;                                                                    \
-        TU_STATUS(sinpe_enqueue_embed(tab, cq, &a, 0, NULL, NULL), status);              \
-        TU_MESSAGE_HAS(words);                                                           \
-        TU_STATUS(sinpe_enqueue_gather(tab, cq, &a, 0, NULL, NULL), status);             \
-        TU_MESSAGE_HAS(words);                                                           \
-    } while (0)
+#define EXPECT(field_change, status, words) \
+    (a = base, field_change, tu_expect_refused(tab, cq, &a, 1, status, words, #field_change))
     EXPECT(a.weights_offset = bv / 2, SINPE_INVALID_SHAPE, "weights_offset");
     EXPECT(a.weights_offset = 4, SINPE_INVALID_SHAPE, "weights_offset");
     EXPECT(a.weights_stride = dim + bv / 2, SINPE_INVALID_SHAPE, "weights_stride");
@@ -333,6 +299,75 @@ START_TEST(kquant_dtype_bytes)
 }
 END_TEST
 
+/*
+ * Loop index _i: the type.  Per-layer embeddings (Gemma 3n): a table of
+ * [ROWS, LAYERS x width] values, each row the layers' slices side by
+ * side; layer l's slice is weights_offset l x width, weights_stride
+ * LAYERS x width, dim width.  With width one block (256 values for the
+ * k-quants) every layer's gather is ref_load's values, from one buffer
+ * and from the table in three; a width of half a block puts the slices'
+ * edges inside blocks and is refused, naming dim and weights_offset.
+ */
+START_TEST(kquant_per_layer_slice)
+{
+    enum { ROWS = 9, LAYERS = 3, N = 7 };
+    sinpe_dtype t = kq_types[_i];
+    const sinpe_dtype_info *f = sinpe__dtype(t);
+    size_t width = f->block_values, stride = LAYERS * width;
+    size_t wbytes = sinpe_dtype_bytes(t, ROWS * stride);
+    tu_rng rng;
+    tu_rng_init(&rng, "per-layer slices");
+    unsigned char *w = tu_malloc(wbytes);
+    tu_random_blocks(t, w, ROWS * LAYERS, &rng);
+    int32_t ids[N] = {0, 8, 3, 4, 5, 1, 7};
+    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
+    cl_command_queue cq = tu_queue(ctx);
+    sinpe_table *tab = tu_table(ctx, width, 8), *half = tu_table(ctx, width / 2, 8);
+    cl_mem list[3];
+    size_t rows[3] = {3, 3, 3};
+    for (int j = 0; j < 3; j++)
+        list[j] = tu_buffer(ctx, wbytes / 3, w + j * (wbytes / 3));
+    sinpe_embed_args a = tu_args(1, N, tu_buffer(ctx, sizeof ids, ids),
+                                 tu_buffer(ctx, wbytes, w), ROWS,
+                                 tu_poisoned_buffer(ctx, cq, N * width));
+    a.weights_dtype = t;
+    a.weights_stride = stride;
+    for (int parts = 0; parts < 2; parts++)
+        for (size_t l = 0; l < LAYERS; l++) {
+            sinpe_embed_args s = a;
+            s.weights_offset = l * width;
+            if (parts) {
+                s.weights = NULL;
+                s.weights_count = 3;
+                s.weights_list = list;
+                s.weights_rows = rows;
+            }
+            TU_OK(sinpe_enqueue_gather(tab, cq, &s, 0, NULL, NULL));
+            float *got = tu_read_floats(cq, a.out, N * width);
+            for (size_t k = 0; k < N; k++)
+                for (size_t c = 0; c < width; c++) {
+                    float want = (float)ref_load(t, w, (size_t)ids[k] * stride + l * width + c);
+                    TU_CHECK(fr_f32_bits(got[k * width + c]) == fr_f32_bits(want),
+                             "%s layer %zu (%s): row %d col %zu: got %a, want %a", f->name, l,
+                             parts ? "three buffers" : "one", ids[k], c,
+                             (double)got[k * width + c], (double)want);
+                }
+            free(got);
+        }
+    TU_CL(clEnqueueFillBuffer(cq, a.out, &(float){tu_poison()}, 4, 0, N * width * 4, 0, NULL,
+                              NULL));
+    a.weights_stride = LAYERS * (width / 2);
+    a.weights_offset = width / 2; /* layer 1 of slices half a block wide */
+    tu_expect_refused(half, cq, &a, 1, SINPE_INVALID_SHAPE, "multiples of its block",
+                      "a slice inside a block");
+    TU_MESSAGE_HAS("weights_offset");
+    tu_check_buffer_poison(cq, a.out, N * width, "refused slices");
+    TU_RELEASE(ctx, cq, tab, a.ids, a.weights, a.out, list[0], list[1], list[2]);
+    sinpe_table_release(half);
+    free(w);
+}
+END_TEST
+
 Suite *suite_kquant(void)
 {
     Suite *s = suite_create("kquant");
@@ -344,5 +379,6 @@ Suite *suite_kquant(void)
     tcase_add_loop_test(tc, kquant_decode_exact, 0, KQ_N);
     tcase_add_loop_test(tc, kquant_calls_match_float_table, 0, 3 * KQ_N);
     tcase_add_loop_test(tc, kquant_bad_input, 0, KQ_N);
+    tcase_add_loop_test(tc, kquant_per_layer_slice, 0, KQ_N);
     return s;
 }

@@ -259,5 +259,6 @@ Suite *suite_shard(void)
     tcase_add_loop_test(tc, shard_with_padding, 0, 3);
     tcase_add_test(tc, shard_range_limit);
     suite_add_tcase(s, tcase_shard_owner());
+    suite_add_tcase(s, tcase_shard_parts());
     return s;
 }

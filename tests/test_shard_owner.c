@@ -149,14 +149,8 @@ START_TEST(owner_bad_input)
     base.vocab_start = 4;
     base.vocab_total = 12;
 
-#define EXPECT(change, status, words)                                                    \
-    do {                                                                                 \
-        a = base;                                                                        \
-        change;                                                                          \
-        TU_STATUS(sinpe_enqueue_embed(tab, q, &a, 0, NULL, NULL), status);               \
-        ck_assert_msg(strstr(sinpe_last_error(), words), "%s: message \"%s\"", #change,  \
-                      sinpe_last_error());                                               \
-    } while (0)
+#define EXPECT(change, status, words) \
+    (a = base, change, tu_expect_refused(tab, q, &a, 0, status, words, #change))
     EXPECT(a.vocab_shard = 3, SINPE_INVALID_OPTION, "vocab_shard");
     EXPECT(a.vocab_shard = -1, SINPE_INVALID_OPTION, "vocab_shard");
     EXPECT(a.vocab_total = 7, SINPE_INVALID_OPTION, "vocab_total");

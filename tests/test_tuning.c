@@ -409,6 +409,7 @@ START_TEST(tuning_abi_layout)
         "    out[16] = a.pos.seq_len; out[17] = a.n_seqs; out[18] = as_uint(a.scale);\n"
         "    out[19] = sizeof(sinpe_embed_params); out[20] = a.ws_off;\n"
         "    out[21] = (ulong)a.ws_type; out[22] = as_uint(a.wscale); out[23] = (ulong)a.pos.flags;\n"
+        "    out[24] = (ulong)a.part[0]; out[25] = (ulong)a.part[1]; out[26] = (ulong)a.part[2];\n"
         "}\n";
     char *abi = tu_read_text("kernels/abi.h");
     if (!abi)
@@ -440,19 +441,20 @@ START_TEST(tuning_abi_layout)
     p.pad_policy = 14, p.flags = 15, p.dim = 16, p.pos.seq_len = 17, p.n_seqs = 18;
     p.scale = scale, p.ws_off = 0x1414141414ull, p.ws_type = 21, p.wscale = -scale;
     p.pos.flags = 24;
-    const cl_ulong want[24] = {0x0101010101ull, 0x0202020202ull, 0x0303030303ull,
+    p.part[0] = 25, p.part[1] = 26, p.part[2] = 27;
+    const cl_ulong want[27] = {0x0101010101ull, 0x0202020202ull, 0x0303030303ull,
                                0x0404040404ull, 0x0505050505ull, 0x0606060606ull,
                                0x0707070707ull, 0x0808080808ull, 9, 10, 11, 12, 13, 14, 15, 16,
                                17, 18, scale_bits, sizeof p, 0x1414141414ull, 21,
-                               scale_bits ^ 0x80000000u, 24};
-    cl_ulong got[24];
+                               scale_bits ^ 0x80000000u, 24, 25, 26, 27};
+    cl_ulong got[27];
     cl_command_queue q = tu_queue(ctx);
     cl_mem out = tu_buffer(ctx, sizeof got, NULL);
     size_t one = 1;
     tu_kernel_args(k, 2, (const void *const[]){&p, &out}, (const size_t[]){sizeof p, sizeof out});
     TU_CL(clEnqueueNDRangeKernel(q, k, 1, NULL, &one, &one, 0, NULL, NULL));
     tu_read(q, out, 0, sizeof got, got);
-    for (int i = 0; i < 24; i++)
+    for (int i = 0; i < 27; i++)
         ck_assert_msg(got[i] == want[i], "field %d: the device read %llu, the host wrote %llu",
                       i, (unsigned long long)got[i], (unsigned long long)want[i]);
     clReleaseKernel(k);

@@ -68,6 +68,32 @@ void tu_rng_floats(tu_rng *rng, float *dst, size_t n, float lo, float hi)
         dst[i] = tu_rng_float(rng, lo, hi);
 }
 
+/* A random fp16 scale, finite: every exponent field, subnormals included. */
+static uint16_t random_half(tu_rng *rng)
+{
+    uint16_t h = (uint16_t)tu_rng_int(rng, 0, 0xffff);
+    return (h & 0x7c00) == 0x7c00 ? (uint16_t)(h ^ 0x4000) : h;
+}
+
+void tu_random_blocks(sinpe_dtype t, unsigned char *p, size_t n, tu_rng *rng)
+{
+    sinpe_dtype_info f;
+    TU_OK(sinpe_dtype_query(t, &f, sizeof f));
+    for (size_t b = 0; b < n; b++) {
+        unsigned char *q = p + b * f.block_bytes;
+        size_t at[2] = {0, 2};
+        for (size_t k = 0; k < f.block_bytes; k++)
+            q[k] = (unsigned char)tu_rng_int(rng, 0, 255);
+        if (t == SINPE_Q6_K)
+            at[0] = at[1] = 208;
+        for (int k = 0; k < 2; k++) {
+            uint16_t h = random_half(rng);
+            q[at[k]] = (unsigned char)(h & 0xff);
+            q[at[k] + 1] = (unsigned char)(h >> 8);
+        }
+    }
+}
+
 /* ---- float64 reference ---- */
 
 double *tu_pe_rows(const sinpe_spec *spec, const int32_t *pos, int64_t first, size_t n)
@@ -394,6 +420,19 @@ unsigned char *tu_call_bytes(sinpe_context *ctx, sinpe_table *table, cl_command_
     tu_read(queue, a.out, 0, bytes, host);
     clReleaseMemObject(a.out);
     return host;
+}
+
+void tu_expect_refused(sinpe_table *table, cl_command_queue queue, const sinpe_embed_args *a,
+                       int gather, sinpe_status status, const char *words, const char *what)
+{
+    for (int call = 0; call <= gather; call++) {
+        sinpe_status st = call ? sinpe_enqueue_gather(table, queue, a, 0, NULL, NULL)
+                               : sinpe_enqueue_embed(table, queue, a, 0, NULL, NULL);
+        ck_assert_msg(st == status, "%s: call %d returned %d (%s), expected %d; %s", what, call,
+                      (int)st, sinpe_status_string(st), (int)status, sinpe_last_error());
+        ck_assert_msg(strstr(sinpe_last_error(), words), "%s: message \"%s\" lacks \"%s\"",
+                      what, sinpe_last_error(), words);
+    }
 }
 
 cl_event tu_complete_event(cl_context clctx)

@@ -34,6 +34,7 @@ Suite *suite_dtype(void);
 Suite *suite_timesteps(void);
 Suite *suite_shard(void);
 TCase *tcase_shard_owner(void); /* part of suite_shard */
+TCase *tcase_shard_parts(void); /* part of suite_shard */
 Suite *suite_shapes(void);
 Suite *suite_device(void);
 TCase *tcase_device_fn(void); /* part of suite_device */
@@ -167,6 +168,10 @@ float tu_rng_float(tu_rng *rng, float lo, float hi);      /* [lo, hi) */
 /* dst[i] = tu_rng_int() or tu_rng_float() for i = 0, 1, ..., n - 1 in turn. */
 void tu_rng_ints(tu_rng *rng, int32_t *dst, size_t n, int32_t lo, int32_t hi);
 void tu_rng_floats(tu_rng *rng, float *dst, size_t n, float lo, float hi);
+/* n random blocks of ggml's block type t (Q4_0 .. Q6_K) at p: random codes
+   and scales, the fp16 fields finite (d, and m or dmin where the layout
+   has them), subnormal and negative among them. */
+void tu_random_blocks(sinpe_dtype t, unsigned char *p, size_t n, tu_rng *rng);
 
 /* ---- float64 reference ---- */
 
@@ -302,6 +307,11 @@ float *tu_read_floats(cl_command_queue queue, cl_mem mem, size_t n);
 unsigned char *tu_call_bytes(sinpe_context *ctx, sinpe_table *table, cl_command_queue queue,
                              const sinpe_embed_args *args, int call, size_t bytes,
                              unsigned char poison);
+
+/* Asserts that the fused call (and, with gather set, the gather) with a
+   returns status with a message holding words; what names the case. */
+void tu_expect_refused(sinpe_table *table, cl_command_queue queue, const sinpe_embed_args *a,
+                       int gather, sinpe_status status, const char *words, const char *what);
 
 /* A second cl_context on the device of ctx (for mismatch tests). */
 cl_context tu_other_cl_context(sinpe_context *ctx);

@@ -16,14 +16,14 @@ change over its life).
 """
 
 import weakref
-from ctypes import byref
+from ctypes import byref, c_size_t
 
 import numpy as np
 
 from . import _mem
 from ._dtypes import F32, resolve, to_values
 from ._lib import load
-from ._types import CONSTANTS, EmbedArgs, struct_size
+from ._types import CONSTANTS, EmbedArgs, cl_mem, struct_size
 from .errors import SinpeError, fail
 from .spec import enum_value, preset_value
 
@@ -37,7 +37,9 @@ ENUMS = {"position_rule": "POSITIONS", "pad_policy": "PAD",
          "token_scale_rounding": "SCALE", "vocab_shard": "SHARD"}
 PLAIN = frozenset(name for name, _ in EmbedArgs._fields_) - {
     "ids", "weights", "out", "weight_scales", "weights_dtype", "out_dtype",
-    "weight_scales_dtype", *INT32_FIELDS, *ENUMS}
+    "weight_scales_dtype", *INT32_FIELDS, *ENUMS,
+    # The C call's list of weights buffers (include/sinpe.h): not set from Python.
+    "weights_count", "weights_list", "weights_rows"}
 
 _INT32 = np.dtype(np.int32)
 _SHAPE_FIELDS = frozenset(("n_seqs", "seq_len", "out_stride"))
@@ -101,6 +103,45 @@ def _check_view(arr, rows, stride, dim, what):
                          f"{rows} rows of {dim} values")
 
 
+def _rows(arr, dt, dim, what):
+    """The row stride, in values, of a 2-D weights Array at least dim wide."""
+    if to_values(arr.shape[1] * arr.dtype.itemsize, dt, what) < dim:
+        raise SinpeError(INVALID_SHAPE, f"{what}: rows of shape {arr.shape} are narrower "
+                         f"than dim {dim}")
+    return row_stride(arr, dt, what)
+
+
+def _weights_list(a, dim, parts, wdt_name):
+    """weights as a list of 2-D Arrays, each a run of consecutive rows (a
+    table past one allocation: weights_count, weights_list and
+    weights_rows), of one type, row stride and offset.  ctypes keeps the
+    two arrays alive with the struct."""
+    n = len(parts)
+    handles, rows, facts = [], [], None
+    for i, w in enumerate(parts):
+        what = f"weights[{i}]"
+        h, boff, arr = _mem.mem(w, what)
+        if arr is None or len(arr.shape) != 2:
+            raise SinpeError(INVALID_SHAPE, f"{what}: a list of weights takes 2-D Arrays")
+        dt = resolve(arr.dtype, wdt_name, what) or F32
+        mine = (dt, _rows(arr, dt, dim, what), to_values(boff, dt, what) if boff else 0)
+        if facts is not None and mine != facts:
+            raise SinpeError(INVALID_SHAPE, f"{what}: type, row stride and offset "
+                             f"{mine} differ from weights[0]'s {facts}")
+        facts = mine
+        handles.append(h)
+        rows.append(arr.shape[0])
+    if facts is None:
+        raise SinpeError(INVALID_SHAPE, "weights: an empty list")
+    if facts[0] != F32:
+        a.weights_dtype = facts[0]
+    a.weights_stride, a.weights_offset = facts[1], facts[2]
+    a.vocab = sum(rows)
+    a.weights_count = n
+    a.weights_list = (cl_mem * n)(*handles)
+    a.weights_rows = (c_size_t * n)(*rows)
+
+
 class _Memo:
     """What a table's last (ids, weights, out) gave, held by weak
     references: the filled struct and the arrays' facts.  A call with the
@@ -131,7 +172,11 @@ def _base(a, dim, ids, weights, out, wdt_name, odt_name):
     if boff or ids_arr is not None:
         a.ids_offset = int32_offset(ids_arr, boff, "ids")
 
-    h, boff, arr = _mem.mem(weights, "weights")
+    if isinstance(weights, (list, tuple)):
+        _weights_list(a, dim, weights, wdt_name)
+        h, boff, arr = None, 0, None
+    else:
+        h, boff, arr = _mem.mem(weights, "weights")
     a.weights = h
     dt = resolve(arr.dtype if arr is not None else None, wdt_name, "weights")
     if dt is None:
@@ -142,10 +187,7 @@ def _base(a, dim, ids, weights, out, wdt_name, odt_name):
         a.weights_offset = to_values(boff, dt, "weights")
     if arr is not None and len(arr.shape) == 2:
         a.vocab = arr.shape[0]
-        a.weights_stride = row_stride(arr, dt, "weights")
-        if to_values(arr.shape[1] * arr.dtype.itemsize, dt, "weights") < dim:
-            raise SinpeError(INVALID_SHAPE, f"weights: rows of shape {arr.shape} are narrower "
-                             f"than dim {dim}")
+        a.weights_stride = _rows(arr, dt, dim, "weights")
 
     h, boff, out_arr = _mem.mem(out, "out")
     a.out = h

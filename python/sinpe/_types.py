@@ -115,6 +115,9 @@ class EmbedArgs(Structure):
         ("weights_scale", c_float),
         ("token_scale_rounding", enum),
         ("vocab_total", c_size_t),
+        ("weights_count", c_size_t),
+        ("weights_list", POINTER(cl_mem)),
+        ("weights_rows", POINTER(c_size_t)),
     ]
 
 

@@ -12,7 +12,9 @@ _FIELDS_DOC = """
               bfloat16, float8_e4m3fn, float8_e5m2; raw bits in integer
               arrays with weights_dtype named: "bfloat16", "i8", "q8_0",
               "fp8_e4m3", "fp8_e5m2", ggml's "q4_0" .. "q6_k"), or a
-              Buffer with vocab given.
+              Buffer with vocab given; or a list of up to four such
+              Arrays, each a run of consecutive rows of one type, row
+              stride and offset (a table past one allocation).
     out       an Array of shape (rows, row) or (n_seqs, seq_len, row), row
               >= dim (the dim columns of each row are written), whose dtype
               gives out_dtype; or a Buffer.
