@@ -114,4 +114,62 @@ SINPE_BLOCKS_N(4)
 SINPE_BLOCKS_N(16)
 #undef SINPE_BLOCKS_N
 
+/* The 32 values from element i (a multiple of 32) of a block type other
+   than Q8_0, as sinpe_block16 decodes them, with the block's scales read
+   and unpacked once: one block of the 32-value types, one sub-block (one
+   scale pair) of Q4_K and Q5_K, two 16-value scales of Q6_K under one d.
+   The low nibble of each of 16 bytes gives lo and the high one hi (Q4_0
+   to Q5_1), or 32 bytes give 32 values (the k-quants). */
+inline void sinpe_block32(global const uchar *base, size_t i, const int dt, float16 *lo,
+                          float16 *hi)
+{
+    global const uchar *b = sinpe_block_at(base, i, dt);
+    uint j = (uint)(i % SINPE_BLOCK_VALUES(dt));
+    if (dt == SINPE_Q6_K) {
+        uint h = j >> 7, w = j & 127;
+        global const uchar *ql = b + 64 * h + (w & 63), *qh = b + 128 + 32 * h;
+        uchar sl = (uchar)(w >> 6 << 2), sh = (uchar)(w >> 5 << 1);
+        uchar16 q0 = ((vload16(0, ql) >> sl) & (uchar)15) | ((vload16(0, qh) >> sh) & (uchar)3) << (uchar)4;
+        uchar16 q1 = ((vload16(1, ql) >> sl) & (uchar)15) | ((vload16(1, qh) >> sh) & (uchar)3) << (uchar)4;
+        float d = sinpe_half_at(b + 208);
+        *lo = d * (float)as_char(b[192 + (j >> 4)]) * (convert_float16(q0) - 32.0f);
+        *hi = d * (float)as_char(b[193 + (j >> 4)]) * (convert_float16(q1) - 32.0f);
+        return;
+    }
+    if (dt == SINPE_Q4_K || dt == SINPE_Q5_K) {
+        uint s = j >> 5;
+        float2 sm = sinpe_k4_scale_min(b + 4, s);
+        global const uchar *qs = b + (dt == SINPE_Q5_K ? 48 : 16) + 32 * (s >> 1);
+        uchar sn = (uchar)((s & 1) << 2);
+        uchar16 q0 = (vload16(0, qs) >> sn) & (uchar)15, q1 = (vload16(1, qs) >> sn) & (uchar)15;
+        if (dt == SINPE_Q5_K) {
+            q0 |= ((vload16(0, b + 16) >> (uchar)s) & (uchar)1) << (uchar)4;
+            q1 |= ((vload16(1, b + 16) >> (uchar)s) & (uchar)1) << (uchar)4;
+        }
+        float d = sinpe_half_at(b) * sm.x, m = sinpe_half_at(b + 2) * sm.y;
+        *lo = d * convert_float16(q0) - m;
+        *hi = d * convert_float16(q1) - m;
+        return;
+    }
+    bool one = dt == SINPE_Q4_1 || dt == SINPE_Q5_1; /* with a min m */
+    uchar16 c = vload16(0, b + (one ? 4 : 2) + (dt >= SINPE_Q5_0 ? 4 : 0));
+    uchar16 q0 = c & (uchar)15, q1 = c >> (uchar)4;
+    if (dt == SINPE_Q5_0 || dt == SINPE_Q5_1) {
+        global const uchar *p = b + (one ? 4 : 2);
+        uint qh = p[0] | (uint)p[1] << 8 | (uint)p[2] << 16 | (uint)p[3] << 24;
+        q0 |= convert_uchar16(((uint16)(qh) >> SINPE_IOTA16) & 1u) << (uchar)4;
+        q1 |= convert_uchar16(((uint16)(qh >> 16) >> SINPE_IOTA16) & 1u) << (uchar)4;
+    }
+    float d = sinpe_half_at(b);
+    if (one) {
+        float m = sinpe_half_at(b + 2);
+        *lo = d * convert_float16(q0) + m;
+        *hi = d * convert_float16(q1) + m;
+        return;
+    }
+    float z = dt == SINPE_Q4_0 ? 8.0f : 16.0f;
+    *lo = d * (convert_float16(q0) - z);
+    *hi = d * (convert_float16(q1) - z);
+}
+
 #endif /* SINPE_BLOCKS_CL */
