@@ -74,7 +74,7 @@ inline float2 sinpe_k4_scale_min(global const uchar *s, uint k)
 #define SINPE_IOTA4 (uint4)(0, 1, 2, 3)
 #define SINPE_IOTA16 (uint16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
 #define SINPE_BLOCKS_N(N)                                                                 \
-    inline float##N sinpe_block##N(global const uchar *base, size_t i, const int dt)     \
+    SINPE_INLINE float##N sinpe_block##N(global const uchar *base, size_t i, const int dt) \
     {                                                                                     \
         global const uchar *b = sinpe_block_at(base, i, dt);                              \
         uint j = (uint)(i % SINPE_BLOCK_VALUES(dt));                                      \
@@ -120,8 +120,8 @@ SINPE_BLOCKS_N(16)
    scale pair) of Q4_K and Q5_K, two 16-value scales of Q6_K under one d.
    The low nibble of each of 16 bytes gives lo and the high one hi (Q4_0
    to Q5_1), or 32 bytes give 32 values (the k-quants). */
-inline void sinpe_block32(global const uchar *base, size_t i, const int dt, float16 *lo,
-                          float16 *hi)
+SINPE_INLINE void sinpe_block32(global const uchar *base, size_t i, const int dt, float16 *lo,
+                                float16 *hi)
 {
     global const uchar *b = sinpe_block_at(base, i, dt);
     uint j = (uint)(i % SINPE_BLOCK_VALUES(dt));
@@ -129,8 +129,10 @@ inline void sinpe_block32(global const uchar *base, size_t i, const int dt, floa
         uint h = j >> 7, w = j & 127;
         global const uchar *ql = b + 64 * h + (w & 63), *qh = b + 128 + 32 * h;
         uchar sl = (uchar)(w >> 6 << 2), sh = (uchar)(w >> 5 << 1);
-        uchar16 q0 = ((vload16(0, ql) >> sl) & (uchar)15) | ((vload16(0, qh) >> sh) & (uchar)3) << (uchar)4;
-        uchar16 q1 = ((vload16(1, ql) >> sl) & (uchar)15) | ((vload16(1, qh) >> sh) & (uchar)3) << (uchar)4;
+        uchar16 q0 = ((vload16(0, ql) >> sl) & (uchar)15) |
+                     ((vload16(0, qh) >> sh) & (uchar)3) << (uchar)4;
+        uchar16 q1 = ((vload16(1, ql) >> sl) & (uchar)15) |
+                     ((vload16(1, qh) >> sh) & (uchar)3) << (uchar)4;
         float d = sinpe_half_at(b + 208);
         *lo = d * (float)as_char(b[192 + (j >> 4)]) * (convert_float16(q0) - 32.0f);
         *hi = d * (float)as_char(b[193 + (j >> 4)]) * (convert_float16(q1) - 32.0f);

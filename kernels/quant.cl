@@ -56,7 +56,7 @@ inline global const uchar *sinpe_q8_0_block(global const uchar *base, size_t i)
         }                                                                                 \
         return convert_float##N(as_char##N(c));                                           \
     }                                                                                     \
-    inline float##N sinpe_qload##N(global const uchar *base, size_t i, const int dt)     \
+    SINPE_INLINE float##N sinpe_qload##N(global const uchar *base, size_t i, const int dt) \
     {                                                                                     \
         if (SINPE_BLOCK_TYPE(dt) && dt != SINPE_Q8_0)                                     \
             return sinpe_block##N(base, i, dt);                                           \
@@ -71,8 +71,8 @@ SINPE_QUANT_N(16)
 
 /* The 32 values of a block type from element i (a multiple of 32): a
    Q8_0 block, its scale read once for both halves, or sinpe_block32. */
-inline void sinpe_qload32(global const uchar *base, size_t i, const int dt, float16 *lo,
-                          float16 *hi)
+SINPE_INLINE void sinpe_qload32(global const uchar *base, size_t i, const int dt, float16 *lo,
+                                float16 *hi)
 {
     if (dt != SINPE_Q8_0) {
         sinpe_block32(base, i, dt, lo, hi);
@@ -85,7 +85,7 @@ inline void sinpe_qload32(global const uchar *base, size_t i, const int dt, floa
 }
 
 /* The first n (1 to 4) values at element i, the other lanes zero. */
-inline float4 sinpe_qload_part4(global const uchar *base, size_t i, int n, const int dt)
+SINPE_INLINE float4 sinpe_qload_part4(global const uchar *base, size_t i, int n, const int dt)
 {
     if (SINPE_BLOCK_TYPE(dt) && dt != SINPE_Q8_0) { /* rows are whole blocks: n is 4 */
         float4 v = sinpe_block4(base, i, dt);
