@@ -60,13 +60,23 @@ inline global const uchar *sinpe_block_at(global const uchar *base, size_t i, co
     return base + i / SINPE_BLOCK_VALUES(dt) * SINPE_BLOCK_BYTES(dt);
 }
 
-/* Scale k (0 to 7) of a Q4_K or Q5_K block's twelve bytes at s, and its min. */
+/* Scale k (0 to 7) of a Q4_K or Q5_K block's twelve bytes at s, and its
+   min: the three bytes read whatever k (s[k & 3] is s[k - 4] for k >= 4),
+   then a select, not a branch around a load. */
 inline float2 sinpe_k4_scale_min(global const uchar *s, uint k)
 {
-    if (k < 4)
-        return (float2)((float)(s[k] & 63), (float)(s[k + 4] & 63));
-    return (float2)((float)((s[k + 4] & 15) | ((s[k - 4] >> 6) << 4)),
-                    (float)((s[k + 4] >> 4) | ((s[k] >> 6) << 4)));
+    uint x = s[k], y = s[k + 4], z = s[k & 3];
+    uint sc = k < 4 ? x & 63 : (y & 15) | (z >> 6) << 4;
+    uint mn = k < 4 ? y & 63 : (y >> 4) | (x >> 6) << 4;
+    return (float2)((float)sc, (float)mn);
+}
+
+/* Bits [r, r + w) of each of 16 bytes (r + w <= 8; mask: the w low bits
+   set in both bytes of a 16-bit word), shifted in 16-bit lanes: a byte
+   shift by a variable costs x86 the making of a mask besides. */
+inline uchar16 sinpe_bits16(uchar16 v, uint r, ushort mask)
+{
+    return as_uchar16((as_ushort8(v) >> (ushort)r) & mask);
 }
 
 /* N values from element i of a block type other than Q8_0; lane l of
@@ -128,25 +138,27 @@ SINPE_INLINE void sinpe_block32(global const uchar *base, size_t i, const int dt
     if (dt == SINPE_Q6_K) {
         uint h = j >> 7, w = j & 127;
         global const uchar *ql = b + 64 * h + (w & 63), *qh = b + 128 + 32 * h;
-        uchar sl = (uchar)(w >> 6 << 2), sh = (uchar)(w >> 5 << 1);
-        uchar16 q0 = ((vload16(0, ql) >> sl) & (uchar)15) |
-                     ((vload16(0, qh) >> sh) & (uchar)3) << (uchar)4;
-        uchar16 q1 = ((vload16(1, ql) >> sl) & (uchar)15) |
-                     ((vload16(1, qh) >> sh) & (uchar)3) << (uchar)4;
+        uint sl = w >> 6 << 2, sh = w >> 5 << 1;
+        uchar16 q0 = sinpe_bits16(vload16(0, ql), sl, 0x0f0f) |
+                     sinpe_bits16(vload16(0, qh), sh, 0x0303) << (uchar)4;
+        uchar16 q1 = sinpe_bits16(vload16(1, ql), sl, 0x0f0f) |
+                     sinpe_bits16(vload16(1, qh), sh, 0x0303) << (uchar)4;
         float d = sinpe_half_at(b + 208);
-        *lo = d * (float)as_char(b[192 + (j >> 4)]) * (convert_float16(q0) - 32.0f);
-        *hi = d * (float)as_char(b[193 + (j >> 4)]) * (convert_float16(q1) - 32.0f);
+        /* q - 32 as a signed byte: the same exact value as the float subtraction */
+        *lo = d * (float)as_char(b[192 + (j >> 4)]) * convert_float16(as_char16(q0 - (uchar)32));
+        *hi = d * (float)as_char(b[193 + (j >> 4)]) * convert_float16(as_char16(q1 - (uchar)32));
         return;
     }
     if (dt == SINPE_Q4_K || dt == SINPE_Q5_K) {
         uint s = j >> 5;
         float2 sm = sinpe_k4_scale_min(b + 4, s);
         global const uchar *qs = b + (dt == SINPE_Q5_K ? 48 : 16) + 32 * (s >> 1);
-        uchar sn = (uchar)((s & 1) << 2);
-        uchar16 q0 = (vload16(0, qs) >> sn) & (uchar)15, q1 = (vload16(1, qs) >> sn) & (uchar)15;
+        uint sn = (s & 1) << 2;
+        uchar16 q0 = sinpe_bits16(vload16(0, qs), sn, 0x0f0f);
+        uchar16 q1 = sinpe_bits16(vload16(1, qs), sn, 0x0f0f);
         if (dt == SINPE_Q5_K) {
-            q0 |= ((vload16(0, b + 16) >> (uchar)s) & (uchar)1) << (uchar)4;
-            q1 |= ((vload16(1, b + 16) >> (uchar)s) & (uchar)1) << (uchar)4;
+            q0 |= sinpe_bits16(vload16(0, b + 16), s, 0x0101) << (uchar)4;
+            q1 |= sinpe_bits16(vload16(1, b + 16), s, 0x0101) << (uchar)4;
         }
         float d = sinpe_half_at(b) * sm.x, m = sinpe_half_at(b + 2) * sm.y;
         *lo = d * convert_float16(q0) - m;
