@@ -303,7 +303,7 @@ int bench_grid_cases(bench_env *env, check_tally *tally);
 int bench_attn_cases(bench_env *env, check_tally *tally);
 
 /* weights.c: the fused call into fp16 output from every weight type of
-   opts->weights, mid and prefill, at one dim (checked as a shape is). */
+   opts->weights, decode, mid and prefill, at one dim (checked as a shape is). */
 int bench_weight_cases(bench_env *env, sinpe_table *table, size_t dim, check_tally *tally,
                        goal_tally *goals);
 

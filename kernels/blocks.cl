@@ -60,13 +60,23 @@ inline global const uchar *sinpe_block_at(global const uchar *base, size_t i, co
     return base + i / SINPE_BLOCK_VALUES(dt) * SINPE_BLOCK_BYTES(dt);
 }
 
-/* Scale k (0 to 7) of a Q4_K or Q5_K block's twelve bytes at s, and its min. */
+/* Scale k (0 to 7) of a Q4_K or Q5_K block's twelve bytes at s, and its
+   min: the three bytes read whatever k (s[k & 3] is s[k - 4] for k >= 4),
+   then a select, not a branch around a load. */
 inline float2 sinpe_k4_scale_min(global const uchar *s, uint k)
 {
-    if (k < 4)
-        return (float2)((float)(s[k] & 63), (float)(s[k + 4] & 63));
-    return (float2)((float)((s[k + 4] & 15) | ((s[k - 4] >> 6) << 4)),
-                    (float)((s[k + 4] >> 4) | ((s[k] >> 6) << 4)));
+    uint x = s[k], y = s[k + 4], z = s[k & 3];
+    uint sc = k < 4 ? x & 63 : (y & 15) | (z >> 6) << 4;
+    uint mn = k < 4 ? y & 63 : (y >> 4) | (x >> 6) << 4;
+    return (float2)((float)sc, (float)mn);
+}
+
+/* Bits [r, r + w) of each of 16 bytes (r + w <= 8; mask: the w low bits
+   set in both bytes of a 16-bit word), shifted in 16-bit lanes: a byte
+   shift by a variable costs x86 the making of a mask besides. */
+inline uchar16 sinpe_bits16(uchar16 v, uint r, ushort mask)
+{
+    return as_uchar16((as_ushort8(v) >> (ushort)r) & mask);
 }
 
 /* N values from element i of a block type other than Q8_0; lane l of
@@ -74,7 +84,7 @@ inline float2 sinpe_k4_scale_min(global const uchar *s, uint k)
 #define SINPE_IOTA4 (uint4)(0, 1, 2, 3)
 #define SINPE_IOTA16 (uint16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
 #define SINPE_BLOCKS_N(N)                                                                 \
-    inline float##N sinpe_block##N(global const uchar *base, size_t i, const int dt)     \
+    SINPE_INLINE float##N sinpe_block##N(global const uchar *base, size_t i, const int dt) \
     {                                                                                     \
         global const uchar *b = sinpe_block_at(base, i, dt);                              \
         uint j = (uint)(i % SINPE_BLOCK_VALUES(dt));                                      \
@@ -113,5 +123,67 @@ inline float2 sinpe_k4_scale_min(global const uchar *s, uint k)
 SINPE_BLOCKS_N(4)
 SINPE_BLOCKS_N(16)
 #undef SINPE_BLOCKS_N
+
+/* The 32 values from element i (a multiple of 32) of a block type other
+   than Q8_0, as sinpe_block16 decodes them, with the block's scales read
+   and unpacked once: one block of the 32-value types, one sub-block (one
+   scale pair) of Q4_K and Q5_K, two 16-value scales of Q6_K under one d.
+   The low nibble of each of 16 bytes gives lo and the high one hi (Q4_0
+   to Q5_1), or 32 bytes give 32 values (the k-quants). */
+SINPE_INLINE void sinpe_block32(global const uchar *base, size_t i, const int dt, float16 *lo,
+                                float16 *hi)
+{
+    global const uchar *b = sinpe_block_at(base, i, dt);
+    uint j = (uint)(i % SINPE_BLOCK_VALUES(dt));
+    if (dt == SINPE_Q6_K) {
+        uint h = j >> 7, w = j & 127;
+        global const uchar *ql = b + 64 * h + (w & 63), *qh = b + 128 + 32 * h;
+        uint sl = w >> 6 << 2, sh = w >> 5 << 1;
+        uchar16 q0 = sinpe_bits16(vload16(0, ql), sl, 0x0f0f) |
+                     sinpe_bits16(vload16(0, qh), sh, 0x0303) << (uchar)4;
+        uchar16 q1 = sinpe_bits16(vload16(1, ql), sl, 0x0f0f) |
+                     sinpe_bits16(vload16(1, qh), sh, 0x0303) << (uchar)4;
+        float d = sinpe_half_at(b + 208);
+        /* q - 32 as a signed byte: the same exact value as the float subtraction */
+        *lo = d * (float)as_char(b[192 + (j >> 4)]) * convert_float16(as_char16(q0 - (uchar)32));
+        *hi = d * (float)as_char(b[193 + (j >> 4)]) * convert_float16(as_char16(q1 - (uchar)32));
+        return;
+    }
+    if (dt == SINPE_Q4_K || dt == SINPE_Q5_K) {
+        uint s = j >> 5;
+        float2 sm = sinpe_k4_scale_min(b + 4, s);
+        global const uchar *qs = b + (dt == SINPE_Q5_K ? 48 : 16) + 32 * (s >> 1);
+        uint sn = (s & 1) << 2;
+        uchar16 q0 = sinpe_bits16(vload16(0, qs), sn, 0x0f0f);
+        uchar16 q1 = sinpe_bits16(vload16(1, qs), sn, 0x0f0f);
+        if (dt == SINPE_Q5_K) {
+            q0 |= sinpe_bits16(vload16(0, b + 16), s, 0x0101) << (uchar)4;
+            q1 |= sinpe_bits16(vload16(1, b + 16), s, 0x0101) << (uchar)4;
+        }
+        float d = sinpe_half_at(b) * sm.x, m = sinpe_half_at(b + 2) * sm.y;
+        *lo = d * convert_float16(q0) - m;
+        *hi = d * convert_float16(q1) - m;
+        return;
+    }
+    bool one = dt == SINPE_Q4_1 || dt == SINPE_Q5_1; /* with a min m */
+    uchar16 c = vload16(0, b + (one ? 4 : 2) + (dt >= SINPE_Q5_0 ? 4 : 0));
+    uchar16 q0 = c & (uchar)15, q1 = c >> (uchar)4;
+    if (dt == SINPE_Q5_0 || dt == SINPE_Q5_1) {
+        global const uchar *p = b + (one ? 4 : 2);
+        uint qh = p[0] | (uint)p[1] << 8 | (uint)p[2] << 16 | (uint)p[3] << 24;
+        q0 |= convert_uchar16(((uint16)(qh) >> SINPE_IOTA16) & 1u) << (uchar)4;
+        q1 |= convert_uchar16(((uint16)(qh >> 16) >> SINPE_IOTA16) & 1u) << (uchar)4;
+    }
+    float d = sinpe_half_at(b);
+    if (one) {
+        float m = sinpe_half_at(b + 2);
+        *lo = d * convert_float16(q0) + m;
+        *hi = d * convert_float16(q1) + m;
+        return;
+    }
+    float z = dt == SINPE_Q4_0 ? 8.0f : 16.0f;
+    *lo = d * (convert_float16(q0) - z);
+    *hi = d * (convert_float16(q1) - z);
+}
 
 #endif /* SINPE_BLOCKS_CL */

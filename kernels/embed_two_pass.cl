@@ -162,8 +162,8 @@ SINPE_INLINE void sinpe_body_STREAM(const int mode, const int et, const int ot,
     for (int d = 0; d < W * SINPE_STREAM_LINES && c + d < (int)a.dim; d += W) {
 #pragma unroll
         for (int s = 0; s < SINPE_SEQS; s++) {
-            if (et == SINPE_Q8_0 && ot != SINPE_F32) { /* a line: one whole block */
-                sinpe_q8_0_32(q[s].id.E, q[s].id.e + d, &x[s], &y[s]);
+            if (SINPE_BLOCK_TYPE(et) && ot != SINPE_F32) { /* a line: 32 values of a block */
+                sinpe_qload32(q[s].id.E, q[s].id.e + d, et, &x[s], &y[s]);
             } else {
                 x[s] = sinpe_load16(q[s].id.E, q[s].id.e + d, et);
                 y[s] = ot == SINPE_F32 ? (float16)(0.0f)

@@ -56,7 +56,7 @@ inline global const uchar *sinpe_q8_0_block(global const uchar *base, size_t i)
         }                                                                                 \
         return convert_float##N(as_char##N(c));                                           \
     }                                                                                     \
-    inline float##N sinpe_qload##N(global const uchar *base, size_t i, const int dt)     \
+    SINPE_INLINE float##N sinpe_qload##N(global const uchar *base, size_t i, const int dt) \
     {                                                                                     \
         if (SINPE_BLOCK_TYPE(dt) && dt != SINPE_Q8_0)                                     \
             return sinpe_block##N(base, i, dt);                                           \
@@ -69,10 +69,15 @@ SINPE_QUANT_N(4)
 SINPE_QUANT_N(16)
 #undef SINPE_QUANT_N
 
-/* The 32 values of the Q8_0 block that starts at element i: its scale
-   read once for both halves. */
-inline void sinpe_q8_0_32(global const uchar *base, size_t i, float16 *lo, float16 *hi)
+/* The 32 values of a block type from element i (a multiple of 32): a
+   Q8_0 block, its scale read once for both halves, or sinpe_block32. */
+SINPE_INLINE void sinpe_qload32(global const uchar *base, size_t i, const int dt, float16 *lo,
+                                float16 *hi)
 {
+    if (dt != SINPE_Q8_0) {
+        sinpe_block32(base, i, dt, lo, hi);
+        return;
+    }
     global const uchar *b = sinpe_q8_0_block(base, i);
     float d = sinpe_half_at(b);
     *lo = d * sinpe_qdecode_16(vload16(0, b + 2), SINPE_Q8_0);
@@ -80,7 +85,7 @@ inline void sinpe_q8_0_32(global const uchar *base, size_t i, float16 *lo, float
 }
 
 /* The first n (1 to 4) values at element i, the other lanes zero. */
-inline float4 sinpe_qload_part4(global const uchar *base, size_t i, int n, const int dt)
+SINPE_INLINE float4 sinpe_qload_part4(global const uchar *base, size_t i, int n, const int dt)
 {
     if (SINPE_BLOCK_TYPE(dt) && dt != SINPE_Q8_0) { /* rows are whole blocks: n is 4 */
         float4 v = sinpe_block4(base, i, dt);
