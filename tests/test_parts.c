@@ -423,7 +423,10 @@ END_TEST
 
 TCase *tcase_shard_parts(void)
 {
-    TCase *tc = tu_tcase(NULL, "parts", NULL);
+    /* Tag "cold": every weights type's program, built from source on a
+       compiler without a cache of its own (8 min on Intel's, make
+       check-intel leaves it out; make test runs it). */
+    TCase *tc = tu_tcase(NULL, "parts", "cold");
     tcase_add_loop_test(tc, parts_every_type, 0, 2 * SINPE_Q6_K + 2);
     tcase_add_test(tc, parts_sub_buffers);
     tcase_add_loop_test(tc, parts_in_shards, 0, 4);
