@@ -133,19 +133,9 @@ static sinpe_status validate(const sinpe_table *t, const sinpe_attn_input_args *
     sinpe__region b[6];
     for (int i = 0; i < 6; i++)
         b[i] = in_bytes(g[i], i < 4 ? a->dtype : a->cache_dtype);
-    for (int i = 0; i < 6; i++)
-        for (int j = i + 1; j < 6; j++)
-            SINPE_CHECK(sinpe__regions_overlap(&b[i], &b[j]), SINPE_BUFFERS_OVERLAP,
-                        "%s and %s overlap in one buffer", b[i].name, b[j].name);
+    SINPE_FORWARD(sinpe__regions_apart(b, 6));
 
-    const sinpe__positions src = {.start = a->start, .positions = a->positions,
-                                  .positions_offset = a->positions_offset,
-                                  .seq_starts = a->seq_starts,
-                                  .seq_starts_offset = a->seq_starts_offset,
-                                  .n_seqs = a->n_seqs, .seq_len = a->seq_len,
-                                  .lanes = lanes, .lane_stride = a->lane_stride,
-                                  .grid_rows = a->grid_rows, .grid_cols = a->grid_cols,
-                                  .grid_start = a->grid_start};
+    const sinpe__positions src = SINPE__ROPE_POSITIONS(a, lanes);
     SINPE_FORWARD(sinpe__positions_check(ctx, &src));
     memset(p, 0, sizeof *p);
     sinpe_rope_params *r = &p->rope;

@@ -155,6 +155,17 @@ typedef struct {
 
 /* Whether a and b (of one unit) may share an element. */
 int sinpe__regions_overlap(const sinpe__region *a, const sinpe__region *b);
+/* SINPE_BUFFERS_OVERLAP naming the first two of the n regions that may share an element. */
+sinpe_status sinpe__regions_apart(const sinpe__region *g, int n);
+/* The position source of a rotary call's args a (sinpe_rope_args or
+   sinpe_attn_input_args: the same fields) with lanes lanes. */
+#define SINPE__ROPE_POSITIONS(a, lanes_)                                                   \
+    {.start = (a)->start, .positions = (a)->positions,                                   \
+     .positions_offset = (a)->positions_offset, .seq_starts = (a)->seq_starts,           \
+     .seq_starts_offset = (a)->seq_starts_offset, .n_seqs = (a)->n_seqs,                 \
+     .seq_len = (a)->seq_len, .lanes = (lanes_), .lane_stride = (a)->lane_stride,        \
+     .grid_rows = (a)->grid_rows, .grid_cols = (a)->grid_cols,                          \
+     .grid_start = (a)->grid_start}
 
 /* Sets g's width to heads * head_dim and its stride (0: the width), checks
    the stride and that the buffer holds g's rows of dt. */

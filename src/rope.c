@@ -102,19 +102,9 @@ static sinpe_status validate(const sinpe_table *t, const sinpe_rope_args *a, sin
         else
             g[i].width = 0;
     }
-    for (int i = 0; i < 5; i++)
-        for (int j = i + 1; j < 5; j++)
-            SINPE_CHECK(sinpe__regions_overlap(&g[i], &g[j]), SINPE_BUFFERS_OVERLAP,
-                        "%s and %s overlap in one buffer", g[i].name, g[j].name);
+    SINPE_FORWARD(sinpe__regions_apart(g, 5));
 
-    const sinpe__positions src = {.start = a->start, .positions = a->positions,
-                                  .positions_offset = a->positions_offset,
-                                  .seq_starts = a->seq_starts,
-                                  .seq_starts_offset = a->seq_starts_offset,
-                                  .n_seqs = a->n_seqs, .seq_len = a->seq_len,
-                                  .lanes = lanes, .lane_stride = a->lane_stride,
-                                  .grid_rows = a->grid_rows, .grid_cols = a->grid_cols,
-                                  .grid_start = a->grid_start};
+    const sinpe__positions src = SINPE__ROPE_POSITIONS(a, lanes);
     SINPE_FORWARD(sinpe__positions_check(ctx, &src));
     memset(p, 0, sizeof *p);
     p->pos = sinpe__positions_params(&src);
@@ -207,4 +197,13 @@ sinpe_status sinpe_record_rope(sinpe_table *t, cl_command_queue q,
     sinpe__record_sink r;
     SINPE_FORWARD(sinpe__record_open(SINPE__OP_ROPE, t, q, cb, a, n, sync, point, &r));
     return sinpe__record_close(&r, rope_run(t, a, &r.base));
+}
+
+sinpe_status sinpe__regions_apart(const sinpe__region *g, int n)
+{
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++)
+            SINPE_CHECK(sinpe__regions_overlap(&g[i], &g[j]), SINPE_BUFFERS_OVERLAP,
+                        "%s and %s overlap in one buffer", g[i].name, g[j].name);
+    return SINPE_SUCCESS;
 }
