@@ -201,7 +201,7 @@ static void check_rope(sinpe_context *ctx, const rope_case *c)
     sinpe_rotate(ctx, &spec, hd, x, pos, ys);
 
     double eg[2] = {0, 0}, es[2] = {0, 0}, agree = 0, worst_ratio = 0;
-    long over = 0, kept_bad = 0, values = 0;
+    long over = 0, kept_bad = 0, values = (long)N_TOK * N_HEADS * R;
     for (int r = 0; r < N_TOK; r++)
         for (int hh = 0; hh < N_HEADS; hh++) {
             size_t o = ((size_t)r * N_HEADS + hh) * hd;
@@ -223,7 +223,6 @@ static void check_rope(sinpe_context *ctx, const rope_case *c)
                     worst_ratio = fmax(worst_ratio, ds / bound);
                     if (r < N_SMALL)
                         agree = fmax(agree, fabs((double)ys[i] - (double)yg[i]));
-                    values++;
                 }
             }
             for (int col = R; col < hd; col++) /* passed through by both */
@@ -369,9 +368,11 @@ static void check_blocks(sinpe_context *ctx, const block_case *b, const float *x
 int main(void)
 {
     sinpe_context *ctx = NULL;
+    char dev[256] = "";
     OK(sinpe_context_create(NULL, &ctx));
-    printf("sinpe %s against ggml (CPU backend); seed 0x%016llx\n", sinpe_version_string(),
-           (unsigned long long)rng_state);
+    clGetDeviceInfo(sinpe_context_device(ctx), CL_DEVICE_NAME, sizeof dev - 1, dev, NULL);
+    printf("sinpe %s on %s against ggml %s (CPU backend); seed 0x%016llx\n",
+           sinpe_version_string(), dev, ggml_version(), (unsigned long long)rng_state);
     for (size_t i = 0; i < sizeof rope_cases / sizeof rope_cases[0]; i++)
         check_rope(ctx, &rope_cases[i]);
     float *x = malloc((size_t)ROWS * DIM * 4);
