@@ -33,6 +33,8 @@
 #                      and the block types' gguf package ($(GGUF_PY))
 #   make check-mpi     examples/mpi_vocab.c on 1, 2 and 3 Open MPI ranks: vocabulary
 #                      shards combined by MPI_Allreduce, bit for bit the unsharded
+#   make check-ggml    sinpe against ggml's CPU code (rope modes, block types),
+#                      with GGML_DIR=<ggml install prefix>; skipped without it
 #   make check-intel   a second OpenCL implementation (Intel's CPU runtime,
 #                      installed into build/): the same bits as PoCL, the
 #                      demos and the suites that check results, there
