@@ -72,7 +72,7 @@ typedef struct ref_inputs {
 int32_t ref_position(const ref_inputs *in, size_t b, size_t t);
 
 /* The largest dim ref_embed handles. */
-#define REF_MAX_DIM 1024
+#define REF_MAX_DIM 4096
 
 /* The expected output of mode (REF_FUSED, REF_GATHER or REF_ADD) into
  * ref[r * dim + c], r < n_seqs * seq_len, and the expected increase of the
