@@ -125,25 +125,13 @@ void tu_ref_embed(const sinpe_spec *spec, size_t n_seqs, size_t seq_len, const i
                   size_t vocab, float token_scale, int32_t start, const int32_t *positions,
                   int with_emb, int with_pe, double *ref)
 {
-    size_t dim = spec->dim;
-    double *pe = tu_malloc(dim * sizeof *pe);
-    for (size_t b = 0; b < n_seqs; b++) {
-        for (size_t t = 0; t < seq_len; t++) {
-            size_t r = b * seq_len + t;
-            double *out = ref + r * dim;
-            int64_t pos = (int64_t)start + (positions ? (int64_t)positions[r] : (int64_t)t);
-            if (with_pe)
-                tu_pe_row(spec, (double)pos, pe);
-            int valid = with_emb && ids[r] >= 0 && (size_t)ids[r] < vocab;
-            const float *e = valid ? weights + weights_offset + (size_t)ids[r] * weights_stride
-                                   : NULL;
-            for (size_t c = 0; c < dim; c++) {
-                double v = e ? (double)token_scale * (double)e[c] : 0.0;
-                out[c] = v + (with_pe ? pe[c] : 0.0);
-            }
-        }
-    }
-    free(pe);
+    sinpe_embed_args a = tu_args(n_seqs, seq_len, NULL, NULL, with_emb ? vocab : 0, NULL);
+    a.weights_offset = weights_offset, a.weights_stride = weights_stride;
+    a.token_scale = token_scale, a.start = start, a.skip_pe = !with_pe;
+    a.positions = positions ? (cl_mem)(uintptr_t)1 : NULL; /* only tested for NULL */
+    ref_inputs in = {spec, &a, ids, positions, NULL, NULL, weights, NULL, NULL};
+    long bad;
+    ref_embed(&in, REF_FUSED, ref, &bad);
 }
 
 /* ---- Comparisons and poison ---- */

@@ -201,7 +201,7 @@ typedef struct tu_spec_row {
 } tu_spec_row;
 sinpe_spec tu_spec_of(const tu_spec_row *row);
 
-/* The fused computation in float64 for rows r < n_seqs * seq_len:
+/* The fused computation in float64 (ref_embed) for rows r < n_seqs * seq_len:
  *   ref[r * dim + c] = (with_emb ? token_scale * E[id_r][c] : 0)
  *                    + (with_pe  ? PE(pos_r)[c] : 0)
  * ids and positions point at the first used element (offsets applied);
