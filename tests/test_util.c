@@ -479,6 +479,42 @@ void tu_kernel_args(cl_kernel k, int n, const void *const *vals, const size_t *s
         TU_CL(clSetKernelArg(k, (cl_uint)i, sizes[i], vals[i]));
 }
 
+/* tu_rope_probe's kernel: pair k of token t at its lane's position. */
+static const char rope_probe_src[] =
+    "kernel void probe(global const float *tab, int rows, global const float *consts,\n"
+    "                  uint rot, uint axes, uint4 sec, global const int *pl, global float *cs)\n"
+    "{\n"
+    "    uint t = get_global_id(0), k = get_global_id(1);\n"
+    "    float2 v = sinpe_rope_cos_sin(tab, rows, consts, rot, 0,\n"
+    "                                  pl[4 * t + sinpe_rope_lane(axes, sec, k)], k);\n"
+    "    cs[t * rot + k] = v.x;\n"
+    "    cs[t * rot + rot / 2 + k] = v.y;\n"
+    "}\n";
+
+float *tu_rope_probe(sinpe_context *ctx, cl_command_queue q, sinpe_table *tab, cl_uint rot,
+                     cl_uint axes, const cl_uint sec[4], const int32_t *pl, size_t n)
+{
+    cl_program prog = tu_device_program(ctx, rope_probe_src, "-cl-std=CL1.2", "device functions");
+    cl_mem tm, consts, plm = tu_buffer(ctx, 4 * n * sizeof *pl, pl);
+    cl_mem out = tu_poisoned_buffer(ctx, q, n * rot);
+    size_t rows;
+    TU_OK(sinpe_table_borrow(tab, &tm, &rows));
+    TU_OK(sinpe_table_constants(tab, &consts));
+    cl_int err, irows = (cl_int)rows;
+    cl_kernel k = clCreateKernel(prog, "probe", &err);
+    TU_CL(err);
+    const void *vals[] = {&tm, &irows, &consts, &rot, &axes, sec, &plm, &out};
+    const size_t sizes[] = {sizeof tm,   sizeof irows,    sizeof consts, sizeof rot,
+                            sizeof axes, 4 * sizeof *sec, sizeof plm,    sizeof out};
+    tu_kernel_args(k, 8, vals, sizes);
+    size_t gws[2] = {n, rot / 2};
+    TU_CL(clEnqueueNDRangeKernel(q, k, 2, NULL, gws, NULL, 0, NULL, NULL));
+    float *cs = tu_read_floats(q, out, n * rot);
+    clReleaseKernel(k), clReleaseProgram(prog);
+    TU_RELEASE(NULL, NULL, NULL, tm, consts, plm, out);
+    return cs;
+}
+
 cl_ulong tu_max_alloc(sinpe_context *ctx)
 {
     cl_ulong v = 0;

@@ -28,6 +28,10 @@ sinpe_spec ref_spec(size_t dim, sinpe_layout layout, sinpe_odd_dim odd, double s
 /* PE(pos) for spec into row[0 .. dim), in float64. */
 void ref_pe_row(const sinpe_spec *spec, double pos, double *row);
 
+/* The position lane of rotary pair k (axes a sinpe_rope_axes, sec the
+   lanes' pair counts): the header's rule. */
+size_t ref_rope_lane(int axes, const size_t sec[4], size_t k);
+
 /* ---- storage types ------------------------------------------------------- */
 
 size_t ref_dtype_size(sinpe_dtype t); /* the float types' */
