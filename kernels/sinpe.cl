@@ -14,6 +14,7 @@
 #include "embed.cl"
 #include "embed_fast.cl"
 #include "embed_two_pass.cl"
+#include "embed_otf.cl"
 #include "table.cl"
 #include "rope.cl"
 #include "attn_input.cl"

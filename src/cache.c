@@ -24,6 +24,7 @@
  * Every failure here is silent: the cache may only ever save time.
  */
 #include "sinpe_internal.h"
+#include "cache.h"
 
 #include <errno.h>
 #include <fcntl.h>

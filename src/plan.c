@@ -48,7 +48,7 @@ static void add(choice *ch, int form, size_t cols, size_t seqs, size_t run, cl_u
  * decode-sized call: all of them) share their anchors; positions from a
  * buffer may lie anywhere: a work-item takes OTF_RUN tokens of one
  * sequence (few: one) whole, and an anchor serves the next tokens while
- * their positions stay in its block (kernels/embed_two_pass.cl).
+ * their positions stay in its block (kernels/embed_otf.cl).
  */
 static void add_otf(choice *ch, const sinpe__tuning *t, const sinpe__call *c, int few)
 {

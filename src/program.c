@@ -5,6 +5,7 @@
  * (kernels/device.cl) to hosts.
  */
 #include "sinpe_internal.h"
+#include "cache.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,6 +6,7 @@
  * incomplete or keyed for another device is ignored, and the context says so.
  */
 #include "sinpe_internal.h"
+#include "cache.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -49,8 +49,8 @@ static void form_of(int k, char *form, size_t n)
 }
 
 /* Kernel k as t builds and launches it: its name, and the values of t
-   its form reads (kernels/embed_fast.cl, embed_two_pass.cl, table.cl,
-   rope.cl;
+   its form reads (kernels/embed_fast.cl, embed_two_pass.cl, embed_otf.cl,
+   table.cl, rope.cl;
    aligned: every four-column access, kernels/dtype.cl; one prefetch:
    rope's, or STREAM's into 16-bit outputs, the record's stream_prefetch;
    STREAM's lines a work-item). */

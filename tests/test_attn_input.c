@@ -22,20 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static float bits_f(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
-
-static uint32_t f_bits(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
-}
-
 static float rnd(float x, sinpe_dtype dt)
 {
     unsigned char b[4];
@@ -69,7 +55,7 @@ static void host_norm(float *x, size_t n, const float *w, int kind, float eps)
         rh = mh == 0.0f ? INFINITY : isinf(mh) ? 0.0f : NAN;
         rl = 0.0f;
     } else {
-        float r = bits_f(0x5f375a86u - (f_bits(mh) >> 1));
+        float r = fr_bits_f32(0x5f375a86u - (fr_f32_bits(mh) >> 1));
         for (int i = 0; i < 3; i++)
             r = r * (1.5f - 0.5f * mh * r * r);
         float ah = r * r, al = fmaf(r, r, -ah);
@@ -129,11 +115,6 @@ static const ac_case cases[] = {
     {16, 1, 128, 128, 8, 2, SINPE_F16, SINPE_F16, 1, 0, 0, 1, 1, 1, 1, 1, 0},
 };
 
-static void put(unsigned char *buf, size_t i, sinpe_dtype dt, float x)
-{
-    fr_store(buf, i, dt, x);
-}
-
 /* The norm (norm_after as asked) of every q and k head of xq and xk, each
    rounded to dt: the chain's norm step. */
 static void chain_norm(const ac_case *c, size_t n, float *xq, float *xk, const float *qwt,
@@ -155,9 +136,9 @@ static void chain_rope(const ac_case *c, sinpe_context *ctx, cl_command_queue q,
     size_t qw = c->qh * c->hd, kw = c->kh * c->hd, e = fr_dtype_size(c->dt);
     unsigned char *hq = tu_malloc(n * qw * e), *hk = tu_malloc(n * kw * e);
     for (size_t i = 0; i < n * qw; i++)
-        put(hq, i, c->dt, xq[i]);
+        fr_store(hq, i, c->dt, xq[i]);
     for (size_t i = 0; i < n * kw; i++)
-        put(hk, i, c->dt, xk[i]);
+        fr_store(hk, i, c->dt, xk[i]);
     cl_mem rq = tu_buffer(ctx, n * qw * e, hq), rk = tu_buffer(ctx, n * kw * e, hk);
     sinpe_rope_args ra;
     sinpe_rope_args_init(&ra);
@@ -213,18 +194,18 @@ START_TEST(attn_chain_bits)
     unsigned char *hq = tu_malloc(n * qw * e), *hk = tu_malloc(n * kw * e + 1),
                   *hv = tu_malloc(n * kw * e + 1);
     for (size_t i = 0; i < tot; i++)
-        put(pk, i, c->dt, 0.25f);
+        fr_store(pk, i, c->dt, 0.25f);
     for (size_t r = 0; r < n; r++)
         for (size_t j = 0; j < W; j++) {
             float v = x[r * W + j];
             if (c->packed)
-                put(pk, off + r * stride + j, c->dt, v);
+                fr_store(pk, off + r * stride + j, c->dt, v);
             if (j < qw)
-                put(hq, r * qw + j, c->dt, v);
+                fr_store(hq, r * qw + j, c->dt, v);
             else if (j < qw + kw)
-                put(hk, r * kw + j - qw, c->dt, v);
+                fr_store(hk, r * kw + j - qw, c->dt, v);
             else
-                put(hv, r * kw + j - qw - kw, c->dt, v);
+                fr_store(hv, r * kw + j - qw - kw, c->dt, v);
         }
     cl_mem pm = c->packed ? tu_buffer(ctx, tot * e, pk) : NULL;
     cl_mem qm = c->packed ? pm : tu_buffer(ctx, n * qw * e, hq);
@@ -276,7 +257,7 @@ START_TEST(attn_chain_bits)
         memcpy(want_q, pk, tot * e);
     for (size_t r = 0; r < n; r++)
         for (size_t j = 0; j < qw; j++)
-            put(want_q, c->in_place && c->packed ? off + r * stride + j : r * qw + j, c->dt,
+            fr_store(want_q, c->in_place && c->packed ? off + r * stride + j : r * qw + j, c->dt,
                 xq[r * qw + j]);
     float *want_k = tu_malloc(cache_f * 4), *want_v = tu_malloc(cache_f * 4);
     tu_fill_poison(want_k, cache_f);
@@ -295,7 +276,7 @@ START_TEST(attn_chain_bits)
                                      NULL, SINPE_F32));
             else
                 for (size_t j = 0; j < hd; j++)
-                    put(dst, at + j, c->ct, src[j]);
+                    fr_store(dst, at + j, c->ct, src[j]);
         }
     }
     for (size_t i = 0; i < got_n * e; i++)

@@ -15,6 +15,7 @@
  * those of the three float weight types (src/context.c). */
 #include "test_util.h"
 #include "sinpe_internal.h"
+#include "cache.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,9 +1,9 @@
 /* test_embed.c -- the fused kernel and the unfused pair against the float64
  * reference, with offsets, strides, positions, bad ids and events, plus the
  * host-memory convenience call and concurrent use from several threads.
- * Outputs start poisoned: the rows must meet TU_EMBED_TOL (tu_check_rows),
- * every other element keep the poison (tu_check_layout). */
-#include "test_util.h"
+ * Outputs start poisoned: the rows must meet TU_EMBED_TOL, every other
+ * element keep the poison (pc_check, tests/embed_case.c). */
+#include "embed_case.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -13,200 +13,78 @@
 
 /* ---- One configuration, run end to end ---- */
 
-typedef enum run_mode {
-    MODE_FUSED,   /* sinpe_enqueue_embed */
-    MODE_UNFUSED, /* sinpe_enqueue_gather, then sinpe_enqueue_add_positions */
-    MODE_GATHER   /* sinpe_enqueue_gather alone */
-} run_mode;
+static const char *const mode_names[] = {"fused", "unfused", "gather"}; /* pmode's first */
 
-static const char *const mode_names[] = {"fused", "unfused", "gather"};
-
+/* A run (its arrays made by make_inputs) and how its inputs are drawn. */
 typedef struct ecase {
-    const char *name;
-    sinpe_spec spec;
-    size_t table_rows;
-    size_t n_seqs, seq_len, vocab;
-    size_t ids_offset, weights_offset, weights_stride, out_offset, out_stride;
-    float token_scale;
-    int32_t start;
+    pcase p;
     int explicit_positions; /* else start + t */
-    size_t positions_offset;
     int32_t pos_lo, pos_hi; /* explicit positions drawn from [pos_lo, pos_hi] */
-    int use_bad_ids;        /* pass a bad_ids counter */
-    size_t bad_ids_offset;
-    size_t n_bad; /* how many out-of-range ids to plant */
+    size_t n_bad;           /* how many out-of-range ids to plant */
 } ecase;
 
-/* Host copies of one case's inputs and its output. */
+/* Host copies of one case's inputs, and the run they make. */
 typedef struct ehost {
-    size_t rows, dim, wstride, ostride;
-    size_t n_ids, n_w, n_out, n_pos, n_bad_buf;
-    int32_t *ids, *pos, *bad;
+    pcase p;
+    int32_t *ids, *pos;
     float *w;
 } ehost;
 
 /* Planted in turn, then vocab and vocab + 3. */
 static const int32_t bad_values[] = {-1, INT32_MIN, INT32_MAX, -7};
 
-static void make_inputs(const ecase *c, ehost *h)
+static void make_inputs(const ecase *e, ehost *h)
 {
+    const pcase *c = &e->p;
     tu_rng rng = tu_rng_for(c->name);
-    h->dim = c->spec.dim;
-    h->rows = c->n_seqs * c->seq_len;
-    h->wstride = c->weights_stride ? c->weights_stride : h->dim;
-    h->ostride = c->out_stride ? c->out_stride : h->dim;
+    size_t dim = c->spec.dim, rows = c->n_seqs * c->seq_len;
+    size_t wstride = c->weights_stride ? c->weights_stride : dim;
     /* Tight sizes: the last row ends exactly at the end of the buffer. */
-    h->n_ids = c->ids_offset + h->rows;
-    h->n_w = c->weights_offset + (c->vocab - 1) * h->wstride + h->dim;
-    h->n_out = c->out_offset + (h->rows - 1) * h->ostride + h->dim;
-    h->n_pos = c->positions_offset + h->rows;
-    h->n_bad_buf = c->bad_ids_offset + 2;
+    size_t n_w = c->weights_offset + (c->vocab - 1) * wstride + dim;
 
-    h->ids = tu_malloc(h->n_ids * sizeof *h->ids);
-    for (size_t i = 0; i < c->ids_offset; i++)
-        h->ids[i] = -5; /* read by mistake, these would count as bad */
-    tu_rng_ints(&rng, h->ids + c->ids_offset, h->rows, 0, (int32_t)c->vocab - 1);
-    for (size_t k = 0; k < c->n_bad; k++) {
-        size_t r = (k * 7919 + 3) % h->rows;
-        int32_t v = k % 6 < 4 ? bad_values[k % 6] : (int32_t)c->vocab + (k % 6 == 5 ? 3 : 0);
-        h->ids[c->ids_offset + r] = v;
+    h->ids = tu_malloc(rows * sizeof *h->ids);
+    tu_rng_ints(&rng, h->ids, rows, 0, (int32_t)c->vocab - 1);
+    for (size_t k = 0; k < e->n_bad; k++) {
+        size_t r = (k * 7919 + 3) % rows;
+        h->ids[r] = k % 6 < 4 ? bad_values[k % 6] : (int32_t)c->vocab + (k % 6 == 5 ? 3 : 0);
     }
 
     /* Padding in the embedding table is huge, so reading it shows. */
-    h->w = tu_malloc(h->n_w * sizeof *h->w);
-    for (size_t i = 0; i < h->n_w; i++)
+    h->w = tu_malloc(n_w * sizeof *h->w);
+    for (size_t i = 0; i < n_w; i++)
         h->w[i] = 1e30f;
     for (size_t v = 0; v < c->vocab; v++)
-        for (size_t col = 0; col < h->dim; col++)
-            h->w[c->weights_offset + v * h->wstride + col] = tu_rng_float(&rng, -1.0f, 1.0f);
+        for (size_t col = 0; col < dim; col++)
+            h->w[c->weights_offset + v * wstride + col] = tu_rng_float(&rng, -1.0f, 1.0f);
 
-    h->pos = tu_malloc(h->n_pos * sizeof *h->pos);
-    for (size_t i = 0; i < c->positions_offset; i++)
-        h->pos[i] = 1 << 29;
-    tu_rng_ints(&rng, h->pos + c->positions_offset, h->rows, c->pos_lo, c->pos_hi);
+    h->pos = tu_malloc(rows * sizeof *h->pos);
+    tu_rng_ints(&rng, h->pos, rows, e->pos_lo, e->pos_hi);
 
-    h->bad = tu_malloc(h->n_bad_buf * sizeof *h->bad);
-    for (size_t i = 0; i < h->n_bad_buf; i++)
-        h->bad[i] = 0x5A5A;
-    h->bad[c->bad_ids_offset] = 0;
+    h->p = *c;
+    h->p.ids = h->ids, h->p.w = h->w, h->p.positions = e->explicit_positions ? h->pos : NULL;
 }
 
-static void free_inputs(ehost *h)
+/* Runs c in mode (PM_FUSED, PM_UNFUSED or PM_GATHER) on ctx and checks
+ * values, untouched gaps and the counter.  Returns the raw output buffer
+ * (free() it) when keep is set. */
+static float *run_case(sinpe_context *ctx, const ecase *e, pmode mode, int keep)
 {
-    TU_FREE(h->ids, h->w, h->pos, h->bad);
-}
-
-/* The reference of a case in the given mode: rows * dim values. */
-static double *reference(const ecase *c, const ehost *h, run_mode mode)
-{
-    double *ref = tu_malloc(h->rows * h->dim * sizeof *ref);
-    tu_ref_embed(&c->spec, c->n_seqs, c->seq_len, h->ids + c->ids_offset, h->w,
-                 c->weights_offset, h->wstride, c->vocab, c->token_scale, c->start,
-                 c->explicit_positions ? h->pos + c->positions_offset : NULL, 1,
-                 mode != MODE_GATHER, ref);
-    return ref;
-}
-
-/* Device buffers of a case. */
-typedef struct edev {
-    cl_mem ids, w, out, pos, bad;
-} edev;
-
-static void upload(sinpe_context *ctx, cl_command_queue q, const ehost *h, edev *d)
-{
-    d->ids = tu_buffer(ctx, h->n_ids * sizeof *h->ids, h->ids);
-    d->w = tu_buffer(ctx, h->n_w * sizeof *h->w, h->w);
-    d->out = tu_poisoned_buffer(ctx, q, h->n_out);
-    d->pos = tu_buffer(ctx, h->n_pos * sizeof *h->pos, h->pos);
-    d->bad = tu_buffer(ctx, h->n_bad_buf * sizeof *h->bad, h->bad);
-}
-
-static void release_dev(edev *d)
-{
-    TU_RELEASE(NULL, NULL, NULL, d->ids, d->w, d->out, d->pos, d->bad);
-}
-
-static void fill_args(const ecase *c, const edev *d, sinpe_embed_args *a)
-{
-    *a = tu_args(c->n_seqs, c->seq_len, d->ids, d->w, c->vocab, d->out);
-    a->ids_offset = c->ids_offset;
-    a->weights_offset = c->weights_offset, a->weights_stride = c->weights_stride;
-    a->out_offset = c->out_offset, a->out_stride = c->out_stride;
-    a->token_scale = c->token_scale;
-    a->start = c->start;
-    if (c->explicit_positions)
-        a->positions = d->pos, a->positions_offset = c->positions_offset;
-    if (c->use_bad_ids)
-        a->bad_ids = d->bad, a->bad_ids_offset = c->bad_ids_offset;
-}
-
-/* Enqueues a case in a mode on q and waits for it. */
-static void enqueue_mode(sinpe_table *tab, cl_command_queue q, const sinpe_embed_args *a,
-                         run_mode mode)
-{
-    if (mode == MODE_FUSED) {
-        /* No event requested: NULL must be accepted. */
-        TU_OK(sinpe_enqueue_embed(tab, q, a, 0, NULL, NULL));
-        TU_CL(clFinish(q));
-    } else if (mode == MODE_GATHER) {
-        cl_event ev = NULL;
-        TU_OK(sinpe_enqueue_gather(tab, q, a, 0, NULL, &ev));
-        ck_assert_ptr_nonnull(ev);
-        TU_CL(clWaitForEvents(1, &ev));
-        clReleaseEvent(ev);
-    } else {
-        /* The second call waits on the first through its wait list. */
-        cl_event ev1 = NULL, ev2 = NULL;
-        TU_OK(sinpe_enqueue_gather(tab, q, a, 0, NULL, &ev1));
-        ck_assert_ptr_nonnull(ev1);
-        TU_OK(sinpe_enqueue_add_positions(tab, q, a, 1, &ev1, &ev2));
-        ck_assert_ptr_nonnull(ev2);
-        TU_CL(clWaitForEvents(1, &ev2));
-        clReleaseEvent(ev1);
-        clReleaseEvent(ev2);
-    }
-}
-
-/* Runs c in mode on ctx and checks values, untouched gaps and the counter.
- * Returns the raw output buffer (n_out floats, free() it) when keep is set. */
-static float *run_case(sinpe_context *ctx, const ecase *c, run_mode mode, int keep)
-{
+    const pcase *c = &e->p;
     char sbuf[256], what[512];
     ehost h;
-    edev d;
-    sinpe_embed_args a;
-
-    make_inputs(c, &h);
+    make_inputs(e, &h);
     cl_command_queue q = tu_queue(ctx);
-    upload(ctx, q, &h, &d);
     sinpe_table *tab = tu_table_of(ctx, &c->spec, c->table_rows);
-    fill_args(c, &d, &a);
-    enqueue_mode(tab, q, &a, mode);
-
-    float *got = tu_read_floats(q, d.out, h.n_out);
-    double *ref = reference(c, &h, mode);
+    double *ref;
+    int32_t bad = 0;
+    float *got = pc_run(ctx, q, tab, &h.p, mode, NULL, &ref, &bad);
     snprintf(what, sizeof what, "%s (%s, %s)", c->name, mode_names[mode],
              tu_spec_str(&c->spec, sbuf, sizeof sbuf));
-    tu_check_rows(got, c->out_offset, h.ostride, h.rows, h.dim, ref, TU_EMBED_TOL, TU_EMBED_TOL,
-                  what);
-    tu_check_layout(got, h.n_out, c->out_offset, h.ostride, h.rows, h.dim, what);
-
-    if (c->use_bad_ids) {
-        int32_t *bad = tu_malloc(h.n_bad_buf * sizeof *bad);
-        tu_read(q, d.bad, 0, h.n_bad_buf * sizeof *bad, bad);
-        ck_assert_msg(bad[c->bad_ids_offset] == (int32_t)c->n_bad,
-                      "%s: bad_ids counted %d, %zu planted", what, (int)bad[c->bad_ids_offset],
-                      c->n_bad);
-        for (size_t i = 0; i < h.n_bad_buf; i++)
-            if (i != c->bad_ids_offset)
-                ck_assert_msg(bad[i] == 0x5A5A, "%s: bad_ids[%zu] next to the counter changed",
-                              what, i);
-        free(bad);
-    }
-
-    free(ref);
-    release_dev(&d);
-    free_inputs(&h);
+    pc_check(&h.p, got, ref, NULL, what);
+    if (c->use_bad_ids)
+        ck_assert_msg(bad == (int32_t)e->n_bad, "%s: bad_ids counted %d, %zu planted", what,
+                      (int)bad, e->n_bad);
+    TU_FREE(ref, h.ids, h.w, h.pos);
     tu_release(NULL, q, tab, NULL, 0);
     if (keep)
         return got;
@@ -217,9 +95,9 @@ static float *run_case(sinpe_context *ctx, const ecase *c, run_mode mode, int ke
 /* A plain case: the paper's spec at dim, the given sizes, implicit positions. */
 static ecase base_case(const char *name, size_t dim)
 {
-    ecase c = {.name = name, .table_rows = 32, .n_seqs = 3, .seq_len = 45, .vocab = 97,
-               .token_scale = 1.0f};
-    sinpe_spec_init(&c.spec, dim);
+    ecase c = {.p = {.name = name, .table_rows = 32, .n_seqs = 3, .seq_len = 45, .vocab = 97,
+                     .token_scale = 1.0f}};
+    sinpe_spec_init(&c.p.spec, dim);
     return c;
 }
 
@@ -238,14 +116,14 @@ typedef struct vcase {
 
 /* Calls the FAST forms can take: implicit positions in the table. */
 static const vcase fast_cases[] = {
-    {{.name = "embed_basic", .table_rows = 32, .n_seqs = 3, .seq_len = 45, .vocab = 97,
-      .token_scale = 8.0f /* sqrt(64) */},
+    {{.p = {.name = "embed_basic", .table_rows = 32, .n_seqs = 3, .seq_len = 45, .vocab = 97,
+            .token_scale = 8.0f /* sqrt(64) */}},
      64, SINPE_LAYOUT_INTERLEAVED, 0.0, 1e4, 3, 2},
     /* Out-of-range ids are counted and contribute a zero embedding: the
      * fused and unfused rows equal PE, the gathered rows 0.  12 bad ids:
      * -1, INT32_MIN, INT32_MAX, -7, vocab, vocab+3, twice. */
-    {{.name = "embed_bad_ids", .table_rows = 32, .n_seqs = 3, .seq_len = 45, .vocab = 19,
-      .ids_offset = 2, .token_scale = 2.0f, .use_bad_ids = 1, .bad_ids_offset = 4,
+    {{.p = {.name = "embed_bad_ids", .table_rows = 32, .n_seqs = 3, .seq_len = 45, .vocab = 19,
+            .ids_offset = 2, .token_scale = 2.0f, .use_bad_ids = 1, .bad_ids_offset = 4},
       .n_bad = 12},
      24, SINPE_LAYOUT_INTERLEAVED, 0.0, 1e4, 3, 1},
 };
@@ -254,8 +132,8 @@ static const vcase fast_cases[] = {
  * it non-temporally (the tests' small outputs reach that form under the
  * records that set stream_bytes 0, so it carries no form tag). */
 static const vcase large_case[] = {
-    {{.name = "embed_large_output", .table_rows = 1024, .n_seqs = 4, .seq_len = 1024,
-      .vocab = 97, .token_scale = 32.0f},
+    {{.p = {.name = "embed_large_output", .table_rows = 1024, .n_seqs = 4, .seq_len = 1024,
+            .vocab = 97, .token_scale = 32.0f}},
      1024, SINPE_LAYOUT_INTERLEAVED, 0.0, 1e4, 3, 1},
 };
 
@@ -263,33 +141,34 @@ static const vcase large_case[] = {
    explicit positions, positions outside the table. */
 static const vcase general_cases[] = {
     /* Every offset and stride, explicit positions, the bad-id counter. */
-    {{.name = "embed_offsets_and_strides", .table_rows = 32, .n_seqs = 3, .seq_len = 45,
-      .vocab = 97, .ids_offset = 5, .weights_offset = 13, .weights_stride = 53,
-      .out_offset = 7, .out_stride = 61, .token_scale = 6.9282032f /* sqrtf(48) */,
-      .explicit_positions = 1, .positions_offset = 9, .pos_lo = -100, .pos_hi = 300,
-      .use_bad_ids = 1, .bad_ids_offset = 3, .n_bad = 6 /* each bad value, vocab included */},
+    {{.p = {.name = "embed_offsets_and_strides", .table_rows = 32, .n_seqs = 3, .seq_len = 45,
+            .vocab = 97, .ids_offset = 5, .weights_offset = 13, .weights_stride = 53,
+            .out_offset = 7, .out_stride = 61, .token_scale = 6.9282032f /* sqrtf(48) */,
+            .positions_offset = 9, .use_bad_ids = 1, .bad_ids_offset = 3},
+      .explicit_positions = 1, .pos_lo = -100, .pos_hi = 300,
+      .n_bad = 6 /* each bad value, vocab included */},
      48, SINPE_LAYOUT_SPLIT_SIN_COS, 1.0, 1e4, 3, 1},
     /* Positions -40 .. 23 around a 10-row table. */
-    {{.name = "embed_negative_start", .table_rows = 10, .n_seqs = 2, .seq_len = 64,
-      .vocab = 97, .out_stride = 41, .token_scale = -0.5f, .start = -40},
+    {{.p = {.name = "embed_negative_start", .table_rows = 10, .n_seqs = 2, .seq_len = 64,
+            .vocab = 97, .out_stride = 41, .token_scale = -0.5f, .start = -40}},
      40, SINPE_LAYOUT_SPLIT_COS_SIN, 0.0, 1e4, 3, 2},
     /* Implicit positions just below 2^24, far past a small table. */
-    {{.name = "embed_large_start", .table_rows = 32, .n_seqs = 2, .seq_len = 50, .vocab = 97,
-      .token_scale = 1.0f, .start = 16777215 - 50},
+    {{.p = {.name = "embed_large_start", .table_rows = 32, .n_seqs = 2, .seq_len = 50,
+            .vocab = 97, .token_scale = 1.0f, .start = 16777215 - 50}},
      30, SINPE_LAYOUT_INTERLEAVED, 0.0, 500000.0, 2, 2},
     /* Explicit positions with an offset, and a start added to them; most
      * lie outside the table, some negative. */
-    {{.name = "embed_explicit_positions", .table_rows = 100, .n_seqs = 3, .seq_len = 45,
-      .vocab = 97, .token_scale = 3.0f, .start = 17, .explicit_positions = 1,
-      .positions_offset = 3, .pos_lo = -5000, .pos_hi = 5000},
+    {{.p = {.name = "embed_explicit_positions", .table_rows = 100, .n_seqs = 3, .seq_len = 45,
+            .vocab = 97, .token_scale = 3.0f, .start = 17, .positions_offset = 3},
+      .explicit_positions = 1, .pos_lo = -5000, .pos_hi = 5000},
      66, SINPE_LAYOUT_SPLIT_SIN_COS, 0.0, 1e4, 2, 2},
     /* A table of no rows, with implicit and with explicit positions. */
-    {{.name = "embed_zero_row_table", .table_rows = 0, .n_seqs = 3, .seq_len = 45, .vocab = 97,
-      .token_scale = 1.0f, .start = 1000},
+    {{.p = {.name = "embed_zero_row_table", .table_rows = 0, .n_seqs = 3, .seq_len = 45,
+            .vocab = 97, .token_scale = 1.0f, .start = 1000}},
      32, SINPE_LAYOUT_INTERLEAVED, 0.0, 1e4, 3, 1},
-    {{.name = "embed_zero_row_table explicit", .table_rows = 0, .n_seqs = 3, .seq_len = 45,
-      .vocab = 97, .token_scale = 1.0f, .start = 1000, .explicit_positions = 1, .pos_lo = 0,
-      .pos_hi = 40},
+    {{.p = {.name = "embed_zero_row_table explicit", .table_rows = 0, .n_seqs = 3,
+            .seq_len = 45, .vocab = 97, .token_scale = 1.0f, .start = 1000},
+      .explicit_positions = 1, .pos_lo = 0, .pos_hi = 40},
      32, SINPE_LAYOUT_INTERLEAVED, 0.0, 1e4, 3, 1},
 };
 
@@ -310,10 +189,10 @@ static void run_value(const vcase *cases, int i)
     for (; i >= cases->modes * cases->maths; cases++)
         i -= cases->modes * cases->maths;
     ecase c = cases->c;
-    c.spec = tu_spec(cases->dim, cases->layout, SINPE_ODD_ZERO_LAST, cases->shift, cases->base,
-                     1.0);
+    c.p.spec = tu_spec(cases->dim, cases->layout, SINPE_ODD_ZERO_LAST, cases->shift,
+                       cases->base, 1.0);
     sinpe_context *ctx = tu_context(tu_math(i / cases->modes));
-    run_case(ctx, &c, (run_mode)(i % cases->modes), 0);
+    run_case(ctx, &c, (pmode)(i % cases->modes), 0);
     sinpe_context_release(ctx);
 }
 
@@ -358,17 +237,17 @@ START_TEST(embed_shapes)
 {
     sinpe_context *ctx = tu_context(shape_cases[_i].math);
     ecase c = base_case("embed_shapes", shape_cases[_i].spec.dim);
-    c.spec = tu_spec_of(&shape_cases[_i].spec);
-    size_t dim = c.spec.dim;
-    c.n_seqs = 2;
+    c.p.spec = tu_spec_of(&shape_cases[_i].spec);
+    size_t dim = c.p.spec.dim;
+    c.p.n_seqs = 2;
     if (dim >= 4096)
-        c.seq_len = 40, c.vocab = 13, c.table_rows = 30;
+        c.p.seq_len = 40, c.p.vocab = 13, c.p.table_rows = 30;
     else
-        c.seq_len = 67, c.table_rows = 50;
-    c.token_scale = sqrtf((float)dim);
-    c.out_stride = dim + 2, c.out_offset = 1;
+        c.p.seq_len = 67, c.p.table_rows = 50;
+    c.p.token_scale = sqrtf((float)dim);
+    c.p.out_stride = dim + 2, c.p.out_offset = 1;
     for (int m = 0; m < 3; m++)
-        run_case(ctx, &c, (run_mode)m, 0);
+        run_case(ctx, &c, (pmode)m, 0);
     sinpe_context_release(ctx);
 }
 END_TEST
@@ -422,45 +301,23 @@ START_TEST(add_positions_alone)
 {
     /* ids and weights may be NULL (and vocab 0); out gets += PE in place. */
     sinpe_context *ctx = tu_context(tu_math(_i));
-    enum { NS = 3, SL = 21, DIM = 17, OFF = 5, STRIDE = 20 };
-    sinpe_spec spec = tu_spec(DIM, SINPE_LAYOUT_SPLIT_COS_SIN, SINPE_ODD_EXTRA_SIN, 1.0, 1e4, 1.0);
-    size_t rows = NS * SL, n = OFF + (rows - 1) * STRIDE + DIM;
+    enum { NS = 3, SL = 21, DIM = 17, ROWS = NS * SL };
     tu_rng rng = tu_rng_for("add_positions_alone");
-
-    float *init = tu_malloc(n * sizeof *init);
-    tu_fill_poison(init, n);
-    for (size_t r = 0; r < rows; r++)
-        for (size_t col = 0; col < DIM; col++)
-            init[OFF + r * STRIDE + col] = tu_rng_float(&rng, -4.0f, 4.0f);
-    int32_t pos[2 + NS * SL];
-    tu_rng_ints(&rng, pos, 2 + rows, -300, 3000);
-
-    double *ref = tu_malloc(rows * DIM * sizeof *ref);
-    double pe[DIM];
-    for (size_t r = 0; r < rows; r++) {
-        tu_pe_row(&spec, (double)(-7 + pos[2 + r]), pe);
-        for (size_t col = 0; col < DIM; col++)
-            ref[r * DIM + col] = (double)init[OFF + r * STRIDE + col] + pe[col];
-    }
-
-    sinpe_table *tab = tu_table_of(ctx, &spec, 200);
+    float init[ROWS * DIM];
+    int32_t pos[2 + ROWS];
+    tu_rng_floats(&rng, init, ROWS * DIM, -4.0f, 4.0f);
+    tu_rng_ints(&rng, pos, 2 + ROWS, -300, 3000);
+    pcase c = {.name = "add_positions_alone",
+               .spec = tu_spec(DIM, SINPE_LAYOUT_SPLIT_COS_SIN, SINPE_ODD_EXTRA_SIN, 1.0, 1e4, 1.0),
+               .n_seqs = NS, .seq_len = SL, .out_offset = 5, .out_stride = 20, .start = -7,
+               .positions = pos + 2, .positions_offset = 2, .no_weights = 1};
+    sinpe_table *tab = tu_table_of(ctx, &c.spec, 200);
     cl_command_queue q = tu_queue(ctx);
-    cl_mem out = tu_buffer(ctx, n * sizeof(float), init);
-    cl_mem pm = tu_buffer(ctx, sizeof pos, pos);
-    sinpe_embed_args a = tu_args(NS, SL, NULL, NULL, 0, out);
-    a.out_offset = OFF, a.out_stride = STRIDE;
-    a.start = -7;
-    a.positions = pm, a.positions_offset = 2;
-    cl_event ev = NULL;
-    TU_OK(sinpe_enqueue_add_positions(tab, q, &a, 0, NULL, &ev));
-    TU_CL(clWaitForEvents(1, &ev));
-    float *got = tu_read_floats(q, out, n);
-    tu_check_rows(got, OFF, STRIDE, rows, DIM, ref, TU_EMBED_TOL, TU_EMBED_TOL, "add_positions");
-    tu_check_layout(got, n, OFF, STRIDE, rows, DIM, "add_positions");
-
-    clReleaseEvent(ev);
-    TU_FREE(got, ref, init);
-    TU_RELEASE(ctx, q, tab, out, pm);
+    double *ref;
+    float *got = pc_run(ctx, q, tab, &c, PM_ADD, init, &ref, NULL);
+    pc_check(&c, got, ref, init, "add_positions");
+    TU_FREE(got, ref);
+    tu_release(ctx, q, tab, NULL, 0);
 }
 END_TEST
 
@@ -482,16 +339,16 @@ START_TEST(fused_equals_unfused_bits)
     sinpe_context *ctx = tu_context(tu_math(_i));
     for (size_t i = 0; i < sizeof cfg / sizeof cfg[0]; i++) {
         ecase c = base_case("fused_equals_unfused_bits", cfg[i].dim);
-        c.spec = tu_spec(cfg[i].dim, cfg[i].layout, cfg[i].odd, 1.0, 1e4, 1.0);
-        c.token_scale = cfg[i].scale, c.start = 5;
-        c.weights_stride = cfg[i].dim + 1, c.out_stride = cfg[i].dim + 3, c.out_offset = 2;
+        c.p.spec = tu_spec(cfg[i].dim, cfg[i].layout, cfg[i].odd, 1.0, 1e4, 1.0);
+        c.p.token_scale = cfg[i].scale, c.p.start = 5;
+        c.p.weights_stride = cfg[i].dim + 1, c.p.out_stride = cfg[i].dim + 3;
+        c.p.out_offset = 2;
         c.explicit_positions = cfg[i].explicit_positions, c.pos_lo = -2000, c.pos_hi = 100000;
-        c.use_bad_ids = 1, c.n_bad = 2;
-        c.n_seqs = 2, c.seq_len = 40;
-        float *fused = run_case(ctx, &c, MODE_FUSED, 1);
-        float *unfused = run_case(ctx, &c, MODE_UNFUSED, 1);
-        size_t n_out = c.out_offset + (c.n_seqs * c.seq_len - 1) * c.out_stride + cfg[i].dim;
-        for (size_t k = 0; k < n_out; k++)
+        c.p.use_bad_ids = 1, c.n_bad = 2;
+        c.p.n_seqs = 2, c.p.seq_len = 40;
+        float *fused = run_case(ctx, &c, PM_FUSED, 1);
+        float *unfused = run_case(ctx, &c, PM_UNFUSED, 1);
+        for (size_t k = 0; k < pc_out(&c.p); k++)
             TU_CHECK(tu_same_bits(fused[k], unfused[k]),
                      "dim %zu element %zu: fused %a, unfused %a",
                      cfg[i].dim, k, (double)fused[k], (double)unfused[k]);
@@ -509,44 +366,41 @@ typedef struct evsetup {
     sinpe_context *ctx;
     ecase c;
     ehost h;
-    edev d;
+    float *zeros;
     sinpe_table *tab;
     cl_command_queue q;
     sinpe_embed_args a;
 } evsetup;
 
+static const pmode ev_modes[] = {PM_FUSED, PM_GATHER, PM_ADD}; /* tu_embed_calls' */
+
 static sinpe_context *ev_setup(evsetup *s, int which)
 {
     sinpe_context *ctx = s->ctx = tu_context(SINPE_MATH_AUTO);
     s->c = base_case("events", 16);
-    s->c.n_seqs = 2, s->c.seq_len = 10, s->c.vocab = 5;
+    s->c.p.n_seqs = 2, s->c.p.seq_len = 10, s->c.p.vocab = 5;
     make_inputs(&s->c, &s->h);
     s->q = tu_queue(ctx);
-    upload(ctx, s->q, &s->h, &s->d);
-    if (which == 2) {
-        clReleaseMemObject(s->d.out);
-        s->d.out = tu_zero_buffer(ctx, s->h.n_out);
-    }
-    s->tab = tu_table_of(ctx, &s->c.spec, 8);
-    fill_args(&s->c, &s->d, &s->a);
+    s->zeros = calloc(pc_out(&s->h.p), sizeof(float));
+    s->a = pc_args(ctx, &s->h.p, ev_modes[which], s->zeros);
+    s->tab = tu_table_of(ctx, &s->c.p.spec, 8);
     return ctx;
 }
 
 static void ev_check(evsetup *s, int which)
 {
-    float *got = tu_read_floats(s->q, s->d.out, s->h.n_out);
-    double *ref = tu_malloc(s->h.rows * s->h.dim * sizeof *ref);
-    tu_ref_embed(&s->c.spec, s->c.n_seqs, s->c.seq_len, s->h.ids, s->h.w, 0, s->h.wstride,
-                 s->c.vocab, s->c.token_scale, s->c.start, NULL, which != 2, which != 1, ref);
-    tu_check_rows(got, 0, s->h.dim, s->h.rows, s->h.dim, ref, TU_EMBED_TOL, TU_EMBED_TOL,
+    size_t rows = pc_rows(&s->h.p), dim = s->c.p.spec.dim;
+    float *got = tu_read_floats(s->q, s->a.out, pc_out(&s->h.p));
+    double *ref = pc_ref(&s->h.p, &s->a, ev_modes[which], s->zeros, NULL);
+    tu_check_rows(got, 0, dim, rows, dim, ref, TU_EMBED_TOL, TU_EMBED_TOL,
                   tu_embed_call_names[which]);
     TU_FREE(ref, got);
 }
 
 static void ev_teardown(evsetup *s)
 {
-    release_dev(&s->d);
-    free_inputs(&s->h);
+    pc_release(&s->a);
+    TU_FREE(s->h.ids, s->h.w, s->h.pos, s->zeros);
     tu_release(s->ctx, s->q, s->tab, NULL, 0);
 }
 
@@ -599,9 +453,9 @@ START_TEST(wait_list_holds_the_kernel)
      * read is non-blocking: a runtime that orders it after the gated kernel
      * (allowed for a buffer shared between queues) would otherwise hang. */
     cl_command_queue q2 = tu_queue(ctx);
-    float *now = tu_malloc(s.h.n_out * sizeof *now);
+    float *now = tu_malloc(pc_out(&s.h.p) * sizeof *now);
     cl_event rev = NULL;
-    TU_CL(clEnqueueReadBuffer(q2, s.d.out, CL_FALSE, 0, s.h.n_out * sizeof *now, now, 0, NULL,
+    TU_CL(clEnqueueReadBuffer(q2, s.a.out, CL_FALSE, 0, pc_out(&s.h.p) * sizeof *now, now, 0, NULL,
                               &rev));
     TU_CL(clFlush(q2));
     cl_int rstatus = -1;
@@ -614,10 +468,10 @@ START_TEST(wait_list_holds_the_kernel)
     }
     int read_early = rstatus == CL_COMPLETE;
     if (read_early && _i == 2) {
-        for (size_t k = 0; k < s.h.n_out; k++)
+        for (size_t k = 0; k < pc_out(&s.h.p); k++)
             ck_assert_msg(now[k] == 0.0f, "add_positions wrote element %zu before the gate", k);
     } else if (read_early) {
-        tu_check_all_poison(now, s.h.n_out, "output before the gate opened");
+        tu_check_all_poison(now, pc_out(&s.h.p), "output before the gate opened");
     } else {
         printf("wait_list_holds_the_kernel: the runtime orders the second queue's read after "
                "the kernel; only the event status was checked\n");

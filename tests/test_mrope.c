@@ -24,20 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The header's lane rule. */
-static unsigned lane_of(int axes, const size_t *s, size_t k)
-{
-    if (axes == SINPE_ROPE_MROPE_INTERLEAVED) {
-        size_t n = s[3] ? 4 : s[2] ? 3 : s[1] ? 2 : 1, l = k % n;
-        return l > 0 && k < n * s[l] ? (unsigned)l : 0;
-    }
-    size_t end = 0;
-    for (unsigned l = 0; l < 4; l++)
-        if (k < (end += s[l]))
-            return l;
-    return 3;
-}
-
 static sinpe_rope_spec axes_spec(int axes, size_t R, size_t s0, size_t s1, size_t s2, size_t s3)
 {
     sinpe_rope_spec s;
@@ -236,7 +222,7 @@ START_TEST(mrope_rotation_bits)
             table_row(ctx, q, tab, c->R, p[l], rows[l]);
         }
         for (size_t k = 0; k < h; k++) {
-            unsigned l = lane_of(c->axes, c->sec, k);
+            unsigned l = (unsigned)ref_rope_lane(c->axes, c->sec, k);
             size_t cc = c->layout ? 2 * k : k, sc = c->layout ? 2 * k + 1 : k + h;
             float co = rows[l][cc], si = rows[l][sc];
             long double ang = (long double)p[l] * (long double)w[k];
@@ -303,17 +289,6 @@ END_TEST
 
 /* The device functions: a host kernel's cos and sin of each pair at its
    lane's position are the rotation's (a unit vector rotated gives them). */
-static const char probe_src[] =
-    "kernel void probe(global const float *tab, int rows, global const float *consts,\n"
-    "                  uint rot, uint axes, uint4 sec, global const int *pl, global float *cs)\n"
-    "{\n"
-    "    uint t = get_global_id(0), k = get_global_id(1);\n"
-    "    float2 v = sinpe_rope_cos_sin(tab, rows, consts, rot, 0,\n"
-    "                                  pl[4 * t + sinpe_rope_lane(axes, sec, k)], k);\n"
-    "    cs[t * rot + k] = v.x;\n"
-    "    cs[t * rot + rot / 2 + k] = v.y;\n"
-    "}\n";
-
 START_TEST(mrope_device_functions)
 {
     enum { N = 24, R = 48, H = R / 2 };
@@ -321,7 +296,6 @@ START_TEST(mrope_device_functions)
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     cl_command_queue q = tu_queue(ctx);
     tu_rng rng = tu_rng_for("mrope_device");
-    cl_program prog = tu_device_program(ctx, probe_src, "-cl-std=CL1.2", "device functions");
     sinpe_rope_spec s = axes_spec(axes[_i], R, 8, 8, 8, 0);
     sinpe_table *tab = NULL;
     TU_OK(sinpe_rope_table_create(ctx, &s, 30, &tab));
@@ -329,36 +303,22 @@ START_TEST(mrope_device_functions)
     for (int r = 0; r < N; r++)
         for (int l = 0; l < 4; l++)
             pl[4 * r + l] = l < 3 ? (lanes[l * N + r] = tu_rng_int(&rng, -9, 60)) : 0;
-    float ones[N * R], via_rope[N * R], via_fn[N * R];
+    float ones[N * R], via_rope[N * R];
     for (int i = 0; i < N * R; i++)
         ones[i] = i % R < H ? 1.0f : 0.0f; /* x1 = 1, x2 = 0: y1 = cos, y2 = sin */
     cl_mem xm = tu_buffer(ctx, sizeof ones, ones), lm = tu_buffer(ctx, sizeof lanes, lanes);
-    cl_mem plm = tu_buffer(ctx, sizeof pl, pl), out = tu_poisoned_buffer(ctx, q, N * R);
     sinpe_rope_args a;
     sinpe_rope_args_init(&a);
     a.n_seqs = 1, a.seq_len = N, a.head_dim = R, a.q = xm, a.q_heads = 1, a.positions = lm;
     TU_OK(sinpe_enqueue_rope(tab, q, &a, 0, NULL, NULL));
     tu_read(q, xm, 0, sizeof via_rope, via_rope);
-    cl_mem tm, consts;
-    size_t rows;
-    TU_OK(sinpe_table_borrow(tab, &tm, &rows));
-    TU_OK(sinpe_table_constants(tab, &consts));
-    cl_int err, irows = (cl_int)rows;
-    cl_kernel k = clCreateKernel(prog, "probe", &err);
-    TU_CL(err);
-    cl_uint rot = R, ax = (cl_uint)axes[_i], sec[4] = {8, 8, 8, 0};
-    const void *vals[] = {&tm, &irows, &consts, &rot, &ax, sec, &plm, &out};
-    const size_t sizes[] = {sizeof tm, sizeof irows, sizeof consts, sizeof rot, sizeof ax,
-                            sizeof sec, sizeof plm, sizeof out};
-    tu_kernel_args(k, 8, vals, sizes);
-    size_t gws[2] = {N, H};
-    TU_CL(clEnqueueNDRangeKernel(q, k, 2, NULL, gws, NULL, 0, NULL, NULL));
-    tu_read(q, out, 0, sizeof via_fn, via_fn);
+    static const cl_uint sec[4] = {8, 8, 8, 0};
+    float *via_fn = tu_rope_probe(ctx, q, tab, R, (cl_uint)axes[_i], sec, pl, N);
     for (int i = 0; i < N * R; i++)
         TU_CHECK(tu_same_bits(via_fn[i], via_rope[i]), "axes %d token %d col %d: %a, rotation %a",
                  axes[_i], i / R, i % R, (double)via_fn[i], (double)via_rope[i]);
-    clReleaseKernel(k), clReleaseProgram(prog), clReleaseMemObject(consts);
-    TU_RELEASE(ctx, q, tab, tm, xm, lm, plm, out);
+    free(via_fn);
+    TU_RELEASE(ctx, q, tab, xm, lm);
 }
 END_TEST
 

@@ -6,12 +6,11 @@
  * twice on poisoned outputs: against a table of FIRST rows, then after
  * sinpe_table_reserve() covers every position; the two outputs must be
  * equal byte for byte, fully written, and near the float64 reference. */
-#include "test_util.h"
+#include "embed_case.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 enum { FIRST = 100, VOCAB = 50 };
 
@@ -38,24 +37,6 @@ static const otf_case cases[] = {
     {96, 2, 200, 0, 0, 0, 2},   {128, 3, 200, 0, 0, 0, 2},    {2048, 2, 150, 0, 0, 1, 2},
 };
 
-/* Runs the call into an output that holds init (add_positions), else the
-   poison, and returns it (n floats). */
-static float *run(sinpe_context *ctx, cl_command_queue q, sinpe_table *tab,
-                  const sinpe_embed_args *a, const float *init, size_t n)
-{
-    int add = init != NULL;
-    cl_mem out = add ? tu_buffer(ctx, n * sizeof *init, init) : tu_poisoned_buffer(ctx, q, n);
-    sinpe_embed_args b = *a;
-    b.out = out;
-    if (add)
-        TU_OK(sinpe_enqueue_add_positions(tab, q, &b, 0, NULL, NULL));
-    else
-        TU_OK(sinpe_enqueue_embed(tab, q, &b, 0, NULL, NULL));
-    float *got = tu_read_floats(q, out, n);
-    clReleaseMemObject(out);
-    return got;
-}
-
 START_TEST(otf_tiles_equal_table_bits)
 {
     const otf_case *c = &cases[_i];
@@ -79,40 +60,25 @@ START_TEST(otf_tiles_equal_table_bits)
     for (size_t r = 0; r < rows; r++)
         pos[r] = c->buffer == 1 ? starts[r / c->seq_len] + (int32_t)(r % c->seq_len)
                                 : tu_rng_int(&rng, 0, 3000);
-    cl_mem idm = tu_buffer(ctx, rows * sizeof *ids, ids);
-    cl_mem wm = tu_buffer(ctx, (size_t)VOCAB * dim * sizeof *w, w);
-    cl_mem sm = tu_buffer(ctx, sizeof starts, starts), pm = tu_buffer(ctx, sizeof pads, pads);
-    cl_mem posm = tu_buffer(ctx, rows * sizeof *pos, pos);
-
     sinpe_table *tab = tu_table_of(ctx, &spec, c->buffer == 1 ? 0 : FIRST);
     ck_assert_uint_lt(sinpe_table_rows(tab), (size_t)c->start + c->seq_len);
-    sinpe_embed_args a = tu_args(c->n_seqs, c->seq_len, idm, wm, VOCAB, NULL);
-    a.start = c->start, a.token_scale = 1.5f, a.out_stride = dim;
-    if (c->seq_starts)
-        a.seq_starts = sm, a.pad_counts = pm;
-    if (c->buffer)
-        a.positions = posm;
-    float *fly = run(ctx, q, tab, &a, c->add ? init : NULL, n);
+    pcase pc = {.name = "otf_tiles", .spec = spec, .n_seqs = c->n_seqs, .seq_len = c->seq_len,
+                .vocab = VOCAB, .token_scale = 1.5f, .start = c->start, .out_stride = dim,
+                .ids = ids, .w = w, .positions = c->buffer ? pos : NULL,
+                .seq_starts = c->seq_starts ? starts : NULL,
+                .pad_counts = c->seq_starts ? pads : NULL};
+    pmode mode = c->add ? PM_ADD : PM_FUSED;
+    double *ref;
+    float *fly = pc_run(ctx, q, tab, &pc, mode, init, &ref, NULL);
     TU_OK(sinpe_table_reserve(tab, (size_t)c->start + c->seq_len + 3000));
-    float *held = run(ctx, q, tab, &a, c->add ? init : NULL, n);
-
-    double *ref = tu_malloc(n * sizeof *ref), *pe = tu_malloc(dim * sizeof *pe);
-    for (size_t r = 0; r < rows; r++) {
-        size_t b = r / c->seq_len, t = r % c->seq_len;
-        int32_t p = c->start + (c->buffer ? pos[r]
-                                          : (int32_t)t + (c->seq_starts ? starts[b] - pads[b] : 0));
-        tu_pe_row(&spec, (double)p, pe);
-        for (size_t col = 0; col < dim; col++)
-            ref[r * dim + col] = pe[col] + (c->add ? (double)init[r * dim + col]
-                                                   : 1.5 * (double)w[(size_t)ids[r] * dim + col]);
-    }
+    float *held = pc_run(ctx, q, tab, &pc, mode, init, NULL, NULL);
     for (size_t i = 0; i < n; i++)
         TU_CHECK(tu_same_bits(fly[i], held[i]),
                  "case %d: row %zu col %zu on the fly %.9g, from the table %.9g", _i,
                  i / dim, i % dim, (double)fly[i], (double)held[i]);
-    tu_check_rows(fly, 0, dim, rows, dim, ref, TU_EMBED_TOL, TU_EMBED_TOL, "on the fly");
-    TU_FREE(fly, held, ref, pe, ids, pos, w, init);
-    TU_RELEASE(ctx, q, tab, idm, wm, sm, pm, posm);
+    pc_check(&pc, fly, ref, NULL, "on the fly");
+    TU_FREE(fly, held, ref, ids, pos, w, init);
+    tu_release(ctx, q, tab, NULL, 0);
 }
 END_TEST
 

@@ -8,214 +8,11 @@
  * alone; zeroed rows must be exactly zero, gather + add must equal the fused
  * kernel bit for bit (float32 output).  Outputs are poisoned before each run;
  * every element outside the written rows must keep the poison. */
-#include "test_util.h"
+#include "embed_case.h"
 
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-
-typedef enum pmode {
-    PM_FUSED,   /* sinpe_enqueue_embed */
-    PM_UNFUSED, /* sinpe_enqueue_gather, then sinpe_enqueue_add_positions */
-    PM_ADD      /* sinpe_enqueue_add_positions alone, on a prefilled output */
-} pmode;
-
-/* One run: host inputs (without offsets) and the argument fields. */
-typedef struct pcase {
-    const char *name;
-    sinpe_spec spec;
-    size_t table_rows;
-    size_t n_seqs, seq_len, vocab;
-    size_t ids_offset, out_offset, out_stride; /* out_stride 0: dim */
-    float token_scale;
-    int32_t start;
-    const int32_t *ids; /* n_seqs * seq_len */
-    const float *w;     /* w_rows * dim */
-    size_t w_rows;      /* rows in w, past vocab too (0: vocab) */
-    const int32_t *positions; /* seq_len values when broadcast, else n_seqs * seq_len */
-    size_t positions_offset;
-    int broadcast;
-    const int32_t *seq_starts; /* n_seqs */
-    size_t seq_starts_offset;
-    const int32_t *pad_counts; /* n_seqs */
-    size_t pad_counts_offset;
-    sinpe_position_rule rule;
-    sinpe_pad_policy policy;
-    int32_t pad_id;
-    int no_weights; /* PM_ADD only: weights NULL and vocab 0 */
-} pcase;
-
-static size_t n_rows(const pcase *c)
-{
-    return c->n_seqs * c->seq_len;
-}
-
-static size_t ostride(const pcase *c)
-{
-    return c->out_stride ? c->out_stride : c->spec.dim;
-}
-
-static size_t n_out(const pcase *c)
-{
-    return c->out_offset + (n_rows(c) - 1) * ostride(c) + c->spec.dim;
-}
-
-/* An int buffer holding junk in [0, offset) and then n values; NULL for v NULL. */
-static cl_mem int_buffer(sinpe_context *ctx, const int32_t *v, size_t n, size_t offset,
-                         int32_t junk)
-{
-    if (!v)
-        return NULL;
-    int32_t *h = tu_malloc((offset + n) * sizeof *h);
-    for (size_t i = 0; i < offset; i++)
-        h[i] = junk;
-    memcpy(h + offset, v, n * sizeof *v);
-    cl_mem m = tu_buffer(ctx, (offset + n) * sizeof *h, h);
-    free(h);
-    return m;
-}
-
-static int is_pad(const pcase *c, size_t r)
-{
-    return c->policy != SINPE_PAD_NONE && c->ids[r] == c->pad_id;
-}
-
-/* The arguments of c in mode, the buffers NULL. */
-static sinpe_embed_args pcase_args(const pcase *c, pmode mode)
-{
-    sinpe_embed_args a = tu_args(c->n_seqs, c->seq_len, NULL, NULL,
-                                 (mode == PM_ADD && c->no_weights) ? 0 : c->vocab, NULL);
-    a.ids_offset = c->ids_offset, a.out_offset = c->out_offset, a.out_stride = c->out_stride;
-    a.token_scale = c->token_scale, a.start = c->start;
-    a.positions_offset = c->positions_offset, a.positions_broadcast = c->broadcast;
-    a.seq_starts_offset = c->seq_starts_offset, a.pad_counts_offset = c->pad_counts_offset;
-    a.position_rule = c->rule, a.pad_policy = c->policy, a.pad_id = c->pad_id;
-    return a;
-}
-
-/* Runs c in mode on tab and returns the whole output buffer (n_out(c)
- * floats).  The output starts poisoned, or, for PM_ADD, holds prefill in the
- * written rows (n_rows * dim values) and poison elsewhere.  With ref, also
- * returns the expected rows (n_rows * dim) there: those whose value the
- * header leaves open (add_positions on a ZERO_EMBEDDING pad) are NaN. */
-static float *run_pcase(sinpe_context *ctx, cl_command_queue q, sinpe_table *tab,
-                        const pcase *c, pmode mode, const float *prefill, double **ref)
-{
-    size_t dim = c->spec.dim, n = n_rows(c), no = n_out(c);
-    sinpe_embed_args a = pcase_args(c, mode);
-    a.ids = int_buffer(ctx, c->ids, n, c->ids_offset, INT32_MIN);
-    if (a.vocab)
-        a.weights = tu_buffer(ctx, (c->w_rows ? c->w_rows : c->vocab) * dim * sizeof(float), c->w);
-    a.positions = int_buffer(ctx, c->positions, c->broadcast ? c->seq_len : n,
-                             c->positions_offset, 1 << 29);
-    a.seq_starts = int_buffer(ctx, c->seq_starts, c->n_seqs, c->seq_starts_offset, 1 << 28);
-    a.pad_counts = int_buffer(ctx, c->pad_counts, c->n_seqs, c->pad_counts_offset, 1 << 27);
-
-    float *init = tu_malloc(no * sizeof *init);
-    tu_fill_poison(init, no);
-    if (mode == PM_ADD)
-        for (size_t r = 0; r < n; r++)
-            memcpy(init + c->out_offset + r * ostride(c), prefill + r * dim, dim * sizeof *init);
-    a.out = tu_buffer(ctx, no * sizeof *init, init);
-    free(init);
-
-    if (mode == PM_FUSED) {
-        TU_OK(sinpe_enqueue_embed(tab, q, &a, 0, NULL, NULL));
-    } else if (mode == PM_UNFUSED) {
-        cl_event ev = NULL;
-        TU_OK(sinpe_enqueue_gather(tab, q, &a, 0, NULL, &ev));
-        TU_OK(sinpe_enqueue_add_positions(tab, q, &a, 1, &ev, NULL));
-        clReleaseEvent(ev);
-    } else {
-        TU_OK(sinpe_enqueue_add_positions(tab, q, &a, 0, NULL, NULL));
-    }
-    TU_CL(clFinish(q));
-    float *got = tu_read_floats(q, a.out, no);
-    if (ref) {
-        /* The host arrays start at the first used element and the prefill
-           is packed: the reference reads them with offsets 0. */
-        sinpe_embed_args h = a;
-        h.ids_offset = h.positions_offset = h.seq_starts_offset = h.pad_counts_offset = 0;
-        h.out_offset = 0, h.out_stride = dim;
-        ref_inputs in = {&c->spec, &h, c->ids, c->positions, c->seq_starts, c->pad_counts,
-                         c->w, NULL, prefill};
-        long bad;
-        *ref = tu_malloc(n * dim * sizeof **ref);
-        ref_embed(&in, mode == PM_ADD ? REF_ADD : REF_FUSED, *ref, &bad);
-        for (size_t r = 0; r < n; r++)
-            if (mode == PM_ADD && is_pad(c, r) && c->policy == SINPE_PAD_ZERO_EMBEDDING)
-                for (size_t col = 0; col < dim; col++)
-                    (*ref)[r * dim + col] = NAN;
-    }
-    TU_RELEASE(NULL, NULL, NULL, a.ids, a.out, a.weights, a.positions, a.seq_starts,
-               a.pad_counts); /* NULL ones skipped */
-    return got;
-}
-
-/* Values, exact zeros of ZERO_OUTPUT pads, exact prefill of ZERO_PE pads
- * under add_positions, and the untouched gaps. */
-static void check_output(const pcase *c, const float *got, const double *ref,
-                         const float *prefill, const char *what)
-{
-    size_t dim = c->spec.dim, n = n_rows(c), st = ostride(c);
-    for (size_t r = 0; r < n; r++) {
-        int pad = is_pad(c, r);
-        for (size_t col = 0; col < dim; col++) {
-            size_t i = c->out_offset + r * st + col;
-            double e = ref[r * dim + col];
-            if (isnan(e)) {
-                TU_CHECK(!tu_is_poison(got[i]), "%s: row %zu col %zu never written", what,
-                         r, col);
-                continue;
-            }
-            if (pad && c->policy == SINPE_PAD_ZERO_OUTPUT)
-                TU_CHECK(got[i] == 0.0f,
-                         "%s: pad row %zu col %zu is %.9g, ZERO_OUTPUT wants 0", what, r,
-                         col, (double)got[i]);
-            if (pad && prefill && c->policy == SINPE_PAD_ZERO_PE)
-                TU_CHECK(tu_same_bits(got[i], prefill[r * dim + col]),
-                         "%s: pad row %zu col %zu is %.9g, add_positions under ZERO_PE "
-                         "must leave %.9g",
-                         what, r, col, (double)got[i], (double)prefill[r * dim + col]);
-            double tol = TU_EMBED_TOL * (1.0 + fabs(e));
-            TU_CHECK(fabs((double)got[i] - e) <= tol,
-                     "%s: row %zu (seq %zu, t %zu, id %d%s) col %zu: got %.9g, ref %.12g",
-                     what, r, r / c->seq_len, r % c->seq_len, (int)c->ids[r],
-                     pad ? ", pad" : "", col, (double)got[i], e);
-        }
-    }
-    tu_check_layout(got, n_out(c), c->out_offset, st, n, dim, what);
-}
-
-/* Runs c fused and unfused on a table of c->table_rows rows: the fused
- * output against the reference, the unfused one bit for bit against it.
- * ctx NULL: on a context of its own. */
-static void run_and_check(sinpe_context *ctx, cl_command_queue q, const pcase *c)
-{
-    char sbuf[256], what[512];
-    int own = ctx == NULL;
-    if (own) {
-        ctx = tu_context(SINPE_MATH_AUTO);
-        q = tu_queue(ctx);
-    }
-    sinpe_table *tab = tu_table_of(ctx, &c->spec, c->table_rows);
-    double *ref;
-    float *fused = run_pcase(ctx, q, tab, c, PM_FUSED, NULL, &ref);
-    snprintf(what, sizeof what, "%s (fused, %s)", c->name,
-             tu_spec_str(&c->spec, sbuf, sizeof sbuf));
-    check_output(c, fused, ref, NULL, what);
-
-    float *unfused = run_pcase(ctx, q, tab, c, PM_UNFUSED, NULL, NULL);
-    for (size_t i = 0; i < n_out(c); i++)
-        TU_CHECK(tu_same_bits(fused[i], unfused[i]),
-                 "%s: element %zu: gather + add_positions gave %.9g, fused %.9g", c->name,
-                 i, (double)unfused[i], (double)fused[i]);
-
-    TU_FREE(fused, unfused, ref);
-    tu_release(own ? ctx : NULL, own ? q : NULL, tab, NULL, 0);
-}
 
 static int32_t *random_ids(tu_rng *rng, size_t n, size_t vocab, int32_t avoid)
 {
@@ -252,13 +49,13 @@ START_TEST(positions_seq_starts)
                .table_rows = 64, .n_seqs = 5, .seq_len = 37, .vocab = 60, .ids_offset = 3,
                .out_offset = 2, .out_stride = 73, .token_scale = 2.5f, .start = -4,
                .seq_starts_offset = 3};
-    int32_t *ids = random_ids(&rng, n_rows(&c), c.vocab, -1);
+    int32_t *ids = random_ids(&rng, pc_rows(&c), c.vocab, -1);
     float *w = random_weights(&rng, c.vocab * c.spec.dim);
     int32_t *ss = random_ints(&rng, c.n_seqs, 0, 3000);
     ss[0] = 0;
     ss[1] = 20; /* rows straddle the table's end */
     c.ids = ids, c.w = w, c.seq_starts = ss;
-    run_and_check(NULL, NULL, &c);
+    pc_run_and_check(NULL, NULL, &c);
     TU_FREE(ids, w, ss);
 }
 END_TEST
@@ -276,9 +73,9 @@ START_TEST(positions_explicit)
                .table_rows = 100, .n_seqs = _i == 0 ? 3 : 11, .seq_len = _i == 0 ? 29 : 23,
                .vocab = 40, .out_stride = 35, .token_scale = sqrtf(33.0f),
                .start = _i == 3 ? 5 : 0};
-    int32_t *ids = random_ids(&rng, n_rows(&c), c.vocab, -1);
+    int32_t *ids = random_ids(&rng, pc_rows(&c), c.vocab, -1);
     float *w = random_weights(&rng, c.vocab * c.spec.dim);
-    int32_t *pos = _i == 0 ? random_ints(&rng, n_rows(&c), -50, 5000)
+    int32_t *pos = _i == 0 ? random_ints(&rng, pc_rows(&c), -50, 5000)
                            : random_ints(&rng, c.seq_len, 0, 300);
     int32_t *per_seq = random_ints(&rng, c.n_seqs, 0, 200);
     c.ids = ids, c.w = w, c.positions = pos;
@@ -288,7 +85,7 @@ START_TEST(positions_explicit)
         c.seq_starts = per_seq, c.seq_starts_offset = 1;
     else if (_i == 3)
         c.pad_counts = per_seq, c.pad_counts_offset = 2;
-    run_and_check(NULL, NULL, &c);
+    pc_run_and_check(NULL, NULL, &c);
     TU_FREE(ids, w, pos, per_seq);
 }
 END_TEST
@@ -301,7 +98,7 @@ START_TEST(positions_pad_counts)
     pcase c = {.name = _i ? "pad_counts + seq_starts" : "pad_counts", .table_rows = 32,
                .n_seqs = 6, .seq_len = 31, .vocab = 50, .token_scale = sqrtf(48.0f), .pad_id = 0};
     sinpe_spec_init(&c.spec, 48);
-    int32_t *ids = random_ids(&rng, n_rows(&c), c.vocab, 0);
+    int32_t *ids = random_ids(&rng, pc_rows(&c), c.vocab, 0);
     int32_t *pc = random_ints(&rng, c.n_seqs, 0, (int32_t)c.seq_len);
     pc[0] = 0;
     pc[1] = (int32_t)c.seq_len; /* all pads */
@@ -314,7 +111,7 @@ START_TEST(positions_pad_counts)
     c.ids = ids, c.w = w, c.pad_counts = pc, c.pad_counts_offset = 7;
     if (_i)
         c.seq_starts = ss, c.seq_starts_offset = 0;
-    run_and_check(NULL, NULL, &c);
+    pc_run_and_check(NULL, NULL, &c);
     TU_FREE(ids, pc, ss, w);
 }
 END_TEST
@@ -367,11 +164,11 @@ START_TEST(positions_fairseq)
                .table_rows = 64, .n_seqs = cfg[_i].n_seqs, .seq_len = cfg[_i].seq_len,
                .vocab = 40, .ids_offset = 5, .token_scale = sqrtf(20.0f), .start = cfg[_i].start,
                .rule = SINPE_POSITIONS_FAIRSEQ, .policy = cfg[_i].policy, .pad_id = cfg[_i].pad};
-    int32_t *ids = tu_malloc(n_rows(&c) * sizeof *ids);
+    int32_t *ids = tu_malloc(pc_rows(&c) * sizeof *ids);
     fairseq_batch(&rng, ids, c.n_seqs, c.seq_len, c.vocab, c.pad_id);
     float *w = random_weights(&rng, c.vocab * c.spec.dim);
     c.ids = ids, c.w = w;
-    run_and_check(NULL, NULL, &c);
+    pc_run_and_check(NULL, NULL, &c);
     TU_FREE(ids, w);
 }
 END_TEST
@@ -408,18 +205,18 @@ START_TEST(positions_beyond_table)
 
     pcase c = {.name = "beyond the table", .spec = *spec, .n_seqs = NS, .seq_len = SL,
                .vocab = 1, .token_scale = 1.0f, .ids = ids, .w = zero, .positions = pos};
-    float *got = run_pcase(ctx, q, tab, &c, PM_FUSED, NULL, NULL);
+    float *got = pc_run(ctx, q, tab, &c, PM_FUSED, NULL, NULL, NULL);
     double *ref = tu_pe_rows(spec, pos, 0, N);
     snprintf(what, sizeof what, "beyond the table, %s", sbuf);
     tu_check_rows(got, 0, dim, N, dim, ref, TU_PE_TOL, 0.0, what);
-    tu_check_layout(got, n_out(&c), 0, dim, N, dim, what);
+    tu_check_layout(got, pc_out(&c), 0, dim, N, dim, what);
     TU_FREE(got, ref);
 
     /* Positions in [16, 2000) on the fly, then from the grown table. */
     tu_rng_ints(&rng, pos, N, 16, 1999);
     pos[0] = 16;
     pos[1] = 1999;
-    got = run_pcase(ctx, q, tab, &c, PM_FUSED, NULL, NULL);
+    got = pc_run(ctx, q, tab, &c, PM_FUSED, NULL, NULL, NULL);
     TU_OK(sinpe_table_reserve(tab, 2000));
     float *rows = tu_table_read(tab, q, 2000);
     for (size_t r = 0; r < N; r++)
@@ -486,7 +283,7 @@ START_TEST(pad_policies)
                .rule = fairseq ? SINPE_POSITIONS_FAIRSEQ : SINPE_POSITIONS_INDEX};
     if (!fairseq)
         c.pad_counts = pc, c.start = 2;
-    run_and_check(ctx, q, &c);
+    pc_run_and_check(ctx, q, &c);
 
     /* add_positions alone, on a prefilled output: it reads the ids. */
     sinpe_table *tab = tu_table_of(ctx, &c.spec, c.table_rows);
@@ -494,11 +291,11 @@ START_TEST(pad_policies)
     for (int no_weights = 0; no_weights < 2; no_weights++) {
         c.no_weights = no_weights; /* weights NULL and vocab 0 are allowed */
         double *ref;
-        float *got = run_pcase(ctx, q, tab, &c, PM_ADD, x, &ref);
+        float *got = pc_run(ctx, q, tab, &c, PM_ADD, x, &ref, NULL);
         char what[160];
         snprintf(what, sizeof what, "%s, add_positions%s", name,
                  no_weights ? " without weights" : "");
-        check_output(&c, got, ref, x, what);
+        pc_check(&c, got, ref, x, what);
         TU_FREE(got, ref);
     }
     TU_FREE(x, w);

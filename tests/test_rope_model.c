@@ -333,16 +333,6 @@ END_TEST
 
 /* ---- zero frequencies: cos 1 and sin 0 exactly everywhere ------------------ */
 
-static const char probe_src[] =
-    "kernel void probe(global const float *tab, int rows, global const float *consts,\n"
-    "                  uint rot, global const int *pos, global float *cs)\n"
-    "{\n"
-    "    uint t = get_global_id(0), k = get_global_id(1);\n"
-    "    float2 v = sinpe_rope_cos_sin(tab, rows, consts, rot, 0, pos[t], k);\n"
-    "    cs[t * rot + k] = v.x;\n"
-    "    cs[t * rot + rot / 2 + k] = v.y;\n"
-    "}\n";
-
 /* cs: n positions' rows in COS_SIN of R columns; pairs [first, R/2) hold
    cos 1 and sin +0 exactly. */
 static void check_unit(const float *cs, size_t n, size_t R, size_t first, const int32_t *pos,
@@ -379,30 +369,19 @@ START_TEST(rope_model_zero_frequencies)
     }
     check_unit(cs, N, R, s.rotated_pairs, pos, "table rows");
     /* The device function. */
-    cl_program prog = tu_device_program(ctx, probe_src, "-cl-std=CL1.2", "device functions");
-    cl_mem tm, consts, pm = tu_buffer(ctx, sizeof pos, pos);
-    cl_mem fo = tu_poisoned_buffer(ctx, q, N * R);
-    size_t rows;
-    TU_OK(sinpe_table_borrow(tab, &tm, &rows));
-    TU_OK(sinpe_table_constants(tab, &consts));
-    cl_int err, irows = (cl_int)rows;
-    cl_uint rot = (cl_uint)R;
-    cl_kernel k = clCreateKernel(prog, "probe", &err);
-    TU_CL(err);
-    const void *vals[] = {&tm, &irows, &consts, &rot, &pm, &fo};
-    const size_t sizes[] = {sizeof tm, sizeof irows, sizeof consts, sizeof rot, sizeof pm,
-                            sizeof fo};
-    tu_kernel_args(k, 6, vals, sizes);
-    size_t gws[2] = {N, H};
-    TU_CL(clEnqueueNDRangeKernel(q, k, 2, NULL, gws, NULL, 0, NULL, NULL));
-    tu_read(q, fo, 0, N * R * sizeof(float), cs);
+    int32_t pl[4 * N] = {0};
+    for (size_t t = 0; t < N; t++)
+        pl[4 * t] = pos[t];
+    static const cl_uint no_sec[4] = {0};
+    free(cs);
+    cs = tu_rope_probe(ctx, q, tab, (cl_uint)R, 0, no_sec, pl, N);
     check_unit(cs, N, R, s.rotated_pairs, pos, "device function");
     /* The rotation: the unrotated pairs come back unchanged (a head of
        random values, through the table's rows and on the fly). */
     tu_rng rng = tu_rng_for("rope_model_zero");
     float *x = tu_malloc(N * R * sizeof *x), *y = tu_malloc(N * R * sizeof *y);
     tu_rng_floats(&rng, x, N * R, -4.0f, 4.0f);
-    cl_mem xm = tu_buffer(ctx, N * R * sizeof *x, x);
+    cl_mem xm = tu_buffer(ctx, N * R * sizeof *x, x), pm = tu_buffer(ctx, sizeof pos, pos);
     sinpe_rope_args a;
     sinpe_rope_args_init(&a);
     a.n_seqs = 1, a.seq_len = N, a.head_dim = R, a.q = xm, a.q_heads = 1, a.positions = pm;
@@ -413,9 +392,8 @@ START_TEST(rope_model_zero_frequencies)
             TU_CHECK(tu_same_bits(y[t * R + kk], x[t * R + kk]) &&
                          tu_same_bits(y[t * R + H + kk], x[t * R + H + kk]),
                      "rotation: p %d pair %zu changed", (int)pos[t], kk);
-    clReleaseKernel(k), clReleaseProgram(prog), clReleaseMemObject(consts);
     TU_FREE(cs, x, y);
-    TU_RELEASE(ctx, q, tab, tm, pm, fo, out, xm);
+    TU_RELEASE(ctx, q, tab, pm, out, xm);
 }
 END_TEST
 

@@ -4,6 +4,7 @@
  * the host-kernel contract of kernels/abi.h checked on the device. */
 #include "test_util.h"
 #include "sinpe_internal.h"
+#include "cache.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -125,25 +125,13 @@ void tu_ref_embed(const sinpe_spec *spec, size_t n_seqs, size_t seq_len, const i
                   size_t vocab, float token_scale, int32_t start, const int32_t *positions,
                   int with_emb, int with_pe, double *ref)
 {
-    size_t dim = spec->dim;
-    double *pe = tu_malloc(dim * sizeof *pe);
-    for (size_t b = 0; b < n_seqs; b++) {
-        for (size_t t = 0; t < seq_len; t++) {
-            size_t r = b * seq_len + t;
-            double *out = ref + r * dim;
-            int64_t pos = (int64_t)start + (positions ? (int64_t)positions[r] : (int64_t)t);
-            if (with_pe)
-                tu_pe_row(spec, (double)pos, pe);
-            int valid = with_emb && ids[r] >= 0 && (size_t)ids[r] < vocab;
-            const float *e = valid ? weights + weights_offset + (size_t)ids[r] * weights_stride
-                                   : NULL;
-            for (size_t c = 0; c < dim; c++) {
-                double v = e ? (double)token_scale * (double)e[c] : 0.0;
-                out[c] = v + (with_pe ? pe[c] : 0.0);
-            }
-        }
-    }
-    free(pe);
+    sinpe_embed_args a = tu_args(n_seqs, seq_len, NULL, NULL, with_emb ? vocab : 0, NULL);
+    a.weights_offset = weights_offset, a.weights_stride = weights_stride;
+    a.token_scale = token_scale, a.start = start, a.skip_pe = !with_pe;
+    a.positions = positions ? (cl_mem)(uintptr_t)1 : NULL; /* only tested for NULL */
+    ref_inputs in = {spec, &a, ids, positions, NULL, NULL, weights, NULL, NULL};
+    long bad;
+    ref_embed(&in, REF_FUSED, ref, &bad);
 }
 
 /* ---- Comparisons and poison ---- */
@@ -489,6 +477,42 @@ void tu_kernel_args(cl_kernel k, int n, const void *const *vals, const size_t *s
 {
     for (int i = 0; i < n; i++)
         TU_CL(clSetKernelArg(k, (cl_uint)i, sizes[i], vals[i]));
+}
+
+/* tu_rope_probe's kernel: pair k of token t at its lane's position. */
+static const char rope_probe_src[] =
+    "kernel void probe(global const float *tab, int rows, global const float *consts,\n"
+    "                  uint rot, uint axes, uint4 sec, global const int *pl, global float *cs)\n"
+    "{\n"
+    "    uint t = get_global_id(0), k = get_global_id(1);\n"
+    "    float2 v = sinpe_rope_cos_sin(tab, rows, consts, rot, 0,\n"
+    "                                  pl[4 * t + sinpe_rope_lane(axes, sec, k)], k);\n"
+    "    cs[t * rot + k] = v.x;\n"
+    "    cs[t * rot + rot / 2 + k] = v.y;\n"
+    "}\n";
+
+float *tu_rope_probe(sinpe_context *ctx, cl_command_queue q, sinpe_table *tab, cl_uint rot,
+                     cl_uint axes, const cl_uint sec[4], const int32_t *pl, size_t n)
+{
+    cl_program prog = tu_device_program(ctx, rope_probe_src, "-cl-std=CL1.2", "device functions");
+    cl_mem tm, consts, plm = tu_buffer(ctx, 4 * n * sizeof *pl, pl);
+    cl_mem out = tu_poisoned_buffer(ctx, q, n * rot);
+    size_t rows;
+    TU_OK(sinpe_table_borrow(tab, &tm, &rows));
+    TU_OK(sinpe_table_constants(tab, &consts));
+    cl_int err, irows = (cl_int)rows;
+    cl_kernel k = clCreateKernel(prog, "probe", &err);
+    TU_CL(err);
+    const void *vals[] = {&tm, &irows, &consts, &rot, &axes, sec, &plm, &out};
+    const size_t sizes[] = {sizeof tm,   sizeof irows,    sizeof consts, sizeof rot,
+                            sizeof axes, 4 * sizeof *sec, sizeof plm,    sizeof out};
+    tu_kernel_args(k, 8, vals, sizes);
+    size_t gws[2] = {n, rot / 2};
+    TU_CL(clEnqueueNDRangeKernel(q, k, 2, NULL, gws, NULL, 0, NULL, NULL));
+    float *cs = tu_read_floats(q, out, n * rot);
+    clReleaseKernel(k), clReleaseProgram(prog);
+    TU_RELEASE(NULL, NULL, NULL, tm, consts, plm, out);
+    return cs;
 }
 
 cl_ulong tu_max_alloc(sinpe_context *ctx)

@@ -201,7 +201,7 @@ typedef struct tu_spec_row {
 } tu_spec_row;
 sinpe_spec tu_spec_of(const tu_spec_row *row);
 
-/* The fused computation in float64 for rows r < n_seqs * seq_len:
+/* The fused computation in float64 (ref_embed) for rows r < n_seqs * seq_len:
  *   ref[r * dim + c] = (with_emb ? token_scale * E[id_r][c] : 0)
  *                    + (with_pe  ? PE(pos_r)[c] : 0)
  * ids and positions point at the first used element (offsets applied);
@@ -324,6 +324,13 @@ cl_program tu_device_program(sinpe_context *ctx, const char *extra, const char *
 
 /* clSetKernelArg(k, i, sizes[i], vals[i]) for every i < n. */
 void tu_kernel_args(cl_kernel k, int n, const void *const *vals, const size_t *sizes);
+
+/* The cos and sin of the rot / 2 pairs of rotary table tab for n tokens
+   through the device function sinpe_rope_cos_sin(), token t's pair k at
+   pl[4 t + sinpe_rope_lane(axes, sec, k)]: row t holds the cosines, then
+   the sines (rot floats; free() them). */
+float *tu_rope_probe(sinpe_context *ctx, cl_command_queue q, sinpe_table *tab, cl_uint rot,
+                     cl_uint axes, const cl_uint sec[4], const int32_t *pl, size_t n);
 
 /* CL_DEVICE_MAX_MEM_ALLOC_SIZE of the context's device. */
 cl_ulong tu_max_alloc(sinpe_context *ctx);

@@ -773,15 +773,6 @@ static void host_case(const sinpe_spec *spec, int with_positions)
 
 /* ---- Rotary embeddings ---- */
 
-/* The lane of pair k of h pairs in three sections (axes as
-   sinpe_rope_axes; the header's rule). */
-static size_t lane_of(int axes, const size_t *sec, size_t k)
-{
-    if (axes == SINPE_ROPE_MROPE_INTERLEAVED)
-        return k % 3 && k < 3 * sec[k % 3] ? k % 3 : 0;
-    return (k >= sec[0]) + (k >= sec[0] + sec[1]);
-}
-
 /* q (qh heads) and k (kh heads) of hd columns rotated by a rotary table of
  * rows rows (positions past it on the fly), in place or into outputs (k
  * through key rows), against a float64 rotation by m cos(p w_k) and
@@ -852,7 +843,7 @@ static void rope_case(size_t R, size_t hd, size_t qh, size_t kh, sinpe_rope_pair
             double *y = isq ? yq + r * qw + h * hd : yk + (size_t)row * kw + (h - qh) * hd;
             memcpy(y, x, hd * sizeof *y);
             for (size_t k = 0; k < R / 2; k++) {
-                size_t l = axes ? lane_of(axes, s.sections, k) : 0;
+                size_t l = axes ? ref_rope_lane(axes, s.sections, k) : 0;
                 long double p = (int32_t)((uint32_t)(7 + pos[l * LS + r]) + (uint32_t)starts[r / sl]);
                 size_t i1 = pairing ? 2 * k : k, i2 = pairing ? 2 * k + 1 : k + R / 2;
                 double c = m * (double)cosl(p * w[k]), sn = m * (double)sinl(p * w[k]);

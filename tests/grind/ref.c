@@ -84,6 +84,19 @@ void ref_pe_row(const sinpe_spec *s, double pos, double *row)
     }
 }
 
+size_t ref_rope_lane(int axes, const size_t sec[4], size_t k)
+{
+    if (axes == SINPE_ROPE_MROPE_INTERLEAVED) {
+        size_t n = sec[3] ? 4 : sec[2] ? 3 : sec[1] ? 2 : 1, l = k % n;
+        return l > 0 && k < n * sec[l] ? l : 0;
+    }
+    size_t end = 0;
+    for (size_t l = 0; l < 4; l++)
+        if (k < (end += sec[l]))
+            return l;
+    return 3;
+}
+
 /* ---- storage types ------------------------------------------------------- */
 
 /* The library's own table of the types (sinpe_dtype_query). */

@@ -28,6 +28,10 @@ sinpe_spec ref_spec(size_t dim, sinpe_layout layout, sinpe_odd_dim odd, double s
 /* PE(pos) for spec into row[0 .. dim), in float64. */
 void ref_pe_row(const sinpe_spec *spec, double pos, double *row);
 
+/* The position lane of rotary pair k (axes a sinpe_rope_axes, sec the
+   lanes' pair counts): the header's rule. */
+size_t ref_rope_lane(int axes, const size_t sec[4], size_t k);
+
 /* ---- storage types ------------------------------------------------------- */
 
 size_t ref_dtype_size(sinpe_dtype t); /* the float types' */
@@ -72,7 +76,7 @@ typedef struct ref_inputs {
 int32_t ref_position(const ref_inputs *in, size_t b, size_t t);
 
 /* The largest dim ref_embed handles. */
-#define REF_MAX_DIM 1024
+#define REF_MAX_DIM 4096
 
 /* The expected output of mode (REF_FUSED, REF_GATHER or REF_ADD) into
  * ref[r * dim + c], r < n_seqs * seq_len, and the expected increase of the
