@@ -60,6 +60,7 @@ typedef struct bench_opts {
     const char *device;  /* sinpe device selector; NULL: SINPE_DEVICE or best */
     int no_disk_cache;   /* the context skips the binary cache (the tuner's) */
     int rope_only;       /* the ceilings and the rotary section alone */
+    int attn_only;       /* the ceilings and the attention input rows alone */
 } bench_opts;
 
 /*

@@ -362,11 +362,13 @@ int main(int argc, char **argv)
     bench_report_header(&env);
     if (bench_ceilings(&env, 0) != 0 || bench_launch_floor(&env) != 0)
         goto fail;
-    for (d = 0; d < N_DIMS && !opts.rope_only; d++)
+    for (d = 0; d < N_DIMS && !opts.rope_only && !opts.attn_only; d++)
         if (run_dim(&env, dims[d], &tally, &goals) != 0)
             goto fail;
-    if (bench_rope_cases(&env, &tally, &goals) != 0 || bench_grid_cases(&env, &tally) != 0 ||
-        bench_attn_cases(&env, &tally) != 0)
+    if (!opts.attn_only &&
+        (bench_rope_cases(&env, &tally, &goals) != 0 || bench_grid_cases(&env, &tally) != 0))
+        goto fail;
+    if (bench_attn_cases(&env, &tally) != 0)
         goto fail;
     if (bench_ceilings(&env, 1) != 0)
         goto fail;

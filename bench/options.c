@@ -51,6 +51,8 @@ void bench_usage(FILE *f)
             "  --rope-only       the ceilings and the rotary rows alone (rope, in place\n"
             "                    on 32 q and 8 kv heads of 128, against the unfused\n"
             "                    pair and a copy of the same bytes)\n"
+            "  --attn-only       the ceilings and the attention input rows alone (the\n"
+            "                    stage against its unfused chain and a copy of its bytes)\n"
             "  --quick           smoke run: 5 reps, 1 warm-up, 16 MiB ceiling buffers\n"
             "  --help            this text\n"
             "\n"
@@ -148,6 +150,8 @@ int bench_parse_args(int argc, char **argv, bench_opts *o)
             o->quick = 1;
         } else if (!strcmp(a, "--rope-only")) {
             o->rope_only = 1;
+        } else if (!strcmp(a, "--attn-only")) {
+            o->attn_only = 1;
         } else if (!strcmp(a, "--full")) {
             o->full = 1;
         } else if (!strcmp(a, "--explicit")) {

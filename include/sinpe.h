@@ -1913,11 +1913,17 @@ SINPE_API sinpe_status sinpe_record_rope(sinpe_table *table, cl_command_queue qu
  *      float32 ulp of y64 (the float64 value of the same formula with eps
  *      and w as float32; measured: half an ulp), for means of squares in
  *      float32's normal range (a mean of 0 gives inf or NaN as HF's rsqrt).
- *   3. the rotation (rotate 1) of the first R columns, exactly
- *      sinpe_enqueue_rope()'s: y1 = fma(x1, cos, -(x2 sin)), y2 = fma(x2,
- *      cos, x1 sin) with the table's cos and sin; columns past R unchanged.
- *      rotate 0 is a NoPE layer: no rotation, the table not read (any
- *      rotary table of the context is passed).
+ *   3. the rotation (rotate 1) of the R columns [rotary_offset,
+ *      rotary_offset + R) of each q and k head, exactly
+ *      sinpe_enqueue_rope()'s on that slice: y1 = fma(x1, cos, -(x2 sin)),
+ *      y2 = fma(x2, cos, x1 sin) with the table's cos and sin, pair k of
+ *      the table's pairing at slice columns (k, k + R/2) or (2k, 2k + 1);
+ *      the other columns unchanged.  rotary_offset is sinpe_rope_layer's
+ *      (DeepSeek-V3: head_dim 192, rotary_offset 128, R 64, the q head
+ *      [q_nope | q_pe] and the key [k_nope | k_pe] rotating q_pe and k_pe
+ *      alone); 0, the default, rotates the first R columns.  rotate 0 is
+ *      a NoPE layer: no rotation, the table not read (any rotary table of
+ *      the context is passed), rotary_offset not read.
  *   4. norm (norm_after 1, Llama 4's order): as 2.
  *   5. q only, temperature 1: q_c * tau(p) rounded in float32, tau(p) =
  *      log1p(n) * attn_scale + 1 in float32 (attn_scale rounded to
@@ -1967,11 +1973,12 @@ typedef struct sinpe_attn_input_args {
     cl_mem seq_starts; size_t seq_starts_offset;
     size_t lane_stride;
     size_t grid_rows, grid_cols, grid_start;
+    size_t rotary_offset; /* the first rotated column of a q and k head (0 after init) */
 } sinpe_attn_input_args;
 
 /* Fills args with the defaults: every buffer NULL, every count, offset and
  * stride 0, F32 (dtype and cache_dtype), rotate 1, norm NONE, eps 1e-6,
- * start 0.  NULL is a no-op. */
+ * start 0, rotary_offset 0.  NULL is a no-op. */
 SINPE_API void sinpe_attn_input_args_init_sized(sinpe_attn_input_args *args, size_t struct_size);
 #define sinpe_attn_input_args_init(args) \
     sinpe_attn_input_args_init_sized((args), SINPE_STRUCT_SIZE(sinpe_attn_input_args))
@@ -1983,7 +1990,8 @@ SINPE_API void sinpe_attn_input_args_init_sized(sinpe_attn_input_args *args, siz
  * v_cache with kv_heads, a norm weight its norm reads); SINPE_INVALID_SPEC
  * (not a rotary table, or its layout COS_TWICE or SIN_TWICE);
  * SINPE_INVALID_SHAPE (n_seqs or seq_len 0, no heads, head_dim 0, above
- * 512, below R with rotate, or not a multiple of 32 with Q8_0; a stride
+ * 512, below R with rotate, or not a multiple of 32 with Q8_0;
+ * rotary_offset + R above head_dim with rotate, naming rotary_offset; a stride
  * below its heads' width; cache_rows 0 with kv_heads; a Q8_0 cache offset
  * not a multiple of 32; positions as sinpe_enqueue_rope()); SINPE_INVALID_OPTION
  * (norm not a sinpe_qk_norm; eps not finite or negative; attn_scale not

@@ -148,6 +148,7 @@ typedef struct {
     sinpe_rope_params rope;
     sinpe_u64 v_off, v_stride, kc_off, vc_off, slot_off, qw_off, kw_off;
     sinpe_u32 cache_type, norm, norm_after, rotate, temperature, floor_scale;
+    sinpe_u32 rot_off, unused; /* the first rotated column of a head; padding */
     float eps, attn_scale;
 } sinpe_attn_params;
 

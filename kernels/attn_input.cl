@@ -68,8 +68,8 @@ SINPE_INLINE void sinpe_attn_norm(float *x, uint n, global const float *w, uint 
         x[c] = sinpe_norm_value(x[c], kind == 3 ? 1.0f : w[c], kind, r);
 }
 
-/* The first R columns rotated by the cos and sin of the positions pl, the
-   pairs of the table's pairing. */
+/* The R columns from x (the head's rotated slice) rotated by the cos and
+   sin of the positions pl, the pairs of the table's pairing. */
 SINPE_INLINE void sinpe_attn_rotate(float *x, global const float *tab, global const float *coef,
                                     const sinpe_rope_params *ra, const int *pl)
 {
@@ -203,7 +203,7 @@ typedef struct {
     global const uchar *src;
     size_t so;
     global const float *w;
-    uint npairs, kind, before, after;
+    uint off, npairs, kind, before, after; /* off: the first rotated column */
     int rb, rr; /* round after the first norm, after the rotation */
     float2 r1, r2;
 } sinpe_attn_head;
@@ -214,12 +214,12 @@ SINPE_INLINE void sinpe_attn_pairs16(const sinpe_attn_head *h, uint g, global co
                                      const int *pl, const int ot, float16 *y1, float16 *y2)
 {
     float16 x1, x2, w1, w2, c, s;
-    sinpe_rope_load16(h->src, h->so, 16 * g, h->npairs, ra->pairing, ot, &x1, &x2);
+    sinpe_rope_load16(h->src, h->so + h->off, 16 * g, h->npairs, ra->pairing, ot, &x1, &x2);
     if (h->before) {
         w1 = w2 = (float16)(1.0f);
         if (h->kind != 3) /* L2: no weight buffer */
-            sinpe_rope_load16((global const uchar *)h->w, 0, 16 * g, h->npairs, ra->pairing,
-                              SINPE_F32, &w1, &w2);
+            sinpe_rope_load16((global const uchar *)(h->w + h->off), 0, 16 * g, h->npairs,
+                              ra->pairing, SINPE_F32, &w1, &w2);
         x1 = sinpe_attn_value16(x1, w1, h->kind, h->r1);
         x2 = sinpe_attn_value16(x2, w2, h->kind, h->r1);
         if (h->rb)
@@ -232,7 +232,7 @@ SINPE_INLINE void sinpe_attn_pairs16(const sinpe_attn_head *h, uint g, global co
         *y1 = sinpe_attn_round16(*y1, ot), *y2 = sinpe_attn_round16(*y2, ot);
 }
 
-/* Columns [c, c + 16) past the rotated ones after the first norm. */
+/* Columns [c, c + 16) outside the rotated ones after the first norm. */
 SINPE_INLINE float16 sinpe_attn_tail16(const sinpe_attn_head *h, uint c, const int ot)
 {
     float16 x = sinpe_load16(h->src, h->so + c, ot);
@@ -256,15 +256,23 @@ SINPE_INLINE float16 sinpe_attn_last16(const sinpe_attn_head *h, float16 y, floa
     return temp ? y * tau : y;
 }
 
-/* q's or k's head (kind 0 or 1) by sixteens, R pairs rotated (R = 0: none),
-   into dst at d in type dt. */
+/* Columns [c, c + 16) outside the rotated ones, ready to store. */
+SINPE_INLINE float16 sinpe_attn_plain16(const sinpe_attn_head *h, uint c, int temp, float tau,
+                                        const int ot)
+{
+    float16 w = h->after && h->kind != 3 ? vload16(0, h->w + c) : (float16)(1.0f);
+    return sinpe_attn_last16(h, sinpe_attn_tail16(h, c, ot), w, temp, tau, ot);
+}
+
+/* q's or k's head (kind 0 or 1) by sixteens, R columns from h->off rotated
+   (R = 0: none), into dst at d in type dt. */
 SINPE_INLINE void sinpe_attn_run16(sinpe_attn_head *h, uint D, uint R, global uchar *dst,
                                    size_t d, const int dt, int temp, float tau,
                                    global const float *tab, global const float *coef,
                                    const sinpe_rope_params *ra, const int *pl, const int ot,
                                    float eps)
 {
-    uint G = R / 32;
+    uint G = R / 32, o = h->off / 16; /* o: the rotated columns' first lane half */
     float16 hi[2] = {(float16)(0.0f), (float16)(0.0f)}, lo[2] = {hi[0], hi[0]};
     float16 y1, y2, w1, w2;
     if (h->before) { /* lanes c mod 32: sixteen columns to hi[c / 16 % 2] */
@@ -276,18 +284,21 @@ SINPE_INLINE void sinpe_attn_run16(sinpe_attn_head *h, uint D, uint R, global uc
     if (h->after) { /* the squares of the first steps' values, in column order */
         const uint16 lo_cols = (uint16)(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
         hi[0] = hi[1] = lo[0] = lo[1] = (float16)(0.0f);
+        for (uint c = 0; c < h->off; c += 16)
+            sinpe_attn_square16(&hi[c / 16 % 2], &lo[c / 16 % 2], sinpe_attn_tail16(h, c, ot));
         for (uint second = 0; second < 2 - ra->pairing; second++)
             for (uint g = 0; g < G; g++) {
                 sinpe_attn_pairs16(h, g, tab, coef, ra, pl, ot, &y1, &y2);
                 if (ra->pairing) {
-                    sinpe_attn_square16(&hi[0], &lo[0], shuffle2(y1, y2, lo_cols));
-                    sinpe_attn_square16(&hi[1], &lo[1], shuffle2(y1, y2, lo_cols + 8u));
+                    sinpe_attn_square16(&hi[o % 2], &lo[o % 2], shuffle2(y1, y2, lo_cols));
+                    sinpe_attn_square16(&hi[(o + 1) % 2], &lo[(o + 1) % 2],
+                                        shuffle2(y1, y2, lo_cols + 8u));
                 } else {
-                    uint i = (second * G + g) % 2; /* columns R/2 second + 16 g */
+                    uint i = (o + second * G + g) % 2; /* columns off + R/2 second + 16 g */
                     sinpe_attn_square16(&hi[i], &lo[i], second ? y2 : y1);
                 }
             }
-        for (uint c = R; c < D; c += 16)
+        for (uint c = h->off + R; c < D; c += 16)
             sinpe_attn_square16(&hi[c / 16 % 2], &lo[c / 16 % 2], sinpe_attn_tail16(h, c, ot));
         h->r2 = sinpe_attn_scale32(hi, lo, D, eps);
     }
@@ -295,19 +306,16 @@ SINPE_INLINE void sinpe_attn_run16(sinpe_attn_head *h, uint D, uint R, global uc
         sinpe_attn_pairs16(h, g, tab, coef, ra, pl, ot, &y1, &y2);
         w1 = w2 = (float16)(1.0f);
         if (h->after && h->kind != 3)
-            sinpe_rope_load16((global const uchar *)h->w, 0, 16 * g, h->npairs, ra->pairing,
-                              SINPE_F32, &w1, &w2);
-        sinpe_rope_store16(dst, d, 16 * g, h->npairs, ra->pairing, dt,
+            sinpe_rope_load16((global const uchar *)(h->w + h->off), 0, 16 * g, h->npairs,
+                              ra->pairing, SINPE_F32, &w1, &w2);
+        sinpe_rope_store16(dst, d + h->off, 16 * g, h->npairs, ra->pairing, dt,
                            sinpe_attn_last16(h, y1, w1, temp, tau, ot),
                            sinpe_attn_last16(h, y2, w2, temp, tau, ot));
     }
-    for (uint c = R; c < D; c += 16)
-        sinpe_store16(sinpe_attn_last16(h, sinpe_attn_tail16(h, c, ot),
-                                        h->after && h->kind != 3 ? vload16(0, h->w + c)
-                                                                 : (float16)(1.0f),
-                                        temp,
-                                        tau, ot),
-                      dst, d + c, dt);
+    for (uint c = 0; c < h->off; c += 16)
+        sinpe_store16(sinpe_attn_plain16(h, c, temp, tau, ot), dst, d + c, dt);
+    for (uint c = h->off + R; c < D; c += 16)
+        sinpe_store16(sinpe_attn_plain16(h, c, temp, tau, ot), dst, d + c, dt);
 }
 
 SINPE_INLINE void sinpe_body_ATTN(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ATTN))
@@ -335,7 +343,8 @@ SINPE_INLINE void sinpe_body_ATTN(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ATTN
     size_t d = kind == 0 ? ra->qo_off + r * ra->qo_stride + (size_t)hh * D
                          : (kind == 1 ? a.kc_off : a.vc_off) + ((size_t)slot * kh + hh) * D;
     const int dt = kind == 0 ? ot : (int)a.cache_type;
-    int vec = D % 16 == 0 && (!a.rotate || ra->rot % 32 == 0) && dt != SINPE_Q8_0;
+    int vec = D % 16 == 0 && (!a.rotate || (ra->rot % 32 == 0 && a.rot_off % 16 == 0)) &&
+              dt != SINPE_Q8_0;
     if (vec && kind == 2) {
         for (uint c = 0; c < D; c += 16)
             sinpe_store16(sinpe_load16(src, so + c, ot), dst, d + c, dt);
@@ -354,8 +363,8 @@ SINPE_INLINE void sinpe_body_ATTN(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ATTN
     float tau = temp ? sinpe_attn_temperature(pl[0], a.attn_scale, a.floor_scale) : 1.0f;
     if (vec) {
         uint R = a.rotate ? ra->rot : 0;
-        sinpe_attn_head hd = {src, so, w, R / 2, a.norm, before, after, a.rotate || temp,
-                              after || temp, (float2)(0.0f), (float2)(0.0f)};
+        sinpe_attn_head hd = {src, so, w, a.rot_off, R / 2, a.norm, before, after,
+                              a.rotate || temp, after || temp, (float2)(0.0f), (float2)(0.0f)};
         sinpe_attn_run16(&hd, D, R, dst, d, dt, temp, tau, tab, coef, ra, pl, ot, a.eps);
         return;
     }
@@ -369,7 +378,7 @@ SINPE_INLINE void sinpe_body_ATTN(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ATTN
                 sinpe_attn_round(x, D, ot);
         }
         if (a.rotate) {
-            sinpe_attn_rotate(x, tab, coef, ra, pl);
+            sinpe_attn_rotate(x + a.rot_off, tab, coef, ra, pl);
             if (after || temp)
                 sinpe_attn_round(x, D, ot);
         }

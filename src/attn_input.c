@@ -95,6 +95,9 @@ static sinpe_status validate(const sinpe_table *t, const sinpe_attn_input_args *
                 "args->head_dim %zu is 0 or above %d", a->head_dim, MAX_HEAD_DIM);
     SINPE_CHECK(a->rotate && a->head_dim < R, SINPE_INVALID_SHAPE,
                 "args->head_dim %zu is below the table's rotary_dim %zu", a->head_dim, R);
+    SINPE_CHECK(a->rotate && a->rotary_offset > a->head_dim - R, SINPE_INVALID_SHAPE,
+                "args->rotary_offset %zu + the table's rotary_dim %zu is above head_dim %zu",
+                a->rotary_offset, R, a->head_dim);
     SINPE_CHECK(a->q_heads == 0 && a->kv_heads == 0, SINPE_INVALID_SHAPE,
                 "args->q_heads and args->kv_heads are both 0");
     SINPE_CHECK(a->q_heads > UINT_MAX / 4 || a->kv_heads > UINT_MAX / 4, SINPE_INVALID_SHAPE,
@@ -169,6 +172,7 @@ static sinpe_status validate(const sinpe_table *t, const sinpe_attn_input_args *
     p->norm = (cl_uint)a->norm;
     p->norm_after = a->norm_after != 0;
     p->rotate = a->rotate != 0;
+    p->rot_off = a->rotate ? (cl_uint)a->rotary_offset : 0;
     p->temperature = a->temperature != 0;
     p->floor_scale = a->temperature ? (cl_uint)a->floor_scale : 1;
     p->eps = (float)a->eps;

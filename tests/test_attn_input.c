@@ -18,6 +18,7 @@
 #include "family_ref.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,36 +84,50 @@ typedef struct {
     sinpe_dtype dt, ct;
     int norm, after, pairing, rotate, in_place, packed, slots, positions;
     sinpe_rope_preset preset; /* 0: DEFAULT base 10000 of R */
+    size_t off;               /* rotary_offset: the first rotated column */
+    int deepseek;             /* 1: DeepSeek-V3's spec (YaRN, R 64) from sinpe_rope_model_layer */
 } ac_case;
 
 static const ac_case cases[] = {
     /* Qwen3: RMS before, GQA 4:1, f32 and f16 caches */
-    {2, 9, 128, 128, 4, 1, SINPE_F32, SINPE_F32, 1, 0, 0, 1, 0, 1, 1, 1, 0},
-    {2, 9, 128, 128, 4, 1, SINPE_F32, SINPE_F16, 1, 0, 0, 1, 1, 0, 1, 1, 0},
-    {3, 5, 128, 128, 4, 2, SINPE_F16, SINPE_F16, 1, 0, 0, 1, 0, 1, 1, 1, 0},
-    {1, 17, 64, 64, 2, 2, SINPE_BF16, SINPE_BF16, 2, 0, 1, 1, 1, 1, 0, 0, 0},
+    {2, 9, 128, 128, 4, 1, SINPE_F32, SINPE_F32, 1, 0, 0, 1, 0, 1, 1, 1, 0, 0, 0},
+    {2, 9, 128, 128, 4, 1, SINPE_F32, SINPE_F16, 1, 0, 0, 1, 1, 0, 1, 1, 0, 0, 0},
+    {3, 5, 128, 128, 4, 2, SINPE_F16, SINPE_F16, 1, 0, 0, 1, 0, 1, 1, 1, 0, 0, 0},
+    {1, 17, 64, 64, 2, 2, SINPE_BF16, SINPE_BF16, 2, 0, 1, 1, 1, 1, 0, 0, 0, 0, 0},
     /* Gemma (1 + w), partial rotary, interleaved */
-    {2, 6, 96, 64, 3, 1, SINPE_F32, SINPE_BF16, 2, 0, 1, 1, 0, 0, 1, 1, 0},
+    {2, 6, 96, 64, 3, 1, SINPE_F32, SINPE_BF16, 2, 0, 1, 1, 0, 0, 1, 1, 0, 0, 0},
     /* Llama 4: L2 after the rotation; a NoPE layer */
-    {2, 7, 128, 128, 2, 1, SINPE_F32, SINPE_F32, 3, 1, 1, 1, 0, 1, 1, 1, 0},
-    {2, 7, 128, 128, 2, 1, SINPE_F16, SINPE_F16, 3, 1, 0, 0, 1, 0, 1, 1, 0},
+    {2, 7, 128, 128, 2, 1, SINPE_F32, SINPE_F32, 3, 1, 1, 1, 0, 1, 1, 1, 0, 0, 0},
+    {2, 7, 128, 128, 2, 1, SINPE_F16, SINPE_F16, 3, 1, 0, 0, 1, 0, 1, 1, 0, 0, 0},
     /* no norm: the rotation and the cache write alone; Q8_0 caches */
-    {4, 3, 64, 64, 2, 2, SINPE_F32, SINPE_F32, 0, 0, 0, 1, 1, 1, 1, 0, 0},
-    {2, 9, 128, 128, 4, 1, SINPE_F32, SINPE_Q8_0, 1, 0, 0, 1, 0, 1, 1, 1, 0},
-    {3, 4, 64, 64, 2, 2, SINPE_F32, SINPE_Q8_0, 2, 1, 1, 1, 1, 0, 0, 1, 0},
+    {4, 3, 64, 64, 2, 2, SINPE_F32, SINPE_F32, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0},
+    {2, 9, 128, 128, 4, 1, SINPE_F32, SINPE_Q8_0, 1, 0, 0, 1, 0, 1, 1, 1, 0, 0, 0},
+    {3, 4, 64, 64, 2, 2, SINPE_F32, SINPE_Q8_0, 2, 1, 1, 1, 1, 0, 0, 1, 0, 0, 0},
     /* rules and lanes: YaRN, Llama 3, Qwen2-VL's three lanes */
     {2, 8, 128, 128, 4, 2, SINPE_F32, SINPE_F16, 1, 0, 0, 1, 0, 1, 1, 1,
-     SINPE_ROPE_PRESET_QWEN2_YARN},
+     SINPE_ROPE_PRESET_QWEN2_YARN, 0, 0},
     {2, 8, 128, 128, 4, 2, SINPE_BF16, SINPE_BF16, 1, 0, 0, 1, 1, 1, 1, 1,
-     SINPE_ROPE_PRESET_LLAMA3_1},
+     SINPE_ROPE_PRESET_LLAMA3_1, 0, 0},
     {2, 8, 128, 128, 4, 2, SINPE_F32, SINPE_F32, 1, 0, 0, 1, 0, 1, 1, 1,
-     SINPE_ROPE_PRESET_QWEN2_VL},
+     SINPE_ROPE_PRESET_QWEN2_VL, 0, 0},
     /* widths that are not multiples of 16 (or R of 32): the scalar path */
-    {2, 5, 72, 40, 3, 1, SINPE_F32, SINPE_F32, 1, 0, 0, 1, 0, 1, 1, 1, 0},
-    {2, 5, 80, 48, 2, 2, SINPE_F16, SINPE_F16, 3, 1, 1, 1, 1, 0, 1, 1, 0},
-    {3, 3, 40, 40, 2, 1, SINPE_BF16, SINPE_BF16, 2, 0, 0, 1, 0, 1, 0, 1, 0},
+    {2, 5, 72, 40, 3, 1, SINPE_F32, SINPE_F32, 1, 0, 0, 1, 0, 1, 1, 1, 0, 0, 0},
+    {2, 5, 80, 48, 2, 2, SINPE_F16, SINPE_F16, 3, 1, 1, 1, 1, 0, 1, 1, 0, 0, 0},
+    {3, 3, 40, 40, 2, 1, SINPE_BF16, SINPE_BF16, 2, 0, 0, 1, 0, 1, 0, 1, 0, 0, 0},
     /* decode: one token per sequence */
-    {16, 1, 128, 128, 8, 2, SINPE_F16, SINPE_F16, 1, 0, 0, 1, 1, 1, 1, 1, 0},
+    {16, 1, 128, 128, 8, 2, SINPE_F16, SINPE_F16, 1, 0, 0, 1, 1, 1, 1, 1, 0, 0, 0},
+    /* DeepSeek-V3's rotated slice: q and k heads [nope 128 | pe 64], pe alone
+       rotated (rotary_offset 128), YaRN, interleaved; slices from 16 and 48
+       (starting in the second half of the norm's 32 lanes), from 8 and 40
+       (the scalar path; 40 + 40 ends at head_dim) */
+    {2, 6, 192, 64, 3, 3, SINPE_F32, SINPE_F32, 0, 0, 1, 1, 0, 1, 1, 1, 0, 128, 1},
+    {3, 4, 192, 64, 2, 2, SINPE_BF16, SINPE_BF16, 1, 0, 1, 1, 1, 0, 1, 1, 0, 128, 1},
+    {2, 5, 192, 64, 2, 2, SINPE_F32, SINPE_F16, 3, 1, 1, 1, 0, 1, 1, 1, 0, 128, 1},
+    {2, 5, 192, 64, 2, 1, SINPE_F32, SINPE_Q8_0, 2, 1, 1, 1, 0, 1, 1, 1, 0, 128, 1},
+    {2, 6, 96, 64, 3, 1, SINPE_F16, SINPE_F16, 1, 0, 0, 1, 0, 1, 1, 1, 0, 16, 0},
+    {2, 6, 128, 64, 2, 2, SINPE_F32, SINPE_F32, 3, 1, 1, 1, 1, 0, 1, 1, 0, 48, 0},
+    {2, 5, 72, 40, 3, 1, SINPE_F32, SINPE_BF16, 2, 0, 0, 1, 0, 1, 1, 1, 0, 8, 0},
+    {2, 5, 80, 40, 2, 2, SINPE_F16, SINPE_F16, 3, 1, 1, 1, 1, 0, 0, 1, 0, 40, 0},
 };
 
 /* The norm (norm_after as asked) of every q and k head of xq and xk, each
@@ -129,21 +144,25 @@ static void chain_norm(const ac_case *c, size_t n, float *xq, float *xk, const f
     }
 }
 
-/* The chain's rotation: sinpe_enqueue_rope() in place on xq and xk. */
+/* The chain's rotation: sinpe_enqueue_rope() in place on xq and xk, on
+   each head's slice from c->off (rope rotates a head's first R columns:
+   its heads start off columns later, in buffers off elements longer). */
 static void chain_rope(const ac_case *c, sinpe_context *ctx, cl_command_queue q,
                        sinpe_table *tab, size_t n, float *xq, float *xk, cl_mem positions)
 {
     size_t qw = c->qh * c->hd, kw = c->kh * c->hd, e = fr_dtype_size(c->dt);
-    unsigned char *hq = tu_malloc(n * qw * e), *hk = tu_malloc(n * kw * e);
-    for (size_t i = 0; i < n * qw; i++)
-        fr_store(hq, i, c->dt, xq[i]);
-    for (size_t i = 0; i < n * kw; i++)
-        fr_store(hk, i, c->dt, xk[i]);
-    cl_mem rq = tu_buffer(ctx, n * qw * e, hq), rk = tu_buffer(ctx, n * kw * e, hk);
+    unsigned char *hq = tu_malloc((n * qw + c->off) * e), *hk = tu_malloc((n * kw + c->off) * e);
+    for (size_t i = 0; i < n * qw + c->off; i++)
+        fr_store(hq, i, c->dt, i < n * qw ? xq[i] : 0.0f);
+    for (size_t i = 0; i < n * kw + c->off; i++)
+        fr_store(hk, i, c->dt, i < n * kw ? xk[i] : 0.0f);
+    cl_mem rq = tu_buffer(ctx, (n * qw + c->off) * e, hq);
+    cl_mem rk = tu_buffer(ctx, (n * kw + c->off) * e, hk);
     sinpe_rope_args ra;
     sinpe_rope_args_init(&ra);
     ra.n_seqs = c->n_seqs, ra.seq_len = c->seq_len, ra.head_dim = c->hd, ra.dtype = c->dt;
-    ra.q = rq, ra.q_heads = c->qh, ra.k = rk, ra.kv_heads = c->kh;
+    ra.q = rq, ra.q_offset = c->off, ra.q_stride = qw, ra.q_heads = c->qh;
+    ra.k = rk, ra.k_offset = c->off, ra.k_stride = kw, ra.kv_heads = c->kh;
     ra.start = 3, ra.positions = positions;
     TU_OK(sinpe_enqueue_rope(tab, q, &ra, 0, NULL, NULL));
     tu_read(q, rq, 0, n * qw * e, hq);
@@ -166,12 +185,16 @@ START_TEST(attn_chain_bits)
     size_t qw = c->qh * hd, kw = c->kh * hd, W = qw + 2 * kw, rows = n + 4;
     size_t stride = c->packed ? W + 3 : 0, off = c->packed ? 2 : 0;
     sinpe_rope_spec s;
-    if (c->preset)
+    sinpe_rope_layer ly;
+    if (c->deepseek) {
+        TU_OK(sinpe_rope_model_layer(SINPE_ROPE_MODEL_DEEPSEEK_V3, 0, &s, &ly));
+        ck_assert(ly.head_dim == hd && ly.rotary_offset == c->off && s.rotary_dim == c->R);
+    } else if (c->preset) {
         TU_OK(sinpe_rope_preset(&s, c->preset, hd));
-    else
+    } else {
         sinpe_rope_spec_init(&s, c->R);
-    if (!c->preset)
         s.pairing = (sinpe_rope_pairing)c->pairing;
+    }
     size_t lanes = s.axes ? 3 : 1;
     sinpe_table *tab = NULL;
     TU_OK(sinpe_rope_table_create(ctx, &s, 64, &tab));
@@ -230,6 +253,11 @@ START_TEST(attn_chain_bits)
     a.slot_mapping = c->slots ? sm : NULL;
     a.k_cache = kc, a.v_cache = vc, a.cache_rows = rows, a.cache_dtype = c->ct;
     a.start = 3, a.positions = c->positions ? posm : NULL;
+    a.rotary_offset = c->off;
+    if (!c->off && _i % 2 == 0) { /* a caller built before rotary_offset: 0, whatever follows */
+        a.struct_size = SINPE_STRUCT_TAG | offsetof(sinpe_attn_input_args, rotary_offset);
+        a.rotary_offset = 64;
+    }
     TU_OK(sinpe_enqueue_attn_input(tab, q, &a, 0, NULL, NULL));
     unsigned char *got_q = tu_malloc(got_n * e);
     tu_read(q, c->in_place ? qm : qo, 0, got_n * e, got_q);
@@ -459,6 +487,8 @@ START_TEST(attn_bad_args)
         {"cache rows past buffer", SINPE_BUFFER_TOO_SMALL, "args->k_cache"},
         {"v NULL", SINPE_NULL_ARGUMENT, "args->v"},
         {"dtype q8_0", SINPE_INVALID_DTYPE, "args->dtype"},
+        {"rotary_offset 1 past R", SINPE_INVALID_SHAPE, "args->rotary_offset"},
+        {"rotary_offset SIZE_MAX", SINPE_INVALID_SHAPE, "args->rotary_offset"},
     };
     for (size_t i = 0; i < sizeof bads / sizeof bads[0]; i++) {
         sinpe_attn_input_args a = good;
@@ -484,6 +514,8 @@ START_TEST(attn_bad_args)
         case 15: a.cache_rows = ROWS + 1; break;
         case 16: a.v = NULL; break;
         case 17: a.dtype = SINPE_Q8_0; break;
+        case 18: a.rotary_offset = 1; break;
+        case 19: a.rotary_offset = SIZE_MAX; break;
         }
         sinpe_status st = sinpe_enqueue_attn_input(tab, q, &a, 0, NULL, NULL);
         ck_assert_msg(st == bads[i].want, "%s: status %d (%s), want %d: %s", bads[i].name,
@@ -499,8 +531,11 @@ START_TEST(attn_bad_args)
     ck_assert_msg(memcmp(gx, x, sizeof x) == 0, "a refused call wrote q, k or v");
     tu_check_buffer_poison(q, kc, ROWS * KH * HD, "k_cache");
     tu_check_buffer_poison(q, vc, ROWS * KH * HD, "v_cache");
-    /* The same arguments, good, run. */
+    /* The same arguments, good, run; a NoPE layer does not read rotary_offset. */
     TU_OK(sinpe_enqueue_attn_input(tab, q, &good, 0, NULL, NULL));
+    sinpe_attn_input_args nope = good;
+    nope.rotate = 0, nope.rotary_offset = SIZE_MAX;
+    TU_OK(sinpe_enqueue_attn_input(tab, q, &nope, 0, NULL, NULL));
     free(gx);
     TU_RELEASE(ctx, q, tab, xm, wm, small_w, sm, small_s, kc, vc);
 }

@@ -347,6 +347,7 @@ class AttnInputArgs(Structure):
         ("grid_rows", c_size_t),
         ("grid_cols", c_size_t),
         ("grid_start", c_size_t),
+        ("rotary_offset", c_size_t),
     ]
 
 

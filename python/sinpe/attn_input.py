@@ -25,9 +25,10 @@ def _norm(value):
     return 0 if value is None else int(value)
 
 
-def _options(a, norm, norm_after, eps, rotate, temperature, start):
+def _options(a, norm, norm_after, eps, rotate, temperature, start, rotary_offset):
     a.norm, a.norm_after, a.eps, a.rotate, a.start = (_norm(norm), int(bool(norm_after)),
                                                       eps, int(bool(rotate)), start)
+    a.rotary_offset = rotary_offset
     if temperature is not None:
         a.temperature = 1
         a.attn_scale, a.floor_scale = temperature
@@ -54,12 +55,13 @@ def attn_input(self, queue, q, k=None, v=None, *, k_cache=None, v_cache=None,
                slot_mapping=None, q_out=None, norm="none", norm_after=False, eps=1e-6,
                q_norm_weight=None, k_norm_weight=None, rotate=True, temperature=None, start=0,
                positions=None, seq_starts=None, cache_dtype=None, dtype=None, n_seqs=None,
-               seq_len=None, wait_for=None, event=True):
+               seq_len=None, rotary_offset=0, wait_for=None, event=True):
     """One launch of the attention input stage (include/sinpe.h,
     sinpe_attn_input_args): q [tokens, q_heads, head_dim] normed (norm
     "rms", "rms_gemma", "l2" with eps and float32 weights of head_dim;
     before the rotation, or after with norm_after), rotated by the table
-    (rotate False: a NoPE layer), times Llama 4's temperature (temperature
+    (rotate False: a NoPE layer; rotary_offset: the first rotated column of
+    a head, DeepSeek-V3's 128), times Llama 4's temperature (temperature
     = (attn_scale, floor_scale)), in place or into q_out; k and v
     [tokens, kv_heads, head_dim] into k_cache and v_cache rows (arrays of
     [rows, kv_heads, head_dim] or [blocks, block_size, kv_heads, head_dim];
@@ -107,7 +109,7 @@ def attn_input(self, queue, q, k=None, v=None, *, k_cache=None, v_cache=None,
             h, boff, arr = _mem.mem(obj, name)
             setattr(a, name, h)
             setattr(a, name + "_offset", boff // 4)
-    _options(a, norm, norm_after, eps, rotate, temperature, start)
+    _options(a, norm, norm_after, eps, rotate, temperature, start, rotary_offset)
     if slot_mapping is not None:
         _int32_arg(a, "slot_mapping", slot_mapping)
     if positions is not None:
@@ -124,7 +126,8 @@ def attn_input(self, queue, q, k=None, v=None, *, k_cache=None, v_cache=None,
 def attn_input_host(self, q, k=None, v=None, *, k_cache=None, v_cache=None, cache_rows=None,
                     slot_mapping=None, norm="none", norm_after=False, eps=1e-6,
                     q_norm_weight=None, k_norm_weight=None, rotate=True, temperature=None,
-                    start=0, positions=None, cache_dtype="float32", dtype=None):
+                    start=0, positions=None, cache_dtype="float32", dtype=None,
+                    rotary_offset=0):
     """attn_input() on NumPy arrays, blocking: q, k, v [tokens, heads,
     head_dim] (float32, float16, or bfloat16 bits with dtype="bfloat16");
     k_cache and v_cache arrays to update (copies are returned), or
@@ -148,7 +151,7 @@ def attn_input_host(self, q, k=None, v=None, *, k_cache=None, v_cache=None, cach
     a.dtype = resolve(q.dtype, dtype, "q")
     a.n_seqs, a.seq_len, a.head_dim, a.q_heads, a.kv_heads = 1, tokens, hd, qh, kh
     a.cache_dtype = ct
-    _options(a, norm, norm_after, eps, rotate, temperature, start)
+    _options(a, norm, norm_after, eps, rotate, temperature, start, rotary_offset)
     bufs = []
 
     def up(x, dtype=None):
