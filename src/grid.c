@@ -101,9 +101,12 @@ sinpe_status sinpe_enqueue_grid(sinpe_table *t, cl_command_queue queue,
                            .s2 = s2, .s_t = s_t};
     SINPE_FORWARD(scale_of(Gr, a.base_size, "rows'", &p.s1_rows));
     SINPE_FORWARD(scale_of(Gc, a.base_size, "columns'", &p.s1_cols));
-    size_t halves = a.rows + a.cols + p.frames;
+    size_t halves = a.rows + a.cols + p.frames, sixteens = (dim + 15) / 16;
+    /* A span of sixteen columns a work-item; on a CPU the token's whole
+       row, whose indices (five divisions) then come once a row. */
+    p.span = ctx->info.type & CL_DEVICE_TYPE_CPU ? (cl_uint)sixteens : 1;
     const size_t range[2][2] = {{d_t > t->spec.dim ? d_t : t->spec.dim, halves},
-                                {(dim + 15) / 16, n}};
+                                {(sixteens + p.span - 1) / p.span, n}};
     sinpe__queue_sink q;
     sinpe__launch l[2];
     for (int i = 0; i < 2; i++)
