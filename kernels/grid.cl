@@ -42,6 +42,16 @@ SINPE_INLINE float sinpe_grid_pos(uint n, float s1, float s2)
     return sinpe_div_rn(sinpe_div_rn((float)n, s1), s2);
 }
 
+/* Columns [c0, c1) of a half-row h of width d at position x, the position
+   once for all of them (sixteen lanes wide where clang compiles it). */
+SINPE_INLINE void sinpe_grid_half(global float *h, float x, uint c0, uint c1, uint d,
+                                  global const float *coef)
+{
+    SINPE_LANES16
+    for (uint k = c0; k < c1; k++)
+        h[k] = sinpe_pe_real(x, (int)k, d, coef);
+}
+
 /* Columns [c0, c1) of the token's row at o, of a part that starts at
    column lo, from the part's half-row at src: sixteen at a time, the rest
    one by one. */
@@ -63,14 +73,16 @@ SINPE_INLINE void sinpe_body_GRID(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_GRID
 {
     uint c = get_global_id(0), r = get_global_id(1), spatial = a.cols + a.rows;
     if (a.phase == 0) { /* half-row r: column r, row r - cols, frame r - cols - rows */
-        if (r < spatial && c < a.d) {
+        uint c0 = c * a.cols0;
+        if (r < spatial) {
             float x = r < a.cols ? sinpe_grid_pos(r + a.left, a.s1_cols, a.s2)
                                  : sinpe_grid_pos(r - a.cols + a.top, a.s1_rows, a.s2);
-            half_rows[(size_t)r * a.d + c] = sinpe_pe_real(x, (int)c, a.d, coef);
-        } else if (r >= spatial && r - spatial < a.frames && c < a.d_t) {
+            sinpe_grid_half(half_rows + (size_t)r * a.d, x, c0, min(c0 + a.cols0, a.d), a.d,
+                            coef);
+        } else if (r - spatial < a.frames) {
             float z = sinpe_div_rn((float)(r - spatial), a.s_t);
-            half_rows[(size_t)spatial * a.d + (size_t)(r - spatial) * a.d_t + c] =
-                sinpe_pe_real(z, (int)c, a.d_t, coef_t);
+            sinpe_grid_half(half_rows + (size_t)spatial * a.d + (size_t)(r - spatial) * a.d_t, z,
+                            c0, min(c0 + a.cols0, a.d_t), a.d_t, coef_t);
         }
         return;
     }
