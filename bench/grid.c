@@ -5,13 +5,18 @@
  * patches cropped from 192, width 1536), against:
  *   grid_plain   the same bytes' plain add of a precomputed encoding (a
  *                bench kernel: x += table[token's patch], the table written
- *                by sinpe once, outside the timing), what hosts do today;
+ *                by sinpe once, outside the timing), what hosts do today,
+ *                sixteen values at a time and the row a work-item on CPUs
+ *                (one value a work-item, pocl ran the fp16 add 10 to 25x
+ *                slower);
  *   grid_engine  the add computing as the frameworks' float32 code would on
  *                the device: float32 positions and frequencies, a float32
  *                angle, the device's sin and cos (the cost of exactness).
  * Rows timed in interleaved rounds; fused x is each row's time over
- * grid_add's.  Check: grid_add equals x + the encoding byte for byte (the
- * plain add in float32, one rounding), on fresh inputs.
+ * grid_add's.  grid_add is bracketed (bench_job): its call enqueues two
+ * kernels, the half-rows' and the add, and returns the last one's event.
+ * Check: grid_add equals x + the encoding byte for byte (the plain add in
+ * float32, one rounding), on fresh inputs.
  */
 #include "bench.h"
 
@@ -33,13 +38,28 @@ static const char grid_source[] =
     "    uint u = as_uint(v);\n"
     "    ((__global ushort *)b)[i] = (ushort)((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);\n"
     "}\n"
+    "float16 ld16(__global const void *b, size_t i, int dt)\n"
+    "{\n"
+    "    if (dt == 0) return vload16(0, (__global const float *)b + i);\n"
+    "    if (dt == 1) return vload_half16(0, (__global const half *)b + i);\n"
+    "    return as_float16(convert_uint16(vload16(0, (__global const ushort *)b + i)) << 16);\n"
+    "}\n"
+    "void st16(float16 v, __global void *b, size_t i, int dt)\n"
+    "{\n"
+    "    if (dt == 0) { vstore16(v, 0, (__global float *)b + i); return; }\n"
+    "    if (dt == 1) { vstore_half16_rte(v, 0, (__global half *)b + i); return; }\n"
+    "    uint16 u = as_uint16(v);\n"
+    "    u = (u + (uint16)(0x7FFFu) + ((u >> 16) & (uint16)(1u))) >> 16;\n"
+    "    vstore16(convert_ushort16(u), 0, (__global ushort *)b + i);\n"
+    "}\n"
     "#define KERNELS(T, DT)                                                        \\\n"
     "__kernel void grid_plain_##T(__global void *x, __global const float *tab,   \\\n"
-    "                             uint D, uint per)                              \\\n"
+    "                             uint D, uint per, uint span)                   \\\n"
     "{                                                                           \\\n"
-    "    uint c = get_global_id(0), r = get_global_id(1);                        \\\n"
-    "    size_t i = (size_t)r * D + c;                                           \\\n"
-    "    st(ld(x, i, DT) + tab[(size_t)(r % per) * D + c], x, i, DT);             \\\n"
+    "    uint c = 16 * span * get_global_id(0), r = get_global_id(1);            \\\n"
+    "    size_t i = (size_t)r * D, t = (size_t)(r % per) * D;                    \\\n"
+    "    for (uint e = min(c + 16 * span, D); c < e; c += 16)                    \\\n"
+    "        st16(ld16(x, i + c, DT) + vload16(0, tab + t + c), x, i + c, DT);   \\\n"
     "}                                                                           \\\n"
     "__kernel void grid_engine_##T(__global void *x, uint D, uint per, uint cols,\\\n"
     "                              uint top, uint left, float s1, float s2)       \\\n"
@@ -73,7 +93,7 @@ typedef struct {
     cl_kernel plain, engine;
     cl_mem x, tab, scratch;
     size_t D, per, tokens;
-    cl_uint cols, top, left;
+    cl_uint cols, top, left, span;
     float s1;
 } grid_run;
 
@@ -87,9 +107,12 @@ fail:
     return -1;
 }
 
+/* The plain add's range: sixteen columns (D a multiple of 16) a span, a
+   span a work-item: the whole row on a CPU, as sinpe_enqueue_grid()
+   shapes its own add; the engines' kernel, one value a work-item. */
 static int run_kernel(grid_run *g, cl_kernel k, cl_command_queue q, cl_event *ev, cl_uint *n)
 {
-    size_t gws[2] = {g->D, g->tokens};
+    size_t gws[2] = {k == g->plain ? g->D / 16 / g->span : g->D, g->tokens};
     CHECK(clEnqueueNDRangeKernel(q, k, 2, NULL, gws, NULL, 0, NULL, &ev[0]));
     *n = 1;
     return 0;
@@ -139,6 +162,7 @@ static int run_shape(grid_run *g, const grid_shape *sh, sinpe_dtype dt, cl_progr
     CHECK(clSetKernelArg(g->plain, 1, sizeof g->tab, &g->tab));
     CHECK(clSetKernelArg(g->plain, 2, sizeof D, &D));
     CHECK(clSetKernelArg(g->plain, 3, sizeof per, &per));
+    CHECK(clSetKernelArg(g->plain, 4, sizeof g->span, &g->span));
     const void *ev[] = {&g->x, &D, &per, &g->cols, &g->top, &g->left, &g->s1, &s2};
     const size_t es_[] = {sizeof g->x, 4, 4, 4, 4, 4, 4, 4};
     for (cl_uint i = 0; i < 8; i++)
@@ -146,7 +170,7 @@ static int run_shape(grid_run *g, const grid_shape *sh, sinpe_dtype dt, cl_progr
 
     enum { ADD, PLAIN, ENGINE, N_ROWS };
     static const char *const names[N_ROWS] = {"grid_add", "grid_plain", "grid_engine"};
-    const bench_job jobs[N_ROWS] = {{run_grid, NULL, g, 0}, {run_plain, NULL, g, 0},
+    const bench_job jobs[N_ROWS] = {{run_grid, NULL, g, 1}, {run_plain, NULL, g, 0},
                                     {run_engine, NULL, g, 0}};
     bench_stats st[N_ROWS];
     bench_rounds rounds;
@@ -181,7 +205,7 @@ static int run_shape(grid_run *g, const grid_shape *sh, sinpe_dtype dt, cl_progr
     CHECK(sinpe_enqueue_grid(g->table, env->queue, &g->args, 0, NULL, NULL));
     CHECK(clSetKernelArg(g->plain, 0, sizeof g->scratch, &g->scratch));
     {
-        size_t gws[2] = {g->D, g->tokens};
+        size_t gws[2] = {g->D / 16 / g->span, g->tokens};
         CHECK(clEnqueueNDRangeKernel(env->queue, g->plain, 2, NULL, gws, NULL, 0, NULL, NULL));
     }
     CHECK(clEnqueueReadBuffer(env->queue, g->x, CL_TRUE, 0, n * es, a, 0, NULL, NULL));
@@ -226,6 +250,7 @@ int bench_grid_cases(bench_env *env, check_tally *tally)
         memset(&g, 0, sizeof g);
         g.env = env;
         g.D = sh->D;
+        g.span = env->device_type & CL_DEVICE_TYPE_CPU ? (cl_uint)(sh->D / 16) : 1;
         g.per = sh->side * sh->side;
         g.tokens = sh->images * g.per;
         size_t G = sh->max_size ? sh->max_size : sh->side;

@@ -157,10 +157,12 @@ typedef struct {
    index n (n / s1) / s2, the grid's first row and column at top and left,
    frame f at f / s_t; d the table's width, d_t the frame table's (0: a 2-D
    grid), the output's d_t + 2 d; phase 0 writes the half-rows of the
-   columns', rows' and frames' positions, phase 1 the output from them. */
+   columns', rows' and frames' positions (cols0 columns of one a
+   work-item), phase 1 the output from them, 16 span columns of a token a
+   work-item. */
 typedef struct {
     sinpe_u64 out_off, out_stride;
-    sinpe_u32 d, d_t, tokens, per_seq, extra, rows, cols, frames, top, left, add, phase;
+    sinpe_u32 d, d_t, tokens, per_seq, extra, rows, cols, frames, top, left, add, phase, span, cols0;
     float s1_rows, s1_cols, s2, s_t;
 } sinpe_grid_params;
 

@@ -6,7 +6,8 @@
  * y_i, each position the float32 value the frameworks form, then exact.
  * Two launches: the half-rows of the grid's cols + rows + frames distinct
  * positions (work-item (c, n)), then each token's row from them
- * (work-item (c, r): sixteen columns of token r), the plain add's cost.
+ * (work-item (c, r): span c of token r, sixteen columns on GPUs, the
+ * whole row on CPUs), the plain add's cost.
  */
 #ifndef SINPE_GRID_CL
 #define SINPE_GRID_CL
@@ -41,58 +42,73 @@ SINPE_INLINE float sinpe_grid_pos(uint n, float s1, float s2)
     return sinpe_div_rn(sinpe_div_rn((float)n, s1), s2);
 }
 
-/* Where output column c of the token at (frame f, row i, column j) is in
-   the half-rows: the frame's part [0, d_t), the column's, the row's. */
-SINPE_INLINE size_t sinpe_grid_src(const sinpe_grid_params *a, uint f, uint i, uint j, uint c)
+/* Columns [c0, c1) of a half-row h of width d at position x, the position
+   once for all of them (sixteen lanes wide where clang compiles it). */
+SINPE_INLINE void sinpe_grid_half(global float *h, float x, uint c0, uint c1, uint d,
+                                  global const float *coef)
 {
-    if (c < a->d_t)
-        return (size_t)(a->cols + a->rows) * a->d + (size_t)f * a->d_t + c;
-    c -= a->d_t;
-    return c < a->d ? (size_t)j * a->d + c : (size_t)(a->cols + i) * a->d + c - a->d;
+    SINPE_LANES16
+    for (uint k = c0; k < c1; k++)
+        h[k] = sinpe_pe_real(x, (int)k, d, coef);
 }
 
-SINPE_INLINE uint sinpe_grid_part(const sinpe_grid_params *a, uint c)
+/* Columns [c0, c1) of the token's row at o, of a part that starts at
+   column lo, from the part's half-row at src: sixteen at a time, the rest
+   one by one. */
+SINPE_INLINE void sinpe_grid_part(const sinpe_grid_params *a, global uchar *out, size_t o,
+                                  global const float *src, uint lo, uint c0, uint c1,
+                                  const int ot)
 {
-    return (c >= a->d_t) + (c >= a->d_t + a->d);
+    for (; c0 + 16 <= c1; c0 += 16) {
+        float16 v = vload16(0, src + (c0 - lo));
+        sinpe_store16(a->add ? sinpe_load16(out, o + c0, ot) + v : v, out, o + c0, ot);
+    }
+    for (; c0 < c1; c0++) {
+        float v = src[c0 - lo];
+        sinpe_store1(a->add ? sinpe_load1(out, o + c0, ot) + v : v, out, o + c0, ot);
+    }
 }
 
 SINPE_INLINE void sinpe_body_GRID(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_GRID))
 {
     uint c = get_global_id(0), r = get_global_id(1), spatial = a.cols + a.rows;
     if (a.phase == 0) { /* half-row r: column r, row r - cols, frame r - cols - rows */
-        if (r < spatial && c < a.d) {
+        uint c0 = c * a.cols0;
+        if (r < spatial) {
             float x = r < a.cols ? sinpe_grid_pos(r + a.left, a.s1_cols, a.s2)
                                  : sinpe_grid_pos(r - a.cols + a.top, a.s1_rows, a.s2);
-            half_rows[(size_t)r * a.d + c] = sinpe_pe_real(x, (int)c, a.d, coef);
-        } else if (r >= spatial && r - spatial < a.frames && c < a.d_t) {
+            sinpe_grid_half(half_rows + (size_t)r * a.d, x, c0, min(c0 + a.cols0, a.d), a.d,
+                            coef);
+        } else if (r - spatial < a.frames) {
             float z = sinpe_div_rn((float)(r - spatial), a.s_t);
-            half_rows[(size_t)spatial * a.d + (size_t)(r - spatial) * a.d_t + c] =
-                sinpe_pe_real(z, (int)c, a.d_t, coef_t);
+            sinpe_grid_half(half_rows + (size_t)spatial * a.d + (size_t)(r - spatial) * a.d_t, z,
+                            c0, min(c0 + a.cols0, a.d_t), a.d_t, coef_t);
         }
         return;
     }
-    /* Columns [16 c, 16 c + 16) of token r: sixteen at a time within a
-       part, else one by one. */
-    uint w = a.d_t + 2 * a.d, c0 = 16 * c, n = min(16u, w - min(c0, w));
-    if (n == 0 || r >= a.tokens)
+    /* Columns [16 span c, 16 span (c + 1)) of token r, part by part: the
+       token's indices once for all of them. */
+    uint w = a.d_t + 2 * a.d, per = 16 * a.span, c0 = c < (w + per - 1) / per ? per * c : w;
+    uint c1 = min(c0 + per, w);
+    if (c0 == c1 || r >= a.tokens)
         return;
     uint t = r % a.per_seq;
-    size_t o = a.out_off + (size_t)r * a.out_stride + c0;
+    size_t o = a.out_off + (size_t)r * a.out_stride;
     if (t < a.extra) { /* a class or text token: a zero row, untouched by the add */
-        for (uint j = 0; j < n && !a.add; j++)
-            sinpe_store1(0.0f, out, o + j, ot);
+        for (uint k = c0; k < c1 && !a.add; k++)
+            sinpe_store1(0.0f, out, o + k, ot);
         return;
     }
     uint g = t - a.extra, j = g % a.cols, i = (g / a.cols) % a.rows, f = g / a.cols / a.rows;
-    if (n == 16 && sinpe_grid_part(&a, c0) == sinpe_grid_part(&a, c0 + 15)) {
-        float16 v = vload16(0, half_rows + sinpe_grid_src(&a, f, i, j, c0));
-        sinpe_store16(a.add ? sinpe_load16(out, o, ot) + v : v, out, o, ot);
-        return;
-    }
-    for (uint k = 0; k < n; k++) {
-        float v = half_rows[sinpe_grid_src(&a, f, i, j, c0 + k)];
-        sinpe_store1(a.add ? sinpe_load1(out, o + k, ot) + v : v, out, o + k, ot);
-    }
+    /* Each part's half-row: the frame's, columns [0, d_t), the column's,
+       [d_t, d_t + d), the row's, [d_t + d, w). */
+    const size_t base[3] = {(size_t)(a.cols + a.rows) * a.d + (size_t)f * a.d_t,
+                            (size_t)j * a.d, (size_t)(a.cols + i) * a.d};
+    const uint ends[3] = {a.d_t, a.d_t + a.d, w};
+    for (uint p = 0, lo = 0; p < 3; lo = ends[p++])
+        if (max(c0, lo) < min(c1, ends[p]))
+            sinpe_grid_part(&a, out, o, half_rows + base[p], lo, max(c0, lo), min(c1, ends[p]),
+                            ot);
 }
 
 #endif /* SINPE_GRID_CL */

@@ -181,16 +181,25 @@ SINPE_INLINE float4 sinpe_anchor(int x, float8 d)
     return sinpe_anchor_quarters(s.x, e, quadrant);
 }
 
+/* (int)fmod(n, 4.0f) of an integer-valued n (NaN and infinities too): n
+   - 4 trunc(n / 4) is exact (scalings by powers of two, a difference below
+   4), and vectorises where pocl's fmod stays a call per value. */
+SINPE_INLINE int sinpe_mod4(float n)
+{
+    return (int)(n - 4.0f * trunc(0.25f * n));
+}
+
 /*
  * Real arguments (diffusion timesteps): t = x (Q + B) with Q = d.s7 the
- * multiple of 4 that B dropped; x Q and x B1 are exact products.
+ * multiple of 4 that B dropped; x Q and x B1 are exact products.  Always
+ * inlined, as sinpe_anchor: a call keeps pocl from vectorising.
  */
-inline float4 sinpe_anchor_real(float x, float8 d)
+SINPE_INLINE float4 sinpe_anchor_real(float x, float8 d)
 {
     float h0 = x * d.s7, l0 = fma(x, d.s7, -h0);
     float h1 = x * d.s4, l1 = fma(x, d.s4, -h1);
     float n0 = rint(h0), n1 = rint(h1);
-    int quadrant = (int)fmod(n0, 4.0f) + (int)fmod(n1, 4.0f) + (int)d.s3;
+    int quadrant = sinpe_mod4(n0) + sinpe_mod4(n1) + (int)d.s3;
 
     float2 s = sinpe_two_sum(h0 - n0, h1 - n1);
     float2 u = sinpe_two_sum(s.x, l0);
@@ -272,7 +281,7 @@ SINPE_INLINE float2 sinpe_pe_pair(int p, int c, uint dim, global const float *co
     return (float2)(SINPE_COMBINE(a.z, a.w, -a.x, -a.y, b.x, b.y, b.z, b.w), sinpe_combine(a, b));
 }
 
-inline float sinpe_pe_real(float x, int c, uint dim, global const float *coef)
+SINPE_INLINE float sinpe_pe_real(float x, int c, uint dim, global const float *coef)
 {
     float4 a = sinpe_anchor_real(x, sinpe_desc(coef, dim, c));
     return a.x + a.y;
