@@ -253,9 +253,9 @@ test: check-exports check-abi check-runner $(TEST_BIN)
 check-runner:
 	sh tests/runner/check.sh
 
-# check-records: the embedding suites and the shapes comparison under every
-# record of tests/variants.c, each in full (the record-by-suite matrix; CI
-# runs it), $(TEST_JOBS) processes at a time.
+# check-records: the embedding suites and the shapes comparison in full
+# under each record of tests/variants.c that adds a kernel form (the
+# record-by-suite matrix; CI runs it), $(TEST_JOBS) processes at a time.
 RECORD_SUITES = embed positions dtype shard table quant shapes
 check-records: $(TEST_BIN)
 	sh scripts/run-tests.sh ./$(TEST_BIN) $(TEST_JOBS) "$(RECORD_SUITES)"

@@ -10,7 +10,9 @@
 # the test cases tagged with the forms it adds; the shapes suite's record
 # comparison (tag "records") runs in those tagged runs only.  With SUITES
 # (space-separated), "make check-records": each of those suites in full
-# under every record of TEST_BIN --records.  With --only SUITES, those
+# under each record that adds a kernel form (a record that adds none builds
+# and launches only kernels that the device's record or an earlier one
+# already runs: its matrix row repeated the same launches).  With --only SUITES, those
 # suites alone, each in one process under the device's own record, as the
 # run without SUITES runs them ("make check-intel": a second OpenCL
 # implementation).  A CK_EXCLUDE_TAGS of the caller's leaves out those
@@ -88,7 +90,8 @@ list="$logs/jobs.txt"
 if [ -n "$only" ]; then
     for s in $only; do printf 'suite\t%s\t\n' "$s"; done >"$list"
 elif [ -n "$suites" ]; then
-    "$bin" --records >"$list.records" || exit 1
+    "$bin" --record-tags >"$list.tags" || exit 1
+    cut -f2 "$list.tags" >"$list.records"
     while IFS= read -r rec; do
         for s in $suites; do printf 'full\t%s\t%s\n' "$s" "$rec"; done
     done <"$list.records" >"$list"

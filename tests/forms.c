@@ -10,8 +10,8 @@
  *
  * "sinpe_tests --record-tags" prints "tags<TAB>record" for each record
  * that adds anything; the Makefile's test target runs those test cases
- * under it (CK_INCLUDE_TAGS).  The full record-by-suite matrix is the
- * check-records target. */
+ * under it (CK_INCLUDE_TAGS), and the check-records target runs the
+ * record-by-suite matrix under those records. */
 #include "forms.h"
 #include "sinpe_internal.h"
 #include "variants.h"

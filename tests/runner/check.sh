@@ -60,7 +60,7 @@ expect "jobs that never ran count as failed" 1 "5 passed, 4 failed" \
     "did not run .* suite types\$" "4 did not run"
 
 FAKE_FAIL=r2 run 2 "status types"
-expect "records mode" 1 "2 passed, 2 failed" \
+expect "records mode: the records that add a form" 1 "2 passed, 2 failed" \
     "passed .* full status under r1" "FAILED .* full types under r2"
 
 rm -f "$tmp/ran"
