@@ -68,6 +68,21 @@ step() {
     return $rc
 }
 
+# One pocl run, as xargs starts it: record K of LOG_DIR/records.txt with
+# work-groups of at most 8, or (K = 0) the device's own record with pocl's
+# defaults; its output and exit status into LOG_DIR/pocl-K.*.
+if [ "$bin" = --pocl-job ]; then
+    bin=$2 logdir=$3 k=$4
+    if [ "$k" = 0 ]; then
+        step env SINPE_DEVICE="Portable Computing Language" "$bin"
+    else
+        step env SINPE_DEVICE="Portable Computing Language" \
+            SINPE_TUNING="$(sed -n "${k}p" "$logdir/records.txt")" POCL_MAX_WORK_GROUP_SIZE=8 "$bin"
+    fi >"$logdir/pocl-$k.out" 2>&1
+    echo $? >"$logdir/pocl-$k.status"
+    exit 0
+fi
+
 # --- 1. oclgrind ------------------------------------------------------------
 # grind_oclgrind LOG BUILD_OPTIONS RECORD FLAGS...: one run (RECORD empty:
 # the device's own); a failure or a non-empty log fails the target.
@@ -116,19 +131,25 @@ echo "the device's own record"
 grind_oclgrind "$logdir/oclgrind-own.log" "" "" --check-api --data-races
 
 # --- 2. and 3. pocl ---------------------------------------------------------
-pocl="Portable Computing Language"
-i=0
-while IFS= read -r rec; do
-    i=$((i + 1))
-    if ! step env SINPE_DEVICE="$pocl" SINPE_TUNING="$rec" POCL_MAX_WORK_GROUP_SIZE=8 "$bin"; then
-        echo "FAIL: the grind program failed under pocl with work-groups of at most 8" \
-            "(record $i: $rec)"
+# $jobs runs at a time (GRIND_JOBS, else the processors): each run spends
+# most of its time in pocl building programs for its record, on one core.
+# Each run's output goes to LOG_DIR/pocl-N.out and is printed in order once
+# all have ended; a run that left no status counts as failed.
+jobs=${GRIND_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)}
+n=$(wc -l <"$records")
+rm -f "$logdir"/pocl-*.out "$logdir"/pocl-*.status
+{ seq 1 "$n"; echo 0; } | xargs -P "$jobs" -n 1 sh "$0" --pocl-job "$bin" "$logdir"
+for k in $(seq 1 "$n") 0; do
+    cat "$logdir/pocl-$k.out" 2>/dev/null
+    if [ "$(cat "$logdir/pocl-$k.status" 2>/dev/null)" != 0 ]; then
+        if [ "$k" = 0 ]; then
+            echo "FAIL: the grind program failed under pocl"
+        else
+            echo "FAIL: the grind program failed under pocl with work-groups of at most 8" \
+                "(record $k: $(sed -n "${k}p" "$records"))"
+        fi
         status=1
     fi
-done <"$records"
-if ! step env SINPE_DEVICE="$pocl" "$bin"; then
-    echo "FAIL: the grind program failed under pocl"
-    status=1
-fi
+done
 
 exit $status
