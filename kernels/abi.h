@@ -190,8 +190,8 @@ typedef struct {
 
 /*
  * The kernel forms, each with the signature of its kernels (below);
- * kernels/sinpe.cl writes every kernel out and src/kernels.c lists each
- * with its form.  A program holds only the kernels its tuning record reaches (src/plan.c), and is built
+ * kernels/sinpe.cl writes every kernel out and SINPE_KERNEL_LIST lists
+ * each with its form.  A program holds only the kernels its tuning record reaches (src/plan.c), and is built
  * with -DSINPE_HAS_<FORM>=0 or 1 for every form.  The embedding forms:
  *   FAST    positions start + t, all in the table, no padding policy:
  *           four columns (into 16-bit outputs, wide16) of seqs sequences
@@ -218,6 +218,28 @@ typedef struct {
     X(ATTN, ATTN)
 #define SINPE_FORM_ENUM(form, sig) SINPE_FORM_##form,
 enum { SINPE_FORM_LIST(SINPE_FORM_ENUM) SINPE_FORMS };
+
+/*
+ * The kernels of kernels/sinpe.cl, each group as K(form, mode, name,
+ * types): types T3 for three kernels, name_f32, name_f16 and name_bf16;
+ * F32 for one, named name; BF16 for one, name_bf16.  The host's table
+ * (src/kernels.c) is made from this list, and tests/test_contract.c checks
+ * the built programs against it.  A new operation adds its form above,
+ * its signature below and its kernels here.
+ */
+#define SINPE_KERNEL_LIST(K)                                                                \
+    K(ANCHORS, NONE, sinpe_table_anchors, F32) K(ROWS, NONE, sinpe_table_rows, T3)            \
+    K(POSITIONS, NONE, sinpe_make_positions, F32) K(TIMESTEPS, NONE, sinpe_timesteps, T3)     \
+    K(GRID, NONE, sinpe_grid, T3) K(BAD_IDS, NONE, sinpe_count_bad_ids, F32)                  \
+    K(ROPE, NONE, sinpe_rope, T3) K(ATTN, NONE, sinpe_attn_input, T3)                         \
+    K(FAST, FUSED, sinpe_embed_fast, T3) K(FAST, GATHER, sinpe_gather_fast, T3)               \
+    K(FAST, ADD, sinpe_add_fast, T3) K(STREAM, FUSED, sinpe_embed_stream, T3)                 \
+    K(STREAM, GATHER, sinpe_gather_stream, T3) K(COL, FUSED, sinpe_embed_col, BF16)           \
+    K(COL, GATHER, sinpe_gather_col, BF16) K(ROW, FUSED, sinpe_embed_row, T3)                 \
+    K(ROW, GATHER, sinpe_gather_row, T3) K(GENERAL, FUSED, sinpe_embed_general, T3)           \
+    K(GENERAL, GATHER, sinpe_gather_general, T3) K(GENERAL, ADD, sinpe_add_general, T3)       \
+    K(TABLE, FUSED, sinpe_embed_table, T3) K(TABLE, ADD, sinpe_add_table, T3)                 \
+    K(OTF, FUSED, sinpe_embed_otf, T3) K(OTF, ADD, sinpe_add_otf, T3)
 
 /*
  * The signatures: each kernel argument as X(kind, type, name), S() between

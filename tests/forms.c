@@ -3,7 +3,7 @@
  * programs hold (the plan says which: sinpe__kernel_held), each with the
  * record's values that build or launch it, that neither the device's
  * record nor an earlier record holds alike.  They are named by their forms
- * (src/kernels.c: fast, stream, col, row, general, table, otf; rows for the
+ * (kernels/abi.h: fast, stream, col, row, general, table, otf; rows for the
  * table's own kernels and rope for the rotation's), which are also the Check tags of the test
  * cases that run kernels of that form against float64 references
  * (test_util.h, TU_FORMS_*).

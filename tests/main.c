@@ -51,20 +51,20 @@ static int read_seed(uint64_t *seed)
 }
 
 /* The suites, the longest on a cold kernel cache first (scripts/run-tests.sh
-   starts them in this order); each name is its suite_create() name. */
+   starts them in this order); each name is its suite_create() name, and
+   suite_<name>() makes it (the suite's own file). */
+#define SUITES(X)                                                                           \
+    X(context) X(cache) X(quant) X(kquant) X(embed) X(tuning) X(errors) X(positions) X(table) \
+    X(dtype) X(rope) X(mrope) X(rope_model) X(grid) X(attn_input) X(device) X(contract)       \
+    X(shapes) X(presets) X(otf) X(shard) X(timesteps) X(types) X(features) X(source)          \
+    X(status)
+#define SUITE_DECLARE(name) Suite *suite_##name(void);
+SUITES(SUITE_DECLARE)
+#define SUITE_ROW(name) {#name, suite_##name},
 static const struct {
     const char *name;
     Suite *(*make)(void);
-} suites[] = {
-    {"context", suite_context},   {"cache", suite_cache},         {"quant", suite_quant},
-    {"kquant", suite_kquant},     {"embed", suite_embed},         {"tuning", suite_tuning},
-    {"errors", suite_errors},
-    {"positions", suite_positions}, {"table", suite_table},       {"dtype", suite_dtype},
-    {"rope", suite_rope},         {"mrope", suite_mrope}, {"rope_model", suite_rope_model},         {"grid", suite_grid}, {"attn_input", suite_attn_input},         {"device", suite_device},       {"contract", suite_contract},
-    {"shapes", suite_shapes},     {"presets", suite_presets},     {"otf", suite_otf},
-    {"shard", suite_shard},       {"timesteps", suite_timesteps}, {"types", suite_types},
-    {"features", suite_features}, {"source", suite_source},       {"status", suite_status},
-};
+} suites[] = {SUITES(SUITE_ROW)};
 
 static int print_records(void)
 {

@@ -1,7 +1,7 @@
 /* test_contract.c -- the kernel contract of kernels/abi.h, checked on the
  * built programs (-cl-kernel-arg-info):
  *   - the kernels of kernels/sinpe.cl are those of the host's table
- *     (src/kernels.c), both ways, in each program and under the guard of
+ *     (SINPE_KERNEL_LIST), both ways, in each program and under the guard of
  *     each form; each kernel runs the body of its entry's form, call and
  *     output type; its arguments are those of its form's signature, in
  *     order: count, names, address spaces and constness; so that a kernel

@@ -19,41 +19,15 @@
 #include <stdint.h>
 #include <string.h>
 
-/* One suite per concern, mirroring src/. */
-Suite *suite_status(void);
-Suite *suite_types(void);
-Suite *suite_context(void);
-Suite *suite_table(void);
-Suite *suite_embed(void);
-Suite *suite_errors(void);
-Suite *suite_source(void);
-Suite *suite_cache(void);
-Suite *suite_presets(void);
-Suite *suite_positions(void);
-Suite *suite_dtype(void);
-Suite *suite_timesteps(void);
-Suite *suite_shard(void);
+/* Test cases that another file's suite adds (main.c lists the suites). */
 TCase *tcase_shard_owner(void); /* part of suite_shard */
 TCase *tcase_shard_parts(void); /* part of suite_shard */
-Suite *suite_shapes(void);
-Suite *suite_device(void);
 TCase *tcase_device_fn(void); /* part of suite_device */
 TCase *tcase_record(void);    /* part of suite_device */
 TCase *tcase_quiet(void);     /* part of suite_context */
-Suite *suite_tuning(void);
-Suite *suite_quant(void);
-Suite *suite_kquant(void);
-Suite *suite_features(void);
-Suite *suite_contract(void);
-Suite *suite_otf(void);
-Suite *suite_rope(void);
-Suite *suite_mrope(void);
-Suite *suite_rope_model(void);
-Suite *suite_grid(void);
-Suite *suite_attn_input(void);
 TCase *tcase_rope_spec(void); /* part of suite_rope */
 
-/* Check tags: the kernel forms (src/kernels.c; "rows" for the table's
+/* Check tags: the kernel forms (kernels/abi.h; "rows" for the table's
  * kernels) a test case runs in every mode against float64 references.
  * Under a tuning record that adds a kernel of a form to the run under the
  * device's own record, "make test" runs the cases tagged with that form

@@ -10,8 +10,7 @@ fails to compile there instead of corrupting a call here).
 from ctypes import (POINTER, c_char_p, c_double, c_float, c_int, c_int32, c_size_t, c_uint, c_uint32,
                     c_void_p)
 
-from ._types import (AttnInputArgs, ContextOptions, DtypeInfo, EmbedArgs, GridArgs, MropePrompt,
-                     RopeArgs, RopeLayer, RopeSpec, Spec)
+from ._types import STRUCTS
 
 _ENQUEUE_TAIL = ("cl_uint", "const cl_event *", "cl_event *")
 # The recording calls (mirrored for completeness; PyOpenCL has no command buffers).
@@ -153,28 +152,13 @@ CTYPES = {
     "const float *": c_void_p,
     "float *": c_void_p,
     "void *": c_void_p,
-    "sinpe_context_options *": POINTER(ContextOptions),
-    "const sinpe_context_options *": POINTER(ContextOptions),
-    "sinpe_spec *": POINTER(Spec),
-    "const sinpe_spec *": POINTER(Spec),
-    "sinpe_embed_args *": POINTER(EmbedArgs),
-    "const sinpe_embed_args *": POINTER(EmbedArgs),
-    "sinpe_dtype_info *": POINTER(DtypeInfo),
     "sinpe_rope_preset": c_int,
     "sinpe_rope_model": c_int,
     "sinpe_layer_type": c_int,
     "double": c_double,
-    "sinpe_rope_layer *": POINTER(RopeLayer),
     "double *": c_void_p,
-    "sinpe_rope_spec *": POINTER(RopeSpec),
-    "const sinpe_rope_spec *": POINTER(RopeSpec),
-    "sinpe_rope_args *": POINTER(RopeArgs),
-    "const sinpe_rope_args *": POINTER(RopeArgs),
-    "sinpe_mrope_prompt *": POINTER(MropePrompt),
-    "sinpe_grid_args *": POINTER(GridArgs),
-    "const sinpe_grid_args *": POINTER(GridArgs),
-    "const sinpe_mrope_prompt *": POINTER(MropePrompt),
     "int32_t *": c_void_p,
-    "sinpe_attn_input_args *": POINTER(AttnInputArgs),
-    "const sinpe_attn_input_args *": POINTER(AttnInputArgs),
 }
+# Each struct of _types.py by pointer, const or not.
+for _s in STRUCTS:
+    CTYPES[_s.c_name + " *"] = CTYPES["const " + _s.c_name + " *"] = POINTER(_s)
