@@ -173,10 +173,11 @@ END_TEST
    other, each *bytes long. */
 static unsigned char *grid_under(const gcase *c, const char *run, const char *span, size_t *bytes)
 {
-    char text[1024], want[64];
-    snprintf(text, sizeof text, "%s%sgrid_span = %s", run ? run : "", run && *run ? "; " : "",
-             span);
+    size_t len = (run ? strlen(run) : 0) + 64;
+    char *text = tu_malloc(len), want[64];
+    snprintf(text, len, "%s%sgrid_span = %s", run ? run : "", run && *run ? "; " : "", span);
     ck_assert_int_eq(setenv("SINPE_TUNING", text, 1), 0);
+    free(text);
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     snprintf(want, sizeof want, "; grid_span=%s", span);
     ck_assert_msg(strstr(sinpe_context_tuning(ctx), want), "%s lacks %s",
