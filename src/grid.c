@@ -101,21 +101,9 @@ sinpe_status sinpe_enqueue_grid(sinpe_table *t, cl_command_queue queue,
                            .s2 = s2, .s_t = s_t};
     SINPE_FORWARD(scale_of(Gr, a.base_size, "rows'", &p.s1_rows));
     SINPE_FORWARD(scale_of(Gc, a.base_size, "columns'", &p.s1_cols));
-    size_t halves = a.rows + a.cols + p.frames, sixteens = (dim + 15) / 16;
-    /* On a CPU a work-item takes a whole half-row (its position once, its
-       columns in vector lanes), then a token's whole row (its indices, five
-       divisions, once); elsewhere a column, then sixteen. */
-    int cpu = (ctx->info.type & CL_DEVICE_TYPE_CPU) != 0;
-    size_t wide = d_t > t->spec.dim ? d_t : t->spec.dim;
-    p.cols0 = cpu ? (cl_uint)wide : 1;
-    p.span = cpu ? (cl_uint)sixteens : 1;
-    const size_t range[2][2] = {{(wide + p.cols0 - 1) / p.cols0, halves},
-                                {(sixteens + p.span - 1) / p.span, n}};
     sinpe__queue_sink q;
     sinpe__launch l[2];
-    for (int i = 0; i < 2; i++)
-        SINPE_FORWARD(sinpe__plan_fixed(&ctx->info, &ctx->prog, SINPE_FORM_GRID, (int)a.dtype, 2,
-                                        range[i], &l[i]));
+    SINPE_FORWARD(sinpe__plan_grid(&ctx->tune, &ctx->info, &ctx->prog, a.dtype, &p, l));
     sinpe__queue_open(&q, t, queue, nwait, wait, event);
     SINPE__KARGS(SINPE_SIG_GRID) v = {.out = a.out, .coef = t->desc,
                            .coef_t = a.frame_table ? a.frame_table->desc : t->desc, .a = p};

@@ -74,9 +74,12 @@ static void choose(const sinpe__tuning *t, const sinpe__call *c, choice *ch)
     ch->aligned = t->aligned && c->aligned;
     if (c->mode == SINPE_MODE_NONE) {
         /* Table rows: a tile of T steps x T blocks per work-item (table.cl);
-           the rotation: rope_pairs pairs of every head (rope.cl). */
-        add(ch, c->form, c->form == SINPE_FORM_ROPE ? t->rope_pairs : 1,
-            c->form == SINPE_FORM_ROWS ? t->table_tile : 1, 1, 3);
+           the rotation: rope_pairs pairs of every head (rope.cl); the grid
+           encoding: sixteen columns of a token's row, or all (0; grid.cl). */
+        size_t cols = c->form == SINPE_FORM_ROPE ? t->rope_pairs : 1;
+        if (c->form == SINPE_FORM_GRID)
+            cols = t->grid_span == SINPE_GRID_ROWS ? 0 : 16;
+        add(ch, c->form, cols, c->form == SINPE_FORM_ROWS ? t->table_tile : 1, 1, 3);
         ch->prefetch = c->form == SINPE_FORM_ROPE && t->rope_pairs >= 16 ? t->prefetch : 0;
     } else if (c->fast) {
         if (big)
@@ -114,7 +117,10 @@ static void choose(const sinpe__tuning *t, const sinpe__call *c, choice *ch)
 
 sinpe__call sinpe__plan_kind(int mode, int weights, int out, int bits)
 {
-    const int form = mode == SINPE_MODE_NONE && (bits & 1) ? SINPE_FORM_ROPE : SINPE_FORM_ROWS;
+    const int form = mode != SINPE_MODE_NONE ? SINPE_FORM_ROWS
+                     : bits & 1                ? SINPE_FORM_ROPE
+                     : bits & 2                ? SINPE_FORM_GRID
+                                               : SINPE_FORM_ROWS;
     const sinpe__call c = {.mode = mode, .form = form, .weights = weights, .out = out,
                            .fast = bits & 1, .lines = (bits >> 1) & 1,
                            .aligned = (bits >> 2) & 1, .tokens = bits & 8 ? 1 : LARGEST,
@@ -300,6 +306,26 @@ sinpe_status sinpe__plan_rope(const sinpe__tuning *t, const sinpe__device_info *
     const size_t n[2] = {(pairs + P - 1) / P + (copies + 3) / 4, tokens};
     *slots = (cl_uint)n[0];
     return sinpe__plan_fixed(dev, prog, SINPE_FORM_ROPE, (int)dtype, 2, n, l);
+}
+
+sinpe_status sinpe__plan_grid(const sinpe__tuning *t, const sinpe__device_info *dev,
+                              const sinpe__program *prog, sinpe_dtype dtype,
+                              sinpe_grid_params *p, sinpe__launch l[2])
+{
+    const sinpe__call c = {.mode = SINPE_MODE_NONE, .form = SINPE_FORM_GRID, .out = (int)dtype};
+    choice ch;
+    choose(t, &c, &ch);
+    /* Work-item (c, r) of phase 0: columns [cols0 c, cols0 (c + 1)) of
+       half-row r, one, or all (its position once, its columns in vector
+       lanes); of phase 1: 16 span columns of token r's row, sixteen, or
+       all (its indices, five divisions, once). */
+    size_t wide = p->d_t > p->d ? p->d_t : p->d, sixteens = (p->d_t + 2 * p->d + 15) / 16;
+    p->cols0 = (cl_uint)(ch.s[0].cols ? 1 : wide);
+    p->span = (cl_uint)(ch.s[0].cols ? ch.s[0].cols / 16 : sixteens);
+    const size_t n[2][2] = {{(wide + p->cols0 - 1) / p->cols0, p->rows + p->cols + p->frames},
+                            {(sixteens + p->span - 1) / p->span, p->tokens}};
+    SINPE_FORWARD(sinpe__plan_fixed(dev, prog, SINPE_FORM_GRID, (int)dtype, 2, n[0], &l[0]));
+    return sinpe__plan_fixed(dev, prog, SINPE_FORM_GRID, (int)dtype, 2, n[1], &l[1]);
 }
 
 /* fairseq positions of n_seqs sequences: a power-of-two work-group each. */

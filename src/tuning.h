@@ -38,7 +38,9 @@
     X(wide16, "4 16", 11, "columns per work-item of FAST into 16-bit outputs, per step of ROW")\
     X(rope_pairs, "4 64", 12, "pairs of every head per work-item of the rotary kernel")     \
     X(prefetch, "0 1", 13, "1: a work-item walking a token's row asks for the next one's lines") \
-    X(stream_prefetch, "0 1", 14, "1: STREAM into 16-bit outputs asks for the next rows' starts")
+    X(stream_prefetch, "0 1", 14, "1: STREAM into 16-bit outputs asks for the next rows' starts") \
+    X(grid_span, "columns rows", 15,                                                          \
+      "grid encodings per work-item: a column, then 16 of a token's row; or whole rows")
 
 #define SINPE_TUNING_FIELD(name, values, order, doc) size_t name;
 typedef struct sinpe__tuning {
@@ -50,6 +52,7 @@ typedef struct sinpe__tuning {
 enum { SINPE_ONE_PASS, SINPE_TWO_PASS };
 enum { SINPE_DECODE_TILES, SINPE_DECODE_ROWS };
 enum { SINPE_BF16_VECTOR, SINPE_BF16_SCALAR };
+enum { SINPE_GRID_COLUMNS, SINPE_GRID_ROWS };
 
 typedef struct sinpe__param {
     const char *name, *values;
@@ -125,7 +128,8 @@ typedef struct sinpe__call {
 
 /* A kind of call of (mode, weights, out), bits < SINPE__KIND_BITS saying
    which facts hold and whether its sizes are at the small or the large
-   end; of mode NONE, bit 0 says the rotation instead of table rows. */
+   end; of mode NONE, bit 0 says the rotation, else bit 1 the grid
+   encoding, instead of table rows. */
 sinpe__call sinpe__plan_kind(int mode, int weights, int out, int bits);
 #define SINPE__KIND_BITS 128
 /* Whether records t and u launch the same kernels the same way for c. */

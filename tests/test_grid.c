@@ -15,6 +15,7 @@
 #include "family_ref.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,6 +57,32 @@ static float *got32(sinpe_context *ctx, cl_command_queue q, sinpe_table *tab,
     return v;
 }
 
+/* Case c's tables in ctx (ft NULL for a 2-D grid) and its arguments into
+   out from element 2 on; its tokens' rows' stride in *stride, the
+   elements out needs in *total. */
+static void case_args(sinpe_context *ctx, const gcase *c, sinpe_table **tab, sinpe_table **ft,
+                      sinpe_grid_args *a, size_t *stride, size_t *total)
+{
+    size_t frames = c->frames ? c->frames : 1;
+    size_t n = c->n_seqs * (c->extra + frames * c->rows * c->cols);
+    sinpe_spec spec;
+    *stride = c->Dt + c->D + c->pad, *total = 2 + n * *stride;
+    TU_OK(sinpe_spec_preset(&spec, SINPE_PRESET_MAE, c->D / 2));
+    *tab = *ft = NULL;
+    TU_OK(sinpe_table_create(ctx, &spec, 16, tab));
+    if (c->Dt) {
+        TU_OK(sinpe_spec_preset(&spec, SINPE_PRESET_MAE, c->Dt));
+        TU_OK(sinpe_table_create(ctx, &spec, 0, ft));
+    }
+    sinpe_grid_args_init(a);
+    ck_assert(a->interpolation_scale == 1.0 && a->frame_interpolation_scale == 1.0 &&
+              a->dtype == SINPE_F32 && !a->add && !a->frames && !a->frame_table);
+    a->n_seqs = c->n_seqs, a->rows = c->rows, a->cols = c->cols, a->extra_tokens = c->extra;
+    a->base_size = c->base, a->interpolation_scale = c->interp, a->max_size = c->max_size;
+    a->dtype = c->dt, a->out_offset = 2, a->out_stride = c->pad ? *stride : 0;
+    a->frames = c->frames, a->frame_table = *ft, a->frame_interpolation_scale = c->tinterp;
+}
+
 START_TEST(grid_values_and_add)
 {
     const gcase *c = &cases[_i];
@@ -64,25 +91,13 @@ START_TEST(grid_values_and_add)
     tu_rng rng = tu_rng_for("grid");
     size_t d = c->D / 2, frames = c->frames ? c->frames : 1, W = c->Dt + c->D;
     size_t per = c->extra + frames * c->rows * c->cols, n = c->n_seqs * per;
-    size_t stride = W + c->pad, e = fr_dtype_size(c->dt), total = 2 + n * stride;
-    sinpe_spec spec;
-    TU_OK(sinpe_spec_preset(&spec, SINPE_PRESET_MAE, d));
-    sinpe_table *tab = NULL, *ft = NULL;
-    TU_OK(sinpe_table_create(ctx, &spec, 16, &tab));
-    if (c->Dt) {
-        TU_OK(sinpe_spec_preset(&spec, SINPE_PRESET_MAE, c->Dt));
-        TU_OK(sinpe_table_create(ctx, &spec, 0, &ft));
-    }
+    size_t stride, e = fr_dtype_size(c->dt), total;
+    sinpe_table *tab, *ft;
+    sinpe_grid_args a;
+    case_args(ctx, c, &tab, &ft, &a, &stride, &total);
     size_t words = (total * e + 3) / 4;
     cl_mem out = tu_poisoned_buffer(ctx, q, words);
-    sinpe_grid_args a;
-    sinpe_grid_args_init(&a);
-    ck_assert(a.interpolation_scale == 1.0 && a.frame_interpolation_scale == 1.0 &&
-              a.dtype == SINPE_F32 && !a.add && !a.frames && !a.frame_table);
-    a.n_seqs = c->n_seqs, a.rows = c->rows, a.cols = c->cols, a.extra_tokens = c->extra;
-    a.base_size = c->base, a.interpolation_scale = c->interp, a.max_size = c->max_size;
-    a.dtype = c->dt, a.out = out, a.out_offset = 2, a.out_stride = c->pad ? stride : 0;
-    a.frames = c->frames, a.frame_table = ft, a.frame_interpolation_scale = c->tinterp;
+    a.out = out;
     TU_OK(sinpe_enqueue_grid(tab, q, &a, 0, NULL, NULL));
     unsigned char *got = tu_malloc(words * 4), *want = tu_malloc(words * 4);
     tu_read(q, out, 0, words * 4, got);
@@ -149,6 +164,63 @@ START_TEST(grid_values_and_add)
     TU_FREE(got, want, base, sum, v32);
     sinpe_table_release(ft);
     TU_RELEASE(ctx, q, tab, out);
+}
+END_TEST
+
+/* Case c written, then added onto the same random values, under the
+   run's record with grid_span = span, set as a user sets it (SINPE_TUNING,
+   after what the run put there): the two outputs' bytes, one after the
+   other, each *bytes long. */
+static unsigned char *grid_under(const gcase *c, const char *run, const char *span, size_t *bytes)
+{
+    size_t len = (run ? strlen(run) : 0) + 64;
+    char *text = tu_malloc(len), want[64];
+    snprintf(text, len, "%s%sgrid_span = %s", run ? run : "", run && *run ? "; " : "", span);
+    ck_assert_int_eq(setenv("SINPE_TUNING", text, 1), 0);
+    free(text);
+    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
+    snprintf(want, sizeof want, "; grid_span=%s", span);
+    ck_assert_msg(strstr(sinpe_context_tuning(ctx), want), "%s lacks %s",
+                  sinpe_context_tuning(ctx), want);
+    cl_command_queue q = tu_queue(ctx);
+    tu_rng rng = tu_rng_for("grid_span");
+    size_t stride, total;
+    sinpe_table *tab, *ft;
+    sinpe_grid_args a;
+    case_args(ctx, c, &tab, &ft, &a, &stride, &total);
+    size_t n = (total * fr_dtype_size(c->dt) + 3) / 4 * 4;
+    unsigned char *got = tu_malloc(2 * n);
+    a.out = tu_poisoned_buffer(ctx, q, n / 4);
+    TU_OK(sinpe_enqueue_grid(tab, q, &a, 0, NULL, NULL));
+    tu_read(q, a.out, 0, n, got);
+    for (size_t i = 0; i < total; i++)
+        fr_store(got + n, i, c->dt, tu_rng_float(&rng, -3.0f, 3.0f));
+    tu_write(q, a.out, 0, n, got + n);
+    a.add = 1;
+    TU_OK(sinpe_enqueue_grid(tab, q, &a, 0, NULL, NULL));
+    tu_read(q, a.out, 0, n, got + n);
+    *bytes = n;
+    sinpe_table_release(ft);
+    TU_RELEASE(ctx, q, tab, a.out);
+    return got;
+}
+
+/* The record's grid_span changes the work shape, never a bit of the
+   output: a column, then sixteen, per work-item, against whole rows. */
+START_TEST(grid_span_same_bits)
+{
+    static const char *const env[] = {"SINPE_TUNING"};
+    const gcase *c = &cases[_i];
+    char *saved[1];
+    size_t half;
+    tu_env_save(env, 1, saved);
+    unsigned char *cols = grid_under(c, saved[0], "columns", &half);
+    unsigned char *rows = grid_under(c, saved[0], "rows", &half);
+    for (size_t i = 0; i < 2 * half; i++)
+        TU_CHECK(cols[i] == rows[i], "case %d %s byte %zu: columns %u, rows %u", _i,
+                 i < half ? "write" : "add", i % half, cols[i], rows[i]);
+    TU_FREE(cols, rows);
+    tu_env_restore(env, 1, saved);
 }
 END_TEST
 
@@ -225,6 +297,7 @@ Suite *suite_grid(void)
     Suite *s = suite_create("grid");
     TCase *tc = tu_tcase(s, "grid", NULL);
     tcase_add_loop_test(tc, grid_values_and_add, 0, (int)(sizeof cases / sizeof cases[0]));
+    tcase_add_loop_test(tc, grid_span_same_bits, 0, (int)(sizeof cases / sizeof cases[0]));
     tcase_add_test(tc, grid_bad_args);
     return s;
 }

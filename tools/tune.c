@@ -1,8 +1,8 @@
 /*
  * tune.c -- the cases sinpe-tune times (the benchmark's shapes, positions
- * and storage types at the chosen dims, and table rows), which parameter
- * decides which, and their timing under a record (tune_main.c has the
- * search).
+ * and storage types at the chosen dims, table rows, the rotation and a
+ * patch grid), which parameter decides which, and their timing under a
+ * record (tune_main.c has the search).
  */
 #include "tune.h"
 
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const tune_op_names[] = {"fused", "gather", "add", "table", "rope"};
+const char *const tune_op_names[] = {"fused", "gather", "add", "table", "rope", "grid"};
 
 /* ---- cases --------------------------------------------------------------- */
 
@@ -84,6 +84,22 @@ fail:
     return -1;
 }
 
+static int run_grid(void *user, cl_command_queue queue, cl_event *event)
+{
+    run_state *rs = user;
+    sinpe_grid_args a;
+    sinpe_grid_args_init(&a);
+    a.n_seqs = TUNE_GRID_IMAGES;
+    a.rows = a.cols = TUNE_GRID_SIDE;
+    a.base_size = TUNE_GRID_BASE;
+    a.out = rs->tu->grid_x;
+    a.add = 1;
+    CHECK(sinpe_enqueue_grid(rs->cand->grid, queue, &a, 0, NULL, event));
+    return 0;
+fail:
+    return -1;
+}
+
 /* The benchmark's embedding cases: fused and gather into one output, add
    in place on another. */
 static int run_embed(void *user, cl_command_queue queue, cl_event *event)
@@ -130,7 +146,11 @@ static int candidate_prepare(tuner *tu, candidate *cand, const tune_case *c)
         sinpe_rope_spec spec;
         sinpe_rope_spec_init(&spec, TUNE_ROPE_HEAD);
         CHECK(sinpe_rope_table_create(cand->ctx, &spec, TUNE_ROPE_LEN, &cand->rope));
-    } else if (c->op != OP_ROPE && !cand->table[d]) {
+    } else if (c->op == OP_GRID && !cand->grid) {
+        sinpe_spec spec; /* each axis half the row (MAE's frequencies, as the benchmark) */
+        CHECK(sinpe_spec_preset(&spec, SINPE_PRESET_MAE, TUNE_GRID_D / 2));
+        CHECK(sinpe_table_create(cand->ctx, &spec, 0, &cand->grid));
+    } else if (c->op < OP_ROPE && !cand->table[d]) {
         sinpe_spec spec;
         sinpe_spec_init(&spec, c->dim);
         /* Every position the cases use, and the table case's rows. */
@@ -146,12 +166,14 @@ fail:
 static int time_case(tuner *tu, candidate *cand, const tune_case *c, int first, double *us)
 {
     run_state rs = {tu, cand, c, dim_index(tu, c->dim)};
-    tune_job job = {c->op == OP_TABLE ? run_table : c->op == OP_ROPE ? run_rope : run_embed,
-                    &rs, 0};
+    static int (*const runs[])(void *, cl_command_queue, cl_event *) = {
+        run_embed, run_embed, run_embed, run_table, run_rope, run_grid};
+    tune_job job = {runs[c->op], &rs, 0};
     if (candidate_prepare(tu, cand, c) != 0)
         return -1;
-    /* Positions to check and table rows may take two launches: bracketed. */
-    job.bracket = c->op == OP_TABLE || c->explicit_pos;
+    /* Positions to check, table rows and the grid may take two launches:
+       bracketed. */
+    job.bracket = c->op == OP_TABLE || c->op == OP_GRID || c->explicit_pos;
     /* Decode-sized calls are cheap and noisy: more of them.  The warm-up
        calls compile the kernels (pocl compiles a kernel at its first
        launch) and touch the buffers; in a later round the same case has
@@ -167,6 +189,9 @@ void tune_case_name(const tune_case *c, char *buf, size_t n)
     else if (c->op == OP_ROPE)
         snprintf(buf, n, "rope    imp %dx%-4d %4d %s", TUNE_ROPE_SEQS, TUNE_ROPE_LEN,
                  TUNE_ROPE_HEAD, tune_dtype_name(c->dtype));
+    else if (c->op == OP_GRID)
+        snprintf(buf, n, "grid    add %dx%-4d %4d %s", TUNE_GRID_IMAGES,
+                 TUNE_GRID_SIDE * TUNE_GRID_SIDE, TUNE_GRID_D, tune_dtype_name(c->dtype));
     else
         snprintf(buf, n, "%-7s %s %-7s %4zu %s", tune_op_names[c->op],
                  c->explicit_pos ? "exp" : "imp", tune_shapes[c->shape].name, c->dim,
@@ -202,12 +227,13 @@ void tune_make_cases(tuner *tu)
         add_case(tu, OP_ADD, s, 1, SINPE_F32, 1);
     }
     add_case(tu, OP_TABLE, 0, 0, SINPE_F32, 1);
-    if (tu->n_cases < MAX_CASES) { /* one rotary case: the head, not the dims, sizes it */
+    /* One rotary case and one grid case: their own shapes, not the dims, size them. */
+    for (int op = OP_ROPE; op <= OP_GRID && tu->n_cases < MAX_CASES; op++) {
         tune_case *c = &tu->cases[tu->n_cases++];
         memset(c, 0, sizeof *c);
-        c->op = OP_ROPE;
+        c->op = op;
         c->dtype = SINPE_F32;
-        c->dim = TUNE_ROPE_HEAD;
+        c->dim = op == OP_ROPE ? TUNE_ROPE_HEAD : TUNE_GRID_D;
         c->final = 1;
     }
     for (int s = MID; s <= PREFILL; s++)
@@ -223,11 +249,13 @@ void tune_make_cases(tuner *tu)
 sinpe__call tune_call(const tune_case *c)
 {
     static const int modes[] = {SINPE_MODE_FUSED, SINPE_MODE_GATHER, SINPE_MODE_ADD,
-                                SINPE_MODE_NONE, SINPE_MODE_NONE};
+                                SINPE_MODE_NONE, SINPE_MODE_NONE, SINPE_MODE_NONE};
+    static const int forms[] = {SINPE_FORM_ROWS, SINPE_FORM_ROWS, SINPE_FORM_ROWS,
+                                SINPE_FORM_ROWS, SINPE_FORM_ROPE, SINPE_FORM_GRID};
     sinpe__call k;
     memset(&k, 0, sizeof k);
     k.mode = modes[c->op];
-    k.form = c->op == OP_ROPE ? SINPE_FORM_ROPE : SINPE_FORM_ROWS; /* the cases of no call */
+    k.form = forms[c->op]; /* the cases of no call */
     k.weights = k.out = (int)c->dtype;
     if (c->op >= OP_TABLE)
         return k;
@@ -287,6 +315,7 @@ void tune_candidate_close(candidate *cand)
     for (size_t d = 0; d < MAX_DIMS; d++)
         sinpe_table_release(cand->table[d]);
     sinpe_table_release(cand->rope);
+    sinpe_table_release(cand->grid);
     sinpe_context_release(cand->ctx);
     memset(cand, 0, sizeof *cand);
 }
@@ -322,8 +351,10 @@ void tune_json(tuner *tu, const char *phase, const tune_case *c, const char *rol
             "\"positions\":\"%s\",\"shape\":\"%s\",\"dim\":%zu,\"dtype\":\"%s\",\"role\":\"%s\","
             "\"median_us\":%.3f,\"record\":\"%s\"}\n",
             tu->env.device_name, phase, tune_op_names[c->op],
-            c->op == OP_TABLE ? "-" : c->explicit_pos ? "explicit" : "implicit",
-            c->op == OP_TABLE ? "rows" : c->op == OP_ROPE ? "rope" : tune_shapes[c->shape].name,
+            c->op == OP_TABLE || c->op == OP_GRID ? "-" : c->explicit_pos ? "explicit" : "implicit",
+            c->op == OP_TABLE  ? "rows"
+            : c->op >= OP_ROPE ? tune_op_names[c->op]
+                               : tune_shapes[c->shape].name,
             c->dim,
             tune_dtype_name(c->dtype), role, us, record);
     fflush(tu->env.json);

@@ -96,7 +96,7 @@ void tune_error(const char *what, int status, const char *file, int line);
 #define MAX_RECORDS 12 /* distinct records timed together */
 #define MAX_ROUNDS 9
 
-enum { OP_FUSED, OP_GATHER, OP_ADD, OP_TABLE, OP_ROPE };
+enum { OP_FUSED, OP_GATHER, OP_ADD, OP_TABLE, OP_ROPE, OP_GRID };
 extern const char *const tune_op_names[];
 
 /* One thing to time at one dim. */
@@ -109,12 +109,13 @@ typedef struct tune_case {
     char best[SINPE__VARIANT];
 } tune_case;
 
-/* A record's context and its tables, one per dim, and its rotary table,
-   each made when a case first runs under the record and needs it. */
+/* A record's context and its tables, one per dim, its rotary table and
+   its grid's, each made when a case first runs under the record and needs
+   it. */
 typedef struct candidate {
     char text[SINPE__VARIANT];
     sinpe_context *ctx;
-    sinpe_table *table[MAX_DIMS], *rope;
+    sinpe_table *table[MAX_DIMS], *rope, *grid;
 } candidate;
 
 /* The rotary case: q and k of TUNE_ROPE_TOKENS tokens, 32 q and 8 kv heads
@@ -124,6 +125,13 @@ typedef struct candidate {
 #define TUNE_ROPE_KV 8
 #define TUNE_ROPE_SEQS 4
 #define TUNE_ROPE_LEN 512
+
+/* The grid case: the benchmark's DiT-XL/2 patches, 32 images of 16 x 16
+   tokens of 1152 values (fp32), the 2-D encoding added in place. */
+#define TUNE_GRID_IMAGES 32
+#define TUNE_GRID_SIDE 16
+#define TUNE_GRID_D 1152
+#define TUNE_GRID_BASE 16.0
 
 typedef struct tuner {
     tune_env env;
@@ -135,7 +143,7 @@ typedef struct tuner {
     double margin;
     tune_inputs inputs[N_SHAPES][2];        /* [shape][explicit] */
     cl_mem weights[MAX_DIMS][TUNE_N_DTYPES], out[MAX_DIMS][TUNE_N_DTYPES][2];
-    cl_mem rows_out[MAX_DIMS], rope_qk;
+    cl_mem rows_out[MAX_DIMS], rope_qk, grid_x;
     tune_case cases[MAX_CASES];
     size_t n_cases;
     candidate held; /* the current record's, open from one search to the next */

@@ -434,6 +434,11 @@ static int make_buffers(tuner *tu)
     CHECK_AS("clCreateBuffer(q and k)", err);
     if (tune_fill(&tu->env, tu->rope_qk, qk, 5u, SINPE_F32) != 0)
         return -1;
+    size_t gx = (size_t)TUNE_GRID_IMAGES * TUNE_GRID_SIDE * TUNE_GRID_SIDE * TUNE_GRID_D;
+    tu->grid_x = clCreateBuffer(tu->env.cl_ctx, CL_MEM_READ_WRITE, gx * 4, NULL, &err);
+    CHECK_AS("clCreateBuffer(grid patches)", err);
+    if (tune_fill(&tu->env, tu->grid_x, gx, 9u, SINPE_F32) != 0)
+        return -1;
     for (size_t d = 0; d < tu->n_dims; d++) {
         size_t dim = tu->dims[d], rows = (size_t)TUNE_TABLE_ROWS * dim;
         tu->rows_out[d] = clCreateBuffer(tu->env.cl_ctx, CL_MEM_READ_WRITE, rows * 4, NULL, &err);
@@ -471,6 +476,8 @@ static void release_buffers(tuner *tu)
             tune_inputs_release(&tu->inputs[s][e]);
     if (tu->rope_qk)
         clReleaseMemObject(tu->rope_qk);
+    if (tu->grid_x)
+        clReleaseMemObject(tu->grid_x);
     for (size_t d = 0; d < MAX_DIMS; d++) {
         if (tu->rows_out[d])
             clReleaseMemObject(tu->rows_out[d]);
