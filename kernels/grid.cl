@@ -6,8 +6,8 @@
  * y_i, each position the float32 value the frameworks form, then exact.
  * Two launches: the half-rows of the grid's cols + rows + frames distinct
  * positions (work-item (c, n)), then each token's row from them
- * (work-item (c, r): span c of token r, sixteen columns on GPUs, the
- * whole row on CPUs), the plain add's cost.
+ * (work-item (c, r): span c of token r, sixteen columns or the whole
+ * row as the record's grid_span says), the plain add's cost.
  */
 #ifndef SINPE_GRID_CL
 #define SINPE_GRID_CL

@@ -150,8 +150,7 @@ sinpe_status sinpe__tuning_pick(cl_device_id dev, const sinpe__device_info *info
 
 /* ---- kernels.c ----------------------------------------------------------- */
 
-/* Every kernel, slot k the k-th of kernels/abi.h's SINPE_KERNEL_LIST (kernels/sinpe.cl
-   defines them). */
+/* Every kernel, slot k the k-th of kernels/abi.h's SINPE_KERNEL_LIST. */
 typedef struct sinpe__kernel {
     int form, mode, ot; /* SINPE_FORM_*, SINPE_MODE_*, sinpe_dtype of the output */
     const char *name;
