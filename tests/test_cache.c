@@ -481,6 +481,7 @@ Suite *suite_cache(void)
 {
     Suite *s = suite_create("cache");
     TCase *tc = tu_tcase(s, "disk", NULL);
+    tcase_set_timeout(tc, TU_TIMEOUT_COLD); /* a cold build with the disk cache on */
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, cache_write_then_load);
     tcase_add_loop_test(tc, cache_location, 0, 4);

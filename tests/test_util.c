@@ -207,7 +207,7 @@ TCase *tu_tcase(Suite *s, const char *name, const char *tags)
     TCase *tc = tcase_create(name);
     if (tags)
         tcase_set_tags(tc, tags);
-    tcase_set_timeout(tc, TU_TIMEOUT);
+    tcase_set_timeout(tc, tags && strstr(tags, "cold") ? TU_TIMEOUT_COLD : TU_TIMEOUT);
     if (s)
         suite_add_tcase(s, tc);
     return tc;

@@ -39,11 +39,14 @@ TCase *tcase_rope_spec(void); /* part of suite_rope */
 #define TU_FORMS_GENERAL "general table otf stream"
 #define TU_FORMS_ALL "fast stream row col general table otf rows"
 
-/* Seconds allowed to a test that creates a context (cold pocl builds). */
+/* Seconds allowed to a test that creates a context (cold pocl builds), and
+   to one that builds every program from source on purpose: a 2-core
+   machine with other work on it took over 300 s for those. */
 #define TU_TIMEOUT 300
+#define TU_TIMEOUT_COLD 900
 
-/* A test case named name added to s (unless NULL), with TU_TIMEOUT and the
- * Check tags (NULL: none). */
+/* A test case named name added to s (unless NULL), with TU_TIMEOUT (tag
+ * "cold": TU_TIMEOUT_COLD) and the Check tags (NULL: none). */
 TCase *tu_tcase(Suite *s, const char *name, const char *tags);
 
 /* tcase_add_test(tc, t) for each test t of the list, in order. */
