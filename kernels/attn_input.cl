@@ -182,13 +182,28 @@ SINPE_ATTN_MERGE(float4)
 SINPE_ATTN_MERGE(float2)
 SINPE_ATTN_MERGE(float)
 
-/* The lanes' tree of sinpe_attn_merge() in vectors (lanes 0 .. 15 in
-   hi[0] and lo[0], 16 .. 31 in hi[1] and lo[1]), then the scale. */
-SINPE_INLINE float2 sinpe_attn_scale32(float16 *hi, float16 *lo, uint n, float eps)
+/* The 32 lane sums of device.cl's norm order in registers: lanes 0 .. 15
+   in (h0, l0), 16 .. 31 in (h1, l1).  (A private array indexed by the
+   column kept them in memory on PoCL: each step waited on a store.) */
+typedef struct {
+    float16 h0, l0, h1, l1;
+} sinpe_attn_sums;
+
+/* Sixteen columns' squares into lanes 16 .. 31 (upper) or 0 .. 15. */
+SINPE_INLINE void sinpe_attn_add16(sinpe_attn_sums *a, uint upper, float16 x)
 {
-    sinpe_attn_merge_float16(&hi[0], &lo[0], hi[1], lo[1]);
-    float8 h8 = hi[0].lo, l8 = lo[0].lo;
-    sinpe_attn_merge_float8(&h8, &l8, hi[0].hi, lo[0].hi);
+    float16 h = upper ? a->h1 : a->h0, l = upper ? a->l1 : a->l0;
+    sinpe_attn_square16(&h, &l, x);
+    a->h0 = upper ? a->h0 : h, a->l0 = upper ? a->l0 : l;
+    a->h1 = upper ? h : a->h1, a->l1 = upper ? l : a->l1;
+}
+
+/* The lanes' tree of sinpe_attn_merge() in vectors, then the scale. */
+SINPE_INLINE float2 sinpe_attn_scale32(sinpe_attn_sums *a, uint n, float eps)
+{
+    sinpe_attn_merge_float16(&a->h0, &a->l0, a->h1, a->l1);
+    float8 h8 = a->h0.lo, l8 = a->l0.lo;
+    sinpe_attn_merge_float8(&h8, &l8, a->h0.hi, a->l0.hi);
     float4 h4 = h8.lo, l4 = l8.lo;
     sinpe_attn_merge_float4(&h4, &l4, h8.hi, l8.hi);
     float2 h2 = h4.lo, l2 = l4.lo;
@@ -273,34 +288,37 @@ SINPE_INLINE void sinpe_attn_run16(sinpe_attn_head *h, uint D, uint R, global uc
                                    float eps)
 {
     uint G = R / 32, o = h->off / 16; /* o: the rotated columns' first lane half */
-    float16 hi[2] = {(float16)(0.0f), (float16)(0.0f)}, lo[2] = {hi[0], hi[0]};
+    const float16 z = (float16)(0.0f);
+    sinpe_attn_sums a = {z, z, z, z};
     float16 y1, y2, w1, w2;
-    if (h->before) { /* lanes c mod 32: sixteen columns to hi[c / 16 % 2] */
-        for (uint c = 0; c < D; c += 16)
-            sinpe_attn_square16(&hi[c / 16 % 2], &lo[c / 16 % 2],
-                                sinpe_load16(h->src, h->so + c, ot));
-        h->r1 = sinpe_attn_scale32(hi, lo, D, eps);
+    if (h->before) { /* lanes c mod 32: columns c and c + 16 of each 32 */
+        uint c = 0;
+        for (; c + 32 <= D; c += 32) {
+            sinpe_attn_square16(&a.h0, &a.l0, sinpe_load16(h->src, h->so + c, ot));
+            sinpe_attn_square16(&a.h1, &a.l1, sinpe_load16(h->src, h->so + c + 16, ot));
+        }
+        if (c < D)
+            sinpe_attn_square16(&a.h0, &a.l0, sinpe_load16(h->src, h->so + c, ot));
+        h->r1 = sinpe_attn_scale32(&a, D, eps);
     }
     if (h->after) { /* the squares of the first steps' values, in column order */
         const uint16 lo_cols = (uint16)(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
-        hi[0] = hi[1] = lo[0] = lo[1] = (float16)(0.0f);
+        a.h0 = a.l0 = a.h1 = a.l1 = z;
         for (uint c = 0; c < h->off; c += 16)
-            sinpe_attn_square16(&hi[c / 16 % 2], &lo[c / 16 % 2], sinpe_attn_tail16(h, c, ot));
+            sinpe_attn_add16(&a, c / 16 % 2, sinpe_attn_tail16(h, c, ot));
         for (uint second = 0; second < 2 - ra->pairing; second++)
             for (uint g = 0; g < G; g++) {
                 sinpe_attn_pairs16(h, g, tab, coef, ra, pl, ot, &y1, &y2);
                 if (ra->pairing) {
-                    sinpe_attn_square16(&hi[o % 2], &lo[o % 2], shuffle2(y1, y2, lo_cols));
-                    sinpe_attn_square16(&hi[(o + 1) % 2], &lo[(o + 1) % 2],
-                                        shuffle2(y1, y2, lo_cols + 8u));
-                } else {
-                    uint i = (o + second * G + g) % 2; /* columns off + R/2 second + 16 g */
-                    sinpe_attn_square16(&hi[i], &lo[i], second ? y2 : y1);
+                    sinpe_attn_add16(&a, o % 2, shuffle2(y1, y2, lo_cols));
+                    sinpe_attn_add16(&a, (o + 1) % 2, shuffle2(y1, y2, lo_cols + 8u));
+                } else { /* columns off + R/2 second + 16 g */
+                    sinpe_attn_add16(&a, (o + second * G + g) % 2, second ? y2 : y1);
                 }
             }
         for (uint c = h->off + R; c < D; c += 16)
-            sinpe_attn_square16(&hi[c / 16 % 2], &lo[c / 16 % 2], sinpe_attn_tail16(h, c, ot));
-        h->r2 = sinpe_attn_scale32(hi, lo, D, eps);
+            sinpe_attn_add16(&a, c / 16 % 2, sinpe_attn_tail16(h, c, ot));
+        h->r2 = sinpe_attn_scale32(&a, D, eps);
     }
     for (uint g = 0; g < G; g++) {
         sinpe_attn_pairs16(h, g, tab, coef, ra, pl, ot, &y1, &y2);

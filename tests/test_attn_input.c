@@ -110,6 +110,10 @@ static const ac_case cases[] = {
      SINPE_ROPE_PRESET_LLAMA3_1, 0, 0},
     {2, 8, 128, 128, 4, 2, SINPE_F32, SINPE_F32, 1, 0, 0, 1, 0, 1, 1, 1,
      SINPE_ROPE_PRESET_QWEN2_VL, 0, 0},
+    /* 16 times an odd number wide on the vector path: the norm's last
+       sixteen columns in lanes 0 .. 15 */
+    {2, 5, 80, 64, 3, 1, SINPE_F16, SINPE_F16, 1, 0, 0, 1, 0, 1, 1, 1, 0, 16, 0},
+    {2, 5, 80, 64, 2, 2, SINPE_F32, SINPE_F32, 3, 1, 1, 1, 1, 0, 1, 1, 0, 0, 0},
     /* widths that are not multiples of 16 (or R of 32): the scalar path */
     {2, 5, 72, 40, 3, 1, SINPE_F32, SINPE_F32, 1, 0, 0, 1, 0, 1, 1, 1, 0, 0, 0},
     {2, 5, 80, 48, 2, 2, SINPE_F16, SINPE_F16, 3, 1, 1, 1, 1, 0, 1, 1, 0, 0, 0},
