@@ -79,6 +79,16 @@ inline uchar16 sinpe_bits16(uchar16 v, uint r, ushort mask)
     return as_uchar16((as_ushort8(v) >> (ushort)r) & mask);
 }
 
+/* Bit 4 of sixteen Q5_0 or Q5_1 codes: bit l % 8 of byte at[l] of the
+   block's four qh bytes for lane l, as 16 or 0.  Byte lanes throughout
+   (a byte shuffle, an and, a compare): the same bits taken through 32-bit
+   lanes cost x86 a variable shift and a narrowing in 512-bit registers. */
+inline uchar16 sinpe_qh_bits(uchar4 qh, uchar16 at)
+{
+    uchar16 bit = (uchar16)(1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128);
+    return as_uchar16((shuffle(qh, at) & bit) != (uchar)0) & (uchar)16;
+}
+
 /* N values from element i of a block type other than Q8_0; lane l of
    SINPE_IOTA##N is l. */
 #define SINPE_IOTA4 (uint4)(0, 1, 2, 3)
@@ -169,10 +179,9 @@ SINPE_INLINE void sinpe_block32(global const uchar *base, size_t i, const int dt
     uchar16 c = vload16(0, b + (one ? 4 : 2) + (dt >= SINPE_Q5_0 ? 4 : 0));
     uchar16 q0 = c & (uchar)15, q1 = c >> (uchar)4;
     if (dt == SINPE_Q5_0 || dt == SINPE_Q5_1) {
-        global const uchar *p = b + (one ? 4 : 2);
-        uint qh = p[0] | (uint)p[1] << 8 | (uint)p[2] << 16 | (uint)p[3] << 24;
-        q0 |= convert_uchar16(((uint16)(qh) >> SINPE_IOTA16) & 1u) << (uchar)4;
-        q1 |= convert_uchar16(((uint16)(qh >> 16) >> SINPE_IOTA16) & 1u) << (uchar)4;
+        uchar4 qh = vload4(0, b + (one ? 4 : 2));
+        q0 |= sinpe_qh_bits(qh, (uchar16)(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1));
+        q1 |= sinpe_qh_bits(qh, (uchar16)(2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3));
     }
     float d = sinpe_half_at(b);
     if (one) {

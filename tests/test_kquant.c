@@ -72,13 +72,28 @@ START_TEST(kquant_decode_exact)
 }
 END_TEST
 
-/* Loop index _i: type x output type.  Fused, gather then add, with
-   explicit positions some past the table, a token scale, a few bad ids:
-   the bytes of the same calls over the float32 table of the decoded
-   weights (which the other suites check against float64). */
+/* A context under a record whose fused and gather calls take STREAM
+   wherever the output allows it: the 32-value lines of sinpe_qload32,
+   which calls this small never reach under a device's own record. */
+static sinpe_context *kq_streamed_context(void)
+{
+    sinpe_context_options options;
+    sinpe_context *ctx = NULL;
+    sinpe_context_options_init(&options);
+    options.tuning = "aligned = 1; stream = 1; stream_bytes = 0";
+    TU_OK(sinpe_context_create(&options, &ctx));
+    return ctx;
+}
+
+/* Loop index _i: type x output type, under the device's record then
+   streamed.  Fused, gather then add, with explicit positions some past
+   the table, a token scale, a few bad ids: the bytes of the same calls
+   over the float32 table of the decoded weights (which the other suites
+   check against float64). */
 START_TEST(kquant_calls_match_float_table)
 {
-    sinpe_dtype t = kq_types[_i / 3], ot = (sinpe_dtype)(_i % 3);
+    int streamed = _i >= 3 * KQ_N;
+    sinpe_dtype t = kq_types[_i / 3 % KQ_N], ot = (sinpe_dtype)(_i % 3);
     const sinpe_dtype_info *f = sinpe__dtype(t);
     enum { NS = 2, SL = 13, ROWS = 20 };
     size_t dim = 2 * f->block_values, n = NS * SL, bytes = n * dim * (ot == SINPE_F32 ? 4 : 2);
@@ -94,7 +109,7 @@ START_TEST(kquant_calls_match_float_table)
         ids[k] = tu_rng_int(&rng, -1, ROWS); /* a few outside the rows */
         pos[k] = tu_rng_int(&rng, 0, 40);    /* some past the table's 24 rows */
     }
-    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
+    sinpe_context *ctx = streamed ? kq_streamed_context() : tu_context(SINPE_MATH_AUTO);
     cl_command_queue cq = tu_queue(ctx);
     sinpe_table *tab = tu_table(ctx, dim, 24);
     cl_mem ids_m = tu_buffer(ctx, sizeof ids, ids), pos_m = tu_buffer(ctx, sizeof pos, pos);
@@ -111,9 +126,9 @@ START_TEST(kquant_calls_match_float_table)
             got[side] = tu_call_bytes(ctx, tab, cq, &a, call, bytes, side ? 0x5a : 0xa5);
         }
         ck_assert_msg(memcmp(got[0], got[1], bytes) == 0,
-                      "%s weights, out %d, call %d: the bytes differ from the float32 "
+                      "%s weights, out %d, call %d%s: the bytes differ from the float32 "
                       "table's (or an element was left unwritten)",
-                      f->name, (int)ot, call);
+                      f->name, (int)ot, call, streamed ? ", streamed" : "");
         TU_FREE(got[0], got[1]);
     }
     TU_RELEASE(ctx, cq, tab, ids_m, pos_m, w_m, wf_m);
@@ -377,7 +392,7 @@ Suite *suite_kquant(void)
     suite_add_tcase(s, tc);
     tc = tu_tcase(s, "device", NULL);
     tcase_add_loop_test(tc, kquant_decode_exact, 0, KQ_N);
-    tcase_add_loop_test(tc, kquant_calls_match_float_table, 0, 3 * KQ_N);
+    tcase_add_loop_test(tc, kquant_calls_match_float_table, 0, 6 * KQ_N);
     tcase_add_loop_test(tc, kquant_bad_input, 0, KQ_N);
     tcase_add_loop_test(tc, kquant_per_layer_slice, 0, KQ_N);
     return s;
