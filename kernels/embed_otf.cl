@@ -9,25 +9,13 @@
 
 #include "embed.cl"
 
-/* The anchors of four columns [c, c + 4) at x (past the row's end, the
-   last column's), one float4 per component, so that sinpe_combine4 works
-   on the four columns at once with sinpe_combine's operations. */
+/* The anchors of four columns [c, c + 4), one float4 per component, so
+   that sinpe_combine4 works on the four columns at once with
+   sinpe_combine's operations. */
 typedef struct {
     float4 sh, sl, ch, cl;
 } sinpe_anchor4;
 
-SINPE_INLINE sinpe_anchor4 sinpe_anchors4(int x, int c, uint dim, global const float *coef)
-{
-    float4 v[4];
-    for (int i = 0; i < 4; i++)
-        v[i] = sinpe_anchor(x, sinpe_desc(coef, dim, min(c + i, (int)dim - 1)));
-    sinpe_anchor4 r;
-    r.sh = (float4)(v[0].x, v[1].x, v[2].x, v[3].x);
-    r.sl = (float4)(v[0].y, v[1].y, v[2].y, v[3].y);
-    r.ch = (float4)(v[0].z, v[1].z, v[2].z, v[3].z);
-    r.cl = (float4)(v[0].w, v[1].w, v[2].w, v[3].w);
-    return r;
-}
 
 /* PE of the four columns [c, c + 4) at step j of the anchors' block. */
 SINPE_INLINE float4 sinpe_combine4(sinpe_anchor4 a, global const float *coef,
@@ -67,9 +55,13 @@ SINPE_INLINE void sinpe_otf_tile(const int mode, const int et, const int ot,
     int base = sinpe_position(&a.pos, pos, seq_start, pad_count, b0, t0) & ~(SINPE_STEP_ROWS - 1);
     sinpe_anchor4 an[2][SINPE_OTF_COLS / 4];
     const sinpe_src src = SINPE_SRC;
-    for (int h = 0; h < 2; h++)
-        for (int q = 0; q < SINPE_OTF_COLS / 4; q++)
-            an[h][q] = sinpe_anchors4(base + h * SINPE_STEP_ROWS, c + 4 * q, a.dim, coef);
+    for (int h = 0; h < 2; h++) { /* columns past the row's end: its coefficients' padding */
+        sinpe_anchor16_t v = sinpe_anchors16_at(base + h * SINPE_STEP_ROWS, coef, a.dim, c);
+        an[h][0] = (sinpe_anchor4){v.sh.s0123, v.sl.s0123, v.ch.s0123, v.cl.s0123};
+        an[h][1] = (sinpe_anchor4){v.sh.s4567, v.sl.s4567, v.ch.s4567, v.cl.s4567};
+        an[h][2] = (sinpe_anchor4){v.sh.s89ab, v.sl.s89ab, v.ch.s89ab, v.cl.s89ab};
+        an[h][3] = (sinpe_anchor4){v.sh.scdef, v.sl.scdef, v.ch.scdef, v.cl.scdef};
+    }
     for (uint t = t0; t < t_end; t++) {
         for (size_t b = b0; b < b_end; b++) {
             sinpe_token k = sinpe_token_at(mode, false, pos, seq_start, pad_count, &a, b, t, c);
@@ -106,10 +98,20 @@ SINPE_INLINE void sinpe_col_pe(const int mode, const int et, const int ot,
     sinpe_store1(k->id.zero ? 0.0f : x, out, k->o + u, ot);
 }
 
-/* Columns [c, c + n) of token k's row (k at column c), PE computed at k.p
-   one column a loop trip, so that the compiler vectorises across columns
-   (SINPE_LANES16); float weight types only (a quantized value needs its
-   block).  With SINPE_PE_SPLIT the chunk at c 0 writes the whole row and
+/* The sixteen columns from w of token k's row, PE pe: sinpe_col_pe's
+   operations lane by lane. */
+SINPE_INLINE void sinpe_cols16_pe(const int mode, const int et, const int ot, global uchar *out,
+                                  const sinpe_token *k, int w, float scale, float16 pe)
+{
+    float16 v = sinpe_value16(mode, et, ot, out, k, w, scale);
+    v = k->id.add_pe ? v + pe : v;
+    sinpe_store16(k->id.zero ? (float16)(0.0f) : v, out, k->o + w, ot);
+}
+
+/* Columns [c, c + n) of token k's row (k at column c, n a multiple of
+   sixteen), PE computed at k.p sixteen columns at a time (sinpe_pe16,
+   explicit lanes: Intel's compiler left the loop of one column a trip
+   scalar); float weight types only (a quantized value needs its block).  With SINPE_PE_SPLIT the chunk at c 0 writes the whole row and
    the others nothing: one anchor serves a sin column and its cos column
    dim / 2 away (sinpe_pe_pair), half the anchors of the split layouts. */
 SINPE_INLINE void sinpe_cols_pe(const int mode, const int et, const int ot,
@@ -118,19 +120,28 @@ SINPE_INLINE void sinpe_cols_pe(const int mode, const int et, const int ot,
 {
     if (a->flags & SINPE_PE_SPLIT) {
         int h = (int)a->dim / 2, s0 = (a->flags & SINPE_PE_COS_FIRST) ? h : 0;
+        int u = 0, x = k->p & ~(SINPE_STEP_ROWS - 1);
+        size_t k4 = SINPE_COEF_STRIDE(a->dim);
         if (c != 0)
             return;
+        for (; u + 16 <= h; u += 16) {
+            global const float *st = sinpe_step_at(coef, a->dim, k->p - x, s0 + u);
+            float16 sn, cs = sinpe_pair16(sinpe_anchors16_at(x, coef, a->dim, s0 + u),
+                                          vload16(0, st), vload16(0, st + k4),
+                                          vload16(0, st + 2 * k4), vload16(0, st + 3 * k4), &sn);
+            sinpe_cols16_pe(mode, et, ot, out, k, s0 + u, a->scale, sn);
+            sinpe_cols16_pe(mode, et, ot, out, k, h - s0 + u, a->scale, cs);
+        }
         SINPE_LANES16
-        for (int u = 0; u < h; u++) {
+        for (; u < h; u++) {
             float2 cs = sinpe_pe_pair(k->p, s0 + u, a->dim, coef);
             sinpe_col_pe(mode, et, ot, out, a, k, s0 + u, cs.y);
             sinpe_col_pe(mode, et, ot, out, a, k, h - s0 + u, cs.x);
         }
         return;
     }
-    SINPE_LANES16
-    for (int u = 0; u < n; u++)
-        sinpe_col_pe(mode, et, ot, out, a, k, u, sinpe_pe(k->p, c + u, a->dim, coef));
+    for (int u = 0; u < n; u += 16)
+        sinpe_cols16_pe(mode, et, ot, out, k, u, a->scale, sinpe_pe16(k->p, c + u, a->dim, coef));
 }
 
 /*
@@ -138,7 +149,7 @@ SINPE_INLINE void sinpe_cols_pe(const int mode, const int et, const int ot,
  * [R g, R g + R) of sequence b, R the least that covers the call (one in
  * decode-sized calls), whole, SINPE_RUN_COLS columns at a time across its
  * tokens.  Where the next token's position lies in the same block, the
- * anchors of those columns are kept, one lane a column (SINPE_LANES16),
+ * anchors of those columns are kept (sinpe_anchors16_at, sixteen lanes)
  * and serve each next token in the block (a buffer's positions mostly run
  * in order: packed sequences, offsets into a cache); else the token's PE
  * is computed value by value.  A row's last columns past a multiple of
@@ -178,24 +189,21 @@ SINPE_INLINE void sinpe_otf_run(const int mode, const int et, const int ot,
                     sinpe_cols_pe(mode, et, ot, out, coef, &a, &k, c, n);
                     continue;
                 }
-                SINPE_LANES16
-                for (int u = 0; u < n; u++) {
-                    float4 v = sinpe_anchor(x, sinpe_desc(coef, a.dim, c + u));
-                    an[0][u] = v.x;
-                    an[1][u] = v.y;
-                    an[2][u] = v.z;
-                    an[3][u] = v.w;
+                for (int u = 0; u < n; u += 16) {
+                    sinpe_anchor16_t v = sinpe_anchors16_at(x, coef, a.dim, c + u);
+                    vstore16(v.sh, 0, an[0] + u);
+                    vstore16(v.sl, 0, an[1] + u);
+                    vstore16(v.ch, 0, an[2] + u);
+                    vstore16(v.cl, 0, an[3] + u);
                 }
                 held = x;
             }
             global const float *s = sinpe_step_at(coef, a.dim, k.p - x, c);
             for (int w = 0; w < n; w += 16) {
-                float16 v = sinpe_value16(mode, et, ot, out, &k, w, a.scale);
                 float16 pe = sinpe_combine16(vload16(0, an[0] + w), vload16(0, an[1] + w),
                                              vload16(0, an[2] + w), vload16(0, an[3] + w),
                                              s + w, k4);
-                v = k.id.add_pe ? v + pe : v;
-                sinpe_store16(k.id.zero ? (float16)(0.0f) : v, out, k.o + w, ot);
+                sinpe_cols16_pe(mode, et, ot, out, &k, w, a.scale, pe);
             }
         }
     }

@@ -66,6 +66,11 @@ inline float4 sinpe_rotate(float4 sc, int quadrant)
                     (sw ? sc.y : sc.w) * cs);
 }
 
+/* Sixteen anchors, one lane a column (sinpe_anchor16). */
+typedef struct {
+    float16 sh, sl, ch, cl;
+} sinpe_anchor16_t;
+
 #if SINPE_FP64
 
 inline float4 sinpe_split_sc(double s, double c)
@@ -95,6 +100,34 @@ inline float4 sinpe_anchor_real(float x, float8 d)
     return sinpe_anchor_quarters((double)x * q, (int)d.s3);
 }
 
+/* sinpe_anchor of each lane, one after the other. */
+inline sinpe_anchor16_t sinpe_anchor16(int x, float16 d0, float16 d1, float16 d2, float16 d3,
+                                       float16 d4, float16 d5, float16 d6)
+{
+    float f[7][16], r[4][16];
+    vstore16(d0, 0, f[0]);
+    vstore16(d1, 0, f[1]);
+    vstore16(d2, 0, f[2]);
+    vstore16(d3, 0, f[3]);
+    vstore16(d4, 0, f[4]);
+    vstore16(d5, 0, f[5]);
+    vstore16(d6, 0, f[6]);
+    for (int i = 0; i < 16; i++) {
+        float4 v = sinpe_anchor(x, (float8)(f[0][i], f[1][i], f[2][i], f[3][i], f[4][i],
+                                            f[5][i], f[6][i], 0.0f));
+        r[0][i] = v.x;
+        r[1][i] = v.y;
+        r[2][i] = v.z;
+        r[3][i] = v.w;
+    }
+    sinpe_anchor16_t a;
+    a.sh = vload16(0, r[0]);
+    a.sl = vload16(0, r[1]);
+    a.ch = vload16(0, r[2]);
+    a.cl = vload16(0, r[3]);
+    return a;
+}
+
 #else
 
 /* rint(x) for |x| <= 2^22, every bit of it (the sign of a zero result
@@ -116,6 +149,24 @@ inline float2 sinpe_fast_two_sum(float a, float b)
 }
 
 /*
+ * sin and cos of r = rh + rl, |r| <= pi/4, in scalars or vectors of type
+ * T: sin r = rh + st and cos r = ch + ct (each sum to be taken exactly).
+ * sin r = r - r^3/3! + ... ; Taylor to r^11 leaves < 1e-11.  cos r = 1 -
+ * r^2/2 + ... with r^2 = rh2 + sl + 2 rh rl.
+ */
+#define SINPE_SIN_COS(T, rh, rl, st, ch, ct)                                                      \
+    T rh2_ = rh * rh;                                                                              \
+    T st = rh * rh2_ * (-1.6666666666666666e-1f + rh2_ * (8.3333333333333333e-3f                   \
+           + rh2_ * (-1.9841269841269841e-4f + rh2_ * (2.7557319223985891e-6f                      \
+           + rh2_ * -2.5052108385441719e-8f)))) + (rl - 0.5f * rh2_ * rl);                         \
+    T sl_ = fma(rh, rh, -rh2_), hs_ = 0.5f * rh2_;                                                 \
+    T ch = 1.0f - hs_;                                                                             \
+    T ct = ((1.0f - ch) - hs_) + (rh2_ * rh2_ * (4.1666666666666667e-2f                            \
+           + rh2_ * (-1.3888888888888889e-3f + rh2_ * (2.4801587301587302e-5f                      \
+           + rh2_ * (-2.7557319223985891e-7f + rh2_ * 2.0876756987868099e-9f))))                   \
+           - 0.5f * sl_ - rh * rl)
+
+/*
  * exp(i pi/2 (f + quadrant)) as two double-floats, where f = s + e is a
  * double-float with |s| < 2^22 and |e| small against 1.
  */
@@ -131,23 +182,9 @@ SINPE_INLINE float4 sinpe_anchor_quarters(float s, float e, int quadrant)
     const float P2 = -4.37113900018624283e-8f;      /* pi/2 - P1        */
     float rh = fh * P1;
     float rl = fma(fh, P1, -rh) + (fh * P2 + fl * P1);
-    float rh2 = rh * rh;
-
-    /* sin r = r - r^3/3! + ... ; Taylor to r^11 leaves < 1e-11 on |r| <= pi/4. */
-    float ps = -1.6666666666666666e-1f + rh2 * (8.3333333333333333e-3f
-             + rh2 * (-1.9841269841269841e-4f + rh2 * (2.7557319223985891e-6f
-             + rh2 * -2.5052108385441719e-8f)));
-    float2 sn = sinpe_fast_two_sum(rh, rh * rh2 * ps + (rl - 0.5f * rh2 * rl));
-
-    /* cos r = 1 - r^2/2 + ... with r^2 = rh2 + sl + 2 rh rl. */
-    float sl = fma(rh, rh, -rh2);
-    float hs = 0.5f * rh2;
-    float ch = 1.0f - hs;
-    float cl = (1.0f - ch) - hs;
-    float pc = 4.1666666666666667e-2f + rh2 * (-1.3888888888888889e-3f
-             + rh2 * (2.4801587301587302e-5f + rh2 * (-2.7557319223985891e-7f
-             + rh2 * 2.0876756987868099e-9f)));
-    float2 cs = sinpe_fast_two_sum(ch, cl + (rh2 * rh2 * pc - 0.5f * sl - rh * rl));
+    SINPE_SIN_COS(float, rh, rl, st, ch, ct);
+    float2 sn = sinpe_fast_two_sum(rh, st);
+    float2 cs = sinpe_fast_two_sum(ch, ct);
 
     /* Built from scalars: oclgrind 21.10 mishandles vectors built from vectors. */
     return sinpe_rotate((float4)(sn.x, sn.y, cs.x, cs.y), quadrant);
@@ -179,6 +216,70 @@ SINPE_INLINE float4 sinpe_anchor(int x, float8 d)
     s = sinpe_two_sum(u.x, b * d.s5);
     e += s.y + (m * d.s2 + b * d.s6);
     return sinpe_anchor_quarters(s.x, e, quadrant);
+}
+
+/*
+ * Sixteen anchors at one x, lane i from column i's descriptor fields d0 ..
+ * d3 (A1, A2, A3, phase) and d4 .. d6 (B1, B2, B3): sinpe_anchor's and
+ * sinpe_anchor_quarters' operations lane by lane, the same bits.  Written
+ * out in float16 for Intel's compiler, which vectorises only across
+ * work-items and left a loop of scalar anchors scalar (bench/RESULTS.md).
+ */
+SINPE_INLINE float16 sinpe_rint16(float16 x)
+{
+    float16 t = (x + SINPE_RINT_SHIFT) - SINPE_RINT_SHIFT;
+    return as_float16((as_uint16(t) & 0x7fffffffu) | (as_uint16(x) & 0x80000000u));
+}
+
+/* Two-sums of sixteen lanes: s + *e == a + b. */
+SINPE_INLINE float16 sinpe_two_sum16(float16 a, float16 b, float16 *e)
+{
+    float16 s = a + b, bb = s - a;
+    *e = (a - (s - bb)) + (b - bb);
+    return s;
+}
+
+SINPE_INLINE sinpe_anchor16_t sinpe_anchor16(int x, float16 d0, float16 d1, float16 d2,
+                                             float16 d3, float16 d4, float16 d5, float16 d6)
+{
+    float m = (float)(x >> 12), b = (float)(x & 4095);
+    float16 h1 = m * d0, l1 = fma((float16)m, d0, -h1);
+    float16 h2 = b * d4, l2 = fma((float16)b, d4, -h2);
+    float16 n1 = sinpe_rint16(h1), n2 = (h2 + SINPE_RINT_SHIFT) - SINPE_RINT_SHIFT;
+    int16 quadrant = convert_int16(n1) + convert_int16(n2) + convert_int16(d3);
+    float16 e, es, eu;
+    float16 s = sinpe_two_sum16(h1 - n1, h2 - n2, &es);
+    float16 u = sinpe_two_sum16(s, l1, &eu);
+    e = es + eu;
+    s = sinpe_two_sum16(u, l2, &es);
+    e += es;
+    u = sinpe_two_sum16(s, m * d1, &eu);
+    e += eu;
+    s = sinpe_two_sum16(u, b * d5, &es);
+    e += es + (m * d2 + b * d6);
+
+    /* sinpe_anchor_quarters(s, e, quadrant) */
+    float16 n3 = sinpe_rint16(s);
+    quadrant += convert_int16(n3);
+    float16 fh = (s - n3) + e;
+    float16 fl = e - (fh - (s - n3));
+    const float P1 = 1.57079637050628662109375f, P2 = -4.37113900018624283e-8f;
+    float16 rh = fh * P1;
+    float16 rl = fma(fh, (float16)P1, -rh) + (fh * P2 + fl * P1);
+    SINPE_SIN_COS(float16, rh, rl, sn, ch, cn);
+    float16 snh = rh + sn, snl = sn - (snh - rh); /* sinpe_fast_two_sum */
+    float16 cnh = ch + cn, cnl = cn - (cnh - ch);
+
+    /* sinpe_rotate: swap at odd quadrants, signs by the quadrant */
+    int16 q = quadrant & 3, sw = (q & 1) != 0;
+    float16 ss = select((float16)(1.0f), (float16)(-1.0f), (q & 2) != 0);
+    float16 cs = select((float16)(1.0f), (float16)(-1.0f), (q == 1) | (q == 2));
+    sinpe_anchor16_t r;
+    r.sh = select(snh, cnh, sw) * ss;
+    r.sl = select(snl, cnl, sw) * ss;
+    r.ch = select(cnh, snh, sw) * cs;
+    r.cl = select(cnl, snl, sw) * cs;
+    return r;
 }
 
 /* (int)fmod(n, 4.0f) of an integer-valued n (NaN and infinities too): n
@@ -285,6 +386,36 @@ SINPE_INLINE float sinpe_pe_real(float x, int c, uint dim, global const float *c
 {
     float4 a = sinpe_anchor_real(x, sinpe_desc(coef, dim, c));
     return a.x + a.y;
+}
+
+/* The anchors at x of the sixteen columns from c (c + 16 <= the
+   coefficient rows' stride). */
+SINPE_INLINE sinpe_anchor16_t sinpe_anchors16_at(int x, global const float *coef, uint dim,
+                                                 int c)
+{
+    global const float *d = coef + c;
+    size_t S = SINPE_COEF_STRIDE(dim);
+    return sinpe_anchor16(x, vload16(0, d), vload16(0, d + S), vload16(0, d + 2 * S),
+                          vload16(0, d + 3 * S), vload16(0, d + 4 * S), vload16(0, d + 5 * S),
+                          vload16(0, d + 6 * S));
+}
+
+/* sinpe_pe of the sixteen columns from c, one lane each. */
+SINPE_INLINE float16 sinpe_pe16(int p, int c, uint dim, global const float *coef)
+{
+    sinpe_anchor16_t a = sinpe_anchors16_at(p & ~(SINPE_STEP_ROWS - 1), coef, dim, c);
+    return sinpe_combine16(a.sh, a.sl, a.ch, a.cl,
+                           sinpe_step_at(coef, dim, p & (SINPE_STEP_ROWS - 1), c),
+                           SINPE_COEF_STRIDE(dim));
+}
+
+/* sinpe_pe_pair of sixteen lanes from their anchors a and steps b: the
+   cos column's values, the sin column's to *s. */
+SINPE_INLINE float16 sinpe_pair16(sinpe_anchor16_t a, float16 bsh, float16 bsl, float16 bch,
+                                  float16 bcl, float16 *s)
+{
+    *s = SINPE_COMBINE(a.sh, a.sl, a.ch, a.cl, bsh, bsl, bch, bcl);
+    return SINPE_COMBINE(a.ch, a.cl, -a.sh, -a.sl, bsh, bsl, bch, bcl);
 }
 
 #endif /* SINPE_PE_MATH_CL */

@@ -257,6 +257,24 @@ SINPE_INLINE void sinpe_rope_wide_heads(global const uchar *src, size_t so, glob
     }
 }
 
+/* The cos and sin of sixteen pairs from k at position p past the table:
+   sinpe_rope_cs_past's values, sixteen lanes at a time (sinpe_anchor16),
+   each coefficient row's sin columns read as a row of the table is. */
+SINPE_INLINE void sinpe_rope_past16(global const float *coef, const sinpe_rope_params *a, int p,
+                                    uint k, float16 *c, float16 *s)
+{
+    size_t S = SINPE_COEF_STRIDE(a->rot);
+    float16 f[11], unused; /* descriptor fields 0 .. 6, then step j's four components */
+    for (int i = 0; i < 11; i++) {
+        size_t row = i < 7 ? (size_t)i : (size_t)(8 + 4 * (p & (SINPE_STEP_ROWS - 1)) + i - 7);
+        sinpe_rope_load16((global const uchar *)(coef + row * S), 0, k, a->rot / 2, a->layout,
+                          SINPE_F32, &unused, &f[i]);
+    }
+    sinpe_anchor16_t an = sinpe_anchor16(p & ~(SINPE_STEP_ROWS - 1), f[0], f[1], f[2], f[3], f[4],
+                                         f[5], f[6]);
+    *c = sinpe_pair16(an, f[7], f[8], f[9], f[10], s);
+}
+
 /* The cos and sin of sixteen pairs from k at the positions pl: the lanes'
    rows, the table's row, or computed past it. */
 SINPE_INLINE void sinpe_rope_cs16(global const float *tab, global const float *coef,
@@ -270,10 +288,7 @@ SINPE_INLINE void sinpe_rope_cs16(global const float *tab, global const float *c
         global const uchar *row = (global const uchar *)(tab + (size_t)p * a->rot);
         sinpe_rope_load16(row, 0, k, a->rot / 2, a->layout, SINPE_F32, c, s);
     } else {
-        float cc[16], ss[16];
-        sinpe_rope_cs_past(coef, a, p, k, 16, cc, ss);
-        *c = vload16(0, cc);
-        *s = vload16(0, ss);
+        sinpe_rope_past16(coef, a, p, k, c, s);
     }
 }
 
