@@ -159,7 +159,7 @@ typedef struct {
    grid), the output's d_t + 2 d; phase 0 writes the half-rows of the
    columns', rows' and frames' positions (cols0 columns of one a
    work-item), phase 1 the output from them, 16 span columns of a token a
-   work-item. */
+   work-item (phases 2 and 3: the same through one image's table). */
 typedef struct {
     sinpe_u64 out_off, out_stride;
     sinpe_u32 d, d_t, tokens, per_seq, extra, rows, cols, frames, top, left, add, phase, span, cols0;

@@ -7,7 +7,11 @@
  * Two launches: the half-rows of the grid's cols + rows + frames distinct
  * positions (work-item (c, n)), then each token's row from them
  * (work-item (c, r): span c of token r, sixteen columns or the whole
- * row as the record's grid_span says), the plain add's cost.
+ * row as the record's grid_span says), the plain add's cost.  Or three
+ * (grid_span = image, a batch): the half-rows, one image's whole fp32
+ * encoding from them (phase 2, the table after the half-rows), then each
+ * token's row from that table (phase 3), one source row as the plain add
+ * reads it.
  */
 #ifndef SINPE_GRID_CL
 #define SINPE_GRID_CL
@@ -60,11 +64,10 @@ SINPE_INLINE void sinpe_grid_half(global float *h, float x, uint c0, uint c1, ui
    instructions a sixteen where the shared loop took twenty).  Not fp32's
    or bf16's: clang turns that loop into eight lanes in fp32 (slower) and
    bf16 gained nothing. */
-SINPE_INLINE void sinpe_grid_part(const sinpe_grid_params *a, global uchar *out, size_t o,
-                                  global const float *src, uint lo, uint c0, uint c1,
-                                  const int ot)
+SINPE_INLINE void sinpe_grid_part(uint add, global uchar *out, size_t o, global const float *src,
+                                  uint lo, uint c0, uint c1, const int ot)
 {
-    if (ot == SINPE_F16 && a->add) {
+    if (ot == SINPE_F16 && add) {
         size_t n16 = (c1 - c0) / 16, e = o + c0;
         global const float *s = src + (c0 - lo);
         for (size_t k = 0; k < n16; k++)
@@ -73,11 +76,11 @@ SINPE_INLINE void sinpe_grid_part(const sinpe_grid_params *a, global uchar *out,
     }
     for (; c0 + 16 <= c1; c0 += 16) {
         float16 v = vload16(0, src + (c0 - lo));
-        sinpe_store16(a->add ? sinpe_load16(out, o + c0, ot) + v : v, out, o + c0, ot);
+        sinpe_store16(add ? sinpe_load16(out, o + c0, ot) + v : v, out, o + c0, ot);
     }
     for (; c0 < c1; c0++) {
         float v = src[c0 - lo];
-        sinpe_store1(a->add ? sinpe_load1(out, o + c0, ot) + v : v, out, o + c0, ot);
+        sinpe_store1(add ? sinpe_load1(out, o + c0, ot) + v : v, out, o + c0, ot);
     }
 }
 
@@ -98,13 +101,15 @@ SINPE_INLINE void sinpe_body_GRID(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_GRID
         }
         return;
     }
-    /* Columns [16 span c, 16 span (c + 1)) of token r, part by part: the
-       token's indices once for all of them. */
+    /* Columns [16 span c, 16 span (c + 1)) of token r (phases 1 and 3)
+       or of the image's grid place r (phase 2), part by part: the indices
+       once for all of them. */
     uint w = a.d_t + 2 * a.d, per = 16 * a.span, c0 = c < (w + per - 1) / per ? per * c : w;
-    uint c1 = min(c0 + per, w);
-    if (c0 == c1 || r >= a.tokens)
+    uint c1 = min(c0 + per, w), places = a.per_seq - a.extra;
+    global float *table = half_rows + (size_t)spatial * a.d + (size_t)a.frames * a.d_t;
+    if (c0 == c1 || r >= (a.phase == 2 ? places : a.tokens))
         return;
-    uint t = r % a.per_seq;
+    uint t = a.phase == 2 ? r + a.extra : r % a.per_seq;
     size_t o = a.out_off + (size_t)r * a.out_stride;
     if (t < a.extra) { /* a class or text token: a zero row, untouched by the add */
         for (uint k = c0; k < c1 && !a.add; k++)
@@ -112,15 +117,25 @@ SINPE_INLINE void sinpe_body_GRID(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_GRID
         return;
     }
     uint g = t - a.extra, j = g % a.cols, i = (g / a.cols) % a.rows, f = g / a.cols / a.rows;
+    if (a.phase == 3) { /* the grid place's row of the image's table */
+        sinpe_grid_part(a.add, out, o, table + (size_t)g * w, 0, c0, c1, ot);
+        return;
+    }
     /* Each part's half-row: the frame's, columns [0, d_t), the column's,
-       [d_t, d_t + d), the row's, [d_t + d, w). */
+       [d_t, d_t + d), the row's, [d_t + d, w); into the table's row g in
+       fp32 (phase 2), or token r's. */
     const size_t base[3] = {(size_t)(a.cols + a.rows) * a.d + (size_t)f * a.d_t,
                             (size_t)j * a.d, (size_t)(a.cols + i) * a.d};
     const uint ends[3] = {a.d_t, a.d_t + a.d, w};
     for (uint p = 0, lo = 0; p < 3; lo = ends[p++])
-        if (max(c0, lo) < min(c1, ends[p]))
-            sinpe_grid_part(&a, out, o, half_rows + base[p], lo, max(c0, lo), min(c1, ends[p]),
-                            ot);
+        if (max(c0, lo) < min(c1, ends[p])) {
+            if (a.phase == 2)
+                sinpe_grid_part(0, (global uchar *)table, (size_t)g * w, half_rows + base[p], lo,
+                                max(c0, lo), min(c1, ends[p]), SINPE_F32);
+            else
+                sinpe_grid_part(a.add, out, o, half_rows + base[p], lo, max(c0, lo),
+                                min(c1, ends[p]), ot);
+        }
 }
 
 #endif /* SINPE_GRID_CL */

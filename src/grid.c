@@ -1,8 +1,9 @@
 /*
  * grid.c -- the 2-D and 3-D sincos encodings of a patch grid
  * (kernels/grid.cl): the arguments' defaults and checks, the positions'
- * float32 scales, the two launches (the distinct half-rows into the
- * table's scratch, then every token's row from them).
+ * float32 scales, the launches (the distinct half-rows into the
+ * table's scratch, then every token's row from them, or from one image's
+ * whole encoding written from them after them).
  */
 #include "call.h"
 
@@ -102,16 +103,21 @@ sinpe_status sinpe_enqueue_grid(sinpe_table *t, cl_command_queue queue,
     SINPE_FORWARD(scale_of(Gr, a.base_size, "rows'", &p.s1_rows));
     SINPE_FORWARD(scale_of(Gc, a.base_size, "columns'", &p.s1_cols));
     sinpe__queue_sink q;
-    sinpe__launch l[2];
-    SINPE_FORWARD(sinpe__plan_grid(&ctx->tune, &ctx->info, &ctx->prog, a.dtype, &p, l));
+    sinpe__launch l[3];
+    cl_uint phase[3];
+    int nl;
+    SINPE_FORWARD(sinpe__plan_grid(&ctx->tune, &ctx->info, &ctx->prog, a.dtype, &p, l, phase,
+                                   &nl));
     sinpe__queue_open(&q, t, queue, nwait, wait, event);
     SINPE__KARGS(SINPE_SIG_GRID) v = {.out = a.out, .coef = t->desc,
                            .coef_t = a.frame_table ? a.frame_table->desc : t->desc, .a = p};
-    size_t scratch = ((a.rows + a.cols) * t->spec.dim + p.frames * d_t) * sizeof(float);
+    /* The half-rows, then (phase 2) the image's table of per - extra rows. */
+    size_t halves = (a.rows + a.cols) * t->spec.dim + p.frames * d_t;
+    size_t scratch = (halves + (nl == 3 ? (per - a.extra_tokens) * dim : 0)) * sizeof(float);
     sinpe_status st = sinpe__scratch_take(t, &q.base, 0, scratch, &v.half_rows);
-    for (int i = 0; i < 2 && st == SINPE_SUCCESS; i++) {
-        v.a.phase = (cl_uint)i;
-        st = q.base.emit(&q.base, ctx, &l[i], &v, sizeof v, i == 1);
+    for (int i = 0; i < nl && st == SINPE_SUCCESS; i++) {
+        v.a.phase = phase[i];
+        st = q.base.emit(&q.base, ctx, &l[i], &v, sizeof v, i == nl - 1);
     }
     if (v.half_rows)
         clReleaseMemObject(v.half_rows);

@@ -257,10 +257,11 @@ sinpe_status sinpe__plan_rows(const sinpe__tuning *t, const sinpe__device_info *
 sinpe_status sinpe__plan_rope(const sinpe__tuning *t, const sinpe__device_info *dev,
                               const sinpe__program *prog, sinpe_dtype dtype, size_t pairs,
                               size_t copies, size_t tokens, sinpe__launch *l, cl_uint *slots);
-/* The grid encoding's two launches for p in dtype; p->cols0, p->span set. */
+/* The grid encoding's launches for p in dtype, *n of them (two, or three
+   through an image's table), each with its phase; p->cols0, p->span set. */
 sinpe_status sinpe__plan_grid(const sinpe__tuning *t, const sinpe__device_info *dev,
                               const sinpe__program *prog, sinpe_dtype dtype,
-                              sinpe_grid_params *p, sinpe__launch l[2]);
+                              sinpe_grid_params *p, sinpe__launch l[3], cl_uint phase[3], int *n);
 
 /* ---- program.c ----------------------------------------------------------- */
 

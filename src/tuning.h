@@ -39,8 +39,9 @@
     X(rope_pairs, "4 64", 12, "pairs of every head per work-item of the rotary kernel")     \
     X(prefetch, "0 1", 13, "1: a work-item walking a token's row asks for the next one's lines") \
     X(stream_prefetch, "0 1", 14, "1: STREAM into 16-bit outputs asks for the next rows' starts") \
-    X(grid_span, "columns rows", 15,                                                          \
-      "grid encodings per work-item: a column, then 16 of a token's row; or whole rows")
+    X(grid_span, "columns rows image", 15,                                                    \
+      "grid encodings per work-item: a column, then 16 of a token's row; or whole rows; "      \
+      "or whole rows through an image's table")
 
 #define SINPE_TUNING_FIELD(name, values, order, doc) size_t name;
 typedef struct sinpe__tuning {
@@ -52,7 +53,7 @@ typedef struct sinpe__tuning {
 enum { SINPE_ONE_PASS, SINPE_TWO_PASS };
 enum { SINPE_DECODE_TILES, SINPE_DECODE_ROWS };
 enum { SINPE_BF16_VECTOR, SINPE_BF16_SCALAR };
-enum { SINPE_GRID_COLUMNS, SINPE_GRID_ROWS };
+enum { SINPE_GRID_COLUMNS, SINPE_GRID_ROWS, SINPE_GRID_IMAGE };
 
 typedef struct sinpe__param {
     const char *name, *values;

@@ -206,20 +206,24 @@ static unsigned char *grid_under(const gcase *c, const char *run, const char *sp
 }
 
 /* The record's grid_span changes the work shape, never a bit of the
-   output: a column, then sixteen, per work-item, against whole rows. */
+   output: a column, then sixteen, per work-item, against whole rows, and
+   whole rows through an image's table (a batch's cases). */
 START_TEST(grid_span_same_bits)
 {
-    static const char *const env[] = {"SINPE_TUNING"};
+    static const char *const env[] = {"SINPE_TUNING"}, *const spans[] = {"rows", "image"};
     const gcase *c = &cases[_i];
     char *saved[1];
     size_t half;
     tu_env_save(env, 1, saved);
     unsigned char *cols = grid_under(c, saved[0], "columns", &half);
-    unsigned char *rows = grid_under(c, saved[0], "rows", &half);
-    for (size_t i = 0; i < 2 * half; i++)
-        TU_CHECK(cols[i] == rows[i], "case %d %s byte %zu: columns %u, rows %u", _i,
-                 i < half ? "write" : "add", i % half, cols[i], rows[i]);
-    TU_FREE(cols, rows);
+    for (int s = 0; s < 2; s++) {
+        unsigned char *other = grid_under(c, saved[0], spans[s], &half);
+        for (size_t i = 0; i < 2 * half; i++)
+            TU_CHECK(cols[i] == other[i], "case %d %s byte %zu: columns %u, %s %u", _i,
+                     i < half ? "write" : "add", i % half, cols[i], spans[s], other[i]);
+        free(other);
+    }
+    free(cols);
     tu_env_restore(env, 1, saved);
 }
 END_TEST
