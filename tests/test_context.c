@@ -544,7 +544,7 @@ START_TEST(kernel_source_override)
 }
 END_TEST
 
-Suite *suite_context(void)
+TU_SUITE(context, 113)
 {
     Suite *s = suite_create("context");
 

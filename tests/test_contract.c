@@ -271,7 +271,7 @@ START_TEST(contract_plan_refuses_missing)
 }
 END_TEST
 
-Suite *suite_contract(void)
+TU_SUITE(contract, 19)
 {
     Suite *s = suite_create("contract");
     TU_ADD(tu_tcase(s, "kernels", NULL), contract_kernels, contract_bodies,

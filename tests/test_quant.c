@@ -678,7 +678,7 @@ START_TEST(quant_lazy_build)
 }
 END_TEST
 
-Suite *suite_quant(void)
+TU_SUITE(quant, 112)
 {
     Suite *s = suite_create("quant");
     TCase *tc = tcase_create("host");
