@@ -368,4 +368,13 @@ SINPE_INLINE void sinpe_body_ROPE(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ROPE
     }
 }
 
+/* The kernels, written out (kernels/abi.h, SINPE_KERNEL_LIST). */
+#ifndef SINPE_WEIGHTS /* the base program */
+#if SINPE_HAS_ROPE
+kernel void sinpe_rope_f32(SINPE_PARAMS(SINPE_SIG_ROPE)) { SINPE_BODY(ROPE, F32); }
+kernel void sinpe_rope_f16(SINPE_PARAMS(SINPE_SIG_ROPE)) { SINPE_BODY(ROPE, F16); }
+kernel void sinpe_rope_bf16(SINPE_PARAMS(SINPE_SIG_ROPE)) { SINPE_BODY(ROPE, BF16); }
+#endif
+#endif
+
 #endif /* SINPE_ROPE_CL */

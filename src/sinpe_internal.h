@@ -264,8 +264,11 @@ sinpe_status sinpe__plan_grid(const sinpe__tuning *t, const sinpe__device_info *
 
 /* ---- program.c ----------------------------------------------------------- */
 
+/* The program (kernels/sinpe.cl), its length and its files' names, the
+   head's first (build/kernels.c). */
 extern const char sinpe__kernel_source[];
 extern const unsigned long sinpe__kernel_source_len;
+extern const char *const sinpe__kernel_source_roots[];
 /* kernels/device.cl and what it includes (build/device_text.c). */
 extern const char sinpe__device_text[];
 extern const unsigned long sinpe__device_text_len;
