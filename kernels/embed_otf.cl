@@ -8,6 +8,7 @@
 #define SINPE_EMBED_OTF_CL
 
 #include "embed.cl"
+#include "pe_math16.cl"
 
 /* The anchors of four columns [c, c + 4), one float4 per component, so
    that sinpe_combine4 works on the four columns at once with

@@ -16,6 +16,7 @@
 
 #include "abi.h"
 #include "device.cl"
+#include "pe_math16.cl"
 #include "dtype.cl"
 #include "positions.cl"
 

@@ -8,6 +8,7 @@
 
 #include "abi.h"
 #include "pe_math.cl"
+#include "pe_math16.cl"
 #include "dtype.cl"
 
 /*
