@@ -217,13 +217,12 @@ START_TEST(contract_files_standalone)
         files++;
     }
     closedir(dir);
-    char roots[1024] = "";
+    char roots[2048] = "";
     int n = 0;
     for (; sinpe__kernel_source_roots[n]; n++)
         snprintf(roots + strlen(roots), sizeof roots - strlen(roots), "#include \"%s\"\n",
                  sinpe__kernel_source_roots[n]);
-    ck_assert_int_ge(files, 9);
-    ck_assert_msg(files == n, "%d kernel files, %d in the program: rebuild", files, n);
+    ck_assert_msg(files >= 9 && files == n, "%d kernel files, %d in the program", files, n);
     for (int w = -1; w <= SINPE_F32; w++) {
         char a[8192] = "", b[8192] = "";
         cl_program embedded = build(ctx, NULL, w), disk = build(ctx, roots, w);
