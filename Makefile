@@ -98,11 +98,13 @@ INCLUDEDIR   ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 CMAKEDIR     ?= $(LIBDIR)/cmake/sinpe
 
-# The kernels: kernels/sinpe.cl and the files it includes, embedded as one
-# program source; the device functions handed to hosts (kernels/device.cl,
+# The kernels: the program's files (KERNEL_ROOTS: kernels/sinpe.cl, then
+# every other kernels/*.cl in name order, so that a new operation's file is
+# found), each with the files it includes, embedded as one program source; the device functions handed to hosts (kernels/device.cl,
 # embedded, and installed as sinpe_device.cl); the tuning database,
 # tuning/*.txt.
 KERNEL_FILES = $(wildcard kernels/*.cl kernels/*.h)
+KERNEL_ROOTS = kernels/sinpe.cl $(filter-out kernels/sinpe.cl,$(sort $(wildcard kernels/*.cl)))
 TUNING_FILES = $(sort $(wildcard tuning/*.txt))
 
 BUILD      = build
@@ -143,9 +145,10 @@ $(BUILD)/tools/%.o: DIR_CFLAGS = -Itools
 $(BUILD)/kernels.o $(BUILD)/database.o $(BUILD)/device_text.o: $(BUILD)/%.o: $(BUILD)/%.c
 	$(CC) $(SINPE_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
-$(BUILD)/kernels.c: $(KERNEL_FILES) scripts/embed-text.sh
+# The Makefile is a prerequisite because a kernel file may be removed.
+$(BUILD)/kernels.c: $(KERNEL_FILES) scripts/embed-text.sh Makefile
 	@mkdir -p $(@D)
-	sh scripts/embed-text.sh source sinpe__kernel_source $@ kernels/sinpe.cl
+	sh scripts/embed-text.sh source sinpe__kernel_source $@ $(KERNEL_ROOTS)
 
 $(BUILD)/device_text.c: $(KERNEL_FILES) scripts/embed-text.sh
 	@mkdir -p $(@D)
@@ -393,7 +396,7 @@ $(BUILD)/threads: $(BUILD)/tests/grind/harness.o
 # --uninitialized), then pocl with work-groups of at most 8, then plain pocl.
 check-kernels:
 	sh scripts/install-deps.sh --with clang
-	sh scripts/check-kernels.sh
+	sh scripts/check-kernels.sh $(KERNEL_ROOTS)
 
 check-oclgrind:
 	sh scripts/install-deps.sh --with oclgrind

@@ -277,9 +277,9 @@ SINPE_API void sinpe_context_options_init_sized(sinpe_context_options *options,
  * SINPE_BUILD_FAILED with the log in sinpe_last_error(), SINPE_UNSUPPORTED
  * when SINPE_MATH_FP64 is requested on a device without fp64.
  * For kernel development, the environment variable SINPE_KERNEL_SOURCE may
- * name a kernel file that replaces the embedded kernel source (such as
- * kernels/sinpe.cl, which includes the others); the disk cache is then
- * bypassed.
+ * name a kernel file that replaces the head of the embedded kernel source
+ * (kernels/sinpe.cl), the program's other files being then read from the
+ * same folder where they are there; the disk cache is then bypassed.
  *
  * Work shape.  How the kernels split their work (sequences per work-item,
  * one launch or two for positions to check, non-temporal stores for large

@@ -55,6 +55,21 @@ enum { SINPE_DTYPE_VALUES(SINPE_X_DTYPE) };
 #define SINPE_PARAMS(sig) sig(SINPE_PARAM, SINPE_COMMA)
 #define SINPE_BODY_PARAMS(sig) sig(SINPE_BODY_PARAM, SINPE_COMMA)
 #define SINPE_ARGS(sig) sig(SINPE_NAME, SINPE_COMMA)
+/* A kernel's line, at the end of its operation's file: SINPE_BODY runs the
+   body of form into output type ot with the form's own signature; an
+   embedding kernel (SINPE_EMBED_PARAMS) runs SINPE_EMBED's body of form
+   for call mode on weights SINPE_ET: the program's SINPE_WEIGHTS, a
+   constant (a load that branched on the type at run time would keep CPU
+   compilers from vectorising), F32 in the base program (add reads none). */
+#define SINPE_BODY(form, ot) sinpe_body_##form(SINPE_##ot, SINPE_ARGS(SINPE_SIG_##form))
+#define SINPE_EMBED_PARAMS SINPE_PARAMS(SINPE_SIG_EMBED)
+#define SINPE_EMBED(form, mode, ot) \
+    sinpe_body_##form(SINPE_MODE_##mode, SINPE_ET, SINPE_##ot, SINPE_ARGS(SINPE_SIG_EMBED))
+#ifdef SINPE_WEIGHTS
+#define SINPE_ET SINPE_WEIGHTS
+#else
+#define SINPE_ET SINPE_F32
+#endif
 #else
 typedef cl_ulong sinpe_u64;
 typedef cl_int sinpe_i32;
@@ -190,8 +205,8 @@ typedef struct {
 
 /*
  * The kernel forms, each with the signature of its kernels (below);
- * kernels/sinpe.cl writes every kernel out and SINPE_KERNEL_LIST lists
- * each with its form.  A program holds only the kernels its tuning record reaches (src/plan.c), and is built
+ * each operation's file of kernels/ writes its kernels out at its end and
+ * SINPE_KERNEL_LIST lists each with its form.  A program holds only the kernels its tuning record reaches (src/plan.c), and is built
  * with -DSINPE_HAS_<FORM>=0 or 1 for every form.  The embedding forms:
  *   FAST    positions start + t, all in the table, no padding policy:
  *           four columns (into 16-bit outputs, wide16) of seqs sequences
@@ -220,12 +235,13 @@ typedef struct {
 enum { SINPE_FORM_LIST(SINPE_FORM_ENUM) SINPE_FORMS };
 
 /*
- * The kernels of kernels/sinpe.cl, each group as K(form, mode, name,
+ * The kernels of the program, each group as K(form, mode, name,
  * types): types T3 for three kernels, name_f32, name_f16 and name_bf16;
  * F32 for one, named name; BF16 for one, name_bf16.  The host's table
  * (src/kernels.c) is made from this list, and tests/test_contract.c checks
  * the built programs against it.  A new operation adds its form above,
- * its signature below and its kernels here.
+ * its signature below and its kernels here; its own kernels/<op>.cl, which
+ * the build finds, holds their lines.
  */
 #define SINPE_KERNEL_LIST(K)                                                                \
     K(ANCHORS, NONE, sinpe_table_anchors, F32) K(ROWS, NONE, sinpe_table_rows, T3)            \

@@ -417,4 +417,13 @@ SINPE_INLINE void sinpe_body_ATTN(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ATTN
         sinpe_store1(x[c], dst, d + c, dt);
 }
 
+/* The kernels, written out (kernels/abi.h, SINPE_KERNEL_LIST). */
+#ifndef SINPE_WEIGHTS /* the base program */
+#if SINPE_HAS_ATTN
+kernel void sinpe_attn_input_f32(SINPE_PARAMS(SINPE_SIG_ATTN)) { SINPE_BODY(ATTN, F32); }
+kernel void sinpe_attn_input_f16(SINPE_PARAMS(SINPE_SIG_ATTN)) { SINPE_BODY(ATTN, F16); }
+kernel void sinpe_attn_input_bf16(SINPE_PARAMS(SINPE_SIG_ATTN)) { SINPE_BODY(ATTN, BF16); }
+#endif
+#endif
+
 #endif /* SINPE_ATTN_INPUT_CL */

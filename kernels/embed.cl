@@ -257,4 +257,25 @@ SINPE_INLINE void sinpe_body_GENERAL(const int mode, const int et, const int ot,
     sinpe_token_cols(mode, et, ot, out, tab, coef, &a, &k, c, 0, min(4, (int)a.dim - c));
 }
 
+/* The kernels, written out (kernels/abi.h, SINPE_KERNEL_LIST). */
+#ifndef SINPE_WEIGHTS /* the base program */
+#if SINPE_HAS_BAD_IDS
+kernel void sinpe_count_bad_ids(SINPE_PARAMS(SINPE_SIG_BAD_IDS)) { SINPE_BODY(BAD_IDS, F32); }
+#endif
+#if SINPE_HAS_GENERAL
+kernel void sinpe_add_general_f32(SINPE_EMBED_PARAMS) { SINPE_EMBED(GENERAL, ADD, F32); }
+kernel void sinpe_add_general_f16(SINPE_EMBED_PARAMS) { SINPE_EMBED(GENERAL, ADD, F16); }
+kernel void sinpe_add_general_bf16(SINPE_EMBED_PARAMS) { SINPE_EMBED(GENERAL, ADD, BF16); }
+#endif
+#else /* the kernels of weights SINPE_WEIGHTS */
+#if SINPE_HAS_GENERAL
+kernel void sinpe_embed_general_f32(SINPE_EMBED_PARAMS) { SINPE_EMBED(GENERAL, FUSED, F32); }
+kernel void sinpe_embed_general_f16(SINPE_EMBED_PARAMS) { SINPE_EMBED(GENERAL, FUSED, F16); }
+kernel void sinpe_embed_general_bf16(SINPE_EMBED_PARAMS) { SINPE_EMBED(GENERAL, FUSED, BF16); }
+kernel void sinpe_gather_general_f32(SINPE_EMBED_PARAMS) { SINPE_EMBED(GENERAL, GATHER, F32); }
+kernel void sinpe_gather_general_f16(SINPE_EMBED_PARAMS) { SINPE_EMBED(GENERAL, GATHER, F16); }
+kernel void sinpe_gather_general_bf16(SINPE_EMBED_PARAMS) { SINPE_EMBED(GENERAL, GATHER, BF16); }
+#endif
+#endif
+
 #endif /* SINPE_EMBED_CL */

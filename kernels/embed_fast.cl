@@ -162,4 +162,34 @@ SINPE_INLINE void sinpe_body_ROW(const int mode, const int et, const int ot,
     sinpe_token_row(mode, et, ot, true, SINPE_ARGS(SINPE_SIG_EMBED));
 }
 
+/* The kernels, written out (kernels/abi.h, SINPE_KERNEL_LIST). */
+#ifndef SINPE_WEIGHTS /* the base program */
+#if SINPE_HAS_FAST
+kernel void sinpe_add_fast_f32(SINPE_EMBED_PARAMS) { SINPE_EMBED(FAST, ADD, F32); }
+kernel void sinpe_add_fast_f16(SINPE_EMBED_PARAMS) { SINPE_EMBED(FAST, ADD, F16); }
+kernel void sinpe_add_fast_bf16(SINPE_EMBED_PARAMS) { SINPE_EMBED(FAST, ADD, BF16); }
+#endif
+#else /* the kernels of weights SINPE_WEIGHTS */
+#if SINPE_HAS_FAST
+kernel void sinpe_embed_fast_f32(SINPE_EMBED_PARAMS) { SINPE_EMBED(FAST, FUSED, F32); }
+kernel void sinpe_embed_fast_f16(SINPE_EMBED_PARAMS) { SINPE_EMBED(FAST, FUSED, F16); }
+kernel void sinpe_embed_fast_bf16(SINPE_EMBED_PARAMS) { SINPE_EMBED(FAST, FUSED, BF16); }
+kernel void sinpe_gather_fast_f32(SINPE_EMBED_PARAMS) { SINPE_EMBED(FAST, GATHER, F32); }
+kernel void sinpe_gather_fast_f16(SINPE_EMBED_PARAMS) { SINPE_EMBED(FAST, GATHER, F16); }
+kernel void sinpe_gather_fast_bf16(SINPE_EMBED_PARAMS) { SINPE_EMBED(FAST, GATHER, BF16); }
+#endif
+#if SINPE_HAS_COL
+kernel void sinpe_embed_col_bf16(SINPE_EMBED_PARAMS) { SINPE_EMBED(COL, FUSED, BF16); }
+kernel void sinpe_gather_col_bf16(SINPE_EMBED_PARAMS) { SINPE_EMBED(COL, GATHER, BF16); }
+#endif
+#if SINPE_HAS_ROW
+kernel void sinpe_embed_row_f32(SINPE_EMBED_PARAMS) { SINPE_EMBED(ROW, FUSED, F32); }
+kernel void sinpe_embed_row_f16(SINPE_EMBED_PARAMS) { SINPE_EMBED(ROW, FUSED, F16); }
+kernel void sinpe_embed_row_bf16(SINPE_EMBED_PARAMS) { SINPE_EMBED(ROW, FUSED, BF16); }
+kernel void sinpe_gather_row_f32(SINPE_EMBED_PARAMS) { SINPE_EMBED(ROW, GATHER, F32); }
+kernel void sinpe_gather_row_f16(SINPE_EMBED_PARAMS) { SINPE_EMBED(ROW, GATHER, F16); }
+kernel void sinpe_gather_row_bf16(SINPE_EMBED_PARAMS) { SINPE_EMBED(ROW, GATHER, BF16); }
+#endif
+#endif
+
 #endif /* SINPE_EMBED_FAST_CL */

@@ -8,6 +8,7 @@
 #define SINPE_EMBED_OTF_CL
 
 #include "embed.cl"
+#include "pe_math16.cl"
 
 /* The anchors of four columns [c, c + 4), one float4 per component, so
    that sinpe_combine4 works on the four columns at once with
@@ -228,5 +229,20 @@ SINPE_INLINE void sinpe_body_OTF(const int mode, const int et, const int ot,
     else
         sinpe_otf_run(mode, et, ot, SINPE_ARGS(SINPE_SIG_EMBED));
 }
+
+/* The kernels, written out (kernels/abi.h, SINPE_KERNEL_LIST). */
+#ifndef SINPE_WEIGHTS /* the base program */
+#if SINPE_HAS_OTF
+kernel void sinpe_add_otf_f32(SINPE_EMBED_PARAMS) { SINPE_EMBED(OTF, ADD, F32); }
+kernel void sinpe_add_otf_f16(SINPE_EMBED_PARAMS) { SINPE_EMBED(OTF, ADD, F16); }
+kernel void sinpe_add_otf_bf16(SINPE_EMBED_PARAMS) { SINPE_EMBED(OTF, ADD, BF16); }
+#endif
+#else /* the kernels of weights SINPE_WEIGHTS */
+#if SINPE_HAS_OTF
+kernel void sinpe_embed_otf_f32(SINPE_EMBED_PARAMS) { SINPE_EMBED(OTF, FUSED, F32); }
+kernel void sinpe_embed_otf_f16(SINPE_EMBED_PARAMS) { SINPE_EMBED(OTF, FUSED, F16); }
+kernel void sinpe_embed_otf_bf16(SINPE_EMBED_PARAMS) { SINPE_EMBED(OTF, FUSED, BF16); }
+#endif
+#endif
 
 #endif /* SINPE_EMBED_OTF_CL */

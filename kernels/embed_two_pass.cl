@@ -189,4 +189,27 @@ SINPE_INLINE void sinpe_body_STREAM(const int mode, const int et, const int ot,
     }
 }
 
+/* The kernels, written out (kernels/abi.h, SINPE_KERNEL_LIST). */
+#ifndef SINPE_WEIGHTS /* the base program */
+#if SINPE_HAS_TABLE
+kernel void sinpe_add_table_f32(SINPE_EMBED_PARAMS) { SINPE_EMBED(TABLE, ADD, F32); }
+kernel void sinpe_add_table_f16(SINPE_EMBED_PARAMS) { SINPE_EMBED(TABLE, ADD, F16); }
+kernel void sinpe_add_table_bf16(SINPE_EMBED_PARAMS) { SINPE_EMBED(TABLE, ADD, BF16); }
+#endif
+#else /* the kernels of weights SINPE_WEIGHTS */
+#if SINPE_HAS_STREAM
+kernel void sinpe_embed_stream_f32(SINPE_EMBED_PARAMS) { SINPE_EMBED(STREAM, FUSED, F32); }
+kernel void sinpe_embed_stream_f16(SINPE_EMBED_PARAMS) { SINPE_EMBED(STREAM, FUSED, F16); }
+kernel void sinpe_embed_stream_bf16(SINPE_EMBED_PARAMS) { SINPE_EMBED(STREAM, FUSED, BF16); }
+kernel void sinpe_gather_stream_f32(SINPE_EMBED_PARAMS) { SINPE_EMBED(STREAM, GATHER, F32); }
+kernel void sinpe_gather_stream_f16(SINPE_EMBED_PARAMS) { SINPE_EMBED(STREAM, GATHER, F16); }
+kernel void sinpe_gather_stream_bf16(SINPE_EMBED_PARAMS) { SINPE_EMBED(STREAM, GATHER, BF16); }
+#endif
+#if SINPE_HAS_TABLE
+kernel void sinpe_embed_table_f32(SINPE_EMBED_PARAMS) { SINPE_EMBED(TABLE, FUSED, F32); }
+kernel void sinpe_embed_table_f16(SINPE_EMBED_PARAMS) { SINPE_EMBED(TABLE, FUSED, F16); }
+kernel void sinpe_embed_table_bf16(SINPE_EMBED_PARAMS) { SINPE_EMBED(TABLE, FUSED, BF16); }
+#endif
+#endif
+
 #endif /* SINPE_EMBED_TWO_PASS_CL */

@@ -138,4 +138,13 @@ SINPE_INLINE void sinpe_body_GRID(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_GRID
         }
 }
 
+/* The kernels, written out (kernels/abi.h, SINPE_KERNEL_LIST). */
+#ifndef SINPE_WEIGHTS /* the base program */
+#if SINPE_HAS_GRID
+kernel void sinpe_grid_f32(SINPE_PARAMS(SINPE_SIG_GRID)) { SINPE_BODY(GRID, F32); }
+kernel void sinpe_grid_f16(SINPE_PARAMS(SINPE_SIG_GRID)) { SINPE_BODY(GRID, F16); }
+kernel void sinpe_grid_bf16(SINPE_PARAMS(SINPE_SIG_GRID)) { SINPE_BODY(GRID, BF16); }
+#endif
+#endif
+
 #endif /* SINPE_GRID_CL */

@@ -16,6 +16,7 @@
 
 #include "abi.h"
 #include "device.cl"
+#include "pe_math16.cl"
 #include "dtype.cl"
 #include "positions.cl"
 
@@ -367,5 +368,14 @@ SINPE_INLINE void sinpe_body_ROPE(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ROPE
         sinpe_rope_heads(ks, ko, k_out, kd, kh, a.head_dim, k0, npairs, n, a.pairing, ot, c, s);
     }
 }
+
+/* The kernels, written out (kernels/abi.h, SINPE_KERNEL_LIST). */
+#ifndef SINPE_WEIGHTS /* the base program */
+#if SINPE_HAS_ROPE
+kernel void sinpe_rope_f32(SINPE_PARAMS(SINPE_SIG_ROPE)) { SINPE_BODY(ROPE, F32); }
+kernel void sinpe_rope_f16(SINPE_PARAMS(SINPE_SIG_ROPE)) { SINPE_BODY(ROPE, F16); }
+kernel void sinpe_rope_bf16(SINPE_PARAMS(SINPE_SIG_ROPE)) { SINPE_BODY(ROPE, BF16); }
+#endif
+#endif
 
 #endif /* SINPE_ROPE_CL */

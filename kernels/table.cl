@@ -8,6 +8,7 @@
 
 #include "abi.h"
 #include "pe_math.cl"
+#include "pe_math16.cl"
 #include "dtype.cl"
 
 /*
@@ -203,5 +204,25 @@ SINPE_INLINE void sinpe_body_TIMESTEPS(const int ot, SINPE_BODY_PARAMS(SINPE_SIG
     sinpe_store1(sinpe_pe_real(ts[ts_off + i], (int)c, dim, coef), out,
                  out_off + i * out_stride + c, ot);
 }
+
+/* The kernels, written out (kernels/abi.h, SINPE_KERNEL_LIST). */
+#ifndef SINPE_WEIGHTS /* the base program */
+#if SINPE_HAS_ANCHORS
+kernel void sinpe_table_anchors(SINPE_PARAMS(SINPE_SIG_ANCHORS)) { SINPE_BODY(ANCHORS, F32); }
+#endif
+#if SINPE_HAS_ROWS
+kernel void sinpe_table_rows_f32(SINPE_PARAMS(SINPE_SIG_ROWS)) { SINPE_BODY(ROWS, F32); }
+kernel void sinpe_table_rows_f16(SINPE_PARAMS(SINPE_SIG_ROWS)) { SINPE_BODY(ROWS, F16); }
+kernel void sinpe_table_rows_bf16(SINPE_PARAMS(SINPE_SIG_ROWS)) { SINPE_BODY(ROWS, BF16); }
+#endif
+#if SINPE_HAS_POSITIONS
+kernel void sinpe_make_positions(SINPE_PARAMS(SINPE_SIG_POSITIONS)) { SINPE_BODY(POSITIONS, F32); }
+#endif
+#if SINPE_HAS_TIMESTEPS
+kernel void sinpe_timesteps_f32(SINPE_PARAMS(SINPE_SIG_TIMESTEPS)) { SINPE_BODY(TIMESTEPS, F32); }
+kernel void sinpe_timesteps_f16(SINPE_PARAMS(SINPE_SIG_TIMESTEPS)) { SINPE_BODY(TIMESTEPS, F16); }
+kernel void sinpe_timesteps_bf16(SINPE_PARAMS(SINPE_SIG_TIMESTEPS)) { SINPE_BODY(TIMESTEPS, BF16); }
+#endif
+#endif
 
 #endif /* SINPE_TABLE_CL */

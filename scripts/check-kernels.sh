@@ -3,9 +3,14 @@
 # (but -Wpsabi's, which describe the x86 calling convention of 16-wide
 # vectors), for every program sinpe builds: the base one and one per
 # weights type, every form held.  The library builds them with -w (see
-# src/plan.c), so a warning would otherwise go unseen.
+# src/plan.c), so a warning would otherwise go unseen.  The program is
+# made of the files given (the Makefile's KERNEL_ROOTS), by default
+# kernels/sinpe.cl then the other kernels/*.cl in name order, as the
+# Makefile makes it.
 set -eu
 cd "$(dirname "$0")/.."
+[ $# -gt 0 ] || set -- kernels/sinpe.cl $(LC_ALL=C ls kernels/*.cl | grep -vx kernels/sinpe.cl)
+program=$(for f in "$@"; do printf '#include "%s"\n' "${f##*/}"; done)
 CLANG=${CLANG:-clang}
 # Every form of kernels/abi.h's SINPE_FORM_LIST.
 forms=$(sed -n '/^#define SINPE_FORM_LIST/,/^$/p' kernels/abi.h | grep -o 'X([A-Z_0-9]*,' | sed 's/X(//; s/,//')
@@ -21,9 +26,10 @@ for w in base $types; do
     [ "$w" = base ] || extra="-DSINPE_WEIGHTS=$w"
     for fp64 in 0 1; do
         # shellcheck disable=SC2086
-        "$CLANG" -x cl -cl-std=CL1.2 -Xclang -finclude-default-header -target spir64 \
-            -Ikernels $defs -USINPE_FP64 -DSINPE_FP64=$fp64 $extra -Wall -Werror \
-            -Wno-psabi -fsyntax-only kernels/sinpe.cl
+        printf '%s\n' "$program" |
+            "$CLANG" -x cl -cl-std=CL1.2 -Xclang -finclude-default-header -target spir64 \
+                -Ikernels $defs -USINPE_FP64 -DSINPE_FP64=$fp64 $extra -Wall -Werror \
+                -Wno-psabi -fsyntax-only -
         n=$((n + 1))
     done
 done

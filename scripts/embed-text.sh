@@ -8,10 +8,13 @@
 #   source  the program source made of the OpenCL C files ROOT..., each
 #           `#include "file"` line replaced by that file (a path relative to
 #           the including file), as the preprocessor does, so that the
-#           text builds exactly as the files do from disk; a copy that a
-#           file's include guard would empty is left out (see emit).
+#           text builds exactly as the files do from disk (each ROOT
+#           after the first as if included); a copy that a file's include
+#           guard would empty is left out (see emit).
 #               const char NAME[] = "...";
 #               const unsigned long NAME_len = sizeof NAME - 1;
+#               const char *const NAME_roots[] = {"root", ..., 0};
+#           the last, the ROOTs' file names, for building them from disk;
 #   text    the same source as plain text (NAME unused), for installing;
 #   list    one string per FILE, in the order given, then NULL:
 #               const char *const NAME[] = {"...", ..., 0};
@@ -117,7 +120,11 @@ inline() {
     }
     BEGIN {
         for (i = 1; i < ARGC; i++)
-            emit(ARGV[i])
+            if (!(ARGV[i] in once)) {
+                emit(ARGV[i])
+                if (guarded[ARGV[i]])
+                    once[ARGV[i]] = 1
+            }
         exit failed
     }' "$@"
 }
@@ -151,6 +158,11 @@ cr=$(printf '\r')
         echo '    "";'
         echo
         echo "const unsigned long ${name}_len = sizeof $name - 1;"
+        echo
+        echo "const char *const ${name}_roots[] = {"
+        for f in "$@"; do echo "    \"${f##*/}\","; done
+        echo "    0"
+        echo "};"
     else
         echo "const char *const ${name}[] = {"
         for f in "$@"; do

@@ -13,7 +13,11 @@
 /* ---- the operations called with an argument struct ----------------------- */
 
 /* A new operation is a row here, its own file (its checks, parameter
-   block, plan and public functions) and its kernels.  A row: its name in
+   block, plan and public functions) and its kernels (its own
+   kernels/<op>.cl, which the build finds; its form, signature and
+   SINPE_KERNEL_LIST entries in kernels/abi.h), its declarations in
+   include/sinpe.h, its suite (tests/test_<op>.c, TU_SUITE) and its Python
+   module, imported by python/sinpe/__init__.py.  A row: its name in
    messages, the kind of table it reads (SINPE__TABLE_*). */
 typedef struct sinpe__op {
     const char *name;

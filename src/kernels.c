@@ -1,9 +1,9 @@
 /*
  * kernels.c -- the host's side of the kernel contract: every kernel of
- * kernels/sinpe.cl with its form, call and output type, each form's
- * signature (kernels/abi.h), and the setting of a kernel's arguments from
- * the struct of its signature, so that no argument is passed by a
- * position kept in step by hand.
+ * the program (at the end of its operation's kernels/<op>.cl) with its
+ * form, call and output type, each form's signature (kernels/abi.h), and
+ * the setting of a kernel's arguments from the struct of its signature, so
+ * that no argument is passed by a position kept in step by hand.
  */
 #include "sinpe_internal.h"
 

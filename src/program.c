@@ -47,27 +47,41 @@ static cl_int make_kernels(cl_device_id dev, const sinpe__tuning *tune, int weig
     return CL_SUCCESS;
 }
 
-/* SINPE_KERNEL_SOURCE (include/sinpe.h): the disk cache is then bypassed,
-   since its key describes the embedded source. */
+/* SINPE_KERNEL_SOURCE (include/sinpe.h): that file in place of the head,
+   kernels/sinpe.cl, then an #include of each other file of the program
+   that is beside it (a file alone builds alone); the disk cache is then
+   bypassed, since its key describes the embedded source. */
 static sinpe_status source_override(char **text, size_t *len)
 {
     const char *path = getenv("SINPE_KERNEL_SOURCE");
     FILE *f;
     long n = 0;
+    size_t more = 0;
     *text = NULL;
     if (!path || !*path)
         return SINPE_SUCCESS;
+    for (int i = 1; sinpe__kernel_source_roots[i]; i++)
+        more += strlen(sinpe__kernel_source_roots[i]) + sizeof "#include \"\"\n";
     if ((f = fopen(path, "rb")) != NULL) {
         if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0 ||
-            !(*text = malloc((size_t)n + 1)) || fread(*text, 1, (size_t)n, f) != (size_t)n) {
+            !(*text = malloc((size_t)n + more + 2)) || fread(*text, 1, (size_t)n, f) != (size_t)n) {
             free(*text);
             *text = NULL;
         }
         fclose(f);
     }
     SINPE_CHECK(!*text, SINPE_INVALID_OPTION, "SINPE_KERNEL_SOURCE \"%s\" cannot be read", path);
-    (*text)[n] = '\0';
     *len = (size_t)n;
+    (*text)[(*len)++] = '\n';
+    const char *slash = strrchr(path, '/');
+    for (int i = 1; sinpe__kernel_source_roots[i]; i++) {
+        char beside[4096];
+        snprintf(beside, sizeof beside, "%.*s%s", slash ? (int)(slash - path + 1) : 0, path,
+                 sinpe__kernel_source_roots[i]);
+        if ((f = fopen(beside, "rb")) != NULL && !fclose(f))
+            *len += (size_t)sprintf(*text + *len, "#include \"%s\"\n", sinpe__kernel_source_roots[i]);
+    }
+    (*text)[*len] = '\0';
     return SINPE_SUCCESS;
 }
 

@@ -7,6 +7,7 @@
  * buffer", says what changed).
  */
 #include "call.h"
+#include "record.h"
 
 #include <stdlib.h>
 

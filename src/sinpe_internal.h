@@ -120,26 +120,6 @@ typedef struct sinpe__device_info {
 } sinpe__device_info;
 sinpe_status sinpe__device_query(cl_device_id device, sinpe__device_info *info);
 
-/* ---- record.c ------------------------------------------------------------ */
-
-/* The versions of cl_khr_command_buffer that sinpe records with, as words
-   (the refusal's message), and whether v (CL_MAKE_VERSION's layout) is one. */
-#define SINPE__COMMAND_BUFFER_VERSIONS "0.9.0 to 0.9.8 and 1.0.0"
-int sinpe__command_buffer_known(cl_uint v);
-/* What one recorded call holds until its table goes: the buffers and
-   kernels its commands use (at most a table snapshot, rows past it and
-   their anchors, and a kernel for each of five launches).  A table keeps
-   them in a list, under its lock (record.c adds, table.c frees). */
-#define SINPE__HELD_MAX 8
-struct sinpe__held {
-    struct sinpe__held *next;
-    int n;
-    struct {
-        void *obj;
-        int kernel; /* obj is a cl_kernel, else a cl_mem */
-    } item[SINPE__HELD_MAX];
-};
-
 /* ---- tuning_source.c ----------------------------------------------------- */
 
 /* The record of a context: override, else the device's tuning file, else
@@ -265,8 +245,11 @@ sinpe_status sinpe__plan_grid(const sinpe__tuning *t, const sinpe__device_info *
 
 /* ---- program.c ----------------------------------------------------------- */
 
+/* The program (kernels/sinpe.cl), its length and its files' names, the
+   head's first (build/kernels.c). */
 extern const char sinpe__kernel_source[];
 extern const unsigned long sinpe__kernel_source_len;
+extern const char *const sinpe__kernel_source_roots[];
 /* kernels/device.cl and what it includes (build/device_text.c). */
 extern const char sinpe__device_text[];
 extern const unsigned long sinpe__device_text_len;

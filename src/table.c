@@ -3,6 +3,7 @@
  * shared per (context, contents), generated on the device, grown on demand.
  */
 #include "sinpe_internal.h"
+#include "record.h"
 
 #include <limits.h>
 #include <stdlib.h>

@@ -50,21 +50,23 @@ static int read_seed(uint64_t *seed)
     return 0;
 }
 
-/* The suites, the longest on a cold kernel cache first (scripts/run-tests.sh
-   starts them in this order); each name is its suite_create() name, and
-   suite_<name>() makes it (the suite's own file). */
-#define SUITES(X)                                                                           \
-    X(context) X(cache) X(quant) X(kquant) X(embed) X(tuning) X(errors) X(positions) X(table) \
-    X(dtype) X(rope) X(mrope) X(rope_model) X(grid) X(attn_input) X(device) X(contract)       \
-    X(shapes) X(presets) X(otf) X(shard) X(timesteps) X(types) X(features) X(source)          \
-    X(status)
-#define SUITE_DECLARE(name) Suite *suite_##name(void);
-SUITES(SUITE_DECLARE)
-#define SUITE_ROW(name) {#name, suite_##name},
-static const struct {
-    const char *name;
-    Suite *(*make)(void);
-} suites[] = {SUITES(SUITE_ROW)};
+/* The suites, each registered by its own file before main runs (TU_SUITE,
+   test_util.h), kept sorted: the longest on a cold kernel cache first
+   (scripts/run-tests.sh starts them in this order), ties by name. */
+static struct { const char *name; int seconds; Suite *(*make)(void); } suites[64];
+static size_t n_suites;
+
+void tu_suite_register(const char *name, int seconds, Suite *(*make)(void))
+{
+    if (n_suites == sizeof suites / sizeof suites[0])
+        abort(); /* more suites than rows: make suites[] longer */
+    size_t i = n_suites++;
+    for (; i > 0 && (suites[i - 1].seconds < seconds ||
+                     (suites[i - 1].seconds == seconds && strcmp(suites[i - 1].name, name) > 0));
+         i--)
+        suites[i] = suites[i - 1];
+    suites[i].name = name, suites[i].seconds = seconds, suites[i].make = make;
+}
 
 static int print_records(void)
 {
@@ -128,7 +130,7 @@ int main(int argc, char **argv)
     if (argc == 2 && strcmp(argv[1], "--records") == 0)
         return print_records();
     if (argc == 2 && strcmp(argv[1], "--suites") == 0) {
-        for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++)
+        for (size_t i = 0; i < n_suites; i++)
             printf("%s\n", suites[i].name);
         return EXIT_SUCCESS;
     }
@@ -150,7 +152,7 @@ int main(int argc, char **argv)
     fflush(stdout);
 
     SRunner *sr = srunner_create(NULL);
-    for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++)
+    for (size_t i = 0; i < n_suites; i++)
         srunner_add_suite(sr, suites[i].make());
 
     srunner_run_all(sr, CK_NORMAL);

@@ -545,7 +545,7 @@ START_TEST(attn_bad_args)
 }
 END_TEST
 
-Suite *suite_attn_input(void)
+TU_SUITE(attn_input, 34)
 {
     Suite *s = suite_create("attn_input");
     TCase *tc = tu_tcase(s, "attn_input", NULL);

@@ -477,7 +477,7 @@ START_TEST(cache_concurrent)
 }
 END_TEST
 
-Suite *suite_cache(void)
+TU_SUITE(cache, 187)
 {
     Suite *s = suite_create("cache");
     TCase *tc = tu_tcase(s, "disk", NULL);

@@ -524,8 +524,8 @@ END_TEST
 
 START_TEST(kernel_source_override)
 {
-    /* kernels/sinpe.cl from disk, its includes found beside it, makes a
-     * working context; an unreadable path is an option error. */
+    /* kernels/sinpe.cl from disk, the program's other files found beside
+     * it, makes a working context; an unreadable path is an option error. */
     FILE *f = fopen("kernels/sinpe.cl", "rb");
     ck_assert_msg(f != NULL, "kernels/sinpe.cl not found: run the tests from the repository root");
     fclose(f);
@@ -544,7 +544,7 @@ START_TEST(kernel_source_override)
 }
 END_TEST
 
-Suite *suite_context(void)
+TU_SUITE(context, 113)
 {
     Suite *s = suite_create("context");
 

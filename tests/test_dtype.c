@@ -489,7 +489,7 @@ START_TEST(dtype_invalid)
 }
 END_TEST
 
-Suite *suite_dtype(void)
+TU_SUITE(dtype, 69)
 {
     Suite *s = suite_create("dtype");
 

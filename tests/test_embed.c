@@ -705,7 +705,7 @@ START_TEST(concurrent_enqueue_and_growth)
 }
 END_TEST
 
-Suite *suite_embed(void)
+TU_SUITE(embed, 95)
 {
     Suite *s = suite_create("embed");
 

@@ -876,7 +876,7 @@ START_TEST(call_out_of_memory_enqueues_nothing)
 }
 END_TEST
 
-Suite *suite_errors(void)
+TU_SUITE(errors, 91)
 {
     Suite *s = suite_create("errors");
 

@@ -78,7 +78,7 @@ START_TEST(feature_values_pinned)
 }
 END_TEST
 
-Suite *suite_features(void)
+TU_SUITE(features, 4)
 {
     Suite *s = suite_create("features");
     TCase *tc = tu_tcase(s, "features", NULL);

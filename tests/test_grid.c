@@ -296,7 +296,7 @@ START_TEST(grid_bad_args)
 }
 END_TEST
 
-Suite *suite_grid(void)
+TU_SUITE(grid, 34)
 {
     Suite *s = suite_create("grid");
     TCase *tc = tu_tcase(s, "grid", NULL);

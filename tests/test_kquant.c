@@ -383,7 +383,7 @@ START_TEST(kquant_per_layer_slice)
 }
 END_TEST
 
-Suite *suite_kquant(void)
+TU_SUITE(kquant, 52)
 {
     Suite *s = suite_create("kquant");
     TCase *tc = tcase_create("host");

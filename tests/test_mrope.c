@@ -533,7 +533,7 @@ START_TEST(mrope_positions_builder)
 }
 END_TEST
 
-Suite *suite_mrope(void)
+TU_SUITE(mrope, 120)
 {
     Suite *s = suite_create("mrope");
     TCase *tc = tu_tcase(s, "mrope", NULL);

@@ -268,7 +268,7 @@ START_TEST(otf_far_positions_equal_rows)
 }
 END_TEST
 
-Suite *suite_otf(void)
+TU_SUITE(otf, 70)
 {
     Suite *s = suite_create("otf");
     tcase_add_loop_test(tu_tcase(s, "tiles", NULL), otf_tiles_equal_table_bits, 0,

@@ -432,7 +432,7 @@ START_TEST(fairseq_rule_with_positions)
 }
 END_TEST
 
-Suite *suite_positions(void)
+TU_SUITE(positions, 73)
 {
     Suite *s = suite_create("positions");
 

@@ -133,7 +133,7 @@ START_TEST(prenorm_matches_sinpe)
 }
 END_TEST
 
-Suite *suite_device(void)
+TU_SUITE(device, 46)
 {
     Suite *s = suite_create("device");
     suite_add_tcase(s, tcase_device_fn());

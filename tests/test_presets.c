@@ -428,7 +428,7 @@ START_TEST(preset_end_to_end)
 }
 END_TEST
 
-Suite *suite_presets(void)
+TU_SUITE(presets, 41)
 {
     Suite *s = suite_create("presets");
 

@@ -14,6 +14,7 @@
 #include "sinpe_internal.h"
 #include "test_util.h"
 
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -617,19 +618,29 @@ END_TEST
 /* A quantized type's kernels are built on its first call: a build that
  * fails there is reported by that call (and by sinpe_context_prepare) with
  * the log, and nothing is enqueued; the other types are not affected.  The
- * kernel source is the repository's with an #error for Q8_0's program. */
+ * kernel source is the repository's with an #error for Q8_0's program
+ * (a head of its own, the other files linked beside it). */
 START_TEST(quant_lazy_build)
 {
     enum { DIM = 32, ROWS = 4, N = 6 };
-    char cwd[4096], text[4400], path[] = "/tmp/sinpe-lazy-XXXXXX";
+    char cwd[4096], text[4400], dir[256], from[4400], path[600];
     ck_assert_msg(getcwd(cwd, sizeof cwd) != NULL, "getcwd failed");
+    tu_scratch_dir(dir, sizeof dir, "sinpe-lazy-");
+    DIR *kernels = opendir("kernels");
+    for (struct dirent *e; kernels && (e = readdir(kernels)) != NULL;) {
+        snprintf(from, sizeof from, "%s/kernels/%s", cwd, e->d_name);
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        ck_assert(e->d_name[0] == '.' || symlink(from, path) == 0);
+    }
+    closedir(kernels);
     snprintf(text, sizeof text,
              "#if defined(SINPE_WEIGHTS) && SINPE_WEIGHTS == 4\n"
              "#error q8_0 kernels refused on purpose\n"
              "#endif\n"
              "#include \"%s/kernels/sinpe.cl\"\n",
              cwd);
-    tu_temp_file(path, text);
+    snprintf(path, sizeof path, "%s/head.cl", dir);
+    tu_write_file(path, text, strlen(text));
     setenv("SINPE_KERNEL_SOURCE", path, 1);
 
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
@@ -673,12 +684,12 @@ START_TEST(quant_lazy_build)
     TU_MESSAGE_HAS("weights_dtype");
 
     unsetenv("SINPE_KERNEL_SOURCE");
-    unlink(path);
+    tu_remove_tree(dir);
     TU_RELEASE(ctx, cq, tab, ids_m, w_m, bad_m, out_m);
 }
 END_TEST
 
-Suite *suite_quant(void)
+TU_SUITE(quant, 112)
 {
     Suite *s = suite_create("quant");
     TCase *tc = tcase_create("host");

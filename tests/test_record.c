@@ -9,6 +9,7 @@
  * must answer SINPE_UNSUPPORTED, which is then all that is checked.  The
  * rotation (sinpe_record_rope) replays with the bits of its direct call. */
 #include "sinpe_internal.h"
+#include "record.h"
 #include "test_util.h"
 
 #include <stdio.h>

@@ -599,7 +599,7 @@ START_TEST(rope_bad_calls)
 }
 END_TEST
 
-Suite *suite_rope(void)
+TU_SUITE(rope, 139)
 {
     Suite *s = suite_create("rope");
     TCase *tc = tu_tcase(s, "rope", NULL);

@@ -397,7 +397,7 @@ START_TEST(rope_model_zero_frequencies)
 }
 END_TEST
 
-Suite *suite_rope_model(void)
+TU_SUITE(rope_model, 28)
 {
     Suite *s = suite_create("rope_model");
     TCase *tc = tcase_create("core");

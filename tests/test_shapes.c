@@ -236,7 +236,7 @@ START_TEST(shapes_misaligned_host_memory)
 }
 END_TEST
 
-Suite *suite_shapes(void)
+TU_SUITE(shapes, 8)
 {
     Suite *s = suite_create("shapes");
     TCase *tc = tu_tcase(s, "equal bytes", "records " TU_FORMS_ALL);

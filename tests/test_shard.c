@@ -250,7 +250,7 @@ START_TEST(shard_range_limit)
 }
 END_TEST
 
-Suite *suite_shard(void)
+TU_SUITE(shard, 37)
 {
     Suite *s = suite_create("shard");
     TCase *tc = tu_tcase(s, "shards", NULL);

@@ -215,7 +215,7 @@ START_TEST(host_sources_use_no_relaxed_math)
 }
 END_TEST
 
-Suite *suite_source(void)
+TU_SUITE(source, 2)
 {
     Suite *s = suite_create("source");
     TCase *tc = tcase_create("accuracy");

@@ -271,7 +271,7 @@ START_TEST(context_options_init_defaults)
 }
 END_TEST
 
-Suite *suite_status(void)
+TU_SUITE(status, 2)
 {
     Suite *s = suite_create("status");
 

@@ -337,7 +337,7 @@ START_TEST(table_with_zero_rows)
 }
 END_TEST
 
-Suite *suite_table(void)
+TU_SUITE(table, 49)
 {
     Suite *s = suite_create("table");
 

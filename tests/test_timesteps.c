@@ -227,7 +227,7 @@ START_TEST(timesteps_errors)
 }
 END_TEST
 
-Suite *suite_timesteps(void)
+TU_SUITE(timesteps, 23)
 {
     Suite *s = suite_create("timesteps");
     TCase *tc = tu_tcase(s, "values", NULL);

@@ -486,7 +486,7 @@ START_TEST(tuning_kernels_named)
 }
 END_TEST
 
-Suite *suite_tuning(void)
+TU_SUITE(tuning, 112)
 {
     Suite *s = suite_create("tuning");
     TCase *tc = tcase_create("text and database");

@@ -244,7 +244,7 @@ START_TEST(documented_records_parse)
 }
 END_TEST
 
-Suite *suite_types(void)
+TU_SUITE(types, 5)
 {
     Suite *s = suite_create("types");
     TCase *tc = tcase_create("dtype");

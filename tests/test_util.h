@@ -19,7 +19,15 @@
 #include <stdint.h>
 #include <string.h>
 
-/* Test cases that another file's suite adds (main.c lists the suites). */
+/* "TU_SUITE(name, seconds) { ...; return s; }": the function making suite name,
+ * registered with main.c before main runs; seconds (cold kernel cache, 2 cores) sort. */
+void tu_suite_register(const char *name, int seconds, Suite *(*make)(void));
+#define TU_SUITE(name, seconds)                                                             \
+    static Suite *suite_##name(void);                                                       \
+    __attribute__((constructor)) static void tu_register_##name(void)                       \
+    { tu_suite_register(#name, seconds, suite_##name); }                                    \
+    static Suite *suite_##name(void)
+/* Test cases that another file's suite adds. */
 TCase *tcase_shard_owner(void); /* part of suite_shard */
 TCase *tcase_shard_parts(void); /* part of suite_shard */
 TCase *tcase_device_fn(void); /* part of suite_device */

@@ -1,7 +1,9 @@
 """The functions of include/sinpe.h, each with its C return and argument
 types spelled as in the header.
 
-One table serves two purposes: _lib.py derives the ctypes prototypes from
+An operation's module declares its own struct, functions and enum values
+beside its Python call (declare()), so that a new operation edits no shared
+file here but __init__.py's imports.  One table serves two purposes: _lib.py derives the ctypes prototypes from
 it, and tests/test_layout.py compiles a C program that assigns every
 function to a pointer of exactly these types (so that a changed prototype
 fails to compile there instead of corrupting a call here).
@@ -10,14 +12,21 @@ fails to compile there instead of corrupting a call here).
 from ctypes import (POINTER, c_char_p, c_double, c_float, c_int, c_int32, c_size_t, c_uint, c_uint32,
                     c_void_p)
 
-from ._types import STRUCTS
+from ._types import CONSTANTS, STRUCTS
 
-_ENQUEUE_TAIL = ("cl_uint", "const cl_event *", "cl_event *")
-# The recording calls (mirrored for completeness; PyOpenCL has no command buffers).
-_RECORD = ("sinpe_table *", "cl_command_queue", "struct _cl_command_buffer_khr *",
-           "const sinpe_embed_args *", "cl_uint", "const cl_uint *", "cl_uint *")
+ENQUEUE_TAIL = ("cl_uint", "const cl_event *", "cl_event *")
 
-FUNCTIONS = (
+
+def recording(args):
+    """The arguments of a sinpe_record_* call taking args (mirrored for
+    completeness; PyOpenCL has no command buffers)."""
+    return ("sinpe_table *", "cl_command_queue", "struct _cl_command_buffer_khr *", args,
+            "cl_uint", "const cl_uint *", "cl_uint *")
+
+
+_RECORD = recording("const sinpe_embed_args *")
+
+FUNCTIONS = [
     ("sinpe_version_number", "unsigned", ()),
     ("sinpe_version_string", "const char *", ()),
     ("sinpe_status_string", "const char *", ("sinpe_status",)),
@@ -50,7 +59,7 @@ FUNCTIONS = (
     ("sinpe_table_borrow", "sinpe_status", ("sinpe_table *", "cl_mem *", "size_t *")),
     ("sinpe_enqueue_table_rows", "sinpe_status",
      ("sinpe_table *", "cl_command_queue", "cl_int", "size_t", "cl_mem", "size_t", "size_t",
-      "sinpe_dtype") + _ENQUEUE_TAIL),
+      "sinpe_dtype") + ENQUEUE_TAIL),
     ("sinpe_table_rows", "size_t", ("const sinpe_table *",)),
     ("sinpe_table_spec_sized", "sinpe_status",
      ("const sinpe_table *", "sinpe_spec *", "size_t")),
@@ -59,11 +68,11 @@ FUNCTIONS = (
     ("sinpe_embed_args_preset", "sinpe_status",
      ("sinpe_embed_args *", "sinpe_preset", "size_t", "cl_int")),
     ("sinpe_enqueue_embed", "sinpe_status",
-     ("sinpe_table *", "cl_command_queue", "const sinpe_embed_args *") + _ENQUEUE_TAIL),
+     ("sinpe_table *", "cl_command_queue", "const sinpe_embed_args *") + ENQUEUE_TAIL),
     ("sinpe_enqueue_gather", "sinpe_status",
-     ("sinpe_table *", "cl_command_queue", "const sinpe_embed_args *") + _ENQUEUE_TAIL),
+     ("sinpe_table *", "cl_command_queue", "const sinpe_embed_args *") + ENQUEUE_TAIL),
     ("sinpe_enqueue_add_positions", "sinpe_status",
-     ("sinpe_table *", "cl_command_queue", "const sinpe_embed_args *") + _ENQUEUE_TAIL),
+     ("sinpe_table *", "cl_command_queue", "const sinpe_embed_args *") + ENQUEUE_TAIL),
     ("sinpe_embed_host", "sinpe_status",
      ("sinpe_table *", "const int32_t *", "size_t", "size_t", "const float *", "size_t",
       "float", "int32_t", "const int32_t *", "float *")),
@@ -78,7 +87,7 @@ FUNCTIONS = (
     ("sinpe_record_add_positions", "sinpe_status", _RECORD),
     ("sinpe_enqueue_timesteps", "sinpe_status",
      ("sinpe_table *", "cl_command_queue", "cl_mem", "size_t", "size_t", "cl_mem", "size_t",
-      "size_t", "sinpe_dtype") + _ENQUEUE_TAIL),
+      "size_t", "sinpe_dtype") + ENQUEUE_TAIL),
     ("sinpe_rope_spec_init_sized", "void", ("sinpe_rope_spec *", "size_t", "size_t")),
     ("sinpe_rope_preset_sized", "sinpe_status",
      ("sinpe_rope_spec *", "sinpe_rope_preset", "size_t", "size_t")),
@@ -97,23 +106,12 @@ FUNCTIONS = (
      ("sinpe_context *", "const sinpe_rope_spec *", "size_t", "sinpe_table **")),
     ("sinpe_rope_args_init_sized", "void", ("sinpe_rope_args *", "size_t")),
     ("sinpe_enqueue_rope", "sinpe_status",
-     ("sinpe_table *", "cl_command_queue", "const sinpe_rope_args *") + _ENQUEUE_TAIL),
-    ("sinpe_record_rope", "sinpe_status",
-     ("sinpe_table *", "cl_command_queue", "struct _cl_command_buffer_khr *",
-      "const sinpe_rope_args *", "cl_uint", "const cl_uint *", "cl_uint *")),
-    ("sinpe_attn_input_args_init_sized", "void", ("sinpe_attn_input_args *", "size_t")),
-    ("sinpe_enqueue_attn_input", "sinpe_status",
-     ("sinpe_table *", "cl_command_queue", "const sinpe_attn_input_args *") + _ENQUEUE_TAIL),
-    ("sinpe_record_attn_input", "sinpe_status",
-     ("sinpe_table *", "cl_command_queue", "struct _cl_command_buffer_khr *",
-      "const sinpe_attn_input_args *", "cl_uint", "const cl_uint *", "cl_uint *")),
-    ("sinpe_mrope_prompt_init_sized", "void", ("sinpe_mrope_prompt *", "size_t")),
+     ("sinpe_table *", "cl_command_queue", "const sinpe_rope_args *") + ENQUEUE_TAIL),
+    ("sinpe_record_rope", "sinpe_status", recording("const sinpe_rope_args *")),
     ("sinpe_grid_args_init_sized", "void", ("sinpe_grid_args *", "size_t")),
     ("sinpe_enqueue_grid", "sinpe_status",
-     ("sinpe_table *", "cl_command_queue", "const sinpe_grid_args *") + _ENQUEUE_TAIL),
-    ("sinpe_mrope_positions", "sinpe_status",
-     ("const sinpe_mrope_prompt *", "int32_t *", "int32_t *")),
-)
+     ("sinpe_table *", "cl_command_queue", "const sinpe_grid_args *") + ENQUEUE_TAIL),
+]
 
 # C type -> ctypes type.  Handles and host pointers are c_void_p (ints, None,
 # ctypes arrays and byref() objects all convert); the structs go by pointer.
@@ -159,6 +157,23 @@ CTYPES = {
     "double *": c_void_p,
     "int32_t *": c_void_p,
 }
-# Each struct of _types.py by pointer, const or not.
+
+
+def _by_pointer(s):
+    """Each struct by pointer, const or not."""
+    CTYPES[s.c_name + " *"] = CTYPES["const " + s.c_name + " *"] = POINTER(s)
+
+
 for _s in STRUCTS:
-    CTYPES[_s.c_name + " *"] = CTYPES["const " + _s.c_name + " *"] = POINTER(_s)
+    _by_pointer(_s)
+
+
+def declare(structs=(), functions=(), constants=None):
+    """Adds an operation's structs, functions (name, C return type, C
+    argument types) and constants to the tables; its module calls this when
+    imported, before the library loads."""
+    for s in structs:
+        STRUCTS.append(s)
+        _by_pointer(s)
+    FUNCTIONS.extend(functions)
+    CONSTANTS.update(constants or {})

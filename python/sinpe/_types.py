@@ -1,4 +1,5 @@
-"""The ctypes mirror of include/sinpe.h: its structs and its constants.
+"""The ctypes mirror of include/sinpe.h: its structs and its constants, but
+for those an operation's own module declares (_api.declare()).
 
 Every struct here has the fields of its C namesake in the same order and
 with the same types; tests/test_layout.py compiles a C program against the
@@ -265,29 +266,6 @@ class RopeArgs(Structure):
     ]
 
 
-class MropePrompt(Structure):
-    """sinpe_mrope_prompt: a Qwen-VL prompt for sinpe_mrope_positions()."""
-
-    c_name = "sinpe_mrope_prompt"
-    _fields_ = [
-        ("struct_size", c_size_t),
-        ("rule", enum),
-        ("n_seqs", c_size_t),
-        ("seq_len", c_size_t),
-        ("ids", POINTER(c_int32)),
-        ("mask", POINTER(c_int32)),
-        ("image_token", c_int32),
-        ("video_token", c_int32),
-        ("image_grid_thw", POINTER(c_int32)),
-        ("n_images", c_size_t),
-        ("video_grid_thw", POINTER(c_int32)),
-        ("n_videos", c_size_t),
-        ("second_per_grid", POINTER(c_double)),
-        ("tokens_per_second", c_double),
-        ("spatial_merge_size", c_size_t),
-    ]
-
-
 class GridArgs(Structure):
     """sinpe_grid_args: the arguments of sinpe_enqueue_grid()."""
 
@@ -312,49 +290,12 @@ class GridArgs(Structure):
     ]
 
 
-class AttnInputArgs(Structure):
-    """sinpe_attn_input_args: the arguments of sinpe_enqueue_attn_input()."""
+# The structs of the calls above; an operation's own module declares its own
+# (_api.declare()), which adds them here.
+STRUCTS = [ContextOptions, Spec, EmbedArgs, DtypeInfo, RopeSpec, RopeArgs, GridArgs, RopeLayer]
 
-    c_name = "sinpe_attn_input_args"
-    _fields_ = [
-        ("struct_size", c_size_t),
-        ("n_seqs", c_size_t),
-        ("seq_len", c_size_t),
-        ("head_dim", c_size_t),
-        ("dtype", enum),
-        ("q", cl_mem), ("q_offset", c_size_t), ("q_stride", c_size_t), ("q_heads", c_size_t),
-        ("k", cl_mem), ("k_offset", c_size_t), ("k_stride", c_size_t), ("kv_heads", c_size_t),
-        ("v", cl_mem), ("v_offset", c_size_t), ("v_stride", c_size_t),
-        ("q_out", cl_mem), ("q_out_offset", c_size_t), ("q_out_stride", c_size_t),
-        ("rotate", c_int),
-        ("norm", enum),
-        ("norm_after", c_int),
-        ("eps", c_double),
-        ("q_norm_weight", cl_mem), ("q_norm_weight_offset", c_size_t),
-        ("k_norm_weight", cl_mem), ("k_norm_weight_offset", c_size_t),
-        ("temperature", c_int),
-        ("attn_scale", c_double),
-        ("floor_scale", c_double),
-        ("slot_mapping", cl_mem), ("slot_mapping_offset", c_size_t),
-        ("k_cache", cl_mem), ("k_cache_offset", c_size_t),
-        ("v_cache", cl_mem), ("v_cache_offset", c_size_t),
-        ("cache_rows", c_size_t),
-        ("cache_dtype", enum),
-        ("start", cl_int),
-        ("positions", cl_mem), ("positions_offset", c_size_t),
-        ("seq_starts", cl_mem), ("seq_starts_offset", c_size_t),
-        ("lane_stride", c_size_t),
-        ("grid_rows", c_size_t),
-        ("grid_cols", c_size_t),
-        ("grid_start", c_size_t),
-        ("rotary_offset", c_size_t),
-    ]
-
-
-STRUCTS = (ContextOptions, Spec, EmbedArgs, DtypeInfo, RopeSpec, RopeArgs, MropePrompt, GridArgs,
-           RopeLayer, AttnInputArgs)
-
-# The header's constants, by their C names.  The status codes come from
+# The header's constants, by their C names (an operation's module declares
+# its own enums' values, _api.declare()).  The status codes come from
 # SINPE_STATUS_MAP, the others from the enums (and the named values of
 # sinpe_embed_args.vocab_shard).  The prefix SINPE_ROPE_ holds four enums
 # (rule, pairing, layout, axes) and the rotary presets: see ROPE_ENUMS.
@@ -476,13 +417,6 @@ CONSTANTS = {
     "SINPE_LAYER_FULL": 0,
     "SINPE_LAYER_SLIDING": 1,
     "SINPE_LAYER_CHUNKED": 2,
-    "SINPE_QK_NORM_NONE": 0,
-    "SINPE_QK_NORM_RMS": 1,
-    "SINPE_QK_NORM_RMS_GEMMA": 2,
-    "SINPE_QK_NORM_L2": 3,
-    "SINPE_MROPE_QWEN2_VL": 0,
-    "SINPE_MROPE_QWEN2_5_VL": 1,
-    "SINPE_MROPE_QWEN3_VL": 2,
 }
 
 # The four enums of sinpe_rope_spec share the prefix SINPE_ROPE_, so they

@@ -1,15 +1,64 @@
 """The attention input stage (sinpe_enqueue_attn_input()): RopeTable's
 attn_input() on PyOpenCL arrays and attn_input_host() on NumPy arrays."""
 
-from ctypes import byref
+from ctypes import Structure, byref, c_double, c_int, c_size_t
 
 import numpy as np
 
 from . import _mem, _ocl
+from ._api import ENQUEUE_TAIL, declare, recording
 from ._dtypes import resolve, to_values
 from ._rope_args import _heads, _int32_arg, split_tokens
-from ._types import CONSTANTS, AttnInputArgs, struct_size
+from ._types import CONSTANTS, cl_int, cl_mem, enum, struct_size
 from .errors import SinpeError, fail
+
+
+class AttnInputArgs(Structure):
+    """sinpe_attn_input_args: the arguments of sinpe_enqueue_attn_input()."""
+
+    c_name = "sinpe_attn_input_args"
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("n_seqs", c_size_t),
+        ("seq_len", c_size_t),
+        ("head_dim", c_size_t),
+        ("dtype", enum),
+        ("q", cl_mem), ("q_offset", c_size_t), ("q_stride", c_size_t), ("q_heads", c_size_t),
+        ("k", cl_mem), ("k_offset", c_size_t), ("k_stride", c_size_t), ("kv_heads", c_size_t),
+        ("v", cl_mem), ("v_offset", c_size_t), ("v_stride", c_size_t),
+        ("q_out", cl_mem), ("q_out_offset", c_size_t), ("q_out_stride", c_size_t),
+        ("rotate", c_int),
+        ("norm", enum),
+        ("norm_after", c_int),
+        ("eps", c_double),
+        ("q_norm_weight", cl_mem), ("q_norm_weight_offset", c_size_t),
+        ("k_norm_weight", cl_mem), ("k_norm_weight_offset", c_size_t),
+        ("temperature", c_int),
+        ("attn_scale", c_double),
+        ("floor_scale", c_double),
+        ("slot_mapping", cl_mem), ("slot_mapping_offset", c_size_t),
+        ("k_cache", cl_mem), ("k_cache_offset", c_size_t),
+        ("v_cache", cl_mem), ("v_cache_offset", c_size_t),
+        ("cache_rows", c_size_t),
+        ("cache_dtype", enum),
+        ("start", cl_int),
+        ("positions", cl_mem), ("positions_offset", c_size_t),
+        ("seq_starts", cl_mem), ("seq_starts_offset", c_size_t),
+        ("lane_stride", c_size_t),
+        ("grid_rows", c_size_t),
+        ("grid_cols", c_size_t),
+        ("grid_start", c_size_t),
+        ("rotary_offset", c_size_t),
+    ]
+
+
+declare((AttnInputArgs,), (
+    ("sinpe_attn_input_args_init_sized", "void", ("sinpe_attn_input_args *", "size_t")),
+    ("sinpe_enqueue_attn_input", "sinpe_status",
+     ("sinpe_table *", "cl_command_queue", "const sinpe_attn_input_args *") + ENQUEUE_TAIL),
+    ("sinpe_record_attn_input", "sinpe_status", recording("const sinpe_attn_input_args *")),
+), {"SINPE_QK_NORM_NONE": 0, "SINPE_QK_NORM_RMS": 1, "SINPE_QK_NORM_RMS_GEMMA": 2,
+    "SINPE_QK_NORM_L2": 3})
 
 INVALID_SHAPE = CONSTANTS["SINPE_INVALID_SHAPE"]
 INVALID_OPTION = CONSTANTS["SINPE_INVALID_OPTION"]

@@ -7,13 +7,44 @@ get_rope_index on the host), for a rotary table of several lanes.
     table.rotate(queue, q, k, positions=cla.to_device(queue, lanes.reshape(3, -1)))
 """
 
-from ctypes import POINTER, byref, c_double, c_int32
+from ctypes import POINTER, Structure, byref, c_double, c_int32, c_size_t
 
 import numpy as np
 
+from ._api import declare
 from ._lib import load
-from ._types import CONSTANTS, MropePrompt, struct_size
+from ._types import CONSTANTS, enum, struct_size
 from .errors import SinpeError, fail
+
+
+class MropePrompt(Structure):
+    """sinpe_mrope_prompt: a Qwen-VL prompt for sinpe_mrope_positions()."""
+
+    c_name = "sinpe_mrope_prompt"
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("rule", enum),
+        ("n_seqs", c_size_t),
+        ("seq_len", c_size_t),
+        ("ids", POINTER(c_int32)),
+        ("mask", POINTER(c_int32)),
+        ("image_token", c_int32),
+        ("video_token", c_int32),
+        ("image_grid_thw", POINTER(c_int32)),
+        ("n_images", c_size_t),
+        ("video_grid_thw", POINTER(c_int32)),
+        ("n_videos", c_size_t),
+        ("second_per_grid", POINTER(c_double)),
+        ("tokens_per_second", c_double),
+        ("spatial_merge_size", c_size_t),
+    ]
+
+
+declare((MropePrompt,), (
+    ("sinpe_mrope_prompt_init_sized", "void", ("sinpe_mrope_prompt *", "size_t")),
+    ("sinpe_mrope_positions", "sinpe_status",
+     ("const sinpe_mrope_prompt *", "int32_t *", "int32_t *")),
+), {"SINPE_MROPE_QWEN2_VL": 0, "SINPE_MROPE_QWEN2_5_VL": 1, "SINPE_MROPE_QWEN3_VL": 2})
 
 _RULES = {"qwen2-vl": CONSTANTS["SINPE_MROPE_QWEN2_VL"],
           "qwen2.5-vl": CONSTANTS["SINPE_MROPE_QWEN2_5_VL"],
