@@ -1,10 +1,10 @@
 /*
  * attn_input.cl -- the attention input stage (include/sinpe.h,
- * sinpe_attn_input_args): work-item (h, r) takes head h of token r (q's
- * heads, then k's, then v's) into private memory, runs the header's steps
- * on it (device.cl's norm and temperature, rope.cl's cos and sin with
- * device.cl's rotation), and writes it to q's output or to the token's
- * cache row, rounding once to the cache's type (Q8_0 blocks here).
+ * sinpe_attn_input_args): work-item (g, r) takes up to sixteen heads of one
+ * kind (q, k or v) of token r, runs the header's steps on each (device.cl's
+ * norm and temperature, rope.cl's cos and sin with device.cl's rotation),
+ * and writes it to q's output or to the token's cache row, rounding once to
+ * the cache's type (Q8_0 blocks here).
  */
 #ifndef SINPE_ATTN_INPUT_CL
 #define SINPE_ATTN_INPUT_CL
@@ -18,6 +18,7 @@
 #pragma OPENCL FP_CONTRACT OFF
 
 #define SINPE_ATTN_MAX_DIM 512
+#define SINPE_ATTN_GROUP 16 /* heads a work-item takes: one a lane of its scales */
 
 /* The fp16 bits of x rounded to nearest even, and an fp16's value. */
 SINPE_INLINE ushort sinpe_attn_f16_bits(float x)
@@ -198,8 +199,8 @@ SINPE_INLINE void sinpe_attn_add16(sinpe_attn_sums *a, uint upper, float16 x)
     a->h1 = upper ? h : a->h1, a->l1 = upper ? l : a->l1;
 }
 
-/* The lanes' tree of sinpe_attn_merge() in vectors, then the scale. */
-SINPE_INLINE float2 sinpe_attn_scale32(sinpe_attn_sums *a, uint n, float eps)
+/* The lanes' tree of sinpe_attn_merge() in vectors: the head's sum. */
+SINPE_INLINE float2 sinpe_attn_merge32(sinpe_attn_sums *a)
 {
     sinpe_attn_merge_float16(&a->h0, &a->l0, a->h1, a->l1);
     float8 h8 = a->h0.lo, l8 = a->l0.lo;
@@ -210,7 +211,30 @@ SINPE_INLINE float2 sinpe_attn_scale32(sinpe_attn_sums *a, uint n, float eps)
     sinpe_attn_merge_float2(&h2, &l2, h4.hi, l4.hi);
     float h1 = h2.x, l1 = l2.x;
     sinpe_attn_merge_float(&h1, &l1, h2.y, l2.y);
-    return sinpe_norm_scale((float2)(h1, l1), n, eps);
+    return (float2)(h1, l1);
+}
+
+/* sinpe_norm_scale_inv() on the sums (hi[j], lo[j]) of sixteen heads, one
+   a lane, in place: the same operations lane by lane, so the same bits,
+   without one scalar chain a head (inv = sinpe_norm_inv(n)). */
+SINPE_INLINE void sinpe_attn_scale_lanes(float *hi, float *lo, uint n, float inv, float eps)
+{
+    float16 ah = vload16(0, hi), al = vload16(0, lo), nf = (float16)((float)n);
+    float16 q = ah * inv, ql = (fma(-q, nf, ah) + al) * inv;
+    float16 s = q + eps, b = s - q;
+    float16 e = (q - (s - b)) + (eps - b) + ql;
+    float16 mh = s + e, ml = e - (mh - s);
+    float16 r = as_float16((uint16)(0x5f375a86u) - (as_uint16(mh) >> 1));
+    for (int i = 0; i < 3; i++)
+        r = r * (1.5f - 0.5f * mh * r * r);
+    float16 sq = r * r, sl = fma(r, r, -sq);
+    float16 d = fma(mh, sq, (float16)(-1.0f)) + (mh * sl + ml * sq);
+    float16 rl = -0.5f * r * d;
+    int16 inf = isinf(mh), bad = ~(mh > 0.0f) | inf;
+    float16 odd = select(select((float16)(NAN), (float16)(0.0f), inf), (float16)(INFINITY),
+                         mh == 0.0f);
+    vstore16(select(r, odd, bad), 0, hi);
+    vstore16(select(rl, (float16)(0.0f), bad), 0, lo);
 }
 
 /* One head's steps, shared by its passes. */
@@ -279,47 +303,59 @@ SINPE_INLINE float16 sinpe_attn_plain16(const sinpe_attn_head *h, uint c, int te
     return sinpe_attn_last16(h, sinpe_attn_tail16(h, c, ot), w, temp, tau, ot);
 }
 
-/* q's or k's head (kind 0 or 1) by sixteens, R columns from h->off rotated
-   (R = 0: none), into dst at d in type dt. */
-SINPE_INLINE void sinpe_attn_run16(sinpe_attn_head *h, uint D, uint R, global uchar *dst,
-                                   size_t d, const int dt, int temp, float tau,
-                                   global const float *tab, global const float *coef,
-                                   const sinpe_rope_params *ra, const int *pl, const int ot,
-                                   float eps)
+/* The first norm's sum of q's or k's head (lanes c mod 32: columns c and
+   c + 16 of each 32). */
+SINPE_INLINE float2 sinpe_attn_sum1(const sinpe_attn_head *h, uint D, const int ot)
 {
+    const float16 z = (float16)(0.0f);
+    sinpe_attn_sums a = {z, z, z, z};
+    uint c = 0;
+    for (; c + 32 <= D; c += 32) {
+        sinpe_attn_square16(&a.h0, &a.l0, sinpe_load16(h->src, h->so + c, ot));
+        sinpe_attn_square16(&a.h1, &a.l1, sinpe_load16(h->src, h->so + c + 16, ot));
+    }
+    if (c < D)
+        sinpe_attn_square16(&a.h0, &a.l0, sinpe_load16(h->src, h->so + c, ot));
+    return sinpe_attn_merge32(&a);
+}
+
+/* The second norm's sum: the squares of the first steps' values, in
+   column order, R columns from h->off rotated. */
+SINPE_INLINE float2 sinpe_attn_sum2(const sinpe_attn_head *h, uint D, uint R,
+                                    global const float *tab, global const float *coef,
+                                    const sinpe_rope_params *ra, const int *pl, const int ot)
+{
+    const uint16 lo_cols = (uint16)(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
     uint G = R / 32, o = h->off / 16; /* o: the rotated columns' first lane half */
     const float16 z = (float16)(0.0f);
     sinpe_attn_sums a = {z, z, z, z};
-    float16 y1, y2, w1, w2;
-    if (h->before) { /* lanes c mod 32: columns c and c + 16 of each 32 */
-        uint c = 0;
-        for (; c + 32 <= D; c += 32) {
-            sinpe_attn_square16(&a.h0, &a.l0, sinpe_load16(h->src, h->so + c, ot));
-            sinpe_attn_square16(&a.h1, &a.l1, sinpe_load16(h->src, h->so + c + 16, ot));
-        }
-        if (c < D)
-            sinpe_attn_square16(&a.h0, &a.l0, sinpe_load16(h->src, h->so + c, ot));
-        h->r1 = sinpe_attn_scale32(&a, D, eps);
-    }
-    if (h->after) { /* the squares of the first steps' values, in column order */
-        const uint16 lo_cols = (uint16)(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
-        a.h0 = a.l0 = a.h1 = a.l1 = z;
-        for (uint c = 0; c < h->off; c += 16)
-            sinpe_attn_add16(&a, c / 16 % 2, sinpe_attn_tail16(h, c, ot));
-        for (uint second = 0; second < 2 - ra->pairing; second++)
-            for (uint g = 0; g < G; g++) {
-                sinpe_attn_pairs16(h, g, tab, coef, ra, pl, ot, &y1, &y2);
-                if (ra->pairing) {
-                    sinpe_attn_add16(&a, o % 2, shuffle2(y1, y2, lo_cols));
-                    sinpe_attn_add16(&a, (o + 1) % 2, shuffle2(y1, y2, lo_cols + 8u));
-                } else { /* columns off + R/2 second + 16 g */
-                    sinpe_attn_add16(&a, (o + second * G + g) % 2, second ? y2 : y1);
-                }
+    float16 y1, y2;
+    for (uint c = 0; c < h->off; c += 16)
+        sinpe_attn_add16(&a, c / 16 % 2, sinpe_attn_tail16(h, c, ot));
+    for (uint second = 0; second < 2 - ra->pairing; second++)
+        for (uint g = 0; g < G; g++) {
+            sinpe_attn_pairs16(h, g, tab, coef, ra, pl, ot, &y1, &y2);
+            if (ra->pairing) {
+                sinpe_attn_add16(&a, o % 2, shuffle2(y1, y2, lo_cols));
+                sinpe_attn_add16(&a, (o + 1) % 2, shuffle2(y1, y2, lo_cols + 8u));
+            } else { /* columns off + R/2 second + 16 g */
+                sinpe_attn_add16(&a, (o + second * G + g) % 2, second ? y2 : y1);
             }
-        for (uint c = h->off + R; c < D; c += 16)
-            sinpe_attn_add16(&a, c / 16 % 2, sinpe_attn_tail16(h, c, ot));
-        h->r2 = sinpe_attn_scale32(&a, D, eps);
-    }
+        }
+    for (uint c = h->off + R; c < D; c += 16)
+        sinpe_attn_add16(&a, c / 16 % 2, sinpe_attn_tail16(h, c, ot));
+    return sinpe_attn_merge32(&a);
+}
+
+/* q's or k's head (kind 0 or 1) by sixteens, its scales in h, R columns
+   from h->off rotated (R = 0: none), into dst at d in type dt. */
+SINPE_INLINE void sinpe_attn_run16(const sinpe_attn_head *h, uint D, uint R, global uchar *dst,
+                                   size_t d, const int dt, int temp, float tau,
+                                   global const float *tab, global const float *coef,
+                                   const sinpe_rope_params *ra, const int *pl, const int ot)
+{
+    uint G = R / 32;
+    float16 y1, y2, w1, w2;
     for (uint g = 0; g < G; g++) {
         sinpe_attn_pairs16(h, g, tab, coef, ra, pl, ot, &y1, &y2);
         w1 = w2 = (float16)(1.0f);
@@ -336,15 +372,62 @@ SINPE_INLINE void sinpe_attn_run16(sinpe_attn_head *h, uint D, uint R, global uc
         sinpe_store16(sinpe_attn_plain16(h, c, temp, tau, ot), dst, d + c, dt);
 }
 
+/* One head by one column (any width, Q8_0 caches): x its D values from
+   src at so, into dst at d. */
+SINPE_INLINE void sinpe_attn_run1(float *x, global const uchar *src, size_t so, global uchar *dst,
+                                  size_t d, const int dt, int kind, int temp, float tau,
+                                  global const float *w, global const float *tab,
+                                  global const float *coef, const int *pl, const int ot,
+                                  const sinpe_attn_params *ap)
+{
+    const sinpe_rope_params *ra = &ap->rope;
+    uint D = ra->head_dim;
+    int before = ap->norm && !ap->norm_after, after = ap->norm && ap->norm_after;
+    for (uint c = 0; c < D; c++)
+        x[c] = sinpe_load1(src, so + c, ot);
+    if (kind < 2) {
+        if (before) {
+            sinpe_attn_norm(x, D, w, ap->norm, ap->eps);
+            if (ap->rotate || temp)
+                sinpe_attn_round(x, D, ot);
+        }
+        if (ap->rotate) {
+            sinpe_attn_rotate(x + ap->rot_off, tab, coef, ra, pl);
+            if (after || temp)
+                sinpe_attn_round(x, D, ot);
+        }
+        if (after) {
+            sinpe_attn_norm(x, D, w, ap->norm, ap->eps);
+            if (temp)
+                sinpe_attn_round(x, D, ot);
+        }
+        for (uint c = 0; c < D && temp; c++)
+            x[c] *= tau;
+    }
+    if (dt == SINPE_Q8_0) {
+        for (uint c = 0; c < D; c += 32)
+            sinpe_attn_q8_0(x + c, dst + (d + c) / 32 * 34);
+        return;
+    }
+    for (uint c = 0; c < D; c++)
+        sinpe_store1(x[c], dst, d + c, dt);
+}
+
+/* Work-item (g, r): up to SINPE_ATTN_GROUP heads of one kind of token r,
+   g counting q's groups, then k's, then v's (src/attn_input.c's launch):
+   their position once, their norm scales as the lanes of one vector. */
 SINPE_INLINE void sinpe_body_ATTN(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ATTN))
 {
     const sinpe_rope_params *ra = &a.rope;
-    uint h = get_global_id(0), r = get_global_id(1);
+    uint g = get_global_id(0), r = get_global_id(1);
     uint qh = ra->q_heads, kh = ra->kv_heads, D = ra->head_dim;
-    if (h >= qh + 2 * kh || r >= ra->tokens)
+    uint qg = (qh + SINPE_ATTN_GROUP - 1) / SINPE_ATTN_GROUP;
+    uint kg = (kh + SINPE_ATTN_GROUP - 1) / SINPE_ATTN_GROUP;
+    if (g >= qg + 2 * kg || r >= ra->tokens)
         return;
-    int kind = h < qh ? 0 : h < qh + kh ? 1 : 2; /* q, k, v */
-    uint hh = kind == 0 ? h : kind == 1 ? h - qh : h - qh - kh;
+    int kind = g < qg ? 0 : g < qg + kg ? 1 : 2; /* q, k, v */
+    uint h0 = SINPE_ATTN_GROUP * (kind == 0 ? g : kind == 1 ? g - qg : g - qg - kg);
+    uint nh = min((uint)SINPE_ATTN_GROUP, (kind ? kh : qh) - h0);
     int slot = (int)r;
     if (ra->flags & SINPE_ROPE_K_ROWS) {
         slot = slots[ra->k_rows_off + r];
@@ -356,15 +439,15 @@ SINPE_INLINE void sinpe_body_ATTN(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ATTN
                               : (ra->flags & SINPE_ROPE_Q_IN_PLACE) ? q_out : q;
     size_t so = kind == 2 ? a.v_off + r * a.v_stride
                 : kind == 1 ? ra->k_off + r * ra->k_stride : ra->q_off + r * ra->q_stride;
-    so += (size_t)hh * D;
+    so += (size_t)h0 * D;
     global uchar *dst = kind == 0 ? q_out : kind == 1 ? k_cache : v_cache;
-    size_t d = kind == 0 ? ra->qo_off + r * ra->qo_stride + (size_t)hh * D
-                         : (kind == 1 ? a.kc_off : a.vc_off) + ((size_t)slot * kh + hh) * D;
+    size_t d = kind == 0 ? ra->qo_off + r * ra->qo_stride + (size_t)h0 * D
+                         : (kind == 1 ? a.kc_off : a.vc_off) + ((size_t)slot * kh + h0) * D;
     const int dt = kind == 0 ? ot : (int)a.cache_type;
     int vec = D % 16 == 0 && (!a.rotate || (ra->rot % 32 == 0 && a.rot_off % 16 == 0)) &&
               dt != SINPE_Q8_0;
     if (vec && kind == 2) {
-        for (uint c = 0; c < D; c += 16)
+        for (uint c = 0; c < nh * D; c += 16)
             sinpe_store16(sinpe_load16(src, so + c, ot), dst, d + c, dt);
         return;
     }
@@ -379,42 +462,37 @@ SINPE_INLINE void sinpe_body_ATTN(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ATTN
                     ? sinpe_position_lane(&ra->pos, pos, seq_start, seq_start, b, t, l)
                     : pl[0];
     float tau = temp ? sinpe_attn_temperature(pl[0], a.attn_scale, a.floor_scale) : 1.0f;
-    if (vec) {
-        uint R = a.rotate ? ra->rot : 0;
-        sinpe_attn_head hd = {src, so, w, a.rot_off, R / 2, a.norm, before, after,
-                              a.rotate || temp, after || temp, (float2)(0.0f), (float2)(0.0f)};
-        sinpe_attn_run16(&hd, D, R, dst, d, dt, temp, tau, tab, coef, ra, pl, ot, a.eps);
+    if (!vec) {
+        float x[SINPE_ATTN_MAX_DIM];
+        for (uint j = 0; j < nh; j++)
+            sinpe_attn_run1(x, src, so + j * D, dst, d + j * D, dt, kind, temp, tau, w, tab,
+                            coef, pl, ot, &a);
         return;
     }
-    float x[SINPE_ATTN_MAX_DIM];
-    for (uint c = 0; c < D; c++)
-        x[c] = sinpe_load1(src, so + c, ot);
-    if (kind < 2) {
-        if (before) {
-            sinpe_attn_norm(x, D, w, a.norm, a.eps);
-            if (a.rotate || temp)
-                sinpe_attn_round(x, D, ot);
-        }
-        if (a.rotate) {
-            sinpe_attn_rotate(x + a.rot_off, tab, coef, ra, pl);
-            if (after || temp)
-                sinpe_attn_round(x, D, ot);
-        }
-        if (after) {
-            sinpe_attn_norm(x, D, w, a.norm, a.eps);
-            if (temp)
-                sinpe_attn_round(x, D, ot);
-        }
-        for (uint c = 0; c < D && temp; c++)
-            x[c] *= tau;
+    uint R = a.rotate ? ra->rot : 0;
+    float inv = sinpe_norm_inv(D);
+    float h1[SINPE_ATTN_GROUP], l1[SINPE_ATTN_GROUP], h2[SINPE_ATTN_GROUP], l2[SINPE_ATTN_GROUP];
+    sinpe_attn_head hd = {src, so, w, a.rot_off, R / 2, a.norm, before, after,
+                          a.rotate || temp, after || temp, (float2)(0.0f), (float2)(0.0f)};
+    for (uint j = 0; j < SINPE_ATTN_GROUP; j++) { /* lanes past nh: (1, 0), unused */
+        hd.so = so + j * D;
+        float2 m = before && j < nh ? sinpe_attn_sum1(&hd, D, ot) : (float2)(1.0f, 0.0f);
+        h1[j] = m.x, l1[j] = m.y;
     }
-    if (dt == SINPE_Q8_0) {
-        for (uint c = 0; c < D; c += 32)
-            sinpe_attn_q8_0(x + c, dst + (d + c) / 32 * 34);
-        return;
+    if (before)
+        sinpe_attn_scale_lanes(h1, l1, D, inv, a.eps);
+    for (uint j = 0; j < SINPE_ATTN_GROUP; j++) {
+        hd.so = so + j * D, hd.r1 = (float2)(h1[j], l1[j]);
+        float2 m = after && j < nh ? sinpe_attn_sum2(&hd, D, R, tab, coef, ra, pl, ot)
+                                   : (float2)(1.0f, 0.0f);
+        h2[j] = m.x, l2[j] = m.y;
     }
-    for (uint c = 0; c < D; c++)
-        sinpe_store1(x[c], dst, d + c, dt);
+    if (after)
+        sinpe_attn_scale_lanes(h2, l2, D, inv, a.eps);
+    for (uint j = 0; j < nh; j++) {
+        hd.so = so + j * D, hd.r1 = (float2)(h1[j], l1[j]), hd.r2 = (float2)(h2[j], l2[j]);
+        sinpe_attn_run16(&hd, D, R, dst, d + j * D, dt, temp, tau, tab, coef, ra, pl, ot);
+    }
 }
 
 #endif /* SINPE_ATTN_INPUT_CL */

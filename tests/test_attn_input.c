@@ -118,6 +118,10 @@ static const ac_case cases[] = {
     {2, 5, 72, 40, 3, 1, SINPE_F32, SINPE_F32, 1, 0, 0, 1, 0, 1, 1, 1, 0, 0, 0},
     {2, 5, 80, 48, 2, 2, SINPE_F16, SINPE_F16, 3, 1, 1, 1, 1, 0, 1, 1, 0, 0, 0},
     {3, 3, 40, 40, 2, 1, SINPE_BF16, SINPE_BF16, 2, 0, 0, 1, 0, 1, 0, 1, 0, 0, 0},
+    /* more heads than a work-item's sixteen (attn_input.cl): q 40 = 16 + 16 + 8, kv 17 =
+       16 + 1; norm after with a Q8_0 cache (k and v by columns, q by sixteens) */
+    {2, 3, 64, 64, 40, 17, SINPE_F16, SINPE_F16, 1, 0, 0, 1, 1, 1, 1, 1, 0, 0, 0},
+    {2, 3, 64, 64, 20, 17, SINPE_F32, SINPE_Q8_0, 3, 1, 1, 1, 0, 0, 1, 1, 0, 0, 0},
     /* decode: one token per sequence */
     {16, 1, 128, 128, 8, 2, SINPE_F16, SINPE_F16, 1, 0, 0, 1, 1, 1, 1, 1, 0, 0, 0},
     /* DeepSeek-V3's rotated slice: q and k heads [nope 128 | pe 64], pe alone
