@@ -1,7 +1,7 @@
 /*
  * attn_input.cl -- the attention input stage (include/sinpe.h,
- * sinpe_attn_input_args): work-item (g, r) takes up to sixteen heads of one
- * kind (q, k or v) of token r, runs the header's steps on each (device.cl's
+ * sinpe_attn_input_args): work-item (g, r) takes up to SINPE_ATTN_HEADS
+ * heads (the record's attn_heads) of one kind (q, k or v) of token r, runs the header's steps on each (device.cl's
  * norm and temperature, rope.cl's cos and sin with device.cl's rotation),
  * and writes it to q's output or to the token's cache row, rounding once to
  * the cache's type (Q8_0 blocks here).
@@ -19,7 +19,13 @@
 #pragma OPENCL FP_CONTRACT OFF
 
 #define SINPE_ATTN_MAX_DIM 512
-#define SINPE_ATTN_GROUP 16 /* heads a work-item takes: one a lane of its scales */
+/* Heads a work-item takes: 1, or 16, one a lane of their norm scales. */
+#ifndef SINPE_ATTN_HEADS
+#define SINPE_ATTN_HEADS 1
+#endif
+#if SINPE_ATTN_HEADS != 1 && SINPE_ATTN_HEADS != 16
+#error "SINPE_ATTN_HEADS: 1 or 16"
+#endif
 
 /* The fp16 bits of x rounded to nearest even, and an fp16's value. */
 SINPE_INLINE ushort sinpe_attn_f16_bits(float x)
@@ -170,7 +176,19 @@ SINPE_INLINE void sinpe_attn_run1(float *x, global const uchar *src, size_t so, 
         sinpe_store1(x[c], dst, d + c, dt);
 }
 
-/* Work-item (g, r): up to SINPE_ATTN_GROUP heads of one kind of token r,
+/* The norm scales of a work-item's heads from their sums (hi[j], lo[j]),
+   in place: sixteen as the lanes of one vector, or one as device.cl does. */
+SINPE_INLINE void sinpe_attn_scale_heads(float *hi, float *lo, uint n, float inv, float eps)
+{
+#if SINPE_ATTN_HEADS == 16
+    sinpe_attn_scale_lanes(hi, lo, n, inv, eps);
+#else
+    float2 r = sinpe_norm_scale_inv((float2)(hi[0], lo[0]), n, inv, eps);
+    hi[0] = r.x, lo[0] = r.y;
+#endif
+}
+
+/* Work-item (g, r): up to SINPE_ATTN_HEADS heads of one kind of token r,
    g counting q's groups, then k's, then v's (src/attn_input.c's launch):
    their position once, their norm scales as the lanes of one vector. */
 SINPE_INLINE void sinpe_body_ATTN(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ATTN))
@@ -178,13 +196,13 @@ SINPE_INLINE void sinpe_body_ATTN(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ATTN
     const sinpe_rope_params *ra = &a.rope;
     uint g = get_global_id(0), r = get_global_id(1);
     uint qh = ra->q_heads, kh = ra->kv_heads, D = ra->head_dim;
-    uint qg = (qh + SINPE_ATTN_GROUP - 1) / SINPE_ATTN_GROUP;
-    uint kg = (kh + SINPE_ATTN_GROUP - 1) / SINPE_ATTN_GROUP;
+    uint qg = (qh + SINPE_ATTN_HEADS - 1) / SINPE_ATTN_HEADS;
+    uint kg = (kh + SINPE_ATTN_HEADS - 1) / SINPE_ATTN_HEADS;
     if (g >= qg + 2 * kg || r >= ra->tokens)
         return;
     int kind = g < qg ? 0 : g < qg + kg ? 1 : 2; /* q, k, v */
-    uint h0 = SINPE_ATTN_GROUP * (kind == 0 ? g : kind == 1 ? g - qg : g - qg - kg);
-    uint nh = min((uint)SINPE_ATTN_GROUP, (kind ? kh : qh) - h0);
+    uint h0 = SINPE_ATTN_HEADS * (kind == 0 ? g : kind == 1 ? g - qg : g - qg - kg);
+    uint nh = min((uint)SINPE_ATTN_HEADS, (kind ? kh : qh) - h0);
     int slot = (int)r;
     if (ra->flags & SINPE_ROPE_K_ROWS) {
         slot = slots[ra->k_rows_off + r];
@@ -228,24 +246,24 @@ SINPE_INLINE void sinpe_body_ATTN(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ATTN
     }
     uint R = a.rotate ? ra->rot : 0;
     float inv = sinpe_norm_inv(D);
-    float h1[SINPE_ATTN_GROUP], l1[SINPE_ATTN_GROUP], h2[SINPE_ATTN_GROUP], l2[SINPE_ATTN_GROUP];
+    float h1[SINPE_ATTN_HEADS], l1[SINPE_ATTN_HEADS], h2[SINPE_ATTN_HEADS], l2[SINPE_ATTN_HEADS];
     sinpe_attn_head hd = {src, so, w, a.rot_off, R / 2, a.norm, before, after,
                           a.rotate || temp, after || temp, (float2)(0.0f), (float2)(0.0f)};
-    for (uint j = 0; j < SINPE_ATTN_GROUP; j++) { /* lanes past nh: (1, 0), unused */
+    for (uint j = 0; j < SINPE_ATTN_HEADS; j++) { /* lanes past nh: (1, 0), unused */
         hd.so = so + j * D;
         float2 m = before && j < nh ? sinpe_attn_sum1(&hd, D, ot) : (float2)(1.0f, 0.0f);
         h1[j] = m.x, l1[j] = m.y;
     }
     if (before)
-        sinpe_attn_scale_lanes(h1, l1, D, inv, a.eps);
-    for (uint j = 0; j < SINPE_ATTN_GROUP; j++) {
+        sinpe_attn_scale_heads(h1, l1, D, inv, a.eps);
+    for (uint j = 0; j < SINPE_ATTN_HEADS; j++) {
         hd.so = so + j * D, hd.r1 = (float2)(h1[j], l1[j]);
         float2 m = after && j < nh ? sinpe_attn_sum2(&hd, D, R, tab, coef, ra, pl, ot)
                                    : (float2)(1.0f, 0.0f);
         h2[j] = m.x, l2[j] = m.y;
     }
     if (after)
-        sinpe_attn_scale_lanes(h2, l2, D, inv, a.eps);
+        sinpe_attn_scale_heads(h2, l2, D, inv, a.eps);
     for (uint j = 0; j < nh; j++) {
         hd.so = so + j * D, hd.r1 = (float2)(h1[j], l1[j]), hd.r2 = (float2)(h2[j], l2[j]);
         sinpe_attn_run16(&hd, D, R, dst, d + j * D, dt, temp, tau, tab, coef, ra, pl, ot);

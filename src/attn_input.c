@@ -11,7 +11,6 @@
 #include <string.h>
 
 #define MAX_HEAD_DIM 512 /* attn_input.cl's SINPE_ATTN_MAX_DIM */
-#define GROUP 16        /* attn_input.cl's SINPE_ATTN_GROUP */
 
 /* args as a struct that grows (sinpe__kind): its first layout ends at the field named. */
 #define ATTN_ARGS SINPE__KIND(sinpe_attn_input_args, grid_start)
@@ -195,11 +194,8 @@ static sinpe_status attn_run(sinpe_table *t, const sinpe_attn_input_args *args, 
     SINPE_FORWARD(sinpe__struct_in(ATTN_ARGS, &a, args, "args"));
     SINPE_FORWARD(validate(t, &a, &p));
     sinpe_context *ctx = t->ctx;
-    /* Work-item (g, r): a group of GROUP heads of one kind of token r. */
-    const size_t groups = (a.q_heads + GROUP - 1) / GROUP + 2 * ((a.kv_heads + GROUP - 1) / GROUP);
-    const size_t n[2] = {groups, p.rope.tokens};
-    SINPE_FORWARD(sinpe__plan_fixed(&ctx->info, &ctx->prog, SINPE_FORM_ATTN, (int)a.dtype, 2, n,
-                                    &l));
+    SINPE_FORWARD(sinpe__plan_attn(&ctx->tune, &ctx->info, &ctx->prog, a.dtype, a.q_heads,
+                                   a.kv_heads, p.rope.tokens, &l));
     sinpe__table_snapshot(t, &tab, &rows);
     st = sinpe__keep(sink, tab);
     p.rope.tab_rows = (cl_int)rows;
