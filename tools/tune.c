@@ -109,9 +109,9 @@ static int run_attn(void *user, cl_command_queue queue, cl_event *event)
     sinpe_attn_input_args a;
     sinpe_attn_input_args_init(&a);
     a.n_seqs = TUNE_ROPE_SEQS, a.seq_len = TUNE_ROPE_LEN, a.head_dim = H;
-    a.q = a.k = a.v = rs->tu->rope_qk;
-    a.q_stride = a.k_stride = a.v_stride = qw + kw;
-    a.k_offset = a.v_offset = qw;
+    a.q = a.k = rs->tu->rope_qk, a.v = rs->tu->attn_out;
+    a.q_stride = a.k_stride = qw + kw, a.k_offset = qw;
+    a.v_offset = n * (qw + 2 * kw), a.v_stride = kw;
     a.q_heads = TUNE_ROPE_Q, a.kv_heads = TUNE_ROPE_KV;
     a.norm = SINPE_QK_NORM_RMS;
     a.q_norm_weight = a.k_norm_weight = rs->tu->rope_qk;

@@ -126,8 +126,9 @@ typedef struct candidate {
 #define TUNE_ROPE_SEQS 4
 #define TUNE_ROPE_LEN 512
 
-/* The attention input case: the rotary case's q, k (and k again as v)
-   normed (RMS), rotated, q to an output and k and v to fp32 cache rows. */
+/* The attention input case: the rotary case's q and k, normed (RMS) and
+   rotated, q to an output and k and v to fp32 cache rows (attn_out: q's
+   output, the caches, then v). */
 
 /* The grid case: the benchmark's DiT-XL/2 patches, 32 images of 16 x 16
    tokens of 1152 values (fp32), the 2-D encoding added in place. */
