@@ -1,15 +1,16 @@
 /*
  * attn_input.cl -- the attention input stage (include/sinpe.h,
- * sinpe_attn_input_args): work-item (h, r) takes head h of token r (q's
- * heads, then k's, then v's) into private memory, runs the header's steps
- * on it (device.cl's norm and temperature, rope.cl's cos and sin with
- * device.cl's rotation), and writes it to q's output or to the token's
- * cache row, rounding once to the cache's type (Q8_0 blocks here).
+ * sinpe_attn_input_args): work-item (g, r) takes up to SINPE_ATTN_HEADS
+ * heads (the record's attn_heads) of one kind (q, k or v) of token r, runs the header's steps on each (device.cl's
+ * norm and temperature, rope.cl's cos and sin with device.cl's rotation),
+ * and writes it to q's output or to the token's cache row, rounding once to
+ * the cache's type (Q8_0 blocks here).
  */
 #ifndef SINPE_ATTN_INPUT_CL
 #define SINPE_ATTN_INPUT_CL
 
 #include "abi.h"
+#include "attn16.cl"
 #include "device.cl"
 #include "dtype.cl"
 #include "positions.cl"
@@ -18,6 +19,13 @@
 #pragma OPENCL FP_CONTRACT OFF
 
 #define SINPE_ATTN_MAX_DIM 512
+/* Heads a work-item takes: 1, or 16, one a lane of their norm scales. */
+#ifndef SINPE_ATTN_HEADS
+#define SINPE_ATTN_HEADS 1
+#endif
+#if SINPE_ATTN_HEADS != 1 && SINPE_ATTN_HEADS != 16
+#error "SINPE_ATTN_HEADS: 1 or 16"
+#endif
 
 /* The fp16 bits of x rounded to nearest even, and an fp16's value. */
 SINPE_INLINE ushort sinpe_attn_f16_bits(float x)
@@ -127,224 +135,74 @@ SINPE_INLINE void sinpe_attn_q8_0(const float *x, global uchar *blk)
     }
 }
 
-/* ---- sixteen at a time: heads whose widths are multiples of 16 ---------- */
-
-/* Sixteen values rounded to dt and widened back. */
-SINPE_INLINE float16 sinpe_attn_round16(float16 x, const int dt)
+/* One head by one column (any width, Q8_0 caches): x its D values from
+   src at so, into dst at d. */
+SINPE_INLINE void sinpe_attn_run1(float *x, global const uchar *src, size_t so, global uchar *dst,
+                                  size_t d, const int dt, int kind, int temp, float tau,
+                                  global const float *w, global const float *tab,
+                                  global const float *coef, const int *pl, const int ot,
+                                  const sinpe_attn_params *ap)
 {
-    if (dt == SINPE_F16) {
-        ushort16 h = sinpe_to_16_16(x, dt);
-        return vload_half16(0, (const half *)&h);
-    }
-    if (dt == SINPE_BF16)
-        return as_float16(convert_uint16(sinpe_bf16_16(x)) << 16);
-    return x;
-}
-
-/* device.cl's sinpe_norm_square and sinpe_norm_value, lane by lane. */
-SINPE_INLINE void sinpe_attn_square16(float16 *hi, float16 *lo, float16 x)
-{
-    float16 p = x * x, pe = fma(x, x, -p);
-    float16 s = *hi + p, b = s - *hi;
-    float16 e = (*hi - (s - b)) + (p - b);
-    *hi = s;
-    *lo = *lo + (e + pe);
-}
-
-SINPE_INLINE float16 sinpe_attn_value16(float16 x, float16 w, uint kind, float2 r)
-{
-    float16 th = x, tl = (float16)(0.0f);
-    if (kind == 1 || kind == 2) {
-        float16 p = x * w, pl = fma(x, w, -p);
-        th = p;
-        tl = pl;
-        if (kind == 2) {
-            float16 s = x + p, b = s - x;
-            th = s;
-            tl = ((x - (s - b)) + (p - b)) + pl;
+    const sinpe_rope_params *ra = &ap->rope;
+    uint D = ra->head_dim;
+    int before = ap->norm && !ap->norm_after, after = ap->norm && ap->norm_after;
+    for (uint c = 0; c < D; c++)
+        x[c] = sinpe_load1(src, so + c, ot);
+    if (kind < 2) {
+        if (before) {
+            sinpe_attn_norm(x, D, w, ap->norm, ap->eps);
+            if (ap->rotate || temp)
+                sinpe_attn_round(x, D, ot);
         }
-    }
-    return fma(th, (float16)(r.x), fma(th, (float16)(r.y), tl * r.x));
-}
-
-/* sinpe_norm_merge() on each lane of a vector type. */
-#define SINPE_ATTN_MERGE(T)                                                   \
-    SINPE_INLINE void sinpe_attn_merge_##T(T *ah, T *al, T bh, T bl)          \
-    {                                                                         \
-        T s = *ah + bh, t = s - *ah;                                          \
-        T e = (*ah - (s - t)) + (bh - t);                                     \
-        *ah = s;                                                              \
-        *al = (*al + bl) + e;                                                 \
-    }
-SINPE_ATTN_MERGE(float16)
-SINPE_ATTN_MERGE(float8)
-SINPE_ATTN_MERGE(float4)
-SINPE_ATTN_MERGE(float2)
-SINPE_ATTN_MERGE(float)
-
-/* The 32 lane sums of device.cl's norm order in registers: lanes 0 .. 15
-   in (h0, l0), 16 .. 31 in (h1, l1).  (A private array indexed by the
-   column kept them in memory on PoCL: each step waited on a store.) */
-typedef struct {
-    float16 h0, l0, h1, l1;
-} sinpe_attn_sums;
-
-/* Sixteen columns' squares into lanes 16 .. 31 (upper) or 0 .. 15. */
-SINPE_INLINE void sinpe_attn_add16(sinpe_attn_sums *a, uint upper, float16 x)
-{
-    float16 h = upper ? a->h1 : a->h0, l = upper ? a->l1 : a->l0;
-    sinpe_attn_square16(&h, &l, x);
-    a->h0 = upper ? a->h0 : h, a->l0 = upper ? a->l0 : l;
-    a->h1 = upper ? h : a->h1, a->l1 = upper ? l : a->l1;
-}
-
-/* The lanes' tree of sinpe_attn_merge() in vectors, then the scale. */
-SINPE_INLINE float2 sinpe_attn_scale32(sinpe_attn_sums *a, uint n, float eps)
-{
-    sinpe_attn_merge_float16(&a->h0, &a->l0, a->h1, a->l1);
-    float8 h8 = a->h0.lo, l8 = a->l0.lo;
-    sinpe_attn_merge_float8(&h8, &l8, a->h0.hi, a->l0.hi);
-    float4 h4 = h8.lo, l4 = l8.lo;
-    sinpe_attn_merge_float4(&h4, &l4, h8.hi, l8.hi);
-    float2 h2 = h4.lo, l2 = l4.lo;
-    sinpe_attn_merge_float2(&h2, &l2, h4.hi, l4.hi);
-    float h1 = h2.x, l1 = l2.x;
-    sinpe_attn_merge_float(&h1, &l1, h2.y, l2.y);
-    return sinpe_norm_scale((float2)(h1, l1), n, eps);
-}
-
-/* One head's steps, shared by its passes. */
-typedef struct {
-    global const uchar *src;
-    size_t so;
-    global const float *w;
-    uint off, npairs, kind, before, after; /* off: the first rotated column */
-    int rb, rr; /* round after the first norm, after the rotation */
-    float2 r1, r2;
-} sinpe_attn_head;
-
-/* Pair group g (pairs 16 g ..) after the first norm and the rotation. */
-SINPE_INLINE void sinpe_attn_pairs16(const sinpe_attn_head *h, uint g, global const float *tab,
-                                     global const float *coef, const sinpe_rope_params *ra,
-                                     const int *pl, const int ot, float16 *y1, float16 *y2)
-{
-    float16 x1, x2, w1, w2, c, s;
-    sinpe_rope_load16(h->src, h->so + h->off, 16 * g, h->npairs, ra->pairing, ot, &x1, &x2);
-    if (h->before) {
-        w1 = w2 = (float16)(1.0f);
-        if (h->kind != 3) /* L2: no weight buffer */
-            sinpe_rope_load16((global const uchar *)(h->w + h->off), 0, 16 * g, h->npairs,
-                              ra->pairing, SINPE_F32, &w1, &w2);
-        x1 = sinpe_attn_value16(x1, w1, h->kind, h->r1);
-        x2 = sinpe_attn_value16(x2, w2, h->kind, h->r1);
-        if (h->rb)
-            x1 = sinpe_attn_round16(x1, ot), x2 = sinpe_attn_round16(x2, ot);
-    }
-    sinpe_rope_cs16(tab, coef, ra, pl, 16 * g, &c, &s);
-    *y1 = fma(x1, c, -(x2 * s));
-    *y2 = fma(x2, c, x1 * s);
-    if (h->rr)
-        *y1 = sinpe_attn_round16(*y1, ot), *y2 = sinpe_attn_round16(*y2, ot);
-}
-
-/* Columns [c, c + 16) outside the rotated ones after the first norm. */
-SINPE_INLINE float16 sinpe_attn_tail16(const sinpe_attn_head *h, uint c, const int ot)
-{
-    float16 x = sinpe_load16(h->src, h->so + c, ot);
-    if (h->before) {
-        float16 w = h->kind != 3 ? vload16(0, h->w + c) : (float16)(1.0f);
-        x = sinpe_attn_value16(x, w, h->kind, h->r1);
-        x = h->rb ? sinpe_attn_round16(x, ot) : x;
-    }
-    return x;
-}
-
-/* The second norm, rounding and temperature of sixteen values of columns
-   w (the weights'), ready to store. */
-SINPE_INLINE float16 sinpe_attn_last16(const sinpe_attn_head *h, float16 y, float16 w, int temp,
-                                       float tau, const int ot)
-{
-    if (h->after) {
-        y = sinpe_attn_value16(y, w, h->kind, h->r2);
-        y = temp ? sinpe_attn_round16(y, ot) : y;
-    }
-    return temp ? y * tau : y;
-}
-
-/* Columns [c, c + 16) outside the rotated ones, ready to store. */
-SINPE_INLINE float16 sinpe_attn_plain16(const sinpe_attn_head *h, uint c, int temp, float tau,
-                                        const int ot)
-{
-    float16 w = h->after && h->kind != 3 ? vload16(0, h->w + c) : (float16)(1.0f);
-    return sinpe_attn_last16(h, sinpe_attn_tail16(h, c, ot), w, temp, tau, ot);
-}
-
-/* q's or k's head (kind 0 or 1) by sixteens, R columns from h->off rotated
-   (R = 0: none), into dst at d in type dt. */
-SINPE_INLINE void sinpe_attn_run16(sinpe_attn_head *h, uint D, uint R, global uchar *dst,
-                                   size_t d, const int dt, int temp, float tau,
-                                   global const float *tab, global const float *coef,
-                                   const sinpe_rope_params *ra, const int *pl, const int ot,
-                                   float eps)
-{
-    uint G = R / 32, o = h->off / 16; /* o: the rotated columns' first lane half */
-    const float16 z = (float16)(0.0f);
-    sinpe_attn_sums a = {z, z, z, z};
-    float16 y1, y2, w1, w2;
-    if (h->before) { /* lanes c mod 32: columns c and c + 16 of each 32 */
-        uint c = 0;
-        for (; c + 32 <= D; c += 32) {
-            sinpe_attn_square16(&a.h0, &a.l0, sinpe_load16(h->src, h->so + c, ot));
-            sinpe_attn_square16(&a.h1, &a.l1, sinpe_load16(h->src, h->so + c + 16, ot));
+        if (ap->rotate) {
+            sinpe_attn_rotate(x + ap->rot_off, tab, coef, ra, pl);
+            if (after || temp)
+                sinpe_attn_round(x, D, ot);
         }
-        if (c < D)
-            sinpe_attn_square16(&a.h0, &a.l0, sinpe_load16(h->src, h->so + c, ot));
-        h->r1 = sinpe_attn_scale32(&a, D, eps);
+        if (after) {
+            sinpe_attn_norm(x, D, w, ap->norm, ap->eps);
+            if (temp)
+                sinpe_attn_round(x, D, ot);
+        }
+        for (uint c = 0; c < D && temp; c++)
+            x[c] *= tau;
     }
-    if (h->after) { /* the squares of the first steps' values, in column order */
-        const uint16 lo_cols = (uint16)(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
-        a.h0 = a.l0 = a.h1 = a.l1 = z;
-        for (uint c = 0; c < h->off; c += 16)
-            sinpe_attn_add16(&a, c / 16 % 2, sinpe_attn_tail16(h, c, ot));
-        for (uint second = 0; second < 2 - ra->pairing; second++)
-            for (uint g = 0; g < G; g++) {
-                sinpe_attn_pairs16(h, g, tab, coef, ra, pl, ot, &y1, &y2);
-                if (ra->pairing) {
-                    sinpe_attn_add16(&a, o % 2, shuffle2(y1, y2, lo_cols));
-                    sinpe_attn_add16(&a, (o + 1) % 2, shuffle2(y1, y2, lo_cols + 8u));
-                } else { /* columns off + R/2 second + 16 g */
-                    sinpe_attn_add16(&a, (o + second * G + g) % 2, second ? y2 : y1);
-                }
-            }
-        for (uint c = h->off + R; c < D; c += 16)
-            sinpe_attn_add16(&a, c / 16 % 2, sinpe_attn_tail16(h, c, ot));
-        h->r2 = sinpe_attn_scale32(&a, D, eps);
+    if (dt == SINPE_Q8_0) {
+        for (uint c = 0; c < D; c += 32)
+            sinpe_attn_q8_0(x + c, dst + (d + c) / 32 * 34);
+        return;
     }
-    for (uint g = 0; g < G; g++) {
-        sinpe_attn_pairs16(h, g, tab, coef, ra, pl, ot, &y1, &y2);
-        w1 = w2 = (float16)(1.0f);
-        if (h->after && h->kind != 3)
-            sinpe_rope_load16((global const uchar *)(h->w + h->off), 0, 16 * g, h->npairs,
-                              ra->pairing, SINPE_F32, &w1, &w2);
-        sinpe_rope_store16(dst, d + h->off, 16 * g, h->npairs, ra->pairing, dt,
-                           sinpe_attn_last16(h, y1, w1, temp, tau, ot),
-                           sinpe_attn_last16(h, y2, w2, temp, tau, ot));
-    }
-    for (uint c = 0; c < h->off; c += 16)
-        sinpe_store16(sinpe_attn_plain16(h, c, temp, tau, ot), dst, d + c, dt);
-    for (uint c = h->off + R; c < D; c += 16)
-        sinpe_store16(sinpe_attn_plain16(h, c, temp, tau, ot), dst, d + c, dt);
+    for (uint c = 0; c < D; c++)
+        sinpe_store1(x[c], dst, d + c, dt);
 }
 
+/* The norm scales of a work-item's heads from their sums (hi[j], lo[j]),
+   in place: sixteen as the lanes of one vector, or one as device.cl does. */
+SINPE_INLINE void sinpe_attn_scale_heads(float *hi, float *lo, uint n, float inv, float eps)
+{
+#if SINPE_ATTN_HEADS == 16
+    sinpe_attn_scale_lanes(hi, lo, n, inv, eps);
+#else
+    float2 r = sinpe_norm_scale_inv((float2)(hi[0], lo[0]), n, inv, eps);
+    hi[0] = r.x, lo[0] = r.y;
+#endif
+}
+
+/* Work-item (g, r): up to SINPE_ATTN_HEADS heads of one kind of token r,
+   g counting q's groups, then k's, then v's (src/attn_input.c's launch):
+   their position once, their norm scales as the lanes of one vector. */
 SINPE_INLINE void sinpe_body_ATTN(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ATTN))
 {
     const sinpe_rope_params *ra = &a.rope;
-    uint h = get_global_id(0), r = get_global_id(1);
+    uint g = get_global_id(0), r = get_global_id(1);
     uint qh = ra->q_heads, kh = ra->kv_heads, D = ra->head_dim;
-    if (h >= qh + 2 * kh || r >= ra->tokens)
+    uint qg = (qh + SINPE_ATTN_HEADS - 1) / SINPE_ATTN_HEADS;
+    uint kg = (kh + SINPE_ATTN_HEADS - 1) / SINPE_ATTN_HEADS;
+    if (g >= qg + 2 * kg || r >= ra->tokens)
         return;
-    int kind = h < qh ? 0 : h < qh + kh ? 1 : 2; /* q, k, v */
-    uint hh = kind == 0 ? h : kind == 1 ? h - qh : h - qh - kh;
+    int kind = g < qg ? 0 : g < qg + kg ? 1 : 2; /* q, k, v */
+    uint h0 = SINPE_ATTN_HEADS * (kind == 0 ? g : kind == 1 ? g - qg : g - qg - kg);
+    uint nh = min((uint)SINPE_ATTN_HEADS, (kind ? kh : qh) - h0);
     int slot = (int)r;
     if (ra->flags & SINPE_ROPE_K_ROWS) {
         slot = slots[ra->k_rows_off + r];
@@ -356,15 +214,15 @@ SINPE_INLINE void sinpe_body_ATTN(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ATTN
                               : (ra->flags & SINPE_ROPE_Q_IN_PLACE) ? q_out : q;
     size_t so = kind == 2 ? a.v_off + r * a.v_stride
                 : kind == 1 ? ra->k_off + r * ra->k_stride : ra->q_off + r * ra->q_stride;
-    so += (size_t)hh * D;
+    so += (size_t)h0 * D;
     global uchar *dst = kind == 0 ? q_out : kind == 1 ? k_cache : v_cache;
-    size_t d = kind == 0 ? ra->qo_off + r * ra->qo_stride + (size_t)hh * D
-                         : (kind == 1 ? a.kc_off : a.vc_off) + ((size_t)slot * kh + hh) * D;
+    size_t d = kind == 0 ? ra->qo_off + r * ra->qo_stride + (size_t)h0 * D
+                         : (kind == 1 ? a.kc_off : a.vc_off) + ((size_t)slot * kh + h0) * D;
     const int dt = kind == 0 ? ot : (int)a.cache_type;
     int vec = D % 16 == 0 && (!a.rotate || (ra->rot % 32 == 0 && a.rot_off % 16 == 0)) &&
               dt != SINPE_Q8_0;
     if (vec && kind == 2) {
-        for (uint c = 0; c < D; c += 16)
+        for (uint c = 0; c < nh * D; c += 16)
             sinpe_store16(sinpe_load16(src, so + c, ot), dst, d + c, dt);
         return;
     }
@@ -379,42 +237,37 @@ SINPE_INLINE void sinpe_body_ATTN(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ATTN
                     ? sinpe_position_lane(&ra->pos, pos, seq_start, seq_start, b, t, l)
                     : pl[0];
     float tau = temp ? sinpe_attn_temperature(pl[0], a.attn_scale, a.floor_scale) : 1.0f;
-    if (vec) {
-        uint R = a.rotate ? ra->rot : 0;
-        sinpe_attn_head hd = {src, so, w, a.rot_off, R / 2, a.norm, before, after,
-                              a.rotate || temp, after || temp, (float2)(0.0f), (float2)(0.0f)};
-        sinpe_attn_run16(&hd, D, R, dst, d, dt, temp, tau, tab, coef, ra, pl, ot, a.eps);
+    if (!vec) {
+        float x[SINPE_ATTN_MAX_DIM];
+        for (uint j = 0; j < nh; j++)
+            sinpe_attn_run1(x, src, so + j * D, dst, d + j * D, dt, kind, temp, tau, w, tab,
+                            coef, pl, ot, &a);
         return;
     }
-    float x[SINPE_ATTN_MAX_DIM];
-    for (uint c = 0; c < D; c++)
-        x[c] = sinpe_load1(src, so + c, ot);
-    if (kind < 2) {
-        if (before) {
-            sinpe_attn_norm(x, D, w, a.norm, a.eps);
-            if (a.rotate || temp)
-                sinpe_attn_round(x, D, ot);
-        }
-        if (a.rotate) {
-            sinpe_attn_rotate(x + a.rot_off, tab, coef, ra, pl);
-            if (after || temp)
-                sinpe_attn_round(x, D, ot);
-        }
-        if (after) {
-            sinpe_attn_norm(x, D, w, a.norm, a.eps);
-            if (temp)
-                sinpe_attn_round(x, D, ot);
-        }
-        for (uint c = 0; c < D && temp; c++)
-            x[c] *= tau;
+    uint R = a.rotate ? ra->rot : 0;
+    float inv = sinpe_norm_inv(D);
+    float h1[SINPE_ATTN_HEADS], l1[SINPE_ATTN_HEADS], h2[SINPE_ATTN_HEADS], l2[SINPE_ATTN_HEADS];
+    sinpe_attn_head hd = {src, so, w, a.rot_off, R / 2, a.norm, before, after,
+                          a.rotate || temp, after || temp, (float2)(0.0f), (float2)(0.0f)};
+    for (uint j = 0; j < SINPE_ATTN_HEADS; j++) { /* lanes past nh: (1, 0), unused */
+        hd.so = so + j * D;
+        float2 m = before && j < nh ? sinpe_attn_sum1(&hd, D, ot) : (float2)(1.0f, 0.0f);
+        h1[j] = m.x, l1[j] = m.y;
     }
-    if (dt == SINPE_Q8_0) {
-        for (uint c = 0; c < D; c += 32)
-            sinpe_attn_q8_0(x + c, dst + (d + c) / 32 * 34);
-        return;
+    if (before)
+        sinpe_attn_scale_heads(h1, l1, D, inv, a.eps);
+    for (uint j = 0; j < SINPE_ATTN_HEADS; j++) {
+        hd.so = so + j * D, hd.r1 = (float2)(h1[j], l1[j]);
+        float2 m = after && j < nh ? sinpe_attn_sum2(&hd, D, R, tab, coef, ra, pl, ot)
+                                   : (float2)(1.0f, 0.0f);
+        h2[j] = m.x, l2[j] = m.y;
     }
-    for (uint c = 0; c < D; c++)
-        sinpe_store1(x[c], dst, d + c, dt);
+    if (after)
+        sinpe_attn_scale_heads(h2, l2, D, inv, a.eps);
+    for (uint j = 0; j < nh; j++) {
+        hd.so = so + j * D, hd.r1 = (float2)(h1[j], l1[j]), hd.r2 = (float2)(h2[j], l2[j]);
+        sinpe_attn_run16(&hd, D, R, dst, d + j * D, dt, temp, tau, tab, coef, ra, pl, ot);
+    }
 }
 
 /* The kernels, written out (kernels/abi.h, SINPE_KERNEL_LIST). */

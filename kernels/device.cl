@@ -104,15 +104,9 @@ inline float2 sinpe_norm_merge(float2 a, float2 b)
     return (float2)(s, (a.y + b.y) + e);
 }
 
-/* 1 / sqrt(acc / n + eps) as a double-float, from additions,
-   multiplications and fma alone (each correctly rounded: the same bits on
-   every device): 1 / n rounded to nearest (the float32 quotient's
-   neighbours compared by exact residuals), the mean's remainder by fma,
-   eps added by two-sum, 1 / sqrt of the high part by three Newton steps
-   from an exponent halving, then one Newton step in double-float.  A mean
-   of 0 gives (inf, 0), an infinite one (0, 0); a subnormal one (eps 0 and
-   a head of values near 1e-19) is out of range. */
-inline float2 sinpe_norm_scale(float2 acc, uint n, float eps)
+/* 1 / n rounded to nearest: sinpe_norm_scale()'s first step, apart so
+   that a kernel computes it once for its heads of n columns. */
+SINPE_INLINE float sinpe_norm_inv(uint n)
 {
     float nf = (float)n, i0 = 1.0f / nf, inv = i0, best = fabs(fma(-nf, i0, 1.0f));
     for (int e = -1; e <= 1; e += 2) {
@@ -120,6 +114,13 @@ inline float2 sinpe_norm_scale(float2 acc, uint n, float eps)
         inv = err < best ? c : inv;
         best = err < best ? err : best;
     }
+    return inv;
+}
+
+/* sinpe_norm_scale()'s steps after 1 / n, inv = sinpe_norm_inv(n). */
+SINPE_INLINE float2 sinpe_norm_scale_inv(float2 acc, uint n, float inv, float eps)
+{
+    float nf = (float)n;
     float q = acc.x * inv, ql = (fma(-q, nf, acc.x) + acc.y) * inv;
     float s = q + eps, b = s - q;
     float e = (q - (s - b)) + (eps - b) + ql;
@@ -132,6 +133,19 @@ inline float2 sinpe_norm_scale(float2 acc, uint n, float eps)
     float ah = r * r, al = fma(r, r, -ah);
     float d = fma(mh, ah, -1.0f) + (mh * al + ml * ah);
     return (float2)(r, -0.5f * r * d);
+}
+
+/* 1 / sqrt(acc / n + eps) as a double-float, from additions,
+   multiplications and fma alone (each correctly rounded: the same bits on
+   every device): 1 / n rounded to nearest (the float32 quotient's
+   neighbours compared by exact residuals), the mean's remainder by fma,
+   eps added by two-sum, 1 / sqrt of the high part by three Newton steps
+   from an exponent halving, then one Newton step in double-float.  A mean
+   of 0 gives (inf, 0), an infinite one (0, 0); a subnormal one (eps 0 and
+   a head of values near 1e-19) is out of range. */
+inline float2 sinpe_norm_scale(float2 acc, uint n, float eps)
+{
+    return sinpe_norm_scale_inv(acc, n, sinpe_norm_inv(n), eps);
 }
 
 /* x times its weight (kind 1: w, 2: 1 + w, 3: 1) times r, one rounding. */

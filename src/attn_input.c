@@ -194,9 +194,8 @@ static sinpe_status attn_run(sinpe_table *t, const sinpe_attn_input_args *args, 
     SINPE_FORWARD(sinpe__struct_in(ATTN_ARGS, &a, args, "args"));
     SINPE_FORWARD(validate(t, &a, &p));
     sinpe_context *ctx = t->ctx;
-    const size_t n[2] = {a.q_heads + 2 * a.kv_heads, p.rope.tokens};
-    SINPE_FORWARD(sinpe__plan_fixed(&ctx->info, &ctx->prog, SINPE_FORM_ATTN, (int)a.dtype, 2, n,
-                                    &l));
+    SINPE_FORWARD(sinpe__plan_attn(&ctx->tune, &ctx->info, &ctx->prog, a.dtype, a.q_heads,
+                                   a.kv_heads, p.rope.tokens, &l));
     sinpe__table_snapshot(t, &tab, &rows);
     st = sinpe__keep(sink, tab);
     p.rope.tab_rows = (cl_int)rows;

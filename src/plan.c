@@ -76,8 +76,11 @@ static void choose(const sinpe__tuning *t, const sinpe__call *c, choice *ch)
         /* Table rows: a tile of T steps x T blocks per work-item (table.cl);
            the rotation: rope_pairs pairs of every head (rope.cl); the grid
            encoding: sixteen columns of a token's row, or all (0; grid.cl),
-           after an image's table of whole rows under grid_span = image. */
-        size_t cols = c->form == SINPE_FORM_ROPE ? t->rope_pairs : 1;
+           after an image's table of whole rows under grid_span = image; the
+           attention input: attn_heads heads (attn_input.cl). */
+        size_t cols = c->form == SINPE_FORM_ROPE ? t->rope_pairs
+                      : c->form == SINPE_FORM_ATTN ? t->attn_heads
+                                                   : 1;
         if (c->form == SINPE_FORM_GRID)
             cols = t->grid_span == SINPE_GRID_COLUMNS ? 16 : 0;
         if (c->form == SINPE_FORM_GRID && t->grid_span == SINPE_GRID_IMAGE)
@@ -121,6 +124,7 @@ static void choose(const sinpe__tuning *t, const sinpe__call *c, choice *ch)
 sinpe__call sinpe__plan_kind(int mode, int weights, int out, int bits)
 {
     const int form = mode != SINPE_MODE_NONE ? SINPE_FORM_ROWS
+                     : (bits & 3) == 3         ? SINPE_FORM_ATTN
                      : bits & 1                ? SINPE_FORM_ROPE
                      : bits & 2                ? SINPE_FORM_GRID
                                                : SINPE_FORM_ROWS;
@@ -178,10 +182,11 @@ void sinpe__plan_options(const sinpe__tuning *t, sinpe_math math, int weights, c
                                    "-DSINPE_TABLE_SEQS=%zu -DSINPE_TABLE_TILE=%zu "
                                    "-DSINPE_ALIGNED_IO=%zu -DSINPE_WIDE16=%zu "
                                    "-DSINPE_ROPE_PAIRS=%zu -DSINPE_PREFETCH=%zu "
-                                   "-DSINPE_STREAM_LINES=%zu",
+                                   "-DSINPE_STREAM_LINES=%zu -DSINPE_ATTN_HEADS=%zu",
                                    math == SINPE_MATH_FP64 ? 1 : 0, v->seqs, v->table_seqs,
                                    v->table_tile, v->aligned, v->wide16, v->rope_pairs,
-                                   v->prefetch | v->stream_prefetch << 1, v->stream_lines);
+                                   v->prefetch | v->stream_prefetch << 1, v->stream_lines,
+                                   v->attn_heads);
     for (int f = 0; f < SINPE_FORMS && used < n; f++)
         used += (size_t)snprintf(buf + used, n - used, " -DSINPE_HAS_%s=%d", forms[f], held[f]);
     if (weights >= 0 && used < n)
@@ -340,6 +345,19 @@ sinpe_status sinpe__plan_grid(const sinpe__tuning *t, const sinpe__device_info *
                                             &l[(*n)++]));
         }
     return SINPE_SUCCESS;
+}
+
+sinpe_status sinpe__plan_attn(const sinpe__tuning *t, const sinpe__device_info *dev,
+                              const sinpe__program *prog, sinpe_dtype dtype, size_t q_heads,
+                              size_t kv_heads, size_t tokens, sinpe__launch *l)
+{
+    const sinpe__call c = {.mode = SINPE_MODE_NONE, .form = SINPE_FORM_ATTN, .out = (int)dtype};
+    choice ch;
+    choose(t, &c, &ch);
+    /* Work-item (g, r): H heads of q, k or v of token r, q's first (attn_input.cl). */
+    size_t H = ch.s[0].cols;
+    const size_t n[2] = {(q_heads + H - 1) / H + 2 * ((kv_heads + H - 1) / H), tokens};
+    return sinpe__plan_fixed(dev, prog, SINPE_FORM_ATTN, (int)dtype, 2, n, l);
 }
 
 /* fairseq positions of n_seqs sequences: a power-of-two work-group each. */

@@ -242,6 +242,11 @@ sinpe_status sinpe__plan_rope(const sinpe__tuning *t, const sinpe__device_info *
 sinpe_status sinpe__plan_grid(const sinpe__tuning *t, const sinpe__device_info *dev,
                               const sinpe__program *prog, sinpe_dtype dtype,
                               sinpe_grid_params *p, sinpe__launch l[3], cl_uint phase[3], int *n);
+/* The attention input stage's launch: q_heads and kv_heads heads of
+   tokens tokens in dtype, attn_heads of them a work-item. */
+sinpe_status sinpe__plan_attn(const sinpe__tuning *t, const sinpe__device_info *dev,
+                              const sinpe__program *prog, sinpe_dtype dtype, size_t q_heads,
+                              size_t kv_heads, size_t tokens, sinpe__launch *l);
 
 /* ---- program.c ----------------------------------------------------------- */
 

@@ -41,7 +41,8 @@
     X(stream_prefetch, "0 1", 14, "1: STREAM into 16-bit outputs asks for the next rows' starts") \
     X(grid_span, "columns rows image", 15,                                                    \
       "grid encodings per work-item: a column, then 16 of a token's row; or whole rows; "      \
-      "or whole rows through an image's table")
+      "or whole rows through an image's table")                                                \
+    X(attn_heads, "1 16", 16, "heads of one kind of a token per work-item of the attention input")
 
 #define SINPE_TUNING_FIELD(name, values, order, doc) size_t name;
 typedef struct sinpe__tuning {
@@ -129,8 +130,8 @@ typedef struct sinpe__call {
 
 /* A kind of call of (mode, weights, out), bits < SINPE__KIND_BITS saying
    which facts hold and whether its sizes are at the small or the large
-   end; of mode NONE, bit 0 says the rotation, else bit 1 the grid
-   encoding, instead of table rows. */
+   end; of mode NONE, bits 0 and 1 say the attention input, else bit 0 the
+   rotation, else bit 1 the grid encoding, instead of table rows. */
 sinpe__call sinpe__plan_kind(int mode, int weights, int out, int bits);
 #define SINPE__KIND_BITS 128
 /* Whether records t and u launch the same kernels the same way for c. */

@@ -118,6 +118,10 @@ static const ac_case cases[] = {
     {2, 5, 72, 40, 3, 1, SINPE_F32, SINPE_F32, 1, 0, 0, 1, 0, 1, 1, 1, 0, 0, 0},
     {2, 5, 80, 48, 2, 2, SINPE_F16, SINPE_F16, 3, 1, 1, 1, 1, 0, 1, 1, 0, 0, 0},
     {3, 3, 40, 40, 2, 1, SINPE_BF16, SINPE_BF16, 2, 0, 0, 1, 0, 1, 0, 1, 0, 0, 0},
+    /* more heads than a work-item's sixteen (attn_input.cl): q 40 = 16 + 16 + 8, kv 17 =
+       16 + 1; norm after with a Q8_0 cache (k and v by columns, q by sixteens) */
+    {2, 3, 64, 64, 40, 17, SINPE_F16, SINPE_F16, 1, 0, 0, 1, 1, 1, 1, 1, 0, 0, 0},
+    {2, 3, 64, 64, 20, 17, SINPE_F32, SINPE_Q8_0, 3, 1, 1, 1, 0, 0, 1, 1, 0, 0, 0},
     /* decode: one token per sequence */
     {16, 1, 128, 128, 8, 2, SINPE_F16, SINPE_F16, 1, 0, 0, 1, 1, 1, 1, 1, 0, 0, 0},
     /* DeepSeek-V3's rotated slice: q and k heads [nope 128 | pe 64], pe alone
@@ -179,10 +183,25 @@ static void chain_rope(const ac_case *c, sinpe_context *ctx, cl_command_queue q,
     TU_RELEASE(NULL, NULL, NULL, rq, rk);
 }
 
+/* Each case under attn_heads = 1, then 16 (_i past the cases), set as a
+   user sets it (SINPE_TUNING, after what the run put there): the same
+   bits as the chain under both. */
+#define N_CASES (sizeof cases / sizeof cases[0])
 START_TEST(attn_chain_bits)
 {
+    static const char *const env[] = {"SINPE_TUNING"};
+    char *saved[1], text[4096], want[32];
+    tu_env_save(env, 1, saved);
+    const char *heads = (size_t)_i < N_CASES ? "1" : "16";
+    snprintf(text, sizeof text, "%s%sattn_heads = %s", saved[0] ? saved[0] : "",
+             saved[0] && *saved[0] ? "; " : "", heads);
+    ck_assert_int_eq(setenv("SINPE_TUNING", text, 1), 0);
+    _i %= (int)N_CASES;
     const ac_case *c = &cases[_i];
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
+    snprintf(want, sizeof want, "; attn_heads=%s", heads);
+    ck_assert_msg(strstr(sinpe_context_tuning(ctx), want), "%s lacks %s",
+                  sinpe_context_tuning(ctx), want);
     cl_command_queue q = tu_queue(ctx);
     tu_rng rng = tu_rng_for("attn_chain_bits");
     size_t n = c->n_seqs * c->seq_len, hd = c->hd, e = fr_dtype_size(c->dt);
@@ -327,6 +346,7 @@ START_TEST(attn_chain_bits)
             want_v);
     TU_RELEASE(ctx, q, tab, c->packed ? pm : qm, c->packed ? NULL : km, c->packed ? NULL : vm,
                wq, wk, posm, sm, qo, kc, vc);
+    tu_env_restore(env, 1, saved);
 }
 END_TEST
 
@@ -549,7 +569,7 @@ TU_SUITE(attn_input, 34)
 {
     Suite *s = suite_create("attn_input");
     TCase *tc = tu_tcase(s, "attn_input", NULL);
-    tcase_add_loop_test(tc, attn_chain_bits, 0, (int)(sizeof cases / sizeof cases[0]));
+    tcase_add_loop_test(tc, attn_chain_bits, 0, 2 * (int)N_CASES);
     tcase_add_loop_test(tc, attn_norm_ulp, 0, 15);
     TU_ADD(tc, attn_temperature, attn_bad_args);
     return s;

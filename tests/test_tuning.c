@@ -20,7 +20,7 @@ static const char *const full =
     "seqs = 2; table_seqs = 4; general = two_pass; stream = 0; stream_lines = 4; stream_bytes = 123; "
     "decode = rows; "
     "decode_tokens = 17; bf16 = scalar; table_tile = 8; aligned = 1; wide16 = 16; "
-    "rope_pairs = 64; prefetch = 1; stream_prefetch = 1; grid_span = rows";
+    "rope_pairs = 64; prefetch = 1; stream_prefetch = 1; grid_span = rows; attn_heads = 16";
 
 START_TEST(tuning_text_round_trip)
 {
@@ -42,6 +42,7 @@ START_TEST(tuning_text_round_trip)
     ck_assert_uint_eq(a.t.prefetch, 1);
     ck_assert_uint_eq(a.t.stream_prefetch, 1);
     ck_assert_uint_eq(a.t.grid_span, SINPE_GRID_ROWS);
+    ck_assert_uint_eq(a.t.attn_heads, 16);
     ck_assert_uint_lt(sinpe__tuning_format(&a.t, text, sizeof text), sizeof text);
     ck_assert_int_eq(sinpe__record_parse(text, &b), 0);
     ck_assert(sinpe__record_complete(&b));
@@ -69,6 +70,7 @@ START_TEST(tuning_text_errors)
         {"seqs = 8", "seqs = \"8\""},
         {"general = both", "general = \"both\" is not one of: one_pass two_pass"},
         {"grid_span = 16", "grid_span = \"16\" is not one of: columns rows"},
+        {"attn_heads = 4", "attn_heads = \"4\" is not one of: 1 16"},
         {"stream_bytes = -1", "stream_bytes = \"-1\" is not one of: a whole number"},
         {"stream_bytes = 12x", "stream_bytes"},
         {"stream_bytes = 99999999999999999999999", "stream_bytes"},
@@ -293,6 +295,9 @@ START_TEST(tuning_override)
     setenv("SINPE_TUNING", "grid_span = whole", 1);
     ck_assert_ptr_null(context_with(NULL, SINPE_INVALID_OPTION));
     TU_MESSAGE_HAS("SINPE_TUNING: line 1: grid_span = \"whole\" is not one of: columns rows");
+    setenv("SINPE_TUNING", "attn_heads = 32", 1);
+    ck_assert_ptr_null(context_with(NULL, SINPE_INVALID_OPTION));
+    TU_MESSAGE_HAS("SINPE_TUNING: line 1: attn_heads = \"32\" is not one of: 1 16");
     unsetenv("SINPE_TUNING");
     ck_assert_str_eq(sinpe_context_tuning(NULL), "");
     sinpe_context_release(a);
@@ -348,7 +353,8 @@ START_TEST(tuning_file)
     check_tuning(b, want, "seqs=2; table_seqs=4; general=two_pass; stream=0; stream_lines=4; "
                           "stream_bytes=123; decode=rows; "
                           "decode_tokens=17; bf16=scalar; table_tile=8; aligned=1; wide16=16; "
-                          "rope_pairs=64; prefetch=1; stream_prefetch=1; grid_span=rows");
+                          "rope_pairs=64; prefetch=1; stream_prefetch=1; grid_span=rows; "
+                          "attn_heads=16");
     sinpe_context_release(b);
 
     /* An override goes over the file. */

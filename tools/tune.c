@@ -1,8 +1,8 @@
 /*
  * tune.c -- the cases sinpe-tune times (the benchmark's shapes, positions
- * and storage types at the chosen dims, table rows, the rotation and a
- * patch grid), which parameter decides which, and their timing under a
- * record (tune_main.c has the search).
+ * and storage types at the chosen dims, table rows, the rotation, a patch
+ * grid and the attention input), which parameter decides which, and their
+ * timing under a record (tune_main.c has the search).
  */
 #include "tune.h"
 
@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const tune_op_names[] = {"fused", "gather", "add", "table", "rope", "grid"};
+const char *const tune_op_names[] = {"fused", "gather", "add", "table", "rope", "grid",
+                                      "attn"};
 
 /* ---- cases --------------------------------------------------------------- */
 
@@ -100,6 +101,28 @@ fail:
     return -1;
 }
 
+static int run_attn(void *user, cl_command_queue queue, cl_event *event)
+{
+    run_state *rs = user;
+    const size_t n = (size_t)TUNE_ROPE_SEQS * TUNE_ROPE_LEN, H = TUNE_ROPE_HEAD;
+    const size_t qw = TUNE_ROPE_Q * H, kw = TUNE_ROPE_KV * H;
+    sinpe_attn_input_args a;
+    sinpe_attn_input_args_init(&a);
+    a.n_seqs = TUNE_ROPE_SEQS, a.seq_len = TUNE_ROPE_LEN, a.head_dim = H;
+    a.q = a.k = rs->tu->rope_qk, a.v = rs->tu->attn_out;
+    a.q_stride = a.k_stride = qw + kw, a.k_offset = qw;
+    a.v_offset = n * (qw + 2 * kw), a.v_stride = kw;
+    a.q_heads = TUNE_ROPE_Q, a.kv_heads = TUNE_ROPE_KV;
+    a.norm = SINPE_QK_NORM_RMS;
+    a.q_norm_weight = a.k_norm_weight = rs->tu->rope_qk;
+    a.q_out = a.k_cache = a.v_cache = rs->tu->attn_out;
+    a.k_cache_offset = n * qw, a.v_cache_offset = n * (qw + kw), a.cache_rows = n;
+    CHECK(sinpe_enqueue_attn_input(rs->cand->rope, queue, &a, 0, NULL, event));
+    return 0;
+fail:
+    return -1;
+}
+
 /* The benchmark's embedding cases: fused and gather into one output, add
    in place on another. */
 static int run_embed(void *user, cl_command_queue queue, cl_event *event)
@@ -142,7 +165,7 @@ static int candidate_prepare(tuner *tu, candidate *cand, const tune_case *c)
     size_t d = dim_index(tu, c->dim);
     if (c->op == OP_FUSED || c->op == OP_GATHER)
         CHECK(sinpe_context_prepare(cand->ctx, c->dtype)); /* at once when built */
-    if (c->op == OP_ROPE && !cand->rope) {
+    if ((c->op == OP_ROPE || c->op == OP_ATTN) && !cand->rope) {
         sinpe_rope_spec spec;
         sinpe_rope_spec_init(&spec, TUNE_ROPE_HEAD);
         CHECK(sinpe_rope_table_create(cand->ctx, &spec, TUNE_ROPE_LEN, &cand->rope));
@@ -167,7 +190,7 @@ static int time_case(tuner *tu, candidate *cand, const tune_case *c, int first, 
 {
     run_state rs = {tu, cand, c, dim_index(tu, c->dim)};
     static int (*const runs[])(void *, cl_command_queue, cl_event *) = {
-        run_embed, run_embed, run_embed, run_table, run_rope, run_grid};
+        run_embed, run_embed, run_embed, run_table, run_rope, run_grid, run_attn};
     tune_job job = {runs[c->op], &rs, 0};
     if (candidate_prepare(tu, cand, c) != 0)
         return -1;
@@ -188,6 +211,9 @@ void tune_case_name(const tune_case *c, char *buf, size_t n)
         snprintf(buf, n, "table   -   rows    %4zu fp32", c->dim);
     else if (c->op == OP_ROPE)
         snprintf(buf, n, "rope    imp %dx%-4d %4d %s", TUNE_ROPE_SEQS, TUNE_ROPE_LEN,
+                 TUNE_ROPE_HEAD, tune_dtype_name(c->dtype));
+    else if (c->op == OP_ATTN)
+        snprintf(buf, n, "attn    imp %dx%-4d %4d %s", TUNE_ROPE_SEQS, TUNE_ROPE_LEN,
                  TUNE_ROPE_HEAD, tune_dtype_name(c->dtype));
     else if (c->op == OP_GRID)
         snprintf(buf, n, "grid    add %dx%-4d %4d %s", TUNE_GRID_IMAGES,
@@ -227,13 +253,14 @@ void tune_make_cases(tuner *tu)
         add_case(tu, OP_ADD, s, 1, SINPE_F32, 1);
     }
     add_case(tu, OP_TABLE, 0, 0, SINPE_F32, 1);
-    /* One rotary case and one grid case: their own shapes, not the dims, size them. */
-    for (int op = OP_ROPE; op <= OP_GRID && tu->n_cases < MAX_CASES; op++) {
+    /* One rotary, one grid and one attention input case: their own shapes,
+       not the dims, size them. */
+    for (int op = OP_ROPE; op <= OP_ATTN && tu->n_cases < MAX_CASES; op++) {
         tune_case *c = &tu->cases[tu->n_cases++];
         memset(c, 0, sizeof *c);
         c->op = op;
         c->dtype = SINPE_F32;
-        c->dim = op == OP_ROPE ? TUNE_ROPE_HEAD : TUNE_GRID_D;
+        c->dim = op == OP_GRID ? TUNE_GRID_D : TUNE_ROPE_HEAD;
         c->final = 1;
     }
     for (int s = MID; s <= PREFILL; s++)
@@ -249,9 +276,11 @@ void tune_make_cases(tuner *tu)
 sinpe__call tune_call(const tune_case *c)
 {
     static const int modes[] = {SINPE_MODE_FUSED, SINPE_MODE_GATHER, SINPE_MODE_ADD,
-                                SINPE_MODE_NONE, SINPE_MODE_NONE, SINPE_MODE_NONE};
+                                SINPE_MODE_NONE, SINPE_MODE_NONE, SINPE_MODE_NONE,
+                                SINPE_MODE_NONE};
     static const int forms[] = {SINPE_FORM_ROWS, SINPE_FORM_ROWS, SINPE_FORM_ROWS,
-                                SINPE_FORM_ROWS, SINPE_FORM_ROPE, SINPE_FORM_GRID};
+                                SINPE_FORM_ROWS, SINPE_FORM_ROPE, SINPE_FORM_GRID,
+                                SINPE_FORM_ATTN};
     sinpe__call k;
     memset(&k, 0, sizeof k);
     k.mode = modes[c->op];

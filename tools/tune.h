@@ -96,7 +96,7 @@ void tune_error(const char *what, int status, const char *file, int line);
 #define MAX_RECORDS 12 /* distinct records timed together */
 #define MAX_ROUNDS 9
 
-enum { OP_FUSED, OP_GATHER, OP_ADD, OP_TABLE, OP_ROPE, OP_GRID };
+enum { OP_FUSED, OP_GATHER, OP_ADD, OP_TABLE, OP_ROPE, OP_GRID, OP_ATTN };
 extern const char *const tune_op_names[];
 
 /* One thing to time at one dim. */
@@ -126,6 +126,10 @@ typedef struct candidate {
 #define TUNE_ROPE_SEQS 4
 #define TUNE_ROPE_LEN 512
 
+/* The attention input case: the rotary case's q and k, normed (RMS) and
+   rotated, q to an output and k and v to fp32 cache rows (attn_out: q's
+   output, the caches, then v). */
+
 /* The grid case: the benchmark's DiT-XL/2 patches, 32 images of 16 x 16
    tokens of 1152 values (fp32), the 2-D encoding added in place. */
 #define TUNE_GRID_IMAGES 32
@@ -143,7 +147,7 @@ typedef struct tuner {
     double margin;
     tune_inputs inputs[N_SHAPES][2];        /* [shape][explicit] */
     cl_mem weights[MAX_DIMS][TUNE_N_DTYPES], out[MAX_DIMS][TUNE_N_DTYPES][2];
-    cl_mem rows_out[MAX_DIMS], rope_qk, grid_x;
+    cl_mem rows_out[MAX_DIMS], rope_qk, grid_x, attn_out;
     tune_case cases[MAX_CASES];
     size_t n_cases;
     candidate held; /* the current record's, open from one search to the next */

@@ -439,6 +439,12 @@ static int make_buffers(tuner *tu)
     CHECK_AS("clCreateBuffer(grid patches)", err);
     if (tune_fill(&tu->env, tu->grid_x, gx, 9u, SINPE_F32) != 0)
         return -1;
+    size_t ao = (size_t)TUNE_ROPE_SEQS * TUNE_ROPE_LEN * (TUNE_ROPE_Q + 3 * TUNE_ROPE_KV) *
+                TUNE_ROPE_HEAD;
+    tu->attn_out = clCreateBuffer(tu->env.cl_ctx, CL_MEM_READ_WRITE, ao * 4, NULL, &err);
+    CHECK_AS("clCreateBuffer(q out, caches and v)", err);
+    if (tune_fill(&tu->env, tu->attn_out, ao, 11u, SINPE_F32) != 0)
+        return -1;
     for (size_t d = 0; d < tu->n_dims; d++) {
         size_t dim = tu->dims[d], rows = (size_t)TUNE_TABLE_ROWS * dim;
         tu->rows_out[d] = clCreateBuffer(tu->env.cl_ctx, CL_MEM_READ_WRITE, rows * 4, NULL, &err);
@@ -478,6 +484,8 @@ static void release_buffers(tuner *tu)
         clReleaseMemObject(tu->rope_qk);
     if (tu->grid_x)
         clReleaseMemObject(tu->grid_x);
+    if (tu->attn_out)
+        clReleaseMemObject(tu->attn_out);
     for (size_t d = 0; d < MAX_DIMS; d++) {
         if (tu->rows_out[d])
             clReleaseMemObject(tu->rows_out[d]);

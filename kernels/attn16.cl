@@ -1,0 +1,259 @@
+/*
+ * attn16.cl -- the attention input stage sixteen columns at a time
+ * (attn_input.cl's heads whose widths are multiples of 16): device.cl's
+ * norm steps on float16 lanes, rope.cl's cos and sin sixteen pairs at a
+ * time, and the lanes of several heads' norm scales in one vector.
+ */
+#ifndef SINPE_ATTN16_CL
+#define SINPE_ATTN16_CL
+
+#include "abi.h"
+#include "device.cl"
+#include "dtype.cl"
+#include "rope.cl"
+
+#pragma OPENCL FP_CONTRACT OFF
+
+/* Sixteen values rounded to dt and widened back. */
+SINPE_INLINE float16 sinpe_attn_round16(float16 x, const int dt)
+{
+    if (dt == SINPE_F16) {
+        ushort16 h = sinpe_to_16_16(x, dt);
+        return vload_half16(0, (const half *)&h);
+    }
+    if (dt == SINPE_BF16)
+        return as_float16(convert_uint16(sinpe_bf16_16(x)) << 16);
+    return x;
+}
+
+/* device.cl's sinpe_norm_square and sinpe_norm_value, lane by lane. */
+SINPE_INLINE void sinpe_attn_square16(float16 *hi, float16 *lo, float16 x)
+{
+    float16 p = x * x, pe = fma(x, x, -p);
+    float16 s = *hi + p, b = s - *hi;
+    float16 e = (*hi - (s - b)) + (p - b);
+    *hi = s;
+    *lo = *lo + (e + pe);
+}
+
+SINPE_INLINE float16 sinpe_attn_value16(float16 x, float16 w, uint kind, float2 r)
+{
+    float16 th = x, tl = (float16)(0.0f);
+    if (kind == 1 || kind == 2) {
+        float16 p = x * w, pl = fma(x, w, -p);
+        th = p;
+        tl = pl;
+        if (kind == 2) {
+            float16 s = x + p, b = s - x;
+            th = s;
+            tl = ((x - (s - b)) + (p - b)) + pl;
+        }
+    }
+    return fma(th, (float16)(r.x), fma(th, (float16)(r.y), tl * r.x));
+}
+
+/* sinpe_norm_merge() on each lane of a vector type. */
+#define SINPE_ATTN_MERGE(T)                                                   \
+    SINPE_INLINE void sinpe_attn_merge_##T(T *ah, T *al, T bh, T bl)          \
+    {                                                                         \
+        T s = *ah + bh, t = s - *ah;                                          \
+        T e = (*ah - (s - t)) + (bh - t);                                     \
+        *ah = s;                                                              \
+        *al = (*al + bl) + e;                                                 \
+    }
+SINPE_ATTN_MERGE(float16)
+SINPE_ATTN_MERGE(float8)
+SINPE_ATTN_MERGE(float4)
+SINPE_ATTN_MERGE(float2)
+SINPE_ATTN_MERGE(float)
+
+/* The 32 lane sums of device.cl's norm order in registers: lanes 0 .. 15
+   in (h0, l0), 16 .. 31 in (h1, l1).  (A private array indexed by the
+   column kept them in memory on PoCL: each step waited on a store.) */
+typedef struct {
+    float16 h0, l0, h1, l1;
+} sinpe_attn_sums;
+
+/* Sixteen columns' squares into lanes 16 .. 31 (upper) or 0 .. 15. */
+SINPE_INLINE void sinpe_attn_add16(sinpe_attn_sums *a, uint upper, float16 x)
+{
+    float16 h = upper ? a->h1 : a->h0, l = upper ? a->l1 : a->l0;
+    sinpe_attn_square16(&h, &l, x);
+    a->h0 = upper ? a->h0 : h, a->l0 = upper ? a->l0 : l;
+    a->h1 = upper ? h : a->h1, a->l1 = upper ? l : a->l1;
+}
+
+/* The lanes' tree of sinpe_attn_merge() in vectors: the head's sum. */
+SINPE_INLINE float2 sinpe_attn_merge32(sinpe_attn_sums *a)
+{
+    sinpe_attn_merge_float16(&a->h0, &a->l0, a->h1, a->l1);
+    float8 h8 = a->h0.lo, l8 = a->l0.lo;
+    sinpe_attn_merge_float8(&h8, &l8, a->h0.hi, a->l0.hi);
+    float4 h4 = h8.lo, l4 = l8.lo;
+    sinpe_attn_merge_float4(&h4, &l4, h8.hi, l8.hi);
+    float2 h2 = h4.lo, l2 = l4.lo;
+    sinpe_attn_merge_float2(&h2, &l2, h4.hi, l4.hi);
+    float h1 = h2.x, l1 = l2.x;
+    sinpe_attn_merge_float(&h1, &l1, h2.y, l2.y);
+    return (float2)(h1, l1);
+}
+
+/* sinpe_norm_scale_inv() on the sums (hi[j], lo[j]) of sixteen heads, one
+   a lane, in place: the same operations lane by lane, so the same bits,
+   without one scalar chain a head (inv = sinpe_norm_inv(n)). */
+SINPE_INLINE void sinpe_attn_scale_lanes(float *hi, float *lo, uint n, float inv, float eps)
+{
+    float16 ah = vload16(0, hi), al = vload16(0, lo), nf = (float16)((float)n);
+    float16 q = ah * inv, ql = (fma(-q, nf, ah) + al) * inv;
+    float16 s = q + eps, b = s - q;
+    float16 e = (q - (s - b)) + (eps - b) + ql;
+    float16 mh = s + e, ml = e - (mh - s);
+    float16 r = as_float16((uint16)(0x5f375a86u) - (as_uint16(mh) >> 1));
+    for (int i = 0; i < 3; i++)
+        r = r * (1.5f - 0.5f * mh * r * r);
+    float16 sq = r * r, sl = fma(r, r, -sq);
+    float16 d = fma(mh, sq, (float16)(-1.0f)) + (mh * sl + ml * sq);
+    float16 rl = -0.5f * r * d;
+    int16 inf = isinf(mh), bad = ~(mh > 0.0f) | inf;
+    float16 odd = select(select((float16)(NAN), (float16)(0.0f), inf), (float16)(INFINITY),
+                         mh == 0.0f);
+    vstore16(select(r, odd, bad), 0, hi);
+    vstore16(select(rl, (float16)(0.0f), bad), 0, lo);
+}
+
+/* One head's steps, shared by its passes. */
+typedef struct {
+    global const uchar *src;
+    size_t so;
+    global const float *w;
+    uint off, npairs, kind, before, after; /* off: the first rotated column */
+    int rb, rr; /* round after the first norm, after the rotation */
+    float2 r1, r2;
+} sinpe_attn_head;
+
+/* Pair group g (pairs 16 g ..) after the first norm and the rotation. */
+SINPE_INLINE void sinpe_attn_pairs16(const sinpe_attn_head *h, uint g, global const float *tab,
+                                     global const float *coef, const sinpe_rope_params *ra,
+                                     const int *pl, const int ot, float16 *y1, float16 *y2)
+{
+    float16 x1, x2, w1, w2, c, s;
+    sinpe_rope_load16(h->src, h->so + h->off, 16 * g, h->npairs, ra->pairing, ot, &x1, &x2);
+    if (h->before) {
+        w1 = w2 = (float16)(1.0f);
+        if (h->kind != 3) /* L2: no weight buffer */
+            sinpe_rope_load16((global const uchar *)(h->w + h->off), 0, 16 * g, h->npairs,
+                              ra->pairing, SINPE_F32, &w1, &w2);
+        x1 = sinpe_attn_value16(x1, w1, h->kind, h->r1);
+        x2 = sinpe_attn_value16(x2, w2, h->kind, h->r1);
+        if (h->rb)
+            x1 = sinpe_attn_round16(x1, ot), x2 = sinpe_attn_round16(x2, ot);
+    }
+    sinpe_rope_cs16(tab, coef, ra, pl, 16 * g, &c, &s);
+    *y1 = fma(x1, c, -(x2 * s));
+    *y2 = fma(x2, c, x1 * s);
+    if (h->rr)
+        *y1 = sinpe_attn_round16(*y1, ot), *y2 = sinpe_attn_round16(*y2, ot);
+}
+
+/* Columns [c, c + 16) outside the rotated ones after the first norm. */
+SINPE_INLINE float16 sinpe_attn_tail16(const sinpe_attn_head *h, uint c, const int ot)
+{
+    float16 x = sinpe_load16(h->src, h->so + c, ot);
+    if (h->before) {
+        float16 w = h->kind != 3 ? vload16(0, h->w + c) : (float16)(1.0f);
+        x = sinpe_attn_value16(x, w, h->kind, h->r1);
+        x = h->rb ? sinpe_attn_round16(x, ot) : x;
+    }
+    return x;
+}
+
+/* The second norm, rounding and temperature of sixteen values of columns
+   w (the weights'), ready to store. */
+SINPE_INLINE float16 sinpe_attn_last16(const sinpe_attn_head *h, float16 y, float16 w, int temp,
+                                       float tau, const int ot)
+{
+    if (h->after) {
+        y = sinpe_attn_value16(y, w, h->kind, h->r2);
+        y = temp ? sinpe_attn_round16(y, ot) : y;
+    }
+    return temp ? y * tau : y;
+}
+
+/* Columns [c, c + 16) outside the rotated ones, ready to store. */
+SINPE_INLINE float16 sinpe_attn_plain16(const sinpe_attn_head *h, uint c, int temp, float tau,
+                                        const int ot)
+{
+    float16 w = h->after && h->kind != 3 ? vload16(0, h->w + c) : (float16)(1.0f);
+    return sinpe_attn_last16(h, sinpe_attn_tail16(h, c, ot), w, temp, tau, ot);
+}
+
+/* The first norm's sum of q's or k's head (lanes c mod 32: columns c and
+   c + 16 of each 32). */
+SINPE_INLINE float2 sinpe_attn_sum1(const sinpe_attn_head *h, uint D, const int ot)
+{
+    const float16 z = (float16)(0.0f);
+    sinpe_attn_sums a = {z, z, z, z};
+    uint c = 0;
+    for (; c + 32 <= D; c += 32) {
+        sinpe_attn_square16(&a.h0, &a.l0, sinpe_load16(h->src, h->so + c, ot));
+        sinpe_attn_square16(&a.h1, &a.l1, sinpe_load16(h->src, h->so + c + 16, ot));
+    }
+    if (c < D)
+        sinpe_attn_square16(&a.h0, &a.l0, sinpe_load16(h->src, h->so + c, ot));
+    return sinpe_attn_merge32(&a);
+}
+
+/* The second norm's sum: the squares of the first steps' values, in
+   column order, R columns from h->off rotated. */
+SINPE_INLINE float2 sinpe_attn_sum2(const sinpe_attn_head *h, uint D, uint R,
+                                    global const float *tab, global const float *coef,
+                                    const sinpe_rope_params *ra, const int *pl, const int ot)
+{
+    const uint16 lo_cols = (uint16)(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    uint G = R / 32, o = h->off / 16; /* o: the rotated columns' first lane half */
+    const float16 z = (float16)(0.0f);
+    sinpe_attn_sums a = {z, z, z, z};
+    float16 y1, y2;
+    for (uint c = 0; c < h->off; c += 16)
+        sinpe_attn_add16(&a, c / 16 % 2, sinpe_attn_tail16(h, c, ot));
+    for (uint second = 0; second < 2 - ra->pairing; second++)
+        for (uint g = 0; g < G; g++) {
+            sinpe_attn_pairs16(h, g, tab, coef, ra, pl, ot, &y1, &y2);
+            if (ra->pairing) {
+                sinpe_attn_add16(&a, o % 2, shuffle2(y1, y2, lo_cols));
+                sinpe_attn_add16(&a, (o + 1) % 2, shuffle2(y1, y2, lo_cols + 8u));
+            } else { /* columns off + R/2 second + 16 g */
+                sinpe_attn_add16(&a, (o + second * G + g) % 2, second ? y2 : y1);
+            }
+        }
+    for (uint c = h->off + R; c < D; c += 16)
+        sinpe_attn_add16(&a, c / 16 % 2, sinpe_attn_tail16(h, c, ot));
+    return sinpe_attn_merge32(&a);
+}
+
+/* q's or k's head (kind 0 or 1) by sixteens, its scales in h, R columns
+   from h->off rotated (R = 0: none), into dst at d in type dt. */
+SINPE_INLINE void sinpe_attn_run16(const sinpe_attn_head *h, uint D, uint R, global uchar *dst,
+                                   size_t d, const int dt, int temp, float tau,
+                                   global const float *tab, global const float *coef,
+                                   const sinpe_rope_params *ra, const int *pl, const int ot)
+{
+    uint G = R / 32;
+    float16 y1, y2, w1, w2;
+    for (uint g = 0; g < G; g++) {
+        sinpe_attn_pairs16(h, g, tab, coef, ra, pl, ot, &y1, &y2);
+        w1 = w2 = (float16)(1.0f);
+        if (h->after && h->kind != 3)
+            sinpe_rope_load16((global const uchar *)(h->w + h->off), 0, 16 * g, h->npairs,
+                              ra->pairing, SINPE_F32, &w1, &w2);
+        sinpe_rope_store16(dst, d + h->off, 16 * g, h->npairs, ra->pairing, dt,
+                           sinpe_attn_last16(h, y1, w1, temp, tau, ot),
+                           sinpe_attn_last16(h, y2, w2, temp, tau, ot));
+    }
+    for (uint c = 0; c < h->off; c += 16)
+        sinpe_store16(sinpe_attn_plain16(h, c, temp, tau, ot), dst, d + c, dt);
+    for (uint c = h->off + R; c < D; c += 16)
+        sinpe_store16(sinpe_attn_plain16(h, c, temp, tau, ot), dst, d + c, dt);
+}
+
+#endif /* SINPE_ATTN16_CL */
