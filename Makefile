@@ -526,8 +526,9 @@ check-mpi:
 	for k in $(MPI_RANKS); do $(MPI_RUN) -n $$k ./$(MPI_BIN) $(MPI_ARGS) || exit 1; done
 
 # check-ggml: sinpe against ggml's own code (tests/ggml/): its CPU
-# backend's rotary modes (NORMAL, NEOX, MROPE, IMROPE, VISION) and its
-# block types' quantization and dequantization.  Needs a ggml build
+# backend's rotary modes (NORMAL, NEOX, MROPE, IMROPE, VISION; YaRN, freq
+# factors, fp16 heads, partial rotary) and its block types' quantization
+# and dequantization.  Needs a ggml build
 # installed at GGML_DIR (GGML_DIR/include/ggml.h, GGML_DIR/lib/libggml*);
 # without GGML_DIR it says so and skips.  Not in check or test: CI has no
 # ggml.
