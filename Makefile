@@ -528,9 +528,10 @@ check-mpi:
 	$(MAKE) $(MPI_BIN)
 	for k in $(MPI_RANKS); do $(MPI_RUN) -n $$k ./$(MPI_BIN) $(MPI_ARGS) || exit 1; done
 
-# check-ggml: sinpe against ggml's own code (tests/ggml/check_ggml.c): its
-# CPU backend's rotary modes (NORMAL, NEOX, MROPE, IMROPE, VISION) and its
-# block types' quantization and dequantization.  Needs a ggml build
+# check-ggml: sinpe against ggml's own code (tests/ggml/): its CPU
+# backend's rotary modes (NORMAL, NEOX, MROPE, IMROPE, VISION; YaRN, freq
+# factors, fp16 heads, partial rotary) and its block types' quantization
+# and dequantization.  Needs a ggml build
 # installed at GGML_DIR (GGML_DIR/include/ggml.h, GGML_DIR/lib/libggml*);
 # without GGML_DIR it says so and skips.  Not in check or test: CI has no
 # ggml.
@@ -544,7 +545,8 @@ check-ggml:
 	fi; \
 	$(MAKE) $(STATIC_LIB) && \
 	$(CC) -std=c11 $(CFLAGS) -Iinclude -isystem $(GGML_DIR)/include $(OPENCL_CFLAGS) $(LDFLAGS) \
-	    -o $(GGML_BIN) tests/ggml/check_ggml.c $(STATIC_LIB) -L$(GGML_DIR)/lib \
+	    -o $(GGML_BIN) tests/ggml/check_ggml.c tests/ggml/check_ggml_rope.c $(STATIC_LIB) \
+	    -L$(GGML_DIR)/lib \
 	    -Wl,-rpath,$(GGML_DIR)/lib -lggml -lggml-base -lggml-cpu $(SYS_LIBS) $(LDLIBS) && \
 	./$(GGML_BIN)
 
