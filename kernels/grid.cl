@@ -87,8 +87,13 @@ SINPE_INLINE void sinpe_grid_part(uint add, global uchar *out, size_t o, global 
 SINPE_INLINE void sinpe_body_GRID(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_GRID))
 {
     uint c = get_global_id(0), r = get_global_id(1), spatial = a.cols + a.rows;
+    /* Rows at the columns' positions (a square grid, one scale, one crop
+       offset): row i's half-row is column i's, written once. */
+    uint rows_at = a.rows == a.cols && a.top == a.left && a.s1_rows == a.s1_cols ? 0 : a.cols;
     if (a.phase == 0) { /* half-row r: column r, row r - cols, frame r - cols - rows */
         uint c0 = c * a.cols0;
+        if (r >= a.cols && r < spatial && !rows_at)
+            return;
         if (r < spatial) {
             float x = r < a.cols ? sinpe_grid_pos(r + a.left, a.s1_cols, a.s2)
                                  : sinpe_grid_pos(r - a.cols + a.top, a.s1_rows, a.s2);
@@ -125,7 +130,7 @@ SINPE_INLINE void sinpe_body_GRID(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_GRID
        [d_t, d_t + d), the row's, [d_t + d, w); into the table's row g in
        fp32 (phase 2), or token r's. */
     const size_t base[3] = {(size_t)(a.cols + a.rows) * a.d + (size_t)f * a.d_t,
-                            (size_t)j * a.d, (size_t)(a.cols + i) * a.d};
+                            (size_t)j * a.d, (size_t)(rows_at + i) * a.d};
     const uint ends[3] = {a.d_t, a.d_t + a.d, w};
     for (uint p = 0, lo = 0; p < 3; lo = ends[p++])
         if (max(c0, lo) < min(c1, ends[p])) {
