@@ -327,14 +327,11 @@ sinpe_status sinpe__plan_grid(const sinpe__tuning *t, const sinpe__device_info *
        half-row r, one, or all (its position once, its columns in vector
        lanes); of phase 1: 16 span columns of token r's row, sixteen, or
        all (its indices, five divisions, once).  Under grid_span = image a
-       batch's image table of at most 8 MiB (a quarter of the EPYC's L3:
-       fp16 DiT-shaped batches 1.1-1.5x faster through 1.2-4.7 MB, SD3's
-       25 MB 0.9x), phase 2 its row r, then phase 3 token r's from it: the
-       plain add's loop to the instruction (pocl); phase 0 folded into phase
-       2 measured no faster (DiT fp16 0.72-0.81 of plain against 0.78-0.83). */
+       batch whose one-image table is at most grid_image_bytes: phase 2
+       its row r, then phase 3 token r's from it. */
     size_t wide = p->d_t > p->d ? p->d_t : p->d, sixteens = (p->d_t + 2 * p->d + 15) / 16;
     size_t places = p->per_seq - p->extra, last = ch.s[ch.n - 1].cols;
-    int image = ch.n == 2 && p->tokens / p->per_seq > 1 && places * sixteens * 64 <= 8u << 20;
+    int image = ch.n == 2 && p->tokens / p->per_seq > 1 && places * sixteens * 64 <= t->grid_image_bytes;
     p->cols0 = (cl_uint)(last ? 1 : wide);
     p->span = (cl_uint)(last ? last / 16 : sixteens);
     const size_t spans = (sixteens + p->span - 1) / p->span;

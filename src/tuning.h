@@ -42,6 +42,7 @@
     X(grid_span, "columns rows image", 15,                                                    \
       "grid encodings per work-item: a column, then 16 of a token's row; or whole rows; "      \
       "or whole rows through an image's table")                                                \
+    X(grid_image_bytes, "#", 0, "grid_span = image: the largest one-image table it writes")    \
     X(attn_heads, "1 16", 16, "heads of one kind of a token per work-item of the attention input")
 
 #define SINPE_TUNING_FIELD(name, values, order, doc) size_t name;

@@ -20,7 +20,8 @@ static const char *const full =
     "seqs = 2; table_seqs = 4; general = two_pass; stream = 0; stream_lines = 4; stream_bytes = 123; "
     "decode = rows; "
     "decode_tokens = 17; bf16 = scalar; table_tile = 8; aligned = 1; wide16 = 16; "
-    "rope_pairs = 64; prefetch = 1; stream_prefetch = 1; grid_span = rows; attn_heads = 16";
+    "rope_pairs = 64; prefetch = 1; stream_prefetch = 1; grid_span = rows; grid_image_bytes = 4096; "
+    "attn_heads = 16";
 
 START_TEST(tuning_text_round_trip)
 {
@@ -32,6 +33,7 @@ START_TEST(tuning_text_round_trip)
     ck_assert_uint_eq(a.t.general, SINPE_TWO_PASS);
     ck_assert_uint_eq(a.t.stream_lines, 4);
     ck_assert_uint_eq(a.t.stream_bytes, 123);
+    ck_assert_uint_eq(a.t.grid_image_bytes, 4096);
     ck_assert_uint_eq(a.t.decode, SINPE_DECODE_ROWS);
     ck_assert_uint_eq(a.t.decode_tokens, 17);
     ck_assert_uint_eq(a.t.bf16, SINPE_BF16_SCALAR);
@@ -354,7 +356,7 @@ START_TEST(tuning_file)
                           "stream_bytes=123; decode=rows; "
                           "decode_tokens=17; bf16=scalar; table_tile=8; aligned=1; wide16=16; "
                           "rope_pairs=64; prefetch=1; stream_prefetch=1; grid_span=rows; "
-                          "attn_heads=16");
+                          "grid_image_bytes=4096; attn_heads=16");
     sinpe_context_release(b);
 
     /* An override goes over the file. */
