@@ -29,6 +29,17 @@ SINPE_INLINE void sinpe_body_ANCHORS(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_A
         return;
     size_t plane = (size_t)nblocks * dim, i = k * dim + c0;
     int x = base + (int)k * SINPE_STEP_ROWS, n = (int)min((size_t)W, dim - c0);
+    /* Sixteen whole columns: sinpe_anchor16's explicit lanes, which Intel's
+       compiler vectorises (it left the loop below scalar, ten times
+       pocl's time; bench/RESULTS.md); a row's last columns, the loop. */
+    if (W == 16 && n == 16) {
+        sinpe_anchor16_t v = sinpe_anchors16_at(x, coef, dim, (int)c0);
+        vstore16(v.sh, 0, anc + i);
+        vstore16(v.sl, 0, anc + plane + i);
+        vstore16(v.ch, 0, anc + 2 * plane + i);
+        vstore16(v.cl, 0, anc + 3 * plane + i);
+        return;
+    }
     SINPE_LANES16
     for (int u = 0; u < n; u++) {
         float4 a = sinpe_anchor(x, sinpe_desc(coef, dim, (int)c0 + u));
