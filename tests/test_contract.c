@@ -279,7 +279,11 @@ END_TEST
 TU_SUITE(contract, 19)
 {
     Suite *s = suite_create("contract");
-    TU_ADD(tu_tcase(s, "kernels", NULL), contract_kernels, contract_bodies,
-           contract_files_standalone, contract_variants_reach, contract_plan_refuses_missing);
+    TCase *tc = tu_tcase(s, "kernels", NULL);
+    /* Every program and file built from source, no cache: on Intel's
+       compiler 150-300 s a test, more on a loaded machine. */
+    tcase_set_timeout(tc, TU_TIMEOUT_COLD);
+    TU_ADD(tc, contract_kernels, contract_bodies, contract_files_standalone,
+           contract_variants_reach, contract_plan_refuses_missing);
     return s;
 }

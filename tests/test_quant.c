@@ -699,6 +699,9 @@ TU_SUITE(quant, 112)
     tcase_add_loop_test(tc, quant_fp8_every_code, 0, 2);
     TU_ADD(tc, quant_i8_every_value, quant_q80_blocks);
     tcase_add_loop_test(tc, quant_calls_match_float_table, 0, 12);
-    TU_ADD(tc, quant_bad_input, quant_token_scale_rounding, quant_lazy_build);
+    TU_ADD(tc, quant_bad_input, quant_token_scale_rounding);
+    tc = tu_tcase(s, "lazy", NULL); /* a program built from source, no cache */
+    tcase_set_timeout(tc, TU_TIMEOUT_COLD);
+    tcase_add_test(tc, quant_lazy_build);
     return s;
 }
