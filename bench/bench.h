@@ -196,8 +196,6 @@ typedef struct bench_shape_run {
     sinpe_table *otf_table; /* 0 rows: every position computed on the fly */
     sinpe_embed_args args;  /* everything but out, which each case sets */
     cl_mem out[BENCH_N_OUT];
-    bench_env *env;   /* the write row's kernel */
-    size_t out_bytes; /* the call's output */
 } bench_shape_run;
 
 /*
@@ -268,7 +266,6 @@ typedef struct goal_tally {
     bench_range otf_big[2];        /* fused_otf, prefill/mid: table time over its own */
     bench_range otf_decode;        /* fused_otf, decode: its time over the table's */
     bench_range decode_floor[2];   /* fused wall time over the empty kernel's, fp32 decode */
-    bench_range over_write;        /* fused device time over the write of its output, decode */
     bench_range vs_fp32[BENCH_N_DTYPES]; /* 16-bit GB/s over fp32's */
     bench_range w_time[BENCH_N_DTYPES]; /* weights rows: time over fp16 weights' */
     bench_range w_gbps[BENCH_N_DTYPES]; /* and GB/s over theirs */
@@ -288,7 +285,6 @@ int bench_check_shape(bench_env *env, bench_shape_run *sr, sinpe_dtype dtype, si
                       int otf_ran, const char *what, check_tally *tally);
 int bench_report_checks(const check_tally *t);
 void bench_goal_row(const bench_env *env, goal_tally *g, const bench_row *row);
-void bench_goal_write(goal_tally *g, const bench_row *write, double fused_us);
 void bench_goal_table(goal_tally *g, size_t dim, const double ratio[2]);
 void bench_goal_path(goal_tally *g, int replay, double ratio);
 void bench_goal_rope(const bench_env *env, goal_tally *g, const bench_row *fused,

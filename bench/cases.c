@@ -37,13 +37,6 @@ static double bytes_add(const bench_traffic *t)
            (t->explicit_pos ? 4.0 * t->tokens : 0.0);
 }
 
-/* The write of the output's bytes alone: the floor under any call that
-   writes them, in the same time base (START to END). */
-static double bytes_write(const bench_traffic *t)
-{
-    return t->tokens * t->out_row;
-}
-
 static double bytes_otf(const bench_traffic *t)
 {
     return bench_bytes_fused(t) - t->distinct * t->pe_row;
@@ -114,26 +107,11 @@ static int run_otf(void *user, cl_command_queue queue, cl_event *events, cl_uint
                    n_events);
 }
 
-/* The bench's fastest write kernel over the add's output, the last case
-   (the add's in-place rows are timed before it; no check reads that
-   output). */
-static int run_write(void *user, cl_command_queue queue, cl_event *events, cl_uint *n_events)
-{
-    bench_shape_run *sr = user;
-    CHECK(bench_enqueue_write(sr->env, queue, sr->out[BENCH_OUT_ADD], sr->out_bytes, 0, NULL,
-                              &events[0]));
-    *n_events = 1;
-    return 0;
-fail:
-    return -1;
-}
-
 const bench_case bench_cases[] = {
     {"fused", run_fused, bench_bytes_fused, BENCH_OUT_FUSED, 1},
     {"gather", run_gather, bytes_gather, BENCH_OUT_UNFUSED, 0},
     {"unfused", run_unfused, bytes_unfused, BENCH_OUT_UNFUSED, 1},
     {"add", run_add, bytes_add, BENCH_OUT_ADD, 1},
     {"fused_otf", run_otf, bytes_otf, BENCH_OUT_OTF, 1},
-    {"write", run_write, bytes_write, BENCH_OUT_ADD, 0},
 };
 const size_t bench_n_cases = sizeof bench_cases / sizeof bench_cases[0];

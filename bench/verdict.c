@@ -125,15 +125,6 @@ void bench_goal_row(const bench_env *env, goal_tally *g, const bench_row *row)
                   -GOAL_DECODE_FLOOR);
 }
 
-/* The fused call's device time over the write of its output alone, at
-   decode: how near a small call runs to the floor of its own bytes (a
-   runtime's dispatch inside START to END included). */
-void bench_goal_write(goal_tally *g, const bench_row *write, double fused_us)
-{
-    if (write->shape && !strcmp(write->shape, "decode") && write->stats.median_us > 0.0)
-        range_add(&g->over_write, fused_us / write->stats.median_us, 0.0);
-}
-
 void bench_goal_rope(const bench_env *env, goal_tally *g, const bench_row *fused,
                      double speedup, double reach, double otf_ratio)
 {
@@ -192,8 +183,6 @@ void bench_report_goals(cl_device_type type, const goal_tally *g)
                  -GOAL_DECODE_FLOOR);
     report_range("fused over unfused, wall time, decode (reported)", &g->decode_wall, "x",
                  GOAL_DECODE_WALL);
-    report_range("decode, fused device time over the write of its output bytes", &g->over_write,
-                 "x", 0.0);
     report_range("decode 64x1: the host's one-launch kernel over an empty kernel, wall",
                  &g->path_floor[0], "x", -GOAL_DECODE_FLOOR);
     report_range("decode 64x1: a replayed recording over an empty one's, wall",
