@@ -60,6 +60,15 @@ inline global const uchar *sinpe_block_at(global const uchar *base, size_t i, co
     return base + i / SINPE_BLOCK_VALUES(dt) * SINPE_BLOCK_BYTES(dt);
 }
 
+/* The bytes from the start of the block that holds element i to the end
+   of the one that holds element i + n - 1: where n values of a k-quant's
+   block lie apart (Q6_K's high bits and scales at the block's end). */
+inline size_t sinpe_block_span(size_t i, size_t n, const int dt)
+{
+    size_t v = SINPE_BLOCK_VALUES(dt);
+    return ((i + n - 1) / v - i / v + 1) * SINPE_BLOCK_BYTES(dt);
+}
+
 /* Scale k (0 to 7) of a Q4_K or Q5_K block's twelve bytes at s, and its
    min: the three bytes read whatever k (s[k & 3] is s[k - 4] for k >= 4),
    then a select, not a branch around a load. */

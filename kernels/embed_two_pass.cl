@@ -130,8 +130,8 @@ SINPE_INLINE void sinpe_stream_ahead(const int mode, const int et, global const 
         sinpe_id k = sinpe_id_rule(mode, et, false, ids, src, a, r, c); /* row 0 for a bad id */
         size_t i = k.e;
         sinpe_prefetch(2, SINPE_BLOCK_TYPE(et) ? sinpe_block_at(k.E, i, et) : k.E + i * eb,
-                       (SINPE_BLOCK_TYPE(et) ? SINPE_BLOCK_BYTES(et) * 32 / SINPE_BLOCK_VALUES(et)
-                                             : 32 * eb) * SINPE_STREAM_LINES);
+                       SINPE_BLOCK_TYPE(et) ? sinpe_block_span(i, 32 * SINPE_STREAM_LINES, et)
+                                            : 32 * eb * SINPE_STREAM_LINES);
     }
 }
 
