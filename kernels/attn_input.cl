@@ -246,6 +246,21 @@ SINPE_INLINE void sinpe_body_ATTN(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ATTN
     }
     uint R = a.rotate ? ra->rot : 0;
     float inv = sinpe_norm_inv(D);
+#if SINPE_ATTN_HEADS == 16
+    if (before && !after && !temp && R == D && !ra->axes && pl[0] >= 0 && pl[0] < ra->tab_rows) {
+        global const float *row = tab + (size_t)pl[0] * R;
+        float16 rh, rl;
+        sinpe_attn_sums16(src, so, D, nh, ot, &rh, &rl);
+        sinpe_attn_scale16(&rh, &rl, D, inv, a.eps);
+        if (a.norm == 2) /* (1 + w): the norm kinds as constants */
+            sinpe_attn_plain_heads(src, so, w, row, ra, nh, 2, rh, rl, dst, d, dt, ot);
+        else if (a.norm == 3)
+            sinpe_attn_plain_heads(src, so, w, row, ra, nh, 3, rh, rl, dst, d, dt, ot);
+        else
+            sinpe_attn_plain_heads(src, so, w, row, ra, nh, 1, rh, rl, dst, d, dt, ot);
+        return;
+    }
+#endif
     float h1[SINPE_ATTN_HEADS], l1[SINPE_ATTN_HEADS], h2[SINPE_ATTN_HEADS], l2[SINPE_ATTN_HEADS];
     sinpe_attn_head hd = {src, so, w, a.rot_off, R / 2, a.norm, before, after,
                           a.rotate || temp, after || temp, (float2)(0.0f), (float2)(0.0f)};
