@@ -26,6 +26,35 @@ SINPE_INLINE float16 sinpe_attn_round16(float16 x, const int dt)
     return x;
 }
 
+/* Sixteen values at element i, loaded and stored as sinpe_load16 and
+   sinpe_store16 do, fp32 through an element-aligned vector pointer where
+   the build has no aligned I/O: PoCL's vload16 and vstore16 of floats came
+   out as two to four loads or stores of 16 or 32 bytes and the inserts and
+   extracts between them, this as one 64-byte access on x86. */
+#if !SINPE_ALIGNED_IO
+typedef float16 __attribute__((aligned(4))) sinpe_attn_float16_a4;
+#endif
+
+SINPE_INLINE float16 sinpe_attn_load16(global const uchar *base, size_t i, const int dt)
+{
+#if !SINPE_ALIGNED_IO
+    if (dt == SINPE_F32)
+        return *(global const sinpe_attn_float16_a4 *)((global const float *)base + i);
+#endif
+    return sinpe_load16(base, i, dt);
+}
+
+SINPE_INLINE void sinpe_attn_store16(float16 x, global uchar *base, size_t i, const int dt)
+{
+#if !SINPE_ALIGNED_IO
+    if (dt == SINPE_F32) {
+        *(global sinpe_attn_float16_a4 *)((global float *)base + i) = x;
+        return;
+    }
+#endif
+    sinpe_store16(x, base, i, dt);
+}
+
 /* device.cl's sinpe_norm_square and sinpe_norm_value, lane by lane. */
 SINPE_INLINE void sinpe_attn_square16(float16 *hi, float16 *lo, float16 x)
 {
@@ -220,11 +249,11 @@ SINPE_INLINE void sinpe_attn_sum16(global const uchar *src, size_t so, uint D, c
     sinpe_attn_sums a = {z, z, z, z};
     uint c = 0;
     for (; c + 32 <= D; c += 32) {
-        sinpe_attn_square16(&a.h0, &a.l0, sinpe_load16(src, so + c, ot));
-        sinpe_attn_square16(&a.h1, &a.l1, sinpe_load16(src, so + c + 16, ot));
+        sinpe_attn_square16(&a.h0, &a.l0, sinpe_attn_load16(src, so + c, ot));
+        sinpe_attn_square16(&a.h1, &a.l1, sinpe_attn_load16(src, so + c + 16, ot));
     }
     if (c < D)
-        sinpe_attn_square16(&a.h0, &a.l0, sinpe_load16(src, so + c, ot));
+        sinpe_attn_square16(&a.h0, &a.l0, sinpe_attn_load16(src, so + c, ot));
     sinpe_attn_merge_float16(&a.h0, &a.l0, a.h1, a.l1);
     *h = a.h0, *l = a.l0;
 }
@@ -314,8 +343,8 @@ SINPE_INLINE void sinpe_attn_run16(const sinpe_attn_head *h, uint D, uint R, glo
         sinpe_store16(sinpe_attn_plain16(h, c, temp, tau, ot), dst, d + c, dt);
 }
 
-/* q's or k's head in the common form: the norm of kind before a rotation
-   of every column (R = D), cos and sin from the table's row, no
+/* q's or k's head in the common form: the norm of kind 1 or 2 before a
+   rotation of every column (R = D), cos and sin from the table's row, no
    temperature: sinpe_attn_run16's steps for it, with nothing on the way
    to test per vector (r: the head's scale). */
 SINPE_INLINE void sinpe_attn_plain_head(global const uchar *src, size_t so, global const float *w,
@@ -323,17 +352,33 @@ SINPE_INLINE void sinpe_attn_plain_head(global const uchar *src, size_t so, glob
                                         uint layout, uint kind, float2 r, global uchar *dst,
                                         size_t d, const int dt, const int ot)
 {
-    float16 x1, x2, w1 = (float16)(1.0f), w2 = w1, c, s;
+    float16 x1, x2, w1, w2, c, s, y1, y2;
+    global const uchar *wb = (global const uchar *)w, *rb = (global const uchar *)row;
     for (uint k = 0; k < npairs; k += 16) {
-        sinpe_rope_load16(src, so, k, npairs, pairing, ot, &x1, &x2);
-        if (kind != 3)
-            sinpe_rope_load16((global const uchar *)w, 0, k, npairs, pairing, SINPE_F32, &w1,
-                              &w2);
+        if (pairing) {
+            sinpe_rope_load16(src, so, k, npairs, 1, ot, &x1, &x2);
+            sinpe_rope_load16(wb, 0, k, npairs, 1, SINPE_F32, &w1, &w2);
+        } else {
+            x1 = sinpe_attn_load16(src, so + k, ot);
+            x2 = sinpe_attn_load16(src, so + npairs + k, ot);
+            w1 = sinpe_attn_load16(wb, k, SINPE_F32);
+            w2 = sinpe_attn_load16(wb, npairs + k, SINPE_F32);
+        }
         x1 = sinpe_attn_round16(sinpe_attn_value16(x1, w1, kind, r), ot);
         x2 = sinpe_attn_round16(sinpe_attn_value16(x2, w2, kind, r), ot);
-        sinpe_rope_load16((global const uchar *)row, 0, k, npairs, layout, SINPE_F32, &c, &s);
-        sinpe_rope_store16(dst, d, k, npairs, pairing, dt, fma(x1, c, -(x2 * s)),
-                           fma(x2, c, x1 * s));
+        if (layout) {
+            sinpe_rope_load16(rb, 0, k, npairs, 1, SINPE_F32, &c, &s);
+        } else {
+            c = sinpe_attn_load16(rb, k, SINPE_F32);
+            s = sinpe_attn_load16(rb, npairs + k, SINPE_F32);
+        }
+        y1 = fma(x1, c, -(x2 * s)), y2 = fma(x2, c, x1 * s);
+        if (pairing) {
+            sinpe_rope_store16(dst, d, k, npairs, 1, dt, y1, y2);
+        } else {
+            sinpe_attn_store16(y1, dst, d + k, dt);
+            sinpe_attn_store16(y2, dst, d + npairs + k, dt);
+        }
     }
 }
 

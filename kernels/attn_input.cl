@@ -223,7 +223,7 @@ SINPE_INLINE void sinpe_body_ATTN(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ATTN
               dt != SINPE_Q8_0;
     if (vec && kind == 2) {
         for (uint c = 0; c < nh * D; c += 16)
-            sinpe_store16(sinpe_load16(src, so + c, ot), dst, d + c, dt);
+            sinpe_attn_store16(sinpe_attn_load16(src, so + c, ot), dst, d + c, dt);
         return;
     }
     int before = a.norm && !a.norm_after, after = a.norm && a.norm_after;
@@ -247,15 +247,14 @@ SINPE_INLINE void sinpe_body_ATTN(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ATTN
     uint R = a.rotate ? ra->rot : 0;
     float inv = sinpe_norm_inv(D);
 #if SINPE_ATTN_HEADS == 16
-    if (before && !after && !temp && R == D && !ra->axes && pl[0] >= 0 && pl[0] < ra->tab_rows) {
+    if (before && a.norm != 3 && !after && !temp && R == D && !ra->axes && pl[0] >= 0 &&
+        pl[0] < ra->tab_rows) { /* (L2 before a rotation: no model's form) */
         global const float *row = tab + (size_t)pl[0] * R;
         float16 rh, rl;
         sinpe_attn_sums16(src, so, D, nh, ot, &rh, &rl);
         sinpe_attn_scale16(&rh, &rl, D, inv, a.eps);
         if (a.norm == 2) /* (1 + w): the norm kinds as constants */
             sinpe_attn_plain_heads(src, so, w, row, ra, nh, 2, rh, rl, dst, d, dt, ot);
-        else if (a.norm == 3)
-            sinpe_attn_plain_heads(src, so, w, row, ra, nh, 3, rh, rl, dst, d, dt, ot);
         else
             sinpe_attn_plain_heads(src, so, w, row, ra, nh, 1, rh, rl, dst, d, dt, ot);
         return;
