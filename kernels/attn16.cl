@@ -26,11 +26,9 @@ SINPE_INLINE float16 sinpe_attn_round16(float16 x, const int dt)
     return x;
 }
 
-/* Sixteen values at element i, loaded and stored as sinpe_load16 and
-   sinpe_store16 do, fp32 through an element-aligned vector pointer where
-   the build has no aligned I/O: PoCL's vload16 and vstore16 of floats came
-   out as two to four loads or stores of 16 or 32 bytes and the inserts and
-   extracts between them, this as one 64-byte access on x86. */
+/* sinpe_load16 and sinpe_store16, fp32 through an element-aligned vector
+   pointer in builds without aligned I/O: one access on x86 PoCL, where
+   vload16/vstore16 of floats are two to four, with inserts or extracts. */
 #if !SINPE_ALIGNED_IO
 typedef float16 __attribute__((aligned(4))) sinpe_attn_float16_a4;
 #endif
@@ -127,11 +125,9 @@ SINPE_INLINE float2 sinpe_attn_merge16(float16 h, float16 l)
     return (float2)(h1, l1);
 }
 
-/* Level s (8, 4, 2 or 1) of the tree on two vectors of 16 / s heads' lane
-   sums each, a head's 2 s lanes side by side: lanes i with i & s clear
-   take the lane s above them, in order, so (ah, al) and (bh, bl) give
-   32 / s heads' s lanes (the same operations as sinpe_attn_merge16's on
-   one head, several heads a vector). */
+/* Level s (8, 4, 2 or 1) of the tree on two vectors of 16 / s heads' 2 s
+   lane sums each: lane i with i & s clear takes lane i + s, giving 32 / s
+   heads' s lanes (sinpe_attn_merge16's operations, heads side by side). */
 SINPE_INLINE void sinpe_attn_fold(float16 ah, float16 al, float16 bh, float16 bl, uint s,
                                   float16 *h, float16 *l)
 {
@@ -163,15 +159,6 @@ SINPE_INLINE void sinpe_attn_scale16(float16 *hi, float16 *lo, uint n, float inv
                          mh == 0.0f);
     *hi = select(r, odd, bad);
     *lo = select(rl, (float16)(0.0f), bad);
-}
-
-/* The same on the sums (hi[j], lo[j]) of sixteen heads, in place. */
-SINPE_INLINE void sinpe_attn_scale_lanes(float *hi, float *lo, uint n, float inv, float eps)
-{
-    float16 h = vload16(0, hi), l = vload16(0, lo);
-    sinpe_attn_scale16(&h, &l, n, inv, eps);
-    vstore16(h, 0, hi);
-    vstore16(l, 0, lo);
 }
 
 /* One head's steps, shared by its passes. */
@@ -392,9 +379,18 @@ SINPE_INLINE void sinpe_attn_plain_heads(global const uchar *src, size_t so, glo
     vstore16(rh, 0, h);
     vstore16(rl, 0, l);
     uint D = ra->head_dim;
-    for (uint j = 0; j < nh; j++)
-        sinpe_attn_plain_head(src, so + j * D, w, row, D / 2, ra->pairing, ra->layout, kind,
-                              (float2)(h[j], l[j]), dst, d + j * D, dt, ot);
+    /* Halves, a COS_SIN table and the output's own type (q, and k into a
+       cache of its type) as constants: no test left in the loop. */
+    int plain = !ra->pairing && !ra->layout && dt == ot;
+    for (uint j = 0; j < nh; j++) {
+        float2 r = (float2)(h[j], l[j]);
+        if (plain)
+            sinpe_attn_plain_head(src, so + j * D, w, row, D / 2, 0, 0, kind, r, dst, d + j * D,
+                                  ot, ot);
+        else
+            sinpe_attn_plain_head(src, so + j * D, w, row, D / 2, ra->pairing, ra->layout, kind,
+                                  r, dst, d + j * D, dt, ot);
+    }
 }
 
 #endif /* SINPE_ATTN16_CL */

@@ -181,7 +181,10 @@ SINPE_INLINE void sinpe_attn_run1(float *x, global const uchar *src, size_t so, 
 SINPE_INLINE void sinpe_attn_scale_heads(float *hi, float *lo, uint n, float inv, float eps)
 {
 #if SINPE_ATTN_HEADS == 16
-    sinpe_attn_scale_lanes(hi, lo, n, inv, eps);
+    float16 h = vload16(0, hi), l = vload16(0, lo);
+    sinpe_attn_scale16(&h, &l, n, inv, eps);
+    vstore16(h, 0, hi);
+    vstore16(l, 0, lo);
 #else
     float2 r = sinpe_norm_scale_inv((float2)(hi[0], lo[0]), n, inv, eps);
     hi[0] = r.x, lo[0] = r.y;
