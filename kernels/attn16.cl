@@ -26,6 +26,33 @@ SINPE_INLINE float16 sinpe_attn_round16(float16 x, const int dt)
     return x;
 }
 
+/* sinpe_load16 and sinpe_store16, fp32 through an element-aligned vector
+   pointer in builds without aligned I/O: one access on x86 PoCL, where
+   vload16/vstore16 of floats are two to four, with inserts or extracts. */
+#if !SINPE_ALIGNED_IO
+typedef float16 __attribute__((aligned(4))) sinpe_attn_float16_a4;
+#endif
+
+SINPE_INLINE float16 sinpe_attn_load16(global const uchar *base, size_t i, const int dt)
+{
+#if !SINPE_ALIGNED_IO
+    if (dt == SINPE_F32)
+        return *(global const sinpe_attn_float16_a4 *)((global const float *)base + i);
+#endif
+    return sinpe_load16(base, i, dt);
+}
+
+SINPE_INLINE void sinpe_attn_store16(float16 x, global uchar *base, size_t i, const int dt)
+{
+#if !SINPE_ALIGNED_IO
+    if (dt == SINPE_F32) {
+        *(global sinpe_attn_float16_a4 *)((global float *)base + i) = x;
+        return;
+    }
+#endif
+    sinpe_store16(x, base, i, dt);
+}
+
 /* device.cl's sinpe_norm_square and sinpe_norm_value, lane by lane. */
 SINPE_INLINE void sinpe_attn_square16(float16 *hi, float16 *lo, float16 x)
 {
@@ -83,12 +110,12 @@ SINPE_INLINE void sinpe_attn_add16(sinpe_attn_sums *a, uint upper, float16 x)
     a->h1 = upper ? h : a->h1, a->l1 = upper ? l : a->l1;
 }
 
-/* The lanes' tree of sinpe_attn_merge() in vectors: the head's sum. */
-SINPE_INLINE float2 sinpe_attn_merge32(sinpe_attn_sums *a)
+/* The lanes' tree of sinpe_attn_merge() in vectors from its second level
+   (lanes 0 .. 15 left, (h, l)): the head's sum. */
+SINPE_INLINE float2 sinpe_attn_merge16(float16 h, float16 l)
 {
-    sinpe_attn_merge_float16(&a->h0, &a->l0, a->h1, a->l1);
-    float8 h8 = a->h0.lo, l8 = a->l0.lo;
-    sinpe_attn_merge_float8(&h8, &l8, a->h0.hi, a->l0.hi);
+    float8 h8 = h.lo, l8 = l.lo;
+    sinpe_attn_merge_float8(&h8, &l8, h.hi, l.hi);
     float4 h4 = h8.lo, l4 = l8.lo;
     sinpe_attn_merge_float4(&h4, &l4, h8.hi, l8.hi);
     float2 h2 = h4.lo, l2 = l4.lo;
@@ -98,12 +125,25 @@ SINPE_INLINE float2 sinpe_attn_merge32(sinpe_attn_sums *a)
     return (float2)(h1, l1);
 }
 
-/* sinpe_norm_scale_inv() on the sums (hi[j], lo[j]) of sixteen heads, one
-   a lane, in place: the same operations lane by lane, so the same bits,
-   without one scalar chain a head (inv = sinpe_norm_inv(n)). */
-SINPE_INLINE void sinpe_attn_scale_lanes(float *hi, float *lo, uint n, float inv, float eps)
+/* Level s (8, 4, 2 or 1) of the tree on two vectors of 16 / s heads' 2 s
+   lane sums each: lane i with i & s clear takes lane i + s, giving 32 / s
+   heads' s lanes (sinpe_attn_merge16's operations, heads side by side). */
+SINPE_INLINE void sinpe_attn_fold(float16 ah, float16 al, float16 bh, float16 bl, uint s,
+                                  float16 *h, float16 *l)
 {
-    float16 ah = vload16(0, hi), al = vload16(0, lo), nf = (float16)((float)n);
+    const uint16 i = (uint16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    uint16 x = ((i & (uint16)(~(s - 1))) << 1) | (i & (uint16)(s - 1)), y = x + s;
+    float16 xh = shuffle2(ah, bh, x), xl = shuffle2(al, bl, x);
+    sinpe_attn_merge_float16(&xh, &xl, shuffle2(ah, bh, y), shuffle2(al, bl, y));
+    *h = xh, *l = xl;
+}
+
+/* sinpe_norm_scale_inv() on sixteen sums (ah, al), one a lane, in place:
+   the same operations lane by lane, so the same bits, without one scalar
+   chain a head (inv = sinpe_norm_inv(n)). */
+SINPE_INLINE void sinpe_attn_scale16(float16 *hi, float16 *lo, uint n, float inv, float eps)
+{
+    float16 ah = *hi, al = *lo, nf = (float16)((float)n);
     float16 q = ah * inv, ql = (fma(-q, nf, ah) + al) * inv;
     float16 s = q + eps, b = s - q;
     float16 e = (q - (s - b)) + (eps - b) + ql;
@@ -117,8 +157,8 @@ SINPE_INLINE void sinpe_attn_scale_lanes(float *hi, float *lo, uint n, float inv
     int16 inf = isinf(mh), bad = ~(mh > 0.0f) | inf;
     float16 odd = select(select((float16)(NAN), (float16)(0.0f), inf), (float16)(INFINITY),
                          mh == 0.0f);
-    vstore16(select(r, odd, bad), 0, hi);
-    vstore16(select(rl, (float16)(0.0f), bad), 0, lo);
+    *hi = select(r, odd, bad);
+    *lo = select(rl, (float16)(0.0f), bad);
 }
 
 /* One head's steps, shared by its passes. */
@@ -187,20 +227,53 @@ SINPE_INLINE float16 sinpe_attn_plain16(const sinpe_attn_head *h, uint c, int te
     return sinpe_attn_last16(h, sinpe_attn_tail16(h, c, ot), w, temp, tau, ot);
 }
 
-/* The first norm's sum of q's or k's head (lanes c mod 32: columns c and
-   c + 16 of each 32). */
-SINPE_INLINE float2 sinpe_attn_sum1(const sinpe_attn_head *h, uint D, const int ot)
+/* The first norm's lane sums of q's or k's head at so (lanes c mod 32:
+   columns c and c + 16 of each 32) after the tree's first level. */
+SINPE_INLINE void sinpe_attn_sum16(global const uchar *src, size_t so, uint D, const int ot,
+                                   float16 *h, float16 *l)
 {
     const float16 z = (float16)(0.0f);
     sinpe_attn_sums a = {z, z, z, z};
     uint c = 0;
     for (; c + 32 <= D; c += 32) {
-        sinpe_attn_square16(&a.h0, &a.l0, sinpe_load16(h->src, h->so + c, ot));
-        sinpe_attn_square16(&a.h1, &a.l1, sinpe_load16(h->src, h->so + c + 16, ot));
+        sinpe_attn_square16(&a.h0, &a.l0, sinpe_attn_load16(src, so + c, ot));
+        sinpe_attn_square16(&a.h1, &a.l1, sinpe_attn_load16(src, so + c + 16, ot));
     }
     if (c < D)
-        sinpe_attn_square16(&a.h0, &a.l0, sinpe_load16(h->src, h->so + c, ot));
-    return sinpe_attn_merge32(&a);
+        sinpe_attn_square16(&a.h0, &a.l0, sinpe_attn_load16(src, so + c, ot));
+    sinpe_attn_merge_float16(&a.h0, &a.l0, a.h1, a.l1);
+    *h = a.h0, *l = a.l0;
+}
+
+/* The first norm's sum of one head. */
+SINPE_INLINE float2 sinpe_attn_sum1(const sinpe_attn_head *h, uint D, const int ot)
+{
+    float16 sh, sl;
+    sinpe_attn_sum16(h->src, h->so, D, ot, &sh, &sl);
+    return sinpe_attn_merge16(sh, sl);
+}
+
+/* The first norm's sums of nh <= 16 heads D apart from so, head j in lane
+   j (lanes past nh: 0): the heads' trees level by level, side by side. */
+SINPE_INLINE void sinpe_attn_sums16(global const uchar *src, size_t so, uint D, uint nh,
+                                    const int ot, float16 *h, float16 *l)
+{
+    float16 ph[8], pl[8];
+#pragma unroll
+    for (uint k = 0; k < 8; k++) {
+        float16 ah = (float16)(0.0f), al = ah, bh = ah, bl = ah;
+        if (2 * k < nh)
+            sinpe_attn_sum16(src, so + 2 * k * D, D, ot, &ah, &al);
+        if (2 * k + 1 < nh)
+            sinpe_attn_sum16(src, so + (2 * k + 1) * D, D, ot, &bh, &bl);
+        sinpe_attn_fold(ah, al, bh, bl, 8, &ph[k], &pl[k]);
+    }
+#pragma unroll
+    for (uint s = 4; s > 0; s /= 2)
+#pragma unroll
+        for (uint k = 0; k < s; k++)
+            sinpe_attn_fold(ph[2 * k], pl[2 * k], ph[2 * k + 1], pl[2 * k + 1], s, &ph[k], &pl[k]);
+    *h = ph[0], *l = pl[0];
 }
 
 /* The second norm's sum: the squares of the first steps' values, in
@@ -228,7 +301,8 @@ SINPE_INLINE float2 sinpe_attn_sum2(const sinpe_attn_head *h, uint D, uint R,
         }
     for (uint c = h->off + R; c < D; c += 16)
         sinpe_attn_add16(&a, c / 16 % 2, sinpe_attn_tail16(h, c, ot));
-    return sinpe_attn_merge32(&a);
+    sinpe_attn_merge_float16(&a.h0, &a.l0, a.h1, a.l1);
+    return sinpe_attn_merge16(a.h0, a.l0);
 }
 
 /* q's or k's head (kind 0 or 1) by sixteens, its scales in h, R columns
@@ -254,6 +328,69 @@ SINPE_INLINE void sinpe_attn_run16(const sinpe_attn_head *h, uint D, uint R, glo
         sinpe_store16(sinpe_attn_plain16(h, c, temp, tau, ot), dst, d + c, dt);
     for (uint c = h->off + R; c < D; c += 16)
         sinpe_store16(sinpe_attn_plain16(h, c, temp, tau, ot), dst, d + c, dt);
+}
+
+/* q's or k's head in the common form: the norm of kind 1 or 2 before a
+   rotation of every column (R = D), cos and sin from the table's row, no
+   temperature: sinpe_attn_run16's steps for it, with nothing on the way
+   to test per vector (r: the head's scale). */
+SINPE_INLINE void sinpe_attn_plain_head(global const uchar *src, size_t so, global const float *w,
+                                        global const float *row, uint npairs, uint pairing,
+                                        uint layout, uint kind, float2 r, global uchar *dst,
+                                        size_t d, const int dt, const int ot)
+{
+    float16 x1, x2, w1, w2, c, s, y1, y2;
+    global const uchar *wb = (global const uchar *)w, *rb = (global const uchar *)row;
+    for (uint k = 0; k < npairs; k += 16) {
+        if (pairing) {
+            sinpe_rope_load16(src, so, k, npairs, 1, ot, &x1, &x2);
+            sinpe_rope_load16(wb, 0, k, npairs, 1, SINPE_F32, &w1, &w2);
+        } else {
+            x1 = sinpe_attn_load16(src, so + k, ot);
+            x2 = sinpe_attn_load16(src, so + npairs + k, ot);
+            w1 = sinpe_attn_load16(wb, k, SINPE_F32);
+            w2 = sinpe_attn_load16(wb, npairs + k, SINPE_F32);
+        }
+        x1 = sinpe_attn_round16(sinpe_attn_value16(x1, w1, kind, r), ot);
+        x2 = sinpe_attn_round16(sinpe_attn_value16(x2, w2, kind, r), ot);
+        if (layout) {
+            sinpe_rope_load16(rb, 0, k, npairs, 1, SINPE_F32, &c, &s);
+        } else {
+            c = sinpe_attn_load16(rb, k, SINPE_F32);
+            s = sinpe_attn_load16(rb, npairs + k, SINPE_F32);
+        }
+        y1 = fma(x1, c, -(x2 * s)), y2 = fma(x2, c, x1 * s);
+        if (pairing) {
+            sinpe_rope_store16(dst, d, k, npairs, 1, dt, y1, y2);
+        } else {
+            sinpe_attn_store16(y1, dst, d + k, dt);
+            sinpe_attn_store16(y2, dst, d + npairs + k, dt);
+        }
+    }
+}
+
+/* The same for nh heads D apart, kind a constant where inlined. */
+SINPE_INLINE void sinpe_attn_plain_heads(global const uchar *src, size_t so, global const float *w,
+                                         global const float *row, const sinpe_rope_params *ra,
+                                         uint nh, uint kind, float16 rh, float16 rl,
+                                         global uchar *dst, size_t d, const int dt, const int ot)
+{
+    float h[16], l[16];
+    vstore16(rh, 0, h);
+    vstore16(rl, 0, l);
+    uint D = ra->head_dim;
+    /* Halves, a COS_SIN table and the output's own type (q, and k into a
+       cache of its type) as constants: no test left in the loop. */
+    int plain = !ra->pairing && !ra->layout && dt == ot;
+    for (uint j = 0; j < nh; j++) {
+        float2 r = (float2)(h[j], l[j]);
+        if (plain)
+            sinpe_attn_plain_head(src, so + j * D, w, row, D / 2, 0, 0, kind, r, dst, d + j * D,
+                                  ot, ot);
+        else
+            sinpe_attn_plain_head(src, so + j * D, w, row, D / 2, ra->pairing, ra->layout, kind,
+                                  r, dst, d + j * D, dt, ot);
+    }
 }
 
 #endif /* SINPE_ATTN16_CL */

@@ -181,7 +181,10 @@ SINPE_INLINE void sinpe_attn_run1(float *x, global const uchar *src, size_t so, 
 SINPE_INLINE void sinpe_attn_scale_heads(float *hi, float *lo, uint n, float inv, float eps)
 {
 #if SINPE_ATTN_HEADS == 16
-    sinpe_attn_scale_lanes(hi, lo, n, inv, eps);
+    float16 h = vload16(0, hi), l = vload16(0, lo);
+    sinpe_attn_scale16(&h, &l, n, inv, eps);
+    vstore16(h, 0, hi);
+    vstore16(l, 0, lo);
 #else
     float2 r = sinpe_norm_scale_inv((float2)(hi[0], lo[0]), n, inv, eps);
     hi[0] = r.x, lo[0] = r.y;
@@ -223,7 +226,7 @@ SINPE_INLINE void sinpe_body_ATTN(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ATTN
               dt != SINPE_Q8_0;
     if (vec && kind == 2) {
         for (uint c = 0; c < nh * D; c += 16)
-            sinpe_store16(sinpe_load16(src, so + c, ot), dst, d + c, dt);
+            sinpe_attn_store16(sinpe_attn_load16(src, so + c, ot), dst, d + c, dt);
         return;
     }
     int before = a.norm && !a.norm_after, after = a.norm && a.norm_after;
@@ -246,6 +249,20 @@ SINPE_INLINE void sinpe_body_ATTN(const int ot, SINPE_BODY_PARAMS(SINPE_SIG_ATTN
     }
     uint R = a.rotate ? ra->rot : 0;
     float inv = sinpe_norm_inv(D);
+#if SINPE_ATTN_HEADS == 16
+    if (before && a.norm != 3 && !after && !temp && R == D && !ra->axes && pl[0] >= 0 &&
+        pl[0] < ra->tab_rows) { /* (L2 before a rotation: no model's form) */
+        global const float *row = tab + (size_t)pl[0] * R;
+        float16 rh, rl;
+        sinpe_attn_sums16(src, so, D, nh, ot, &rh, &rl);
+        sinpe_attn_scale16(&rh, &rl, D, inv, a.eps);
+        if (a.norm == 2) /* (1 + w): the norm kinds as constants */
+            sinpe_attn_plain_heads(src, so, w, row, ra, nh, 2, rh, rl, dst, d, dt, ot);
+        else
+            sinpe_attn_plain_heads(src, so, w, row, ra, nh, 1, rh, rl, dst, d, dt, ot);
+        return;
+    }
+#endif
     float h1[SINPE_ATTN_HEADS], l1[SINPE_ATTN_HEADS], h2[SINPE_ATTN_HEADS], l2[SINPE_ATTN_HEADS];
     sinpe_attn_head hd = {src, so, w, a.rot_off, R / 2, a.norm, before, after,
                           a.rotate || temp, after || temp, (float2)(0.0f), (float2)(0.0f)};
