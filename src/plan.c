@@ -313,62 +313,14 @@ sinpe_status sinpe__plan_rows(const sinpe__tuning *t, const sinpe__device_info *
     return sinpe__plan_fixed(dev, prog, SINPE_FORM_ROWS, (int)out_dtype, 3, n, &l[1]);
 }
 
-sinpe_status sinpe__plan_rope(const sinpe__tuning *t, const sinpe__device_info *dev,
-                              const sinpe__program *prog, sinpe_dtype dtype, size_t pairs,
-                              size_t copies, size_t tokens, sinpe__launch *l, cl_uint *slots)
+size_t sinpe__plan_choice(const sinpe__tuning *t, int form, int out, int *steps)
 {
-    const sinpe__call c = {.mode = SINPE_MODE_NONE, .form = SINPE_FORM_ROPE, .out = (int)dtype};
+    const sinpe__call c = {.mode = SINPE_MODE_NONE, .form = form, .out = out};
     choice ch;
     choose(t, &c, &ch);
-    /* Work-item (g, r): pairs [P g, P g + P) of every head of token r, or
-       for g past them four columns past the rotary dimension (rope.cl). */
-    size_t P = ch.s[0].cols;
-    const size_t n[2] = {(pairs + P - 1) / P + (copies + 3) / 4, tokens};
-    *slots = (cl_uint)n[0];
-    return sinpe__plan_fixed(dev, prog, SINPE_FORM_ROPE, (int)dtype, 2, n, l);
-}
-
-sinpe_status sinpe__plan_grid(const sinpe__tuning *t, const sinpe__device_info *dev,
-                              const sinpe__program *prog, sinpe_dtype dtype,
-                              sinpe_grid_params *p, sinpe__launch l[3], cl_uint phase[3], int *n)
-{
-    const sinpe__call c = {.mode = SINPE_MODE_NONE, .form = SINPE_FORM_GRID, .out = (int)dtype};
-    choice ch;
-    choose(t, &c, &ch);
-    /* Work-item (c, r) of phase 0: columns [cols0 c, cols0 (c + 1)) of
-       half-row r, one, or all (its position once, its columns in vector
-       lanes); of phase 1: 16 span columns of token r's row, sixteen, or
-       all (its indices, five divisions, once).  Under grid_span = image a
-       batch whose one-image table is at most grid_image_bytes: phase 2
-       its row r, then phase 3 token r's from it. */
-    size_t wide = p->d_t > p->d ? p->d_t : p->d, sixteens = (p->d_t + 2 * p->d + 15) / 16;
-    size_t places = p->per_seq - p->extra, last = ch.s[ch.n - 1].cols;
-    int image = ch.n == 2 && p->tokens / p->per_seq > 1 && places * sixteens * 64 <= t->grid_image_bytes;
-    p->cols0 = (cl_uint)(last ? 1 : wide);
-    p->span = (cl_uint)(last ? last / 16 : sixteens);
-    const size_t spans = (sixteens + p->span - 1) / p->span;
-    const size_t dims[3][2] = {{(wide + p->cols0 - 1) / p->cols0, p->rows + p->cols + p->frames},
-                               {spans, places}, {spans, p->tokens}};
-    for (int i = *n = 0; i < 3; i++)
-        if (i != 1 || image) {
-            phase[*n] = i == 0 ? 0 : image ? (cl_uint)i + 1 : 1;
-            SINPE_FORWARD(sinpe__plan_fixed(dev, prog, SINPE_FORM_GRID, (int)dtype, 2, dims[i],
-                                            &l[(*n)++]));
-        }
-    return SINPE_SUCCESS;
-}
-
-sinpe_status sinpe__plan_attn(const sinpe__tuning *t, const sinpe__device_info *dev,
-                              const sinpe__program *prog, sinpe_dtype dtype, size_t q_heads,
-                              size_t kv_heads, size_t tokens, sinpe__launch *l)
-{
-    const sinpe__call c = {.mode = SINPE_MODE_NONE, .form = SINPE_FORM_ATTN, .out = (int)dtype};
-    choice ch;
-    choose(t, &c, &ch);
-    /* Work-item (g, r): H heads of q, k or v of token r, q's first (attn_input.cl). */
-    size_t H = ch.s[0].cols;
-    const size_t n[2] = {(q_heads + H - 1) / H + 2 * ((kv_heads + H - 1) / H), tokens};
-    return sinpe__plan_fixed(dev, prog, SINPE_FORM_ATTN, (int)dtype, 2, n, l);
+    if (steps)
+        *steps = ch.n;
+    return ch.s[ch.n - 1].cols;
 }
 
 /* fairseq positions of n_seqs sequences: a power-of-two work-group each. */
