@@ -181,6 +181,17 @@ static sinpe_status validate(const sinpe_table *t, const sinpe_attn_input_args *
 }
 
 /* The stage with the caller's arguments args into sink. */
+/* The stage's launch: q_heads and kv_heads heads of tokens tokens in dtype;
+   work-item (g, r): attn_heads heads of q, k or v of token r, q's first
+   (attn_input.cl). */
+static sinpe_status plan(const sinpe_context *ctx, sinpe_dtype dtype, size_t q_heads,
+                         size_t kv_heads, size_t tokens, sinpe__launch *l)
+{
+    size_t H = sinpe__plan_choice(&ctx->tune, SINPE_FORM_ATTN, (int)dtype, NULL);
+    const size_t n[2] = {(q_heads + H - 1) / H + 2 * ((kv_heads + H - 1) / H), tokens};
+    return sinpe__plan_fixed(&ctx->info, &ctx->prog, SINPE_FORM_ATTN, (int)dtype, 2, n, l);
+}
+
 static sinpe_status attn_run(sinpe_table *t, const sinpe_attn_input_args *args, sinpe__sink *sink)
 {
     sinpe_attn_input_args a;
@@ -194,8 +205,7 @@ static sinpe_status attn_run(sinpe_table *t, const sinpe_attn_input_args *args, 
     SINPE_FORWARD(sinpe__struct_in(ATTN_ARGS, &a, args, "args"));
     SINPE_FORWARD(validate(t, &a, &p));
     sinpe_context *ctx = t->ctx;
-    SINPE_FORWARD(sinpe__plan_attn(&ctx->tune, &ctx->info, &ctx->prog, a.dtype, a.q_heads,
-                                   a.kv_heads, p.rope.tokens, &l));
+    SINPE_FORWARD(plan(ctx, a.dtype, a.q_heads, a.kv_heads, p.rope.tokens, &l));
     sinpe__table_snapshot(t, &tab, &rows);
     st = sinpe__keep(sink, tab);
     p.rope.tab_rows = (cl_int)rows;

@@ -55,6 +55,37 @@ static sinpe_status frames_in(const sinpe_table *t, const sinpe_grid_args *a)
     return SINPE_SUCCESS;
 }
 
+/* The grid encoding's launches for p in dtype, *n of them (two, or three
+   through an image's table), each with its phase; p->cols0, p->span set.
+   Work-item (c, r) of phase 0: columns [cols0 c, cols0 (c + 1)) of half-row
+   r, one, or all (its position once, its columns in vector lanes); of
+   phase 1: 16 span columns of token r's row, sixteen, or all (its indices,
+   five divisions, once).  Under grid_span = image a batch whose one-image
+   table is at most grid_image_bytes: phase 2 its row r, then phase 3 token
+   r's from it. */
+static sinpe_status plan(const sinpe_context *ctx, sinpe_dtype dtype, sinpe_grid_params *p,
+                         sinpe__launch l[3], cl_uint phase[3], int *n)
+{
+    int steps;
+    size_t last = sinpe__plan_choice(&ctx->tune, SINPE_FORM_GRID, (int)dtype, &steps);
+    size_t wide = p->d_t > p->d ? p->d_t : p->d, sixteens = (p->d_t + 2 * p->d + 15) / 16;
+    size_t places = p->per_seq - p->extra;
+    int image = steps == 2 && p->tokens / p->per_seq > 1 &&
+                places * sixteens * 64 <= ctx->tune.grid_image_bytes;
+    p->cols0 = (cl_uint)(last ? 1 : wide);
+    p->span = (cl_uint)(last ? last / 16 : sixteens);
+    const size_t spans = (sixteens + p->span - 1) / p->span;
+    const size_t dims[3][2] = {{(wide + p->cols0 - 1) / p->cols0, p->rows + p->cols + p->frames},
+                               {spans, places}, {spans, p->tokens}};
+    for (int i = *n = 0; i < 3; i++)
+        if (i != 1 || image) {
+            phase[*n] = i == 0 ? 0 : image ? (cl_uint)i + 1 : 1;
+            SINPE_FORWARD(sinpe__plan_fixed(&ctx->info, &ctx->prog, SINPE_FORM_GRID, (int)dtype,
+                                            2, dims[i], &l[(*n)++]));
+        }
+    return SINPE_SUCCESS;
+}
+
 sinpe_status sinpe_enqueue_grid(sinpe_table *t, cl_command_queue queue,
                                 const sinpe_grid_args *args, cl_uint nwait,
                                 const cl_event *wait, cl_event *event)
@@ -106,8 +137,7 @@ sinpe_status sinpe_enqueue_grid(sinpe_table *t, cl_command_queue queue,
     sinpe__launch l[3];
     cl_uint phase[3];
     int nl;
-    SINPE_FORWARD(sinpe__plan_grid(&ctx->tune, &ctx->info, &ctx->prog, a.dtype, &p, l, phase,
-                                   &nl));
+    SINPE_FORWARD(plan(ctx, a.dtype, &p, l, phase, &nl));
     sinpe__queue_open(&q, t, queue, nwait, wait, event);
     SINPE__KARGS(SINPE_SIG_GRID) v = {.out = a.out, .coef = t->desc,
                            .coef_t = a.frame_table ? a.frame_table->desc : t->desc, .a = p};

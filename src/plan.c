@@ -19,11 +19,12 @@ typedef char sinpe__pads_agree[SINPE_PAD_NONE == 0 && SINPE_PAD_ZERO_PE == 1 &&
 
 /* A launch of a form: cols columns (0: a whole row), seqs sequences and
    run tokens per work-item (0: all; table rows: seqs is the tile), groups
-   along group_dims. */
+   along group_dims of at most group work-items (0: MAX_GROUP). */
 typedef struct step {
     int form;
     size_t cols, seqs, run;
     cl_uint group_dims;
+    size_t group;
 } step;
 typedef struct choice {
     int n, aligned, tiles;
@@ -35,7 +36,17 @@ typedef struct choice {
 
 static void add(choice *ch, int form, size_t cols, size_t seqs, size_t run, cl_uint group_dims)
 {
-    ch->s[ch->n++] = (step){form, cols, seqs, run, group_dims};
+    ch->s[ch->n++] = (step){form, cols, seqs, run, group_dims, 0};
+}
+
+/* Work-items that take whole tokens (ROW, OTF over positions from a
+   buffer) go TOKEN_GROUP to a group: one a group, a runtime's cost per
+   group (about 70 ns on Intel's CPU runtime) added up over a decode's
+   tokens; sixteen still leave a 64-token call four groups to share. */
+#define TOKEN_GROUP 16
+static void add_tokens(choice *ch, int form, size_t run)
+{
+    ch->s[ch->n++] = (step){form, 0, 1, run, 3, TOKEN_GROUP};
 }
 
 /* Tokens of one sequence per work-item of the OTF tiles. */
@@ -53,7 +64,7 @@ static void add(choice *ch, int form, size_t cols, size_t seqs, size_t run, cl_u
 static void add_otf(choice *ch, const sinpe__tuning *t, const sinpe__call *c, int few)
 {
     if (!c->ordered) {
-        add(ch, SINPE_FORM_OTF, 0, 1, few ? 1 : OTF_RUN, 1);
+        add_tokens(ch, SINPE_FORM_OTF, few ? 1 : OTF_RUN);
         return;
     }
     add(ch, SINPE_FORM_OTF, 16, few ? 0 : t->table_seqs, few ? 0 : OTF_RUN, few ? 1 : 3);
@@ -91,7 +102,7 @@ static void choose(const sinpe__tuning *t, const sinpe__call *c, choice *ch)
         if (big)
             add(ch, SINPE_FORM_STREAM, stream_cols, S, 1, 3);
         else if (decode && c->mode != SINPE_MODE_ADD) {
-            add(ch, SINPE_FORM_ROW, 0, 1, 1, 1);
+            add_tokens(ch, SINPE_FORM_ROW, 1);
             ch->row16 = t->wide16;
         }
         else if (t->bf16 == SINPE_BF16_SCALAR && c->mode != SINPE_MODE_ADD &&
@@ -220,9 +231,9 @@ static size_t divisor_within(size_t n, size_t lo, size_t hi)
 
 /*
  * The launch of kernel (form, mode, ot) of prog over n[0..dims): local
- * sizes powers of two within the kernel's limit and MAX_GROUP, dim 0
- * first, and 1 from dimension group_dims on.  Groups along dimension 0
- * only (group_dims 1: COL's columns, OTF's and ROW's single tokens) take
+ * sizes powers of two within the kernel's limit and most (0: MAX_GROUP),
+ * dim 0 first, and 1 from dimension group_dims on.  Groups along dimension
+ * 0 only (group_dims 1: COL's columns, OTF's tiles of a few tokens) take
  * the largest divisor of n[0] of at least 64 (or n[0] itself) instead, so
  * that no group is partial: COL runs a partial group through a guarded
  * copy of its step, which CPU vectorisers leave alone.  A kernel that prog
@@ -230,7 +241,7 @@ static size_t divisor_within(size_t n, size_t lo, size_t hi)
  */
 static sinpe_status plan_local(const sinpe__device_info *dev, const sinpe__program *prog,
                                int form, int mode, int ot, cl_uint dims, cl_uint group_dims,
-                               const size_t *n, sinpe__launch *l)
+                               size_t most, const size_t *n, sinpe__launch *l)
 {
     int k = 0;
     while (k < sinpe__kernel_count && (sinpe__kernels[k].form != form ||
@@ -238,7 +249,8 @@ static sinpe_status plan_local(const sinpe__device_info *dev, const sinpe__progr
         k++;
     if (k == sinpe__kernel_count || !prog->kernels[k])
         return sinpe__cl_fail(CL_INVALID_KERNEL, "the plan: a kernel its program lacks");
-    size_t cap = prog->wg[k] < MAX_GROUP ? prog->wg[k] : MAX_GROUP;
+    most = most ? most : MAX_GROUP;
+    size_t cap = prog->wg[k] < most ? prog->wg[k] : most;
     cap = cap < 1 ? 1 : cap;
     l->k = k;
     l->kernel = prog->kernels[k];
@@ -273,7 +285,7 @@ size_t sinpe__rows_blocks(cl_int row0, size_t nrows)
 sinpe_status sinpe__plan_fixed(const sinpe__device_info *dev, const sinpe__program *prog, int form,
                                int ot, cl_uint dims, const size_t *n, sinpe__launch *l)
 {
-    return plan_local(dev, prog, form, SINPE_MODE_NONE, ot, dims, dims, n, l);
+    return plan_local(dev, prog, form, SINPE_MODE_NONE, ot, dims, dims, 0, n, l);
 }
 
 sinpe_status sinpe__plan_rows(const sinpe__tuning *t, const sinpe__device_info *dev,
@@ -301,62 +313,14 @@ sinpe_status sinpe__plan_rows(const sinpe__tuning *t, const sinpe__device_info *
     return sinpe__plan_fixed(dev, prog, SINPE_FORM_ROWS, (int)out_dtype, 3, n, &l[1]);
 }
 
-sinpe_status sinpe__plan_rope(const sinpe__tuning *t, const sinpe__device_info *dev,
-                              const sinpe__program *prog, sinpe_dtype dtype, size_t pairs,
-                              size_t copies, size_t tokens, sinpe__launch *l, cl_uint *slots)
+size_t sinpe__plan_choice(const sinpe__tuning *t, int form, int out, int *steps)
 {
-    const sinpe__call c = {.mode = SINPE_MODE_NONE, .form = SINPE_FORM_ROPE, .out = (int)dtype};
+    const sinpe__call c = {.mode = SINPE_MODE_NONE, .form = form, .out = out};
     choice ch;
     choose(t, &c, &ch);
-    /* Work-item (g, r): pairs [P g, P g + P) of every head of token r, or
-       for g past them four columns past the rotary dimension (rope.cl). */
-    size_t P = ch.s[0].cols;
-    const size_t n[2] = {(pairs + P - 1) / P + (copies + 3) / 4, tokens};
-    *slots = (cl_uint)n[0];
-    return sinpe__plan_fixed(dev, prog, SINPE_FORM_ROPE, (int)dtype, 2, n, l);
-}
-
-sinpe_status sinpe__plan_grid(const sinpe__tuning *t, const sinpe__device_info *dev,
-                              const sinpe__program *prog, sinpe_dtype dtype,
-                              sinpe_grid_params *p, sinpe__launch l[3], cl_uint phase[3], int *n)
-{
-    const sinpe__call c = {.mode = SINPE_MODE_NONE, .form = SINPE_FORM_GRID, .out = (int)dtype};
-    choice ch;
-    choose(t, &c, &ch);
-    /* Work-item (c, r) of phase 0: columns [cols0 c, cols0 (c + 1)) of
-       half-row r, one, or all (its position once, its columns in vector
-       lanes); of phase 1: 16 span columns of token r's row, sixteen, or
-       all (its indices, five divisions, once).  Under grid_span = image a
-       batch whose one-image table is at most grid_image_bytes: phase 2
-       its row r, then phase 3 token r's from it. */
-    size_t wide = p->d_t > p->d ? p->d_t : p->d, sixteens = (p->d_t + 2 * p->d + 15) / 16;
-    size_t places = p->per_seq - p->extra, last = ch.s[ch.n - 1].cols;
-    int image = ch.n == 2 && p->tokens / p->per_seq > 1 && places * sixteens * 64 <= t->grid_image_bytes;
-    p->cols0 = (cl_uint)(last ? 1 : wide);
-    p->span = (cl_uint)(last ? last / 16 : sixteens);
-    const size_t spans = (sixteens + p->span - 1) / p->span;
-    const size_t dims[3][2] = {{(wide + p->cols0 - 1) / p->cols0, p->rows + p->cols + p->frames},
-                               {spans, places}, {spans, p->tokens}};
-    for (int i = *n = 0; i < 3; i++)
-        if (i != 1 || image) {
-            phase[*n] = i == 0 ? 0 : image ? (cl_uint)i + 1 : 1;
-            SINPE_FORWARD(sinpe__plan_fixed(dev, prog, SINPE_FORM_GRID, (int)dtype, 2, dims[i],
-                                            &l[(*n)++]));
-        }
-    return SINPE_SUCCESS;
-}
-
-sinpe_status sinpe__plan_attn(const sinpe__tuning *t, const sinpe__device_info *dev,
-                              const sinpe__program *prog, sinpe_dtype dtype, size_t q_heads,
-                              size_t kv_heads, size_t tokens, sinpe__launch *l)
-{
-    const sinpe__call c = {.mode = SINPE_MODE_NONE, .form = SINPE_FORM_ATTN, .out = (int)dtype};
-    choice ch;
-    choose(t, &c, &ch);
-    /* Work-item (g, r): H heads of q, k or v of token r, q's first (attn_input.cl). */
-    size_t H = ch.s[0].cols;
-    const size_t n[2] = {(q_heads + H - 1) / H + 2 * ((kv_heads + H - 1) / H), tokens};
-    return sinpe__plan_fixed(dev, prog, SINPE_FORM_ATTN, (int)dtype, 2, n, l);
+    if (steps)
+        *steps = ch.n;
+    return ch.s[ch.n - 1].cols;
 }
 
 /* fairseq positions of n_seqs sequences: a power-of-two work-group each. */
@@ -407,7 +371,8 @@ sinpe_status sinpe__plan_embed(const sinpe__tuning *t, const sinpe__device_info 
         const size_t n[3] = {s->cols ? (c->dim + s->cols - 1) / s->cols : 1,
                              s->seqs ? (c->n_seqs + s->seqs - 1) / s->seqs : 1,
                              s->run ? (c->seq_len + s->run - 1) / s->run : 1};
-        SINPE_FORWARD(plan_local(dev, prog, s->form, c->mode, c->out, 3, s->group_dims, n, l));
+        SINPE_FORWARD(
+            plan_local(dev, prog, s->form, c->mode, c->out, 3, s->group_dims, s->group, n, l));
         l++->step = SINPE__STEP_MAIN;
     }
     plan->n = (int)(l - plan->launch);

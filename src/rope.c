@@ -143,6 +143,19 @@ static sinpe_status validate(const sinpe_table *t, const sinpe_rope_args *a, sin
 }
 
 /* The rotation with the caller's arguments args into sink. */
+/* The rotation of pairs pairs and copies columns past them of every head of
+   tokens tokens in dtype; the kernel's count of work-items per token in
+   *slots.  Work-item (g, r): pairs [P g, P g + P) of every head of token
+   r, or for g past them four columns past the rotary dimension (rope.cl). */
+static sinpe_status plan(const sinpe_context *ctx, sinpe_dtype dtype, size_t pairs,
+                         size_t copies, size_t tokens, sinpe__launch *l, cl_uint *slots)
+{
+    size_t P = sinpe__plan_choice(&ctx->tune, SINPE_FORM_ROPE, (int)dtype, NULL);
+    const size_t n[2] = {(pairs + P - 1) / P + (copies + 3) / 4, tokens};
+    *slots = (cl_uint)n[0];
+    return sinpe__plan_fixed(&ctx->info, &ctx->prog, SINPE_FORM_ROPE, (int)dtype, 2, n, l);
+}
+
 static sinpe_status rope_run(sinpe_table *t, const sinpe_rope_args *args, sinpe__sink *sink)
 {
     sinpe_rope_args a;
@@ -159,8 +172,7 @@ static sinpe_status rope_run(sinpe_table *t, const sinpe_rope_args *args, sinpe_
     sinpe_context *ctx = t->ctx;
     /* The columns past the rotary dimension are copied out of place only. */
     size_t copies = g[2].mem || g[3].mem ? a.head_dim - p.rot : 0;
-    SINPE_FORWARD(sinpe__plan_rope(&ctx->tune, &ctx->info, &ctx->prog, a.dtype, p.rot / 2,
-                                   copies, p.tokens, &l, &p.slots));
+    SINPE_FORWARD(plan(ctx, a.dtype, p.rot / 2, copies, p.tokens, &l, &p.slots));
     sinpe__table_snapshot(t, &tab, &rows);
     st = sinpe__keep(sink, tab);
     p.tab_rows = (cl_int)rows;

@@ -231,22 +231,12 @@ size_t sinpe__rows_blocks(cl_int row0, size_t nrows);
 sinpe_status sinpe__plan_rows(const sinpe__tuning *t, const sinpe__device_info *dev,
                               const sinpe__program *prog, sinpe_dtype out_dtype, size_t dim,
                               cl_int row0, size_t nrows, size_t blocks, sinpe__launch l[2]);
-/* The rotation of pairs pairs and copies columns past them of every head of
-   tokens tokens in dtype; the kernel's count of work-items per token in
-   *slots. */
-sinpe_status sinpe__plan_rope(const sinpe__tuning *t, const sinpe__device_info *dev,
-                              const sinpe__program *prog, sinpe_dtype dtype, size_t pairs,
-                              size_t copies, size_t tokens, sinpe__launch *l, cl_uint *slots);
-/* The grid encoding's launches for p in dtype, *n of them (two, or three
-   through an image's table), each with its phase; p->cols0, p->span set. */
-sinpe_status sinpe__plan_grid(const sinpe__tuning *t, const sinpe__device_info *dev,
-                              const sinpe__program *prog, sinpe_dtype dtype,
-                              sinpe_grid_params *p, sinpe__launch l[3], cl_uint phase[3], int *n);
-/* The attention input stage's launch: q_heads and kv_heads heads of
-   tokens tokens in dtype, attn_heads of them a work-item. */
-sinpe_status sinpe__plan_attn(const sinpe__tuning *t, const sinpe__device_info *dev,
-                              const sinpe__program *prog, sinpe_dtype dtype, size_t q_heads,
-                              size_t kv_heads, size_t tokens, sinpe__launch *l);
+/* The record t's choice for an operation's form (ROPE, GRID or ATTN) in
+   out, from which its file plans its launches: a work-item's columns in
+   the last step (rope_pairs pairs, attn_heads heads, grid_span's sixteen
+   columns or 0, a whole row), and in *steps (unless NULL) how many steps
+   (grid_span = image: 2, else 1). */
+size_t sinpe__plan_choice(const sinpe__tuning *t, int form, int out, int *steps);
 
 /* ---- program.c ----------------------------------------------------------- */
 
