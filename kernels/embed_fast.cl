@@ -176,17 +176,23 @@ SINPE_INLINE void sinpe_body_ROW(const int mode, const int et, const int ot,
 #ifndef SINPE_WEIGHTS /* the base program */
 #if SINPE_HAS_FAST
 kernel void sinpe_add_fast_f32(SINPE_EMBED_PARAMS) { SINPE_EMBED(FAST, ADD, F32); }
-SINPE_AS_WRITTEN kernel void sinpe_add_fast_f16(SINPE_EMBED_PARAMS) { SINPE_EMBED(FAST, ADD, F16); }
-SINPE_AS_WRITTEN kernel void sinpe_add_fast_bf16(SINPE_EMBED_PARAMS) { SINPE_EMBED(FAST, ADD, BF16); }
+SINPE_AS_WRITTEN
+kernel void sinpe_add_fast_f16(SINPE_EMBED_PARAMS) { SINPE_EMBED(FAST, ADD, F16); }
+SINPE_AS_WRITTEN
+kernel void sinpe_add_fast_bf16(SINPE_EMBED_PARAMS) { SINPE_EMBED(FAST, ADD, BF16); }
 #endif
 #else /* the kernels of weights SINPE_WEIGHTS */
 #if SINPE_HAS_FAST
 kernel void sinpe_embed_fast_f32(SINPE_EMBED_PARAMS) { SINPE_EMBED(FAST, FUSED, F32); }
-SINPE_AS_WRITTEN kernel void sinpe_embed_fast_f16(SINPE_EMBED_PARAMS) { SINPE_EMBED(FAST, FUSED, F16); }
-SINPE_AS_WRITTEN kernel void sinpe_embed_fast_bf16(SINPE_EMBED_PARAMS) { SINPE_EMBED(FAST, FUSED, BF16); }
+SINPE_AS_WRITTEN
+kernel void sinpe_embed_fast_f16(SINPE_EMBED_PARAMS) { SINPE_EMBED(FAST, FUSED, F16); }
+SINPE_AS_WRITTEN
+kernel void sinpe_embed_fast_bf16(SINPE_EMBED_PARAMS) { SINPE_EMBED(FAST, FUSED, BF16); }
 kernel void sinpe_gather_fast_f32(SINPE_EMBED_PARAMS) { SINPE_EMBED(FAST, GATHER, F32); }
-SINPE_AS_WRITTEN kernel void sinpe_gather_fast_f16(SINPE_EMBED_PARAMS) { SINPE_EMBED(FAST, GATHER, F16); }
-SINPE_AS_WRITTEN kernel void sinpe_gather_fast_bf16(SINPE_EMBED_PARAMS) { SINPE_EMBED(FAST, GATHER, BF16); }
+SINPE_AS_WRITTEN
+kernel void sinpe_gather_fast_f16(SINPE_EMBED_PARAMS) { SINPE_EMBED(FAST, GATHER, F16); }
+SINPE_AS_WRITTEN
+kernel void sinpe_gather_fast_bf16(SINPE_EMBED_PARAMS) { SINPE_EMBED(FAST, GATHER, BF16); }
 #endif
 #if SINPE_HAS_COL
 kernel void sinpe_embed_col_bf16(SINPE_EMBED_PARAMS) { SINPE_EMBED(COL, FUSED, BF16); }
