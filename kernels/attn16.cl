@@ -110,6 +110,14 @@ SINPE_INLINE void sinpe_attn_add16(sinpe_attn_sums *a, uint upper, float16 x)
     a->h1 = upper ? h : a->h1, a->l1 = upper ? l : a->l1;
 }
 
+/* device.cl's rotation of a pair, lane by lane. */
+SINPE_INLINE void sinpe_attn_rotate16(float16 x1, float16 x2, float16 c, float16 s, float16 *y1,
+                                      float16 *y2)
+{
+    *y1 = fma(x1, c, -(x2 * s));
+    *y2 = fma(x2, c, x1 * s);
+}
+
 /* The lanes' tree of sinpe_attn_merge() in vectors from its second level
    (lanes 0 .. 15 left, (h, l)): the head's sum. */
 SINPE_INLINE float2 sinpe_attn_merge16(float16 h, float16 l)
@@ -189,8 +197,7 @@ SINPE_INLINE void sinpe_attn_pairs16(const sinpe_attn_head *h, uint g, global co
             x1 = sinpe_attn_round16(x1, ot), x2 = sinpe_attn_round16(x2, ot);
     }
     sinpe_rope_cs16(tab, coef, ra, pl, 16 * g, &c, &s);
-    *y1 = fma(x1, c, -(x2 * s));
-    *y2 = fma(x2, c, x1 * s);
+    sinpe_attn_rotate16(x1, x2, c, s, y1, y2);
     if (h->rr)
         *y1 = sinpe_attn_round16(*y1, ot), *y2 = sinpe_attn_round16(*y2, ot);
 }
@@ -359,7 +366,7 @@ SINPE_INLINE void sinpe_attn_plain_head(global const uchar *src, size_t so, glob
             c = sinpe_attn_load16(rb, k, SINPE_F32);
             s = sinpe_attn_load16(rb, npairs + k, SINPE_F32);
         }
-        y1 = fma(x1, c, -(x2 * s)), y2 = fma(x2, c, x1 * s);
+        sinpe_attn_rotate16(x1, x2, c, s, &y1, &y2);
         if (pairing) {
             sinpe_rope_store16(dst, d, k, npairs, 1, dt, y1, y2);
         } else {
