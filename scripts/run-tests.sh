@@ -17,7 +17,8 @@
 # run without SUITES runs them ("make check-intel": a second OpenCL
 # implementation).  A CK_EXCLUDE_TAGS of the caller's leaves out those
 # tags' test cases too, in the runs of whole suites ("make check-intel"
-# leaves out "cold", the tests that compile every program on purpose).
+# and "make check-records" leave out "cold", the tests that compile every
+# program on purpose).
 # The logs go to DIR (default: test-logs, or test-logs-records with
 # SUITES, beside TEST_BIN), emptied first.
 #
