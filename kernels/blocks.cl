@@ -204,4 +204,39 @@ SINPE_INLINE void sinpe_block32(global const uchar *base, size_t i, const int dt
     *hi = d * (convert_float16(q1) - z);
 }
 
+/* Sixteen Q6_K values of scale s: the low four bits of each code in lo,
+   its high two at bits 4 and 5 of hi (its other bits ignored), q - 32 as
+   a signed byte as in sinpe_block32. */
+inline float16 sinpe_q6k16(uchar16 lo, uchar16 hi, float s)
+{
+    return s * convert_float16(as_char16((lo | (hi & (uchar)0x30)) - (uchar)32));
+}
+
+/* The 128 values of half of a Q6_K block from element i (a multiple of
+   128), v[k] values 16 k to 16 k + 15, as sinpe_block32 gives them, but
+   in ggml's order: the half's 64 ql bytes and 32 qh bytes read once, and
+   quarter k (32 values) from ql[32 (k % 2) + l] (nibble k / 2) and bits
+   2 k of qh[l], constant shifts.  sinpe_block32, a quarter at a time,
+   reads the ql bytes twice and the qh bytes four times over the half, with
+   variable shifts each time: most of Q6_K's decode work. */
+SINPE_INLINE void sinpe_q6k_half(global const uchar *base, size_t i, float16 *v)
+{
+    global const uchar *b = sinpe_block_at(base, i, SINPE_Q6_K);
+    uint h = (uint)(i % 256) >> 7;
+    global const uchar *ql = b + 64 * h, *qh = b + 128 + 32 * h;
+    uchar16 l0 = vload16(0, ql), l1 = vload16(1, ql), l2 = vload16(2, ql), l3 = vload16(3, ql);
+    uchar16 h0 = vload16(0, qh), h1 = vload16(1, qh);
+    /* d * sc, lane by lane: sinpe_block32's product */
+    float8 s = sinpe_half_at(b + 208) *
+               convert_float8(vload8(0, (global const char *)b + 192 + 8 * h));
+    v[0] = sinpe_q6k16(l0 & (uchar)15, h0 << (uchar)4, s.s0);
+    v[1] = sinpe_q6k16(l1 & (uchar)15, h1 << (uchar)4, s.s1);
+    v[2] = sinpe_q6k16(l2 & (uchar)15, h0 << (uchar)2, s.s2);
+    v[3] = sinpe_q6k16(l3 & (uchar)15, h1 << (uchar)2, s.s3);
+    v[4] = sinpe_q6k16(l0 >> (uchar)4, h0, s.s4);
+    v[5] = sinpe_q6k16(l1 >> (uchar)4, h1, s.s5);
+    v[6] = sinpe_q6k16(l2 >> (uchar)4, h0 >> (uchar)2, s.s6);
+    v[7] = sinpe_q6k16(l3 >> (uchar)4, h1 >> (uchar)2, s.s7);
+}
+
 #endif /* SINPE_BLOCKS_CL */
