@@ -18,7 +18,7 @@
 
 #include "abi.h"
 #include "dtype.cl"
-#include "pe_math.cl"
+#include "pe_math16.cl"
 
 #pragma OPENCL FP_CONTRACT OFF
 
@@ -47,12 +47,14 @@ SINPE_INLINE float sinpe_grid_pos(uint n, float s1, float s2)
 }
 
 /* Columns [c0, c1) of a half-row h of width d at position x, the position
-   once for all of them (sixteen lanes wide where clang compiles it). */
+   once for all of them: sixteen a step, the rest one by one. */
 SINPE_INLINE void sinpe_grid_half(global float *h, float x, uint c0, uint c1, uint d,
                                   global const float *coef)
 {
-    SINPE_LANES16
-    for (uint k = c0; k < c1; k++)
+    uint k = c0;
+    for (; k + 16 <= c1; k += 16)
+        vstore16(sinpe_pe_real16(x, (int)k, d, coef), 0, h + k);
+    for (; k < c1; k++)
         h[k] = sinpe_pe_real(x, (int)k, d, coef);
 }
 

@@ -239,26 +239,9 @@ SINPE_INLINE float16 sinpe_two_sum16(float16 a, float16 b, float16 *e)
     return s;
 }
 
-SINPE_INLINE sinpe_anchor16_t sinpe_anchor16(int x, float16 d0, float16 d1, float16 d2,
-                                             float16 d3, float16 d4, float16 d5, float16 d6)
+/* sinpe_anchor_quarters(s, e, quadrant) of each lane. */
+SINPE_INLINE sinpe_anchor16_t sinpe_quarters16(float16 s, float16 e, int16 quadrant)
 {
-    float m = (float)(x >> 12), b = (float)(x & 4095);
-    float16 h1 = m * d0, l1 = fma((float16)m, d0, -h1);
-    float16 h2 = b * d4, l2 = fma((float16)b, d4, -h2);
-    float16 n1 = sinpe_rint16(h1), n2 = (h2 + SINPE_RINT_SHIFT) - SINPE_RINT_SHIFT;
-    int16 quadrant = convert_int16(n1) + convert_int16(n2) + convert_int16(d3);
-    float16 e, es, eu;
-    float16 s = sinpe_two_sum16(h1 - n1, h2 - n2, &es);
-    float16 u = sinpe_two_sum16(s, l1, &eu);
-    e = es + eu;
-    s = sinpe_two_sum16(u, l2, &es);
-    e += es;
-    u = sinpe_two_sum16(s, m * d1, &eu);
-    e += eu;
-    s = sinpe_two_sum16(u, b * d5, &es);
-    e += es + (m * d2 + b * d6);
-
-    /* sinpe_anchor_quarters(s, e, quadrant) */
     float16 n3 = sinpe_rint16(s);
     quadrant += convert_int16(n3);
     float16 fh = (s - n3) + e;
@@ -280,6 +263,27 @@ SINPE_INLINE sinpe_anchor16_t sinpe_anchor16(int x, float16 d0, float16 d1, floa
     r.ch = select(cnh, snh, sw) * cs;
     r.cl = select(cnl, snl, sw) * cs;
     return r;
+}
+
+SINPE_INLINE sinpe_anchor16_t sinpe_anchor16(int x, float16 d0, float16 d1, float16 d2,
+                                             float16 d3, float16 d4, float16 d5, float16 d6)
+{
+    float m = (float)(x >> 12), b = (float)(x & 4095);
+    float16 h1 = m * d0, l1 = fma((float16)m, d0, -h1);
+    float16 h2 = b * d4, l2 = fma((float16)b, d4, -h2);
+    float16 n1 = sinpe_rint16(h1), n2 = (h2 + SINPE_RINT_SHIFT) - SINPE_RINT_SHIFT;
+    int16 quadrant = convert_int16(n1) + convert_int16(n2) + convert_int16(d3);
+    float16 e, es, eu;
+    float16 s = sinpe_two_sum16(h1 - n1, h2 - n2, &es);
+    float16 u = sinpe_two_sum16(s, l1, &eu);
+    e = es + eu;
+    s = sinpe_two_sum16(u, l2, &es);
+    e += es;
+    u = sinpe_two_sum16(s, m * d1, &eu);
+    e += eu;
+    s = sinpe_two_sum16(u, b * d5, &es);
+    e += es + (m * d2 + b * d6);
+    return sinpe_quarters16(s, e, quadrant);
 }
 
 /* (int)fmod(n, 4.0f) of an integer-valued n (NaN and infinities too): n

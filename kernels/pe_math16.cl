@@ -48,4 +48,48 @@ SINPE_INLINE float16 sinpe_pair16(sinpe_anchor16_t a, float16 bsh, float16 bsl, 
     return SINPE_COMBINE(a.ch, a.cl, -a.sh, -a.sl, bsh, bsl, bch, bcl);
 }
 
+#if SINPE_FP64
+/* sinpe_pe_real of the sixteen columns from c, one after the other. */
+SINPE_INLINE float16 sinpe_pe_real16(float x, int c, uint dim, global const float *coef)
+{
+    float v[16];
+    for (int i = 0; i < 16; i++)
+        v[i] = sinpe_pe_real(x, c + i, dim, coef);
+    return vload16(0, v);
+}
+#else
+/* The sinpe_anchor_real of each lane (d3 the phases, d4 .. d7 B1, B2, B3
+   and Q of the lanes' columns), as sinpe_anchor16 is sinpe_anchor's. */
+SINPE_INLINE sinpe_anchor16_t sinpe_anchor_real16(float x, float16 d3, float16 d4, float16 d5,
+                                                  float16 d6, float16 d7)
+{
+    float16 X = (float16)(x), es, eu;
+    float16 h0 = X * d7, l0 = fma(X, d7, -h0);
+    float16 h1 = X * d4, l1 = fma(X, d4, -h1);
+    float16 n0 = rint(h0), n1 = rint(h1);
+    int16 quadrant = convert_int16(n0 - 4.0f * trunc(0.25f * n0)) + /* sinpe_mod4 */
+                     convert_int16(n1 - 4.0f * trunc(0.25f * n1)) + convert_int16(d3);
+    float16 s = sinpe_two_sum16(h0 - n0, h1 - n1, &es);
+    float16 u = sinpe_two_sum16(s, l0, &eu);
+    float16 e = es + eu;
+    s = sinpe_two_sum16(u, l1, &es);
+    e += es;
+    u = sinpe_two_sum16(s, X * d5, &eu);
+    e += eu + X * d6;
+    return sinpe_quarters16(u, e, quadrant);
+}
+
+/* sinpe_pe_real of the sixteen columns from c, one lane each: Intel's
+   compiler left the loop of scalar ones scalar (bench/RESULTS.md). */
+SINPE_INLINE float16 sinpe_pe_real16(float x, int c, uint dim, global const float *coef)
+{
+    global const float *d = coef + c;
+    size_t S = SINPE_COEF_STRIDE(dim);
+    sinpe_anchor16_t a = sinpe_anchor_real16(x, vload16(0, d + 3 * S), vload16(0, d + 4 * S),
+                                             vload16(0, d + 5 * S), vload16(0, d + 6 * S),
+                                             vload16(0, d + 7 * S));
+    return a.sh + a.sl;
+}
+#endif
+
 #endif /* SINPE_PE_MATH16_CL */
