@@ -422,16 +422,17 @@ START_TEST(parts_bad_input)
 }
 END_TEST
 
-TCase *tcase_shard_parts(void)
+void tcase_shard_parts(Suite *s)
 {
     /* Tag "cold": every weights type's program, built from source on a
-       compiler without a cache of its own (8 min on Intel's, make
-       check-intel leaves it out; make test runs it). */
-    TCase *tc = tu_tcase(NULL, "parts", "cold");
+       compiler without a cache of its own (8 min on Intel's): make
+       check-intel, check-records and check-asan leave it out, make test
+       runs it.  The other cases need the F16 weights' program alone. */
+    TCase *tc = tu_tcase(s, "parts_types", "cold");
     tcase_add_loop_test(tc, parts_every_type, 0, 2 * SINPE_Q6_K + 2);
+    tc = tu_tcase(s, "parts", NULL);
     tcase_add_test(tc, parts_sub_buffers);
     tcase_add_loop_test(tc, parts_in_shards, 0, 4);
     tcase_add_test(tc, parts_past_one_allocation);
     tcase_add_test(tc, parts_bad_input);
-    return tc;
 }

@@ -259,6 +259,6 @@ TU_SUITE(shard, 37)
     tcase_add_loop_test(tc, shard_with_padding, 0, 3);
     tcase_add_test(tc, shard_range_limit);
     suite_add_tcase(s, tcase_shard_owner());
-    suite_add_tcase(s, tcase_shard_parts());
+    tcase_shard_parts(s);
     return s;
 }

@@ -29,7 +29,7 @@ void tu_suite_register(const char *name, int seconds, Suite *(*make)(void));
     static Suite *suite_##name(void)
 /* Test cases that another file's suite adds. */
 TCase *tcase_shard_owner(void); /* part of suite_shard */
-TCase *tcase_shard_parts(void); /* part of suite_shard */
+void tcase_shard_parts(Suite *s); /* part of suite_shard */
 TCase *tcase_device_fn(void); /* part of suite_device */
 TCase *tcase_record(void);    /* part of suite_device */
 TCase *tcase_quiet(void);     /* part of suite_context */
