@@ -239,4 +239,67 @@ SINPE_INLINE void sinpe_q6k_half(global const uchar *base, size_t i, float16 *v)
     v[7] = sinpe_q6k16(l3 >> (uchar)4, h1 >> (uchar)2, s.s7);
 }
 
+/* Sixteen Q4_K or Q5_K values: the codes q (low five bits), d * sc and
+   dmin * mn, by sinpe_block32's expression. */
+inline float16 sinpe_k4_16(uchar16 q, float d, float m)
+{
+    return d * convert_float16(q) - m;
+}
+
+/* The 128 values of half of a Q4_K or Q5_K block from element i (a
+   multiple of 128), v[k] values 16 k to 16 k + 15, as sinpe_block32 gives
+   them, in ggml's order: the half's 64 qs bytes (its two 64-value pairs,
+   low nibbles the pair's first 32 values), for Q5_K its bits of the 32 qh
+   bytes, and its four scale and min pairs, each read and unpacked once,
+   constant shifts.  sinpe_block32, a sub-block at a time, reads the qs
+   bytes twice and the qh bytes four times over the half, with variable
+   shifts, and unpacks each scale and min pair through scalar selects. */
+SINPE_INLINE void sinpe_k4_half(global const uchar *base, size_t i, const int dt, float16 *v)
+{
+    global const uchar *b = sinpe_block_at(base, i, dt);
+    bool h = (uint)(i % 256) >= 128;
+    global const uchar *qs = b + (dt == SINPE_Q5_K ? 48 : 16) + 64 * h;
+    uchar16 l0 = vload16(0, qs), l1 = vload16(1, qs), l2 = vload16(2, qs), l3 = vload16(3, qs);
+    /* scales and mins 4 h to 4 h + 3, as sinpe_k4_scale_min unpacks them */
+    uchar4 x = vload4(0, b + 4), y = vload4(1, b + 4), z = vload4(2, b + 4);
+    uchar4 sc = h ? (z & (uchar)15) | (x >> (uchar)6) << (uchar)4 : x & (uchar)63;
+    uchar4 mn = h ? (z >> (uchar)4) | (y >> (uchar)6) << (uchar)4 : y & (uchar)63;
+    /* d * sc and dmin * mn, lane by lane: sinpe_block32's products */
+    float4 d = sinpe_half_at(b) * convert_float4(sc);
+    float4 m = sinpe_half_at(b + 2) * convert_float4(mn);
+    uchar16 q[8] = {l0 & (uchar)15, l1 & (uchar)15, l0 >> (uchar)4, l1 >> (uchar)4,
+                    l2 & (uchar)15, l3 & (uchar)15, l2 >> (uchar)4, l3 >> (uchar)4};
+    if (dt == SINPE_Q5_K) { /* sub-block 4 h + k's bit 4: bit 4 h + k of qh[l] */
+        uchar16 h0 = vload16(0, b + 16), h1 = vload16(1, b + 16);
+        h0 = h ? h0 >> (uchar)4 : h0;
+        h1 = h ? h1 >> (uchar)4 : h1;
+        q[0] |= (h0 << (uchar)4) & (uchar)16;
+        q[1] |= (h1 << (uchar)4) & (uchar)16;
+        q[2] |= (h0 << (uchar)3) & (uchar)16;
+        q[3] |= (h1 << (uchar)3) & (uchar)16;
+        q[4] |= (h0 << (uchar)2) & (uchar)16;
+        q[5] |= (h1 << (uchar)2) & (uchar)16;
+        q[6] |= (h0 << (uchar)1) & (uchar)16;
+        q[7] |= (h1 << (uchar)1) & (uchar)16;
+    }
+    v[0] = sinpe_k4_16(q[0], d.s0, m.s0);
+    v[1] = sinpe_k4_16(q[1], d.s0, m.s0);
+    v[2] = sinpe_k4_16(q[2], d.s1, m.s1);
+    v[3] = sinpe_k4_16(q[3], d.s1, m.s1);
+    v[4] = sinpe_k4_16(q[4], d.s2, m.s2);
+    v[5] = sinpe_k4_16(q[5], d.s2, m.s2);
+    v[6] = sinpe_k4_16(q[6], d.s3, m.s3);
+    v[7] = sinpe_k4_16(q[7], d.s3, m.s3);
+}
+
+/* Half a k-quant block (Q4_K, Q5_K or Q6_K) from element i, a multiple of
+   128, decoded at once: STREAM's lines where they cover whole halves. */
+SINPE_INLINE void sinpe_half128(global const uchar *base, size_t i, const int dt, float16 *v)
+{
+    if (dt == SINPE_Q6_K)
+        sinpe_q6k_half(base, i, v);
+    else
+        sinpe_k4_half(base, i, dt, v);
+}
+
 #endif /* SINPE_BLOCKS_CL */
