@@ -135,21 +135,22 @@ SINPE_INLINE void sinpe_stream_ahead(const int mode, const int et, global const 
     }
 }
 
-/* STREAM's lines from Q6_K weights into a 16-bit output where a work-item's
-   columns are whole halves of blocks (the host keeps rows, offsets and
-   strides whole blocks, so c and e are multiples of 128): each half decoded
-   at once (sinpe_q6k_half), then its four lines as sinpe_body_STREAM writes
-   them, each after the loads of its values.  Sequence by sequence: the
-   halves of all S sequences (32 registers of 16 floats) would spill. */
-SINPE_INLINE void sinpe_stream_q6k(const int ot, global uchar *out, global const float *tab,
-                                   const sinpe_embed_params *a, const sinpe_seq *q, int c,
-                                   bool read_pe)
+/* STREAM's lines from k-quant weights (Q4_K, Q5_K, Q6_K) into a 16-bit
+   output where a work-item's columns are whole halves of blocks (the host
+   keeps rows, offsets and strides whole blocks, so c and e are multiples of
+   128): each half decoded at once (sinpe_half128), then its four lines as
+   sinpe_body_STREAM writes them, each after the loads of its values.
+   Sequence by sequence: the halves of all S sequences (32 registers of 16
+   floats) would spill. */
+SINPE_INLINE void sinpe_stream_half(const int et, const int ot, global uchar *out,
+                                    global const float *tab, const sinpe_embed_params *a,
+                                    const sinpe_seq *q, int c, bool read_pe)
 {
     for (int d = 0; d < 32 * SINPE_STREAM_LINES && c + d < (int)a->dim; d += 128) {
 #pragma unroll
         for (int s = 0; s < SINPE_SEQS; s++) {
             float16 v[8], p[8];
-            sinpe_q6k_half(q[s].id.E, q[s].id.e + d, v);
+            sinpe_half128(q[s].id.E, q[s].id.e + d, et, v);
 #pragma unroll
             for (int k = 0; k < 8; k++) {
                 v[k] = q[s].id.ok ? a->scale * (q[s].id.w * v[k]) : (float16)(0.0f);
@@ -194,9 +195,9 @@ SINPE_INLINE void sinpe_body_STREAM(const int mode, const int et, const int ot,
     sinpe_seqs_at(mode, et, SINPE_SEQS, q, ids, pos, seq_start, pad_count, &src, &a, b0, t, c);
     if ((SINPE_PREFETCH & 2) && ot != SINPE_F32 && get_global_id(0) < 8)
         sinpe_stream_ahead(mode, et, ids, &src, &a, b0, t, c);
-#if SINPE_STREAM_LINES % 4 == 0 /* whole halves of Q6_K blocks */
-    if (et == SINPE_Q6_K && ot != SINPE_F32) {
-        sinpe_stream_q6k(ot, out, tab, &a, q, c, read_pe);
+#if SINPE_STREAM_LINES % 4 == 0 /* whole halves of k-quant blocks */
+    if (et >= SINPE_Q4_K && et <= SINPE_Q6_K && ot != SINPE_F32) {
+        sinpe_stream_half(et, ot, out, tab, &a, q, c, read_pe);
         return;
     }
 #endif
