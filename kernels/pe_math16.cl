@@ -58,6 +58,12 @@ SINPE_INLINE float16 sinpe_pe_real16(float x, int c, uint dim, global const floa
     return vload16(0, v);
 }
 #else
+/* sinpe_mod4 of each lane. */
+SINPE_INLINE int16 sinpe_mod4_16(float16 n)
+{
+    return convert_int16(n - 4.0f * trunc(0.25f * n));
+}
+
 /* The sinpe_anchor_real of each lane (d3 the phases, d4 .. d7 B1, B2, B3
    and Q of the lanes' columns), as sinpe_anchor16 is sinpe_anchor's. */
 SINPE_INLINE sinpe_anchor16_t sinpe_anchor_real16(float x, float16 d3, float16 d4, float16 d5,
@@ -67,8 +73,7 @@ SINPE_INLINE sinpe_anchor16_t sinpe_anchor_real16(float x, float16 d3, float16 d
     float16 h0 = X * d7, l0 = fma(X, d7, -h0);
     float16 h1 = X * d4, l1 = fma(X, d4, -h1);
     float16 n0 = rint(h0), n1 = rint(h1);
-    int16 quadrant = convert_int16(n0 - 4.0f * trunc(0.25f * n0)) + /* sinpe_mod4 */
-                     convert_int16(n1 - 4.0f * trunc(0.25f * n1)) + convert_int16(d3);
+    int16 quadrant = sinpe_mod4_16(n0) + sinpe_mod4_16(n1) + convert_int16(d3);
     float16 s = sinpe_two_sum16(h0 - n0, h1 - n1, &es);
     float16 u = sinpe_two_sum16(s, l0, &eu);
     float16 e = es + eu;
