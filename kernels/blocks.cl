@@ -273,14 +273,9 @@ SINPE_INLINE void sinpe_k4_half(global const uchar *base, size_t i, const int dt
         uchar16 h0 = vload16(0, b + 16), h1 = vload16(1, b + 16);
         h0 = h ? h0 >> (uchar)4 : h0;
         h1 = h ? h1 >> (uchar)4 : h1;
-        q[0] |= (h0 << (uchar)4) & (uchar)16;
-        q[1] |= (h1 << (uchar)4) & (uchar)16;
-        q[2] |= (h0 << (uchar)3) & (uchar)16;
-        q[3] |= (h1 << (uchar)3) & (uchar)16;
-        q[4] |= (h0 << (uchar)2) & (uchar)16;
-        q[5] |= (h1 << (uchar)2) & (uchar)16;
-        q[6] |= (h0 << (uchar)1) & (uchar)16;
-        q[7] |= (h1 << (uchar)1) & (uchar)16;
+#pragma unroll
+        for (int k = 0; k < 8; k++)
+            q[k] |= ((k & 1 ? h1 : h0) << (uchar)(4 - k / 2)) & (uchar)16;
     }
     v[0] = sinpe_k4_16(q[0], d.s0, m.s0);
     v[1] = sinpe_k4_16(q[1], d.s0, m.s0);
