@@ -1298,7 +1298,15 @@ SINPE_API void sinpe_grid_args_init_sized(sinpe_grid_args *args, size_t struct_s
     sinpe_grid_args_init_sized((args), SINPE_STRUCT_SIZE(sinpe_grid_args))
 
 /*
- * Enqueues the grid's encoding into (or onto) out (two launches).  Errors:
+ * Enqueues the grid's encoding into (or onto) out: two launches (the
+ * distinct half-rows, then the rows), or for a batch under the device's
+ * record three (the half-rows, one image's fp32 encoding, the rows from
+ * it).  The table keeps that image's encoding (in memory it holds for its
+ * calls anyway) and the next batch of the same grid through it launches
+ * the rows alone: a diffusion loop's call each step costs a plain add of
+ * a precomputed table, with the same bits.  Any other call through the
+ * table that needs the memory, or one from another queue while this one's
+ * launches run, makes the next call compute it again.  Errors:
  * SINPE_NULL_ARGUMENT (table, args, out, frame_table with frames above 1);
  * SINPE_INVALID_SPEC (a rotary table or frame_table);
  * SINPE_CONTEXT_MISMATCH (frame_table from another context);

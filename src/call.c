@@ -6,6 +6,8 @@
  */
 #include "call.h"
 
+#include <string.h>
+
 /*
  * The buffers of a call's intermediate rows and anchors.  A new buffer
  * costs an allocation on a GPU and, on a CPU device, a page fault for each
@@ -36,11 +38,12 @@ static int free_for(cl_event last, cl_command_queue queue)
            !(props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
 }
 
-sinpe_status sinpe__scratch_take(sinpe_table *t, sinpe__sink *sink, int slot, size_t bytes,
-                                 cl_mem *mem)
+sinpe_status sinpe__scratch_kept(sinpe_table *t, sinpe__sink *sink, int slot, size_t bytes,
+                                 const void *key, size_t key_bytes, cl_mem *mem, int *kept)
 {
     cl_int err = CL_SUCCESS;
     *mem = NULL;
+    *kept = 0;
     pthread_mutex_lock(&t->lock);
     if (!t->lent_to && !sink->keep) {
         cl_command_queue queue = ((sinpe__queue_sink *)sink)->queue;
@@ -48,7 +51,7 @@ sinpe_status sinpe__scratch_take(sinpe_table *t, sinpe__sink *sink, int slot, si
             if (t->scratch[i])
                 clReleaseMemObject(t->scratch[i]); /* its commands hold it */
             t->scratch[i] = NULL;
-            t->scratch_bytes[i] = 0;
+            t->scratch_bytes[i] = t->scratch_key_bytes[i] = 0;
         }
         t->lent_to = sink;
     }
@@ -58,7 +61,12 @@ sinpe_status sinpe__scratch_take(sinpe_table *t, sinpe__sink *sink, int slot, si
                 clReleaseMemObject(t->scratch[slot]);
             t->scratch[slot] = clCreateBuffer(t->ctx->cl_ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
             t->scratch_bytes[slot] = err == CL_SUCCESS ? bytes : 0;
+            t->scratch_key_bytes[slot] = 0;
         }
+        *kept = err == CL_SUCCESS && key_bytes && key_bytes == t->scratch_key_bytes[slot] &&
+                !memcmp(key, t->scratch_key[slot], key_bytes);
+        if (!*kept) /* the caller writes it */
+            t->scratch_key_bytes[slot] = 0;
         if (err == CL_SUCCESS) {
             *mem = t->scratch[slot];
             clRetainMemObject(*mem);
@@ -69,6 +77,24 @@ sinpe_status sinpe__scratch_take(sinpe_table *t, sinpe__sink *sink, int slot, si
         *mem = clCreateBuffer(t->ctx->cl_ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
     SINPE_CL_CHECK(err, slot ? "clCreateBuffer(anchors)" : "clCreateBuffer(rows past the table)");
     return SINPE_SUCCESS;
+}
+
+sinpe_status sinpe__scratch_take(sinpe_table *t, sinpe__sink *sink, int slot, size_t bytes,
+                                 cl_mem *mem)
+{
+    int kept;
+    return sinpe__scratch_kept(t, sink, slot, bytes, NULL, 0, mem, &kept);
+}
+
+void sinpe__scratch_keep(sinpe_table *t, const sinpe__sink *sink, int slot, const void *key,
+                         size_t key_bytes)
+{
+    pthread_mutex_lock(&t->lock);
+    if (t->lent_to == sink && t->scratch[slot] && key_bytes <= SINPE__SCRATCH_KEY) {
+        memcpy(t->scratch_key[slot], key, key_bytes);
+        t->scratch_key_bytes[slot] = key_bytes;
+    }
+    pthread_mutex_unlock(&t->lock);
 }
 
 /* The call into sink is in, done its last launch's event (NULL: none). */

@@ -119,6 +119,17 @@ typedef struct {
 sinpe_status sinpe__scratch_take(sinpe_table *t, sinpe__sink *sink, int slot, size_t bytes,
                                  cl_mem *mem);
 
+/* The same for a call whose writes into slot are a function of key alone
+   (key_bytes of it, at most SINPE__SCRATCH_KEY): *kept is 1 when the
+   buffer lent is the table's own and still holds what the last call to
+   name the same key wrote into it (nothing took it since), so the call may
+   skip those writes.  After enqueuing them a call names what it wrote with
+   sinpe__scratch_keep(); any other take of the slot forgets it. */
+sinpe_status sinpe__scratch_kept(sinpe_table *t, sinpe__sink *sink, int slot, size_t bytes,
+                                 const void *key, size_t key_bytes, cl_mem *mem, int *kept);
+void sinpe__scratch_keep(sinpe_table *t, const sinpe__sink *sink, int slot, const void *key,
+                         size_t key_bytes);
+
 /* ---- the operations ------------------------------------------------------ */
 
 /*

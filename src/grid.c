@@ -3,13 +3,15 @@
  * (kernels/grid.cl): the arguments' defaults and checks, the positions'
  * float32 scales, the launches (the distinct half-rows into the
  * table's scratch, then every token's row from them, or from one image's
- * whole encoding written from them after them).
+ * whole encoding written from them after them, which the table keeps for
+ * the next batch of the same grid).
  */
 #include "call.h"
 
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 /* args as a struct that grows (sinpe__kind): its first layout ends at the field named. */
 #define GRID_ARGS SINPE__KIND(sinpe_grid_args, out_stride)
@@ -86,6 +88,26 @@ static sinpe_status plan(const sinpe_context *ctx, sinpe_dtype dtype, sinpe_grid
     return SINPE_SUCCESS;
 }
 
+/* What one image's table in the scratch is a function of: the grid's
+   parameters but the output's and the call's, and the frame table's spec
+   (the table's own is fixed). */
+typedef struct {
+    sinpe_grid_params p;
+    sinpe_spec frame;
+} grid_image;
+
+static void image_key(const sinpe_grid_params *p, const sinpe_table *frame_table, grid_image *k)
+{
+    memset(k, 0, sizeof *k); /* the padding compared too */
+    k->p = *p;
+    k->p.out_off = k->p.out_stride = 0;
+    k->p.tokens = k->p.add = k->p.phase = 0;
+    if (frame_table)
+        k->frame = frame_table->spec;
+}
+
+typedef char sinpe__grid_key_fits[sizeof(grid_image) <= SINPE__SCRATCH_KEY ? 1 : -1];
+
 sinpe_status sinpe_enqueue_grid(sinpe_table *t, cl_command_queue queue,
                                 const sinpe_grid_args *args, cl_uint nwait,
                                 const cl_event *wait, cl_event *event)
@@ -141,14 +163,21 @@ sinpe_status sinpe_enqueue_grid(sinpe_table *t, cl_command_queue queue,
     sinpe__queue_open(&q, t, queue, nwait, wait, event);
     SINPE__KARGS(SINPE_SIG_GRID) v = {.out = a.out, .coef = t->desc,
                            .coef_t = a.frame_table ? a.frame_table->desc : t->desc, .a = p};
-    /* The half-rows, then (phase 2) the image's table of per - extra rows. */
+    /* The half-rows, then (phase 2) the image's table of per - extra rows,
+       which the table keeps for the next batch of the same grid. */
     size_t halves = (a.rows + a.cols) * t->spec.dim + p.frames * d_t;
     size_t scratch = (halves + (nl == 3 ? (per - a.extra_tokens) * dim : 0)) * sizeof(float);
-    sinpe_status st = sinpe__scratch_take(t, &q.base, 0, scratch, &v.half_rows);
-    for (int i = 0; i < nl && st == SINPE_SUCCESS; i++) {
+    grid_image key;
+    image_key(&p, a.frame_table, &key);
+    int kept;
+    sinpe_status st = sinpe__scratch_kept(t, &q.base, 0, scratch, &key, nl == 3 ? sizeof key : 0,
+                                          &v.half_rows, &kept);
+    for (int i = kept ? nl - 1 : 0; i < nl && st == SINPE_SUCCESS; i++) {
         v.a.phase = phase[i];
         st = q.base.emit(&q.base, ctx, &l[i], &v, sizeof v, i == nl - 1);
     }
+    if (st == SINPE_SUCCESS && nl == 3 && !kept)
+        sinpe__scratch_keep(t, &q.base, 0, &key, sizeof key);
     if (v.half_rows)
         clReleaseMemObject(v.half_rows);
     return sinpe__queue_close(&q, st);

@@ -337,6 +337,9 @@ typedef struct sinpe__rope_key {
 } sinpe__rope_key;
 #define SINPE__ROPE_KEY_BYTES(pairs) (sizeof(sinpe__rope_key) + (pairs) * sizeof(double))
 
+/* The most bytes of a name for what a call left in a scratch buffer (call.h). */
+#define SINPE__SCRATCH_KEY 160
+
 struct sinpe_table {
     sinpe_context *ctx;
     int kind;             /* SINPE__TABLE_* */
@@ -354,6 +357,8 @@ struct sinpe_table {
     size_t rows;
     cl_mem scratch[2];    /* lent to one call at a time (call.c), under */
     size_t scratch_bytes[2]; /* lock: rows past the table, anchors */
+    unsigned char scratch_key[2][SINPE__SCRATCH_KEY]; /* under lock: what a */
+    size_t scratch_key_bytes[2]; /* call left in each, named (0: not known) */
     const void *lent_to;  /* the sink of the call that holds them */
     cl_event scratch_use; /* the last launch of their last call */
     struct sinpe__held *held; /* what recorded calls hold (record.c) */

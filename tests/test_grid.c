@@ -13,6 +13,7 @@
  */
 #include "test_util.h"
 #include "family_ref.h"
+#include "sinpe_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -228,6 +229,102 @@ START_TEST(grid_span_same_bits)
 }
 END_TEST
 
+/* The bytes b writes into a fresh poisoned buffer of total elements
+   through tab, or (tab NULL) through a new table of c's in ctx beside a
+   new frame table of c's with base frame_base (0: the preset's). */
+static unsigned char *grid_bytes(sinpe_context *ctx, cl_command_queue q, const gcase *c,
+                                 sinpe_table *tab, sinpe_grid_args b, double frame_base,
+                                 size_t total)
+{
+    size_t n = (total * fr_dtype_size(c->dt) + 3) / 4 * 4, stride, all;
+    sinpe_grid_args own;
+    sinpe_table *t = tab, *ft = NULL;
+    if (!tab) {
+        case_args(ctx, c, &t, &ft, &own, &stride, &all);
+        if (ft && frame_base > 0.0) {
+            sinpe_spec spec = ft->spec;
+            spec.base = frame_base;
+            sinpe_table_release(ft);
+            TU_OK(sinpe_table_create(ctx, &spec, 0, &ft));
+        }
+        b.frame_table = ft;
+    }
+    b.out = tu_poisoned_buffer(ctx, q, n / 4);
+    TU_OK(sinpe_enqueue_grid(t, q, &b, 0, NULL, NULL));
+    unsigned char *v = tu_malloc(n);
+    tu_read(q, b.out, 0, n, v);
+    clReleaseMemObject(b.out);
+    if (!tab)
+        sinpe_table_release(t);
+    sinpe_table_release(ft);
+    return v;
+}
+
+/* A batch's image table stays in the table for the next call of the same
+   grid, and only for it: calls of other grids (scale, crop, frame table,
+   a single image's half-rows over the kept table) in between, each equal
+   to the same call through new tables of another context (a context
+   shares its tables: creating c's table again in ctx returns tab). */
+START_TEST(grid_image_kept)
+{
+    static const char *const env[] = {"SINPE_TUNING"};
+    const gcase *c = &cases[_i ? 5 : 1];
+    char *saved[1];
+    tu_env_save(env, 1, saved);
+    size_t len = (saved[0] ? strlen(saved[0]) : 0) + 32;
+    char *text = tu_malloc(len);
+    snprintf(text, len, "%s%sgrid_span = image", saved[0] ? saved[0] : "",
+             saved[0] && *saved[0] ? "; " : "");
+    ck_assert_int_eq(setenv("SINPE_TUNING", text, 1), 0);
+    sinpe_context *ctx = tu_context(SINPE_MATH_AUTO), *fresh = tu_context(SINPE_MATH_AUTO);
+    cl_command_queue q = tu_queue(ctx), fq = tu_queue(fresh);
+    size_t stride, total;
+    sinpe_table *tab, *ft, *ft2 = NULL;
+    sinpe_grid_args a;
+    case_args(ctx, c, &tab, &ft, &a, &stride, &total);
+    if (ft) {
+        sinpe_spec spec = ft->spec;
+        spec.base = 100.0;
+        TU_OK(sinpe_table_create(ctx, &spec, 0, &ft2));
+    }
+    enum { SAME, SCALE, CROP, ONE, FRAMES, N_OTHER };
+    for (int k = 0; k < 2 * N_OTHER; k++) {
+        sinpe_grid_args b = a;
+        int other = k % 2 ? k / 2 : SAME;
+        if (other == SCALE)
+            b.interpolation_scale = 1.5;
+        if (other == CROP)
+            b.max_size = c->rows + 4;
+        if (other == ONE) /* a larger grid: its half-rows cover the kept table */
+            b.n_seqs = 1, b.rows = b.cols = 3 * c->rows;
+        if (other == FRAMES && !ft2)
+            continue;
+        if (other == FRAMES)
+            b.frame_table = ft2;
+        size_t frames = c->frames ? c->frames : 1;
+        total = 2 + b.n_seqs * (c->extra + frames * b.rows * b.cols) * stride;
+        unsigned char *got = grid_bytes(ctx, q, c, tab, b, 0.0, total);
+        unsigned char *want = grid_bytes(fresh, fq, c, NULL, b, other == FRAMES ? 100.0 : 0.0,
+                                         total);
+        size_t n = (total * fr_dtype_size(c->dt) + 3) / 4 * 4;
+        for (size_t i = 0; i < n; i++)
+            TU_CHECK(got[i] == want[i], "case %d call %d byte %zu: %u, new tables %u", _i, k, i,
+                     got[i], want[i]);
+        /* what the table keeps: a batch's image, not a single image's half-rows */
+        ck_assert_msg(!tab->scratch_key_bytes[0] == (other == ONE), "call %d: key bytes %zu", k,
+                      tab->scratch_key_bytes[0]);
+        TU_FREE(got, want);
+    }
+    free(text);
+    sinpe_table_release(ft);
+    sinpe_table_release(ft2);
+    clReleaseCommandQueue(fq);
+    sinpe_context_release(fresh);
+    TU_RELEASE(ctx, q, tab);
+    tu_env_restore(env, 1, saved);
+}
+END_TEST
+
 START_TEST(grid_bad_args)
 {
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
@@ -302,6 +399,7 @@ TU_SUITE(grid, 34)
     TCase *tc = tu_tcase(s, "grid", NULL);
     tcase_add_loop_test(tc, grid_values_and_add, 0, (int)(sizeof cases / sizeof cases[0]));
     tcase_add_loop_test(tc, grid_span_same_bits, 0, (int)(sizeof cases / sizeof cases[0]));
+    tcase_add_loop_test(tc, grid_image_kept, 0, 2);
     tcase_add_test(tc, grid_bad_args);
     return s;
 }
