@@ -203,21 +203,30 @@ SINPE_INLINE void sinpe_rope_lanes16(global const float *tab, global const float
     const uint *sec = a->sections;
     int16 kk = (int16)((int)k) + (int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     int16 lane; /* sinpe_rope_lane() of each (comparisons give -1 for true) */
+    int lo, hi; /* the lanes of the sixteen: [lo, hi] */
     if (a->axes == 2) {
         int n = sec[3] ? 4 : sec[2] ? 3 : sec[1] ? 2 : 1;
-        int16 l = kk % (int16)n;
+        int r = (int)k % n; /* k + i mod n for i < 16: (r + i) - n floor((r + i) / n) */
+        int16 t = (int16)r + (int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+        int16 l = t - (int16)n * ((t * (int16)((64 + n - 1) / n)) >> 6);
         int16 sl = select(select((int16)((int)sec[3]), (int16)((int)sec[2]), l == (int16)2),
                           (int16)((int)sec[1]), l == (int16)1);
         lane = select((int16)0, l, (l != (int16)0) & (kk < (int16)n * sl));
-    } else {
-        int b1 = (int)sec[0], b2 = b1 + (int)sec[1], b3 = b2 + (int)sec[2];
+        lo = 0, hi = n - 1;
+    } else { /* blocked: a sixteen within one section reads its lane's row alone */
+        int b1 = (int)sec[0], b2 = b1 + (int)sec[1], b3 = b2 + (int)sec[2], e = (int)k + 15;
+        lo = ((int)k >= b1) + ((int)k >= b2) + ((int)k >= b3);
+        hi = (e >= b1) + (e >= b2) + (e >= b3);
+        if (lo == hi) {
+            global const uchar *row = (global const uchar *)(tab + (size_t)pl[lo] * a->rot);
+            sinpe_rope_load16(row, 0, k, a->rot / 2, a->layout, SINPE_F32, c, s);
+            return;
+        }
         lane = -((kk >= (int16)b1) + (kk >= (int16)b2) + (kk >= (int16)b3));
     }
     *c = *s = (float16)(0.0f);
-    for (int l = 0; l < 4; l++) {
+    for (int l = lo; l <= hi; l++) {
         int16 here = lane == (int16)l;
-        if (!any(here))
-            continue;
         float16 cl, sl;
         global const uchar *row = (global const uchar *)(tab + (size_t)pl[l] * a->rot);
         sinpe_rope_load16(row, 0, k, a->rot / 2, a->layout, SINPE_F32, &cl, &sl);
