@@ -110,8 +110,9 @@ class Table(Handle):
                      out_stride=None, out_dtype=None, wait_for=None, event=True, **grid):
         """The 2-D (or, with frame_table, 3-D) sincos encoding of a rows x
         cols patch grid into out (add=True: added onto it, the patch
-        embeddings in place), two launches (sinpe_enqueue_grid(); see
-        grid_host() for the positions and the keywords).  out as
+        embeddings in place), one to three launches (sinpe_enqueue_grid():
+        a batch keeps its image's encoding for the next call of the same
+        grid; see grid_host() for the positions and the keywords).  out as
         enqueue_rows().  Non-blocking; returns the event."""
         from .host import _grid_args
         h, boff, arr = _mem.mem(out, "out")
