@@ -13,8 +13,10 @@
  *                the device: float32 positions and frequencies, a float32
  *                angle, the device's sin and cos (the cost of exactness).
  * Rows timed in interleaved rounds; fused x is each row's time over
- * grid_add's.  grid_add is bracketed (bench_job): its call enqueues two
- * kernels, the half-rows' and the add, and returns the last one's event.
+ * grid_add's.  grid_add is bracketed (bench_job): its call enqueues up to
+ * three kernels and returns the last one's event (DiT's batch, after the
+ * first call, the add alone: the table keeps the image's encoding, as
+ * through a diffusion loop's steps).
  * Check: grid_add equals x + the encoding byte for byte (the plain add in
  * float32, one rounding), on fresh inputs.
  */
