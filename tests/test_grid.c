@@ -260,8 +260,9 @@ static unsigned char *grid_bytes(sinpe_context *ctx, cl_command_queue q, const g
     return v;
 }
 
-/* A batch's image table stays in the table for the next call of the same
-   grid, and only for it: calls of other grids (scale, crop, frame table,
+/* A batch's image table (under a record that writes one: grid_span =
+   image, a table of up to 1 MiB) stays in the table for the next call of
+   the same grid, and only for it: calls of other grids (scale, crop, frame table,
    a single image's half-rows over the kept table) in between, each equal
    to the same call through new tables of another context (a context
    shares its tables: creating c's table again in ctx returns tab). */
@@ -271,10 +272,10 @@ START_TEST(grid_image_kept)
     const gcase *c = &cases[_i ? 5 : 1];
     char *saved[1];
     tu_env_save(env, 1, saved);
-    size_t len = (saved[0] ? strlen(saved[0]) : 0) + 32;
+    size_t len = (saved[0] ? strlen(saved[0]) : 0) + 64;
     char *text = tu_malloc(len);
-    snprintf(text, len, "%s%sgrid_span = image", saved[0] ? saved[0] : "",
-             saved[0] && *saved[0] ? "; " : "");
+    snprintf(text, len, "%s%sgrid_span = image; grid_image_bytes = 1048576",
+             saved[0] ? saved[0] : "", saved[0] && *saved[0] ? "; " : "");
     ck_assert_int_eq(setenv("SINPE_TUNING", text, 1), 0);
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO), *fresh = tu_context(SINPE_MATH_AUTO);
     cl_command_queue q = tu_queue(ctx), fq = tu_queue(fresh);
