@@ -228,7 +228,8 @@ def _check(got, x, pos, spec, dtype=np.float32):
     bound = rotation_bound(a, m, maxabs).max(axis=1)[:, None, None]
     got64 = np.asarray(got, np.float64)
     if dtype != np.float32:
-        bound = bound + np.abs(ref) * (2.0 ** -11 if dtype == np.float16 else 2.0 ** -8)
+        bound = bound + (np.abs(ref) * 2.0 ** -11 + 2.0 ** -25 if dtype == np.float16
+                         else np.abs(ref) * 2.0 ** -8)
     err = np.abs(got64 - ref)
     assert np.all(err <= bound), float((err / bound).max())
     R = spec.rotary_dim
