@@ -170,6 +170,15 @@ SINPE_INLINE void sinpe_rope_load16(global const uchar *src, size_t so, uint k0,
     *x2 = (float16)(a.odd, b.odd);
 }
 
+/* The cos and sin of sixteen pairs from k at position p, from its row of
+   the table (p in the table). */
+SINPE_INLINE void sinpe_rope_row16(global const float *tab, const sinpe_rope_params *a, int p,
+                                   uint k, float16 *c, float16 *s)
+{
+    global const uchar *row = (global const uchar *)(tab + (size_t)p * a->rot);
+    sinpe_rope_load16(row, 0, k, a->rot / 2, a->layout, SINPE_F32, c, s);
+}
+
 SINPE_INLINE void sinpe_rope_store16(global uchar *dst, size_t d, uint k0, uint npairs,
                                      uint pairing, const int ot, float16 y1, float16 y2)
 {
@@ -218,8 +227,7 @@ SINPE_INLINE void sinpe_rope_lanes16(global const float *tab, global const float
         lo = ((int)k >= b1) + ((int)k >= b2) + ((int)k >= b3);
         hi = (e >= b1) + (e >= b2) + (e >= b3);
         if (lo == hi) {
-            global const uchar *row = (global const uchar *)(tab + (size_t)pl[lo] * a->rot);
-            sinpe_rope_load16(row, 0, k, a->rot / 2, a->layout, SINPE_F32, c, s);
+            sinpe_rope_row16(tab, a, pl[lo], k, c, s);
             return;
         }
         lane = -((kk >= (int16)b1) + (kk >= (int16)b2) + (kk >= (int16)b3));
@@ -228,8 +236,7 @@ SINPE_INLINE void sinpe_rope_lanes16(global const float *tab, global const float
     for (int l = lo; l <= hi; l++) {
         int16 here = lane == (int16)l;
         float16 cl, sl;
-        global const uchar *row = (global const uchar *)(tab + (size_t)pl[l] * a->rot);
-        sinpe_rope_load16(row, 0, k, a->rot / 2, a->layout, SINPE_F32, &cl, &sl);
+        sinpe_rope_row16(tab, a, pl[l], k, &cl, &sl);
         *c = select(*c, cl, here);
         *s = select(*s, sl, here);
     }
@@ -295,8 +302,7 @@ SINPE_INLINE void sinpe_rope_cs16(global const float *tab, global const float *c
     if (a->axes) {
         sinpe_rope_lanes16(tab, coef, a, pl, k, c, s);
     } else if (p >= 0 && p < a->tab_rows) {
-        global const uchar *row = (global const uchar *)(tab + (size_t)p * a->rot);
-        sinpe_rope_load16(row, 0, k, a->rot / 2, a->layout, SINPE_F32, c, s);
+        sinpe_rope_row16(tab, a, p, k, c, s);
     } else {
         sinpe_rope_past16(coef, a, p, k, c, s);
     }

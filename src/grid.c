@@ -167,16 +167,17 @@ sinpe_status sinpe_enqueue_grid(sinpe_table *t, cl_command_queue queue,
        which the table keeps for the next batch of the same grid. */
     size_t halves = (a.rows + a.cols) * t->spec.dim + p.frames * d_t;
     size_t scratch = (halves + (nl == 3 ? (per - a.extra_tokens) * dim : 0)) * sizeof(float);
-    grid_image key;
-    image_key(&p, a.frame_table, &key);
+    grid_image key, *image = nl == 3 ? &key : NULL;
+    if (image)
+        image_key(&p, a.frame_table, image);
     int kept;
-    sinpe_status st = sinpe__scratch_kept(t, &q.base, 0, scratch, &key, nl == 3 ? sizeof key : 0,
+    sinpe_status st = sinpe__scratch_kept(t, &q.base, 0, scratch, image, image ? sizeof key : 0,
                                           &v.half_rows, &kept);
     for (int i = kept ? nl - 1 : 0; i < nl && st == SINPE_SUCCESS; i++) {
         v.a.phase = phase[i];
         st = q.base.emit(&q.base, ctx, &l[i], &v, sizeof v, i == nl - 1);
     }
-    if (st == SINPE_SUCCESS && nl == 3 && !kept)
+    if (st == SINPE_SUCCESS && image && !kept)
         sinpe__scratch_keep(t, &q.base, 0, &key, sizeof key);
     if (v.half_rows)
         clReleaseMemObject(v.half_rows);

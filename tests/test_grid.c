@@ -168,17 +168,26 @@ START_TEST(grid_values_and_add)
 }
 END_TEST
 
+/* SINPE_TUNING set to the run's record (run, may be NULL) and then more,
+   as a user adds lines. */
+static void tuning_after(const char *run, const char *more)
+{
+    size_t len = (run ? strlen(run) : 0) + strlen(more) + 3;
+    char *text = tu_malloc(len);
+    snprintf(text, len, "%s%s%s", run ? run : "", run && *run ? "; " : "", more);
+    ck_assert_int_eq(setenv("SINPE_TUNING", text, 1), 0);
+    free(text);
+}
+
 /* Case c written, then added onto the same random values, under the
    run's record with grid_span = span, set as a user sets it (SINPE_TUNING,
    after what the run put there): the two outputs' bytes, one after the
    other, each *bytes long. */
 static unsigned char *grid_under(const gcase *c, const char *run, const char *span, size_t *bytes)
 {
-    size_t len = (run ? strlen(run) : 0) + 64;
-    char *text = tu_malloc(len), want[64];
-    snprintf(text, len, "%s%sgrid_span = %s", run ? run : "", run && *run ? "; " : "", span);
-    ck_assert_int_eq(setenv("SINPE_TUNING", text, 1), 0);
-    free(text);
+    char want[64];
+    snprintf(want, sizeof want, "grid_span = %s", span);
+    tuning_after(run, want);
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO);
     snprintf(want, sizeof want, "; grid_span=%s", span);
     ck_assert_msg(strstr(sinpe_context_tuning(ctx), want), "%s lacks %s",
@@ -272,11 +281,7 @@ START_TEST(grid_image_kept)
     const gcase *c = &cases[_i ? 5 : 1];
     char *saved[1];
     tu_env_save(env, 1, saved);
-    size_t len = (saved[0] ? strlen(saved[0]) : 0) + 64;
-    char *text = tu_malloc(len);
-    snprintf(text, len, "%s%sgrid_span = image; grid_image_bytes = 1048576",
-             saved[0] ? saved[0] : "", saved[0] && *saved[0] ? "; " : "");
-    ck_assert_int_eq(setenv("SINPE_TUNING", text, 1), 0);
+    tuning_after(saved[0], "grid_span = image; grid_image_bytes = 1048576");
     sinpe_context *ctx = tu_context(SINPE_MATH_AUTO), *fresh = tu_context(SINPE_MATH_AUTO);
     cl_command_queue q = tu_queue(ctx), fq = tu_queue(fresh);
     size_t stride, total;
@@ -316,7 +321,6 @@ START_TEST(grid_image_kept)
                       tab->scratch_key_bytes[0]);
         TU_FREE(got, want);
     }
-    free(text);
     sinpe_table_release(ft);
     sinpe_table_release(ft2);
     clReleaseCommandQueue(fq);
