@@ -17,10 +17,8 @@
 /* Sixteen values rounded to dt and widened back. */
 SINPE_INLINE float16 sinpe_attn_round16(float16 x, const int dt)
 {
-    if (dt == SINPE_F16) {
-        ushort16 h = sinpe_to_16_16(x, dt);
-        return vload_half16(0, (const half *)&h);
-    }
+    if (dt == SINPE_F16)
+        return sinpe_f16_widen16(sinpe_f16_round16(x));
     if (dt == SINPE_BF16)
         return as_float16(convert_uint16(sinpe_bf16_16(x)) << 16);
     return x;

@@ -1,7 +1,9 @@
 /*
  * dtype.cl -- loads and stores of the storage types.  Arithmetic is always
  * float; a value is rounded once, at the store.  float16 goes through
- * vload_half/vstore_half only (NVIDIA has no cl_khr_fp16); bfloat16 is kept
+ * vload_half/vstore_half (NVIDIA has no cl_khr_fp16), or AVX-512's
+ * sixteen-lane conversions where the device compiler targets them
+ * (sinpe_f16_widen16, sinpe_f16_round16: the same bits); bfloat16 is kept
  * as ushort and rounded to nearest even.  The quantized weight types load
  * through quant.cl.
  */
@@ -46,6 +48,47 @@ inline void sinpe_prefetch(const int bit, global const uchar *p, size_t n)
 #endif
 }
 
+/* Sixteen fp16 values widened, and sixteen floats rounded to fp16 (to
+   nearest even), as bits: one AVX-512 conversion each where the device
+   compiler targets AVX-512 (__AVX512F__; pocl), where vload_half16 and
+   vstore_half16_rte are two eight-lane F16C conversions joined by an
+   insert or split by an extract.  Elsewhere the OpenCL built-ins.  (The
+   widening is exact, 4 its "current direction" operand; the rounding's
+   0 is to nearest even whatever MXCSR says, as vstore_half16_rte.) */
+#if defined(__AVX512F__) && defined(__has_builtin)
+#if __has_builtin(__builtin_ia32_vcvtph2ps512_mask) &&                                         \
+    __has_builtin(__builtin_ia32_vcvtps2ph512_mask)
+#define SINPE_F16_512 1
+#endif
+#endif
+
+inline float16 sinpe_f16_widen16(ushort16 h)
+{
+#ifdef SINPE_F16_512
+    return __builtin_ia32_vcvtph2ps512_mask(as_short16(h), (float16)(0.0f), (ushort)0xffff, 4);
+#else
+    return vload_half16(0, (const half *)&h);
+#endif
+}
+
+inline ushort4 sinpe_f16_round4(float4 x)
+{
+    ushort4 u;
+    vstore_half4_rte(x, 0, (half *)&u);
+    return u;
+}
+
+inline ushort16 sinpe_f16_round16(float16 x)
+{
+#ifdef SINPE_F16_512
+    return as_ushort16(__builtin_ia32_vcvtps2ph512_mask(x, 0, (short16)(0), (ushort)0xffff));
+#else
+    ushort16 u;
+    vstore_half16_rte(x, 0, (half *)&u);
+    return u;
+#endif
+}
+
 /* Rounded to nearest even: 0x7fff added, and one more where the kept
    half is odd (a test and a masked add on AVX-512, where a shift and a mask
    took two operations); a NaN stays a (quiet) NaN.  The NaN test is f != f
@@ -75,7 +118,7 @@ inline ushort sinpe_to_bf16(float f)
     {                                                                                     \
         ushort##N u;                                                                      \
         if (dt == SINPE_F16)                                                              \
-            vstore_half##N##_rte(x, 0, (half *)&u);                                       \
+            u = sinpe_f16_round##N(x);                                                    \
         else                                                                              \
             u = sinpe_to_bf16_##N(x);                                                     \
         return u;                                                                         \
@@ -244,7 +287,14 @@ inline float16 sinpe_load16(global const uchar *base, size_t i, const int dt)
     if (dt == SINPE_F32)
         return vload16(0, (global const float *)base + i);
     if (dt == SINPE_F16)
+#if defined(SINPE_F16_512) && SINPE_ALIGNED_IO
+        return sinpe_f16_widen16(vload16(0, (global const ushort *)base + i));
+#elif defined(SINPE_F16_512)
+        return sinpe_f16_widen16(
+            *(global const sinpe_ushort16_a2 *)((global const ushort *)base + i));
+#else
         return vload_half16(0, (global const half *)base + i);
+#endif
     return as_float16(convert_uint16(vload16(0, (global const ushort *)base + i)) << 16);
 }
 
