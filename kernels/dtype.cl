@@ -3,9 +3,9 @@
  * float; a value is rounded once, at the store.  float16 goes through
  * vload_half/vstore_half (NVIDIA has no cl_khr_fp16), or AVX-512's
  * sixteen-lane conversions where the device compiler targets them
- * (sinpe_f16_widen16, sinpe_f16_round16: the same bits); bfloat16 is kept
- * as ushort and rounded to nearest even.  The quantized weight types load
- * through quant.cl.
+ * (blocks.cl's sinpe_f16_widen16 and sinpe_f16_round16: the same bits);
+ * bfloat16 is kept as ushort and rounded to nearest even.  The quantized
+ * weight types load through quant.cl.
  */
 #ifndef SINPE_DTYPE_CL
 #define SINPE_DTYPE_CL
@@ -45,47 +45,6 @@ inline void sinpe_prefetch(const int bit, global const uchar *p, size_t n)
     for (size_t b = 0; (SINPE_PREFETCH & bit) && b < n; b += 64)
         __builtin_prefetch(p + b);
 #endif
-#endif
-}
-
-/* Sixteen fp16 values widened, and sixteen floats rounded to fp16 (to
-   nearest even), as bits: one AVX-512 conversion each where the device
-   compiler targets AVX-512 (__AVX512F__; pocl), where vload_half16 and
-   vstore_half16_rte are two eight-lane F16C conversions joined by an
-   insert or split by an extract.  Elsewhere the OpenCL built-ins.  (The
-   widening is exact, 4 its "current direction" operand; the rounding's
-   0 is to nearest even whatever MXCSR says, as vstore_half16_rte.) */
-#if defined(__AVX512F__) && defined(__has_builtin)
-#if __has_builtin(__builtin_ia32_vcvtph2ps512_mask) &&                                         \
-    __has_builtin(__builtin_ia32_vcvtps2ph512_mask)
-#define SINPE_F16_512 1
-#endif
-#endif
-
-inline float16 sinpe_f16_widen16(ushort16 h)
-{
-#ifdef SINPE_F16_512
-    return __builtin_ia32_vcvtph2ps512_mask(as_short16(h), (float16)(0.0f), (ushort)0xffff, 4);
-#else
-    return vload_half16(0, (const half *)&h);
-#endif
-}
-
-inline ushort4 sinpe_f16_round4(float4 x)
-{
-    ushort4 u;
-    vstore_half4_rte(x, 0, (half *)&u);
-    return u;
-}
-
-inline ushort16 sinpe_f16_round16(float16 x)
-{
-#ifdef SINPE_F16_512
-    return as_ushort16(__builtin_ia32_vcvtps2ph512_mask(x, 0, (short16)(0), (ushort)0xffff));
-#else
-    ushort16 u;
-    vstore_half16_rte(x, 0, (half *)&u);
-    return u;
 #endif
 }
 

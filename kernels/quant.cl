@@ -44,7 +44,7 @@ inline global const uchar *sinpe_q8_0_block(global const uchar *base, size_t i)
         ushort##N h = as_ushort##N(convert_short##N(as_char##N(c)) << (short)7);          \
         h &= (ushort)0xbf80;                                                              \
         h |= (h + (ushort)0x80) & (ushort)0x4000;                                         \
-        return vload_half##N(0, (const half *)&h) * 0x1p8f;                               \
+        return sinpe_f16_widen##N(h) * 0x1p8f;                                            \
     }                                                                                     \
     inline float##N sinpe_qdecode_##N(uchar##N c, const int dt)                          \
     {                                                                                     \
@@ -52,7 +52,7 @@ inline global const uchar *sinpe_q8_0_block(global const uchar *base, size_t i)
             return sinpe_e4m3_##N(c);                                                     \
         if (dt == SINPE_FP8_E5M2) {                                                       \
             ushort##N h = convert_ushort##N(c) << (ushort)8;                              \
-            return vload_half##N(0, (const half *)&h);                                    \
+            return sinpe_f16_widen##N(h);                                                 \
         }                                                                                 \
         return convert_float##N(as_char##N(c));                                           \
     }                                                                                     \
