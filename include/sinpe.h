@@ -519,8 +519,9 @@ SINPE_API const char *sinpe_preset_name(sinpe_preset preset);
  * vload_half/vstore_half (core OpenCL, so no cl_khr_fp16 is needed: every
  * device supports every type), or with AVX-512's sixteen-lane conversions
  * where the device compiler targets them (PoCL on such CPUs; the same
- * bits); subnormals are kept and values from 65520 up become infinity.  bfloat16 is stored as the upper 16 bits of a float32
- * (cl_ushort), NaN stays NaN.
+ * bits); subnormals are kept and values from 65520 up become infinity.
+ * bfloat16 is stored as the upper 16 bits of a float32 (cl_ushort), NaN
+ * stays NaN.
  *
  * The quantized types are for weights only (as an output type they give
  * SINPE_INVALID_DTYPE).  Each weight w is a decoded value v times a scale:

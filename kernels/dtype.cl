@@ -246,11 +246,8 @@ inline float16 sinpe_load16(global const uchar *base, size_t i, const int dt)
     if (dt == SINPE_F32)
         return vload16(0, (global const float *)base + i);
     if (dt == SINPE_F16)
-#if defined(SINPE_F16_512) && SINPE_ALIGNED_IO
+#ifdef SINPE_F16_512
         return sinpe_f16_widen16(vload16(0, (global const ushort *)base + i));
-#elif defined(SINPE_F16_512)
-        return sinpe_f16_widen16(
-            *(global const sinpe_ushort16_a2 *)((global const ushort *)base + i));
 #else
         return vload_half16(0, (global const half *)base + i);
 #endif
