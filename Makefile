@@ -442,7 +442,7 @@ check-asan:
 	$(SAN_ENV) ./$(ASAN_BUILD)/sinpe-tune --dims 1024 --dtypes fp32 --rounds 1 --dry-run \
 	    >$(ASAN_BUILD)/tune.txt 2>&1 || { tail -n 40 $(ASAN_BUILD)/tune.txt; exit 1; }
 
-# Resource churn (RSS and descriptors flat over 1,000 context and table
+# Resource churn (RSS, heap and descriptors flat over context and table
 # cycles) and 8 threads sharing a context; both print their figures.  The
 # binary cache goes to a directory of the build, so that every context after
 # the first reads it (and the descriptor count covers that path too).

@@ -15,21 +15,29 @@
  * stays alive (plain OpenCL, without sinpe, shows the same), which would
  * hide sinpe's own figure.
  *
- * Each phase measures RSS (/proc/self/statm) after a warm-up of WARMUP
- * iterations and at the end of each third of its cycles, and the
- * descriptor count (/proc/self/fd) after the warm-up and at the end.  It
- * fails when RSS grew by more than a third of RSS_BOUND_MIB in at least
- * two of the three windows (a leak of RSS_BOUND_MIB per run grows in every
- * window; a one-time step, such as the OpenCL runtime compiling or
- * enlarging a pool once, lands in one: a CI run saw a single 21 MiB step)
- * or any descriptor stayed open.  The number of context cycles is 1,000 unless an iteration is so
- * slow that they would not fit in CHURN_SECONDS (default 80); then as many
- * as fit, never fewer than 200, and the count is printed.  Table cycles are
- * never fewer than 1,000.  Environment: CHURN_CONTEXTS, CHURN_TABLES and
- * CHURN_SECONDS override the defaults. */
+ * Each phase measures, after a warm-up (WARMUP context cycles; SPEC_PERIOD
+ * table cycles, every spec once) and at the end of each third of its
+ * cycles, the process's resident memory (/proc/self/statm) and, with glibc,
+ * the heap's bytes in use (mallinfo2), both after malloc_trim(0).
+ * Untrimmed, RSS is mostly memory the allocator keeps free after each
+ * program build: it moved by 8-40 MiB between samples with not one byte
+ * more in use, and failed a CI run; trimmed, RSS stays within 0.1 MiB and
+ * the heap within 2 KiB over hundreds of cycles.  A leak grows in every
+ * window; a cache that fills up (the heap grows by about 20 KiB over the
+ * first round of table specs, then stays) or a one-time step grows in one.
+ * So a phase fails when RSS grew by more than RSS_STEP_MIB, or the heap by
+ * more than HEAP_STEP_KIB, in at least two of the three windows (a table's
+ * 720-byte struct leaked at each release grows it by 80-260 KiB a window),
+ * or when a descriptor stayed open (/proc/self/fd after the warm-up and at
+ * the end).  The number of context cycles is 1,000 unless an iteration is
+ * so slow that they would not fit in CHURN_SECONDS (default 80); then as
+ * many as fit, never fewer than 200, and the count is printed.  Table
+ * cycles are never fewer than 1,000.  Environment: CHURN_CONTEXTS,
+ * CHURN_TABLES and CHURN_SECONDS override the defaults. */
 #include "ref.h"
 
 #include <dirent.h>
+#include <malloc.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,7 +46,9 @@
 #include <unistd.h>
 
 #define WARMUP 50
-#define RSS_BOUND_MIB 16.0
+#define SPEC_PERIOD 462 /* spec_for(i) repeats with this period: 2 * 3 * 7 * 11 */
+#define RSS_STEP_MIB 2.0
+#define HEAP_STEP_KIB 16.0
 #define MIN_CONTEXTS 200
 
 static long failures;
@@ -62,6 +72,19 @@ static double rss_mib(void)
     }
     fclose(f);
     return (double)resident * (double)sysconf(_SC_PAGESIZE) / (1024.0 * 1024.0);
+}
+
+/* Gives the allocator's free memory back to the system, then returns the
+ * heap's bytes in use in KiB, or -1 where glibc's mallinfo2 is missing. */
+static double trimmed_heap_kib(void)
+{
+#if defined(__GLIBC__) && __GLIBC_PREREQ(2, 33)
+    malloc_trim(0);
+    struct mallinfo2 mi = mallinfo2();
+    return (double)(mi.uordblks + mi.hblkhd) / 1024.0;
+#else
+    return -1.0;
+#endif
 }
 
 /* Open descriptors, not counting the one opendir() itself holds. */
@@ -238,46 +261,60 @@ static void table_cycle_arg(long i, void *ctx) { table_cycle(i, (sinpe_context *
 
 typedef struct {
     const char *name;
-    long cycles;
-    double rss[4]; /* after the warm-up and after each third of the cycles */
+    long warmup, cycles;
+    double rss[4], heap[4]; /* after the warm-up and after each third of the cycles */
     double seconds;
     int fd0, fd1;
 } phase;
 
-/* Runs cycles cycle(WARMUP + i, arg) for i < p->cycles, sampling RSS. */
+/* Runs cycle(p->warmup + i, arg) for i < p->cycles, sampling memory. */
 static void run_phase(phase *p, void (*cycle)(long, void *), void *arg)
 {
+    p->heap[0] = trimmed_heap_kib();
     p->rss[0] = rss_mib();
     p->fd0 = fd_count();
     double t = now();
     for (int w = 1; w <= 3; w++) {
         for (long i = (w - 1) * p->cycles / 3; i < w * p->cycles / 3; i++)
-            cycle(WARMUP + i, arg);
+            cycle(p->warmup + i, arg);
+        p->heap[w] = trimmed_heap_kib();
         p->rss[w] = rss_mib();
     }
     p->seconds = now() - t;
     p->fd1 = fd_count();
 }
 
-static void report(const phase *p)
+/* The windows in which x grew by more than step. */
+static int windows_over(const double x[4], double step)
 {
-    double grew = p->rss[3] - p->rss[0], third = RSS_BOUND_MIB / 3.0;
     int over = 0;
     for (int w = 1; w <= 3; w++)
-        over += p->rss[w] - p->rss[w - 1] > third;
-    printf("churn: %-8s %5ld cycles after %d warm-up, %.1f s (%.2f ms each): "
-           "RSS %.1f -> %.1f MiB (%+.2f: %+.2f %+.2f %+.2f by thirds, bound %.0f), "
-           "fds %d -> %d\n",
-           p->name, p->cycles, WARMUP, p->seconds, 1e3 * p->seconds / (double)p->cycles,
-           p->rss[0], p->rss[3], grew, p->rss[1] - p->rss[0], p->rss[2] - p->rss[1],
-           p->rss[3] - p->rss[2], RSS_BOUND_MIB, p->fd0, p->fd1);
-    if (p->rss[0] < 0 || p->fd0 < 0) {
+        over += x[w] - x[w - 1] > step;
+    return over;
+}
+
+static void report(const phase *p)
+{
+    const double *r = p->rss, *h = p->heap;
+    int rss_over = windows_over(r, RSS_STEP_MIB), heap_over = windows_over(h, HEAP_STEP_KIB);
+    printf("churn: %-8s %5ld cycles after %ld warm-up, %.1f s (%.2f ms each): "
+           "RSS %.2f -> %.2f MiB (%+.2f %+.2f %+.2f by thirds), heap %.0f -> %.0f KiB "
+           "(%+.1f %+.1f %+.1f), fds %d -> %d\n",
+           p->name, p->cycles, p->warmup, p->seconds, 1e3 * p->seconds / (double)p->cycles, r[0],
+           r[3], r[1] - r[0], r[2] - r[1], r[3] - r[2], h[0], h[3], h[1] - h[0], h[2] - h[1],
+           h[3] - h[2], p->fd0, p->fd1);
+    if (r[0] < 0 || p->fd0 < 0) {
         printf("FAIL: cannot read /proc/self/statm or /proc/self/fd\n");
         failures++;
     }
-    if (over >= 2) {
-        printf("FAIL: %s: RSS grew by more than %.2f MiB in %d of 3 windows (%.2f MiB in all)\n",
-               p->name, third, over, grew);
+    if (rss_over >= 2) {
+        printf("FAIL: %s: RSS grew by more than %.1f MiB in %d of 3 windows\n", p->name,
+               RSS_STEP_MIB, rss_over);
+        failures++;
+    }
+    if (h[0] >= 0 && heap_over >= 2) {
+        printf("FAIL: %s: the heap grew by more than %.0f KiB in %d of 3 windows\n", p->name,
+               HEAP_STEP_KIB, heap_over);
         failures++;
     }
     if (p->fd1 > p->fd0) {
@@ -324,6 +361,7 @@ int main(void)
     }
     memset(&ph, 0, sizeof ph);
     ph.name = "contexts";
+    ph.warmup = WARMUP;
     ph.cycles = n;
     run_phase(&ph, context_cycle_arg, dev);
     report(&ph);
@@ -335,10 +373,11 @@ int main(void)
                "sinpe_context_create_from_cl"))
         return 1;
     clReleaseContext(host);
-    for (long i = 0; i < WARMUP; i++)
+    for (long i = 0; i < SPEC_PERIOD; i++)
         table_cycle(i, shared);
     memset(&ph, 0, sizeof ph);
     ph.name = "tables";
+    ph.warmup = SPEC_PERIOD;
     ph.cycles = want_tables;
     run_phase(&ph, table_cycle_arg, shared);
     report(&ph);
