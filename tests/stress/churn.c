@@ -267,18 +267,23 @@ typedef struct {
     int fd0, fd1;
 } phase;
 
+/* Memory sample w: the heap, then RSS after the heap's trim. */
+static void sample(phase *p, int w)
+{
+    p->heap[w] = trimmed_heap_kib();
+    p->rss[w] = rss_mib();
+}
+
 /* Runs cycle(p->warmup + i, arg) for i < p->cycles, sampling memory. */
 static void run_phase(phase *p, void (*cycle)(long, void *), void *arg)
 {
-    p->heap[0] = trimmed_heap_kib();
-    p->rss[0] = rss_mib();
+    sample(p, 0);
     p->fd0 = fd_count();
     double t = now();
     for (int w = 1; w <= 3; w++) {
         for (long i = (w - 1) * p->cycles / 3; i < w * p->cycles / 3; i++)
             cycle(p->warmup + i, arg);
-        p->heap[w] = trimmed_heap_kib();
-        p->rss[w] = rss_mib();
+        sample(p, w);
     }
     p->seconds = now() - t;
     p->fd1 = fd_count();
